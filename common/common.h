@@ -1,0 +1,196 @@
+/* common.h — the bottom layer of symprof: errors, memory, hashing, output
+ * sinks and whole-file input.  Nothing here knows about profiles or ELF.
+ *
+ * Conventions used by every symprof header:
+ *   - Functions that can fail return `sp_error *`: NULL on success, else a
+ *     newly allocated error the caller owns (free with sp_error_free).
+ *   - `X_new` / `X_free` pairs; every `X_free(NULL)` is a no-op.
+ *   - "borrowed until Y" means the pointer stays valid until Y happens and
+ *     must not be freed by the caller; "consumes" means ownership moves in.
+ *   - Running out of memory is not an error path: sp_xmalloc and friends
+ *     print a message and abort, like git's xmalloc.
+ */
+#ifndef SYMPROF_COMMON_H
+#define SYMPROF_COMMON_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SP_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#define SP_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ------------------------------------------------------------------------ */
+/* Errors.  One list makes both the enum and the messages.                  */
+
+#define SP_ERRORS(X)                                                        \
+	X(OK, "success")                                                    \
+	X(IO, "input/output error")                                         \
+	X(UNRECOGNIZED, "unrecognized format")                              \
+	X(MALFORMED, "malformed input")                                     \
+	X(INVALID_PROFILE, "invalid profile")                               \
+	X(USAGE, "usage error")                                             \
+	X(NOT_FOUND, "not found")                                           \
+	X(BUILD_ID_MISMATCH, "build id mismatch")                           \
+	X(UNSUPPORTED, "unsupported")                                       \
+	X(LIBELF, "libelf error")                                           \
+	X(LIBDW, "libdw error")                                             \
+	X(ZLIB, "zlib error")                                               \
+	X(PROTOBUF, "protobuf error")                                       \
+	X(GRAPHVIZ, "graphviz error")                                       \
+	X(LIMIT, "size limit exceeded")
+
+typedef enum {
+#define SP_ERR_ENUM(name, msg) SP_E_##name,
+	SP_ERRORS(SP_ERR_ENUM)
+#undef SP_ERR_ENUM
+	SP_E_COUNT_
+} sp_errcode;
+
+/* An error: a code, a message with context (file, line or offset, what was
+ * expected) and the lower-layer error it wraps, if any. */
+typedef struct sp_error {
+	sp_errcode code;
+	char *msg;
+	struct sp_error *cause;
+} sp_error;
+
+const char *sp_errcode_str(sp_errcode code);
+sp_error *sp_error_new(sp_errcode code, const char *fmt, ...) SP_PRINTF(2, 3);
+sp_error *sp_error_newv(sp_errcode code, const char *fmt, va_list ap);
+/* Adds context around CAUSE (consumed).  The new error takes CODE; pass the
+ * cause's own code to keep it (see sp_error_prefix). */
+sp_error *sp_error_wrap(sp_error *cause, sp_errcode code, const char *fmt, ...)
+	SP_PRINTF(3, 4);
+/* Wraps CAUSE keeping its code; typical use: sp_error_prefix(e, "%s", path). */
+sp_error *sp_error_prefix(sp_error *cause, const char *fmt, ...) SP_PRINTF(2, 3);
+void sp_error_free(sp_error *err);
+/* The innermost error's code (the reason), e.g. UNRECOGNIZED. */
+sp_errcode sp_error_root_code(const sp_error *err);
+/* "ctx: inner ctx: message" — newly allocated. */
+char *sp_error_string(const sp_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* Memory. Abort on exhaustion.                                             */
+
+void *sp_xmalloc(size_t n);
+void *sp_xcalloc(size_t n, size_t size);
+void *sp_xrealloc(void *p, size_t n);
+/* realloc to n * size elements, aborting on overflow. */
+void *sp_xreallocarray(void *p, size_t n, size_t size);
+char *sp_xstrdup(const char *s);
+char *sp_xstrndup(const char *s, size_t n);
+char *sp_xasprintf(const char *fmt, ...) SP_PRINTF(1, 2);
+
+/* Grow *ARR (element size ELSZ, capacity *CAP) so it holds at least NEED. */
+void sp_grow(void *arrp, size_t *cap, size_t need, size_t elsz);
+#define SP_PUSH(arr, n, cap, value)                                         \
+	do {                                                                \
+		sp_grow(&(arr), &(cap), (n) + 1, sizeof(*(arr)));           \
+		(arr)[(n)++] = (value);                                     \
+	} while (0)
+
+/* A growable byte string. */
+typedef struct {
+	char *data;  /* NUL-terminated when len > 0 or after sp_buf_str */
+	size_t len, cap;
+} sp_buf;
+void sp_buf_append(sp_buf *b, const void *data, size_t n);
+void sp_buf_puts(sp_buf *b, const char *s);
+void sp_buf_printf(sp_buf *b, const char *fmt, ...) SP_PRINTF(2, 3);
+const char *sp_buf_str(sp_buf *b);   /* borrowed until the next change */
+char *sp_buf_take(sp_buf *b);        /* caller owns; b is reset */
+void sp_buf_reset(sp_buf *b);
+void sp_buf_free(sp_buf *b);
+
+/* ------------------------------------------------------------------------ */
+/* Hashing.                                                                 */
+
+uint64_t sp_hash_bytes(const void *data, size_t n, uint64_t seed);
+uint64_t sp_hash_u64(uint64_t x);
+static inline uint64_t sp_hash_combine(uint64_t h, uint64_t v)
+{
+	return sp_hash_u64(h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2)));
+}
+
+/* u64 -> u64 map, open addressing.  Zero-initialise to start. */
+typedef struct {
+	uint64_t *keys, *vals;
+	uint8_t *used;
+	size_t cap, n;
+} sp_u64map;
+bool sp_u64map_get(const sp_u64map *m, uint64_t key, uint64_t *val);
+void sp_u64map_put(sp_u64map *m, uint64_t key, uint64_t val);
+void sp_u64map_free(sp_u64map *m);
+
+/* A set of indices into a caller's array, found by hash + caller equality.
+ * The caller keeps the elements; the set stores (hash, index).  Use for
+ * find-or-add tables: sp_idxset_find, then append and sp_idxset_add. */
+typedef struct {
+	uint64_t *hashes;
+	size_t *idx1;   /* index + 1; 0 = empty slot */
+	size_t cap, n;
+} sp_idxset;
+typedef bool (*sp_idxset_eq)(void *ctx, size_t idx);
+/* Returns the index, or SIZE_MAX. */
+size_t sp_idxset_find(const sp_idxset *s, uint64_t hash, sp_idxset_eq eq, void *ctx);
+void sp_idxset_add(sp_idxset *s, uint64_t hash, size_t idx);
+void sp_idxset_free(sp_idxset *s);
+
+/* ------------------------------------------------------------------------ */
+/* Output sinks.  Writers write to a sink and never open files.  Errors are
+ * sticky: the first failure is kept and returned by sp_sink_finish.        */
+
+typedef struct sp_sink sp_sink;
+struct sp_sink {
+	/* implementation hooks */
+	void (*write)(sp_sink *s, const void *data, size_t n);
+	sp_error *(*finish)(sp_sink *s);  /* flush; for files, rename into place */
+	void (*destroy)(sp_sink *s);      /* release; for unfinished files, unlink */
+	sp_error *err;                    /* sticky first error */
+	uint64_t written;
+};
+
+void sp_sink_write(sp_sink *s, const void *data, size_t n);
+void sp_sink_puts(sp_sink *s, const char *str);
+void sp_sink_printf(sp_sink *s, const char *fmt, ...) SP_PRINTF(2, 3);
+void sp_sink_putc(sp_sink *s, char c);
+/* Records ERR (consumed) as the sink's error unless one is already set. */
+void sp_sink_fail(sp_sink *s, sp_error *err);
+/* Completes the output; returns the sticky error, if any.  After finish
+ * the sink must still be freed. */
+sp_error *sp_sink_finish(sp_sink *s);
+/* Frees; a file sink that was not finished successfully removes its
+ * temporary file, so no half-written output is ever left behind. */
+void sp_sink_free(sp_sink *s);
+
+/* Memory sink; the data is borrowed until sp_sink_free. */
+sp_sink *sp_sink_memory_new(void);
+const uint8_t *sp_sink_memory_data(const sp_sink *s, size_t *len);
+/* Writes to an already open descriptor (not closed by the sink). */
+sp_sink *sp_sink_fd_new(int fd, const char *name);
+/* Writes PATH.tmp.XXXXXX next to PATH and renames it to PATH on finish. */
+sp_error *sp_sink_file_new(const char *path, sp_sink **out);
+/* gzip-compresses into INNER (borrowed; finish/free it after this one). */
+sp_sink *sp_sink_gzip_new(sp_sink *inner);
+
+/* ------------------------------------------------------------------------ */
+/* Input.                                                                   */
+
+/* Reads a whole file.  *data is NUL-terminated (not counted in *len). */
+sp_error *sp_read_file(const char *path, uint8_t **data, size_t *len);
+/* True when DATA starts with the gzip magic 1f 8b. */
+bool sp_is_gzip(const uint8_t *data, size_t len);
+/* Decompresses a gzip stream (concatenated members allowed); refuses to
+ * produce more than MAX bytes.  *out is NUL-terminated. NAME is used in
+ * error messages. */
+sp_error *sp_gunzip(const char *name, const uint8_t *in, size_t len, size_t max,
+		    uint8_t **out, size_t *outlen);
+
+/* Parses an unsigned integer in BASE (10 or 16; "0x" accepted for 16) from
+ * [s, end); returns false on empty input, junk or overflow. */
+bool sp_parse_u64(const char *s, const char *end, int base, uint64_t *out);
+bool sp_parse_i64(const char *s, const char *end, int64_t *out);
+
+#endif

@@ -1,0 +1,109 @@
+/* file.c — whole-file input and strict number parsing. */
+#include "common/common.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+sp_error *sp_read_file(const char *path, uint8_t **data, size_t *len)
+{
+	*data = NULL;
+	*len = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return sp_error_new(SP_E_IO, "%s: cannot open: %s", path, strerror(errno));
+	struct stat st;
+	if (fstat(fd, &st) != 0) {
+		sp_error *e = sp_error_new(SP_E_IO, "%s: cannot stat: %s", path, strerror(errno));
+		close(fd);
+		return e;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		close(fd);
+		return sp_error_new(SP_E_IO, "%s: is a directory", path);
+	}
+	size_t cap = S_ISREG(st.st_mode) ? (size_t)st.st_size + 1 : 65536;
+	uint8_t *buf = sp_xmalloc(cap);
+	size_t n = 0;
+	for (;;) {
+		if (n + 1 >= cap) {
+			cap *= 2;
+			buf = sp_xrealloc(buf, cap);
+		}
+		ssize_t r = read(fd, buf + n, cap - n - 1);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			sp_error *e = sp_error_new(SP_E_IO, "%s: read failed at offset %zu: %s",
+						   path, n, strerror(errno));
+			free(buf);
+			close(fd);
+			return e;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	buf[n] = '\0';
+	*data = buf;
+	*len = n;
+	return NULL;
+}
+
+bool sp_is_gzip(const uint8_t *data, size_t len)
+{
+	return len >= 2 && data[0] == 0x1f && data[1] == 0x8b;
+}
+
+bool sp_parse_u64(const char *s, const char *end, int base, uint64_t *out)
+{
+	if (base == 16 && end - s >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		s += 2;
+	if (s >= end)
+		return false;
+	uint64_t v = 0;
+	for (; s < end; s++) {
+		unsigned d;
+		char c = *s;
+		if (c >= '0' && c <= '9')
+			d = (unsigned)(c - '0');
+		else if (base == 16 && c >= 'a' && c <= 'f')
+			d = (unsigned)(c - 'a' + 10);
+		else if (base == 16 && c >= 'A' && c <= 'F')
+			d = (unsigned)(c - 'A' + 10);
+		else
+			return false;
+		if (v > (UINT64_MAX - d) / (unsigned)base)
+			return false;
+		v = v * (unsigned)base + d;
+	}
+	*out = v;
+	return true;
+}
+
+bool sp_parse_i64(const char *s, const char *end, int64_t *out)
+{
+	bool neg = false;
+	if (s < end && (*s == '-' || *s == '+')) {
+		neg = *s == '-';
+		s++;
+	}
+	uint64_t v;
+	if (!sp_parse_u64(s, end, 10, &v))
+		return false;
+	if (neg) {
+		if (v > (uint64_t)INT64_MAX + 1)
+			return false;
+		*out = v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v;
+	} else {
+		if (v > (uint64_t)INT64_MAX)
+			return false;
+		*out = (int64_t)v;
+	}
+	return true;
+}

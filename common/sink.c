@@ -1,0 +1,239 @@
+/* sink.c — output sinks: memory, file descriptor, and atomic files. */
+#include "common/common.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+void sp_sink_write(sp_sink *s, const void *data, size_t n)
+{
+	if (s->err || !n)
+		return;
+	s->write(s, data, n);
+	s->written += n;
+}
+
+void sp_sink_puts(sp_sink *s, const char *str)
+{
+	sp_sink_write(s, str, strlen(str));
+}
+
+void sp_sink_putc(sp_sink *s, char c)
+{
+	sp_sink_write(s, &c, 1);
+}
+
+void sp_sink_printf(sp_sink *s, const char *fmt, ...)
+{
+	char tmp[512];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n < sizeof(tmp)) {
+		sp_sink_write(s, tmp, (size_t)n);
+		return;
+	}
+	char *big = sp_xmalloc((size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(big, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	sp_sink_write(s, big, (size_t)n);
+	free(big);
+}
+
+void sp_sink_fail(sp_sink *s, sp_error *err)
+{
+	if (s->err)
+		sp_error_free(err);
+	else
+		s->err = err;
+}
+
+sp_error *sp_sink_finish(sp_sink *s)
+{
+	if (!s->err && s->finish) {
+		sp_error *e = s->finish(s);
+		if (e)
+			sp_sink_fail(s, e);
+	}
+	if (!s->err)
+		return NULL;
+	/* hand the caller its own copy; the sink keeps a marker */
+	sp_error *e = s->err;
+	s->err = sp_error_new(e->code, "output already failed");
+	return e;
+}
+
+void sp_sink_free(sp_sink *s)
+{
+	if (!s)
+		return;
+	sp_error_free(s->err);
+	s->err = NULL;
+	if (s->destroy)
+		s->destroy(s);
+	else
+		free(s);
+}
+
+/* -- memory --------------------------------------------------------------- */
+
+typedef struct {
+	sp_sink base;
+	sp_buf buf;
+} mem_sink;
+
+static void mem_write(sp_sink *s, const void *data, size_t n)
+{
+	sp_buf_append(&((mem_sink *)s)->buf, data, n);
+}
+
+static void mem_destroy(sp_sink *s)
+{
+	sp_buf_free(&((mem_sink *)s)->buf);
+	free(s);
+}
+
+sp_sink *sp_sink_memory_new(void)
+{
+	mem_sink *m = sp_xcalloc(1, sizeof(*m));
+	m->base.write = mem_write;
+	m->base.destroy = mem_destroy;
+	return &m->base;
+}
+
+const uint8_t *sp_sink_memory_data(const sp_sink *s, size_t *len)
+{
+	const mem_sink *m = (const mem_sink *)s;
+	*len = m->buf.len;
+	return m->buf.data ? (const uint8_t *)m->buf.data : (const uint8_t *)"";
+}
+
+/* -- file descriptor (buffered) and atomic file ---------------------------- */
+
+typedef struct {
+	sp_sink base;
+	int fd;
+	bool own;          /* atomic file: we created tmp and must rename */
+	bool done;
+	char *name;        /* for messages */
+	char *path, *tmp;
+	char buf[65536];
+	size_t n;
+} fd_sink;
+
+static void fd_flush(fd_sink *f)
+{
+	size_t off = 0;
+	while (off < f->n && !f->base.err) {
+		ssize_t w = write(f->fd, f->buf + off, f->n - off);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			sp_sink_fail(&f->base, sp_error_new(SP_E_IO, "%s: write failed: %s",
+							    f->name, strerror(errno)));
+			break;
+		}
+		off += (size_t)w;
+	}
+	f->n = 0;
+}
+
+static void fd_write(sp_sink *s, const void *data, size_t n)
+{
+	fd_sink *f = (fd_sink *)s;
+	if (f->n + n > sizeof(f->buf))
+		fd_flush(f);
+	if (n >= sizeof(f->buf)) {
+		const char *p = data;
+		size_t left = n;
+		while (left && !s->err) {
+			size_t chunk = left < sizeof(f->buf) ? left : sizeof(f->buf);
+			memcpy(f->buf, p, chunk);
+			f->n = chunk;
+			fd_flush(f);
+			p += chunk;
+			left -= chunk;
+		}
+		return;
+	}
+	memcpy(f->buf + f->n, data, n);
+	f->n += n;
+}
+
+static sp_error *fd_finish(sp_sink *s)
+{
+	fd_sink *f = (fd_sink *)s;
+	fd_flush(f);
+	if (s->err)
+		return NULL;
+	if (!f->own)
+		return NULL;
+	if (fsync(f->fd) != 0 && errno != EINVAL)
+		return sp_error_new(SP_E_IO, "%s: fsync failed: %s", f->path, strerror(errno));
+	if (close(f->fd) != 0) {
+		f->fd = -1;
+		return sp_error_new(SP_E_IO, "%s: close failed: %s", f->path, strerror(errno));
+	}
+	f->fd = -1;
+	if (rename(f->tmp, f->path) != 0)
+		return sp_error_new(SP_E_IO, "%s: cannot rename %s into place: %s", f->path,
+				    f->tmp, strerror(errno));
+	f->done = true;
+	return NULL;
+}
+
+static void fd_destroy(sp_sink *s)
+{
+	fd_sink *f = (fd_sink *)s;
+	if (f->own) {
+		if (f->fd >= 0)
+			close(f->fd);
+		if (!f->done)
+			unlink(f->tmp);
+	}
+	free(f->name);
+	free(f->path);
+	free(f->tmp);
+	free(f);
+}
+
+sp_sink *sp_sink_fd_new(int fd, const char *name)
+{
+	fd_sink *f = sp_xcalloc(1, sizeof(*f));
+	f->base.write = fd_write;
+	f->base.finish = fd_finish;
+	f->base.destroy = fd_destroy;
+	f->fd = fd;
+	f->name = sp_xstrdup(name ? name : "output");
+	return &f->base;
+}
+
+sp_error *sp_sink_file_new(const char *path, sp_sink **out)
+{
+	*out = NULL;
+	char *tmp = sp_xasprintf("%s.tmp.XXXXXX", path);
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		sp_error *e = sp_error_new(SP_E_IO, "%s: cannot create output: %s", path,
+					   strerror(errno));
+		free(tmp);
+		return e;
+	}
+	/* mkstemp makes 0600; give the output the usual permissions. */
+	mode_t um = umask(0);
+	umask(um);
+	fchmod(fd, 0666 & ~um);
+	fd_sink *f = (fd_sink *)sp_sink_fd_new(fd, path);
+	f->own = true;
+	f->path = sp_xstrdup(path);
+	f->tmp = tmp;
+	*out = &f->base;
+	return NULL;
+}

@@ -1,0 +1,10 @@
+bin_PROGRAMS += symprof
+symprof_SOURCES = \
+	convert/convert.h \
+	convert/main.c \
+	convert/cmd_convert.c \
+	convert/cmd_info.c \
+	convert/cmd_symbolize.c \
+	convert/cmd_jit.c
+symprof_LDADD = formats/libformats.la symbolize/libsymbolize.la profile/libprofile.la \
+	common/libcommon.la

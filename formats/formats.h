@@ -1,0 +1,99 @@
+/* formats.h — format detection, one reader and one writer per format.
+ *
+ * Readers are pure: bytes in, sp_profile out.  Each answers in one of three
+ * ways:
+ *   - NULL and *out set: the input was this format and parsed;
+ *   - an error whose root code is SP_E_UNRECOGNIZED: "not mine" (the caller
+ *     tries the next reader);
+ *   - any other error: "mine but broken", naming NAME, the line or byte
+ *     offset, and what was expected.
+ * Readers never symbolize and never touch the file system.  Every count
+ * read from input is checked against the bytes left before allocating.
+ *
+ * Writers write to an sp_sink and never open files.
+ */
+#ifndef SYMPROF_FORMATS_H
+#define SYMPROF_FORMATS_H
+
+#include "profile/profile.h"
+
+typedef enum {
+	SP_FMT_UNKNOWN = 0,
+	SP_FMT_PPROF,      /* profile.proto, gzip or not */
+	SP_FMT_HEAP,       /* gperftools heap / growth / fragmentation text */
+	SP_FMT_CPU,        /* gperftools CPU profile (binary) */
+	SP_FMT_CONTENTION, /* --- contentionz / mutex / contention */
+	SP_FMT_THREAD,     /* --- threadz */
+	SP_FMT_GOCOUNT,    /* goroutine / threadcreate count profiles */
+	SP_FMT_RAW,        /* symprof raw address stacks */
+	SP_FMT_FOLDED,     /* folded stacks "a;b;c 12" */
+} sp_input_format;
+
+const char *sp_input_format_name(sp_input_format f);
+
+typedef sp_error *(*sp_reader_fn)(const char *name, const uint8_t *data, size_t len,
+				  sp_profile **out);
+
+/* Detects and parses: gunzip when the gzip magic is present, then the
+ * protobuf reader, then the legacy readers in pprof's order.  Runs
+ * sp_profile_check on the result.  *FMT (may be NULL) gets the format. */
+sp_error *sp_read_profile(const char *name, const uint8_t *data, size_t len, sp_profile **out,
+			  sp_input_format *fmt);
+sp_error *sp_read_profile_file(const char *path, sp_profile **out, sp_input_format *fmt);
+
+/* Individual readers (see each .c file for an example of its input). */
+sp_error *sp_pprof_read(const char *name, const uint8_t *data, size_t len, sp_profile **out);
+sp_error *sp_heap_read(const char *name, const uint8_t *data, size_t len, sp_profile **out);
+sp_error *sp_cpu_read(const char *name, const uint8_t *data, size_t len, sp_profile **out);
+sp_error *sp_contention_read(const char *name, const uint8_t *data, size_t len,
+			     sp_profile **out);
+sp_error *sp_thread_read(const char *name, const uint8_t *data, size_t len, sp_profile **out);
+sp_error *sp_gocount_read(const char *name, const uint8_t *data, size_t len, sp_profile **out);
+sp_error *sp_raw_read(const char *name, const uint8_t *data, size_t len, sp_profile **out);
+sp_error *sp_folded_read(const char *name, const uint8_t *data, size_t len, sp_profile **out);
+
+/* -- writers ---------------------------------------------------------------- */
+
+/* Serializes P as profile.proto; gzip-compressed when GZIP. */
+sp_error *sp_pprof_write(const sp_profile *p, bool gzip, sp_sink *out);
+
+typedef struct {
+	size_t sample_index; /* column to print; see sp_profile_sample_index */
+	bool annotate;       /* append _[k] / _[j] / _[i] to kernel, JIT, inlined frames */
+} sp_folded_options;
+
+/* Folded stacks: root first, ';'-joined, inline frames expanded, one line
+ * per distinct stack, sorted, summed; zero-valued stacks omitted. */
+sp_error *sp_folded_write(const sp_profile *p, const sp_folded_options *opts, sp_sink *out);
+
+/* -- reports (graphs, top, flame graph) ------------------------------------ */
+
+typedef enum {
+	SP_GRAN_FUNCTIONS = 0,
+	SP_GRAN_LINES,
+	SP_GRAN_FILES,
+} sp_granularity;
+
+typedef struct {
+	size_t sample_index;
+	const char *focus;  /* regex or NULL */
+	const char *ignore; /* regex or NULL */
+	sp_granularity granularity;
+	int nodecount;        /* 0 => default 80 */
+	double nodefraction;  /* < 0 => default 0.005 */
+	double edgefraction;  /* < 0 => default 0.001 */
+	const char *unit;     /* NULL => as recorded */
+	const char *title;    /* NULL => derived */
+} sp_report_options;
+
+/* Default-initialised report options (nodefraction etc. set to defaults). */
+void sp_report_options_init(sp_report_options *o);
+
+sp_error *sp_top_write(const sp_profile *p, const sp_report_options *o, sp_sink *out);
+sp_error *sp_dot_write(const sp_profile *p, const sp_report_options *o, sp_sink *out);
+/* Renders the call graph through graphviz: FORMAT is "pdf", "svg" or "png". */
+sp_error *sp_graph_render(const sp_profile *p, const sp_report_options *o, const char *format,
+			  sp_sink *out);
+sp_error *sp_flamegraph_write(const sp_profile *p, const sp_report_options *o, sp_sink *out);
+
+#endif

@@ -1,0 +1,1 @@
+# jitreg: see jitreg/

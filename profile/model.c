@@ -1,0 +1,379 @@
+/* model.c — the profile model: construction, interning, find-or-add, and
+ * id lookups.  Lookup tables live in a private index so readers can build
+ * profiles incrementally without caring about them. */
+#include "profile/profile.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct sp_profile_index {
+	sp_idxset strings;   /* -> string index */
+	sp_idxset locs;      /* (mapping_id, address) of line-less locations */
+	sp_idxset funcs;     /* (name, system_name, filename, start_line) */
+	sp_u64map mapping_by_id, location_by_id, function_by_id; /* id -> index */
+	size_t n_mappings_indexed, n_locations_indexed, n_functions_indexed;
+	size_t n_locs_hashed;
+	size_t n_funcs_hashed;
+};
+
+static sp_profile_index *idx(const sp_profile *p)
+{
+	return p->index;
+}
+
+sp_profile *sp_profile_new(void)
+{
+	sp_profile *p = sp_xcalloc(1, sizeof(*p));
+	p->index = sp_xcalloc(1, sizeof(*p->index));
+	sp_profile_intern(p, "");
+	return p;
+}
+
+static void free_sample(sp_sample *s)
+{
+	free(s->location_ids);
+	free(s->values);
+	free(s->labels);
+}
+
+void sp_profile_free(sp_profile *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->n_samples; i++)
+		free_sample(&p->samples[i]);
+	free(p->samples);
+	for (size_t i = 0; i < p->n_locations; i++)
+		free(p->locations[i].lines);
+	free(p->locations);
+	free(p->functions);
+	free(p->mappings);
+	free(p->sample_types);
+	for (size_t i = 0; i < p->n_strings; i++)
+		free(p->strings[i]);
+	free(p->strings);
+	free(p->string_lens);
+	free(p->comments);
+	if (p->index) {
+		sp_idxset_free(&p->index->strings);
+		sp_idxset_free(&p->index->locs);
+		sp_idxset_free(&p->index->funcs);
+		sp_u64map_free(&p->index->mapping_by_id);
+		sp_u64map_free(&p->index->location_by_id);
+		sp_u64map_free(&p->index->function_by_id);
+		free(p->index);
+	}
+	free(p);
+}
+
+/* -- strings --------------------------------------------------------------- */
+
+typedef struct {
+	const sp_profile *p;
+	const char *s;
+	size_t n;
+} str_key;
+
+static bool str_eq(void *ctx, size_t i)
+{
+	str_key *k = ctx;
+	return k->p->string_lens[i] == k->n && memcmp(k->p->strings[i], k->s, k->n) == 0;
+}
+
+int64_t sp_profile_append_string(sp_profile *p, const char *s, size_t n)
+{
+	size_t old_cap = p->cap_strings;
+	sp_grow(&p->strings, &p->cap_strings, p->n_strings + 1, sizeof(char *));
+	if (p->cap_strings != old_cap || !p->string_lens)
+		p->string_lens = sp_xreallocarray(p->string_lens, p->cap_strings, sizeof(size_t));
+	p->strings[p->n_strings] = sp_xstrndup(s, n);
+	p->string_lens[p->n_strings] = n;
+	size_t i = p->n_strings++;
+	/* keep the first occurrence findable by interning */
+	str_key k = {p, s, n};
+	uint64_t h = sp_hash_bytes(s, n, 0);
+	if (sp_idxset_find(&idx(p)->strings, h, str_eq, &k) == SIZE_MAX)
+		sp_idxset_add(&idx(p)->strings, h, i);
+	return (int64_t)i;
+}
+
+int64_t sp_profile_intern_n(sp_profile *p, const char *s, size_t n)
+{
+	str_key k = {p, s, n};
+	uint64_t h = sp_hash_bytes(s, n, 0);
+	size_t i = sp_idxset_find(&idx(p)->strings, h, str_eq, &k);
+	if (i != SIZE_MAX)
+		return (int64_t)i;
+	return sp_profile_append_string(p, s, n);
+}
+
+int64_t sp_profile_intern(sp_profile *p, const char *s)
+{
+	return sp_profile_intern_n(p, s ? s : "", s ? strlen(s) : 0);
+}
+
+const char *sp_profile_str(const sp_profile *p, int64_t i)
+{
+	if (i < 0 || (uint64_t)i >= p->n_strings)
+		return "";
+	return p->strings[i];
+}
+
+/* -- building --------------------------------------------------------------- */
+
+void sp_profile_add_sample_type(sp_profile *p, const char *type, const char *unit)
+{
+	sp_value_type vt = {sp_profile_intern(p, type), sp_profile_intern(p, unit)};
+	SP_PUSH(p->sample_types, p->n_sample_types, p->cap_sample_types, vt);
+}
+
+void sp_profile_add_comment(sp_profile *p, const char *comment)
+{
+	int64_t c = sp_profile_intern(p, comment);
+	SP_PUSH(p->comments, p->n_comments, p->cap_comments, c);
+}
+
+sp_mapping *sp_profile_add_mapping(sp_profile *p, const sp_mapping *m)
+{
+	sp_mapping c = *m;
+	if (!c.id)
+		c.id = p->n_mappings + 1;
+	SP_PUSH(p->mappings, p->n_mappings, p->cap_mappings, c);
+	return &p->mappings[p->n_mappings - 1];
+}
+
+sp_location *sp_profile_add_location(sp_profile *p, const sp_location *l)
+{
+	sp_location c = *l;
+	if (!c.id)
+		c.id = p->n_locations + 1;
+	if (l->n_lines) {
+		c.lines = sp_xreallocarray(NULL, l->n_lines, sizeof(sp_line));
+		memcpy(c.lines, l->lines, l->n_lines * sizeof(sp_line));
+	} else {
+		c.lines = NULL;
+	}
+	SP_PUSH(p->locations, p->n_locations, p->cap_locations, c);
+	return &p->locations[p->n_locations - 1];
+}
+
+sp_function *sp_profile_add_function(sp_profile *p, const sp_function *f)
+{
+	sp_function c = *f;
+	if (!c.id)
+		c.id = p->n_functions + 1;
+	SP_PUSH(p->functions, p->n_functions, p->cap_functions, c);
+	return &p->functions[p->n_functions - 1];
+}
+
+typedef struct {
+	const sp_profile *p;
+	uint64_t mapping_id, address;
+} loc_key;
+
+static bool loc_eq(void *ctx, size_t i)
+{
+	loc_key *k = ctx;
+	const sp_location *l = &k->p->locations[i];
+	return l->n_lines == 0 && l->mapping_id == k->mapping_id && l->address == k->address;
+}
+
+static uint64_t loc_hash(uint64_t mapping_id, uint64_t address)
+{
+	return sp_hash_combine(sp_hash_u64(mapping_id), address);
+}
+
+uint64_t sp_profile_location_for_address(sp_profile *p, uint64_t mapping_id, uint64_t address)
+{
+	sp_profile_index *x = idx(p);
+	/* hash locations added by other means since the last call */
+	for (; x->n_locs_hashed < p->n_locations; x->n_locs_hashed++) {
+		const sp_location *l = &p->locations[x->n_locs_hashed];
+		if (!l->n_lines)
+			sp_idxset_add(&x->locs, loc_hash(l->mapping_id, l->address),
+				      x->n_locs_hashed);
+	}
+	loc_key k = {p, mapping_id, address};
+	uint64_t h = loc_hash(mapping_id, address);
+	size_t i = sp_idxset_find(&x->locs, h, loc_eq, &k);
+	if (i != SIZE_MAX)
+		return p->locations[i].id;
+	sp_location l = {.mapping_id = mapping_id, .address = address};
+	sp_location *nl = sp_profile_add_location(p, &l);
+	sp_idxset_add(&x->locs, h, p->n_locations - 1);
+	x->n_locs_hashed = p->n_locations;
+	return nl->id;
+}
+
+typedef struct {
+	const sp_profile *p;
+	const char *name, *system_name, *filename;
+	int64_t start_line;
+} func_key;
+
+static bool func_eq(void *ctx, size_t i)
+{
+	func_key *k = ctx;
+	const sp_function *f = &k->p->functions[i];
+	return f->start_line == k->start_line &&
+	       strcmp(sp_profile_str(k->p, f->name), k->name) == 0 &&
+	       strcmp(sp_profile_str(k->p, f->system_name), k->system_name) == 0 &&
+	       strcmp(sp_profile_str(k->p, f->filename), k->filename) == 0;
+}
+
+static uint64_t func_hash(const char *name, const char *sys, const char *file, int64_t line)
+{
+	uint64_t h = sp_hash_bytes(name, strlen(name), 1);
+	h = sp_hash_combine(h, sp_hash_bytes(sys, strlen(sys), 2));
+	h = sp_hash_combine(h, sp_hash_bytes(file, strlen(file), 3));
+	return sp_hash_combine(h, (uint64_t)line);
+}
+
+uint64_t sp_profile_function_for(sp_profile *p, const char *name, const char *system_name,
+				 const char *filename, int64_t start_line)
+{
+	sp_profile_index *x = idx(p);
+	name = name ? name : "";
+	system_name = system_name ? system_name : "";
+	filename = filename ? filename : "";
+	for (; x->n_funcs_hashed < p->n_functions; x->n_funcs_hashed++) {
+		const sp_function *f = &p->functions[x->n_funcs_hashed];
+		sp_idxset_add(&x->funcs,
+			      func_hash(sp_profile_str(p, f->name), sp_profile_str(p, f->system_name),
+					sp_profile_str(p, f->filename), f->start_line),
+			      x->n_funcs_hashed);
+	}
+	func_key k = {p, name, system_name, filename, start_line};
+	uint64_t h = func_hash(name, system_name, filename, start_line);
+	size_t i = sp_idxset_find(&x->funcs, h, func_eq, &k);
+	if (i != SIZE_MAX)
+		return p->functions[i].id;
+	sp_function f = {
+		.name = sp_profile_intern(p, name),
+		.system_name = sp_profile_intern(p, system_name),
+		.filename = sp_profile_intern(p, filename),
+		.start_line = start_line,
+	};
+	sp_function *nf = sp_profile_add_function(p, &f);
+	sp_idxset_add(&x->funcs, h, p->n_functions - 1);
+	x->n_funcs_hashed = p->n_functions;
+	return nf->id;
+}
+
+sp_sample *sp_profile_add_sample(sp_profile *p, const int64_t *values, const uint64_t *locs,
+				 size_t n_locs, const sp_label *labels, size_t n_labels)
+{
+	sp_sample s = {0};
+	s.values = sp_xreallocarray(NULL, p->n_sample_types, sizeof(int64_t));
+	if (p->n_sample_types)
+		memcpy(s.values, values, p->n_sample_types * sizeof(int64_t));
+	if (n_locs) {
+		s.location_ids = sp_xreallocarray(NULL, n_locs, sizeof(uint64_t));
+		memcpy(s.location_ids, locs, n_locs * sizeof(uint64_t));
+	}
+	s.n_locations = n_locs;
+	if (n_labels) {
+		s.labels = sp_xreallocarray(NULL, n_labels, sizeof(sp_label));
+		memcpy(s.labels, labels, n_labels * sizeof(sp_label));
+	}
+	s.n_labels = n_labels;
+	SP_PUSH(p->samples, p->n_samples, p->cap_samples, s);
+	return &p->samples[p->n_samples - 1];
+}
+
+sp_label sp_label_num(sp_profile *p, const char *key, int64_t num, const char *unit)
+{
+	sp_label l = {.key = sp_profile_intern(p, key), .num = num};
+	if (unit)
+		l.num_unit = sp_profile_intern(p, unit);
+	return l;
+}
+
+sp_label sp_label_str(sp_profile *p, const char *key, const char *value)
+{
+	sp_label l = {.key = sp_profile_intern(p, key), .str = sp_profile_intern(p, value)};
+	return l;
+}
+
+/* -- lookups ----------------------------------------------------------------- */
+
+/* Lookups are logically const: they only refresh private caches. */
+#define INDEX_BY_ID(fn, type, arr, n, map, counter)                              \
+	type *fn(const sp_profile *p, uint64_t id)                               \
+	{                                                                        \
+		sp_profile_index *x = p->index;                                  \
+		if (x->counter > p->n)                                           \
+			x->counter = 0, sp_u64map_free(&x->map);                 \
+		for (; x->counter < p->n; x->counter++)                          \
+			if (!sp_u64map_get(&x->map, p->arr[x->counter].id, NULL)) \
+				sp_u64map_put(&x->map, p->arr[x->counter].id,    \
+					      x->counter);                       \
+		uint64_t i;                                                      \
+		if (!id || !sp_u64map_get(&x->map, id, &i) || i >= p->n ||       \
+		    p->arr[i].id != id)                                          \
+			return NULL;                                             \
+		return &p->arr[i];                                               \
+	}
+
+INDEX_BY_ID(sp_profile_mapping, sp_mapping, mappings, n_mappings, mapping_by_id,
+	    n_mappings_indexed)
+INDEX_BY_ID(sp_profile_location, sp_location, locations, n_locations, location_by_id,
+	    n_locations_indexed)
+INDEX_BY_ID(sp_profile_function, sp_function, functions, n_functions, function_by_id,
+	    n_functions_indexed)
+
+sp_mapping *sp_profile_mapping_for_address(const sp_profile *p, uint64_t addr)
+{
+	/* Mappings are few; a linear scan keeps first-match semantics (spec
+	 * §2.6: "the first mapping with start <= a < limit"). */
+	for (size_t i = 0; i < p->n_mappings; i++) {
+		sp_mapping *m = &p->mappings[i];
+		if (m->memory_start <= addr && addr < m->memory_limit)
+			return m;
+	}
+	return NULL;
+}
+
+sp_error *sp_profile_sample_index(const sp_profile *p, const char *spec, size_t *index)
+{
+	if (!p->n_sample_types)
+		return sp_error_new(SP_E_USAGE, "profile has no sample types");
+	if (!spec || !*spec) {
+		const char *dflt = sp_profile_str(p, p->default_sample_type);
+		if (*dflt) {
+			for (size_t i = 0; i < p->n_sample_types; i++)
+				if (strcmp(sp_profile_str(p, p->sample_types[i].type), dflt) == 0) {
+					*index = i;
+					return NULL;
+				}
+		}
+		*index = p->n_sample_types - 1;
+		return NULL;
+	}
+	const char *e = spec + strlen(spec);
+	uint64_t n;
+	if (sp_parse_u64(spec, e, 10, &n)) {
+		if (n >= p->n_sample_types)
+			return sp_error_new(SP_E_USAGE,
+					    "sample index %s out of range [0..%zu]", spec,
+					    p->n_sample_types - 1);
+		*index = (size_t)n;
+		return NULL;
+	}
+	for (size_t i = 0; i < p->n_sample_types; i++) {
+		const char *t = sp_profile_str(p, p->sample_types[i].type);
+		if (strcmp(t, spec) == 0 ||
+		    (strncmp(spec, "inuse_", 6) == 0 && strcmp(t, spec + 6) == 0)) {
+			*index = i;
+			return NULL;
+		}
+	}
+	sp_buf b = {0};
+	for (size_t i = 0; i < p->n_sample_types; i++)
+		sp_buf_printf(&b, "%s%s", i ? " " : "",
+			      sp_profile_str(p, p->sample_types[i].type));
+	sp_error *err = sp_error_new(SP_E_USAGE, "sample index %s not in the profile (have: %s)",
+				     spec, sp_buf_str(&b));
+	sp_buf_free(&b);
+	return err;
+}

@@ -1,0 +1,210 @@
+/* profile.h — the one in-memory profile model, shaped like pprof's Profile
+ * message (spec/FORMATS.md §1.1), its builder, validity check, canonical
+ * text dump, memory-map line parsing and the mapping rules.
+ *
+ * Every reader produces an sp_profile; every writer consumes one.  Strings
+ * are interned in one table; every string field is an index into it, and
+ * index 0 is always "".
+ *
+ * Ownership: the profile owns every array and string reachable from it.
+ * Pointers returned by lookups are borrowed until the next call that adds
+ * to the same array (arrays grow by realloc).
+ */
+#ifndef SYMPROF_PROFILE_H
+#define SYMPROF_PROFILE_H
+
+#include "common/common.h"
+
+typedef struct {
+	int64_t type; /* str idx */
+	int64_t unit; /* str idx */
+} sp_value_type;
+
+typedef struct {
+	int64_t key;      /* str idx */
+	int64_t str;      /* str idx; nonzero => string label */
+	int64_t num;
+	int64_t num_unit; /* str idx */
+} sp_label;
+
+typedef struct {
+	uint64_t *location_ids; /* leaf first */
+	size_t n_locations;
+	int64_t *values;        /* exactly profile->n_sample_types entries */
+	sp_label *labels;
+	size_t n_labels;
+} sp_sample;
+
+typedef struct {
+	uint64_t id; /* nonzero, unique */
+	uint64_t memory_start;
+	uint64_t memory_limit; /* exclusive */
+	uint64_t file_offset;
+	int64_t filename; /* str idx */
+	int64_t build_id; /* str idx, lowercase hex */
+	bool has_functions, has_filenames, has_line_numbers, has_inline_frames;
+} sp_mapping;
+
+typedef struct {
+	uint64_t function_id;
+	int64_t line;
+	int64_t column;
+} sp_line;
+
+typedef struct {
+	uint64_t id; /* nonzero, unique */
+	uint64_t mapping_id; /* 0 = none */
+	uint64_t address;
+	sp_line *lines; /* lines[0] innermost inlined frame; last = out-of-line */
+	size_t n_lines;
+	bool is_folded;
+} sp_location;
+
+typedef struct {
+	uint64_t id; /* nonzero, unique */
+	int64_t name;        /* str idx, demangled */
+	int64_t system_name; /* str idx, raw / mangled */
+	int64_t filename;    /* str idx */
+	int64_t start_line;
+} sp_function;
+
+typedef struct sp_profile_index sp_profile_index; /* private lookup tables */
+
+typedef struct sp_profile {
+	sp_value_type *sample_types;
+	size_t n_sample_types, cap_sample_types;
+	sp_sample *samples;
+	size_t n_samples, cap_samples;
+	sp_mapping *mappings;
+	size_t n_mappings, cap_mappings;
+	sp_location *locations;
+	size_t n_locations, cap_locations;
+	sp_function *functions;
+	size_t n_functions, cap_functions;
+	char **strings; /* strings[0] == "" */
+	size_t *string_lens;
+	size_t n_strings, cap_strings;
+
+	int64_t drop_frames; /* str idx */
+	int64_t keep_frames; /* str idx */
+	int64_t time_nanos;
+	int64_t duration_nanos;
+	sp_value_type period_type;
+	int64_t period;
+	int64_t *comments; /* str idx each */
+	size_t n_comments, cap_comments;
+	int64_t default_sample_type; /* str idx */
+	int64_t doc_url;             /* str idx */
+
+	sp_profile_index *index; /* private */
+} sp_profile;
+
+/* A new empty profile whose string table holds "". */
+sp_profile *sp_profile_new(void);
+void sp_profile_free(sp_profile *p);
+
+/* -- strings -------------------------------------------------------------- */
+int64_t sp_profile_intern(sp_profile *p, const char *s);
+int64_t sp_profile_intern_n(sp_profile *p, const char *s, size_t n);
+/* Appends without de-duplication (for readers that must keep a file's own
+ * string table indices). */
+int64_t sp_profile_append_string(sp_profile *p, const char *s, size_t n);
+/* The string at IDX, or "" when IDX is out of range. Borrowed. */
+const char *sp_profile_str(const sp_profile *p, int64_t idx);
+
+/* -- building --------------------------------------------------------------
+ * Readers add things in the order they see them; ids are assigned 1..n in
+ * first-seen order by the find-or-add functions. */
+
+void sp_profile_add_sample_type(sp_profile *p, const char *type, const char *unit);
+void sp_profile_add_comment(sp_profile *p, const char *comment);
+
+/* Appends a copy of *M.  When m->id is 0 the id becomes n_mappings.
+ * Returns the new mapping (borrowed). */
+sp_mapping *sp_profile_add_mapping(sp_profile *p, const sp_mapping *m);
+/* Appends a copy of *L (lines copied too); id 0 => n_locations. */
+sp_location *sp_profile_add_location(sp_profile *p, const sp_location *l);
+/* Appends a copy of *F; id 0 => n_functions. */
+sp_function *sp_profile_add_function(sp_profile *p, const sp_function *f);
+
+/* Find-or-add an unsymbolized location by (mapping_id, address); returns
+ * its id.  Locations added this way have no lines. */
+uint64_t sp_profile_location_for_address(sp_profile *p, uint64_t mapping_id,
+					 uint64_t address);
+/* Find-or-add a function by (name, system_name, filename, start_line)
+ * string contents; returns its id. */
+uint64_t sp_profile_function_for(sp_profile *p, const char *name, const char *system_name,
+				 const char *filename, int64_t start_line);
+
+/* Appends a sample; VALUES must hold n_sample_types entries; arrays are
+ * copied. */
+sp_sample *sp_profile_add_sample(sp_profile *p, const int64_t *values, const uint64_t *locs,
+				 size_t n_locs, const sp_label *labels, size_t n_labels);
+/* Convenience: numeric label with unit (unit may be NULL). */
+sp_label sp_label_num(sp_profile *p, const char *key, int64_t num, const char *unit);
+sp_label sp_label_str(sp_profile *p, const char *key, const char *value);
+
+/* -- lookups (hash index built on first use, kept up to date by adds) ---- */
+sp_mapping *sp_profile_mapping(const sp_profile *p, uint64_t id);
+sp_location *sp_profile_location(const sp_profile *p, uint64_t id);
+sp_function *sp_profile_function(const sp_profile *p, uint64_t id);
+/* The mapping containing ADDR (start <= addr < limit), or NULL. */
+sp_mapping *sp_profile_mapping_for_address(const sp_profile *p, uint64_t addr);
+
+/* Index of the sample column chosen by SPEC with pprof's SampleIndexByName
+ * semantics: NULL or "" => default_sample_type if it names a column, else
+ * the last column; digits => that column; a name => exact type match, also
+ * accepting "inuse_X" for a column "X". */
+sp_error *sp_profile_sample_index(const sp_profile *p, const char *spec, size_t *index);
+
+/* -- validity (spec §1.3) -------------------------------------------------- */
+/* Runs after every reader and before every writer.  NAME is used in the
+ * message ("NAME: malformed profile: ..."). */
+sp_error *sp_profile_check(const sp_profile *p, const char *name);
+
+/* -- canonical text dump for tests (deterministic; like pprof -raw) ------- */
+void sp_profile_dump(const sp_profile *p, sp_sink *out);
+
+/* -- memory maps (spec §2.6) ----------------------------------------------- */
+
+typedef struct {
+	uint64_t start, limit, offset;
+	char perms[8];   /* "" when absent */
+	bool has_perms;
+	char *path;      /* NULL when none; " (deleted)" stripped */
+	char *build_id;  /* NULL when none */
+} sp_maps_entry;
+
+/* Parses one line with procMapsRE then briefMapsRE.  Returns true and
+ * fills *E (caller frees path/build_id with sp_maps_entry_clear) when the
+ * line is a mapping line; false otherwise.  LINE need not be NUL-terminated. */
+bool sp_maps_parse_line(const char *line, size_t len, sp_maps_entry *e);
+void sp_maps_entry_clear(sp_maps_entry *e);
+
+/* Parses a memory-map text section (every line to the end of TEXT), with
+ * glog prefixes stripped and $name substitutions, skipping non-executable
+ * entries, and adds the mappings to P.  Then applies the mapping rules:
+ * massage (merge of adjacent pieces of the same file, never of a file-less
+ * region with a named one), main binary first, ids 1..n. */
+sp_error *sp_profile_parse_maps(sp_profile *p, const char *text, size_t len);
+
+/* Applies the mapping post-processing of spec §2.6 (merge, main binary,
+ * ids renumbered, locations re-pointed).  Called by parse_maps; exposed for
+ * readers that add mappings themselves. */
+void sp_profile_massage_mappings(sp_profile *p);
+
+/* Assigns every location with mapping_id 0 and address != 0 to a mapping as
+ * spec §2.6 says (containing mapping; else extend a mapping downward when
+ * its offset allows; else one fake whole-space mapping). */
+void sp_profile_attach_locations(sp_profile *p);
+
+/* -- merge (spec §1.3 "Merge") ------------------------------------------------
+ * Merges N profiles of the same kind (equal sample types and period type)
+ * into a new profile with pprof's identity rules; N == 1 compacts.  The
+ * inputs are not modified. */
+sp_error *sp_profile_merge(sp_profile *const *profiles, size_t n, sp_profile **out);
+
+/* True when the mapping cannot be symbolized (pprof's Unsymbolizable). */
+bool sp_mapping_unsymbolizable(const sp_profile *p, const sp_mapping *m);
+
+#endif

@@ -1,0 +1,12 @@
+noinst_LTLIBRARIES += symbolize/libsymbolize.la
+symbolize_libsymbolize_la_SOURCES = \
+	symbolize/symbolize.h \
+	symbolize/loadbase.c \
+	symbolize/elfinfo.c \
+	symbolize/find.c \
+	symbolize/demangle.c \
+	symbolize/session.c \
+	symbolize/apply.c
+symbolize_libsymbolize_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS) $(DEBUGINFOD_CFLAGS)
+symbolize_libsymbolize_la_LIBADD = profile/libprofile.la common/libcommon.la \
+	$(LIBDW_LIBS) $(LIBELF_LIBS) $(DEBUGINFOD_LIBS) $(BFD_LIBS)

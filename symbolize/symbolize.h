@@ -1,0 +1,237 @@
+/* symbolize.h — turning addresses into frames.
+ *
+ *   load base      pure arithmetic of spec/FORMATS.md §6.2–6.3 (table-tested)
+ *   ELF identity   build id, ELF type, PT_LOADs, debuglink (libelf)
+ *   finding files  binary search path, sysroot, path maps, debug dirs,
+ *                  build-id trees, debuglink with CRC, debuginfod
+ *   session        sp_symbolizer: owns one cached object per ELF (keyed by
+ *                  build id, else dev+inode+size+mtime, else path), each with
+ *                  one lazily opened Dwfl; failures are cached too
+ *   resolving      address -> frames with the inline chain, innermost first
+ *   demangling     libbfd, three styles
+ *   profiles       sp_symbolize_profile: per mapping, de-duplicated, with a
+ *                  report of what resolved and why the rest did not
+ *
+ * Nothing here is global: every cache hangs off an sp_symbolizer.
+ */
+#ifndef SYMPROF_SYMBOLIZE_H
+#define SYMPROF_SYMBOLIZE_H
+
+#include "profile/profile.h"
+
+#include <sys/types.h>
+
+/* ------------------------------------------------------------------------ */
+/* Options.  Zero-initialised means defaults; NULL pointers mean defaults.  */
+
+typedef enum {
+	SP_DEMANGLE_TEMPLATES = 0, /* no parameter lists, template args kept */
+	SP_DEMANGLE_FULL,          /* everything libbfd prints */
+	SP_DEMANGLE_NONE,          /* raw linkage names */
+} sp_demangle_style;
+
+typedef struct {
+	const char *from, *to;
+} sp_path_map;
+
+typedef struct {
+	const char *const *binary_paths; /* --binary-path / PPROF_BINARY_PATH */
+	size_t n_binary_paths;
+	const char *const *debug_dirs;   /* --debug-dir; none => /usr/lib/debug */
+	size_t n_debug_dirs;
+	const char *sysroot;             /* prefix for recorded paths */
+	const sp_path_map *path_maps;    /* --path-map OLD=NEW, applied before sysroot */
+	size_t n_path_maps;
+	const char *const *jit_dirs;     /* --jit-dir: NAME.elf + NAME.meta pairs */
+	size_t n_jit_dirs;
+	const char *const *perf_maps;    /* --perf-map FILE */
+	size_t n_perf_maps;
+	const char *kallsyms;            /* --kallsyms FILE */
+	bool no_debuginfod;
+	bool no_inline;                  /* keep only the outermost frame */
+	sp_demangle_style demangle;
+} sp_symbolize_options;
+
+/* ------------------------------------------------------------------------ */
+/* ELF identity (libelf).                                                   */
+
+typedef struct {
+	uint32_t type, flags;
+	uint64_t offset, vaddr, filesz, memsz, align;
+} sp_phdr;
+
+typedef struct {
+	char *path;
+	int elf_type;           /* ET_EXEC, ET_DYN, ET_REL, ... */
+	char *build_id;         /* lowercase hex (GNU or Go build id), or NULL */
+	sp_phdr *loads;         /* PT_LOAD headers */
+	size_t n_loads;
+	bool has_text;
+	uint64_t text_addr;     /* address of .text */
+	bool has_stext;
+	uint64_t stext;         /* address of _stext (kernels), when asked */
+	bool has_dwarf;         /* .debug_info present */
+	bool has_symtab;        /* .symtab or .dynsym with symbols */
+	char *debuglink;        /* .gnu_debuglink file name, or NULL */
+	uint32_t debuglink_crc;
+	bool has_debugdata;     /* .gnu_debugdata (MiniDebugInfo) */
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	int64_t mtime_ns;
+} sp_elf_info;
+
+/* Reads identity facts of the ELF at PATH; error SP_E_UNRECOGNIZED when the
+ * file is not ELF. */
+sp_error *sp_elf_info_read(const char *path, sp_elf_info *out);
+void sp_elf_info_clear(sp_elf_info *info);
+/* CRC-32 (the one .gnu_debuglink uses) of the file at PATH. */
+sp_error *sp_file_crc32(const char *path, uint32_t *crc);
+
+/* ------------------------------------------------------------------------ */
+/* Load base (pure functions, spec §6.2–6.3).                               */
+
+/* Base for a mapping of an object of ELF type ELF_TYPE: symbol-file address
+ * = runtime address - base.  SEG is the chosen PT_LOAD or NULL; STEXT the
+ * kernel relocation symbol address or NULL when unknown. */
+sp_error *sp_load_base(int elf_type, const sp_phdr *seg, const uint64_t *stext, uint64_t start,
+		       uint64_t limit, uint64_t offset, uint64_t *base);
+/* pprof's ProgramHeadersForMapping: writes matching header indices into
+ * OUT (capacity n), returns how many. */
+size_t sp_program_headers_for_mapping(const sp_phdr *phdrs, size_t n, uint64_t map_offset,
+				      uint64_t map_size, size_t *out);
+/* pprof's HeaderForFileOffset over the candidate indices. */
+sp_error *sp_header_for_file_offset(const sp_phdr *phdrs, const size_t *cand, size_t n_cand,
+				    uint64_t file_offset, size_t *out);
+/* The PF_X PT_LOAD containing .text (kernel-like mappings), or -1. */
+ssize_t sp_find_text_program_header(const sp_elf_info *info);
+/* The whole choice of spec §6.2–6.3 for one mapping, given the first
+ * address seen in it. */
+sp_error *sp_mapping_base(const sp_elf_info *info, uint64_t start, uint64_t limit,
+			  uint64_t offset, uint64_t first_addr, uint64_t *base);
+
+/* ------------------------------------------------------------------------ */
+/* Finding files.                                                           */
+
+typedef enum {
+	SP_TRY_OK = 0,
+	SP_TRY_MISSING,
+	SP_TRY_BUILD_ID_MISMATCH,
+	SP_TRY_BAD_CRC,
+	SP_TRY_NOT_ELF,
+	SP_TRY_NO_DEBUG_INFO,
+	SP_TRY_FAILED, /* e.g. debuginfod error */
+} sp_try_status;
+
+const char *sp_try_status_str(sp_try_status s);
+
+typedef struct {
+	char *path;
+	sp_try_status status;
+} sp_find_attempt;
+
+typedef struct {
+	sp_find_attempt *v;
+	size_t n, cap;
+} sp_find_log;
+
+void sp_find_log_add(sp_find_log *log, const char *path, sp_try_status status);
+void sp_find_log_clear(sp_find_log *log);
+
+/* Locates the binary for a mapping recorded as RECORDED (may be NULL or
+ * empty) with BUILD_ID (hex or NULL): explicit search dirs (pprof's
+ * candidate list), path maps + sysroot, the recorded path, then debuginfod.
+ * A candidate is accepted only if its build id matches when both are known.
+ * On success *FOUND (caller frees) is set; every candidate tried is logged. */
+sp_error *sp_find_binary(const sp_symbolize_options *o, const char *recorded,
+			 const char *build_id, char **found, sp_find_log *log);
+/* Locates separate debug info for the binary BINARY with identity INFO:
+ * build-id trees under every debug dir, .gnu_debuglink (CRC checked) in the
+ * binary's dir, its .debug/ and <debugdir>/<dir>/, then debuginfod.
+ * Returns SP_E_NOT_FOUND when there is none. */
+sp_error *sp_find_debuginfo(const sp_symbolize_options *o, const char *binary,
+			    const sp_elf_info *info, char **found, sp_find_log *log);
+
+/* ------------------------------------------------------------------------ */
+/* Demangling (libbfd).                                                     */
+
+/* Returns a newly allocated demangled name, or NULL when NAME is not a
+ * mangled name (or STYLE is NONE). */
+char *sp_demangle(const char *name, sp_demangle_style style);
+
+/* ------------------------------------------------------------------------ */
+/* Sessions and resolving.                                                  */
+
+typedef struct sp_symbolizer sp_symbolizer;
+typedef struct sp_object sp_object;
+
+typedef struct {
+	const char *name;        /* demangled per the session's style */
+	const char *system_name; /* raw linkage name */
+	const char *file;        /* NULL when unknown */
+	int64_t line, column;    /* 0 when unknown */
+	int64_t start_line;      /* line of the function's declaration, or 0 */
+	bool inlined;            /* true for every frame but the outermost */
+} sp_frame;
+
+/* OPTS (may be NULL) is copied deeply. */
+sp_symbolizer *sp_symbolizer_new(const sp_symbolize_options *opts);
+void sp_symbolizer_free(sp_symbolizer *s);
+const sp_symbolize_options *sp_symbolizer_options(const sp_symbolizer *s);
+
+/* Opens (once per session; failures cached) the object at PATH.  When
+ * EXPECTED_BUILD_ID is given and differs, fails with
+ * SP_E_BUILD_ID_MISMATCH.  *OUT is borrowed until sp_symbolizer_free. */
+sp_error *sp_symbolizer_object(sp_symbolizer *s, const char *path,
+			       const char *expected_build_id, sp_object **out);
+const sp_elf_info *sp_object_info(const sp_object *o);
+/* Frames for the symbol-file address VADDR, innermost first; *N == 0 when
+ * nothing is known.  Borrowed until sp_symbolizer_free. */
+sp_error *sp_object_resolve(sp_object *o, uint64_t vaddr, const sp_frame **frames, size_t *n);
+
+/* ------------------------------------------------------------------------ */
+/* Symbolizing a profile.                                                   */
+
+typedef enum {
+	SP_UNRES_NONE = 0,         /* everything resolved */
+	SP_UNRES_NO_MAPPING,       /* address outside every mapping */
+	SP_UNRES_UNSYMBOLIZABLE,   /* [vdso], //anon, memfd, ... */
+	SP_UNRES_ANONYMOUS,        /* file-less region (e.g. JIT code without objects) */
+	SP_UNRES_FILE_NOT_FOUND,
+	SP_UNRES_BUILD_ID_MISMATCH,
+	SP_UNRES_NOT_ELF,
+	SP_UNRES_NO_SYMBOLS,       /* no DWARF and no symbol for the address */
+	SP_UNRES_OUTSIDE_FILE,     /* no PT_LOAD covers the address */
+	SP_UNRES_ALREADY,          /* mapping was already symbolized: left alone */
+	SP_UNRES_ERROR,            /* libdw / libelf error; see detail */
+} sp_unresolved_reason;
+
+const char *sp_unresolved_reason_str(sp_unresolved_reason r);
+
+typedef struct {
+	uint64_t mapping_id;        /* 0 for addresses without a mapping */
+	char *recorded_path;        /* as in the profile */
+	char *used_path;            /* file symbolized against, or NULL */
+	char *debug_path;           /* separate debug file, or NULL */
+	char *build_id;
+	size_t n_addresses;         /* distinct addresses */
+	size_t n_resolved;
+	size_t n_reason[SP_UNRES_ERROR + 1]; /* unresolved counts per reason */
+	char *detail;               /* first error message, or NULL */
+	sp_find_log tried;          /* every place looked */
+} sp_mapping_report;
+
+typedef struct {
+	sp_mapping_report *mappings;
+	size_t n_mappings;
+} sp_symbolize_report;
+
+void sp_symbolize_report_clear(sp_symbolize_report *r);
+
+/* Symbolizes every location of P that has no lines, per mapping, through
+ * the session's cached objects; already symbolized mappings are left alone.
+ * Partial symbolization is not an error; REPORT (may be NULL) says what
+ * happened. */
+sp_error *sp_symbolize_profile(sp_symbolizer *s, sp_profile *p, sp_symbolize_report *report);
+
+#endif

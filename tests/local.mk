@@ -1,0 +1,11 @@
+# Unit tests (C, TAP) and CLI tests (shell, TAP).  Each folder's tests are
+# listed here; fixture programs are built from testdata/ at test time.
+TEST_LIBS = formats/libformats.la symbolize/libsymbolize.la profile/libprofile.la \
+	common/libcommon.la
+
+check_PROGRAMS += tests/test_common tests/test_model
+tests_test_common_SOURCES = tests/test_common.c tests/tap.h
+tests_test_common_LDADD = $(TEST_LIBS)
+tests_test_model_SOURCES = tests/test_model.c tests/tap.h
+tests_test_model_LDADD = $(TEST_LIBS)
+TESTS += tests/test_common tests/test_model

@@ -1,0 +1,113 @@
+/* test_common.c — errors, buffers, hash tables, sinks, gzip round trip. */
+#include "common/common.h"
+#include "tests/tap.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+static bool eq_str(void *ctx, size_t i)
+{
+	const char **arr = ((const char ***)ctx)[0];
+	const char *key = ((const char **)ctx)[1];
+	return strcmp(arr[i], key) == 0;
+}
+
+int main(void)
+{
+	/* errors keep cause and context */
+	sp_error *e = sp_error_new(SP_E_MALFORMED, "line 3: expected hex address, got \"zz\"");
+	e = sp_error_prefix(e, "heap.txt");
+	char *s = sp_error_string(e);
+	TAP_EQ_STR(s, "heap.txt: line 3: expected hex address, got \"zz\"", "error context chain");
+	TAP_OK(sp_error_root_code(e) == SP_E_MALFORMED, "root code kept");
+	free(s);
+	sp_error_free(e);
+	sp_error_free(NULL);
+
+	/* numbers */
+	uint64_t v;
+	const char *h = "0x7fffDEAD";
+	TAP_OK(sp_parse_u64(h, h + strlen(h), 16, &v) && v == 0x7fffdeadULL, "hex with 0x");
+	const char *big = "18446744073709551616";
+	TAP_OK(!sp_parse_u64(big, big + strlen(big), 10, &v), "overflow rejected");
+	int64_t iv;
+	const char *neg = "-42";
+	TAP_OK(sp_parse_i64(neg, neg + 3, &iv) && iv == -42, "negative decimal");
+	TAP_OK(!sp_parse_u64(h, h, 16, &v), "empty rejected");
+
+	/* u64 map */
+	sp_u64map m = {0};
+	for (uint64_t i = 0; i < 10000; i++)
+		sp_u64map_put(&m, i * 7919, i);
+	bool all = true;
+	for (uint64_t i = 0; i < 10000; i++) {
+		uint64_t got;
+		if (!sp_u64map_get(&m, i * 7919, &got) || got != i)
+			all = false;
+	}
+	TAP_OK(all && m.n == 10000, "u64map holds 10000 keys");
+	TAP_OK(!sp_u64map_get(&m, 1, NULL), "u64map miss");
+	sp_u64map_free(&m);
+
+	/* idxset */
+	const char *words[] = {"alpha", "beta", "gamma"};
+	sp_idxset set = {0};
+	for (size_t i = 0; i < 3; i++)
+		sp_idxset_add(&set, sp_hash_bytes(words[i], strlen(words[i]), 0), i);
+	const void *ctx[2] = {words, "gamma"};
+	TAP_EQ_U64(sp_idxset_find(&set, sp_hash_bytes("gamma", 5, 0), eq_str, ctx), 2, "idxset find");
+	ctx[1] = "delta";
+	TAP_EQ_U64(sp_idxset_find(&set, sp_hash_bytes("delta", 5, 0), eq_str, ctx), SIZE_MAX,
+		   "idxset miss");
+	sp_idxset_free(&set);
+
+	/* gzip sink round trip, deterministic */
+	sp_sink *mem = sp_sink_memory_new();
+	sp_sink *gz = sp_sink_gzip_new(mem);
+	for (int i = 0; i < 1000; i++)
+		sp_sink_printf(gz, "line %d\n", i);
+	TAP_OK(sp_sink_finish(gz) == NULL, "gzip finish");
+	size_t zlen;
+	const uint8_t *z = sp_sink_memory_data(mem, &zlen);
+	TAP_OK(sp_is_gzip(z, zlen), "gzip magic");
+	uint8_t *plain;
+	size_t plen;
+	e = sp_gunzip("mem", z, zlen, 1 << 20, &plain, &plen);
+	TAP_OK(!e && plen > 0 && strncmp((char *)plain, "line 0\nline 1\n", 14) == 0,
+	       "gunzip round trip");
+	free(plain);
+	e = sp_gunzip("mem", z, zlen / 2, 1 << 20, &plain, &plen);
+	s = sp_error_string(e);
+	TAP_OK(e && strstr(s, "truncated") != NULL, "truncated gzip is an error: %s", s);
+	free(s);
+	sp_error_free(e);
+	e = sp_gunzip("mem", z, zlen, 100, &plain, &plen);
+	TAP_OK(e && e->code == SP_E_LIMIT, "gunzip limit enforced");
+	sp_error_free(e);
+	sp_sink_free(gz);
+	sp_sink_free(mem);
+
+	/* atomic file sink: nothing left behind on failure */
+	char dir[] = "/tmp/sp-test-XXXXXX";
+	TAP_OK(mkdtemp(dir) != NULL, "temp dir");
+	char *path = sp_xasprintf("%s/out.txt", dir);
+	sp_sink *f;
+	TAP_OK(sp_sink_file_new(path, &f) == NULL, "file sink opens");
+	sp_sink_puts(f, "partial");
+	sp_sink_free(f); /* not finished */
+	TAP_OK(access(path, F_OK) != 0, "unfinished output not created");
+	TAP_OK(sp_sink_file_new(path, &f) == NULL, "file sink reopens");
+	sp_sink_puts(f, "complete\n");
+	TAP_OK(sp_sink_finish(f) == NULL, "file sink finish");
+	sp_sink_free(f);
+	uint8_t *data;
+	size_t len;
+	e = sp_read_file(path, &data, &len);
+	TAP_OK(!e && len == 9 && memcmp(data, "complete\n", 9) == 0, "finished output renamed");
+	free(data);
+	unlink(path);
+	rmdir(dir);
+	free(path);
+	return tap_done();
+}

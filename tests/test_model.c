@@ -1,0 +1,45 @@
+/* test_model.c — interning, find-or-add, lookups, sample index choice. */
+#include "profile/profile.h"
+#include "tests/tap.h"
+
+#include <stdlib.h>
+
+int main(void)
+{
+	sp_profile *p = sp_profile_new();
+	TAP_EQ_STR(sp_profile_str(p, 0), "", "string 0 is empty");
+	int64_t a = sp_profile_intern(p, "alloc");
+	TAP_OK(a == 1 && sp_profile_intern(p, "alloc") == a, "interning de-duplicates");
+	TAP_EQ_STR(sp_profile_str(p, 99), "", "out of range string is empty");
+
+	sp_profile_add_sample_type(p, "objects", "count");
+	sp_profile_add_sample_type(p, "space", "bytes");
+	sp_mapping m = {.memory_start = 0x1000, .memory_limit = 0x2000};
+	sp_profile_add_mapping(p, &m);
+	uint64_t l1 = sp_profile_location_for_address(p, 1, 0x1100);
+	uint64_t l2 = sp_profile_location_for_address(p, 1, 0x1200);
+	TAP_OK(l1 == 1 && l2 == 2, "first-seen location ids");
+	TAP_EQ_U64(sp_profile_location_for_address(p, 1, 0x1100), l1, "location found again");
+	uint64_t f1 = sp_profile_function_for(p, "main", "main", "m.c", 3);
+	TAP_EQ_U64(sp_profile_function_for(p, "main", "main", "m.c", 3), f1, "function found again");
+	TAP_OK(sp_profile_function_for(p, "main", "main", "m.c", 4) != f1, "start line matters");
+	TAP_OK(sp_profile_location(p, l2)->address == 0x1200, "location by id");
+	TAP_OK(sp_profile_mapping_for_address(p, 0x1fff) != NULL, "address in mapping");
+	TAP_OK(sp_profile_mapping_for_address(p, 0x2000) == NULL, "limit exclusive");
+
+	size_t idx;
+	TAP_OK(!sp_profile_sample_index(p, NULL, &idx) && idx == 1, "default is last column");
+	TAP_OK(!sp_profile_sample_index(p, "inuse_space", &idx) && idx == 1, "inuse_ prefix");
+	TAP_OK(!sp_profile_sample_index(p, "0", &idx) && idx == 0, "numeric index");
+	sp_error *e = sp_profile_sample_index(p, "5", &idx);
+	TAP_OK(e != NULL, "numeric index out of range");
+	sp_error_free(e);
+	e = sp_profile_sample_index(p, "cycles", &idx);
+	TAP_OK(e != NULL, "unknown name");
+	sp_error_free(e);
+	p->default_sample_type = sp_profile_intern(p, "objects");
+	TAP_OK(!sp_profile_sample_index(p, "", &idx) && idx == 0, "default_sample_type honoured");
+	sp_profile_free(p);
+	sp_profile_free(NULL);
+	return tap_done();
+}
