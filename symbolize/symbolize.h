@@ -190,6 +190,31 @@ const sp_elf_info *sp_object_info(const sp_object *o);
 sp_error *sp_object_resolve(sp_object *o, uint64_t vaddr, const sp_frame **frames, size_t *n);
 
 /* ------------------------------------------------------------------------ */
+/* JIT code and other name sources without a mapping file.                  */
+
+/* Index of the loaded executable sections of every NAME.elf + NAME.meta
+ * pair in DIRS: one sorted interval table over all objects. */
+typedef struct sp_jit_index sp_jit_index;
+sp_error *sp_jit_index_load(const char *const *dirs, size_t n_dirs, sp_jit_index **out);
+void sp_jit_index_free(sp_jit_index *idx);
+/* Path of the .elf whose loaded section contains ADDR (run-time address
+ * = symbol-file address: base 0), or NULL.  Borrowed until _free. */
+const char *sp_jit_index_lookup(const sp_jit_index *idx, uint64_t addr);
+
+/* perf maps (/tmp/perf-PID.map): names for JIT addresses. */
+typedef struct sp_perf_map sp_perf_map;
+sp_error *sp_perf_map_load(const char *const *files, size_t n_files, sp_perf_map **out);
+void sp_perf_map_free(sp_perf_map *m);
+/* Name of the symbol containing ADDR or NULL; borrowed until _free. */
+const char *sp_perf_map_lookup(const sp_perf_map *m, uint64_t addr);
+
+/* A copy of /proc/kallsyms: kernel symbol names. */
+typedef struct sp_kallsyms sp_kallsyms;
+sp_error *sp_kallsyms_load(const char *path, sp_kallsyms **out);
+void sp_kallsyms_free(sp_kallsyms *k);
+const char *sp_kallsyms_lookup(const sp_kallsyms *k, uint64_t addr);
+
+/* ------------------------------------------------------------------------ */
 /* Symbolizing a profile.                                                   */
 
 typedef enum {
