@@ -1,10 +1,139 @@
-/* cmd_info.c — placeholder until implemented. */
+/* cmd_info.c — `symprof info`: what a profile holds and how each of its
+ * mappings symbolizes: the file used (or every place tried and why it was
+ * rejected), the build id, and how many addresses resolved. */
 #include "convert/convert.h"
 
-#include <stdio.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: symprof info [OPTIONS] PROFILE...\n\n" SP_CLI_SYM_HELP);
+}
+
+static const sp_mapping_report *report_for(const sp_symbolize_report *r, uint64_t id)
+{
+	for (size_t i = 0; i < r->n_mappings; i++)
+		if (r->mappings[i].mapping_id == id)
+			return &r->mappings[i];
+	return NULL;
+}
+
+static void print_mapping_report(const sp_mapping_report *mr, FILE *f)
+{
+	if (mr->used_path)
+		fprintf(f, "    file: %s\n", mr->used_path);
+	else if (mr->mapping_id)
+		fprintf(f, "    file: none\n");
+	if (mr->debug_path)
+		fprintf(f, "    debug info: %s\n", mr->debug_path);
+	if (mr->build_id && *mr->build_id)
+		fprintf(f, "    build id: %s\n", mr->build_id);
+	fprintf(f, "    resolved %zu of %zu addresses\n", mr->n_resolved, mr->n_addresses);
+	for (int k = 1; k <= SP_UNRES_ERROR; k++)
+		if (mr->n_reason[k])
+			fprintf(f, "    unresolved %zu: %s\n", mr->n_reason[k],
+				sp_unresolved_reason_str((sp_unresolved_reason)k));
+	if (mr->detail)
+		fprintf(f, "    detail: %s\n", mr->detail);
+	for (size_t i = 0; i < mr->tried.n; i++)
+		fprintf(f, "    tried: %s (%s)\n", mr->tried.v[i].path,
+			sp_try_status_str(mr->tried.v[i].status));
+}
+
+static void print_info(const char *path, sp_input_format fmt, const sp_profile *p,
+		       const sp_symbolize_report *r, FILE *f)
+{
+	fprintf(f, "%s\n", path);
+	fprintf(f, "  format: %s\n", sp_input_format_name(fmt));
+	fprintf(f, "  sample types:");
+	size_t dflt = 0;
+	bool have_dflt = p->n_sample_types &&
+			 !sp_profile_sample_index(p, NULL, &dflt);
+	for (size_t i = 0; i < p->n_sample_types; i++)
+		fprintf(f, " %s/%s%s", sp_profile_str(p, p->sample_types[i].type),
+			sp_profile_str(p, p->sample_types[i].unit),
+			have_dflt && i == dflt ? " (default)" : "");
+	fprintf(f, "\n");
+	if (p->period_type.type || p->period)
+		fprintf(f, "  period: %" PRId64 " %s/%s\n", p->period,
+			sp_profile_str(p, p->period_type.type),
+			sp_profile_str(p, p->period_type.unit));
+	fprintf(f, "  samples: %zu  locations: %zu  functions: %zu  mappings: %zu\n",
+		p->n_samples, p->n_locations, p->n_functions, p->n_mappings);
+	for (size_t i = 0; i < p->n_mappings; i++) {
+		const sp_mapping *m = &p->mappings[i];
+		const char *name = sp_profile_str(p, m->filename);
+		fprintf(f, "  mapping %" PRIu64 ": %#" PRIx64 "-%#" PRIx64 " offset %#" PRIx64
+			   " %s\n",
+			m->id, m->memory_start, m->memory_limit, m->file_offset,
+			*name ? name : "(anonymous)");
+		const sp_mapping_report *mr = r ? report_for(r, m->id) : NULL;
+		if (mr) {
+			print_mapping_report(mr, f);
+		} else {
+			const char *bid = sp_profile_str(p, m->build_id);
+			if (*bid)
+				fprintf(f, "    build id: %s\n", bid);
+			fprintf(f, "    %s\n", r ? "no addresses" : "not symbolized");
+		}
+	}
+	const sp_mapping_report *none = r ? report_for(r, 0) : NULL;
+	if (none && none->n_addresses) {
+		fprintf(f, "  addresses outside every mapping:\n");
+		print_mapping_report(none, f);
+	}
+}
 
 int cmd_info(int argc, char **argv)
 {
-	fprintf(stderr, "symprof info: not implemented\n");
-	return 1;
+	static const struct option longopts[] = {
+		{"help", no_argument, NULL, 'h'},
+		SP_CLI_SYM_OPTIONS,
+		{NULL, 0, NULL, 0},
+	};
+	sp_cli_sym o;
+	sp_cli_sym_init(&o);
+	int c, rc = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+		int r = sp_cli_sym_option(&o, c, optarg);
+		if (r == 0)
+			continue;
+		if (r == 2 || c != 'h') {
+			if (r != 2)
+				usage(stderr);
+			rc = 2;
+			goto out;
+		}
+		usage(stdout);
+		goto out;
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "symprof info: no input profile\n");
+		rc = 2;
+		goto out;
+	}
+	sp_cli_sym_finish(&o);
+	sp_symbolizer *s = o.no_symbolize ? NULL : sp_symbolizer_new(&o.sym);
+	for (int i = optind; i < argc; i++) {
+		sp_profile *p = NULL;
+		sp_input_format fmt = SP_FMT_UNKNOWN;
+		sp_error *err = sp_cli_load(&o, argv[i], &p, &fmt);
+		sp_symbolize_report r = {0};
+		if (!err && s)
+			err = sp_symbolize_profile(s, p, &r);
+		if (err) {
+			rc = sp_cli_fail(err);
+		} else {
+			print_info(argv[i], fmt, p, s ? &r : NULL, stdout);
+		}
+		sp_symbolize_report_clear(&r);
+		sp_profile_free(p);
+	}
+	sp_symbolizer_free(s);
+out:
+	sp_cli_sym_clear(&o);
+	return rc;
 }

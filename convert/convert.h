@@ -1,13 +1,84 @@
-/* convert.h — the symprof command: subcommands share option handling. */
+/* convert.h — the symprof command: subcommands, shared option handling and
+ * the one place that sequences the pipeline (read → maps → symbolize →
+ * merge → write). */
 #ifndef SYMPROF_CONVERT_H
 #define SYMPROF_CONVERT_H
 
 #include "formats/formats.h"
 #include "symbolize/symbolize.h"
 
+#include <getopt.h>
+#include <stdio.h>
+
 int cmd_convert(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_symbolize(int argc, char **argv);
 int cmd_jit(int argc, char **argv);
+
+/* Options every command that symbolizes shares.  Vectors are owned. */
+typedef struct {
+	sp_symbolize_options sym; /* points into the vectors below */
+	char **binary_paths;
+	size_t n_binary_paths, cap_binary_paths;
+	char **debug_dirs;
+	size_t n_debug_dirs, cap_debug_dirs;
+	sp_path_map *path_maps;
+	size_t n_path_maps, cap_path_maps;
+	char **jit_dirs;
+	size_t n_jit_dirs, cap_jit_dirs;
+	char **perf_maps;
+	size_t n_perf_maps, cap_perf_maps;
+	bool no_symbolize;
+	const char *maps_file; /* --maps: memory map for raw stacks */
+	bool quiet;
+} sp_cli_sym;
+
+/* getopt_long entries for the shared options; their values are >= 1000. */
+#define SP_CLI_SYM_OPTIONS                                              \
+	{"binary-path", required_argument, NULL, 1000},                 \
+	{"debug-dir", required_argument, NULL, 1001},                   \
+	{"sysroot", required_argument, NULL, 1002},                     \
+	{"path-map", required_argument, NULL, 1003},                    \
+	{"no-debuginfod", no_argument, NULL, 1004},                     \
+	{"jit-dir", required_argument, NULL, 1005},                     \
+	{"perf-map", required_argument, NULL, 1006},                    \
+	{"kallsyms", required_argument, NULL, 1007},                    \
+	{"demangle", required_argument, NULL, 1008},                    \
+	{"no-inline", no_argument, NULL, 1009},                         \
+	{"no-symbolize", no_argument, NULL, 1010},                      \
+	{"maps", required_argument, NULL, 1011},                        \
+	{"quiet", no_argument, NULL, 'q'}
+
+#define SP_CLI_SYM_HELP                                                                  \
+	"symbolization:\n"                                                               \
+	"  --binary-path DIR     search DIR for binaries (repeatable; also $PPROF_BINARY_PATH)\n" \
+	"  --debug-dir DIR       separate debug info root (repeatable; default /usr/lib/debug)\n" \
+	"  --sysroot DIR         prefix every recorded path with DIR\n"                  \
+	"  --path-map OLD=NEW    rewrite a recorded path prefix (repeatable)\n"          \
+	"  --no-debuginfod       do not query DEBUGINFOD_URLS servers\n"                 \
+	"  --jit-dir DIR         NAME.elf + NAME.meta JIT objects (repeatable)\n"       \
+	"  --perf-map FILE       /tmp/perf-PID.map names for JIT code (repeatable)\n"    \
+	"  --kallsyms FILE       copy of /proc/kallsyms for kernel addresses\n"          \
+	"  --demangle STYLE      full, templates (default) or none\n"                    \
+	"  --no-inline           keep only the outermost frame of inlined code\n"        \
+	"  --no-symbolize        keep addresses as they are\n"                           \
+	"  --maps FILE           memory map for raw address stacks\n"                    \
+	"  -q, --quiet           no per-mapping summary on stderr\n"
+
+void sp_cli_sym_init(sp_cli_sym *c);
+/* Handles option C (a shared one); returns 0 when handled, 2 on a usage
+ * error (message printed), -1 when C is not a shared option. */
+int sp_cli_sym_option(sp_cli_sym *c, int opt, const char *arg);
+/* Completes sym from the vectors and the environment (PPROF_BINARY_PATH). */
+void sp_cli_sym_finish(sp_cli_sym *c);
+void sp_cli_sym_clear(sp_cli_sym *c);
+
+/* Reads PATH, attaches --maps, validates.  Prints nothing. */
+sp_error *sp_cli_load(const sp_cli_sym *c, const char *path, sp_profile **out,
+		      sp_input_format *fmt);
+/* Prints one line per mapping that did not fully resolve. */
+void sp_cli_print_summary(const char *name, const sp_symbolize_report *r, FILE *f);
+/* Prints an error as "symprof: <message>" and frees it; returns 1. */
+int sp_cli_fail(sp_error *err);
 
 #endif

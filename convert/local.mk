@@ -2,6 +2,7 @@ bin_PROGRAMS += symprof
 symprof_SOURCES = \
 	convert/convert.h \
 	convert/main.c \
+	convert/options.c \
 	convert/cmd_convert.c \
 	convert/cmd_info.c \
 	convert/cmd_symbolize.c \

@@ -1,0 +1,191 @@
+/* options.c — option handling shared by convert, info and symbolize, and
+ * the loading step (read + --maps) they all begin with. */
+#include "convert/convert.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void sp_cli_sym_init(sp_cli_sym *c)
+{
+	memset(c, 0, sizeof(*c));
+}
+
+static void push_str(char ***v, size_t *n, size_t *cap, const char *s)
+{
+	char *d = sp_xstrdup(s);
+	SP_PUSH(*v, *n, *cap, d);
+}
+
+int sp_cli_sym_option(sp_cli_sym *c, int opt, const char *arg)
+{
+	switch (opt) {
+	case 1000:
+		push_str(&c->binary_paths, &c->n_binary_paths, &c->cap_binary_paths, arg);
+		return 0;
+	case 1001:
+		push_str(&c->debug_dirs, &c->n_debug_dirs, &c->cap_debug_dirs, arg);
+		return 0;
+	case 1002:
+		c->sym.sysroot = arg;
+		return 0;
+	case 1003: {
+		const char *eq = strchr(arg, '=');
+		if (!eq || eq == arg) {
+			fprintf(stderr, "symprof: --path-map expects OLD=NEW, got '%s'\n", arg);
+			return 2;
+		}
+		sp_path_map m = {sp_xstrndup(arg, (size_t)(eq - arg)), sp_xstrdup(eq + 1)};
+		SP_PUSH(c->path_maps, c->n_path_maps, c->cap_path_maps, m);
+		return 0;
+	}
+	case 1004:
+		c->sym.no_debuginfod = true;
+		return 0;
+	case 1005:
+		push_str(&c->jit_dirs, &c->n_jit_dirs, &c->cap_jit_dirs, arg);
+		return 0;
+	case 1006:
+		push_str(&c->perf_maps, &c->n_perf_maps, &c->cap_perf_maps, arg);
+		return 0;
+	case 1007:
+		c->sym.kallsyms = arg;
+		return 0;
+	case 1008:
+		if (!strcmp(arg, "full"))
+			c->sym.demangle = SP_DEMANGLE_FULL;
+		else if (!strcmp(arg, "templates"))
+			c->sym.demangle = SP_DEMANGLE_TEMPLATES;
+		else if (!strcmp(arg, "none"))
+			c->sym.demangle = SP_DEMANGLE_NONE;
+		else {
+			fprintf(stderr,
+				"symprof: --demangle expects full, templates or none, got '%s'\n",
+				arg);
+			return 2;
+		}
+		return 0;
+	case 1009:
+		c->sym.no_inline = true;
+		return 0;
+	case 1010:
+		c->no_symbolize = true;
+		return 0;
+	case 1011:
+		c->maps_file = arg;
+		return 0;
+	case 'q':
+		c->quiet = true;
+		return 0;
+	}
+	return -1;
+}
+
+void sp_cli_sym_finish(sp_cli_sym *c)
+{
+	/* PPROF_BINARY_PATH adds search dirs after the explicit ones. */
+	const char *env = getenv("PPROF_BINARY_PATH");
+	if (env && *env) {
+		char *copy = sp_xstrdup(env), *save = NULL;
+		for (char *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save))
+			push_str(&c->binary_paths, &c->n_binary_paths, &c->cap_binary_paths, d);
+		free(copy);
+	}
+	c->sym.binary_paths = (const char *const *)c->binary_paths;
+	c->sym.n_binary_paths = c->n_binary_paths;
+	c->sym.debug_dirs = (const char *const *)c->debug_dirs;
+	c->sym.n_debug_dirs = c->n_debug_dirs;
+	c->sym.path_maps = c->path_maps;
+	c->sym.n_path_maps = c->n_path_maps;
+	c->sym.jit_dirs = (const char *const *)c->jit_dirs;
+	c->sym.n_jit_dirs = c->n_jit_dirs;
+	c->sym.perf_maps = (const char *const *)c->perf_maps;
+	c->sym.n_perf_maps = c->n_perf_maps;
+}
+
+static void free_strv(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+void sp_cli_sym_clear(sp_cli_sym *c)
+{
+	free_strv(c->binary_paths, c->n_binary_paths);
+	free_strv(c->debug_dirs, c->n_debug_dirs);
+	free_strv(c->jit_dirs, c->n_jit_dirs);
+	free_strv(c->perf_maps, c->n_perf_maps);
+	for (size_t i = 0; i < c->n_path_maps; i++) {
+		free((char *)c->path_maps[i].from);
+		free((char *)c->path_maps[i].to);
+	}
+	free(c->path_maps);
+	memset(c, 0, sizeof(*c));
+}
+
+sp_error *sp_cli_load(const sp_cli_sym *c, const char *path, sp_profile **out,
+		      sp_input_format *fmt)
+{
+	sp_profile *p = NULL;
+	sp_error *err = sp_read_profile_file(path, &p, fmt);
+	if (err)
+		return err;
+	if (c->maps_file) {
+		uint8_t *text;
+		size_t len;
+		err = sp_read_file(c->maps_file, &text, &len);
+		if (!err && p->n_mappings == 0) {
+			err = sp_profile_parse_maps(p, (const char *)text, len);
+			if (err)
+				err = sp_error_prefix(err, "%s", c->maps_file);
+			else
+				sp_profile_attach_locations(p);
+		}
+		free(text);
+		if (!err)
+			err = sp_profile_check(p, path);
+	}
+	if (err) {
+		sp_profile_free(p);
+		return err;
+	}
+	*out = p;
+	return NULL;
+}
+
+void sp_cli_print_summary(const char *name, const sp_symbolize_report *r, FILE *f)
+{
+	for (size_t i = 0; i < r->n_mappings; i++) {
+		const sp_mapping_report *m = &r->mappings[i];
+		if (m->n_resolved >= m->n_addresses)
+			continue;
+		if (m->n_reason[SP_UNRES_ALREADY] == m->n_addresses - m->n_resolved)
+			continue; /* already symbolized: nothing to say */
+		fprintf(f, "symprof: %s: mapping %llu %s: %zu of %zu addresses unresolved (", name,
+			(unsigned long long)m->mapping_id,
+			m->recorded_path && *m->recorded_path ? m->recorded_path : "(no file)",
+			m->n_addresses - m->n_resolved, m->n_addresses);
+		bool first = true;
+		for (int k = 1; k <= SP_UNRES_ERROR; k++) {
+			if (!m->n_reason[k])
+				continue;
+			fprintf(f, "%s%s", first ? "" : ", ",
+				sp_unresolved_reason_str((sp_unresolved_reason)k));
+			if (m->n_reason[k] != m->n_addresses - m->n_resolved)
+				fprintf(f, ": %zu", m->n_reason[k]);
+			first = false;
+		}
+		if (m->detail)
+			fprintf(f, "%s%s", first ? "" : "; ", m->detail);
+		fprintf(f, ")\n");
+	}
+}
+
+int sp_cli_fail(sp_error *err)
+{
+	char *s = sp_error_string(err);
+	fprintf(stderr, "symprof: %s\n", s);
+	free(s);
+	sp_error_free(err);
+	return 1;
+}
