@@ -9,3 +9,16 @@ tests_test_common_LDADD = $(TEST_LIBS)
 tests_test_model_SOURCES = tests/test_model.c tests/tap.h
 tests_test_model_LDADD = $(TEST_LIBS)
 TESTS += tests/test_common tests/test_model
+
+# --- pprof reader/writer and merge tests ---
+check_PROGRAMS += tests/test_pprof tests/test_merge tests/pprof_tool
+tests_test_pprof_SOURCES = tests/test_pprof.c tests/tap.h
+tests_test_pprof_LDADD = $(TEST_LIBS)
+tests_test_merge_SOURCES = tests/test_merge.c tests/tap.h
+tests_test_merge_LDADD = $(TEST_LIBS)
+tests_pprof_tool_SOURCES = tests/pprof_tool.c
+tests_pprof_tool_LDADD = $(TEST_LIBS)
+TESTS += tests/test_pprof tests/test_merge tests/test_pprof_go.sh
+dist_check_SCRIPTS += tests/test_pprof_go.sh
+EXTRA_DIST += tests/fuzz/fuzz_pprof.c tests/malformed/pprof
+# --- end pprof tests ---
