@@ -5,6 +5,7 @@
  *                          test expects are the ones written here)
  *   pprof_tool dump IN     reads a pprof file (gzipped or not) and prints
  *                          the canonical dump
+ *   pprof_tool merge OUT IN...  merges pprof files into OUT (gzipped)
  */
 #include "formats/formats.h"
 
@@ -41,11 +42,37 @@ static sp_profile *fixture(void)
 	sp_profile_add_location(p, &a);
 	sp_profile_add_location(p, &b);
 	uint64_t s1[] = {1, 2}, s2[] = {2};
-	int64_t v1[] = {3, 30000000}, v2[] = {1, 10000000};
+	int64_t v1[] = {3, 30000000}, v2[] = {1, 10000000}, v3[] = {-2, -20000000};
 	sp_label th = sp_label_str(p, "thread", "worker");
+	sp_label sz = sp_label_num(p, "request", 4096, "bytes");
 	sp_profile_add_sample(p, v1, s1, 2, &th, 1);
 	sp_profile_add_sample(p, v2, s2, 1, NULL, 0);
+	sp_profile_add_sample(p, v3, s2, 1, &sz, 1);
 	return p;
+}
+
+static sp_error *read_pprof(const char *path, sp_profile **p)
+{
+	uint8_t *data;
+	size_t len;
+	sp_error *err = sp_read_file(path, &data, &len);
+	if (err)
+		return err;
+	err = sp_pprof_read(path, data, len, p);
+	free(data);
+	return err;
+}
+
+static sp_error *write_pprof(const sp_profile *p, const char *path)
+{
+	sp_sink *s = NULL;
+	sp_error *err = sp_sink_file_new(path, &s);
+	if (!err)
+		err = sp_pprof_write(p, true, s);
+	if (!err)
+		err = sp_sink_finish(s);
+	sp_sink_free(s);
+	return err;
 }
 
 static int fail(sp_error *err)
@@ -59,31 +86,35 @@ static int fail(sp_error *err)
 
 int main(int argc, char **argv)
 {
-	if (argc != 3) {
-		fprintf(stderr, "usage: pprof_tool write OUT | dump IN\n");
+	if (argc < 3 || (strcmp(argv[1], "merge") && argc != 3)) {
+		fprintf(stderr, "usage: pprof_tool write OUT | dump IN | merge OUT IN...\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "write")) {
 		sp_profile *p = fixture();
-		sp_sink *s = NULL;
-		sp_error *err = sp_sink_file_new(argv[2], &s);
-		if (!err)
-			err = sp_pprof_write(p, true, s);
-		if (!err)
-			err = sp_sink_finish(s);
-		sp_sink_free(s);
+		sp_error *err = write_pprof(p, argv[2]);
 		sp_profile_free(p);
 		return err ? fail(err) : 0;
 	}
+	if (!strcmp(argv[1], "merge")) {
+		size_t n = (size_t)argc - 3;
+		sp_profile **in = sp_xcalloc(n + 1, sizeof(*in)), *m = NULL;
+		sp_error *err = NULL;
+		for (size_t i = 0; i < n && !err; i++)
+			err = read_pprof(argv[3 + i], &in[i]);
+		if (!err)
+			err = sp_profile_merge(in, n, &m);
+		if (!err)
+			err = write_pprof(m, argv[2]);
+		for (size_t i = 0; i < n; i++)
+			sp_profile_free(in[i]);
+		free(in);
+		sp_profile_free(m);
+		return err ? fail(err) : 0;
+	}
 	if (!strcmp(argv[1], "dump")) {
-		uint8_t *data;
-		size_t len;
 		sp_profile *p = NULL;
-		sp_error *err = sp_read_file(argv[2], &data, &len);
-		if (err)
-			return fail(err);
-		err = sp_pprof_read(argv[2], data, len, &p);
-		free(data);
+		sp_error *err = read_pprof(argv[2], &p);
 		if (err)
 			return fail(err);
 		sp_sink *out = sp_sink_fd_new(1, "stdout");
