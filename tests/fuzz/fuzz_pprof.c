@@ -2,7 +2,9 @@
  * fails with an error or yields a profile that passes the validity check
  * and can be written back.  Build with e.g.
  *   clang -fsanitize=fuzzer,address -I. -Ibuild -include build/config.h \
- *     tests/fuzz/fuzz_pprof.c build/formats/.libs/libformats.a ... */
+ *     tests/fuzz/fuzz_pprof.c formats/pprof.c build/formats/proto/profile.pb-c.c \
+ *     profile/model.c profile/check.c profile/dump.c common/{error,mem,hash,sink,file,zlib}.c -lprotobuf-c -lz
+ * tests/fuzz/fuzz_pprof_replay.c runs it in `make check` without libFuzzer. */
 #include "formats/formats.h"
 
 #include <stdlib.h>
