@@ -17,3 +17,18 @@ formats_libformats_la_SOURCES = \
 	formats/flamegraph.c
 formats_libformats_la_CFLAGS = $(AM_CFLAGS) $(PROTOBUFC_CFLAGS) $(GVC_CFLAGS)
 formats_libformats_la_LIBADD = profile/libprofile.la common/libcommon.la $(PROTOBUFC_LIBS) $(GVC_LIBS)
+
+# profile.proto is compiled by protoc-c at build time into the build tree
+# (works out of tree); only formats/pprof.c includes the generated header.
+EXTRA_DIST += formats/proto/profile.proto
+PPROF_PB_C = formats/proto/profile.pb-c.c
+PPROF_PB_H = formats/proto/profile.pb-c.h
+BUILT_SOURCES += $(PPROF_PB_C) $(PPROF_PB_H)
+CLEANFILES += $(PPROF_PB_C) $(PPROF_PB_H)
+nodist_formats_libformats_la_SOURCES = $(PPROF_PB_C) $(PPROF_PB_H)
+$(PPROF_PB_C): $(srcdir)/formats/proto/profile.proto
+	$(AM_V_GEN)$(MKDIR_P) $(builddir)/formats/proto && \
+	$(PROTOC_C) --c_out=$(builddir)/formats/proto -I$(srcdir)/formats/proto profile.proto
+# one protoc-c run makes both files; the header follows the source
+$(PPROF_PB_H): $(PPROF_PB_C)
+	@test -f $@ || { rm -f $(PPROF_PB_C); $(MAKE) $(AM_MAKEFLAGS) $(PPROF_PB_C); }

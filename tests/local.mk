@@ -9,3 +9,20 @@ tests_test_common_LDADD = $(TEST_LIBS)
 tests_test_model_SOURCES = tests/test_model.c tests/tap.h
 tests_test_model_LDADD = $(TEST_LIBS)
 TESTS += tests/test_common tests/test_model
+
+# --- pprof reader/writer and merge tests ---
+check_PROGRAMS += tests/test_pprof tests/test_merge tests/pprof_tool
+tests_test_pprof_SOURCES = tests/test_pprof.c tests/tap.h
+tests_test_pprof_LDADD = $(TEST_LIBS)
+tests_test_merge_SOURCES = tests/test_merge.c tests/tap.h
+tests_test_merge_LDADD = $(TEST_LIBS)
+tests_pprof_tool_SOURCES = tests/pprof_tool.c
+tests_pprof_tool_LDADD = $(TEST_LIBS)
+check_PROGRAMS += tests/fuzz_pprof_replay
+tests_fuzz_pprof_replay_SOURCES = tests/fuzz/fuzz_pprof_replay.c tests/fuzz/fuzz_pprof.c \
+	tests/tap.h
+tests_fuzz_pprof_replay_LDADD = $(TEST_LIBS)
+TESTS += tests/test_pprof tests/test_merge tests/test_pprof_go.sh tests/fuzz_pprof_replay
+dist_check_SCRIPTS += tests/test_pprof_go.sh
+EXTRA_DIST += tests/malformed/pprof
+# --- end pprof tests ---
