@@ -102,7 +102,7 @@ void sp_profile_dump(const sp_profile *p, sp_sink *out)
 	sp_sink_puts(out, "Locations\n");
 	for (size_t i = 0; i < p->n_locations; i++) {
 		const sp_location *l = &p->locations[i];
-		sp_sink_printf(out, "%6" PRIu64 ": %#" PRIx64 " ", l->id, l->address);
+		sp_sink_printf(out, "%6" PRIu64 ": 0x%" PRIx64 " ", l->id, l->address);
 		if (l->mapping_id)
 			sp_sink_printf(out, "M=%" PRIu64 " ", l->mapping_id);
 		if (l->is_folded)
@@ -121,7 +121,7 @@ void sp_profile_dump(const sp_profile *p, sp_sink *out)
 	sp_sink_puts(out, "Mappings\n");
 	for (size_t i = 0; i < p->n_mappings; i++) {
 		const sp_mapping *m = &p->mappings[i];
-		sp_sink_printf(out, "%" PRIu64 ": %#" PRIx64 "/%#" PRIx64 "/%#" PRIx64 " %s %s%s%s%s%s\n",
+		sp_sink_printf(out, "%" PRIu64 ": 0x%" PRIx64 "/0x%" PRIx64 "/0x%" PRIx64 " %s %s%s%s%s%s\n",
 			       m->id, m->memory_start, m->memory_limit, m->file_offset,
 			       sp_profile_str(p, m->filename), sp_profile_str(p, m->build_id),
 			       m->has_functions ? "[FN]" : "", m->has_filenames ? "[FL]" : "",
