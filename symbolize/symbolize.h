@@ -84,8 +84,8 @@ typedef struct {
 /* Reads identity facts of the ELF at PATH; error SP_E_UNRECOGNIZED when the
  * file is not ELF (or not a regular file), SP_E_NOT_FOUND when it does not
  * exist.  build_id is the GNU build id, else the Go build id string as it is
- * (.note.go.build-id); two GNU build id notes in one note block are an
- * error.  _stext is only looked up when the file name contains "vmlinux".
+ * (note "Go" type 4, in .note.go.buildid); two GNU build id notes in one
+ * note block are an error.  _stext is only looked up when the file name contains "vmlinux".
  * OUT is overwritten; free its contents with sp_elf_info_clear. */
 sp_error *sp_elf_info_read(const char *path, sp_elf_info *out);
 void sp_elf_info_clear(sp_elf_info *info);
