@@ -82,7 +82,11 @@ typedef struct {
 } sp_elf_info;
 
 /* Reads identity facts of the ELF at PATH; error SP_E_UNRECOGNIZED when the
- * file is not ELF. */
+ * file is not ELF (or not a regular file), SP_E_NOT_FOUND when it does not
+ * exist.  build_id is the GNU build id, else the Go build id string as it is
+ * (note "Go" type 4, in .note.go.buildid); two GNU build id notes in one
+ * note block are an error.  _stext is only looked up when the file name contains "vmlinux".
+ * OUT is overwritten; free its contents with sp_elf_info_clear. */
 sp_error *sp_elf_info_read(const char *path, sp_elf_info *out);
 void sp_elf_info_clear(sp_elf_info *info);
 /* CRC-32 (the one .gnu_debuglink uses) of the file at PATH. */
@@ -106,7 +110,10 @@ sp_error *sp_header_for_file_offset(const sp_phdr *phdrs, const size_t *cand, si
 /* The PF_X PT_LOAD containing .text (kernel-like mappings), or -1. */
 ssize_t sp_find_text_program_header(const sp_elf_info *info);
 /* The whole choice of spec §6.2–6.3 for one mapping, given the first
- * address seen in it. */
+ * address seen in it (which must lie in [start, limit) unless the mapping
+ * is kernel-like or the fake whole-space one).  Uses INFO's _stext when
+ * known.  For mappings of files: ET_REL objects from a JIT, whose section
+ * addresses are already run-time addresses, use base 0 and bypass this. */
 sp_error *sp_mapping_base(const sp_elf_info *info, uint64_t start, uint64_t limit,
 			  uint64_t offset, uint64_t first_addr, uint64_t *base);
 
@@ -151,6 +158,32 @@ sp_error *sp_find_binary(const sp_symbolize_options *o, const char *recorded,
  * Returns SP_E_NOT_FOUND when there is none. */
 sp_error *sp_find_debuginfo(const sp_symbolize_options *o, const char *binary,
 			    const sp_elf_info *info, char **found, sp_find_log *log);
+
+/* A finder does what sp_find_binary / sp_find_debuginfo do (they are thin
+ * wrappers around a temporary one) and keeps, across lookups, the one
+ * debuginfod client of a run.  debuginfod is asked only when
+ * OPTS->no_debuginfod is false, the build id is known and DEBUGINFOD_URLS is
+ * set and not empty.  After the first failure other than "not found"
+ * (unreachable server, timeout) it is not asked again, so a dead server
+ * costs one bounded wait per finder, not one per lookup.  The wait is
+ * DEBUGINFOD_TIMEOUT seconds when that is set (libdebuginfod's own knob),
+ * else a query that has received nothing after 5 s is abandoned.
+ * OPTS is borrowed until sp_finder_free. */
+typedef struct sp_finder sp_finder;
+sp_finder *sp_finder_new(const sp_symbolize_options *opts);
+void sp_finder_free(sp_finder *f);
+/* As sp_find_binary.  Without a sysroot the recorded path itself is tried
+ * after the path-mapped one; with a sysroot it is not, because it names a
+ * file of another machine's tree.  Errors (root code): SP_E_BUILD_ID_MISMATCH
+ * when only mismatching candidates exist, else SP_E_UNRECOGNIZED when only
+ * non-ELF ones exist, else SP_E_NOT_FOUND. */
+sp_error *sp_finder_binary(sp_finder *f, const char *recorded, const char *build_id,
+			   char **found, sp_find_log *log);
+/* As sp_find_debuginfo.  A candidate must be ELF with DWARF, and its build
+ * id must match INFO's when both are known; .gnu_debuglink candidates must
+ * also match the link's CRC, and a link naming BINARY itself is ignored. */
+sp_error *sp_finder_debuginfo(sp_finder *f, const char *binary, const sp_elf_info *info,
+			      char **found, sp_find_log *log);
 
 /* ------------------------------------------------------------------------ */
 /* Demangling (libbfd).                                                     */

@@ -26,3 +26,18 @@ TESTS += tests/test_pprof tests/test_merge tests/test_pprof_go.sh tests/fuzz_ppr
 dist_check_SCRIPTS += tests/test_pprof_go.sh
 EXTRA_DIST += tests/malformed/pprof
 # --- end pprof tests ---
+# --- symbolize: load base, ELF identity, demangling, finding files ---
+check_PROGRAMS += tests/test_loadbase tests/test_elfinfo tests/test_demangle
+tests_test_loadbase_SOURCES = tests/test_loadbase.c tests/tap.h
+tests_test_loadbase_LDADD = $(TEST_LIBS)
+tests_test_elfinfo_SOURCES = tests/test_elfinfo.c tests/tap.h
+tests_test_elfinfo_LDADD = $(TEST_LIBS)
+tests_test_demangle_SOURCES = tests/test_demangle.c tests/tap.h
+tests_test_demangle_LDADD = $(TEST_LIBS)
+TESTS += tests/test_loadbase tests/test_elfinfo tests/test_demangle
+check_PROGRAMS += tests/find_tool
+tests_find_tool_SOURCES = tests/find_tool.c
+tests_find_tool_LDADD = $(TEST_LIBS)
+TESTS += tests/test_find.sh
+EXTRA_DIST += tests/test_find.sh
+# --- end symbolize: load base, ELF identity, demangling, finding files ---
