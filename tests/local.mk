@@ -9,3 +9,10 @@ tests_test_common_LDADD = $(TEST_LIBS)
 tests_test_model_SOURCES = tests/test_model.c tests/tap.h
 tests_test_model_LDADD = $(TEST_LIBS)
 TESTS += tests/test_common tests/test_model
+
+# --- harness tests (CLI, end to end; see tests/cli_lib.sh) ---
+CLI_TESTS = tests/cli_heap.sh tests/cli_malformed.sh tests/cli_golden.sh
+TESTS += $(CLI_TESTS)
+EXTRA_DIST += $(CLI_TESTS) tests/cli_lib.sh tests/malformed \
+	testdata/fixture testdata/profiles testdata/golden testdata/demo \
+	scripts .ci/run README.md
