@@ -115,8 +115,13 @@ convert_folded fixture
 check_folded "PIE folded" "$tmp/fixture.folded"
 sp_check "PIE folded: lines are 'stack value'" \
 	awk 'NF < 2 || $NF !~ /^[0-9]+$/ { bad = 1 } END { exit bad || NR == 0 }' "$tmp/fixture.folded"
-sp_check "PIE folded: no allocator frame left (drop_frames)" \
-	sh -c "! grep -Eq '(^|;)(malloc|calloc|operator new|operator new\\[\\]|tc_[a-z_]+)( |;)' '$tmp/fixture.folded'"
+# pprof's allocator drop_frames (spec 1.4): nothing at or below malloc/new/tcmalloc.
+alloc_rx='(^|;)(malloc|calloc|operator new|operator new\[\]|tc_[a-z_]+|tcmalloc::[^;]*)( [0-9]+$|;)'
+no_alloc_frames()
+{
+	[ -s "$1" ] && ! grep -Eq "$alloc_rx" "$1"
+}
+sp_check "PIE folded: no allocator frame left (drop_frames)" no_alloc_frames "$tmp/fixture.folded"
 sp_check "PIE folded: sorted" sh -c "LC_ALL=C sort -c '$tmp/fixture.folded' 2>/dev/null"
 
 # Folded to stdout without -o, same bytes.
@@ -173,6 +178,7 @@ sp_run symprof convert "$tmp/sample.heap" -o "$tmp/sample.folded"
 sp_ok "$rc" "convert heap_v2 sample exits 0" || sp_show_err
 heaviest=$(awk '$NF + 0 > max { max = $NF + 0; line = $0 } END { print line }' \
 	"$tmp/sample.folded" 2>/dev/null)
+sp_check "heap_v2: no allocator frame left (tc_*, tcmalloc::*)" no_alloc_frames "$tmp/sample.folded"
 case $heaviest in
 *";main;fixture::big_alloc "*) sp_ok 0 "heap_v2: heaviest stack is fixture::big_alloc" ;;
 *) sp_ok 1 "heap_v2: heaviest stack is fixture::big_alloc"; sp_diag "got: $heaviest" ;;
@@ -180,6 +186,20 @@ esac
 v=${heaviest##* }
 [ -n "$v" ] && [ "$v" -ge 1000000 ] 2>/dev/null && [ "$v" -le 1100000 ]
 sp_ok $? "heap_v2: big_alloc unsampled to about 1048576 bytes (got ${v:-nothing})"
+
+if sp_have_go; then
+	sp_run symprof convert "$tmp/sample.heap" -o "$tmp/sample.pb.gz"
+	sp_run sp_gopprof -raw -symbolize=none "$tmp/sample.pb.gz"
+	grep -q '^objects/count space/bytes' "$tmp/out" && grep -Fq ' fixture::big_alloc ' "$tmp/out"
+	sp_ok $? "heap_v2: go tool pprof reads our pprof (objects, space; big_alloc)" || sp_show_err
+fi
+
+# --annotate marks inlined frames with _[i] (flamegraph.pl colours them apart).
+sp_run symprof convert --annotate "$tmp/fixture.heap"
+sp_expect_suffix "$tmp/out" ";main;fixture::outer;fixture::middle_[i];fixture::inner_leaf_[i] 7000" \
+	"--annotate: inlined frames end in _[i]"
+sp_expect_suffix "$tmp/out" ";main;fixture::alloc_in_main 40960" \
+	"--annotate: frames that are not inlined are unmarked"
 
 # (e) info: the main binary and both libraries, with their build ids and resolved counts.
 sp_run symprof info "$tmp/fixture.heap"
