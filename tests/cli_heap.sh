@@ -218,7 +218,7 @@ done
 n_full=$(grep -Eo 'resolved [0-9]+ of [0-9]+' "$tmp/out" | awk '$2 == $4 && $2 > 0' | wc -l)
 [ "$n_full" -ge 3 ]
 sp_ok $? "info: at least 3 mappings fully resolved (got $n_full)"
-grep -Eq 'heapprofile|heap' "$tmp/out" && grep -Fq 'inuse_space' "$tmp/out"
+grep -vF "$tmp" "$tmp/out" | grep -iq 'heap' && grep -Fq 'inuse_space' "$tmp/out"
 sp_ok $? "info shows the format and sample types"
 
 # (f) determinism: same input, same bytes.

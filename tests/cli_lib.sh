@@ -98,6 +98,7 @@ sp_run()
 	else
 		"$@" >"$tmp/out" 2>"$tmp/err"
 	fi
+	# shellcheck disable=SC2034 # read by the sourcing script
 	rc=$?
 	return 0
 }
@@ -129,7 +130,7 @@ sp_expect_suffix()
 # go tool pprof, offline, with its caches in the test directory.
 sp_gopprof()
 {
-	HOME=$tmp/gohome GOCACHE=$tmp/gocache GOPATH=$tmp/gopath GOFLAGS= GOPROXY=off \
+	HOME=$tmp/gohome GOCACHE=$tmp/gocache GOPATH=$tmp/gopath GOFLAGS='' GOPROXY=off \
 		GOTOOLCHAIN=local PPROF_TMPDIR=$tmp/pproftmp go tool pprof "$@"
 }
 

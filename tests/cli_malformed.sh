@@ -23,8 +23,14 @@ for in in "$SP_SRCDIR"/tests/malformed/*/*.in; do
 	sp_ok $? "$case_name: stderr names the file" || sp_show_err
 	grep -Fq -- "$want" "$tmp/err"
 	sp_ok $? "$case_name: stderr says \"$want\"" || sp_show_err
-	[ ! -e "$out" ] && [ -z "$(ls -A "$tmp" | grep -v '^out$\|^err$')" ]
-	sp_ok $? "$case_name: no output file created"
+	extra=
+	for f in "$tmp"/* "$tmp"/.[!.]*; do
+		case $f in "$tmp/out" | "$tmp/err" | "$tmp/*" | "$tmp/.[!.]*") ;; *) extra="$extra $f" ;; esac
+	done
+	[ ! -e "$out" ] && [ -z "$extra" ]
+	sp_ok $? "$case_name: no output file created" || sp_diag "left:$extra"
+	# shellcheck disable=SC2086 # a list of paths without spaces
+	[ -z "$extra" ] || rm -rf $extra
 done
 [ "$n_cases" -gt 0 ]
 sp_ok $? "found $n_cases malformed cases"
