@@ -1,0 +1,157 @@
+# cli_lib.sh — shared helpers for the CLI tests (tests/cli_*.sh), sourced, not run.
+#
+# Speaks TAP: every check prints "ok N - what" or "not ok N - what" with diagnostics as
+# "# " lines, and sp_done prints the plan and sets the exit status.  The make harness sets
+# SP_SRCDIR, SP_BUILDDIR and SYMPROF; run by hand, they default to the source tree and
+# its build/ directory.
+#
+#   SP_VALGRIND=1   run symprof under valgrind; a memory error makes it exit 99
+#
+# sp_run CMD...  runs a command (the first word "symprof" means the program under test)
+# and leaves its exit status in $rc, its stdout in $tmp/out and its stderr in $tmp/err.
+
+SP_SRCDIR=${SP_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+SP_BUILDDIR=${SP_BUILDDIR:-$SP_SRCDIR/build}
+SYMPROF=${SYMPROF:-$SP_BUILDDIR/symprof}
+export LC_ALL=C
+
+sp_n=0
+sp_failed=0
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/symprof-test.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+# ok COND-STATUS DESCRIPTION: pass when the previous command's status was 0.
+sp_ok()
+{
+	sp_st=$1
+	shift
+	sp_n=$((sp_n + 1))
+	if [ "$sp_st" -eq 0 ]; then
+		echo "ok $sp_n - $*"
+	else
+		echo "not ok $sp_n - $*"
+		sp_failed=$((sp_failed + 1))
+	fi
+	return "$sp_st"
+}
+
+# sp_check DESCRIPTION CMD...: one test case whose outcome is CMD's status.
+sp_check()
+{
+	sp_desc=$1
+	shift
+	"$@"
+	sp_ok $? "$sp_desc"
+}
+
+sp_skip()
+{
+	sp_n=$((sp_n + 1))
+	echo "ok $sp_n # SKIP $*"
+}
+
+sp_diag()
+{
+	printf '%s\n' "$@" | sed 's/^/#   /'
+}
+
+# Show the tail of the last command's stderr (after a failure).
+sp_show_err()
+{
+	[ -s "$tmp/err" ] && head -n 20 "$tmp/err" | sed 's/^/#   stderr: /'
+	return 0
+}
+
+sp_done()
+{
+	echo "1..$sp_n"
+	[ "$sp_failed" -eq 0 ]
+}
+
+# Bail out of the whole script (TAP "Bail out!" makes the driver report an error).
+sp_bail()
+{
+	echo "Bail out! $*"
+	exit 1
+}
+
+sp_symprof()
+{
+	if [ -n "${SP_VALGRIND:-}" ] && [ "$SP_VALGRIND" != 0 ]; then
+		# A libtool wrapper script is run through libtool so valgrind sees the program.
+		sp_lt=
+		[ "$(head -c 2 "$SYMPROF")" = "#!" ] && [ -x "$SP_BUILDDIR/libtool" ] &&
+			sp_lt="$SP_BUILDDIR/libtool --mode=execute"
+		$sp_lt valgrind --error-exitcode=99 --leak-check=full \
+			--errors-for-leak-kinds=definite -q "$SYMPROF" "$@"
+	else
+		"$SYMPROF" "$@"
+	fi
+}
+
+sp_run()
+{
+	if [ "$1" = symprof ]; then
+		shift
+		sp_symprof "$@" >"$tmp/out" 2>"$tmp/err"
+	else
+		"$@" >"$tmp/out" 2>"$tmp/err"
+	fi
+	# shellcheck disable=SC2034 # read by the sourcing script
+	rc=$?
+	return 0
+}
+
+# sp_has_line_ending FILE SUFFIX: some line of FILE ends with SUFFIX (compared as text).
+sp_has_line_ending()
+{
+	awk -v s="$2" '
+		length($0) >= length(s) && substr($0, length($0) - length(s) + 1) == s { found = 1 }
+		END { exit !found }' "$1" 2>/dev/null
+}
+
+# sp_expect_suffix FILE SUFFIX DESCRIPTION: a TAP case for sp_has_line_ending, printing
+# the lines that share the suffix's last frame when it fails.
+sp_expect_suffix()
+{
+	if sp_has_line_ending "$1" "$2"; then
+		sp_ok 0 "$3"
+	else
+		sp_ok 1 "$3"
+		sp_diag "want a line ending with: $2"
+		sp_leaf=${2##*;}
+		sp_leaf=${sp_leaf% *}
+		grep -F -- "$sp_leaf" "$1" 2>/dev/null | head -n 5 | sed 's/^/#   have: /'
+		return 1
+	fi
+}
+
+# go tool pprof, offline, with its caches in the test directory.
+sp_gopprof()
+{
+	HOME=$tmp/gohome GOCACHE=$tmp/gocache GOPATH=$tmp/gopath GOFLAGS='' GOPROXY=off \
+		GOTOOLCHAIN=local PPROF_TMPDIR=$tmp/pproftmp go tool pprof "$@"
+}
+
+sp_have_go()
+{
+	command -v go >/dev/null 2>&1
+}
+
+# Golden cases (testdata/golden/LIST): sp_optname OPTIONS... prints the options' part of
+# a golden file name: "--sample-index 0" -> "sample-index_0", nothing -> "default".
+sp_optname()
+{
+	[ $# -eq 0 ] && { echo default; return; }
+	printf '%s\n' "$@" | sed 's/^-*//; s/[^A-Za-z0-9.=-]/_/g' | paste -sd_ -
+}
+
+# sp_golden_convert FORMAT INPUT OPTIONS...: the conversion a golden file records.
+sp_golden_convert()
+{
+	sp_fmt=$1
+	sp_in=$2
+	shift 2
+	sp_symprof convert "$@" --no-symbolize --format "$sp_fmt" "$SP_SRCDIR/testdata/profiles/$sp_in"
+}
