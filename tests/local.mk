@@ -9,3 +9,10 @@ tests_test_common_LDADD = $(TEST_LIBS)
 tests_test_model_SOURCES = tests/test_model.c tests/tap.h
 tests_test_model_LDADD = $(TEST_LIBS)
 TESTS += tests/test_common tests/test_model
+# --- address-stack reader tests (cpu, contention, thread, gocount, raw, folded) ---
+check_PROGRAMS += tests/test_cpu tests/test_folded_read
+tests_test_cpu_SOURCES = tests/test_cpu.c tests/tap.h tests/stacks_util.h
+tests_test_cpu_LDADD = $(TEST_LIBS)
+tests_test_folded_read_SOURCES = tests/test_folded_read.c tests/tap.h tests/stacks_util.h
+tests_test_folded_read_LDADD = $(TEST_LIBS)
+TESTS += tests/test_cpu tests/test_folded_read
