@@ -68,3 +68,112 @@ void sp_fmt_sample_remove_location(sp_sample *s, size_t i)
 		(s->n_locations - i - 1) * sizeof(uint64_t));
 	s->n_locations--;
 }
+
+/* -- text input ------------------------------------------------------------- */
+
+void sp_fmt_lines_init(sp_fmt_lines *it, const char *text, size_t len)
+{
+	*it = (sp_fmt_lines){.next = text, .end = text + len, .base = text, .line = text};
+}
+
+bool sp_fmt_lines_next(sp_fmt_lines *it)
+{
+	if (it->next >= it->end) {
+		it->line = it->end;
+		it->len = 0;
+		return false;
+	}
+	const char *nl = memchr(it->next, '\n', (size_t)(it->end - it->next));
+	const char *le = nl ? nl : it->end;
+	it->line = it->next;
+	it->len = (size_t)(le - it->next);
+	if (it->len && it->line[it->len - 1] == '\r')
+		it->len--;
+	it->offset = (size_t)(it->line - it->base);
+	it->lineno++;
+	it->next = nl ? nl + 1 : it->end;
+	return true;
+}
+
+static bool blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v';
+}
+
+void sp_fmt_trim(const char **s, size_t *len)
+{
+	const char *b = *s, *e = *s + *len;
+	while (b < e && blank(*b))
+		b++;
+	while (e > b && blank(e[-1]))
+		e--;
+	*s = b;
+	*len = (size_t)(e - b);
+}
+
+bool sp_fmt_blank_or_comment(const char *s, size_t len)
+{
+	sp_fmt_trim(&s, &len);
+	return len == 0 || s[0] == '#';
+}
+
+bool sp_fmt_has_prefix(const char *s, size_t len, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	return len >= n && memcmp(s, prefix, n) == 0;
+}
+
+static bool contains(const char *s, size_t len, const char *needle)
+{
+	size_t n = strlen(needle);
+	for (size_t i = 0; i + n <= len; i++)
+		if (memcmp(s + i, needle, n) == 0)
+			return true;
+	return false;
+}
+
+bool sp_fmt_is_maps_sentinel(const char *s, size_t len)
+{
+	return contains(s, len, "--- Memory map: ---") || contains(s, len, "MAPPED_LIBRARIES:");
+}
+
+static bool is_lower_hex(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+}
+
+bool sp_fmt_hex_addresses(const char *s, size_t len, uint64_t **addrs, size_t *n, size_t *cap)
+{
+	const char *e = s + len;
+	for (const char *q = s; q + 2 < e;) {
+		if (q[0] != '0' || q[1] != 'x' || !is_lower_hex(q[2])) {
+			q++;
+			continue;
+		}
+		const char *d = q + 2, *de = d;
+		while (de < e && is_lower_hex(*de))
+			de++;
+		uint64_t v;
+		if (!sp_parse_u64(d, de, 16, &v))
+			return false;
+		SP_PUSH(*addrs, *n, *cap, v);
+		q = de;
+	}
+	return true;
+}
+
+sp_error *sp_fmt_parse_trailing_maps(sp_profile *p, sp_fmt_lines *it, const char *name)
+{
+	bool found = it->line < it->end && sp_fmt_is_maps_sentinel(it->line, it->len);
+	while (!found && sp_fmt_lines_next(it))
+		found = sp_fmt_is_maps_sentinel(it->line, it->len);
+	const char *text = it->next;
+	size_t len = (size_t)(it->end - it->next);
+	if (!found)
+		len = 0;
+	sp_error *err = sp_profile_parse_maps(p, text, len);
+	if (err)
+		return sp_error_prefix(err, "%s: line %zu: memory map", name, it->lineno + 1);
+	sp_profile_attach_locations(p);
+	return NULL;
+}
