@@ -9,3 +9,9 @@ tests_test_common_LDADD = $(TEST_LIBS)
 tests_test_model_SOURCES = tests/test_model.c tests/tap.h
 tests_test_model_LDADD = $(TEST_LIBS)
 TESTS += tests/test_common tests/test_model
+
+# --- heap reader, maps, detection, pruning, folded writer tests ---
+check_PROGRAMS += tests/test_maps
+tests_test_maps_SOURCES = tests/test_maps.c tests/tap.h
+tests_test_maps_LDADD = $(TEST_LIBS)
+TESTS += tests/test_maps
