@@ -9,6 +9,13 @@ tests_test_common_LDADD = $(TEST_LIBS)
 tests_test_model_SOURCES = tests/test_model.c tests/tap.h
 tests_test_model_LDADD = $(TEST_LIBS)
 TESTS += tests/test_common tests/test_model
+
+# --- heap reader, maps, detection, pruning, folded writer tests ---
+check_PROGRAMS += tests/test_maps
+tests_test_maps_SOURCES = tests/test_maps.c tests/tap.h
+tests_test_maps_LDADD = $(TEST_LIBS)
+TESTS += tests/test_maps
+
 # --- address-stack reader tests (cpu, contention, thread, gocount, raw, folded) ---
 check_PROGRAMS += tests/test_cpu tests/test_folded_read
 tests_test_cpu_SOURCES = tests/test_cpu.c tests/tap.h tests/stacks_util.h
