@@ -23,3 +23,7 @@ tests_test_cpu_LDADD = $(TEST_LIBS)
 tests_test_folded_read_SOURCES = tests/test_folded_read.c tests/tap.h tests/stacks_util.h
 tests_test_folded_read_LDADD = $(TEST_LIBS)
 TESTS += tests/test_cpu tests/test_folded_read
+check_PROGRAMS += tests/test_legacy
+tests_test_legacy_SOURCES = tests/test_legacy.c tests/tap.h tests/stacks_util.h
+tests_test_legacy_LDADD = $(TEST_LIBS)
+TESTS += tests/test_legacy
