@@ -27,3 +27,7 @@ check_PROGRAMS += tests/test_legacy
 tests_test_legacy_SOURCES = tests/test_legacy.c tests/tap.h tests/stacks_util.h
 tests_test_legacy_LDADD = $(TEST_LIBS)
 TESTS += tests/test_legacy
+check_PROGRAMS += tests/test_raw
+tests_test_raw_SOURCES = tests/test_raw.c tests/tap.h tests/stacks_util.h
+tests_test_raw_LDADD = $(TEST_LIBS)
+TESTS += tests/test_raw
