@@ -1,4 +1,4 @@
-/* test_legacy.c — contention (spec/FORMATS.md §2.3), thread (§2.4) and Go
+/* test_lockthread.c — contention (spec/FORMATS.md §2.3), thread (§2.4) and Go
  * count (§2.5) readers: the spec's examples, PC adjustment per the §2.7
  * table, memory-map attachment, "not mine" and "mine but broken". */
 #include "formats/formats.h"
