@@ -15,3 +15,7 @@ check_PROGRAMS += tests/test_maps
 tests_test_maps_SOURCES = tests/test_maps.c tests/tap.h
 tests_test_maps_LDADD = $(TEST_LIBS)
 TESTS += tests/test_maps
+check_PROGRAMS += tests/test_legacy
+tests_test_legacy_SOURCES = tests/test_legacy.c tests/tap.h
+tests_test_legacy_LDADD = $(TEST_LIBS)
+TESTS += tests/test_legacy
