@@ -2,6 +2,8 @@ noinst_LTLIBRARIES += formats/libformats.la
 formats_libformats_la_SOURCES = \
 	formats/formats.h \
 	formats/detect.c \
+	formats/legacy.h \
+	formats/legacy.c \
 	formats/heap.c \
 	formats/contention.c \
 	formats/thread.c \

@@ -15,6 +15,10 @@ check_PROGRAMS += tests/test_maps
 tests_test_maps_SOURCES = tests/test_maps.c tests/tap.h
 tests_test_maps_LDADD = $(TEST_LIBS)
 TESTS += tests/test_maps
+check_PROGRAMS += tests/test_legacy
+tests_test_legacy_SOURCES = tests/test_legacy.c tests/tap.h
+tests_test_legacy_LDADD = $(TEST_LIBS)
+TESTS += tests/test_legacy
 
 # --- address-stack reader tests (cpu, contention, thread, gocount, raw, folded) ---
 check_PROGRAMS += tests/test_cpu tests/test_folded_read
