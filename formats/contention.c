@@ -15,7 +15,7 @@
  * truncated, as google/pprof does).  Every PC is a return address and is
  * moved back by one, the leaf included. */
 #include "formats/formats.h"
-#include "formats/stacks.h"
+#include "formats/legacy.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -45,6 +45,20 @@ static bool parse_value(const char *s, size_t n, int64_t *out)
 	return sp_parse_i64(s, s + n, out);
 }
 
+static bool has_prefix(const char *s, size_t n, const char *prefix)
+{
+	size_t k = strlen(prefix);
+	return n >= k && memcmp(s, prefix, k) == 0;
+}
+
+static void trim(const char **s, size_t *n)
+{
+	while (*n && (**s == ' ' || **s == '\t'))
+		(*s)++, (*n)--;
+	while (*n && ((*s)[*n - 1] == ' ' || (*s)[*n - 1] == '\t' || (*s)[*n - 1] == '\r'))
+		(*n)--;
+}
+
 static const char *skip_ws(const char *s, const char *e)
 {
 	while (s < e && (*s == ' ' || *s == '\t'))
@@ -61,8 +75,7 @@ static const char *digits_end(const char *s, const char *e)
 
 typedef struct {
 	int64_t period, hz;
-	uint64_t *addrs, *locs;
-	size_t n, cap_addrs, cap_locs;
+	sp_u64vec addrs, locs;
 } contention_state;
 
 static sp_error *parse_sample(sp_profile *p, contention_state *st, const char *name,
@@ -79,21 +92,10 @@ static sp_error *parse_sample(sp_profile *p, contention_state *st, const char *n
 				    "%s: line %zu: expected \"<delay> <count> @ 0x...\", got "
 				    "\"%.*s\"",
 				    name, lineno, (int)(len > 80 ? 80 : len), s);
-	/* after '@' only hex addresses and blanks */
-	st->n = 0;
-	for (const char *a = skip_ws(at + 1, e); a < e; a = skip_ws(a, e)) {
-		const char *t = a;
-		while (t < e && *t != ' ' && *t != '\t')
-			t++;
-		uint64_t v;
-		if (t - a < 3 || a[0] != '0' || a[1] != 'x' || !sp_parse_u64(a, t, 16, &v))
-			return sp_error_new(SP_E_MALFORMED,
-					    "%s: line %zu: expected hex address after '@', got "
-					    "\"%.*s\"",
-					    name, lineno, (int)(t - a > 40 ? 40 : t - a), a);
-		SP_PUSH(st->addrs, st->n, st->cap_addrs, v);
-		a = t;
-	}
+	st->addrs.n = 0;
+	sp_error *err = sp_legacy_parse_addrs(name, lineno, at + 1, (size_t)(e - at - 1), &st->addrs);
+	if (err)
+		return err;
 	if (st->period > 0) {
 		if (st->hz > 0) {
 			double ghz = (double)st->hz / 1e9;
@@ -107,42 +109,40 @@ static sp_error *parse_sample(sp_profile *p, contention_state *st, const char *n
 		}
 		count = (int64_t)((uint64_t)count * (uint64_t)st->period);
 	}
-	sp_grow(&st->locs, &st->cap_locs, st->n, sizeof(uint64_t));
-	for (size_t i = 0; i < st->n; i++)
-		st->locs[i] = sp_profile_location_for_address(p, 0, st->addrs[i] - 1);
+	sp_legacy_adjust_pcs(st->addrs.v, st->addrs.n, true);
+	sp_legacy_locations(p, st->addrs.v, st->addrs.n, &st->locs);
 	int64_t v[2] = {count, delay};
-	sp_profile_add_sample(p, v, st->locs, st->n, NULL, 0);
+	sp_profile_add_sample(p, v, st->locs.v, st->locs.n, NULL, 0);
 	return NULL;
 }
 
 static sp_error *parse(sp_profile *p, contention_state *st, const char *name,
 		       const uint8_t *data, size_t len)
 {
-	sp_fmt_lines it;
-	sp_fmt_lines_init(&it, (const char *)data, len);
-	if (!sp_fmt_lines_next(&it) ||
-	    !(sp_fmt_has_prefix(it.line, it.len, "--- contentionz ") ||
-	      sp_fmt_has_prefix(it.line, it.len, "--- mutex:") ||
-	      sp_fmt_has_prefix(it.line, it.len, "--- contention:")))
+	sp_lines it;
+	sp_lines_init(&it, data, len);
+	if (!sp_lines_next(&it) || !(has_prefix(it.line, it.line_len, "--- contentionz ") ||
+				      has_prefix(it.line, it.line_len, "--- mutex:") ||
+				      has_prefix(it.line, it.line_len, "--- contention:")))
 		return sp_error_new(SP_E_UNRECOGNIZED, "%s: not a contention profile", name);
 
 	/* "key = value" lines up to the first sample or "---" */
 	bool more;
-	while ((more = sp_fmt_lines_next(&it))) {
+	while ((more = sp_lines_next(&it))) {
 		const char *s = it.line;
-		size_t n = it.len;
-		sp_fmt_trim(&s, &n);
+		size_t n = it.line_len;
+		trim(&s, &n);
 		if (n == 0 || s[0] == '#')
 			continue;
-		if (sp_fmt_has_prefix(s, n, "---"))
+		if (has_prefix(s, n, "---"))
 			break;
 		const char *eq = memchr(s, '=', n);
 		if (!eq)
 			break;
 		const char *k = s, *v = eq + 1;
 		size_t kn = (size_t)(eq - s), vn = n - kn - 1;
-		sp_fmt_trim(&k, &kn);
-		sp_fmt_trim(&v, &vn);
+		trim(&k, &kn);
+		trim(&v, &vn);
 		int64_t x = 0;
 		bool known = (kn == 13 && !memcmp(k, "cycles/second", 13)) ||
 			     (kn == 15 && !memcmp(k, "sampling period", 15)) ||
@@ -165,11 +165,11 @@ static sp_error *parse(sp_profile *p, contention_state *st, const char *name,
 	st->period = p->period;
 
 	/* samples, starting with the line that ended the attributes */
-	for (; more; more = sp_fmt_lines_next(&it)) {
+	for (; more; more = sp_lines_next(&it)) {
 		const char *s = it.line;
-		size_t n = it.len;
-		sp_fmt_trim(&s, &n);
-		if (sp_fmt_has_prefix(s, n, "---"))
+		size_t n = it.line_len;
+		trim(&s, &n);
+		if (has_prefix(s, n, "---"))
 			break;
 		if (n == 0 || s[0] == '#')
 			continue;
@@ -177,7 +177,11 @@ static sp_error *parse(sp_profile *p, contention_state *st, const char *name,
 		if (err)
 			return err;
 	}
-	return sp_fmt_parse_trailing_maps(p, &it, name);
+	/* the memory map, if any, from the line that ended the samples on */
+	size_t section;
+	if (more && sp_legacy_find_maps(data, len, it.line_off, &section))
+		return sp_legacy_finish_maps(p, name, (const char *)data + section, len - section);
+	return sp_legacy_finish_maps(p, name, NULL, 0);
 }
 
 sp_error *sp_contention_read(const char *name, const uint8_t *data, size_t len,
@@ -193,8 +197,8 @@ sp_error *sp_contention_read(const char *name, const uint8_t *data, size_t len,
 	p->drop_frames = sp_profile_intern(p, LOCK_DROP_FRAMES);
 	contention_state st = {0};
 	sp_error *err = parse(p, &st, name, data, len);
-	free(st.addrs);
-	free(st.locs);
+	sp_u64vec_free(&st.addrs);
+	sp_u64vec_free(&st.locs);
 	if (err) {
 		sp_profile_free(p);
 		return err;

@@ -17,6 +17,7 @@
  * handler frame shared by nearly all samples, a leaf duplicated by the
  * unwinder) are applied. */
 #include "formats/formats.h"
+#include "formats/legacy.h"
 #include "formats/stacks.h"
 
 #include <inttypes.h>
@@ -75,12 +76,12 @@ static sp_error *read_records(const char *name, const words *w, int64_t period_n
 			      sp_profile *p, size_t *text_off)
 {
 	size_t off = 5 * (size_t)w->ws;
-	uint64_t *locs = NULL;
-	size_t cap = 0;
+	sp_u64vec pcs_v = {0}, locs = {0};
 	while (off < w->len) {
 		size_t left = (w->len - off) / w->ws;
 		if (left < 2) {
-			free(locs);
+			sp_u64vec_free(&pcs_v);
+			sp_u64vec_free(&locs);
 			return sp_error_new(SP_E_MALFORMED,
 					    "%s: offset %zu: truncated record: expected count and "
 					    "PC count words, %zu bytes remain",
@@ -89,7 +90,8 @@ static sp_error *read_records(const char *name, const words *w, int64_t period_n
 		uint64_t count = word_at(w, off);
 		uint64_t n = word_at(w, off + w->ws);
 		if (n > left - 2) {
-			free(locs);
+			sp_u64vec_free(&pcs_v);
+			sp_u64vec_free(&locs);
 			return sp_error_new(SP_E_MALFORMED,
 					    "%s: offset %zu: record claims %" PRIu64
 					    " PCs but only %zu words remain",
@@ -100,20 +102,19 @@ static sp_error *read_records(const char *name, const words *w, int64_t period_n
 			off = pcs + w->ws;
 			break;
 		}
-		sp_grow(&locs, &cap, (size_t)n, sizeof(uint64_t));
-		for (size_t i = 0; i < n; i++) {
-			uint64_t pc = word_at(w, pcs + i * w->ws);
-			/* the leaf comes from the signal context; callers are
-			 * return addresses */
-			if (i > 0)
-				pc--;
-			locs[i] = sp_profile_location_for_address(p, 0, pc);
-		}
+		pcs_v.n = 0;
+		for (size_t i = 0; i < n; i++)
+			SP_PUSH(pcs_v.v, pcs_v.n, pcs_v.cap, word_at(w, pcs + i * w->ws));
+		/* the leaf comes from the signal context; callers are return
+		 * addresses */
+		sp_legacy_adjust_pcs(pcs_v.v, pcs_v.n, false);
+		sp_legacy_locations(p, pcs_v.v, pcs_v.n, &locs);
 		int64_t v[2] = {(int64_t)count, (int64_t)(count * (uint64_t)period_ns)};
-		sp_profile_add_sample(p, v, locs, (size_t)n, NULL, 0);
+		sp_profile_add_sample(p, v, locs.v, locs.n, NULL, 0);
 		off = pcs + (size_t)n * w->ws;
 	}
-	free(locs);
+	sp_u64vec_free(&pcs_v);
+	sp_u64vec_free(&locs);
 	*text_off = off < w->len ? off : w->len;
 	return NULL;
 }
@@ -209,15 +210,12 @@ sp_error *sp_cpu_read(const char *name, const uint8_t *data, size_t len, sp_prof
 	if (!err) {
 		sp_fmt_sum_identical_samples(p);
 		drop_signal_frames(p);
-		err = sp_profile_parse_maps(p, (const char *)data + text_off, len - text_off);
-		if (err)
-			err = sp_error_prefix(err, "%s: offset %zu: memory map", name, text_off);
+		err = sp_legacy_finish_maps(p, name, (const char *)data + text_off, len - text_off);
 	}
 	if (err) {
 		sp_profile_free(p);
 		return err;
 	}
-	sp_profile_attach_locations(p);
 	drop_duplicate_leaves(p);
 	*out = p;
 	return NULL;

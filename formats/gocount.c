@@ -11,7 +11,7 @@
  * "<count> @ PCs" is one sample; every PC, the leaf included, is a return
  * address and moves back by one. */
 #include "formats/formats.h"
-#include "formats/stacks.h"
+#include "formats/legacy.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -43,8 +43,7 @@ static bool parse_header(const char *s, size_t n, size_t *name_len)
 }
 
 typedef struct {
-	uint64_t *locs;
-	size_t cap;
+	sp_u64vec addrs, locs;
 } gocount_state;
 
 /* "<digits> @ 0x.. 0x..": exactly one space before each address. */
@@ -57,7 +56,7 @@ static sp_error *parse_sample(sp_profile *p, gocount_state *st, const char *name
 	int64_t count;
 	bool ok = q > s && sp_parse_i64(s, q, &count) && e - q >= 2 && q[0] == ' ' &&
 		  q[1] == '@';
-	size_t n = 0;
+	st->addrs.n = 0;
 	if (ok) {
 		const char *a = q + 2;
 		if (a == e)
@@ -72,10 +71,8 @@ static sp_error *parse_sample(sp_profile *p, gocount_state *st, const char *name
 				ok = is_digit(*h) || (*h >= 'a' && *h <= 'f');
 			if (ok)
 				ok = sp_parse_u64(a + 3, t, 16, &v);
-			if (ok) {
-				sp_grow(&st->locs, &st->cap, n + 1, sizeof(uint64_t));
-				st->locs[n++] = sp_profile_location_for_address(p, 0, v - 1);
-			}
+			if (ok)
+				SP_PUSH(st->addrs.v, st->addrs.n, st->addrs.cap, v);
 			a = t;
 		}
 	}
@@ -84,20 +81,22 @@ static sp_error *parse_sample(sp_profile *p, gocount_state *st, const char *name
 				    "%s: line %zu: expected \"<count> @ 0x... 0x...\", got "
 				    "\"%.*s\"",
 				    name, lineno, (int)(len > 80 ? 80 : len), s);
-	sp_profile_add_sample(p, &count, st->locs, n, NULL, 0);
+	sp_legacy_adjust_pcs(st->addrs.v, st->addrs.n, true);
+	sp_legacy_locations(p, st->addrs.v, st->addrs.n, &st->locs);
+	sp_profile_add_sample(p, &count, st->locs.v, st->locs.n, NULL, 0);
 	return NULL;
 }
 
 static sp_error *parse(sp_profile **pp, gocount_state *st, const char *name, const uint8_t *data,
 		       size_t len)
 {
-	sp_fmt_lines it;
-	sp_fmt_lines_init(&it, (const char *)data, len);
+	sp_lines it;
+	sp_lines_init(&it, data, len);
 	bool more;
-	while ((more = sp_fmt_lines_next(&it)) && sp_fmt_blank_or_comment(it.line, it.len))
+	while ((more = sp_lines_next(&it)) && sp_legacy_is_space_or_comment(it.line, it.line_len))
 		;
 	size_t tn;
-	if (!more || !parse_header(it.line, it.len, &tn))
+	if (!more || !parse_header(it.line, it.line_len, &tn))
 		return sp_error_new(SP_E_UNRECOGNIZED, "%s: not a Go count profile", name);
 	sp_profile *p = *pp = sp_profile_new();
 	char *type = sp_xstrndup(it.line, tn);
@@ -106,16 +105,19 @@ static sp_error *parse(sp_profile **pp, gocount_state *st, const char *name, con
 	p->period_type.unit = sp_profile_intern(p, "count");
 	p->period = 1;
 	free(type);
-	while ((more = sp_fmt_lines_next(&it))) {
-		if (sp_fmt_blank_or_comment(it.line, it.len))
+	while ((more = sp_lines_next(&it))) {
+		if (sp_legacy_is_space_or_comment(it.line, it.line_len))
 			continue;
-		if (sp_fmt_has_prefix(it.line, it.len, "---"))
+		if (it.line_len >= 3 && !memcmp(it.line, "---", 3))
 			break;
-		sp_error *err = parse_sample(p, st, name, it.lineno, it.line, it.len);
+		sp_error *err = parse_sample(p, st, name, it.lineno, it.line, it.line_len);
 		if (err)
 			return err;
 	}
-	return sp_fmt_parse_trailing_maps(p, &it, name);
+	size_t section;
+	if (more && sp_legacy_find_maps(data, len, it.line_off, &section))
+		return sp_legacy_finish_maps(p, name, (const char *)data + section, len - section);
+	return sp_legacy_finish_maps(p, name, NULL, 0);
 }
 
 sp_error *sp_gocount_read(const char *name, const uint8_t *data, size_t len, sp_profile **out)
@@ -124,7 +126,8 @@ sp_error *sp_gocount_read(const char *name, const uint8_t *data, size_t len, sp_
 	sp_profile *p = NULL;
 	gocount_state st = {0};
 	sp_error *err = parse(&p, &st, name, data, len);
-	free(st.locs);
+	sp_u64vec_free(&st.addrs);
+	sp_u64vec_free(&st.locs);
 	if (err) {
 		sp_profile_free(p);
 		return err;

@@ -21,6 +21,7 @@
  * and a map can be given later (sp_profile_parse_maps, then
  * sp_profile_attach_locations). */
 #include "formats/formats.h"
+#include "formats/legacy.h"
 #include "formats/stacks.h"
 
 #include <inttypes.h>
@@ -36,13 +37,21 @@ typedef struct {
 	bool have_types, have_period, have_addresses, have_default;
 	bool in_samples;
 	int64_t *values;
-	uint64_t *locs;
-	size_t cap_values, cap_locs;
+	size_t cap_values;
+	sp_u64vec addrs, locs;
 } raw_state;
 
 static bool is_blank(char c)
 {
 	return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+}
+
+static void trim(const char **s, size_t *n)
+{
+	while (*n && is_blank(**s))
+		(*s)++, (*n)--;
+	while (*n && is_blank((*s)[*n - 1]))
+		(*n)--;
 }
 
 /* The next blank-separated token of [*s, e); false at the end. */
@@ -172,7 +181,7 @@ static sp_error *sample_line(raw_state *st, size_t lineno, const char *s, size_t
 {
 	sp_profile *p = st->p;
 	const char *e = s + n, *q = s, *tok;
-	size_t tn, nv = 0, nl = 0;
+	size_t tn, nv = 0;
 	for (;;) {
 		if (!next_token(&q, e, &tok, &tn))
 			return bad(st, lineno, "expected \"V1 [V2 ...] @ 0xADDR ...\", got \"%.*s\"",
@@ -196,43 +205,40 @@ static sp_error *sample_line(raw_state *st, size_t lineno, const char *s, size_t
 		free(why);
 		return err;
 	}
-	while (next_token(&q, e, &tok, &tn)) {
-		uint64_t a;
-		if (tn < 3 || tok[0] != '0' || (tok[1] != 'x' && tok[1] != 'X') ||
-		    !sp_parse_u64(tok, tok + tn, 16, &a))
-			return bad(st, lineno, "expected hex address after '@', got \"%.*s\"", tok,
-				   tn);
-		if (nl > 0 && !st->exact)
-			a--;
-		sp_grow(&st->locs, &st->cap_locs, nl + 1, sizeof(uint64_t));
-		st->locs[nl++] = sp_profile_location_for_address(p, 0, a);
-	}
-	sp_profile_add_sample(p, st->values, st->locs, nl, NULL, 0);
+	st->addrs.n = 0;
+	sp_error *err = sp_legacy_parse_addrs(st->name, lineno, q, (size_t)(e - q), &st->addrs);
+	if (err)
+		return err;
+	if (!st->exact)
+		sp_legacy_adjust_pcs(st->addrs.v, st->addrs.n, false);
+	sp_legacy_locations(p, st->addrs.v, st->addrs.n, &st->locs);
+	sp_profile_add_sample(p, st->values, st->locs.v, st->locs.n, NULL, 0);
 	return NULL;
 }
 
 static sp_error *parse(raw_state *st, const uint8_t *data, size_t len)
 {
-	sp_fmt_lines it;
-	sp_fmt_lines_init(&it, (const char *)data, len);
-	if (!sp_fmt_lines_next(&it) || !sp_fmt_has_prefix(it.line, it.len, RAW_MAGIC))
+	sp_lines it;
+	sp_lines_init(&it, data, len);
+	if (!sp_lines_next(&it) || it.line_len < strlen(RAW_MAGIC) ||
+	    memcmp(it.line, RAW_MAGIC, strlen(RAW_MAGIC)))
 		return sp_error_new(SP_E_UNRECOGNIZED, "%s: not symprof raw stacks", st->name);
 	const char *ver = it.line + strlen(RAW_MAGIC);
-	size_t vn = it.len - strlen(RAW_MAGIC);
-	sp_fmt_trim(&ver, &vn);
+	size_t vn = it.line_len - strlen(RAW_MAGIC);
+	trim(&ver, &vn);
 	if (vn != 1 || ver[0] != '1')
 		return sp_error_new(SP_E_UNSUPPORTED,
 				    "%s: line 1: raw stacks version \"%.*s\" not supported "
 				    "(expected 1)",
 				    st->name, (int)(vn > 20 ? 20 : vn), ver);
 	bool maps = false;
-	while (sp_fmt_lines_next(&it)) {
+	while (sp_lines_next(&it)) {
 		const char *s = it.line;
-		size_t n = it.len;
-		sp_fmt_trim(&s, &n);
+		size_t n = it.line_len;
+		trim(&s, &n);
 		if (n == 0 || s[0] == '#')
 			continue;
-		if (sp_fmt_is_maps_sentinel(s, n)) {
+		if (sp_legacy_is_maps_marker(s, n)) {
 			maps = true;
 			break;
 		}
@@ -255,7 +261,8 @@ static sp_error *parse(raw_state *st, const uint8_t *data, size_t len)
 	}
 	sp_fmt_sum_identical_samples(st->p);
 	if (maps)
-		return sp_fmt_parse_trailing_maps(st->p, &it, st->name);
+		return sp_legacy_finish_maps(st->p, st->name, sp_lines_rest(&it),
+					     sp_lines_rest_len(&it));
 	return NULL;
 }
 
@@ -265,7 +272,8 @@ sp_error *sp_raw_read(const char *name, const uint8_t *data, size_t len, sp_prof
 	raw_state st = {.name = name, .p = sp_profile_new()};
 	sp_error *err = parse(&st, data, len);
 	free(st.values);
-	free(st.locs);
+	sp_u64vec_free(&st.addrs);
+	sp_u64vec_free(&st.locs);
 	if (err) {
 		sp_profile_free(st.p);
 		return err;

@@ -16,15 +16,22 @@
  * callers are return addresses and move back by one; a leaf duplicated by
  * the unwinder is then removed (spec §2.7). */
 #include "formats/formats.h"
+#include "formats/legacy.h"
 #include "formats/stacks.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+static bool has_prefix(const char *s, size_t n, const char *prefix)
+{
+	size_t k = strlen(prefix);
+	return n >= k && memcmp(s, prefix, k) == 0;
+}
+
 /* "--- threadz <digits> ---" */
 static bool is_threadz_header(const char *s, size_t n)
 {
-	if (!sp_fmt_has_prefix(s, n, "--- threadz "))
+	if (!has_prefix(s, n, "--- threadz "))
 		return false;
 	size_t i = 12, d = i;
 	while (i < n && s[i] >= '0' && s[i] <= '9')
@@ -35,7 +42,7 @@ static bool is_threadz_header(const char *s, size_t n)
 /* "--- Thread <hex> (name: <name>/<digits>) stack: ---" */
 static bool is_thread_header(const char *s, size_t n)
 {
-	if (!sp_fmt_has_prefix(s, n, "--- Thread "))
+	if (!has_prefix(s, n, "--- Thread "))
 		return false;
 	size_t i = 11, h = i;
 	while (i < n && ((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f') ||
@@ -68,70 +75,99 @@ static bool contains(const char *s, size_t n, const char *needle)
 }
 
 typedef struct {
-	uint64_t *addrs, *locs;
-	size_t n, cap_addrs, cap_locs;
+	sp_u64vec addrs, locs;
 } thread_state;
+
+static bool is_lower_hex(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+}
+
+/* Appends every "0x[0-9a-f]+" token found anywhere in the line (pprof's
+ * hexNumberRE.FindAllString): thread lines carry words like "PC:" and
+ * "creator:" around their addresses.  False when one overflows. */
+static bool find_addresses(const char *s, size_t len, sp_u64vec *out)
+{
+	const char *e = s + len;
+	for (const char *q = s; q + 2 < e;) {
+		if (q[0] != '0' || q[1] != 'x' || !is_lower_hex(q[2])) {
+			q++;
+			continue;
+		}
+		const char *d = q + 2, *de = d;
+		while (de < e && is_lower_hex(*de))
+			de++;
+		uint64_t v;
+		if (!sp_parse_u64(d, de, 16, &v))
+			return false;
+		SP_PUSH(out->v, out->n, out->cap, v);
+		q = de;
+	}
+	return true;
+}
 
 static sp_error *parse(sp_profile *p, thread_state *st, const char *name, const uint8_t *data,
 		       size_t len)
 {
-	sp_fmt_lines it;
-	sp_fmt_lines_init(&it, (const char *)data, len);
+	sp_lines it;
+	sp_lines_init(&it, data, len);
 	bool more;
-	while ((more = sp_fmt_lines_next(&it)) && sp_fmt_blank_or_comment(it.line, it.len))
+	while ((more = sp_lines_next(&it)) && sp_legacy_is_space_or_comment(it.line, it.line_len))
 		;
 	if (!more)
 		return sp_error_new(SP_E_UNRECOGNIZED, "%s: not a thread profile", name);
-	if (is_threadz_header(it.line, it.len)) {
-		while ((more = sp_fmt_lines_next(&it)) &&
-		       !sp_fmt_is_maps_sentinel(it.line, it.len) &&
-		       !sp_fmt_has_prefix(it.line, it.len, "-"))
+	if (is_threadz_header(it.line, it.line_len)) {
+		while ((more = sp_lines_next(&it)) &&
+		       !sp_legacy_is_maps_marker(it.line, it.line_len) &&
+		       !has_prefix(it.line, it.line_len, "-"))
 			;
-	} else if (!is_thread_header(it.line, it.len)) {
+	} else if (!is_thread_header(it.line, it.line_len)) {
 		return sp_error_new(SP_E_UNRECOGNIZED, "%s: not a thread profile", name);
 	}
 
-	while (more && !sp_fmt_is_maps_sentinel(it.line, it.len)) {
-		if (sp_fmt_has_prefix(it.line, it.len, "---- no stack trace for"))
+	while (more && !sp_legacy_is_maps_marker(it.line, it.line_len)) {
+		if (has_prefix(it.line, it.line_len, "---- no stack trace for"))
 			break;
-		if (!is_thread_header(it.line, it.len))
+		if (!is_thread_header(it.line, it.line_len))
 			return sp_error_new(SP_E_MALFORMED,
 					    "%s: line %zu: expected \"--- Thread <id> (name: "
 					    "<name>/<tid>) stack: ---\", got \"%.*s\"",
-					    name, it.lineno, (int)(it.len > 80 ? 80 : it.len),
+					    name, it.lineno, (int)(it.line_len > 80 ? 80 : it.line_len),
 					    it.line);
 		bool same = false;
-		st->n = 0;
-		while ((more = sp_fmt_lines_next(&it))) {
+		st->addrs.n = 0;
+		while ((more = sp_lines_next(&it))) {
 			const char *s = it.line;
-			size_t n = it.len;
-			sp_fmt_trim(&s, &n);
+			size_t n = it.line_len;
+			while (n && (*s == ' ' || *s == '\t'))
+				s++, n--;
 			if (!n)
 				continue;
-			if (sp_fmt_has_prefix(s, n, "---"))
+			if (has_prefix(s, n, "---"))
 				break;
 			if (contains(s, n, "same as previous thread")) {
 				same = true;
 				continue;
 			}
-			if (!sp_fmt_hex_addresses(s, n, &st->addrs, &st->n, &st->cap_addrs))
+			if (!find_addresses(s, n, &st->addrs))
 				return sp_error_new(SP_E_MALFORMED,
 						    "%s: line %zu: hex address out of range",
 						    name, it.lineno);
 		}
-		if (same || st->n == 0) {
+		if (same || st->addrs.n == 0) {
 			if (p->n_samples)
 				p->samples[p->n_samples - 1].values[0]++;
 			continue;
 		}
-		sp_grow(&st->locs, &st->cap_locs, st->n, sizeof(uint64_t));
-		for (size_t i = 0; i < st->n; i++)
-			st->locs[i] = sp_profile_location_for_address(p, 0,
-								      st->addrs[i] - (i > 0));
+		sp_legacy_adjust_pcs(st->addrs.v, st->addrs.n, false);
+		sp_legacy_locations(p, st->addrs.v, st->addrs.n, &st->locs);
 		int64_t one = 1;
-		sp_profile_add_sample(p, &one, st->locs, st->n, NULL, 0);
+		sp_profile_add_sample(p, &one, st->locs.v, st->locs.n, NULL, 0);
 	}
-	return sp_fmt_parse_trailing_maps(p, &it, name);
+	size_t section;
+	if (more && sp_legacy_find_maps(data, len, it.line_off, &section))
+		return sp_legacy_finish_maps(p, name, (const char *)data + section, len - section);
+	return sp_legacy_finish_maps(p, name, NULL, 0);
 }
 
 sp_error *sp_thread_read(const char *name, const uint8_t *data, size_t len, sp_profile **out)
@@ -144,8 +180,8 @@ sp_error *sp_thread_read(const char *name, const uint8_t *data, size_t len, sp_p
 	p->period = 1;
 	thread_state st = {0};
 	sp_error *err = parse(p, &st, name, data, len);
-	free(st.addrs);
-	free(st.locs);
+	sp_u64vec_free(&st.addrs);
+	sp_u64vec_free(&st.locs);
 	if (err) {
 		sp_profile_free(p);
 		return err;

@@ -99,7 +99,7 @@ static void contention(void)
 	expect_error(sp_contention_read, "--- contentionz 1 ---\n1 1 @ 0x1\n12 @ 0x2\n",
 		     SP_E_MALFORMED, "line 3: expected \"<delay> <count> @", "one number only");
 	expect_error(sp_contention_read, "--- contentionz 1 ---\n1 1 @ 0x1 zz\n", SP_E_MALFORMED,
-		     "line 2: expected hex address after '@', got \"zz\"", "junk address");
+		     "line 2: expected hex address 0x[0-9a-f]+, got \"zz\"", "junk address");
 	expect_error(sp_contention_read,
 		     "--- contentionz 1 ---\ncycles/second = 1\nsampling period = 1000000000\n"
 		     "99999999999 1 @ 0x1\n",
