@@ -35,3 +35,25 @@ check_PROGRAMS += tests/test_raw
 tests_test_raw_SOURCES = tests/test_raw.c tests/tap.h tests/stacks_util.h
 tests_test_raw_LDADD = $(TEST_LIBS)
 TESTS += tests/test_raw
+check_PROGRAMS += tests/read_stacks
+tests_read_stacks_SOURCES = tests/read_stacks.c tests/stacks_util.h
+tests_read_stacks_LDADD = $(TEST_LIBS)
+check_PROGRAMS += tests/fuzz_replay_cpu tests/fuzz_replay_contention tests/fuzz_replay_thread \
+	tests/fuzz_replay_gocount tests/fuzz_replay_raw tests/fuzz_replay_folded
+tests_fuzz_replay_cpu_SOURCES = tests/fuzz/fuzz_cpu.c tests/fuzz/replay.c
+tests_fuzz_replay_cpu_LDADD = $(TEST_LIBS)
+tests_fuzz_replay_contention_SOURCES = tests/fuzz/fuzz_contention.c tests/fuzz/replay.c
+tests_fuzz_replay_contention_LDADD = $(TEST_LIBS)
+tests_fuzz_replay_thread_SOURCES = tests/fuzz/fuzz_thread.c tests/fuzz/replay.c
+tests_fuzz_replay_thread_LDADD = $(TEST_LIBS)
+tests_fuzz_replay_gocount_SOURCES = tests/fuzz/fuzz_gocount.c tests/fuzz/replay.c
+tests_fuzz_replay_gocount_LDADD = $(TEST_LIBS)
+tests_fuzz_replay_raw_SOURCES = tests/fuzz/fuzz_raw.c tests/fuzz/replay.c
+tests_fuzz_replay_raw_LDADD = $(TEST_LIBS)
+tests_fuzz_replay_folded_SOURCES = tests/fuzz/fuzz_folded.c tests/fuzz/replay.c
+tests_fuzz_replay_folded_LDADD = $(TEST_LIBS)
+TESTS += tests/test_stacks_malformed.sh tests/test_stacks_go.sh
+dist_check_SCRIPTS += tests/test_stacks_malformed.sh tests/test_stacks_go.sh
+EXTRA_DIST += tests/malformed/cpu tests/malformed/contention tests/malformed/thread \
+	tests/malformed/gocount tests/malformed/raw tests/malformed/folded tests/data/stacks
+# --- end address-stack reader tests ---
