@@ -35,8 +35,6 @@ __attribute__((unused)) static char *stacks_string(const sp_profile *p)
 		}
 		sp_buf_puts(&b, "\n");
 	}
-	if (!b.len)
-		sp_buf_puts(&b, "");
 	return sp_buf_take(&b);
 }
 
@@ -48,7 +46,6 @@ __attribute__((unused)) static char *types_string(const sp_profile *p)
 		sp_buf_printf(&b, "%s%s/%s", i ? " " : "",
 			      sp_profile_str(p, p->sample_types[i].type),
 			      sp_profile_str(p, p->sample_types[i].unit));
-	sp_buf_puts(&b, "");
 	return sp_buf_take(&b);
 }
 
