@@ -19,3 +19,7 @@ check_PROGRAMS += tests/test_legacy
 tests_test_legacy_SOURCES = tests/test_legacy.c tests/tap.h
 tests_test_legacy_LDADD = $(TEST_LIBS)
 TESTS += tests/test_legacy
+check_PROGRAMS += tests/test_heap
+tests_test_heap_SOURCES = tests/test_heap.c tests/tap.h
+tests_test_heap_LDADD = $(TEST_LIBS)
+TESTS += tests/test_heap
