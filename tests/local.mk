@@ -23,3 +23,7 @@ check_PROGRAMS += tests/test_heap
 tests_test_heap_SOURCES = tests/test_heap.c tests/tap.h
 tests_test_heap_LDADD = $(TEST_LIBS)
 TESTS += tests/test_heap
+check_PROGRAMS += tests/test_prune
+tests_test_prune_SOURCES = tests/test_prune.c tests/tap.h
+tests_test_prune_LDADD = $(TEST_LIBS)
+TESTS += tests/test_prune
