@@ -27,3 +27,7 @@ check_PROGRAMS += tests/test_prune
 tests_test_prune_SOURCES = tests/test_prune.c tests/tap.h
 tests_test_prune_LDADD = $(TEST_LIBS)
 TESTS += tests/test_prune
+check_PROGRAMS += tests/test_folded
+tests_test_folded_SOURCES = tests/test_folded.c tests/tap.h
+tests_test_folded_LDADD = $(TEST_LIBS)
+TESTS += tests/test_folded
