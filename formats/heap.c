@@ -31,8 +31,8 @@
 	"__libc_(malloc|calloc|realloc|free|memalign|valloc|pvalloc)|"                  \
 	"(__)?(malloc|calloc|realloc|free|memalign)_hook|"                              \
 	"tc_[a-z_0-9]*|tcmalloc::.*|tcmalloc_.*|"                                       \
-	"(\\(anonymous namespace\\)::)?do_(malloc|calloc|free|realloc|memalign)[a-z_]*|" \
-	"(\\(anonymous namespace\\)::)?(do_)?(cpp_|nothrow_)?(new|delete|memalign)[a-z_]*|" \
+	"(\\(anonymous namespace\\)::)?do_(malloc|calloc|free|realloc|memalign|new|delete)[a-z_]*|" \
+	"(\\(anonymous namespace\\)::)?(cpp_alloc|nothrow_alloc|cpp_memalign)|"         \
 	"operator new(\\[\\])?|operator delete(\\[\\])?|"                               \
 	"__builtin_(vec_)?(new|delete)|"                                                \
 	"std::__new_alloc.*|std::__default_alloc_template.*|std::__malloc_alloc.*|"     \
