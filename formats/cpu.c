@@ -185,8 +185,10 @@ sp_error *sp_cpu_read(const char *name, const uint8_t *data, size_t len, sp_prof
 	int kind = detect(data, len, &w, &period_us);
 	if (kind < 0)
 		return sp_error_new(SP_E_UNRECOGNIZED, "%s: not a gperftools CPU profile", name);
+	/* "mine, but not readable": detection treats UNSUPPORTED as "not
+	 * mine", which would hide this message behind "unrecognized" */
 	if (kind == 1)
-		return sp_error_new(SP_E_UNSUPPORTED,
+		return sp_error_new(SP_E_MALFORMED,
 				    "%s: offset %u: Java CPU profiles (format version 1) are "
 				    "not supported",
 				    name, 2 * w.ws);

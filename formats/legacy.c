@@ -90,6 +90,24 @@ bool sp_legacy_find_maps(const uint8_t *data, size_t len, size_t from, size_t *s
 	return false;
 }
 
+char *sp_legacy_quote(const char *s, size_t n)
+{
+	sp_buf b = {0};
+	sp_buf_puts(&b, "\"");
+	size_t lim = n > 60 ? 60 : n;
+	for (size_t i = 0; i < lim; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '"' || c == '\\')
+			sp_buf_printf(&b, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			sp_buf_printf(&b, "\\x%02x", c);
+		else
+			sp_buf_append(&b, &s[i], 1);
+	}
+	sp_buf_puts(&b, n > lim ? "\"..." : "\"");
+	return sp_buf_take(&b);
+}
+
 void sp_u64vec_free(sp_u64vec *v)
 {
 	free(v->v);
@@ -114,15 +132,17 @@ sp_error *sp_legacy_parse_addrs(const char *name, size_t lineno, const char *s, 
 		bool ok = tl > 2 && t[0] == '0' && t[1] == 'x';
 		for (size_t j = 2; ok && j < tl; j++)
 			ok = (t[j] >= '0' && t[j] <= '9') || (t[j] >= 'a' && t[j] <= 'f');
-		if (!ok)
-			return sp_error_new(SP_E_MALFORMED,
-					    "%s: line %zu: expected hex address 0x[0-9a-f]+, got \"%.*s\"",
-					    name, lineno, (int)(tl > 64 ? 64 : tl), t);
 		uint64_t v;
-		if (!sp_parse_u64(t, t + tl, 16, &v))
-			return sp_error_new(SP_E_MALFORMED,
-					    "%s: line %zu: hex address \"%.*s\" does not fit in 64 bits",
-					    name, lineno, (int)(tl > 64 ? 64 : tl), t);
+		if (!ok || !sp_parse_u64(t, t + tl, 16, &v)) {
+			char *q = sp_legacy_quote(t, tl);
+			sp_error *e = sp_error_new(
+				SP_E_MALFORMED,
+				ok ? "%s: line %zu: hex address %s does not fit in 64 bits"
+				   : "%s: line %zu: expected hex address 0x[0-9a-f]+, got %s",
+				name, lineno, q);
+			free(q);
+			return e;
+		}
 		SP_PUSH(out->v, out->n, out->cap, v);
 	}
 }

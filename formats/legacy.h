@@ -55,6 +55,11 @@ bool sp_legacy_is_maps_marker(const char *s, size_t n);
  * the map lines begin); false when there is none. */
 bool sp_legacy_find_maps(const uint8_t *data, size_t len, size_t from, size_t *section);
 
+/* A printable, double-quoted copy of [S, S+N) for error messages: bytes
+ * outside printable ASCII become \xNN, and more than 60 bytes are cut with
+ * "...".  Caller frees. */
+char *sp_legacy_quote(const char *s, size_t n);
+
 /* -- addresses ----------------------------------------------------------------- */
 
 /* A growable address or id vector. Zero-initialise; free with sp_u64vec_free. */

@@ -18,6 +18,6 @@ formats_libformats_la_SOURCES = \
 	formats/gvc.c \
 	formats/flamegraph.c
 formats_libformats_la_CFLAGS = $(AM_CFLAGS) $(PROTOBUFC_CFLAGS) $(GVC_CFLAGS)
-formats_libformats_la_LIBADD = profile/libprofile.la common/libcommon.la $(PROTOBUFC_LIBS) $(GVC_LIBS)
+formats_libformats_la_LIBADD = profile/libprofile.la common/libcommon.la $(PROTOBUFC_LIBS) $(GVC_LIBS) -lm
 # --- address-stack readers (cpu, contention, thread, gocount, raw, folded) ---
 formats_libformats_la_SOURCES += formats/stacks.h formats/stacks.c

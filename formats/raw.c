@@ -226,8 +226,10 @@ static sp_error *parse(raw_state *st, const uint8_t *data, size_t len)
 	const char *ver = it.line + strlen(RAW_MAGIC);
 	size_t vn = it.line_len - strlen(RAW_MAGIC);
 	trim(&ver, &vn);
+	/* MALFORMED, not UNSUPPORTED: detection reads the latter as "not
+	 * mine" and the user would never see which version was found */
 	if (vn != 1 || ver[0] != '1')
-		return sp_error_new(SP_E_UNSUPPORTED,
+		return sp_error_new(SP_E_MALFORMED,
 				    "%s: line 1: raw stacks version \"%.*s\" not supported "
 				    "(expected 1)",
 				    st->name, (int)(vn > 20 ? 20 : vn), ver);

@@ -5,5 +5,6 @@ profile_libprofile_la_SOURCES = \
 	profile/check.c \
 	profile/dump.c \
 	profile/maps.c \
+	profile/prune.c \
 	profile/merge.c
 profile_libprofile_la_LIBADD = common/libcommon.la

@@ -59,6 +59,7 @@ typedef struct {
 	size_t len;
 	size_t cb[MAX_CAPS], ce[MAX_CAPS];
 	bool set[MAX_CAPS];
+	size_t budget; /* steps left; backtracking over long hex runs is bounded */
 } mctx;
 
 /* Go's RE2 \s: [\t\n\f\r ]. */
@@ -109,6 +110,9 @@ static bool m_seq(mctx *m, const node *seq, size_t n, size_t i, size_t pos, cons
 {
 	if (i == n)
 		return m_cont(m, k, pos);
+	if (m->budget == 0)
+		return false;
+	m->budget--;
 	const node *nd = &seq[i];
 	if (nd->kind == N_GROUP_OPT) {
 		cont k2 = {seq, n, i + 1, k};
@@ -126,6 +130,11 @@ static bool m_seq(mctx *m, const node *seq, size_t n, size_t i, size_t pos, cons
 	size_t run = 0;
 	while (run < max && pos + run < m->len && in_class(nd, m->s[pos + run]))
 		run++;
+	if (run >= m->budget) { /* scanning counts against the budget too */
+		m->budget = 0;
+		return false;
+	}
+	m->budget -= run;
 	for (size_t l = run + 1; l-- > min;) {
 		size_t ob = 0, oe = 0;
 		bool oset = false;
@@ -181,6 +190,11 @@ static bool run_re(const node *re, size_t n, const char *s, size_t len, mctx *m)
 	memset(m, 0, sizeof(*m));
 	m->s = s;
 	m->len = len;
+	/* A real map line matches in a few dozen steps; pathological input
+	 * (long runs of hex digits) could make backtracking quadratic.  A line
+	 * that exhausts this linear budget is not a map line, so the cost of
+	 * a map section stays linear in its size. */
+	m->budget = 4096 + 16 * len;
 	return m_seq(m, re, n, 0, 0, NULL);
 }
 

@@ -4,6 +4,7 @@
  * reader (go tool pprof -raw) and check the malformed-input corpus.
  *
  *   read_stacks cpu|contention|thread|gocount|raw|folded FILE
+ *   read_stacks detect FILE     (prints the detected format's name)
  *
  * Exit status 0 on success, 1 with the error on stderr, 2 on misuse. */
 #include "formats/formats.h"
@@ -27,6 +28,21 @@ int main(int argc, char **argv)
 	if (argc != 3) {
 		fprintf(stderr, "usage: read_stacks READER FILE\n");
 		return 2;
+	}
+	if (!strcmp(argv[1], "detect")) {
+		sp_profile *p = NULL;
+		sp_input_format f;
+		sp_error *err = sp_read_profile_file(argv[2], &p, &f);
+		sp_profile_free(p);
+		if (err) {
+			char *s = sp_error_string(err);
+			fprintf(stderr, "read_stacks: %s\n", s);
+			free(s);
+			sp_error_free(err);
+			return 1;
+		}
+		printf("%s\n", sp_input_format_name(f));
+		return 0;
 	}
 	sp_reader_fn fn = NULL;
 	for (size_t i = 0; i < SP_ARRAY_LEN(readers); i++)

@@ -207,7 +207,7 @@ static void errors(void)
 
 	c = (cpubuf){.ws = 8};
 	PUT(&c, 0, 3, 1, 10000, 0);
-	expect_error(&c, SP_E_UNSUPPORTED, "Java", "version 1 (Java) not supported");
+	expect_error(&c, SP_E_MALFORMED, "Java", "version 1 (Java) not supported");
 
 	c = (cpubuf){.ws = 8};
 	PUT(&c, 0, 4, 0, 10000, 0);

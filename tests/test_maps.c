@@ -91,6 +91,18 @@ static void test_lines(void)
 	       "length bounds the line");
 	sp_maps_entry_clear(&e);
 	sp_maps_entry_clear(NULL);
+
+	/* a long run of hex digits cannot make matching quadratic: a line
+	 * beyond the matcher's step budget is simply not a map line */
+	size_t big = 1 << 20;
+	char *hex = sp_xmalloc(big + 1);
+	memset(hex, 'a', big);
+	hex[big] = '\0';
+	hex[10] = ' ';
+	bool ok = sp_maps_parse_line(hex, big, &e);
+	TAP_OK(!ok, "1 MiB line of hex digits rejected without quadratic work");
+	sp_maps_entry_clear(&e);
+	free(hex);
 }
 
 static const char *mfile(const sp_profile *p, size_t i)

@@ -102,7 +102,7 @@ int main(void)
 
 	expect_error("3 @ 0x1\n", SP_E_UNRECOGNIZED, "not symprof raw stacks", "no magic line");
 	expect_error("", SP_E_UNRECOGNIZED, "not symprof raw stacks", "empty input");
-	expect_error("# symprof raw stacks v2\n", SP_E_UNSUPPORTED, "line 1: raw stacks version \"2\"",
+	expect_error("# symprof raw stacks v2\n", SP_E_MALFORMED, "line 1: raw stacks version \"2\"",
 		     "unknown version");
 	expect_error("# symprof raw stacks v1\nsample_type: samples/count cpu/nanoseconds\n"
 		     "3 @ 0x1\n",

@@ -40,9 +40,18 @@ for fmt in cpu contention thread gocount raw folded; do
 	[ "$cases" -gt 0 ]
 	ok $? "$fmt: $cases malformed cases"
 	: >"$tmp/err"
-	"$builddir/tests/fuzz_replay_$fmt" "$srcdir"/tests/malformed/*/*.in \
+	"$builddir/tests/fuzz/fuzz_$fmt" "$srcdir"/tests/malformed/*/*.in \
 		"$srcdir"/tests/data/stacks/* 2>"$tmp/err"
 	ok $? "$fmt: fuzz harness survives the whole corpus"
+done
+# Detection (sp_read_profile_file) finds each good fixture's reader.
+d=$srcdir/tests/data/stacks
+for pair in cpu_le64.prof:cpu cpu_be32.prof:cpu contention.txt:contention \
+	thread.txt:thread goroutine.txt:gocount raw.txt:raw folded.txt:folded; do
+	f=${pair%%:*} want=${pair#*:}
+	got=$("$builddir/tests/read_stacks" detect "$d/$f" 2>"$tmp/err")
+	[ "$got" = "$want" ]
+	ok $? "$f: detected as $want (got \"$got\")"
 done
 echo "1..$n"
 [ "$failed" -eq 0 ]

@@ -4,8 +4,8 @@
  *   clang -fsanitize=fuzzer,address -I. -Ibuild -include build/config.h \
  *     tests/fuzz/fuzz_raw.c build/formats/.libs/libformats.a \
  *     build/profile/.libs/libprofile.a build/common/.libs/libcommon.a -lz
- * "make check" links it with tests/fuzz/replay.c and replays the
- * malformed-input corpus through it. */
+ * "make check" links it with tests/fuzz/standalone.c, which replays the
+ * malformed-input corpus and deterministic mutations of it. */
 #include "formats/formats.h"
 
 #include <stdlib.h>
