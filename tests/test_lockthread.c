@@ -5,6 +5,7 @@
 #include "tests/stacks_util.h"
 #include "tests/tap.h"
 
+#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,6 +49,19 @@ static const sp_mapping *leaf_mapping(const sp_profile *p)
 	return l ? sp_profile_mapping(p, l->mapping_id) : NULL;
 }
 
+/* drop_frames is matched as ^(RE)$ against function names (spec §1.4). */
+static bool drops(const sp_profile *p, const char *fn)
+{
+	char *pat = sp_xasprintf("^(%s)$", sp_profile_str(p, p->drop_frames));
+	regex_t re;
+	bool ok = regcomp(&re, pat, REG_EXTENDED | REG_NOSUB) == 0;
+	bool m = ok && regexec(&re, fn, 0, NULL, 0) == 0;
+	if (ok)
+		regfree(&re);
+	free(pat);
+	return m;
+}
+
 static void contention(void)
 {
 	sp_profile *p = expect_ok(sp_contention_read,
@@ -77,7 +91,13 @@ static void contention(void)
 		TAP_OK(m && m->memory_start == 0x400000 &&
 			       !strcmp(sp_profile_str(p, m->filename), "/usr/bin/server"),
 		       "contention locations attached to the memory map");
-		TAP_OK(p->drop_frames != 0, "lock frames dropped by default");
+		TAP_OK(drops(p, "pthread_mutex_lock") && drops(p, "__lll_lock_wait") &&
+			       drops(p, "absl::Mutex::Lock") && drops(p, "sync.(*Mutex).Lock") &&
+			       drops(p, "runtime.semacquire1"),
+		       "lock frames match drop_frames");
+		TAP_OK(!drops(p, "main") && !drops(p, "MutexStats::report") &&
+			       !drops(p, "pthread_create"),
+		       "user frames do not match drop_frames");
 	}
 	sp_profile_free(p);
 
