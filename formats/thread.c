@@ -14,7 +14,8 @@
  * 0x... token of its lines; "same as previous thread" adds 1 to the
  * previous sample instead.  The leaf is the interrupted PC and is kept;
  * callers are return addresses and move back by one; a leaf duplicated by
- * the unwinder is then removed (spec §2.7). */
+ * the unwinder is then removed (spec §2.7).  Unlike google/pprof, a file
+ * whose last stack is not followed by a "---" line is accepted. */
 #include "formats/formats.h"
 #include "formats/legacy.h"
 #include "formats/stacks.h"

@@ -86,6 +86,9 @@ compare cpu "$d/cpu_be32.prof" "CPU 32-bit BE"
 compare contention "$d/contention.txt" "contention"
 compare thread "$d/thread.txt" "thread"
 compare gocount "$d/goroutine.txt" "goroutine"
+compare cpu "$d/cpu_single.prof" "CPU, one sample (both signal-frame passes)"
+compare cpu "$d/cpu_handler.prof" "CPU 64-bit BE, handler frames in 40 of 41 samples, no map"
+compare contention "$d/contention_nohz.txt" "mutex, no cycles/second"
 
 # A real CPU profile from libprofiler: two busy functions.
 cat >"$tmp/busy.c" <<'CEOF'
