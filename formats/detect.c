@@ -1,17 +1,125 @@
-/* detect.c — placeholder until implemented. */
+/* detect.c — format detection (spec/FORMATS.md §1.3 "Decoding"): gunzip
+ * when the input starts with the gzip magic, then the protobuf reader,
+ * then the legacy readers in pprof's order (CPU, heap, Go count, thread,
+ * contention), then symprof's raw stacks and folded stacks.  The first
+ * reader that says "mine but broken" ends the search with its error; a
+ * profile that parses is checked for validity before it is returned.
+ *
+ * A reader answers "not mine" with an error whose root code is
+ * SP_E_UNRECOGNIZED.  SP_E_UNSUPPORTED is treated the same way, so a
+ * reader that is not built (or not written yet) never hides the others. */
 #include "formats/formats.h"
+
+#include <stdlib.h>
+
+/* Decompressed profiles larger than this are refused. */
+#define GUNZIP_LIMIT ((size_t)2 << 30)
 
 const char *sp_input_format_name(sp_input_format f)
 {
+	switch (f) {
+	case SP_FMT_PPROF:
+		return "pprof";
+	case SP_FMT_HEAP:
+		return "heap";
+	case SP_FMT_CPU:
+		return "cpu";
+	case SP_FMT_CONTENTION:
+		return "contention";
+	case SP_FMT_THREAD:
+		return "thread";
+	case SP_FMT_GOCOUNT:
+		return "gocount";
+	case SP_FMT_RAW:
+		return "raw";
+	case SP_FMT_FOLDED:
+		return "folded";
+	case SP_FMT_UNKNOWN:
+		break;
+	}
 	return "unknown";
 }
 
-sp_error *sp_read_profile(const char *name, const uint8_t *data, size_t len, sp_profile **out, sp_input_format *fmt)
+static const struct {
+	sp_input_format fmt;
+	sp_reader_fn read;
+} readers[] = {
+	{SP_FMT_PPROF, sp_pprof_read},
+	{SP_FMT_CPU, sp_cpu_read},
+	{SP_FMT_HEAP, sp_heap_read},
+	{SP_FMT_GOCOUNT, sp_gocount_read},
+	{SP_FMT_THREAD, sp_thread_read},
+	{SP_FMT_CONTENTION, sp_contention_read},
+	{SP_FMT_RAW, sp_raw_read},
+	{SP_FMT_FOLDED, sp_folded_read},
+};
+
+static bool not_mine(const sp_error *e)
 {
-	return sp_error_new(SP_E_UNSUPPORTED, "detect.c: not implemented");
+	sp_errcode c = sp_error_root_code(e);
+	return c == SP_E_UNRECOGNIZED || c == SP_E_UNSUPPORTED;
+}
+
+sp_error *sp_read_profile(const char *name, const uint8_t *data, size_t len, sp_profile **out,
+			  sp_input_format *fmt)
+{
+	*out = NULL;
+	if (fmt)
+		*fmt = SP_FMT_UNKNOWN;
+	name = name ? name : "profile";
+	uint8_t *plain = NULL;
+	if (sp_is_gzip(data, len)) {
+		size_t plen;
+		sp_error *e = sp_gunzip(name, data, len, GUNZIP_LIMIT, &plain, &plen);
+		if (e)
+			return e; /* names the file and the offset already */
+		data = plain;
+		len = plen;
+	}
+	sp_error *err = NULL;
+	sp_profile *p = NULL;
+	size_t i;
+	for (i = 0; i < SP_ARRAY_LEN(readers); i++) {
+		p = NULL;
+		err = readers[i].read(name, data, len, &p);
+		if (!err)
+			break;
+		if (!not_mine(err))
+			break;
+		sp_error_free(err);
+		err = NULL;
+	}
+	free(plain);
+	if (err)
+		return err;
+	if (i == SP_ARRAY_LEN(readers))
+		return sp_error_new(SP_E_UNRECOGNIZED,
+				    "%s: unrecognized profile format (expected pprof protobuf, "
+				    "gperftools heap/CPU/contention/thread text, raw stacks or "
+				    "folded stacks)",
+				    name);
+	err = sp_profile_check(p, name);
+	if (err) {
+		sp_profile_free(p);
+		return err;
+	}
+	if (fmt)
+		*fmt = readers[i].fmt;
+	*out = p;
+	return NULL;
 }
 
 sp_error *sp_read_profile_file(const char *path, sp_profile **out, sp_input_format *fmt)
 {
-	return sp_error_new(SP_E_UNSUPPORTED, "detect.c: not implemented");
+	uint8_t *data;
+	size_t len;
+	*out = NULL;
+	if (fmt)
+		*fmt = SP_FMT_UNKNOWN;
+	sp_error *e = sp_read_file(path, &data, &len);
+	if (e)
+		return e;
+	e = sp_read_profile(path, data, len, out, fmt);
+	free(data);
+	return e;
 }

@@ -2,6 +2,8 @@ noinst_LTLIBRARIES += formats/libformats.la
 formats_libformats_la_SOURCES = \
 	formats/formats.h \
 	formats/detect.c \
+	formats/legacy.h \
+	formats/legacy.c \
 	formats/heap.c \
 	formats/contention.c \
 	formats/thread.c \
@@ -16,7 +18,6 @@ formats_libformats_la_SOURCES = \
 	formats/gvc.c \
 	formats/flamegraph.c
 formats_libformats_la_CFLAGS = $(AM_CFLAGS) $(PROTOBUFC_CFLAGS) $(GVC_CFLAGS)
-formats_libformats_la_LIBADD = profile/libprofile.la common/libcommon.la $(PROTOBUFC_LIBS) $(GVC_LIBS)
 
 # profile.proto is compiled by protoc-c at build time into the build tree
 # (works out of tree); only formats/pprof.c includes the generated header.
@@ -32,3 +33,6 @@ $(PPROF_PB_C): $(srcdir)/formats/proto/profile.proto
 # one protoc-c run makes both files; the header follows the source
 $(PPROF_PB_H): $(PPROF_PB_C)
 	@test -f $@ || { rm -f $(PPROF_PB_C); $(MAKE) $(AM_MAKEFLAGS) $(PPROF_PB_C); }
+formats_libformats_la_LIBADD = profile/libprofile.la common/libcommon.la $(PROTOBUFC_LIBS) $(GVC_LIBS) -lm
+# --- address-stack readers (cpu, contention, thread, gocount, raw, folded) ---
+formats_libformats_la_SOURCES += formats/stacks.h formats/stacks.c

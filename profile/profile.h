@@ -213,4 +213,11 @@ sp_error *sp_profile_merge(sp_profile *const *profiles, size_t n, sp_profile **o
 /* True when the mapping cannot be symbolized (pprof's Unsymbolizable). */
 bool sp_mapping_unsymbolizable(const sp_profile *p, const sp_mapping *m);
 
+/* -- drop_frames / keep_frames (spec §1.4) -----------------------------------
+ * Applies P's drop_frames and keep_frames as pprof does: trims inline
+ * chains and cuts each sample's stack at the first dropped frame after the
+ * first user frame (root side).  Changes nothing else (unused locations
+ * stay).  A no-op when drop_frames is empty or does not compile. */
+void sp_profile_prune_frames(sp_profile *p);
+
 #endif

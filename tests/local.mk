@@ -47,3 +47,82 @@ TESTS += $(CLI_TESTS)
 EXTRA_DIST += $(CLI_TESTS) tests/cli_lib.sh tests/malformed \
 	testdata/fixture testdata/profiles testdata/golden testdata/demo \
 	scripts .ci/run README.md
+# --- heap reader, maps, detection, pruning, folded writer tests ---
+check_PROGRAMS += tests/test_maps
+tests_test_maps_SOURCES = tests/test_maps.c tests/tap.h
+tests_test_maps_LDADD = $(TEST_LIBS)
+TESTS += tests/test_maps
+check_PROGRAMS += tests/test_legacy
+tests_test_legacy_SOURCES = tests/test_legacy.c tests/tap.h
+tests_test_legacy_LDADD = $(TEST_LIBS)
+TESTS += tests/test_legacy
+check_PROGRAMS += tests/test_heap
+tests_test_heap_SOURCES = tests/test_heap.c tests/tap.h
+tests_test_heap_LDADD = $(TEST_LIBS)
+TESTS += tests/test_heap
+check_PROGRAMS += tests/test_prune
+tests_test_prune_SOURCES = tests/test_prune.c tests/tap.h
+tests_test_prune_LDADD = $(TEST_LIBS)
+TESTS += tests/test_prune
+check_PROGRAMS += tests/test_folded
+tests_test_folded_SOURCES = tests/test_folded.c tests/tap.h
+tests_test_folded_LDADD = $(TEST_LIBS)
+TESTS += tests/test_folded
+check_PROGRAMS += tests/test_detect tests/test_malformed
+tests_test_detect_SOURCES = tests/test_detect.c tests/tap.h
+tests_test_detect_LDADD = $(TEST_LIBS)
+tests_test_malformed_SOURCES = tests/test_malformed.c tests/tap.h
+tests_test_malformed_LDADD = $(TEST_LIBS)
+TESTS += tests/test_detect tests/test_malformed
+EXTRA_DIST += tests/malformed
+check_PROGRAMS += tests/fuzz/fuzz_heap tests/fuzz/fuzz_maps
+tests_fuzz_fuzz_heap_SOURCES = tests/fuzz/fuzz_heap.c tests/fuzz/standalone.c
+tests_fuzz_fuzz_heap_LDADD = $(TEST_LIBS)
+tests_fuzz_fuzz_maps_SOURCES = tests/fuzz/fuzz_maps.c tests/fuzz/standalone.c
+tests_fuzz_fuzz_maps_LDADD = $(TEST_LIBS)
+TESTS += tests/fuzz/fuzz_heap tests/fuzz/fuzz_maps
+check_PROGRAMS += tests/test_heap_real
+tests_test_heap_real_SOURCES = tests/test_heap_real.c tests/tap.h
+tests_test_heap_real_LDADD = $(TEST_LIBS)
+TESTS += tests/test_heap_real
+EXTRA_DIST += tests/fixtures/heap_fixture.cc
+
+# --- address-stack reader tests (cpu, contention, thread, gocount, raw, folded) ---
+check_PROGRAMS += tests/test_cpu tests/test_folded_read
+tests_test_cpu_SOURCES = tests/test_cpu.c tests/tap.h tests/stacks_util.h
+tests_test_cpu_LDADD = $(TEST_LIBS)
+tests_test_folded_read_SOURCES = tests/test_folded_read.c tests/tap.h tests/stacks_util.h
+tests_test_folded_read_LDADD = $(TEST_LIBS)
+TESTS += tests/test_cpu tests/test_folded_read
+check_PROGRAMS += tests/test_lockthread
+tests_test_lockthread_SOURCES = tests/test_lockthread.c tests/tap.h tests/stacks_util.h
+tests_test_lockthread_LDADD = $(TEST_LIBS)
+TESTS += tests/test_lockthread
+check_PROGRAMS += tests/test_raw
+tests_test_raw_SOURCES = tests/test_raw.c tests/tap.h tests/stacks_util.h
+tests_test_raw_LDADD = $(TEST_LIBS)
+TESTS += tests/test_raw
+check_PROGRAMS += tests/read_stacks
+tests_read_stacks_SOURCES = tests/read_stacks.c tests/stacks_util.h
+tests_read_stacks_LDADD = $(TEST_LIBS)
+check_PROGRAMS += tests/fuzz/fuzz_cpu tests/fuzz/fuzz_contention tests/fuzz/fuzz_thread \
+	tests/fuzz/fuzz_gocount tests/fuzz/fuzz_raw tests/fuzz/fuzz_folded
+tests_fuzz_fuzz_cpu_SOURCES = tests/fuzz/fuzz_cpu.c tests/fuzz/standalone.c
+tests_fuzz_fuzz_cpu_LDADD = $(TEST_LIBS)
+tests_fuzz_fuzz_contention_SOURCES = tests/fuzz/fuzz_contention.c tests/fuzz/standalone.c
+tests_fuzz_fuzz_contention_LDADD = $(TEST_LIBS)
+tests_fuzz_fuzz_thread_SOURCES = tests/fuzz/fuzz_thread.c tests/fuzz/standalone.c
+tests_fuzz_fuzz_thread_LDADD = $(TEST_LIBS)
+tests_fuzz_fuzz_gocount_SOURCES = tests/fuzz/fuzz_gocount.c tests/fuzz/standalone.c
+tests_fuzz_fuzz_gocount_LDADD = $(TEST_LIBS)
+tests_fuzz_fuzz_raw_SOURCES = tests/fuzz/fuzz_raw.c tests/fuzz/standalone.c
+tests_fuzz_fuzz_raw_LDADD = $(TEST_LIBS)
+tests_fuzz_fuzz_folded_SOURCES = tests/fuzz/fuzz_folded.c tests/fuzz/standalone.c
+tests_fuzz_fuzz_folded_LDADD = $(TEST_LIBS)
+TESTS += tests/fuzz/fuzz_cpu tests/fuzz/fuzz_contention tests/fuzz/fuzz_thread \
+	tests/fuzz/fuzz_gocount tests/fuzz/fuzz_raw tests/fuzz/fuzz_folded
+TESTS += tests/test_stacks_malformed.sh tests/test_stacks_go.sh
+dist_check_SCRIPTS += tests/test_stacks_malformed.sh tests/test_stacks_go.sh
+EXTRA_DIST += tests/malformed/cpu tests/malformed/contention tests/malformed/thread \
+	tests/malformed/gocount tests/malformed/raw tests/malformed/folded tests/data/stacks
+# --- end address-stack reader tests ---

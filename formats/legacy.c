@@ -1,0 +1,173 @@
+/* legacy.c — line iteration, address lists, PC adjustment and the
+ * memory-map trailer shared by the gperftools-style readers.  A typical
+ * input these helpers serve:
+ *
+ *   heap profile:    1:   9216 [    1:   9216] @ heap_v2/524288
+ *        1:     9216 [     1:     9216] @ 0x4005d4 0x7f3c1a021b45
+ *
+ *   MAPPED_LIBRARIES:
+ *   00400000-00401000 r-xp 00000000 08:02 173521      /usr/bin/prog
+ */
+#include "formats/legacy.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void sp_lines_init(sp_lines *it, const uint8_t *data, size_t len)
+{
+	memset(it, 0, sizeof(*it));
+	it->data = (const char *)data;
+	it->len = len;
+}
+
+bool sp_lines_next(sp_lines *it)
+{
+	if (it->pos >= it->len)
+		return false;
+	const char *s = it->data + it->pos;
+	const char *nl = memchr(s, '\n', it->len - it->pos);
+	size_t n = nl ? (size_t)(nl - s) : it->len - it->pos;
+	it->line = s;
+	it->line_off = it->pos;
+	it->line_len = n;
+	if (n && s[n - 1] == '\r')
+		it->line_len--;
+	it->pos += n + (nl ? 1 : 0);
+	it->lineno++;
+	return true;
+}
+
+const char *sp_lines_rest(const sp_lines *it)
+{
+	return it->data ? it->data + it->pos : "";
+}
+
+size_t sp_lines_rest_len(const sp_lines *it)
+{
+	return it->len - it->pos;
+}
+
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+bool sp_legacy_is_space_or_comment(const char *s, size_t n)
+{
+	size_t i = 0;
+	while (i < n && is_space(s[i]))
+		i++;
+	return i == n || s[i] == '#';
+}
+
+static bool contains(const char *s, size_t n, const char *needle)
+{
+	size_t k = strlen(needle);
+	for (size_t i = 0; i + k <= n; i++)
+		if (s[i] == needle[0] && memcmp(s + i, needle, k) == 0)
+			return true;
+	return false;
+}
+
+bool sp_legacy_is_maps_marker(const char *s, size_t n)
+{
+	return contains(s, n, "--- Memory map: ---") || contains(s, n, "MAPPED_LIBRARIES:");
+}
+
+bool sp_legacy_find_maps(const uint8_t *data, size_t len, size_t from, size_t *section)
+{
+	sp_lines it;
+	if (from > len)
+		return false;
+	sp_lines_init(&it, data, len);
+	it.pos = from;
+	while (sp_lines_next(&it)) {
+		if (sp_legacy_is_maps_marker(it.line, it.line_len)) {
+			*section = it.pos;
+			return true;
+		}
+	}
+	return false;
+}
+
+char *sp_legacy_quote(const char *s, size_t n)
+{
+	sp_buf b = {0};
+	sp_buf_puts(&b, "\"");
+	size_t lim = n > 60 ? 60 : n;
+	for (size_t i = 0; i < lim; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '"' || c == '\\')
+			sp_buf_printf(&b, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			sp_buf_printf(&b, "\\x%02x", c);
+		else
+			sp_buf_append(&b, &s[i], 1);
+	}
+	sp_buf_puts(&b, n > lim ? "\"..." : "\"");
+	return sp_buf_take(&b);
+}
+
+void sp_u64vec_free(sp_u64vec *v)
+{
+	free(v->v);
+	v->v = NULL;
+	v->n = v->cap = 0;
+}
+
+sp_error *sp_legacy_parse_addrs(const char *name, size_t lineno, const char *s, size_t n,
+				sp_u64vec *out)
+{
+	size_t i = 0;
+	for (;;) {
+		while (i < n && is_space(s[i]))
+			i++;
+		if (i >= n)
+			return NULL;
+		size_t b = i;
+		while (i < n && !is_space(s[i]))
+			i++;
+		const char *t = s + b;
+		size_t tl = i - b;
+		bool ok = tl > 2 && t[0] == '0' && t[1] == 'x';
+		for (size_t j = 2; ok && j < tl; j++)
+			ok = (t[j] >= '0' && t[j] <= '9') || (t[j] >= 'a' && t[j] <= 'f');
+		uint64_t v;
+		if (!ok || !sp_parse_u64(t, t + tl, 16, &v)) {
+			char *q = sp_legacy_quote(t, tl);
+			sp_error *e = sp_error_new(
+				SP_E_MALFORMED,
+				ok ? "%s: line %zu: hex address %s does not fit in 64 bits"
+				   : "%s: line %zu: expected hex address 0x[0-9a-f]+, got %s",
+				name, lineno, q);
+			free(q);
+			return e;
+		}
+		SP_PUSH(out->v, out->n, out->cap, v);
+	}
+}
+
+void sp_legacy_adjust_pcs(uint64_t *addrs, size_t n, bool adjust_leaf)
+{
+	for (size_t i = adjust_leaf ? 0 : 1; i < n; i++)
+		if (addrs[i])
+			addrs[i]--;
+}
+
+void sp_legacy_locations(sp_profile *p, const uint64_t *addrs, size_t n, sp_u64vec *ids)
+{
+	ids->n = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t id = sp_profile_location_for_address(p, 0, addrs[i]);
+		SP_PUSH(ids->v, ids->n, ids->cap, id);
+	}
+}
+
+sp_error *sp_legacy_finish_maps(sp_profile *p, const char *name, const char *text, size_t len)
+{
+	sp_error *e = sp_profile_parse_maps(p, text ? text : "", text ? len : 0);
+	if (e)
+		return sp_error_prefix(e, "%s: memory map", name);
+	sp_profile_attach_locations(p);
+	return NULL;
+}

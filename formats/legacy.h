@@ -1,0 +1,99 @@
+/* legacy.h — private helpers shared by the gperftools-style text readers
+ * (heap, contention, thread, Go count, raw) and the CPU reader's map
+ * trailer (spec/FORMATS.md §2).  Not part of the public formats.h API.
+ *
+ * A legacy reader typically does:
+ *
+ *   sp_lines it;
+ *   sp_lines_init(&it, data, len);
+ *   while (sp_lines_next(&it)) {
+ *           if (sp_legacy_is_maps_marker(it.line, it.line_len))
+ *                   break;
+ *           ... sp_legacy_parse_addrs(name, it.lineno, s, n, &addrs) ...
+ *           sp_legacy_adjust_pcs(addrs.v, addrs.n, true);
+ *           sp_legacy_locations(p, addrs.v, addrs.n, &ids);
+ *           sp_profile_add_sample(p, values, ids.v, ids.n, ...);
+ *   }
+ *   err = sp_legacy_finish_maps(p, name, sp_lines_rest(&it), sp_lines_rest_len(&it));
+ */
+#ifndef SYMPROF_FORMATS_LEGACY_H
+#define SYMPROF_FORMATS_LEGACY_H
+
+#include "profile/profile.h"
+
+/* -- lines ------------------------------------------------------------------ */
+
+/* Iterates over the lines of a buffer like Go's bufio.ScanLines: the
+ * '\n' and one trailing '\r' are not part of the line; a last line without
+ * '\n' is still a line.  Zero-initialise through sp_lines_init. */
+typedef struct {
+	const char *data;
+	size_t len;
+	size_t pos;      /* offset of the next line */
+	const char *line; /* current line, borrowed from DATA; not NUL-terminated */
+	size_t line_len;
+	size_t line_off; /* byte offset of the current line */
+	size_t lineno;   /* 1-based number of the current line; 0 before the first */
+} sp_lines;
+
+void sp_lines_init(sp_lines *it, const uint8_t *data, size_t len);
+/* Advances to the next line; false at the end of the buffer. */
+bool sp_lines_next(sp_lines *it);
+/* The text after the current line (borrowed), and its length. */
+const char *sp_lines_rest(const sp_lines *it);
+size_t sp_lines_rest_len(const sp_lines *it);
+
+/* True when the line is blank (only whitespace) or its first non-blank
+ * character is '#' (pprof's isSpaceOrComment). */
+bool sp_legacy_is_space_or_comment(const char *s, size_t n);
+
+/* True when the line contains "--- Memory map: ---" or "MAPPED_LIBRARIES:". */
+bool sp_legacy_is_maps_marker(const char *s, size_t n);
+
+/* Finds the first memory-map marker line at or after byte offset FROM.
+ * Returns true and sets *SECTION to the offset just past that line (where
+ * the map lines begin); false when there is none. */
+bool sp_legacy_find_maps(const uint8_t *data, size_t len, size_t from, size_t *section);
+
+/* A printable, double-quoted copy of [S, S+N) for error messages: bytes
+ * outside printable ASCII become \xNN, and more than 60 bytes are cut with
+ * "...".  Caller frees. */
+char *sp_legacy_quote(const char *s, size_t n);
+
+/* -- addresses ----------------------------------------------------------------- */
+
+/* A growable address or id vector. Zero-initialise; free with sp_u64vec_free. */
+typedef struct {
+	uint64_t *v;
+	size_t n, cap;
+} sp_u64vec;
+void sp_u64vec_free(sp_u64vec *v);
+
+/* Parses [S, S+N) as whitespace-separated tokens each "0x[0-9a-f]+" (lower
+ * case only, at most 64 bits) and appends them to *OUT (not cleared).  An
+ * empty or all-blank range appends nothing.  A bad token gives an
+ * SP_E_MALFORMED error "NAME: line LINENO: expected hex address
+ * 0x[0-9a-f]+, got \"tok\"". */
+sp_error *sp_legacy_parse_addrs(const char *name, size_t lineno, const char *s, size_t n,
+				sp_u64vec *out);
+
+/* The "return address - 1" rule of spec §2.7: subtracts 1 from every
+ * address except index 0 when ADJUST_LEAF is false, from every address
+ * when true (heap, contention, Go count: true; CPU, thread: false).
+ * Address 0 is left as 0 (pprof would wrap it). */
+void sp_legacy_adjust_pcs(uint64_t *addrs, size_t n, bool adjust_leaf);
+
+/* Replaces *IDS (cleared first) with the location ids of ADDRS (already
+ * adjusted), found or added with mapping id 0; sp_legacy_finish_maps
+ * attaches them to mappings later. */
+void sp_legacy_locations(sp_profile *p, const uint64_t *addrs, size_t n, sp_u64vec *ids);
+
+/* Parses the memory-map text [TEXT, TEXT+LEN) (may be empty), adds the
+ * executable mappings with the mapping rules, then attaches every location
+ * without a mapping (sp_profile_attach_locations).  Always call it once a
+ * reader has all its samples, even with no map section: unmapped
+ * locations then share one fake mapping, as pprof does.  NAME prefixes
+ * errors. */
+sp_error *sp_legacy_finish_maps(sp_profile *p, const char *name, const char *text, size_t len);
+
+#endif

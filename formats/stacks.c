@@ -1,0 +1,71 @@
+/* stacks.c — summing identical stacks for the address-stack readers.  A
+ * gperftools CPU profile repeats a stack whenever its hash table evicted
+ * it; a raw or folded file may list a stack on several lines.  Readers add
+ * every record as a sample, then call sp_fmt_sum_identical_samples. */
+#include "formats/stacks.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+	const sp_profile *p;
+	const sp_sample *s;
+} sample_key;
+
+static bool same_stack(void *ctx, size_t i)
+{
+	const sample_key *k = ctx;
+	const sp_sample *o = &k->p->samples[i];
+	return o->n_locations == k->s->n_locations && o->n_labels == 0 &&
+	       (o->n_locations == 0 ||
+		memcmp(o->location_ids, k->s->location_ids,
+		       o->n_locations * sizeof(uint64_t)) == 0);
+}
+
+static uint64_t stack_hash(const sp_sample *s)
+{
+	uint64_t h = sp_hash_u64(s->n_locations);
+	for (size_t i = 0; i < s->n_locations; i++)
+		h = sp_hash_combine(h, s->location_ids[i]);
+	return h;
+}
+
+void sp_fmt_sum_identical_samples(sp_profile *p)
+{
+	sp_idxset seen = {0};
+	size_t kept = 0;
+	for (size_t i = 0; i < p->n_samples; i++) {
+		sp_sample *s = &p->samples[i];
+		if (s->n_labels) {
+			p->samples[kept++] = *s;
+			continue;
+		}
+		uint64_t h = stack_hash(s);
+		sample_key k = {p, s};
+		size_t j = sp_idxset_find(&seen, h, same_stack, &k);
+		if (j == SIZE_MAX) {
+			p->samples[kept] = *s;
+			sp_idxset_add(&seen, h, kept);
+			kept++;
+			continue;
+		}
+		for (size_t v = 0; v < p->n_sample_types; v++)
+			p->samples[j].values[v] = (int64_t)((uint64_t)p->samples[j].values[v] +
+							    (uint64_t)s->values[v]);
+		free(s->location_ids);
+		free(s->values);
+		free(s->labels);
+	}
+	p->n_samples = kept;
+	sp_idxset_free(&seen);
+}
+
+void sp_fmt_sample_remove_location(sp_sample *s, size_t i)
+{
+	if (i >= s->n_locations)
+		return;
+	memmove(&s->location_ids[i], &s->location_ids[i + 1],
+		(s->n_locations - i - 1) * sizeof(uint64_t));
+	s->n_locations--;
+}
+
