@@ -198,12 +198,6 @@ void sp_profile_massage_mappings(sp_profile *p);
  * its offset allows; else one fake whole-space mapping). */
 void sp_profile_attach_locations(sp_profile *p);
 
-/* -- drop_frames / keep_frames (spec §1.4) ----------------------------------
- * Removes the frames drop_frames names (unless keep_frames exempts them)
- * from every sample, as pprof does before showing a profile.  No-op when
- * drop_frames is empty. */
-void sp_profile_prune_frames(sp_profile *p);
-
 /* -- merge (spec §1.3 "Merge") ------------------------------------------------
  * Merges N profiles of the same kind (equal sample types and period type)
  * into a new profile with pprof's identity rules; N == 1 compacts.  The
