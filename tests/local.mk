@@ -9,3 +9,12 @@ tests_test_common_LDADD = $(TEST_LIBS)
 tests_test_model_SOURCES = tests/test_model.c tests/tap.h
 tests_test_model_LDADD = $(TEST_LIBS)
 TESTS += tests/test_common tests/test_model
+
+# --- symbolize: session, resolver, profiles (wip-hs2) tests ---
+check_PROGRAMS += tests/test_dwarf
+tests_test_dwarf_SOURCES = tests/test_dwarf.c tests/tap.h
+tests_test_dwarf_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
+tests_test_dwarf_LDADD = $(TEST_LIBS) $(LIBELF_LIBS)
+TESTS += tests/test_dwarf
+EXTRA_DIST += tests/symbolize/fixture.cc
+# --- end symbolize (wip-hs2) tests ---
