@@ -10,6 +10,17 @@ tests_test_model_SOURCES = tests/test_model.c tests/tap.h
 tests_test_model_LDADD = $(TEST_LIBS)
 TESTS += tests/test_common tests/test_model
 
+# --- symbolize: load base, ELF identity, demangling, finding files ---
+check_PROGRAMS += tests/test_loadbase tests/test_elfinfo tests/test_demangle
+tests_test_loadbase_SOURCES = tests/test_loadbase.c tests/tap.h
+tests_test_loadbase_LDADD = $(TEST_LIBS)
+tests_test_elfinfo_SOURCES = tests/test_elfinfo.c tests/tap.h
+tests_test_elfinfo_LDADD = $(TEST_LIBS)
+tests_test_demangle_SOURCES = tests/test_demangle.c tests/tap.h
+tests_test_demangle_LDADD = $(TEST_LIBS)
+TESTS += tests/test_loadbase tests/test_elfinfo tests/test_demangle
+# --- end symbolize: load base, ELF identity, demangling, finding files ---
+
 # --- symbolize: session, resolver, profiles (wip-hs2) tests ---
 check_PROGRAMS += tests/test_dwarf
 tests_test_dwarf_SOURCES = tests/test_dwarf.c tests/tap.h
