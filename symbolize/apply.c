@@ -244,6 +244,12 @@ static void do_mapping(ctx *c, sp_mapping_report *r, const pending *pend, size_t
 		}
 		if (e) {
 			why = classify(e);
+			/* "not found" after rejecting candidates says why */
+			for (size_t k = 0; why == SP_UNRES_FILE_NOT_FOUND && k < r->tried.n; k++)
+				if (r->tried.v[k].status == SP_TRY_BUILD_ID_MISMATCH)
+					why = SP_UNRES_BUILD_ID_MISMATCH;
+				else if (r->tried.v[k].status == SP_TRY_NOT_ELF)
+					why = SP_UNRES_NOT_ELF;
 			if (why == SP_UNRES_ERROR)
 				note_error(r, e);
 			sp_error_free(e);

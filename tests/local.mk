@@ -27,5 +27,9 @@ tests_test_dwarf_SOURCES = tests/test_dwarf.c tests/tap.h
 tests_test_dwarf_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
 tests_test_dwarf_LDADD = $(TEST_LIBS) $(LIBELF_LIBS)
 TESTS += tests/test_dwarf
+check_PROGRAMS += tests/test_symbolize
+tests_test_symbolize_SOURCES = tests/test_symbolize.c tests/tap.h
+tests_test_symbolize_LDADD = $(TEST_LIBS)
+TESTS += tests/test_symbolize
 EXTRA_DIST += tests/symbolize/fixture.cc
 # --- end symbolize (wip-hs2) tests ---
