@@ -31,5 +31,7 @@ check_PROGRAMS += tests/test_symbolize
 tests_test_symbolize_SOURCES = tests/test_symbolize.c tests/tap.h
 tests_test_symbolize_LDADD = $(TEST_LIBS)
 TESTS += tests/test_symbolize
+TESTS += tests/symbolize_cli.sh
+EXTRA_DIST += tests/symbolize_cli.sh
 EXTRA_DIST += tests/symbolize/fixture.cc
 # --- end symbolize (wip-hs2) tests ---
