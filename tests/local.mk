@@ -19,6 +19,11 @@ tests_test_elfinfo_LDADD = $(TEST_LIBS)
 tests_test_demangle_SOURCES = tests/test_demangle.c tests/tap.h
 tests_test_demangle_LDADD = $(TEST_LIBS)
 TESTS += tests/test_loadbase tests/test_elfinfo tests/test_demangle
+check_PROGRAMS += tests/find_tool
+tests_find_tool_SOURCES = tests/find_tool.c
+tests_find_tool_LDADD = $(TEST_LIBS)
+TESTS += tests/test_find.sh
+EXTRA_DIST += tests/test_find.sh
 # --- end symbolize: load base, ELF identity, demangling, finding files ---
 
 # --- symbolize: session, resolver, profiles (wip-hs2) tests ---
