@@ -235,7 +235,8 @@ static void do_mapping(ctx *c, sp_mapping_report *r, const pending *pend, size_t
 	while (first < n && done[first])
 		first++;
 	if (why == SP_UNRES_NONE && first < n) {
-		sp_error *e = sp_find_binary(c->o, fname, *bid ? bid : NULL, &found, &r->tried);
+		sp_error *e = sp_finder_binary(sp_symbolizer_finder(c->s), fname,
+					       *bid ? bid : NULL, &found, &r->tried);
 		if (e && sp_error_root_code(e) == SP_E_UNSUPPORTED) {
 			/* no search available: the recorded path as is */
 			sp_error_free(e);
@@ -299,8 +300,11 @@ static void do_mapping(ctx *c, sp_mapping_report *r, const pending *pend, size_t
 	if (obj) {
 		const sp_elf_info *info = sp_object_info(obj);
 		const char *dbg = sp_object_debug_path(obj);
+		const sp_find_log *dl = sp_object_debug_log(obj);
 		if (dbg)
 			r->debug_path = sp_xstrdup(dbg);
+		for (size_t k = 0; dl && k < dl->n; k++)
+			sp_find_log_add(&r->tried, dl->v[k].path, dl->v[k].status);
 		if (!*bid && info->build_id && *info->build_id) {
 			m->build_id = sp_profile_intern(c->p, info->build_id);
 			free(r->build_id);

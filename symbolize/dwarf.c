@@ -82,7 +82,9 @@ struct sp_dwarf {
 	char *path;
 	const sp_symbolize_options *opts;
 	const sp_elf_info *info;
+	sp_finder *finder;
 	sp_demangle_style style;
+	sp_find_log log;
 
 	bool opened;
 	sp_error *open_err; /* cached failure */
@@ -117,12 +119,13 @@ struct sp_dwarf {
 };
 
 sp_dwarf *sp_dwarf_new(const char *path, const sp_symbolize_options *opts,
-		       const sp_elf_info *info)
+		       const sp_elf_info *info, sp_finder *finder)
 {
 	sp_dwarf *d = sp_xcalloc(1, sizeof(*d));
 	d->path = sp_xstrdup(path);
 	d->opts = opts;
 	d->info = info;
+	d->finder = finder;
 	d->style = opts ? opts->demangle : SP_DEMANGLE_TEMPLATES;
 	d->fd = -1;
 	return d;
@@ -158,6 +161,7 @@ void sp_dwarf_free(sp_dwarf *d)
 	sp_error_free(d->open_err);
 	free(d->debuginfo_path);
 	free(d->debug_path);
+	sp_find_log_clear(&d->log);
 	free(d->path);
 	free(d);
 }
@@ -165,6 +169,11 @@ void sp_dwarf_free(sp_dwarf *d)
 const char *sp_dwarf_debug_path(const sp_dwarf *d)
 {
 	return d->debug_path;
+}
+
+const sp_find_log *sp_dwarf_find_log(const sp_dwarf *d)
+{
+	return &d->log;
 }
 
 /* libdwfl asks here for separate debug info: first our own search (build-id
@@ -178,9 +187,10 @@ static int find_debuginfo_cb(Dwfl_Module *mod, void **userdata, const char *modn
 
 	if (d && d->info) {
 		char *found = NULL;
-		sp_find_log log = {0};
-		sp_error *err = sp_find_debuginfo(d->opts, d->path, d->info, &found, &log);
-		sp_find_log_clear(&log);
+		sp_error *err = d->finder ? sp_finder_debuginfo(d->finder, d->path, d->info, &found,
+								&d->log)
+					  : sp_find_debuginfo(d->opts, d->path, d->info, &found,
+							      &d->log);
 		if (!err && found) {
 			int fd = open(found, O_RDONLY | O_CLOEXEC);
 			if (fd >= 0) {

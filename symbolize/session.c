@@ -40,6 +40,7 @@ struct sp_symbolizer {
 	obj_key *keys;
 	size_t n_keys, cap_keys;
 	sp_idxset key_index;
+	sp_finder *finder; /* created at first use */
 };
 
 static const char *keep_str(sp_symbolizer *s, const char *str)
@@ -111,6 +112,7 @@ void sp_symbolizer_free(sp_symbolizer *s)
 		free(s->keys[i].key);
 	free(s->keys);
 	sp_idxset_free(&s->key_index);
+	sp_finder_free(s->finder);
 	for (size_t i = 0; i < s->n_strs; i++)
 		free(s->strs[i]);
 	free(s->strs);
@@ -123,6 +125,13 @@ void sp_symbolizer_free(sp_symbolizer *s)
 const sp_symbolize_options *sp_symbolizer_options(const sp_symbolizer *s)
 {
 	return &s->opts;
+}
+
+sp_finder *sp_symbolizer_finder(sp_symbolizer *s)
+{
+	if (!s->finder)
+		s->finder = sp_finder_new(&s->opts);
+	return s->finder;
 }
 
 typedef struct {
@@ -240,9 +249,14 @@ const char *sp_object_debug_path(const sp_object *o)
 	return o->dw ? sp_dwarf_debug_path(o->dw) : NULL;
 }
 
+const sp_find_log *sp_object_debug_log(const sp_object *o)
+{
+	return o->dw ? sp_dwarf_find_log(o->dw) : NULL;
+}
+
 sp_error *sp_object_resolve(sp_object *o, uint64_t vaddr, const sp_frame **frames, size_t *n)
 {
 	if (!o->dw)
-		o->dw = sp_dwarf_new(o->path, &o->s->opts, &o->info);
+		o->dw = sp_dwarf_new(o->path, &o->s->opts, &o->info, sp_symbolizer_finder(o->s));
 	return sp_dwarf_resolve(o->dw, vaddr, frames, n);
 }

@@ -100,7 +100,7 @@ static void test_source_chain(const char *exe, const char *src, const sym *syms,
 	TAP_OK(c != NULL, "fixture has Widget::compute");
 	if (!c)
 		return;
-	sp_dwarf *d = sp_dwarf_new(exe, &raw_opts, NULL);
+	sp_dwarf *d = sp_dwarf_new(exe, &raw_opts, NULL, NULL);
 	const sp_frame *f;
 	size_t n;
 	sp_error *e = sp_dwarf_resolve(d, c->addr, &f, &n);
@@ -166,7 +166,7 @@ static void compare_llvm(const char *exe, const sym *syms, size_t ns)
 	TAP_OK(rc == 0 && total > 1000, "llvm-symbolizer ran over %zu addresses", total);
 
 	FILE *in = fopen(outp, "r");
-	sp_dwarf *d = sp_dwarf_new(exe, &raw_opts, NULL);
+	sp_dwarf *d = sp_dwarf_new(exe, &raw_opts, NULL, NULL);
 	size_t inner_ok = 0, chain_ok = 0, seen = 0;
 	char line[4096];
 	for (size_t i = 0; i < ns && in; i++) {
@@ -277,8 +277,8 @@ static void test_et_rel(const char *exe, const char *src, const sym *syms, size_
 		goto out;
 
 	/* In the object the function starts its section (st_value 0). */
-	sp_dwarf *rel = sp_dwarf_new(obj, &raw_opts, NULL);
-	sp_dwarf *ex = sp_dwarf_new(exe, &raw_opts, NULL);
+	sp_dwarf *rel = sp_dwarf_new(obj, &raw_opts, NULL, NULL);
+	sp_dwarf *ex = sp_dwarf_new(exe, &raw_opts, NULL, NULL);
 	size_t same = 0, nonempty = 0;
 	for (uint64_t k = 0; k < c->size; k++) {
 		const sp_frame *a, *b;
@@ -315,7 +315,7 @@ out:
 
 static void test_errors(void)
 {
-	sp_dwarf *d = sp_dwarf_new("/nonexistent/file", NULL, NULL);
+	sp_dwarf *d = sp_dwarf_new("/nonexistent/file", NULL, NULL, NULL);
 	const sp_frame *f;
 	size_t n;
 	sp_error *e = sp_dwarf_resolve(d, 0x1000, &f, &n);
@@ -330,7 +330,7 @@ static void test_errors(void)
 	FILE *t = fopen(txt, "w");
 	fputs("hello\n", t);
 	fclose(t);
-	d = sp_dwarf_new(txt, NULL, NULL);
+	d = sp_dwarf_new(txt, NULL, NULL, NULL);
 	e = sp_dwarf_resolve(d, 0x1000, &f, &n);
 	TAP_OK(e && sp_error_root_code(e) == SP_E_UNRECOGNIZED, "a text file is not ELF");
 	sp_error_free(e);

@@ -311,6 +311,70 @@ static void test_profile(const char *exe, const char *src, bool no_inline)
 	free(txt);
 }
 
+/* Frames of the unstripped EXE at VADDR equal those of STRIPPED (separate
+ * debug info found through OPTS); returns the debug path used. */
+static void check_stripped(const char *exe, const char *stripped, const sp_symbolize_options *o,
+			   uint64_t vaddr, const char *what)
+{
+	sp_symbolizer *s1 = sp_symbolizer_new(o), *s2 = sp_symbolizer_new(o);
+	sp_object *a = NULL, *b = NULL;
+	const sp_frame *fa, *fb;
+	size_t na = 0, nb = 0;
+	sp_error *e = sp_symbolizer_object(s1, exe, NULL, &a);
+	if (!e)
+		e = sp_object_resolve(a, vaddr, &fa, &na);
+	sp_error_free(e);
+	e = sp_symbolizer_object(s2, stripped, NULL, &b);
+	if (!e)
+		e = sp_object_resolve(b, vaddr, &fb, &nb);
+	TAP_OK(!e && nb > 0 && nb == na, "%s: %zu frames as unstripped (%zu)", what, nb, na);
+	sp_error_free(e);
+	bool same = nb == na;
+	for (size_t i = 0; same && i < na; i++)
+		same = fa[i].file && fb[i].file && !strcmp(fa[i].file, fb[i].file) &&
+		       fa[i].line == fb[i].line && !strcmp(fa[i].name, fb[i].name);
+	TAP_OK(same, "%s: same names, files and lines", what);
+	TAP_OK(b && sp_object_debug_path(b) != NULL, "%s: debug file recorded: %s", what,
+	       b && sp_object_debug_path(b) ? sp_object_debug_path(b) : "(none)");
+	sp_symbolizer_free(s1);
+	sp_symbolizer_free(s2);
+}
+
+static void test_separate_debug(const char *exe)
+{
+	uint64_t compute = nm_addr(exe, "_ZN5outer5inner6Widget7computeEi");
+	sp_elf_info info;
+	sp_error *e = sp_elf_info_read(exe, &info);
+	if (e || !info.build_id || !compute) {
+		TAP_OK(0, "fixture identity for separate debug info");
+		sp_error_free(e);
+		return;
+	}
+	/* .gnu_debuglink next to the binary */
+	int rc = sh("mkdir -p '%s/dl' && cd '%s/dl' && objcopy --only-keep-debug '%s' app.debug && "
+		    "objcopy --strip-debug --add-gnu-debuglink=app.debug '%s' app",
+		    tmpdir, tmpdir, exe, exe);
+	TAP_OK(rc == 0, "made a stripped binary with a debuglink");
+	char *stripped = sp_xasprintf("%s/dl/app", tmpdir);
+	check_stripped(exe, stripped, NULL, compute + 0x10, "debuglink");
+	free(stripped);
+
+	/* build-id tree under --debug-dir */
+	char *dd = sp_xasprintf("%s/debugroot", tmpdir);
+	rc = sh("mkdir -p '%s/.build-id/%.2s' '%s/bid' && "
+		"objcopy --only-keep-debug '%s' '%s/.build-id/%.2s/%s.debug' && "
+		"objcopy --strip-debug '%s' '%s/bid/app'",
+		dd, info.build_id, tmpdir, exe, dd, info.build_id, info.build_id + 2, exe, tmpdir);
+	TAP_OK(rc == 0, "made a stripped binary and a build-id tree");
+	const char *dirs[] = {dd};
+	sp_symbolize_options o = {.debug_dirs = dirs, .n_debug_dirs = 1, .no_debuginfod = true};
+	stripped = sp_xasprintf("%s/bid/app", tmpdir);
+	check_stripped(exe, stripped, &o, compute + 0x10, "build-id tree");
+	free(stripped);
+	free(dd);
+	sp_elf_info_clear(&info);
+}
+
 int main(void)
 {
 	const char *srcdir = getenv("SP_SRCDIR");
@@ -329,6 +393,7 @@ int main(void)
 	test_session(exe);
 	test_profile(exe, src, false);
 	test_profile(exe, src, true);
+	test_separate_debug(exe);
 
 	sh("rm -rf '%s'", tmpdir);
 	free(exe);
