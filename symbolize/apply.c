@@ -177,6 +177,19 @@ static void note_error(sp_mapping_report *r, const sp_error *e)
 	r->detail = sp_error_string(e);
 }
 
+/* Whether some PT_LOAD holds VADDR (objects without any, like ET_REL, hold
+ * every address). */
+static bool in_loads(const sp_elf_info *info, uint64_t vaddr)
+{
+	if (info->n_loads == 0)
+		return true;
+	for (size_t i = 0; i < info->n_loads; i++)
+		if (vaddr >= info->loads[i].vaddr &&
+		    vaddr - info->loads[i].vaddr < info->loads[i].memsz)
+			return true;
+	return false;
+}
+
 /* Symbolizes the addresses PEND[0..n) of one mapping (sorted by address). */
 static void do_mapping(ctx *c, sp_mapping_report *r, const pending *pend, size_t n)
 {
@@ -280,9 +293,19 @@ static void do_mapping(ctx *c, sp_mapping_report *r, const pending *pend, size_t
 			r->n_reason[why]++;
 			continue;
 		}
+		uint64_t a = pend[i].address;
+		if (m->memory_limit > m->memory_start &&
+		    (a < m->memory_start || a >= m->memory_limit)) {
+			r->n_reason[SP_UNRES_NO_MAPPING]++; /* not this mapping's */
+			continue;
+		}
+		if (!in_loads(sp_object_info(obj), a - base)) {
+			r->n_reason[SP_UNRES_OUTSIDE_FILE]++;
+			continue;
+		}
 		const sp_frame *f = NULL;
 		size_t nf = 0;
-		sp_error *e = sp_object_resolve(obj, pend[i].address - base, &f, &nf);
+		sp_error *e = sp_object_resolve(obj, a - base, &f, &nf);
 		if (e) {
 			note_error(r, e);
 			sp_error_free(e);

@@ -617,14 +617,12 @@ static sp_frame *scratch(sp_dwarf *d, size_t n)
 	return d->scratch;
 }
 
-/* Copies N frames into stable storage. */
+/* Copies N frames (N <= 64 + 1, the deepest chain kept) into stable
+ * storage: blocks that never move. */
 static const sp_frame *keep_frames(sp_dwarf *d, const sp_frame *f, size_t n)
 {
 	if (n == 0)
 		return NULL;
-	if (n > FRAME_BLOCK) {
-		n = FRAME_BLOCK;
-	}
 	if (d->n_blocks == 0 || d->block_used + n > FRAME_BLOCK) {
 		SP_PUSH(d->blocks, d->n_blocks, d->cap_blocks,
 			sp_xreallocarray(NULL, FRAME_BLOCK, sizeof(sp_frame)));
@@ -721,7 +719,7 @@ sp_error *sp_dwarf_resolve(sp_dwarf *d, uint64_t addr, const sp_frame **frames, 
 	}
 	sp_frame *f;
 	size_t nf = resolve_uncached(d, addr, &f);
-	result r = {keep_frames(d, f, nf), nf > FRAME_BLOCK ? FRAME_BLOCK : nf};
+	result r = {keep_frames(d, f, nf), nf};
 	SP_PUSH(d->results, d->n_results, d->cap_results, r);
 	sp_u64map_put(&d->addr_cache, addr, d->n_results - 1);
 	*frames = r.f;

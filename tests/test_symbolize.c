@@ -210,6 +210,10 @@ static void test_profile(const char *exe, const char *src, bool no_inline)
 			   .has_functions = true};
 	done.filename = sp_profile_intern(p, exe);
 	sp_profile_add_mapping(p, &done); /* 6: already symbolized */
+	sp_mapping big = m;
+	big.memory_start += 0x200000000ULL;
+	big.memory_limit = big.memory_start + 0x1000000;
+	sp_profile_add_mapping(p, &big); /* 7: 16 MiB, more than the file has */
 
 	uint64_t l_deep = sp_profile_location_for_address(p, 1, LOAD + deep);
 	uint64_t l_help = sp_profile_location_for_address(p, 1, LOAD + helper);
@@ -221,6 +225,10 @@ static void test_profile(const char *exe, const char *src, bool no_inline)
 	sp_profile_location_for_address(p, 5, 0x7f2000000100ULL);
 	uint64_t l_done = sp_profile_location_for_address(p, 6, 0x7f3000000100ULL);
 	sp_profile_location_for_address(p, 0, 0x1234);
+	uint64_t l_big = sp_profile_location_for_address(
+		p, 7, big.memory_start + compute - (text->vaddr & ~0xfffULL));
+	sp_profile_location_for_address(p, 7, big.memory_start + 0x800000);
+	sp_profile_location_for_address(p, 7, big.memory_limit + 0x10);
 	uint64_t ids[] = {l_deep, l_help, l_help2};
 	int64_t v = 1;
 	sp_profile_add_sample(p, &v, ids, 3, NULL, 0);
@@ -275,7 +283,7 @@ static void test_profile(const char *exe, const char *src, bool no_inline)
 	TAP_EQ_STR(sp_profile_str(p, m1->build_id), info.build_id, "build id filled in");
 	TAP_OK(!sp_profile_mapping(p, 2)->has_functions, "anonymous mapping not marked");
 
-	TAP_EQ_U64(rep.n_mappings, 7, "one report per mapping plus no-mapping");
+	TAP_EQ_U64(rep.n_mappings, 8, "one report per mapping plus no-mapping");
 	const sp_mapping_report *r;
 	r = report_for(&rep, 1);
 	TAP_OK(r && r->n_addresses == 3 && r->n_resolved == 3, "mapping 1: 3 of 3 resolved");
@@ -290,6 +298,16 @@ static void test_profile(const char *exe, const char *src, bool no_inline)
 	TAP_OK(r && r->n_reason[SP_UNRES_NOT_ELF] == 1, "mapping 5: not ELF");
 	r = report_for(&rep, 6);
 	TAP_OK(r && r->n_reason[SP_UNRES_ALREADY] == 1, "mapping 6: already symbolized");
+	r = report_for(&rep, 7);
+	TAP_OK(r && r->n_addresses == 3 && r->n_resolved == 1, "mapping 7: 1 of 3 resolved");
+	TAP_OK(r && r->n_reason[SP_UNRES_OUTSIDE_FILE] == 1, "mapping 7: one beyond the file");
+	TAP_OK(r && r->n_reason[SP_UNRES_NO_MAPPING] == 1, "mapping 7: one beyond the mapping");
+	{
+		const sp_location *lb = sp_profile_location(p, l_big);
+		TAP_OK(lb->n_lines >= 1 && !strcmp(fn_name(p, lb->lines[lb->n_lines - 1].function_id),
+						  "outer::inner::Widget::compute"),
+		       "mapping 7: compute found through the same object");
+	}
 	r = report_for(&rep, 0);
 	TAP_OK(r && r->n_reason[SP_UNRES_NO_MAPPING] == 1, "no mapping");
 	e = sp_profile_check(p, "symbolized");
