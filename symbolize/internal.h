@@ -31,8 +31,6 @@ sp_error *sp_dwarf_resolve(sp_dwarf *d, uint64_t addr, const sp_frame **frames, 
 const char *sp_dwarf_debug_path(const sp_dwarf *d);
 /* Every place looked for separate debug info (borrowed). */
 const sp_find_log *sp_dwarf_find_log(const sp_dwarf *d);
-/* Whether the module has DWARF (opens it when needed). */
-bool sp_dwarf_has_dwarf(sp_dwarf *d);
 
 /* ------------------------------------------------------------------------ */
 /* session.c                                                                */
