@@ -313,6 +313,41 @@ out:
 	free(obj);
 }
 
+/* Debug sections compressed with zlib (SHF_COMPRESSED) resolve exactly
+ * like plain ones. */
+static void test_compressed(const char *exe, const char *src, const sym *syms, size_t ns)
+{
+	char *gz = sp_xasprintf("%s/fixture-gz", tmpdir);
+	int rc = sh("g++ -O2 -g -gz=zlib -o '%s' '%s' && readelf -S -W '%s' | "
+		    "grep -q 'debug_info.* [A-Z]*C[A-Z]* '",
+		    gz, src, gz);
+	TAP_OK(rc == 0, "built with SHF_COMPRESSED debug sections");
+	sp_dwarf *a = sp_dwarf_new(exe, &raw_opts, NULL, NULL);
+	sp_dwarf *b = sp_dwarf_new(gz, &raw_opts, NULL, NULL);
+	size_t total = 0, same = 0;
+	for (size_t i = 0; i < ns; i++) {
+		for (uint64_t x = syms[i].addr; x < syms[i].addr + syms[i].size; x++, total++) {
+			const sp_frame *fa, *fb;
+			size_t na, nb;
+			sp_error *e1 = sp_dwarf_resolve(a, x, &fa, &na);
+			sp_error *e2 = sp_dwarf_resolve(b, x, &fb, &nb);
+			bool eq = !e1 && !e2 && na == nb && na > 0;
+			for (size_t k = 0; eq && k < na; k++)
+				eq = fa[k].line == fb[k].line &&
+				     (fa[k].file && fb[k].file ? !strcmp(fa[k].file, fb[k].file)
+							       : fa[k].file == fb[k].file) &&
+				     !strcmp(fa[k].system_name, fb[k].system_name);
+			same += eq;
+			sp_error_free(e1);
+			sp_error_free(e2);
+		}
+	}
+	TAP_EQ_U64(same, total, "compressed: every address as uncompressed");
+	sp_dwarf_free(a);
+	sp_dwarf_free(b);
+	free(gz);
+}
+
 static void test_errors(void)
 {
 	sp_dwarf *d = sp_dwarf_new("/nonexistent/file", NULL, NULL, NULL);
@@ -358,6 +393,7 @@ int main(void)
 	else
 		TAP_OK(1, "llvm-symbolizer comparison # SKIP not installed");
 	test_et_rel(exe, src, syms, ns);
+	test_compressed(exe, src, syms, ns);
 	test_errors();
 
 	for (size_t i = 0; i < ns; i++)
