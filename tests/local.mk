@@ -126,3 +126,18 @@ dist_check_SCRIPTS += tests/test_stacks_malformed.sh tests/test_stacks_go.sh
 EXTRA_DIST += tests/malformed/cpu tests/malformed/contention tests/malformed/thread \
 	tests/malformed/gocount tests/malformed/raw tests/malformed/folded tests/data/stacks
 # --- end address-stack reader tests ---
+
+# --- symbolize: session, resolver, profiles (wip-hs2) tests ---
+check_PROGRAMS += tests/test_dwarf
+tests_test_dwarf_SOURCES = tests/test_dwarf.c tests/tap.h
+tests_test_dwarf_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
+tests_test_dwarf_LDADD = $(TEST_LIBS) $(LIBELF_LIBS)
+TESTS += tests/test_dwarf
+check_PROGRAMS += tests/test_symbolize
+tests_test_symbolize_SOURCES = tests/test_symbolize.c tests/tap.h
+tests_test_symbolize_LDADD = $(TEST_LIBS)
+TESTS += tests/test_symbolize
+TESTS += tests/symbolize_cli.sh
+EXTRA_DIST += tests/symbolize_cli.sh
+EXTRA_DIST += tests/symbolize/fixture.cc
+# --- end symbolize (wip-hs2) tests ---
