@@ -9,3 +9,10 @@ tests_test_common_LDADD = $(TEST_LIBS)
 tests_test_model_SOURCES = tests/test_model.c tests/tap.h
 tests_test_model_LDADD = $(TEST_LIBS)
 TESTS += tests/test_common tests/test_model
+
+# --- jit tests ---
+check_PROGRAMS += tests/test_jitsyms
+tests_test_jitsyms_SOURCES = tests/test_jitsyms.c tests/tap.h
+tests_test_jitsyms_LDADD = $(TEST_LIBS)
+TESTS += tests/test_jitsyms
+# --- end jit tests ---
