@@ -15,4 +15,10 @@ check_PROGRAMS += tests/test_jitsyms
 tests_test_jitsyms_SOURCES = tests/test_jitsyms.c tests/tap.h
 tests_test_jitsyms_LDADD = $(TEST_LIBS)
 TESTS += tests/test_jitsyms
+check_PROGRAMS += tests/test_jit_index
+tests_test_jit_index_SOURCES = tests/test_jit_index.c tests/jitfix.c tests/jitfix.h tests/tap.h
+tests_test_jit_index_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
+tests_test_jit_index_LDADD = $(TEST_LIBS) $(LIBELF_LIBS)
+TESTS += tests/test_jit_index
+EXTRA_DIST += testdata/jit/jitfuncs.c
 # --- end jit tests ---
