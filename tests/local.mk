@@ -21,4 +21,9 @@ tests_test_jit_index_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
 tests_test_jit_index_LDADD = $(TEST_LIBS) $(LIBELF_LIBS)
 TESTS += tests/test_jit_index
 EXTRA_DIST += testdata/jit/jitfuncs.c
+check_PROGRAMS += tests/test_jitreg
+tests_test_jitreg_SOURCES = tests/test_jitreg.c tests/jitfix.c tests/jitfix.h tests/tap.h
+tests_test_jitreg_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) -pthread
+tests_test_jitreg_LDADD = jitreg/libjitreg.la $(TEST_LIBS) $(LIBELF_LIBS) -lpthread
+TESTS += tests/test_jitreg
 # --- end jit tests ---
