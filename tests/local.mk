@@ -26,4 +26,12 @@ tests_test_jitreg_SOURCES = tests/test_jitreg.c tests/jitfix.c tests/jitfix.h te
 tests_test_jitreg_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) -pthread
 tests_test_jitreg_LDADD = jitreg/libjitreg.la $(TEST_LIBS) $(LIBELF_LIBS) -lpthread
 TESTS += tests/test_jitreg
+check_PROGRAMS += tests/jitload tests/jithost
+tests_jitload_SOURCES = tests/jitload.c tests/jitfix.c tests/jitfix.h
+tests_jitload_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
+tests_jitload_LDADD = $(LIBELF_LIBS)
+tests_jithost_SOURCES = testdata/jit/jithost.c
+tests_jithost_LDADD = jitreg/libjitreg.la
+dist_check_SCRIPTS += tests/jit_dump.sh
+TESTS += tests/jit_dump.sh
 # --- end jit tests ---
