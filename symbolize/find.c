@@ -1,25 +1,532 @@
-/* find.c — placeholder until implemented. */
+/* find.c — where the files of a profile's mappings are on this machine.
+ * For a mapping recorded as /usr/lib/libfoo.so with build id 1a2b..., the
+ * binary is looked for in every --binary-path dir (pprof's candidate list,
+ * spec/FORMATS.md §6.5: D/1a2b.../libfoo.so, D/1a2b.../\*, ...), then at the
+ * recorded path rewritten by --path-map and --sysroot, then at the recorded
+ * path itself, then through debuginfod.  Separate debug info is looked for
+ * in build-id trees (/usr/lib/debug/.build-id/1a/2b....debug), through
+ * .gnu_debuglink (CRC checked) and through debuginfod.  Every candidate is
+ * checked (ELF, build id, CRC, DWARF) and logged with what was wrong with
+ * it, so a report can say where we looked.
+ */
 #include "symbolize/symbolize.h"
+
+#include <dirent.h>
+#include <elfutils/debuginfod.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Without DEBUGINFOD_TIMEOUT, a query that has not reached any server
+ * after this long is abandoned. */
+#define DEBUGINFOD_CONNECT_SECONDS 5
+
+static const char *const default_debug_dirs[] = { "/usr/lib/debug" };
+
+struct sp_finder {
+	const sp_symbolize_options *o;
+	sp_symbolize_options defaults; /* used when o is NULL */
+	debuginfod_client *dfd;
+	bool dfd_started;  /* debuginfod_begin was called */
+	bool dfd_dead;     /* a server failed: do not ask again */
+	bool cancelled;    /* the current query was abandoned by us */
+	struct timespec query_start;
+};
 
 const char *sp_try_status_str(sp_try_status s)
 {
-	return "?";
+	switch (s) {
+	case SP_TRY_OK:
+		return "ok";
+	case SP_TRY_MISSING:
+		return "missing";
+	case SP_TRY_BUILD_ID_MISMATCH:
+		return "build-id mismatch";
+	case SP_TRY_BAD_CRC:
+		return "bad CRC";
+	case SP_TRY_NOT_ELF:
+		return "not ELF";
+	case SP_TRY_NO_DEBUG_INFO:
+		return "no debug info";
+	case SP_TRY_FAILED:
+		return "failed";
+	}
+	return "unknown";
 }
 
 void sp_find_log_add(sp_find_log *log, const char *path, sp_try_status status)
 {
+	sp_find_attempt a = { sp_xstrdup(path), status };
+	SP_PUSH(log->v, log->n, log->cap, a);
 }
 
 void sp_find_log_clear(sp_find_log *log)
 {
+	if (!log)
+		return;
+	for (size_t i = 0; i < log->n; i++)
+		free(log->v[i].path);
+	free(log->v);
+	memset(log, 0, sizeof(*log));
 }
 
-sp_error *sp_find_binary(const sp_symbolize_options *o, const char *recorded, const char *build_id, char **found, sp_find_log *log)
+/* ------------------------------------------------------------------------ */
+
+sp_finder *sp_finder_new(const sp_symbolize_options *opts)
 {
-	return sp_error_new(SP_E_UNSUPPORTED, "find.c: not implemented");
+	sp_finder *f = sp_xcalloc(1, sizeof(*f));
+	f->o = opts ? opts : &f->defaults;
+	return f;
 }
 
-sp_error *sp_find_debuginfo(const sp_symbolize_options *o, const char *binary, const sp_elf_info *info, char **found, sp_find_log *log)
+void sp_finder_free(sp_finder *f)
 {
-	return sp_error_new(SP_E_UNSUPPORTED, "find.c: not implemented");
+	if (!f)
+		return;
+	if (f->dfd)
+		debuginfod_end(f->dfd);
+	free(f);
+}
+
+/* A - B in seconds. */
+static double elapsed(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(a->tv_sec - b->tv_sec) + (double)(a->tv_nsec - b->tv_nsec) / 1e9;
+}
+
+/* Called by libdebuginfod while a query runs.  Until a server has
+ * answered (no download URL yet), give up after the connect bound. */
+static int debuginfod_progress(debuginfod_client *c, long a, long b)
+{
+	sp_finder *f = debuginfod_get_user_data(c);
+	struct timespec now;
+
+	if (!f || debuginfod_get_url(c))
+		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (elapsed(&now, &f->query_start) > DEBUGINFOD_CONNECT_SECONDS)
+		f->cancelled = true;
+	return f->cancelled;
+}
+
+static bool is_hex(const char *s)
+{
+	if (!s || !*s)
+		return false;
+	for (; *s; s++)
+		if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f') ||
+		      (*s >= 'A' && *s <= 'F')))
+			return false;
+	return true;
+}
+
+/* The debuginfod client, created at first use; NULL when debuginfod is not
+ * to be asked (disabled, no URLs, or a server failed before). */
+static debuginfod_client *finder_debuginfod(sp_finder *f)
+{
+	if (f->o->no_debuginfod || f->dfd_dead)
+		return NULL;
+	if (!f->dfd_started) {
+		const char *urls = getenv("DEBUGINFOD_URLS");
+		f->dfd_started = true;
+		if (!urls || !*urls)
+			return NULL;
+		f->dfd = debuginfod_begin();
+		if (!f->dfd) {
+			f->dfd_dead = true;
+			return NULL;
+		}
+		debuginfod_set_user_data(f->dfd, f);
+		const char *t = getenv("DEBUGINFOD_TIMEOUT");
+		if (!t || !*t)
+			debuginfod_set_progressfn(f->dfd, debuginfod_progress);
+	}
+	return f->dfd;
+}
+
+/* ------------------------------------------------------------------------ */
+
+/* DIR/NAME without doubled slashes; NAME's leading slashes are dropped. */
+static char *join(const char *dir, const char *name)
+{
+	size_t n = strlen(dir);
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	while (*name == '/')
+		name++;
+	return sp_xasprintf("%.*s/%s", (int)n, dir, name);
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+/* Directory part of PATH ("." when there is none, "/" for "/x"). */
+static char *dir_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	if (!s)
+		return sp_xstrdup(".");
+	if (s == path)
+		return sp_xstrdup("/");
+	return sp_xstrndup(path, (size_t)(s - path));
+}
+
+/* What a candidate has to satisfy. */
+typedef struct {
+	const char *build_id;   /* must match when both known; may be NULL */
+	bool need_dwarf;
+	bool check_crc;
+	uint32_t crc;
+	const sp_elf_info *self; /* a candidate that is this file is skipped */
+} want;
+
+/* One lookup's state: the log (the caller's or our own) and where this
+ * lookup's entries begin, to try each path once. */
+typedef struct {
+	sp_find_log *log;
+	size_t first;
+	char *found;
+	bool saw_mismatch, saw_not_elf;
+} search;
+
+static bool already_tried(const search *s, const char *path)
+{
+	for (size_t i = s->first; i < s->log->n; i++)
+		if (strcmp(s->log->v[i].path, path) == 0)
+			return true;
+	return false;
+}
+
+static sp_try_status crc_status(const char *path, uint32_t want_crc)
+{
+	uint32_t crc = 0;
+	sp_error *err = sp_file_crc32(path, &crc);
+	if (err) {
+		sp_error_free(err);
+		return SP_TRY_FAILED;
+	}
+	return crc == want_crc ? SP_TRY_OK : SP_TRY_BAD_CRC;
+}
+
+/* Checks PATH (consumed) against W; on success s->found takes it.
+ * Returns true when the search is over. */
+static bool try_path(search *s, char *path, const want *w)
+{
+	struct stat st;
+	sp_elf_info info;
+	sp_try_status status;
+
+	if (s->found || already_tried(s, path)) {
+		free(path);
+		return s->found != NULL;
+	}
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+		sp_find_log_add(s->log, path, SP_TRY_MISSING);
+		free(path);
+		return false;
+	}
+	if (w->self && st.st_dev == w->self->dev && st.st_ino == w->self->ino) {
+		free(path);
+		return false;
+	}
+	sp_error *err = sp_elf_info_read(path, &info);
+	if (err) {
+		sp_errcode c = sp_error_root_code(err);
+		status = c == SP_E_UNRECOGNIZED ? SP_TRY_NOT_ELF :
+			 c == SP_E_NOT_FOUND    ? SP_TRY_MISSING :
+						  SP_TRY_FAILED;
+		sp_error_free(err);
+	} else {
+		if (w->build_id && info.build_id && strcasecmp(w->build_id, info.build_id) != 0)
+			status = SP_TRY_BUILD_ID_MISMATCH;
+		else if (w->check_crc)
+			status = crc_status(path, w->crc);
+		else
+			status = SP_TRY_OK;
+		if (status == SP_TRY_OK && w->need_dwarf && !info.has_dwarf)
+			status = SP_TRY_NO_DEBUG_INFO;
+		sp_elf_info_clear(&info);
+	}
+	if (status == SP_TRY_BUILD_ID_MISMATCH)
+		s->saw_mismatch = true;
+	if (status == SP_TRY_NOT_ELF)
+		s->saw_not_elf = true;
+	sp_find_log_add(s->log, path, status);
+	if (status == SP_TRY_OK) {
+		s->found = path;
+		return true;
+	}
+	free(path);
+	return false;
+}
+
+/* Every entry of DIR (no dot files) in strcmp order, tried in turn: the
+ * glob D/<build id>/\* of pprof's list. */
+static bool try_dir_entries(search *s, const char *dir, const want *w)
+{
+	DIR *d = opendir(dir);
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *e;
+
+	if (!d)
+		return false;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			SP_PUSH(names, n, cap, sp_xstrdup(e->d_name));
+	closedir(d);
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
+			char *t = names[j];
+			names[j] = names[j - 1];
+			names[j - 1] = t;
+		}
+	bool done = false;
+	for (size_t i = 0; i < n; i++) {
+		if (!done)
+			done = try_path(s, join(dir, names[i]), w);
+		free(names[i]);
+	}
+	free(names);
+	return done;
+}
+
+/* Asks debuginfod for the executable or the debug info of BUILD_ID and
+ * checks what it returns like any other candidate. */
+static bool try_debuginfod(sp_finder *f, search *s, const char *build_id, bool debuginfo,
+			   const want *w)
+{
+	if (!is_hex(build_id))
+		return false;
+	debuginfod_client *c = finder_debuginfod(f);
+	if (!c)
+		return false;
+	char *where = sp_xasprintf("debuginfod:%s/%s", build_id,
+				   debuginfo ? "debuginfo" : "executable");
+	char *got = NULL;
+	clock_gettime(CLOCK_MONOTONIC, &f->query_start);
+	f->cancelled = false;
+	int fd = debuginfo ? debuginfod_find_debuginfo(c, (const unsigned char *)build_id, 0, &got) :
+			     debuginfod_find_executable(c, (const unsigned char *)build_id, 0, &got);
+	if (fd < 0) {
+		/* "Not found" is an answer; anything else (including our
+		 * abandoning the query, which libdebuginfod reports as
+		 * ENOENT) means the servers cannot be relied on for the rest
+		 * of the run. */
+		bool failed = fd != -ENOENT || f->cancelled;
+		if (failed)
+			f->dfd_dead = true;
+		sp_find_log_add(s->log, where, failed ? SP_TRY_FAILED : SP_TRY_MISSING);
+		free(where);
+		free(got);
+		return false;
+	}
+	close(fd);
+	free(where);
+	if (!got)
+		return false;
+	char *path = sp_xstrdup(got);
+	free(got);
+	return try_path(s, path, w);
+}
+
+static void search_begin(search *s, sp_find_log *log, sp_find_log *own)
+{
+	memset(own, 0, sizeof(*own));
+	s->log = log ? log : own;
+	s->first = s->log->n;
+	s->found = NULL;
+	s->saw_mismatch = s->saw_not_elf = false;
+}
+
+sp_error *sp_finder_binary(sp_finder *f, const char *recorded, const char *build_id,
+			   char **found, sp_find_log *log)
+{
+	const sp_symbolize_options *o = f->o;
+	sp_find_log own;
+	search s;
+	want w = { .build_id = build_id && *build_id ? build_id : NULL };
+	const char *file = recorded && *recorded ? recorded : NULL;
+	const char *bid = w.build_id;
+	const char *base = file ? base_name(file) : NULL;
+	char *fdir = file ? dir_name(file) : NULL;
+	bool done = false;
+
+	*found = NULL;
+	search_begin(&s, log, &own);
+
+	/* (1) pprof's candidates in every search dir. */
+	for (size_t i = 0; !done && i < o->n_binary_paths; i++) {
+		const char *d = o->binary_paths[i];
+		if (bid) {
+			char *bdir = join(d, bid);
+			if (base)
+				done = try_path(&s, join(bdir, base), &w);
+			if (!done)
+				done = try_dir_entries(&s, bdir, &w);
+			free(bdir);
+			if (!done && file) {
+				char *dfile = join(d, file);
+				done = try_path(&s, join(dfile, bid), &w);
+				free(dfile);
+			}
+			if (!done && strlen(bid) >= 2)
+				done = try_path(&s, sp_xasprintf("%s/%.2s/%s.debug", d, bid, bid + 2),
+						&w);
+		}
+		if (!done && file) {
+			char *df = join(d, file);
+			char *ddir = join(d, fdir);
+			char *dbg = join(d, "usr/lib/debug");
+			char *dbgdir = join(dbg, fdir);
+			done = try_path(&s, join(d, base), &w) ||
+			       try_path(&s, sp_xstrdup(df), &w) ||
+			       try_path(&s, sp_xasprintf("%s.debug", df), &w) ||
+			       try_path(&s, sp_xasprintf("%s/.debug/%s.debug", ddir, base), &w) ||
+			       try_path(&s, sp_xasprintf("%s/%s.debug", dbgdir, base), &w);
+			free(df);
+			free(ddir);
+			free(dbg);
+			free(dbgdir);
+		}
+	}
+
+	/* (2) path maps, then the sysroot; (3) the recorded path itself,
+	 * unless a sysroot says the files live elsewhere. */
+	if (!done && file) {
+		const char *rest = NULL, *to = NULL;
+		for (size_t i = 0; i < o->n_path_maps; i++) {
+			const sp_path_map *m = &o->path_maps[i];
+			size_t n = m->from ? strlen(m->from) : 0;
+			if (n == 0 || strncmp(file, m->from, n) != 0)
+				continue;
+			if (file[n] != '\0' && file[n] != '/' && m->from[n - 1] != '/')
+				continue;
+			rest = file + n;
+			to = m->to ? m->to : "";
+			break;
+		}
+		char *mapped = to ? sp_xasprintf("%s%s", to, rest) : sp_xstrdup(file);
+		if (o->sysroot && *o->sysroot)
+			done = try_path(&s, join(o->sysroot, mapped), &w);
+		else
+			done = (to && try_path(&s, sp_xstrdup(mapped), &w)) ||
+			       try_path(&s, sp_xstrdup(file), &w);
+		free(mapped);
+	}
+
+	/* (4) debuginfod. */
+	if (!done && bid)
+		done = try_debuginfod(f, &s, bid, false, &w);
+
+	free(fdir);
+	sp_error *err = NULL;
+	if (done) {
+		*found = s.found;
+	} else {
+		size_t tried = s.log->n - s.first;
+		const char *what = file ? file : "(no path)";
+		const char *id = bid ? bid : "none";
+		if (s.saw_mismatch)
+			err = sp_error_new(SP_E_BUILD_ID_MISMATCH,
+					   "%s: build id %s: every candidate has another build id "
+					   "(%zu places tried)",
+					   what, id, tried);
+		else if (s.saw_not_elf)
+			err = sp_error_new(SP_E_UNRECOGNIZED,
+					   "%s: build id %s: no ELF file found (%zu places tried)",
+					   what, id, tried);
+		else
+			err = sp_error_new(SP_E_NOT_FOUND,
+					   "%s: build id %s: file not found (%zu places tried)", what,
+					   id, tried);
+	}
+	sp_find_log_clear(&own);
+	return err;
+}
+
+sp_error *sp_finder_debuginfo(sp_finder *f, const char *binary, const sp_elf_info *info,
+			      char **found, sp_find_log *log)
+{
+	const sp_symbolize_options *o = f->o;
+	const char *const *dirs = o->n_debug_dirs ? o->debug_dirs : default_debug_dirs;
+	size_t n_dirs = o->n_debug_dirs ? o->n_debug_dirs : SP_ARRAY_LEN(default_debug_dirs);
+	const char *bid = info->build_id && *info->build_id ? info->build_id : NULL;
+	want w = { .build_id = bid, .need_dwarf = true, .self = info };
+	sp_find_log own;
+	search s;
+	bool done = false;
+
+	*found = NULL;
+	search_begin(&s, log, &own);
+
+	/* (1) build-id trees: <debugdir>/.build-id/xx/rest.debug */
+	if (is_hex(bid) && strlen(bid) > 2)
+		for (size_t i = 0; !done && i < n_dirs; i++)
+			done = try_path(&s,
+					sp_xasprintf("%s/.build-id/%.2s/%s.debug", dirs[i], bid,
+						     bid + 2),
+					&w);
+
+	/* (2) .gnu_debuglink next to the binary, in .debug/ and under each
+	 * debug dir + the binary's absolute directory. */
+	if (!done && info->debuglink && *info->debuglink && binary) {
+		want lw = w;
+		lw.check_crc = true;
+		lw.crc = info->debuglink_crc;
+		char *bdir = dir_name(binary);
+		char *dotdebug = join(bdir, ".debug");
+		done = try_path(&s, join(bdir, info->debuglink), &lw) ||
+		       try_path(&s, join(dotdebug, info->debuglink), &lw);
+		free(dotdebug);
+		char *abs = realpath(bdir, NULL);
+		if (!abs && bdir[0] == '/')
+			abs = strdup(bdir);
+		for (size_t i = 0; abs && !done && i < n_dirs; i++) {
+			char *sub = join(dirs[i], abs);
+			done = try_path(&s, join(sub, info->debuglink), &lw);
+			free(sub);
+		}
+		free(abs);
+		free(bdir);
+	}
+
+	/* (3) debuginfod. */
+	if (!done && bid)
+		done = try_debuginfod(f, &s, bid, true, &w);
+
+	sp_error *err = NULL;
+	if (done)
+		*found = s.found;
+	else
+		err = sp_error_new(SP_E_NOT_FOUND, "%s: no separate debug info found (%zu places tried)",
+				   binary ? binary : "(binary)", s.log->n - s.first);
+	sp_find_log_clear(&own);
+	return err;
+}
+
+sp_error *sp_find_binary(const sp_symbolize_options *o, const char *recorded,
+			 const char *build_id, char **found, sp_find_log *log)
+{
+	sp_finder *f = sp_finder_new(o);
+	sp_error *err = sp_finder_binary(f, recorded, build_id, found, log);
+	sp_finder_free(f);
+	return err;
+}
+
+sp_error *sp_find_debuginfo(const sp_symbolize_options *o, const char *binary,
+			    const sp_elf_info *info, char **found, sp_find_log *log)
+{
+	sp_finder *f = sp_finder_new(o);
+	sp_error *err = sp_finder_debuginfo(f, binary, info, found, log);
+	sp_finder_free(f);
+	return err;
 }

@@ -1,6 +1,8 @@
 noinst_LTLIBRARIES += symbolize/libsymbolize.la
 symbolize_libsymbolize_la_SOURCES = \
 	symbolize/symbolize.h \
+	symbolize/internal.h \
+	symbolize/dwarf.c \
 	symbolize/loadbase.c \
 	symbolize/elfinfo.c \
 	symbolize/find.c \

@@ -1,31 +1,248 @@
-/* session.c — placeholder until implemented. */
-#include "symbolize/symbolize.h"
+/* session.c — the symbolizer session: the unit at which objects are cached.
+ *
+ * A session owns a deep copy of its options and one sp_object per distinct
+ * ELF file, found again by build id, else by device+inode+size+mtime, else
+ * by path; every path asked for is remembered too, so a file is read once
+ * per session.  A file that cannot be used (missing, not ELF) is cached as
+ * a failure and reported again without touching the disk.  Each object
+ * opens its libdw resolver (dwarf.c) at the first address it resolves.
+ */
+#include "symbolize/internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+struct sp_object {
+	char *path;
+	sp_elf_info info;
+	bool have_info;
+	sp_error *err; /* cached failure */
+	sp_dwarf *dw;  /* opened at the first address */
+	sp_symbolizer *s;
+};
+
+typedef struct {
+	char *key;    /* "p:PATH", "b:BUILDID" or "f:DEV:INO:SIZE:MTIME" */
+	size_t obj;
+} obj_key;
+
+struct sp_symbolizer {
+	sp_symbolize_options opts;
+	/* storage behind opts */
+	char **strs;
+	size_t n_strs, cap_strs;
+	void **arrays;
+	size_t n_arrays, cap_arrays;
+
+	sp_object **objs;
+	size_t n_objs, cap_objs;
+	obj_key *keys;
+	size_t n_keys, cap_keys;
+	sp_idxset key_index;
+};
+
+static const char *keep_str(sp_symbolizer *s, const char *str)
+{
+	if (!str)
+		return NULL;
+	char *c = sp_xstrdup(str);
+	SP_PUSH(s->strs, s->n_strs, s->cap_strs, c);
+	return c;
+}
+
+static const char *const *keep_list(sp_symbolizer *s, const char *const *v, size_t n)
+{
+	if (!v || !n)
+		return NULL;
+	const char **c = sp_xreallocarray(NULL, n, sizeof(*c));
+	for (size_t i = 0; i < n; i++)
+		c[i] = keep_str(s, v[i]);
+	SP_PUSH(s->arrays, s->n_arrays, s->cap_arrays, (void *)c);
+	return c;
+}
 
 sp_symbolizer *sp_symbolizer_new(const sp_symbolize_options *opts)
 {
-	return NULL;
+	sp_symbolizer *s = sp_xcalloc(1, sizeof(*s));
+	if (!opts)
+		return s;
+	s->opts = *opts;
+	s->opts.binary_paths = keep_list(s, opts->binary_paths, opts->n_binary_paths);
+	s->opts.debug_dirs = keep_list(s, opts->debug_dirs, opts->n_debug_dirs);
+	s->opts.jit_dirs = keep_list(s, opts->jit_dirs, opts->n_jit_dirs);
+	s->opts.perf_maps = keep_list(s, opts->perf_maps, opts->n_perf_maps);
+	s->opts.sysroot = keep_str(s, opts->sysroot);
+	s->opts.kallsyms = keep_str(s, opts->kallsyms);
+	if (opts->path_maps && opts->n_path_maps) {
+		sp_path_map *pm = sp_xreallocarray(NULL, opts->n_path_maps, sizeof(*pm));
+		for (size_t i = 0; i < opts->n_path_maps; i++) {
+			pm[i].from = keep_str(s, opts->path_maps[i].from);
+			pm[i].to = keep_str(s, opts->path_maps[i].to);
+		}
+		SP_PUSH(s->arrays, s->n_arrays, s->cap_arrays, (void *)pm);
+		s->opts.path_maps = pm;
+	} else {
+		s->opts.path_maps = NULL;
+	}
+	return s;
+}
+
+static void object_free(sp_object *o)
+{
+	if (!o)
+		return;
+	sp_dwarf_free(o->dw);
+	if (o->have_info)
+		sp_elf_info_clear(&o->info);
+	sp_error_free(o->err);
+	free(o->path);
+	free(o);
 }
 
 void sp_symbolizer_free(sp_symbolizer *s)
 {
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n_objs; i++)
+		object_free(s->objs[i]);
+	free(s->objs);
+	for (size_t i = 0; i < s->n_keys; i++)
+		free(s->keys[i].key);
+	free(s->keys);
+	sp_idxset_free(&s->key_index);
+	for (size_t i = 0; i < s->n_strs; i++)
+		free(s->strs[i]);
+	free(s->strs);
+	for (size_t i = 0; i < s->n_arrays; i++)
+		free(s->arrays[i]);
+	free(s->arrays);
+	free(s);
 }
 
 const sp_symbolize_options *sp_symbolizer_options(const sp_symbolizer *s)
 {
-	return NULL;
+	return &s->opts;
 }
 
-sp_error *sp_symbolizer_object(sp_symbolizer *s, const char *path, const char *expected_build_id, sp_object **out)
+typedef struct {
+	const sp_symbolizer *s;
+	const char *key;
+} key_ctx;
+
+static bool key_eq(void *ctx, size_t idx)
 {
-	return sp_error_new(SP_E_UNSUPPORTED, "session.c: not implemented");
+	key_ctx *k = ctx;
+	return strcmp(k->s->keys[idx].key, k->key) == 0;
+}
+
+static sp_object *lookup(sp_symbolizer *s, const char *key)
+{
+	key_ctx k = {s, key};
+	size_t i = sp_idxset_find(&s->key_index, sp_hash_bytes(key, strlen(key), 0), key_eq, &k);
+	return i == SIZE_MAX ? NULL : s->objs[s->keys[i].obj];
+}
+
+/* Consumes KEY. */
+static void remember(sp_symbolizer *s, char *key, size_t obj)
+{
+	if (lookup(s, key)) {
+		free(key);
+		return;
+	}
+	obj_key k = {key, obj};
+	SP_PUSH(s->keys, s->n_keys, s->cap_keys, k);
+	sp_idxset_add(&s->key_index, sp_hash_bytes(key, strlen(key), 0), s->n_keys - 1);
+}
+
+static size_t add_object(sp_symbolizer *s, sp_object *o)
+{
+	o->s = s;
+	SP_PUSH(s->objs, s->n_objs, s->cap_objs, o);
+	return s->n_objs - 1;
+}
+
+static sp_error *check_build_id(const sp_object *o, const char *expected)
+{
+	if (!expected || !*expected || !o->info.build_id || !*o->info.build_id)
+		return NULL;
+	if (strcasecmp(expected, o->info.build_id) == 0)
+		return NULL;
+	return sp_error_new(SP_E_BUILD_ID_MISMATCH, "%s: build id %s, expected %s", o->path,
+			    o->info.build_id, expected);
+}
+
+sp_error *sp_symbolizer_object(sp_symbolizer *s, const char *path,
+			       const char *expected_build_id, sp_object **out)
+{
+	*out = NULL;
+	char *pkey = sp_xasprintf("p:%s", path);
+	sp_object *o = lookup(s, pkey);
+	if (o) {
+		free(pkey);
+		if (o->err)
+			return sp_error_new(sp_error_root_code(o->err), "%s", o->err->msg);
+		sp_error *e = check_build_id(o, expected_build_id);
+		if (!e)
+			*out = o;
+		return e;
+	}
+
+	o = sp_xcalloc(1, sizeof(*o));
+	o->path = sp_xstrdup(path);
+	sp_error *err = sp_elf_info_read(path, &o->info);
+	if (err) {
+		o->err = err;
+		remember(s, pkey, add_object(s, o));
+		return sp_error_new(sp_error_root_code(err), "%s", err->msg);
+	}
+	o->have_info = true;
+
+	/* The same file under another name, or another copy of the same
+	 * build: share the object already open. */
+	char *ikey = o->info.build_id && *o->info.build_id
+			     ? sp_xasprintf("b:%s", o->info.build_id)
+			     : sp_xasprintf("f:%ju:%ju:%jd:%jd", (uintmax_t)o->info.dev,
+					    (uintmax_t)o->info.ino, (intmax_t)o->info.size,
+					    (intmax_t)o->info.mtime_ns);
+	sp_object *same = lookup(s, ikey);
+	if (same) {
+		object_free(o);
+		o = same;
+		size_t idx = 0;
+		while (s->objs[idx] != same)
+			idx++;
+		remember(s, pkey, idx);
+		free(ikey);
+	} else {
+		size_t idx = add_object(s, o);
+		remember(s, pkey, idx);
+		remember(s, ikey, idx);
+	}
+	sp_error *e = check_build_id(o, expected_build_id);
+	if (!e)
+		*out = o;
+	return e;
 }
 
 const sp_elf_info *sp_object_info(const sp_object *o)
 {
-	return NULL;
+	return &o->info;
+}
+
+const char *sp_object_path(const sp_object *o)
+{
+	return o->path;
+}
+
+const char *sp_object_debug_path(const sp_object *o)
+{
+	return o->dw ? sp_dwarf_debug_path(o->dw) : NULL;
 }
 
 sp_error *sp_object_resolve(sp_object *o, uint64_t vaddr, const sp_frame **frames, size_t *n)
 {
-	return sp_error_new(SP_E_UNSUPPORTED, "session.c: not implemented");
+	if (!o->dw)
+		o->dw = sp_dwarf_new(o->path, &o->s->opts, &o->info);
+	return sp_dwarf_resolve(o->dw, vaddr, frames, n);
 }

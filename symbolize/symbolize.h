@@ -152,6 +152,32 @@ sp_error *sp_find_binary(const sp_symbolize_options *o, const char *recorded,
 sp_error *sp_find_debuginfo(const sp_symbolize_options *o, const char *binary,
 			    const sp_elf_info *info, char **found, sp_find_log *log);
 
+/* A finder does what sp_find_binary / sp_find_debuginfo do (they are thin
+ * wrappers around a temporary one) and keeps, across lookups, the one
+ * debuginfod client of a run.  debuginfod is asked only when
+ * OPTS->no_debuginfod is false, the build id is known and DEBUGINFOD_URLS is
+ * set and not empty.  After the first failure other than "not found"
+ * (unreachable server, timeout) it is not asked again, so a dead server
+ * costs one bounded wait per finder, not one per lookup.  The wait is
+ * DEBUGINFOD_TIMEOUT seconds when that is set (libdebuginfod's own knob),
+ * else a query that has received nothing after 5 s is abandoned.
+ * OPTS is borrowed until sp_finder_free. */
+typedef struct sp_finder sp_finder;
+sp_finder *sp_finder_new(const sp_symbolize_options *opts);
+void sp_finder_free(sp_finder *f);
+/* As sp_find_binary.  Without a sysroot the recorded path itself is tried
+ * after the path-mapped one; with a sysroot it is not, because it names a
+ * file of another machine's tree.  Errors (root code): SP_E_BUILD_ID_MISMATCH
+ * when only mismatching candidates exist, else SP_E_UNRECOGNIZED when only
+ * non-ELF ones exist, else SP_E_NOT_FOUND. */
+sp_error *sp_finder_binary(sp_finder *f, const char *recorded, const char *build_id,
+			   char **found, sp_find_log *log);
+/* As sp_find_debuginfo.  A candidate must be ELF with DWARF, and its build
+ * id must match INFO's when both are known; .gnu_debuglink candidates must
+ * also match the link's CRC, and a link naming BINARY itself is ignored. */
+sp_error *sp_finder_debuginfo(sp_finder *f, const char *binary, const sp_elf_info *info,
+			      char **found, sp_find_log *log);
+
 /* ------------------------------------------------------------------------ */
 /* Demangling (libbfd).                                                     */
 

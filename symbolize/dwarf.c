@@ -1,0 +1,720 @@
+/* dwarf.c — address -> frames for one ELF file through libdw.
+ *
+ * Each resolver holds one Dwfl with the single module of its file, opened
+ * at the first address.  Compile-unit ranges are indexed from every CU DIE
+ * (DW_AT_low_pc/high_pc/ranges; .debug_aranges is not trusted because Go
+ * binaries and JIT objects lack it).  The first address that falls in a CU
+ * makes us walk that CU's DIE tree once, collecting subprograms and their
+ * inlined_subroutine trees as sorted range tables, and decode its line
+ * table once; every later address is a few binary searches.  Names,
+ * demangled names and whole results per address are cached.  Without DWARF
+ * (or outside every CU) the ELF symbol tables give the function name.
+ *
+ * ET_REL objects (code a JIT emitted, with section addresses already set to
+ * run-time addresses) are laid out again by libdwfl when it relocates their
+ * DWARF; the shift between the lowest allocated sh_addr of the file and the
+ * module start libdwfl reports is applied to every address, so callers
+ * speak the file's own sh_addr space.
+ */
+#include "symbolize/internal.h"
+
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <dwarf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct {
+	uint64_t lo, hi;
+	uint32_t cu;
+} cu_range;
+
+typedef struct {
+	uint64_t addr;
+	const char *file;
+	int32_t line, col;
+	bool end_seq;
+} line_row;
+
+/* A subprogram or inlined subroutine with code.  Node 0 is the root. */
+typedef struct {
+	Dwarf_Off off;        /* its DIE */
+	uint32_t parent;
+	uint32_t child_first; /* into cu_info.ranges */
+	uint32_t child_n;
+	bool named;           /* the fields below are filled */
+	const char *raw;      /* linkage name, else name; NULL if none */
+	const char *name;     /* demangled (or raw) */
+	const char *call_file;
+	int64_t call_line, call_col, decl_line;
+} fn_node;
+
+typedef struct {
+	uint64_t lo, hi;
+	uint32_t parent, node;
+} fn_range;
+
+typedef struct {
+	Dwarf_Die die;
+	bool loaded;
+	line_row *lines;
+	size_t n_lines;
+	fn_node *nodes;
+	size_t n_nodes, cap_nodes;
+	fn_range *ranges;
+	size_t n_ranges, cap_ranges;
+	Dwarf_Files *files;
+	size_t n_files;
+} cu_info;
+
+typedef struct {
+	const sp_frame *f;
+	size_t n;
+} result;
+
+#define FRAME_BLOCK 4096
+
+struct sp_dwarf {
+	char *path;
+	const sp_symbolize_options *opts;
+	const sp_elf_info *info;
+	sp_demangle_style style;
+
+	bool opened;
+	sp_error *open_err; /* cached failure */
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	Dwfl_Callbacks cb;
+	char *debuginfo_path;
+	int fd;
+	char *debug_path;
+	Dwarf *dw;
+	Dwarf_Addr dwbias;
+	int64_t shift;      /* dwfl address = file address + shift */
+
+	cu_info *cus;
+	size_t n_cus;
+	cu_range *cu_ranges;
+	size_t n_cu_ranges;
+	uint64_t *cu_maxend; /* prefix maximum of cu_ranges[].hi */
+
+	/* caches */
+	sp_u64map addr_cache;  /* address -> index into results */
+	result *results;
+	size_t n_results, cap_results;
+	sp_frame **blocks;
+	size_t n_blocks, cap_blocks, block_used;
+	sp_u64map names;       /* raw name pointer -> index into dnames + 1 */
+	sp_u64map paths;       /* relative file name pointer -> index into dnames + 1 */
+	char **dnames;
+	size_t n_dnames, cap_dnames;
+	sp_frame *scratch;
+	size_t cap_scratch;
+};
+
+sp_dwarf *sp_dwarf_new(const char *path, const sp_symbolize_options *opts,
+		       const sp_elf_info *info)
+{
+	sp_dwarf *d = sp_xcalloc(1, sizeof(*d));
+	d->path = sp_xstrdup(path);
+	d->opts = opts;
+	d->info = info;
+	d->style = opts ? opts->demangle : SP_DEMANGLE_TEMPLATES;
+	d->fd = -1;
+	return d;
+}
+
+void sp_dwarf_free(sp_dwarf *d)
+{
+	if (!d)
+		return;
+	if (d->dwfl)
+		dwfl_end(d->dwfl); /* closes the fd it was given */
+	else if (d->fd >= 0)
+		close(d->fd);
+	for (size_t i = 0; i < d->n_cus; i++) {
+		free(d->cus[i].lines);
+		free(d->cus[i].nodes);
+		free(d->cus[i].ranges);
+	}
+	free(d->cus);
+	free(d->cu_ranges);
+	free(d->cu_maxend);
+	sp_u64map_free(&d->addr_cache);
+	free(d->results);
+	for (size_t i = 0; i < d->n_blocks; i++)
+		free(d->blocks[i]);
+	free(d->blocks);
+	sp_u64map_free(&d->names);
+	sp_u64map_free(&d->paths);
+	for (size_t i = 0; i < d->n_dnames; i++)
+		free(d->dnames[i]);
+	free(d->dnames);
+	free(d->scratch);
+	sp_error_free(d->open_err);
+	free(d->debuginfo_path);
+	free(d->debug_path);
+	free(d->path);
+	free(d);
+}
+
+const char *sp_dwarf_debug_path(const sp_dwarf *d)
+{
+	return d->debug_path;
+}
+
+/* libdwfl asks here for separate debug info: first our own search (build-id
+ * trees, debuglink with CRC, debuginfod as the options say), then libdwfl's
+ * standard one. */
+static int find_debuginfo_cb(Dwfl_Module *mod, void **userdata, const char *modname,
+			     Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			     GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	sp_dwarf *d = *userdata;
+
+	if (d && d->info) {
+		char *found = NULL;
+		sp_find_log log = {0};
+		sp_error *err = sp_find_debuginfo(d->opts, d->path, d->info, &found, &log);
+		sp_find_log_clear(&log);
+		if (!err && found) {
+			int fd = open(found, O_RDONLY | O_CLOEXEC);
+			if (fd >= 0) {
+				free(d->debug_path);
+				d->debug_path = sp_xstrdup(found);
+				*debuginfo_file_name = found;
+				return fd;
+			}
+		}
+		free(found);
+		sp_error_free(err);
+	}
+	int fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
+					      debuglink_file, debuglink_crc, debuginfo_file_name);
+	if (fd >= 0 && d && *debuginfo_file_name) {
+		free(d->debug_path);
+		d->debug_path = sp_xstrdup(*debuginfo_file_name);
+	}
+	return fd;
+}
+
+static int cmp_cu_range(const void *a, const void *b)
+{
+	const cu_range *x = a, *y = b;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	if (x->hi != y->hi)
+		return x->hi < y->hi ? -1 : 1;
+	return x->cu < y->cu ? -1 : x->cu > y->cu;
+}
+
+/* Lowest address of an allocated section with an address, read before
+ * libdwfl changes the in-memory section headers. */
+static bool rel_lowest_addr(int fd, uint64_t *low)
+{
+	bool found = false;
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf)
+		return false;
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh))
+			break;
+		if (!(sh.sh_flags & SHF_ALLOC) || sh.sh_addr == 0)
+			continue;
+		if (!found || sh.sh_addr < *low)
+			*low = sh.sh_addr;
+		found = true;
+	}
+	elf_end(elf);
+	return found;
+}
+
+static void index_cus(sp_dwarf *d)
+{
+	size_t cap_cus = 0, cap_r = 0;
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	while (dwarf_nextcu(d->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cudie;
+		if (dwarf_offdie(d->dw, off + hsize, &cudie) != NULL) {
+			cu_info ci = {0};
+			ci.die = cudie;
+			uint32_t idx = (uint32_t)d->n_cus;
+			bool any = false;
+			Dwarf_Addr base, lo, hi;
+			ptrdiff_t it = 0;
+			while ((it = dwarf_ranges(&cudie, it, &base, &lo, &hi)) > 0) {
+				if (lo >= hi)
+					continue;
+				cu_range r = {lo, hi, idx};
+				SP_PUSH(d->cu_ranges, d->n_cu_ranges, cap_r, r);
+				any = true;
+			}
+			if (any)
+				SP_PUSH(d->cus, d->n_cus, cap_cus, ci);
+		}
+		off = next;
+	}
+	qsort(d->cu_ranges, d->n_cu_ranges, sizeof(*d->cu_ranges), cmp_cu_range);
+	d->cu_maxend = sp_xreallocarray(NULL, d->n_cu_ranges + 1, sizeof(uint64_t));
+	uint64_t m = 0;
+	for (size_t i = 0; i < d->n_cu_ranges; i++) {
+		if (d->cu_ranges[i].hi > m)
+			m = d->cu_ranges[i].hi;
+		d->cu_maxend[i] = m;
+	}
+}
+
+static sp_error *open_module(sp_dwarf *d)
+{
+	d->opened = true;
+	d->fd = open(d->path, O_RDONLY | O_CLOEXEC);
+	if (d->fd < 0)
+		return sp_error_new(SP_E_IO, "%s: cannot open: %s", d->path, strerror(errno));
+
+	elf_version(EV_CURRENT);
+	GElf_Ehdr eh;
+	int etype = -1;
+	uint64_t rel_low = 0;
+	bool have_rel_low = false;
+	{
+		Elf *elf = elf_begin(d->fd, ELF_C_READ_MMAP, NULL);
+		if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
+			if (elf)
+				elf_end(elf);
+			return sp_error_new(SP_E_UNRECOGNIZED, "%s: not an ELF file", d->path);
+		}
+		etype = eh.e_type;
+		elf_end(elf);
+	}
+	if (etype == ET_REL)
+		have_rel_low = rel_lowest_addr(d->fd, &rel_low);
+
+	/* ":.debug:DIR..." — the binary's own dir, its .debug/, then each
+	 * debug dir (libdwfl's default list when none is given). */
+	if (d->opts && d->opts->n_debug_dirs) {
+		sp_buf b = {0};
+		sp_buf_puts(&b, ":.debug");
+		for (size_t i = 0; i < d->opts->n_debug_dirs; i++) {
+			sp_buf_puts(&b, ":");
+			sp_buf_puts(&b, d->opts->debug_dirs[i]);
+		}
+		d->debuginfo_path = sp_buf_take(&b);
+	}
+	d->cb.find_elf = dwfl_build_id_find_elf;
+	d->cb.find_debuginfo = find_debuginfo_cb;
+	d->cb.section_address = dwfl_offline_section_address;
+	d->cb.debuginfo_path = d->debuginfo_path ? &d->debuginfo_path : NULL;
+	d->dwfl = dwfl_begin(&d->cb);
+	if (!d->dwfl)
+		return sp_error_new(SP_E_LIBDW, "%s: dwfl_begin: %s", d->path, dwfl_errmsg(-1));
+	dwfl_report_begin(d->dwfl);
+	int fd = d->fd;
+	d->fd = -1; /* libdwfl owns it from here */
+	d->mod = dwfl_report_elf(d->dwfl, d->path, d->path, fd, 0, true);
+	if (!d->mod || dwfl_report_end(d->dwfl, NULL, NULL) != 0)
+		return sp_error_new(SP_E_LIBDW, "%s: %s", d->path, dwfl_errmsg(-1));
+
+	void **ud;
+	Dwarf_Addr mlow = 0;
+	dwfl_module_info(d->mod, &ud, &mlow, NULL, NULL, NULL, NULL, NULL);
+	*ud = d;
+	if (etype == ET_REL && have_rel_low)
+		d->shift = (int64_t)(mlow - rel_low);
+
+	d->dw = dwfl_module_getdwarf(d->mod, &d->dwbias);
+	/* libdwfl relocates an ET_REL's DWARF to the module's own layout: its
+	 * addresses are module addresses already, whatever bias it reports. */
+	if (etype == ET_REL)
+		d->dwbias = 0;
+	if (d->dw)
+		index_cus(d);
+	return NULL;
+}
+
+bool sp_dwarf_has_dwarf(sp_dwarf *d)
+{
+	if (!d->opened)
+		d->open_err = open_module(d);
+	return d->dw != NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Per-CU tables.                                                           */
+
+static uint32_t add_node(cu_info *ci, Dwarf_Die *die, uint32_t parent)
+{
+	fn_node n = {0};
+	n.off = dwarf_dieoffset(die);
+	n.parent = parent;
+	SP_PUSH(ci->nodes, ci->n_nodes, ci->cap_nodes, n);
+	return (uint32_t)(ci->n_nodes - 1);
+}
+
+static bool skip_children(int tag)
+{
+	switch (tag) {
+	case DW_TAG_formal_parameter:
+	case DW_TAG_variable:
+	case DW_TAG_member:
+	case DW_TAG_enumeration_type:
+	case DW_TAG_subroutine_type:
+	case DW_TAG_template_type_parameter:
+	case DW_TAG_template_value_parameter:
+	case DW_TAG_GNU_template_parameter_pack:
+	case DW_TAG_GNU_formal_parameter_pack:
+	case DW_TAG_array_type:
+	case DW_TAG_base_type:
+	case DW_TAG_pointer_type:
+	case DW_TAG_call_site:
+	case DW_TAG_GNU_call_site:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static void walk(cu_info *ci, Dwarf_Die *parent_die, uint32_t parent, int depth)
+{
+	Dwarf_Die child;
+	if (depth > 200 || dwarf_child(parent_die, &child) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&child);
+		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
+			Dwarf_Addr base, lo, hi;
+			ptrdiff_t it = 0;
+			uint32_t node = 0;
+			uint32_t up = tag == DW_TAG_subprogram ? 0 : parent;
+			while ((it = dwarf_ranges(&child, it, &base, &lo, &hi)) > 0) {
+				if (lo >= hi)
+					continue;
+				if (!node)
+					node = add_node(ci, &child, up);
+				fn_range r = {lo, hi, up, node};
+				SP_PUSH(ci->ranges, ci->n_ranges, ci->cap_ranges, r);
+			}
+			if (node)
+				walk(ci, &child, node, depth + 1);
+		} else if (!skip_children(tag) && dwarf_haschildren(&child)) {
+			walk(ci, &child, parent, depth + 1);
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+static int cmp_fn_range(const void *a, const void *b)
+{
+	const fn_range *x = a, *y = b;
+	if (x->parent != y->parent)
+		return x->parent < y->parent ? -1 : 1;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	if (x->hi != y->hi)
+		return x->hi < y->hi ? -1 : 1;
+	return x->node < y->node ? -1 : x->node > y->node;
+}
+
+/* F made absolute with the CU's DW_AT_comp_dir when it is relative, the
+ * way other symbolizers print it (cached by the pointer, which libdw keeps
+ * for the Dwarf's lifetime). */
+static const char *abs_file(sp_dwarf *d, cu_info *ci, const char *f)
+{
+	uint64_t v;
+	if (!f || f[0] == '/')
+		return f;
+	if (sp_u64map_get(&d->paths, (uint64_t)(uintptr_t)f, &v))
+		return d->dnames[v - 1];
+	Dwarf_Attribute a;
+	const char *dir = dwarf_formstring(dwarf_attr(&ci->die, DW_AT_comp_dir, &a));
+	char *j = dir && *dir ? sp_xasprintf("%s/%s", dir, f) : sp_xstrdup(f);
+	SP_PUSH(d->dnames, d->n_dnames, d->cap_dnames, j);
+	sp_u64map_put(&d->paths, (uint64_t)(uintptr_t)f, d->n_dnames);
+	return j;
+}
+
+static void load_cu(sp_dwarf *d, cu_info *ci)
+{
+	ci->loaded = true;
+	Dwarf_Lines *lines;
+	size_t nl;
+	if (dwarf_getsrclines(&ci->die, &lines, &nl) == 0 && nl > 0) {
+		ci->lines = sp_xreallocarray(NULL, nl, sizeof(*ci->lines));
+		size_t k = 0;
+		for (size_t i = 0; i < nl; i++) {
+			Dwarf_Line *l = dwarf_onesrcline(lines, i);
+			line_row r = {0};
+			Dwarf_Addr a;
+			int v;
+			bool b;
+			if (!l || dwarf_lineaddr(l, &a) != 0)
+				continue;
+			r.addr = a;
+			if (dwarf_lineendsequence(l, &b) == 0)
+				r.end_seq = b;
+			r.file = abs_file(d, ci, dwarf_linesrc(l, NULL, NULL));
+			if (dwarf_lineno(l, &v) == 0)
+				r.line = v;
+			if (dwarf_linecol(l, &v) == 0)
+				r.col = v;
+			ci->lines[k++] = r;
+		}
+		ci->n_lines = k;
+	}
+	if (dwarf_getsrcfiles(&ci->die, &ci->files, &ci->n_files) != 0) {
+		ci->files = NULL;
+		ci->n_files = 0;
+	}
+
+	fn_node root = {0};
+	SP_PUSH(ci->nodes, ci->n_nodes, ci->cap_nodes, root);
+	walk(ci, &ci->die, 0, 0);
+	qsort(ci->ranges, ci->n_ranges, sizeof(*ci->ranges), cmp_fn_range);
+	for (size_t i = 0; i < ci->n_ranges;) {
+		size_t j = i;
+		while (j < ci->n_ranges && ci->ranges[j].parent == ci->ranges[i].parent)
+			j++;
+		fn_node *p = &ci->nodes[ci->ranges[i].parent];
+		p->child_first = (uint32_t)i;
+		p->child_n = (uint32_t)(j - i);
+		i = j;
+	}
+}
+
+/* The child range of NODE containing ADDR, or 0. */
+static uint32_t find_child(const cu_info *ci, uint32_t node, uint64_t addr)
+{
+	const fn_node *n = &ci->nodes[node];
+	const fn_range *r = ci->ranges + n->child_first;
+	size_t lo = 0, hi = n->child_n;
+	while (lo < hi) { /* first with r.lo > addr */
+		size_t mid = lo + (hi - lo) / 2;
+		if (r[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Siblings do not normally overlap; look back a little in case. */
+	for (size_t i = lo, k = 0; i > 0 && k < 8; i--, k++)
+		if (addr >= r[i - 1].lo && addr < r[i - 1].hi)
+			return r[i - 1].node;
+	return 0;
+}
+
+static const line_row *find_line(const cu_info *ci, uint64_t addr)
+{
+	size_t lo = 0, hi = ci->n_lines;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ci->lines[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || ci->lines[lo - 1].end_seq)
+		return NULL;
+	return &ci->lines[lo - 1];
+}
+
+static const char *attr_string(Dwarf_Die *die, int name)
+{
+	Dwarf_Attribute a;
+	if (!dwarf_attr_integrate(die, name, &a))
+		return NULL;
+	return dwarf_formstring(&a);
+}
+
+static int64_t attr_int(Dwarf_Die *die, int name, bool integrate)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word w;
+	if (!(integrate ? dwarf_attr_integrate(die, name, &a) : dwarf_attr(die, name, &a)))
+		return 0;
+	if (dwarf_formudata(&a, &w) != 0)
+		return 0;
+	return (int64_t)w;
+}
+
+/* The demangled form of RAW, cached by the pointer (names live in the
+ * debug sections or symbol tables for the resolver's lifetime). */
+static const char *demangled(sp_dwarf *d, const char *raw)
+{
+	uint64_t v;
+	if (!raw)
+		return NULL;
+	if (sp_u64map_get(&d->names, (uint64_t)(uintptr_t)raw, &v))
+		return v ? d->dnames[v - 1] : raw;
+	char *dn = sp_demangle(raw, d->style);
+	if (!dn) {
+		sp_u64map_put(&d->names, (uint64_t)(uintptr_t)raw, 0);
+		return raw;
+	}
+	SP_PUSH(d->dnames, d->n_dnames, d->cap_dnames, dn);
+	sp_u64map_put(&d->names, (uint64_t)(uintptr_t)raw, d->n_dnames);
+	return dn;
+}
+
+static void name_node(sp_dwarf *d, cu_info *ci, fn_node *n)
+{
+	Dwarf_Die die;
+	n->named = true;
+	if (!dwarf_offdie(d->dw, n->off, &die))
+		return;
+	n->raw = attr_string(&die, DW_AT_linkage_name);
+	if (!n->raw)
+		n->raw = attr_string(&die, DW_AT_MIPS_linkage_name);
+	if (!n->raw)
+		n->raw = attr_string(&die, DW_AT_name);
+	n->name = demangled(d, n->raw);
+	n->decl_line = attr_int(&die, DW_AT_decl_line, true);
+	if (dwarf_tag(&die) == DW_TAG_inlined_subroutine) {
+		int64_t f = attr_int(&die, DW_AT_call_file, false);
+		if (ci->files && f >= 0 && (size_t)f < ci->n_files)
+			n->call_file =
+				abs_file(d, ci, dwarf_filesrc(ci->files, (size_t)f, NULL, NULL));
+		n->call_line = attr_int(&die, DW_AT_call_line, false);
+		n->call_col = attr_int(&die, DW_AT_call_column, false);
+	}
+}
+
+static cu_info *find_cu(const sp_dwarf *d, uint64_t addr)
+{
+	size_t lo = 0, hi = d->n_cu_ranges;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (d->cu_ranges[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i > 0 && d->cu_maxend[i - 1] > addr; i--)
+		if (addr < d->cu_ranges[i - 1].hi)
+			return &d->cus[d->cu_ranges[i - 1].cu];
+	return NULL;
+}
+
+static sp_frame *scratch(sp_dwarf *d, size_t n)
+{
+	if (n > d->cap_scratch) {
+		d->cap_scratch = n * 2;
+		d->scratch = sp_xreallocarray(d->scratch, d->cap_scratch, sizeof(sp_frame));
+	}
+	return d->scratch;
+}
+
+/* Copies N frames into stable storage. */
+static const sp_frame *keep_frames(sp_dwarf *d, const sp_frame *f, size_t n)
+{
+	if (n == 0)
+		return NULL;
+	if (n > FRAME_BLOCK) {
+		n = FRAME_BLOCK;
+	}
+	if (d->n_blocks == 0 || d->block_used + n > FRAME_BLOCK) {
+		SP_PUSH(d->blocks, d->n_blocks, d->cap_blocks,
+			sp_xreallocarray(NULL, FRAME_BLOCK, sizeof(sp_frame)));
+		d->block_used = 0;
+	}
+	sp_frame *dst = d->blocks[d->n_blocks - 1] + d->block_used;
+	memcpy(dst, f, n * sizeof(*f));
+	d->block_used += n;
+	return dst;
+}
+
+static size_t resolve_uncached(sp_dwarf *d, uint64_t addr, sp_frame **out)
+{
+	uint64_t dwfl_addr = addr + (uint64_t)d->shift;
+	const char *symname = NULL;
+	size_t n = 0;
+
+	cu_info *ci = d->dw ? find_cu(d, dwfl_addr - d->dwbias) : NULL;
+	if (ci) {
+		uint64_t a = dwfl_addr - d->dwbias;
+		uint32_t chain[64];
+		size_t depth = 0;
+		if (!ci->loaded)
+			load_cu(d, ci);
+		uint32_t node = 0;
+		while (depth < SP_ARRAY_LEN(chain) && (node = find_child(ci, node, a)) != 0)
+			chain[depth++] = node;
+		const line_row *row = find_line(ci, a);
+		size_t nf = depth ? depth : 1;
+		sp_frame *f = scratch(d, nf);
+		memset(f, 0, nf * sizeof(*f));
+		for (size_t i = 0; i < depth; i++) {
+			fn_node *fn = &ci->nodes[chain[depth - 1 - i]];
+			if (!fn->named)
+				name_node(d, ci, fn);
+			f[i].name = fn->name;
+			f[i].system_name = fn->raw;
+			f[i].start_line = fn->decl_line;
+			f[i].inlined = i + 1 < depth;
+			if (i == 0) {
+				if (row) {
+					f[i].file = row->file;
+					f[i].line = row->line;
+					f[i].column = row->col;
+				}
+			} else {
+				fn_node *inner = &ci->nodes[chain[depth - i]];
+				f[i].file = inner->call_file;
+				f[i].line = inner->call_line;
+				f[i].column = inner->call_col;
+			}
+		}
+		if (depth == 0 && row) {
+			f[0].file = row->file;
+			f[0].line = row->line;
+			f[0].column = row->col;
+		}
+		n = nf;
+		if (depth == 0 && !row)
+			n = 0;
+	}
+	/* The outermost frame takes the symbol table's name when there is one,
+	 * as llvm-symbolizer does: static functions and templates often carry
+	 * no linkage name in DWARF, while the symbol is mangled and unique. */
+	GElf_Off off;
+	GElf_Sym sym;
+	symname = dwfl_module_addrinfo(d->mod, dwfl_addr, &off, &sym, NULL, NULL, NULL);
+	if (symname && *symname) {
+		if (n == 0) {
+			sp_frame *f = scratch(d, 1);
+			memset(f, 0, sizeof(*f));
+			n = 1;
+		}
+		d->scratch[n - 1].system_name = symname;
+		d->scratch[n - 1].name = demangled(d, symname);
+	}
+	*out = d->scratch;
+	return n;
+}
+
+sp_error *sp_dwarf_resolve(sp_dwarf *d, uint64_t addr, const sp_frame **frames, size_t *n)
+{
+	*frames = NULL;
+	*n = 0;
+	if (!d->opened)
+		d->open_err = open_module(d);
+	if (d->open_err)
+		return sp_error_new(sp_error_root_code(d->open_err), "%s", d->open_err->msg);
+	uint64_t v;
+	if (sp_u64map_get(&d->addr_cache, addr, &v)) {
+		*frames = d->results[v].f;
+		*n = d->results[v].n;
+		return NULL;
+	}
+	sp_frame *f;
+	size_t nf = resolve_uncached(d, addr, &f);
+	result r = {keep_frames(d, f, nf), nf > FRAME_BLOCK ? FRAME_BLOCK : nf};
+	SP_PUSH(d->results, d->n_results, d->cap_results, r);
+	sp_u64map_put(&d->addr_cache, addr, d->n_results - 1);
+	*frames = r.f;
+	*n = r.n;
+	return NULL;
+}

@@ -1,0 +1,92 @@
+#!/bin/sh
+# symbolize_cli.sh — `symprof symbolize` against binutils addr2line on the
+# fixture tests/symbolize/fixture.cc (built at test time), plus the JSON,
+# --relative, streaming and error paths.  Speaks TAP.
+set -u
+: "${SP_SRCDIR:=..}" "${SYMPROF:=./symprof}"
+src="$SP_SRCDIR/tests/symbolize/fixture.cc"
+tmp=$(mktemp -d /tmp/sp-symcli-XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+n=0 failed=0
+ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=1; fi; }
+
+g++ -O2 -g -o "$tmp/pie" "$src"; ok $? "compiled the PIE fixture"
+g++ -O2 -g -no-pie -o "$tmp/exec" "$src"; ok $? "compiled the non-PIE fixture"
+
+# Function entries: the same frames as addr2line -f -i -a, names raw and demangled.
+# (functions with a size: the fixture's own, with DWARF)
+nm -S --defined-only "$tmp/pie" | awk 'NF == 4 && $3 ~ /^[tT]$/ && $4 != "_start" {print "0x" $1}' >"$tmp/addrs"
+cnt=$(wc -l <"$tmp/addrs")
+[ "$cnt" -gt 15 ]; ok $? "fixture has $cnt function entries"
+addr2line -f -i -a -e "$tmp/pie" <"$tmp/addrs" >"$tmp/want" 2>/dev/null
+"$SYMPROF" symbolize -e "$tmp/pie" -a <"$tmp/addrs" >"$tmp/got"
+ok $? "symbolize from stdin exits 0"
+# addr2line appends " (discriminator N)"; we never print it.
+sed 's/ (discriminator [0-9]*)$//' "$tmp/want" >"$tmp/want2"
+diff "$tmp/want2" "$tmp/got" >"$tmp/diff"; r=$?
+[ $r = 0 ] || sed 's/^/# /' "$tmp/diff" | head -20
+ok $r "raw names and lines equal addr2line's at every function entry"
+addr2line -f -i -a -C -e "$tmp/pie" <"$tmp/addrs" | sed 's/ (discriminator [0-9]*)$//' >"$tmp/wantC"
+"$SYMPROF" symbolize -e "$tmp/pie" -a -C <"$tmp/addrs" >"$tmp/gotC"
+diff "$tmp/wantC" "$tmp/gotC" >"$tmp/diff"; r=$?
+[ $r = 0 ] || sed 's/^/# /' "$tmp/diff" | head -20
+ok $r "-C output equals addr2line -C"
+
+# Arguments instead of stdin, hex without 0x.
+a=$(nm "$tmp/pie" | awk '$3 == "_ZN5outer5inner6Widget7computeEi" {print $1}')
+out=$("$SYMPROF" symbolize -e "$tmp/pie" "$a" | head -1)
+[ "$out" = "_ZN5outer5inner6Widget7computeEi" ]; ok $? "address argument without 0x: $out"
+
+# Unknown address.
+out=$("$SYMPROF" symbolize -e "$tmp/pie" -a 0x7fff00000000 | tr '\n' ' ')
+[ "$out" = "0x00007fff00000000 ?? ??:0 " ]; ok $? "unknown address prints ?? and ??:0"
+
+# --relative: offsets from where file offset 0 is loaded (0x400000 here).
+b=$(nm "$tmp/exec" | awk '$3 == "_ZN5outer5inner6Widget7computeEi" {print $1}')
+rel=$(printf '%x' $((0x$b - 0x400000)))
+want=$("$SYMPROF" symbolize -e "$tmp/exec" "0x$b")
+got=$("$SYMPROF" symbolize -e "$tmp/exec" --relative "0x$rel")
+[ -n "$want" ] && [ "$want" = "$got" ]; ok $? "--relative 0x$rel is 0x$b in the non-PIE"
+got=$("$SYMPROF" symbolize -e "$tmp/pie" --relative "0x$a")
+[ "$got" = "$("$SYMPROF" symbolize -e "$tmp/pie" "0x$a")" ]; ok $? "--relative is the identity for this PIE"
+
+# JSON: every line parses, frames innermost first, the outermost not inlined.
+"$SYMPROF" symbolize -e "$tmp/pie" --json -C <"$tmp/addrs" >"$tmp/json"
+python3 - "$tmp/json" "$cnt" <<'PY'
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert len(lines) == int(sys.argv[2]), len(lines)
+for l in lines:
+    o = json.loads(l)
+    fr = o["frames"]
+    assert fr and not fr[-1]["inlined"] and all(f["inlined"] for f in fr[:-1]), l
+    for f in fr:
+        assert set(f) >= {"function", "raw", "file", "line", "column", "inlined"}, l
+PY
+ok $? "--json: one object per address with every frame"
+
+# Streaming: a co-process gets each answer before sending the next line.
+mkfifo "$tmp/in" "$tmp/out"
+"$SYMPROF" symbolize -e "$tmp/pie" -a <"$tmp/in" >"$tmp/out" &
+pid=$!
+(sleep 30; kill $pid 2>/dev/null) & dog=$!   # a hang fails instead of blocking
+exec 3>"$tmp/in" 4<"$tmp/out"
+echo "0x$a" >&3
+IFS= read -r l1 <&4; IFS= read -r l2 <&4; IFS= read -r _ <&4
+echo "0x$a" >&3
+IFS= read -r l3 <&4
+exec 3>&-
+cat <&4 >/dev/null; exec 4<&-
+wait $pid
+kill $dog 2>/dev/null
+[ "$l2" = "_ZN5outer5inner6Widget7computeEi" ] && [ "$l3" = "$l1" ]
+ok $? "answers stream through a pipe before stdin closes"
+
+# Errors.
+"$SYMPROF" symbolize -e "$tmp/missing" 0x10 2>"$tmp/err"; r=$?
+[ $r != 0 ] && grep -q "$tmp/missing" "$tmp/err"; ok $? "missing file: non-zero exit naming the file"
+"$SYMPROF" symbolize -e "$tmp/pie" --demangle=bogus 0x10 2>/dev/null; r=$?
+[ $r = 2 ]; ok $? "bad demangle style is a usage error"
+
+echo "1..$n"
+exit $failed
