@@ -102,7 +102,7 @@ int jf_load(const char *in, const char *prefix, const jf_plan *plan, jf_placed *
 		GElf_Shdr sh;
 		gelf_getshdr(scn, &sh);
 		const char *name = i ? elf_strptr(e, shstrndx, sh.sh_name) : "";
-		if (i && (sh.sh_flags & SHF_ALLOC) && sh.sh_size) {
+		if (i && (sh.sh_flags & SHF_ALLOC) && (sh.sh_size || plan->place_empty)) {
 			bool exec = sh.sh_flags & SHF_EXECINSTR;
 			if (exec && plan->limit && i == last_exec) {
 				sh.sh_addr = plan->limit - sh.sh_size;

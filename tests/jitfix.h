@@ -20,9 +20,11 @@ typedef struct {
 	uint64_t data_base; /* non-executable SHF_ALLOC sections go here */
 	uint64_t limit;     /* when non-zero: the last executable section ends here */
 	bool with_null;     /* list section 0 in the .meta (LLVM does) */
+	bool place_empty;   /* give empty SHF_ALLOC sections addresses too */
 } jf_plan;
 
-/* Copies the ELF IN to PREFIX.elf with every non-empty SHF_ALLOC section
+/* Copies the ELF IN to PREFIX.elf with every non-empty (or, with
+ * place_empty, every) SHF_ALLOC section
  * placed per PLAN and writes PREFIX.meta.  *PLACED (caller frees with
  * jf_placed_free) lists what was placed.  Returns 0 or -1 (message on
  * stderr). */

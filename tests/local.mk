@@ -65,4 +65,9 @@ tests_jithost_SOURCES = testdata/jit/jithost.c
 tests_jithost_LDADD = jitreg/libjitreg.la
 dist_check_SCRIPTS += tests/jit_dump.sh
 TESTS += tests/jit_dump.sh
+check_PROGRAMS += tests/test_jit_e2e
+tests_test_jit_e2e_SOURCES = tests/test_jit_e2e.c tests/jitfix.c tests/jitfix.h tests/tap.h
+tests_test_jit_e2e_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
+tests_test_jit_e2e_LDADD = $(TEST_LIBS) $(LIBELF_LIBS)
+TESTS += tests/test_jit_e2e
 # --- end jit tests ---
