@@ -4,7 +4,9 @@
 # dumped objects must be byte for byte the ones registered, in list order
 # (newest first), with .meta files describing the sections as the loader
 # (tests/jitload) placed them.  Also: clear errors for a process without the
-# GDB JIT symbols, a truncated core and bad usage.  Speaks TAP.
+# GDB JIT symbols, a truncated core and bad usage.  Run twice: with the
+# descriptor in libjitreg.so and with it copied into the executable.
+# Speaks TAP.
 set -u
 : "${SP_SRCDIR:?}" "${SP_BUILDDIR:?}" "${SYMPROF:?}"
 T=$(mktemp -d /tmp/sp-jitdump-XXXXXX)
@@ -34,19 +36,6 @@ check "fixture compiles" test -s "$T/f.o"
 "$SP_BUILDDIR/tests/jitload" "$T/f.o" "$T/c" 7f1200000400 1000 7f1230000000 > /dev/null
 check "three objects placed" test -s "$T/c.meta"
 
-# Register a, b, c; unregister b; the list is then c -> a.
-mkfifo "$T/ctl"
-"$SP_BUILDDIR/tests/jithost" "$T/a.elf" "$T/b.elf" "$T/c.elf" --drop "$T/b.elf" \
-	< "$T/ctl" > "$T/ready" &
-exec 3> "$T/ctl"
-i=0
-while ! grep -q '^ready' "$T/ready" 2>/dev/null && [ $i -lt 300 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-read -r _ pid exe < "$T/ready"
-check "host is ready (pid ${pid:-?})" test -n "${pid:-}"
-
 dump_checks() { # DIR WHAT
 	check "$2: two objects dumped" test -f "$1/jit-0.elf" -a -f "$1/jit-1.elf" -a ! -e "$1/jit-2.elf"
 	check "$2: jit-0.elf is the newest object (c)" cmp -s "$1/jit-0.elf" "$T/c.elf"
@@ -55,23 +44,59 @@ dump_checks() { # DIR WHAT
 	check "$2: jit-1.meta lists a's sections as placed" same_meta "$1/jit-1.meta" "$T/a.meta"
 }
 
-"$SYMPROF" jit dump --pid "$pid" -d "$T/live" 2> "$T/live.err"
-rc=$?
-check "jit dump --pid exits 0" test $rc -eq 0
-[ $rc -eq 0 ] || sed 's/^/# /' "$T/live.err"
-dump_checks "$T/live" "live"
+# run_host HOST LABEL: registers a, b, c, unregisters b (the list is then
+# c -> a), dumps the live process and its core.  Leaves $pid, $exe and the
+# core $T/LABEL-core.$pid.
+run_host() {
+	host=$1
+	label=$2
+	rm -f "$T/ctl" "$T/ready"
+	mkfifo "$T/ctl"
+	"$host" "$T/a.elf" "$T/b.elf" "$T/c.elf" --drop "$T/b.elf" < "$T/ctl" > "$T/ready" &
+	exec 3> "$T/ctl"
+	i=0
+	while ! grep -q '^ready' "$T/ready" 2>/dev/null && [ $i -lt 300 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	pid=
+	read -r _ pid exe < "$T/ready"
+	check "$label: host is ready (pid ${pid:-?})" test -n "${pid:-}"
 
-gcore -o "$T/core" "$pid" > "$T/gcore.log" 2>&1
-check "gcore wrote a core file" test -s "$T/core.$pid"
-"$SYMPROF" jit dump --core "$T/core.$pid" --exe "$exe" -d "$T/fromcore" 2> "$T/core.err"
-rc=$?
-check "jit dump --core exits 0" test $rc -eq 0
-[ $rc -eq 0 ] || sed 's/^/# /' "$T/core.err"
-dump_checks "$T/fromcore" "core"
+	"$SYMPROF" jit dump --pid "$pid" -d "$T/$label-live" 2> "$T/live.err"
+	rc=$?
+	check "$label: jit dump --pid exits 0" test $rc -eq 0
+	[ $rc -eq 0 ] || sed 's/^/# /' "$T/live.err"
+	dump_checks "$T/$label-live" "$label live"
 
-# Let the host go.
-exec 3>&-
-wait
+	gcore -o "$T/$label-core" "$pid" > "$T/gcore.log" 2>&1
+	check "$label: gcore wrote a core file" test -s "$T/$label-core.$pid"
+	"$SYMPROF" jit dump --core "$T/$label-core.$pid" --exe "$exe" -d "$T/$label-fromcore" 2> "$T/core.err"
+	rc=$?
+	check "$label: jit dump --core exits 0" test $rc -eq 0
+	[ $rc -eq 0 ] || sed 's/^/# /' "$T/core.err"
+	dump_checks "$T/$label-fromcore" "$label core"
+
+	# Let the host go.
+	exec 3>&-
+	wait
+}
+
+# The descriptor in libjitreg.so, found through the process's mappings and
+# the core's NT_FILE note.
+run_host "$SP_BUILDDIR/tests/jithost" lib
+libpid=$pid
+libexe=$exe
+# The descriptor copied into the executable.
+run_host "$SP_BUILDDIR/tests/jithost_copyrel" exe
+if readelf -rW "$exe" | grep -q "COPY.*__jit_debug_descriptor"; then
+	ok "exe: the executable holds the descriptor (copy relocation)"
+else
+	ok "exe: the executable holds the descriptor # SKIP no copy relocation on this target"
+fi
+pid=$libpid
+exe=$libexe
+cp "$T/lib-core.$pid" "$T/core.$pid"
 
 # A truncated core: keep the headers and notes, cut the memory.
 first_load=$(readelf -lW "$T/core.$pid" | awk '$1 == "LOAD" { print $2; exit }')

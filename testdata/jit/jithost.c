@@ -2,10 +2,14 @@
  * the object files named on the command line, registers each with
  * libjitreg (borrowed buffers, kept alive), unregisters the ones named
  * after "--drop", prints "ready PID EXE" on stdout and waits for end of file
- * on stdin before unregistering everything and exiting. */
+ * on stdin before unregistering everything and exiting.  Built with
+ * JITHOST_EXE_DESCRIPTOR, the program reads the descriptor itself, so the
+ * link editor gives the executable its own copy of it (a copy relocation)
+ * and the live list is in the executable, not in libjitreg.so. */
 #include "jitreg/jitreg.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +29,13 @@ static char *slurp(const char *path, size_t *n)
 	fclose(f);
 	return d;
 }
+
+#ifdef JITHOST_EXE_DESCRIPTOR
+extern struct {
+	uint32_t version, action_flag;
+	void *relevant_entry, *first_entry;
+} __jit_debug_descriptor;
+#endif
 
 int main(int argc, char **argv)
 {
@@ -58,6 +69,12 @@ int main(int argc, char **argv)
 	char exe[4096];
 	ssize_t l = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	exe[l > 0 ? l : 0] = '\0';
+#ifdef JITHOST_EXE_DESCRIPTOR
+	if (__jit_debug_descriptor.version != 1 || !__jit_debug_descriptor.first_entry) {
+		fprintf(stderr, "jithost: descriptor not as expected\n");
+		return 1;
+	}
+#endif
 	printf("ready %ld %s\n", (long)getpid(), exe);
 	fflush(stdout);
 	char c;
