@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -235,12 +236,12 @@ int jitreg_write_meta(const void *obj, size_t size, int fd)
 }
 
 /* Writes DIR/NAME.SUFFIX through a temporary file renamed into place. */
-static int write_file_atomic(const char *dir, const char *name, const char *suffix,
-			     const void *data, size_t n)
+/* Writes DATA to a new temporary file next to DIR/NAME; *TMP gets its
+ * path. */
+static int write_tmp(const char *dir, const char *name, const void *data, size_t n,
+		     char tmp[PATH_MAX])
 {
-	char path[PATH_MAX], tmp[PATH_MAX];
-	if (snprintf(path, sizeof(path), "%s/%s%s", dir, name, suffix) >= (int)sizeof(path) ||
-	    snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path) >= (int)sizeof(tmp))
+	if (snprintf(tmp, PATH_MAX, "%s/%s.tmp.XXXXXX", dir, name) >= PATH_MAX)
 		return -ENAMETOOLONG;
 	int fd = mkstemp(tmp);
 	if (fd < 0)
@@ -250,30 +251,59 @@ static int write_file_atomic(const char *dir, const char *name, const char *suff
 		rc = -errno;
 	if (close(fd) != 0 && rc == 0)
 		rc = -errno;
-	if (rc == 0 && rename(tmp, path) != 0)
-		rc = -errno;
 	if (rc != 0)
 		unlink(tmp);
 	return rc;
 }
 
+/* Writes the object as DIR/NAME.elf, then DIR/NAME.meta, each complete
+ * before it appears.  An explicit NAME replaces older files; the default
+ * name, derived from the object's address, must never overwrite the dump of
+ * an earlier object that lived at the same address, so "-1", "-2", ... are
+ * appended until the .elf can be linked in under a free name. */
 static int dump(const void *obj, size_t size, const char *dir, const char *name)
 {
-	char defname[64];
-	if (!name) {
-		snprintf(defname, sizeof(defname), "jit-%ld-%llx", (long)getpid(),
+	char base[64], chosen[PATH_MAX], tmp[PATH_MAX], path[PATH_MAX];
+	bool fixed = name != NULL;
+	if (!fixed) {
+		snprintf(base, sizeof(base), "jit-%ld-%llx", (long)getpid(),
 			 (unsigned long long)(uintptr_t)obj);
-		name = defname;
+		name = base;
 	}
 	if (!*name || strchr(name, '/'))
 		return -EINVAL;
 	outbuf b = {0};
 	int rc = build_meta(obj, size, &b);
+	if (rc == 0)
+		rc = write_tmp(dir, name, obj, size, tmp);
+	if (rc != 0) {
+		free(b.data);
+		return rc;
+	}
+	rc = -EEXIST;
+	for (unsigned k = 0; rc == -EEXIST && k < 10000; k++) {
+		int l = k ? snprintf(chosen, sizeof(chosen), "%s-%u", name, k)
+			  : snprintf(chosen, sizeof(chosen), "%s", name);
+		if (l >= (int)sizeof(chosen) ||
+		    snprintf(path, sizeof(path), "%s/%s.elf", dir, chosen) >= (int)sizeof(path)) {
+			rc = -ENAMETOOLONG;
+			break;
+		}
+		if (fixed)
+			rc = rename(tmp, path) == 0 ? 0 : -errno;
+		else
+			rc = link(tmp, path) == 0 ? 0 : -errno;
+	}
+	unlink(tmp); /* after rename: already gone */
 	/* The .meta goes last: a reader only looks at complete pairs. */
 	if (rc == 0)
-		rc = write_file_atomic(dir, name, ".elf", obj, size);
-	if (rc == 0)
-		rc = write_file_atomic(dir, name, ".meta", b.data, b.len);
+		rc = write_tmp(dir, chosen, b.data, b.len, tmp);
+	if (rc == 0 && snprintf(path, sizeof(path), "%s/%s.meta", dir, chosen) >= (int)sizeof(path))
+		rc = -ENAMETOOLONG;
+	if (rc == 0 && rename(tmp, path) != 0) {
+		rc = -errno;
+		unlink(tmp);
+	}
 	free(b.data);
 	return rc;
 }

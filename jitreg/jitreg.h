@@ -46,8 +46,10 @@ typedef struct jitreg_options {
 	size_t size;          /* sizeof(jitreg_options), or 0 for version 1 */
 	const char *dump_dir; /* write NAME.elf + NAME.meta here; NULL: the
 			       * JITREG_DUMP_DIR environment variable, if set */
-	const char *name;     /* NAME for the dump files (no '/'); NULL:
-			       * "jit-<pid>-<object address in hex>" */
+	const char *name;     /* NAME for the dump files (no '/'), replacing
+			       * older ones; NULL: "jit-<pid>-<object address
+			       * in hex>", with "-<k>" appended when an earlier
+			       * object at that address was dumped already */
 	uint32_t flags;       /* JITREG_* flags */
 	uint32_t reserved32;
 	void *reserved[8];    /* must be zero */

@@ -93,6 +93,38 @@ static void test_fixture_objects(void)
 	TAP_OK(sp_jit_index_lookup(idx, REGION - 1) == NULL, "below the region -> none");
 	sp_jit_index_free(idx);
 
+	/* A .meta whose list does not follow the section headers: sections
+	 * are matched by name, and names the .elf lacks count as code only
+	 * when they are .text*. */
+	char *revdir = sp_xasprintf("%s/rev", dir), *rev = sp_xasprintf("%s/rev/r.elf", dir);
+	char *mk2[] = {"mkdir", revdir, NULL}, *cp[] = {"cp", ea, rev, NULL};
+	TAP_OK(jf_run(mk2) == 0 && jf_run(cp) == 0, "copy of A for a reordered .meta");
+	char *revmeta = sp_xasprintf("%s/rev/r.meta", dir);
+	f = fopen(revmeta, "w");
+	fputs("{\"sections\":[{\"name\":\".text.ghost\",\"start\":4096,\"size\":16},"
+	      "{\"name\":\".data.ghost\",\"start\":8192,\"size\":16}", f);
+	for (size_t i = na; i-- > 0;)
+		fprintf(f, ",{\"name\":\"%s\",\"start\":%llu,\"size\":%llu}", a[i].name,
+			(unsigned long long)a[i].start, (unsigned long long)a[i].size);
+	fputs("]}", f);
+	fclose(f);
+	const char *revdirs[] = {revdir};
+	err = sp_jit_index_load(revdirs, 1, &idx);
+	TAP_OK(!err, "reordered .meta loads");
+	if (!err) {
+		TAP_EQ_U64(sp_jit_index_count(idx), n_exec + 1, "A's code sections plus .text.ghost");
+		const jf_placed *add = jf_find(a, na, ".text.jit_add");
+		TAP_EQ_STR(add ? sp_jit_index_lookup(idx, add->start + 2) : NULL, rev, "matched by name");
+		TAP_OK(ro && sp_jit_index_lookup(idx, ro->start) == NULL, ".rodata still not code");
+		TAP_EQ_STR(sp_jit_index_lookup(idx, 4096 + 15), rev, "unknown .text* name counts as code");
+		TAP_OK(sp_jit_index_lookup(idx, 8192) == NULL, "unknown other name does not");
+		sp_jit_index_free(idx);
+	}
+	sp_error_free(err);
+	free(revdir);
+	free(rev);
+	free(revmeta);
+
 	/* A broken .meta next to an .elf is an error naming the file. */
 	char *bad = sp_xasprintf("%s.meta", pb);
 	f = fopen(bad, "w");

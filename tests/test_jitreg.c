@@ -265,6 +265,12 @@ static void test_dump(void)
 		free(m);
 	}
 	jitreg_unregister(e);
+	/* A later object at the same address keeps the earlier dump. */
+	TAP_EQ_U64(jitreg_register(ext, next, NULL, &e), 0, "register again at the same address");
+	char *again = sp_xasprintf("%s/jit-%ld-%llx-1.meta", outdir, (long)getpid(), (unsigned long long)(uintptr_t)ext);
+	TAP_OK(access(again, F_OK) == 0 && access(name, F_OK) == 0, "second dump gets a -1 suffix, first kept");
+	free(again);
+	jitreg_unregister(e);
 	setenv("JITREG_DUMP_DIR", "", 1);
 
 	/* Unreadable section headers: nothing registered when a dump is asked. */
