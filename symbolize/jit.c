@@ -183,9 +183,8 @@ static sp_error *ju64(jparser *j, const char *what, uint64_t *out)
 	const char *s = j->p;
 	while (j->p < j->end && *j->p >= '0' && *j->p <= '9')
 		j->p++;
-	if (j->p == s) {
+	if (j->p == s)
 		return jerr(j, what);
-	}
 	if (j->p - s > 1 && *s == '0') {
 		j->p = s;
 		return jerr(j, "a number without leading zeros");
