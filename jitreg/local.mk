@@ -1,1 +1,12 @@
-# jitreg: see jitreg/
+# libjitreg: installed shared library for JIT hosts; depends on libc and
+# pthread only, exports only jitreg_* and the GDB JIT symbols.
+lib_LTLIBRARIES += jitreg/libjitreg.la
+include_HEADERS += jitreg/jitreg.h
+jitreg_libjitreg_la_SOURCES = jitreg/jitreg.c jitreg/jitreg.h
+jitreg_libjitreg_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0 \
+	-Wl,--version-script=$(srcdir)/jitreg/libjitreg.map
+jitreg_libjitreg_la_LIBADD = -lpthread
+EXTRA_jitreg_libjitreg_la_DEPENDENCIES = jitreg/libjitreg.map
+pkgconfigdir = $(libdir)/pkgconfig
+pkgconfig_DATA = jitreg/libjitreg.pc
+EXTRA_DIST += jitreg/libjitreg.map jitreg/libjitreg.pc.in testdata/jit/llvm_listener.cpp

@@ -1,17 +1,175 @@
-/* kallsyms.c — placeholder until implemented. */
+/* kallsyms.c — kernel symbol names from a copy of /proc/kallsyms.  Each line
+ * is ADDRESS TYPE NAME, with the module in brackets after a tab for symbols
+ * of loadable modules:
+ *
+ *   ffffffff81000000 T _stext
+ *   ffffffff81001230 t do_one_initcall
+ *   ffffffffc0a01000 t ext4_fill_super	[ext4]
+ *
+ * Only text symbols (t, T, w, W) are kept, sorted by address; an address
+ * resolves to the symbol with the greatest start at or below it.  Module
+ * symbols are named "name [module]".  A file whose text symbols all sit at
+ * address 0 was copied with kptr_restrict in force and is refused.
+ */
 #include "symbolize/symbolize.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+	uint64_t addr;
+	size_t seq;
+	const char *name; /* points into K->names */
+} ksym;
+
+struct sp_kallsyms {
+	ksym *v;
+	size_t n, cap;
+	char *names;  /* the file contents, names NUL-terminated in place */
+	char **owned; /* "name [module]" strings */
+	size_t n_owned, cap_owned;
+};
+
+void sp_kallsyms_free(sp_kallsyms *k)
+{
+	if (!k)
+		return;
+	for (size_t i = 0; i < k->n_owned; i++)
+		free(k->owned[i]);
+	free(k->owned);
+	free(k->v);
+	free(k->names);
+	free(k);
+}
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static int cmp_ksym(const void *a, const void *b)
+{
+	const ksym *x = a, *y = b;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Parses line [p, end) number LINENO; adds a symbol when it is text. */
+static sp_error *parse_line(sp_kallsyms *k, const char *path, size_t lineno, char *p, char *end)
+{
+	char *s = p, *t;
+	while (s < end && is_blank(*s))
+		s++;
+	for (t = s; t < end && !is_blank(*t); t++)
+		;
+	uint64_t addr;
+	if (!sp_parse_u64(s, t, 16, &addr))
+		return sp_error_new(SP_E_MALFORMED, "%s: line %zu: expected hex address, got \"%.*s\"",
+				    path, lineno, (int)(t - s), s);
+	s = t;
+	while (s < end && is_blank(*s))
+		s++;
+	if (s == end || (s + 1 < end && !is_blank(s[1])))
+		return sp_error_new(SP_E_MALFORMED, "%s: line %zu: expected a one-letter symbol type after the address",
+				    path, lineno);
+	char type = *s++;
+	while (s < end && is_blank(*s))
+		s++;
+	for (t = s; t < end && !is_blank(*t); t++)
+		;
+	if (s == t)
+		return sp_error_new(SP_E_MALFORMED, "%s: line %zu: expected a symbol name after the type '%c'",
+				    path, lineno, type);
+	char *name = s, *name_end = t;
+	s = t;
+	while (s < end && is_blank(*s))
+		s++;
+	char *mod = NULL, *mod_end = NULL;
+	if (s < end) {
+		if (*s != '[' || end[-1] != ']' || end - s < 3)
+			return sp_error_new(SP_E_MALFORMED, "%s: line %zu: expected \"[module]\" after the name, got \"%.*s\"",
+					    path, lineno, (int)(end - s), s);
+		mod = s;
+		mod_end = end;
+	}
+	if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+		return NULL;
+	ksym sym = {.addr = addr, .seq = k->n};
+	if (mod) {
+		char *full = sp_xasprintf("%.*s %.*s", (int)(name_end - name), name,
+					  (int)(mod_end - mod), mod);
+		SP_PUSH(k->owned, k->n_owned, k->cap_owned, full);
+		sym.name = full;
+	} else {
+		*name_end = '\0';
+		sym.name = name;
+	}
+	SP_PUSH(k->v, k->n, k->cap, sym);
+	return NULL;
+}
 
 sp_error *sp_kallsyms_load(const char *path, sp_kallsyms **out)
 {
 	*out = NULL;
-	return path ? sp_error_new(SP_E_UNSUPPORTED, "kallsyms.c: not implemented") : NULL;
-}
-
-void sp_kallsyms_free(sp_kallsyms *k)
-{
+	uint8_t *data;
+	size_t len;
+	sp_error *err = sp_read_file(path, &data, &len);
+	if (err)
+		return sp_error_prefix(err, "kallsyms");
+	sp_kallsyms *k = sp_xcalloc(1, sizeof(*k));
+	k->names = (char *)data;
+	char *p = k->names, *end = p + len;
+	size_t lineno = 0;
+	while (p < end) {
+		char *nl = memchr(p, '\n', (size_t)(end - p));
+		char *eol = nl ? nl : end;
+		char *le = eol;
+		lineno++;
+		if (le > p && le[-1] == '\r')
+			le--;
+		char *q = p;
+		while (q < le && is_blank(*q))
+			q++;
+		if (q < le) {
+			err = parse_line(k, path, lineno, p, le);
+			if (err) {
+				sp_kallsyms_free(k);
+				return err;
+			}
+		}
+		p = nl ? nl + 1 : end;
+	}
+	bool any_nonzero = false;
+	for (size_t i = 0; i < k->n && !any_nonzero; i++)
+		any_nonzero = k->v[i].addr != 0;
+	if (k->n && !any_nonzero) {
+		sp_kallsyms_free(k);
+		return sp_error_new(SP_E_MALFORMED,
+				    "%s: every text symbol is at address 0 (copied with kptr_restrict set; copy it as root)",
+				    path);
+	}
+	if (k->n)
+		qsort(k->v, k->n, sizeof(*k->v), cmp_ksym);
+	*out = k;
+	return NULL;
 }
 
 const char *sp_kallsyms_lookup(const sp_kallsyms *k, uint64_t addr)
 {
-	return NULL;
+	if (!k || !k->n || addr < k->v[0].addr)
+		return NULL;
+	/* Greatest start <= addr; among equal starts the first in the file. */
+	size_t lo = 0, hi = k->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (k->v[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	size_t i = lo - 1;
+	while (i > 0 && k->v[i - 1].addr == k->v[i].addr)
+		i--;
+	return k->v[i].name;
 }

@@ -11,7 +11,8 @@ symbolize_libsymbolize_la_SOURCES = \
 	symbolize/apply.c \
 	symbolize/jit.c \
 	symbolize/perfmap.c \
-	symbolize/kallsyms.c
+	symbolize/kallsyms.c \
+	symbolize/jitdump.c
 symbolize_libsymbolize_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS) $(DEBUGINFOD_CFLAGS)
 symbolize_libsymbolize_la_LIBADD = profile/libprofile.la common/libcommon.la \
 	$(LIBDW_LIBS) $(LIBELF_LIBS) $(DEBUGINFOD_LIBS) $(BFD_LIBS)

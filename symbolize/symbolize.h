@@ -233,6 +233,57 @@ void sp_jit_index_free(sp_jit_index *idx);
 /* Path of the .elf whose loaded section contains ADDR (run-time address
  * = symbol-file address: base 0), or NULL.  Borrowed until _free. */
 const char *sp_jit_index_lookup(const sp_jit_index *idx, uint64_t addr);
+/* Number of executable ranges indexed. */
+size_t sp_jit_index_count(const sp_jit_index *idx);
+
+/* One entry of a .meta file: a section's name, run-time start (0 when not
+ * loaded) and size. */
+typedef struct {
+	char *name;
+	uint64_t start, size;
+} sp_jit_section;
+
+/* Parses .meta JSON {"sections":[{"name":..,"start":N,"size":N},...]}
+ * strictly; errors name NAME, the byte offset and what was expected.
+ * *SECS (caller frees with sp_jit_sections_free) gets *N entries. */
+sp_error *sp_jit_meta_parse(const char *name, const char *data, size_t len,
+			    sp_jit_section **secs, size_t *n);
+void sp_jit_sections_free(sp_jit_section *secs, size_t n);
+/* Writes the .meta JSON of SECS to S (one section per line). */
+void sp_jit_meta_write(sp_sink *s, const sp_jit_section *secs, size_t n);
+/* Every section of the in-memory ELF object OBJ (SIZE bytes, borrowed), in
+ * header order from index 0: name, start = sh_addr for SHF_ALLOC sections
+ * (else 0), size.  Extended section numbering is handled. */
+sp_error *sp_jit_object_sections(const char *name, const void *obj, size_t size,
+				 sp_jit_section **secs, size_t *n);
+
+/* Objects registered through the GDB JIT interface (spec §5.3), recovered
+ * from a live process or a core file. */
+typedef struct {
+	uint64_t entry_addr;   /* address of the jit_code_entry */
+	uint64_t symfile_addr; /* where the object sits in the process */
+	uint8_t *data;         /* symfile_size bytes */
+	size_t size;
+} sp_jit_object;
+
+typedef struct {
+	sp_jit_object *v;
+	size_t n, cap;
+	uint64_t descriptor_addr; /* run-time address of __jit_debug_descriptor */
+} sp_jit_objects;
+
+void sp_jit_objects_clear(sp_jit_objects *objs);
+/* Walks __jit_debug_descriptor of the live process PID (the symbol is looked
+ * for in every ELF file the process maps); memory is read with
+ * process_vm_readv, else /proc/PID/mem. */
+sp_error *sp_jit_read_process(pid_t pid, sp_jit_objects *out);
+/* The same from the core file CORE of executable EXE: PT_LOAD segments of
+ * the core hold the memory, its NT_FILE note the load bases of EXE and of
+ * the libraries. */
+sp_error *sp_jit_read_core(const char *core, const char *exe, sp_jit_objects *out);
+/* Writes every object as DIR/jit-<n>.elf + DIR/jit-<n>.meta (n from 0),
+ * each through a temporary file renamed into place. */
+sp_error *sp_jit_objects_write(const sp_jit_objects *objs, const char *dir);
 
 /* perf maps (/tmp/perf-PID.map): names for JIT addresses. */
 typedef struct sp_perf_map sp_perf_map;

@@ -141,3 +141,38 @@ TESTS += tests/symbolize_cli.sh
 EXTRA_DIST += tests/symbolize_cli.sh
 EXTRA_DIST += tests/symbolize/fixture.cc
 # --- end symbolize (wip-hs2) tests ---
+
+# --- jit tests ---
+check_PROGRAMS += tests/test_jitsyms
+tests_test_jitsyms_SOURCES = tests/test_jitsyms.c tests/tap.h
+tests_test_jitsyms_LDADD = $(TEST_LIBS)
+TESTS += tests/test_jitsyms
+check_PROGRAMS += tests/test_jit_index
+tests_test_jit_index_SOURCES = tests/test_jit_index.c tests/jitfix.c tests/jitfix.h tests/tap.h
+tests_test_jit_index_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
+tests_test_jit_index_LDADD = $(TEST_LIBS) $(LIBELF_LIBS)
+TESTS += tests/test_jit_index
+EXTRA_DIST += testdata/jit/jitfuncs.c
+check_PROGRAMS += tests/test_jitreg
+tests_test_jitreg_SOURCES = tests/test_jitreg.c tests/jitfix.c tests/jitfix.h tests/tap.h
+tests_test_jitreg_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) -pthread
+tests_test_jitreg_LDADD = jitreg/libjitreg.la $(TEST_LIBS) $(LIBELF_LIBS) -lpthread
+TESTS += tests/test_jitreg
+check_PROGRAMS += tests/jitload tests/jithost
+tests_jitload_SOURCES = tests/jitload.c tests/jitfix.c tests/jitfix.h
+tests_jitload_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
+tests_jitload_LDADD = $(LIBELF_LIBS)
+tests_jithost_SOURCES = testdata/jit/jithost.c
+tests_jithost_LDADD = jitreg/libjitreg.la
+check_PROGRAMS += tests/jithost_copyrel
+tests_jithost_copyrel_SOURCES = testdata/jit/jithost.c
+tests_jithost_copyrel_CPPFLAGS = $(AM_CPPFLAGS) -DJITHOST_EXE_DESCRIPTOR
+tests_jithost_copyrel_LDADD = jitreg/libjitreg.la
+dist_check_SCRIPTS += tests/jit_dump.sh
+TESTS += tests/jit_dump.sh
+check_PROGRAMS += tests/test_jit_e2e
+tests_test_jit_e2e_SOURCES = tests/test_jit_e2e.c tests/jitfix.c tests/jitfix.h tests/tap.h
+tests_test_jit_e2e_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
+tests_test_jit_e2e_LDADD = $(TEST_LIBS) $(LIBELF_LIBS)
+TESTS += tests/test_jit_e2e
+# --- end jit tests ---

@@ -1,0 +1,207 @@
+/* test_jitsyms.c — perf maps, kallsyms copies and .meta parsing: lookups
+ * against files written here line by line, and malformed input rejected
+ * with the file, line or byte offset named. */
+#include "symbolize/symbolize.h"
+#include "tests/tap.h"
+
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char tmpdir[] = "/tmp/sp-jitsyms-XXXXXX";
+
+static char *write_tmp(const char *name, const char *text)
+{
+	char *path = sp_xasprintf("%s/%s", tmpdir, name);
+	FILE *f = fopen(path, "w");
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+static bool err_has(sp_error *err, const char *needle)
+{
+	if (!err)
+		return false;
+	char *s = sp_error_string(err);
+	bool ok = strstr(s, needle) != NULL;
+	if (!ok)
+		printf("# error was: %s\n", s);
+	free(s);
+	return ok;
+}
+
+static void test_perf_map(void)
+{
+	char *a = write_tmp("perf-1.map",
+			    "1000 100 outer function\n"
+			    "0x1040 0x10 inner\r\n"
+			    "\n"
+			    "2000\t\t  0 zero-size at 2000\n"
+			    "  3000 20   name with  spaces  \n"
+			    "1000 100 duplicate outer (later line)\n"
+			    "ffffffffffffff00 200 at the top");
+	char *b = write_tmp("perf-2.map", "5000 8 from second file\n0FF0 10 Upper\n");
+	const char *files[] = {a, b};
+	sp_perf_map *m;
+	sp_error *err = sp_perf_map_load(files, 2, &m);
+	TAP_OK(!err, "perf maps load");
+	/* (start,size) order: 0x1000/0x100 precedes 0x1040/0x10; the first line
+	 * of two equal entries wins. */
+	TAP_EQ_STR(sp_perf_map_lookup(m, 0x1000), "outer function", "start of an entry");
+	TAP_EQ_STR(sp_perf_map_lookup(m, 0x1045), "outer function", "first containing entry wins over a nested one");
+	TAP_EQ_STR(sp_perf_map_lookup(m, 0x10ff), "outer function", "last byte of an entry");
+	TAP_OK(sp_perf_map_lookup(m, 0x1100) == NULL, "end of an entry is outside");
+	TAP_EQ_STR(sp_perf_map_lookup(m, 0xff5), "Upper", "uppercase hex, second file");
+	TAP_EQ_STR(sp_perf_map_lookup(m, 0x2000), "zero-size at 2000", "size-0 entry matches its start");
+	TAP_OK(sp_perf_map_lookup(m, 0x2001) == NULL, "size-0 entry matches nothing else");
+	TAP_EQ_STR(sp_perf_map_lookup(m, 0x3010), "name with  spaces  ", "name is the rest of the line");
+	TAP_EQ_STR(sp_perf_map_lookup(m, 0x5007), "from second file", "second file");
+	TAP_OK(sp_perf_map_lookup(m, 0x999) == NULL, "address below every entry");
+	TAP_EQ_STR(sp_perf_map_lookup(m, UINT64_MAX - 1), "at the top", "entry ending past 2^64 is clamped");
+	sp_perf_map_free(m);
+
+	static const struct {
+		const char *text, *want;
+	} bad[] = {
+		{"1000 10 ok\nxyz 10 f\n", "perf-bad.map: line 2: expected hex start address, got \"xyz\""},
+		{"1000 10 ok\r\n\r\n1000 g1 f\n", "perf-bad.map: line 3: expected hex size"},
+		{"1000 10\n", "perf-bad.map: line 1: expected a symbol name"},
+		{"1000\n", "perf-bad.map: line 1: expected hex size"},
+		{"11112222333344445 1 f\n", "line 1: expected hex start address"},
+	};
+	for (size_t i = 0; i < SP_ARRAY_LEN(bad); i++) {
+		char *p = write_tmp("perf-bad.map", bad[i].text);
+		const char *f1[] = {p};
+		err = sp_perf_map_load(f1, 1, &m);
+		TAP_OK(err && sp_error_root_code(err) == SP_E_MALFORMED && err_has(err, bad[i].want),
+		       "malformed perf map %zu rejected with its line", i);
+		TAP_OK(m == NULL, "no map on error %zu", i);
+		sp_error_free(err);
+		free(p);
+	}
+	const char *missing[] = {"/nonexistent/perf-9.map"};
+	err = sp_perf_map_load(missing, 1, &m);
+	TAP_OK(err && err_has(err, "/nonexistent/perf-9.map"), "missing perf map names the file");
+	sp_error_free(err);
+	free(a);
+	free(b);
+}
+
+static void test_kallsyms(void)
+{
+	char *p = write_tmp("kallsyms",
+			    "0000000000000000 A fixed_percpu_data\n"
+			    "ffffffff81000000 T _stext\n"
+			    "ffffffff81000000 T startup_64\n"
+			    "ffffffff81000100 D some_data\n"
+			    "ffffffff81000200 t local_text\n"
+			    "ffffffff81000300 W weak_fn\n"
+			    "ffffffff81000400 r rodata_sym\n"
+			    "ffffffffc0a01000 t ext4_fill_super\t[ext4]\n"
+			    "ffffffffc0a02000 T ext4_other\t[ext4]\r\n");
+	sp_kallsyms *k;
+	sp_error *err = sp_kallsyms_load(p, &k);
+	TAP_OK(!err, "kallsyms loads");
+	TAP_OK(sp_kallsyms_lookup(k, 0xffffffff80ffffffULL) == NULL, "below the first text symbol");
+	TAP_EQ_STR(sp_kallsyms_lookup(k, 0xffffffff81000000ULL), "_stext", "first of equal addresses (file order)");
+	TAP_EQ_STR(sp_kallsyms_lookup(k, 0xffffffff81000150ULL), "_stext", "data symbols are skipped");
+	TAP_EQ_STR(sp_kallsyms_lookup(k, 0xffffffff81000200ULL), "local_text", "t symbol at its start");
+	TAP_EQ_STR(sp_kallsyms_lookup(k, 0xffffffff810002ffULL), "local_text", "greatest start <= addr");
+	TAP_EQ_STR(sp_kallsyms_lookup(k, 0xffffffff81000450ULL), "weak_fn", "W kept, r skipped");
+	TAP_EQ_STR(sp_kallsyms_lookup(k, 0xffffffffc0a01010ULL), "ext4_fill_super [ext4]", "module suffix kept");
+	TAP_EQ_STR(sp_kallsyms_lookup(k, 0xffffffffc0a02001ULL), "ext4_other [ext4]", "CRLF tolerated");
+	sp_kallsyms_free(k);
+	free(p);
+
+	static const struct {
+		const char *text, *want;
+	} bad[] = {
+		{"ffffffff81000000 T a\nzz T b\n", "kallsyms-bad: line 2: expected hex address"},
+		{"ffffffff81000000 TT a\n", "line 1: expected a one-letter symbol type"},
+		{"ffffffff81000000 T\n", "line 1: expected a symbol name"},
+		{"ffffffff81000000 T a\tjunk\n", "line 1: expected \"[module]\""},
+		{"0000000000000000 T a\n0000000000000000 t b\n", "every text symbol is at address 0"},
+	};
+	for (size_t i = 0; i < SP_ARRAY_LEN(bad); i++) {
+		char *q = write_tmp("kallsyms-bad", bad[i].text);
+		err = sp_kallsyms_load(q, &k);
+		TAP_OK(err && err_has(err, bad[i].want), "malformed kallsyms %zu rejected", i);
+		sp_error_free(err);
+		free(q);
+	}
+}
+
+static void test_meta(void)
+{
+	const char *good = " {\"version\": 2, \"sections\" : [ {\"name\":\"\",\"start\":0,\"size\":0},\n"
+			   "{\"size\":18446744073709551615,\"extra\":[1,{\"a\":null},-2.5e3,true],"
+			   "\"name\":\".text.a\\\"b\\\\\\u00e9\\ud83d\\ude00\",\"start\":140000000000}\n]}\n";
+	sp_jit_section *s;
+	size_t n;
+	sp_error *err = sp_jit_meta_parse("good.meta", good, strlen(good), &s, &n);
+	TAP_OK(!err, "valid .meta parses");
+	TAP_EQ_U64(n, 2, "two sections");
+	if (n == 2) {
+		TAP_EQ_STR(s[0].name, "", "empty name");
+		TAP_EQ_STR(s[1].name, ".text.a\"b\\\xc3\xa9\xf0\x9f\x98\x80", "escapes decoded");
+		TAP_EQ_U64(s[1].start, 140000000000ULL, "start");
+		TAP_EQ_U64(s[1].size, UINT64_MAX, "size up to 2^64-1");
+	}
+	/* Writing and parsing again gives the same sections. */
+	sp_sink *sink = sp_sink_memory_new();
+	sp_jit_meta_write(sink, s, n);
+	size_t len;
+	const uint8_t *d = sp_sink_memory_data(sink, &len);
+	sp_jit_section *s2;
+	size_t n2;
+	err = sp_jit_meta_parse("rt.meta", (const char *)d, len, &s2, &n2);
+	TAP_OK(!err && n2 == n && n == 2 && !strcmp(s2[1].name, s[1].name) && s2[1].size == UINT64_MAX,
+	       "written .meta reads back");
+	sp_jit_sections_free(s2, n2);
+	sp_sink_free(sink);
+	sp_jit_sections_free(s, n);
+
+	static const struct {
+		const char *text, *want;
+	} bad[] = {
+		{"", "x.meta: byte 0: expected '{' starting the .meta object, got end of file"},
+		{"{\"sections\":[{\"name\":\"a\",\"start\":1}]}", "x.meta: byte 13: section lacks \"size\""},
+		{"{\"sections\":[{\"name\":\"a\",\"start\":-1,\"size\":1}]}", "x.meta: byte 33: expected an unsigned integer start address, got '-'"},
+		{"{\"sections\":[{\"name\":\"a\",\"start\":1.5,\"size\":1}]}", "byte 34: expected an integer (no fraction or exponent)"},
+		{"{\"sections\":[{\"name\":\"a\",\"start\":18446744073709551616,\"size\":1}]}", "byte 33: expected a number below 2^64"},
+		{"{\"sections\":[{\"name\":\"a\",\"start\":01,\"size\":1}]}", "byte 33: expected a number without leading zeros"},
+		{"{\"sections\":[{\"name\":\"a\nb\",\"start\":1,\"size\":1}]}", "byte 23: expected an escaped control character"},
+		{"{\"sections\":[{\"name\":\"a\",\"start\":1,\"size\":1},]}", "byte 45: expected '{' starting a section, got ']'"},
+		{"{\"sections\":[{\"name\":\"a\",\"start\":1,\"size\":1}]} x", "byte 47: expected end of file after the .meta object"},
+		{"{\"sections\":[{\"name\":\"a\",\"name\":\"b\",\"start\":1,\"size\":1}]}", "byte 25: expected each key once per section"},
+		{"{\"other\":1}", "expected a \"sections\" key"},
+		{"{\"sections\":[{\"name\":\"\\x\",\"start\":1,\"size\":1}]}", "byte 23: expected one of"},
+		{"{\"sections\":[{\"name\":\"a\" \"start\":1}]}", "byte 25: expected ',' or '}' in a section, got '\"'"},
+	};
+	for (size_t i = 0; i < SP_ARRAY_LEN(bad); i++) {
+		err = sp_jit_meta_parse("x.meta", bad[i].text, strlen(bad[i].text), &s, &n);
+		TAP_OK(err && sp_error_root_code(err) == SP_E_MALFORMED && err_has(err, bad[i].want),
+		       "malformed .meta %zu: %s", i, bad[i].want);
+		sp_error_free(err);
+	}
+}
+
+int main(void)
+{
+	if (!mkdtemp(tmpdir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	test_perf_map();
+	test_kallsyms();
+	test_meta();
+	char *cmd[] = {"rm", "-rf", tmpdir, NULL};
+	pid_t pid = fork();
+	if (pid == 0) {
+		execvp(cmd[0], cmd);
+		_exit(127);
+	}
+	waitpid(pid, NULL, 0);
+	return tap_done();
+}
