@@ -57,6 +57,8 @@ static const line_case line_cases[] = {
 	/* non-executable lines still parse (the section parser skips them) */
 	{"1000-2000 rw-p 00000000 00:00 0 [heap]", true, 0x1000, 0x2000, 0, "rw-p", "[heap]",
 	 NULL},
+	/* a long perms run is cut to 7 characters, keeping its 'x' */
+	{"1000-2000 ---------x 0 00:00 0 /a", true, 0x1000, 0x2000, 0, "------x", "/a", NULL},
 	/* a bare range, no perms nor path */
 	{"1000-2000", true, 0x1000, 0x2000, 0, NULL, NULL, NULL},
 	/* pprof's regex backtracks inside one hex run: START=abcde END=f */
