@@ -147,6 +147,35 @@ sp_error *sp_legacy_parse_addrs(const char *name, size_t lineno, const char *s, 
 	}
 }
 
+static bool is_lhex(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+}
+
+sp_error *sp_legacy_scan_addrs(const char *name, size_t lineno, const char *s, size_t n,
+			       sp_u64vec *out)
+{
+	for (size_t i = 0; i + 2 < n; i++) {
+		if (s[i] != '0' || s[i + 1] != 'x' || !is_lhex(s[i + 2]))
+			continue;
+		size_t e = i + 2;
+		while (e < n && is_lhex(s[e]))
+			e++;
+		uint64_t v;
+		if (!sp_parse_u64(s + i, s + e, 16, &v)) {
+			char *q = sp_legacy_quote(s + i, e - i);
+			sp_error *err = sp_error_new(SP_E_MALFORMED,
+						     "%s: line %zu: hex address %s does not fit in 64 bits",
+						     name, lineno, q);
+			free(q);
+			return err;
+		}
+		SP_PUSH(out->v, out->n, out->cap, v);
+		i = e - 1;
+	}
+	return NULL;
+}
+
 void sp_legacy_adjust_pcs(uint64_t *addrs, size_t n, bool adjust_leaf)
 {
 	for (size_t i = adjust_leaf ? 0 : 1; i < n; i++)

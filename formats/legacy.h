@@ -77,6 +77,14 @@ void sp_u64vec_free(sp_u64vec *v);
 sp_error *sp_legacy_parse_addrs(const char *name, size_t lineno, const char *s, size_t n,
 				sp_u64vec *out);
 
+/* pprof's hexNumberRE.FindAllString: appends every "0x[0-9a-f]+" found
+ * anywhere in [S, S+N) (leftmost, non-overlapping, longest run), ignoring
+ * the text around them — for thread stacks ("PC: 0x.. 0x..").  A number
+ * that does not fit 64 bits is an SP_E_MALFORMED error naming NAME and
+ * LINENO. */
+sp_error *sp_legacy_scan_addrs(const char *name, size_t lineno, const char *s, size_t n,
+			       sp_u64vec *out);
+
 /* The "return address - 1" rule of spec §2.7: subtracts 1 from every
  * address except index 0 when ADJUST_LEAF is false, from every address
  * when true (heap, contention, Go count: true; CPU, thread: false).

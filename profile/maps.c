@@ -237,6 +237,9 @@ bool sp_maps_parse_line(const char *line, size_t len, sp_maps_entry *e)
 			pl = sizeof(r.perms) - 1;
 		memcpy(r.perms, line + m.cb[2], pl);
 		r.perms[pl] = '\0';
+		/* an absurdly long run is cut, but whether it holds 'x' is kept */
+		if (!strchr(r.perms, 'x') && memchr(line + m.cb[2], 'x', m.ce[2] - m.cb[2]))
+			r.perms[pl - 1] = 'x';
 		r.has_perms = true;
 	}
 	if (m.set[path_slot]) {

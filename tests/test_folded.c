@@ -77,8 +77,52 @@ static void check(const sp_profile *p, const sp_folded_options *o, const char *w
 	sp_sink_free(s);
 }
 
+/* heap text -> (frames filled in as a symbolizer would) -> prune -> folded */
+static void test_heap_pipeline(void)
+{
+	const char *text = "heap profile: 2: 18432 [2: 18432] @ heap_v2/524288\n"
+			   "1: 9216 [1: 9216] @ 0x1001 0x2001 0x3001\n"
+			   "1: 9216 [1: 9216] @ 0x1001 0x2101 0x3001\n";
+	sp_profile *p = NULL;
+	sp_error *e = sp_heap_read("t", (const uint8_t *)text, strlen(text), &p);
+	TAP_OK(!e && p && p->n_locations == 4, "heap profile read");
+	sp_error_free(e);
+	if (!p)
+		return;
+	static const struct {
+		uint64_t addr;
+		const char *inner, *outer;
+	} frames[] = {
+		{0x1000, "malloc", NULL},                  /* leaf, adjusted by -1 */
+		{0x2000, "std::vector<int>::push_back", "fill"}, /* inlined into fill */
+		{0x2100, "operator new(unsigned long)", "grow"}, /* allocator inlined */
+		{0x3000, "main", NULL},
+	};
+	for (size_t i = 0; i < p->n_locations; i++) {
+		sp_location *l = &p->locations[i];
+		for (size_t j = 0; j < SP_ARRAY_LEN(frames); j++) {
+			if (frames[j].addr != l->address)
+				continue;
+			size_t n = frames[j].outer ? 2 : 1;
+			l->lines = sp_xreallocarray(NULL, n, sizeof(sp_line));
+			l->lines[0] = (sp_line){.function_id = fn(p, frames[j].inner)};
+			if (n == 2)
+				l->lines[1] = (sp_line){.function_id = fn(p, frames[j].outer)};
+			l->n_lines = n;
+		}
+	}
+	sp_profile_prune_frames(p);
+	check(p, NULL,
+	      "main;fill;std::vector<int>::push_back 528909\n"
+	      "main;grow 528909\n",
+	      "heap_v2 pruned of allocator frames");
+	sp_profile_free(p);
+}
+
 int main(void)
 {
+	test_heap_pipeline();
+
 	sp_profile *p = build();
 	TAP_OK(sp_profile_check(p, "t") == NULL, "fixture profile is valid");
 

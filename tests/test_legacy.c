@@ -47,6 +47,18 @@ static void test_addrs(void)
 		free(msg);
 		sp_error_free(e);
 	}
+	v.n = 0;
+	const char *t = "  PC: 0x40b688 0x4d5f51x0x10 0xABC 0x7 creator: 0x";
+	TAP_OK(sp_legacy_scan_addrs("f", 2, t, strlen(t), &v) == NULL && v.n == 4 &&
+		       v.v[0] == 0x40b688 && v.v[1] == 0x4d5f51 && v.v[2] == 0x10 && v.v[3] == 0x7,
+	       "scan finds every 0x[0-9a-f]+ run, skipping other text");
+	const char *big = "PC: 0x40b688 0x473add693e639c6f0";
+	sp_error *e = sp_legacy_scan_addrs("f", 4, big, strlen(big), &v);
+	char *msg = e ? sp_error_string(e) : NULL;
+	TAP_EQ_STR(msg, "f: line 4: hex address \"0x473add693e639c6f0\" does not fit in 64 bits",
+		   "scan: 65-bit number refused");
+	free(msg);
+	sp_error_free(e);
 	uint64_t a[] = {0x1000, 0x2000, 0};
 	sp_legacy_adjust_pcs(a, 3, false);
 	TAP_OK(a[0] == 0x1000 && a[1] == 0x1fff && a[2] == 0, "leaf kept, callers -1, 0 kept");

@@ -29,6 +29,23 @@ static const line_case line_cases[] = {
 	 0xff6810563000, 0xff6810565000, 0, "r-xp", "abc_exe", "87c4d547f895cfd2b1e3c2f6a9f1e9b0"},
 	{"0x40000-0x80000 /path/to/binary (@FF00) abc123456", true, 0x40000, 0x80000, 0xff00,
 	 NULL, "/path/to/binary", "abc123456"},
+	/* more rows of pprof's TestParseMappingEntry */
+	{"02e00000-02e8a000 r-xp 02a00000 00:00 15953927    /foo/bin", true, 0x2e00000, 0x2e8a000,
+	 0x2a00000, "r-xp", "/foo/bin", NULL},
+	{"02e00000-02e8a000 r-xp 000000 00:00 15953927    [vdso]", true, 0x2e00000, 0x2e8a000, 0,
+	 "r-xp", "[vdso]", NULL},
+	{"  02e00000-02e8a000: /foo/bin (deleted)", true, 0x2e00000, 0x2e8a000, 0, NULL,
+	 "/foo/bin", NULL},
+	{"  02e00000-02e8a000: /foo/bin", true, 0x2e00000, 0x2e8a000, 0, NULL, "/foo/bin", NULL},
+	{"  02e00000-02e8a000: [vdso]", true, 0x2e00000, 0x2e8a000, 0, NULL, "[vdso]", NULL},
+	{"7f5e5435e000-7f5e5455e000 --xp 00002000 00:00 1531        myprogram", true,
+	 0x7f5e5435e000, 0x7f5e5455e000, 0x2000, "--xp", "myprogram", NULL},
+	{"7f7472710000-7f7472722000 r-xp 00000000 fc:00 790190      /usr/lib/libfantastic-1.2.so",
+	 true, 0x7f7472710000, 0x7f7472722000, 0, "r-xp", "/usr/lib/libfantastic-1.2.so", NULL},
+	{"7f47a542f000-7f47a5447000: /lib/libpthread-2.15.so", true, 0x7f47a542f000,
+	 0x7f47a5447000, 0, NULL, "/lib/libpthread-2.15.so", NULL},
+	{"0x40000-0x80000 /path/to/binary      (@FF00)            abc123456", true, 0x40000,
+	 0x80000, 0xff00, NULL, "/path/to/binary", "abc123456"},
 	/* offset taken from the proc line */
 	{"7f0000001000-7f0000002000 r-xp 0001a000 08:01 42 /lib/libm.so.6", true, 0x7f0000001000,
 	 0x7f0000002000, 0x1a000, "r-xp", "/lib/libm.so.6", NULL},
@@ -40,6 +57,8 @@ static const line_case line_cases[] = {
 	/* non-executable lines still parse (the section parser skips them) */
 	{"1000-2000 rw-p 00000000 00:00 0 [heap]", true, 0x1000, 0x2000, 0, "rw-p", "[heap]",
 	 NULL},
+	/* a long perms run is cut to 7 characters, keeping its 'x' */
+	{"1000-2000 ---------x 0 00:00 0 /a", true, 0x1000, 0x2000, 0, "------x", "/a", NULL},
 	/* a bare range, no perms nor path */
 	{"1000-2000", true, 0x1000, 0x2000, 0, NULL, NULL, NULL},
 	/* pprof's regex backtracks inside one hex run: START=abcde END=f */
@@ -133,6 +152,19 @@ static void test_section(void)
 	TAP_EQ_STR(sp_profile_str(p, p->mappings[1].build_id), "0badc0de", "build id kept");
 	TAP_EQ_U64(p->mappings[1].file_offset, 0x1000, "(@offset) kept");
 	TAP_OK(p->mappings[0].id == 1 && p->mappings[1].id == 2, "ids 1..n");
+	sp_profile_free(p);
+
+	/* glog-prefixed marker and entry (pprof's test rows) */
+	p = parse("W1220 15:07:15.201776    8272 logger.cc:12033] --- Memory map: ---\n"
+		  "W1220 15:07:15.202776    8272 logger.cc:12036]   0x40000-0x80000 "
+		  "/path/to/binary      (@FF00)            abc123456\n");
+	TAP_OK(p->n_mappings == 1 && !strcmp(mfile(p, 0), "/path/to/binary") &&
+		       p->mappings[0].memory_start == 0x40000 && p->mappings[0].file_offset == 0xff00 &&
+		       !strcmp(sp_profile_str(p, p->mappings[0].build_id), "abc123456"),
+	       "glog-prefixed entry parsed");
+	sp_profile_free(p);
+	p = parse("7f5e5435e000-7f5e5455e000 ---p 00002000 00:00 1531        myprogram\n");
+	TAP_EQ_U64(p->n_mappings, 0, "---p entry skipped");
 	sp_profile_free(p);
 
 	/* main binary swapped first */

@@ -1,10 +1,14 @@
 /* fuzz_heap.c — libFuzzer harness for the heap reader: every input either
  * parses into a valid profile that the folded writer can print, or is
- * refused with an error.  Build with libFuzzer, e.g. from a build tree:
+ * refused with an error.  Build with libFuzzer from the source tree (after
+ * configure in build/), instrumenting the code under test:
  *
- *   clang -g -fsanitize=fuzzer,address,undefined -I.. -I. -include config.h \
- *     ../tests/fuzz/fuzz_heap.c formats/.libs/libformats.a \
- *     profile/.libs/libprofile.a common/.libs/libcommon.a -lz -lprotobuf-c -lm
+ *   clang -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 -I. -Ibuild \
+ *     -include build/config.h tests/fuzz/fuzz_heap.c \
+ *     common/{error,mem,hash,sink,file,zlib}.c \
+ *     profile/{model,check,dump,maps,prune,merge}.c \
+ *     formats/{heap,legacy,folded_write}.c -lz -lm -o fuzz_heap
+ *   ./fuzz_heap -max_len=4096 tests/malformed/heap
  *
  * or link tests/fuzz/standalone.c instead of libFuzzer to replay a corpus
  * (make check does that over tests/malformed and mutations of it). */

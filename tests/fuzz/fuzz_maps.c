@@ -1,7 +1,8 @@
 /* fuzz_maps.c — libFuzzer harness for memory-map parsing: the first line
  * through sp_maps_parse_line, the whole input as a map section, then
- * locations attached to the result; the profile must stay valid.  Built
- * like fuzz_heap.c. */
+ * locations attached to the result; the profile must stay valid and every
+ * address must land in a mapping.  Built like fuzz_heap.c, with
+ * tests/fuzz/fuzz_maps.c in place of fuzz_heap.c. */
 #include "profile/profile.h"
 
 #include <stdlib.h>
