@@ -6,8 +6,10 @@
  * profile that parses is checked for validity before it is returned.
  *
  * A reader answers "not mine" with an error whose root code is
- * SP_E_UNRECOGNIZED.  SP_E_UNSUPPORTED is treated the same way, so a
- * reader that is not built (or not written yet) never hides the others. */
+ * SP_E_UNRECOGNIZED.  When no reader accepts the input, the protobuf
+ * reader's positioned complaint is kept as the cause: a damaged pprof
+ * file is the likeliest unrecognizable input, and its offset is what the
+ * user needs. */
 #include "formats/formats.h"
 
 #include <stdlib.h>
@@ -57,7 +59,7 @@ static const struct {
 static bool not_mine(const sp_error *e)
 {
 	sp_errcode c = sp_error_root_code(e);
-	return c == SP_E_UNRECOGNIZED || c == SP_E_UNSUPPORTED;
+	return c == SP_E_UNRECOGNIZED;
 }
 
 sp_error *sp_read_profile(const char *name, const uint8_t *data, size_t len, sp_profile **out,
@@ -76,7 +78,12 @@ sp_error *sp_read_profile(const char *name, const uint8_t *data, size_t len, sp_
 		data = plain;
 		len = plen;
 	}
-	sp_error *err = NULL;
+	if (len == 0) {
+		free(plain);
+		return sp_error_new(SP_E_UNRECOGNIZED,
+				    "%s: unrecognized profile format: the file is empty", name);
+	}
+	sp_error *err = NULL, *as_pprof = NULL;
 	sp_profile *p = NULL;
 	size_t i;
 	for (i = 0; i < SP_ARRAY_LEN(readers); i++) {
@@ -86,18 +93,23 @@ sp_error *sp_read_profile(const char *name, const uint8_t *data, size_t len, sp_
 			break;
 		if (!not_mine(err))
 			break;
-		sp_error_free(err);
+		if (readers[i].fmt == SP_FMT_PPROF)
+			as_pprof = err;
+		else
+			sp_error_free(err);
 		err = NULL;
 	}
 	free(plain);
+	if (err || i < SP_ARRAY_LEN(readers))
+		sp_error_free(as_pprof);
 	if (err)
 		return err;
 	if (i == SP_ARRAY_LEN(readers))
-		return sp_error_new(SP_E_UNRECOGNIZED,
-				    "%s: unrecognized profile format (expected pprof protobuf, "
-				    "gperftools heap/CPU/contention/thread text, raw stacks or "
-				    "folded stacks)",
-				    name);
+		return sp_error_wrap(as_pprof, SP_E_UNRECOGNIZED,
+				     "%s: unrecognized profile format (expected pprof protobuf, "
+				     "gperftools heap/CPU/contention/thread text, Go count "
+				     "profiles, raw stacks or folded stacks); read as protobuf",
+				     name);
 	err = sp_profile_check(p, name);
 	if (err) {
 		sp_profile_free(p);

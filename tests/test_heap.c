@@ -71,8 +71,8 @@ static void test_heap_v2(void)
 		   "     2: 0x400611 M=1 \n"
 		   "     3: 0x7f0000001234 M=2 \n"
 		   "Mappings\n"
-		   "1: 0x400000/0x401000/0 /usr/bin/prog \n"
-		   "2: 0x7f0000000000/0x7f0000100000/0 /lib/libc.so.6 \n",
+		   "1: 0x400000/0x401000/0x0 /usr/bin/prog \n"
+		   "2: 0x7f0000000000/0x7f0000100000/0x0 /lib/libc.so.6 \n",
 		   "heap_v2");
 	sp_profile_free(p);
 }
@@ -94,7 +94,7 @@ static void test_go_heap(void)
 		   "     1: 0xfff M=1 \n"
 		   "     2: 0x2000 M=1 \n"
 		   "Mappings\n"
-		   "1: 0/0xffffffffffffffff/0  \n",
+		   "1: 0x0/0xffffffffffffffff/0x0  \n",
 		   "heap/N");
 	sp_profile_free(p);
 }
@@ -121,7 +121,7 @@ static void test_heapprofile(void)
 		   "     1: 0xf M=1 \n"
 		   "     2: 0x1f M=1 \n"
 		   "Mappings\n"
-		   "1: 0/0x1000/0 /bin/a \n",
+		   "1: 0x0/0x1000/0x0 /bin/a \n",
 		   "heapprofile");
 	sp_profile_free(p);
 }
