@@ -17,3 +17,6 @@ formats_libformats_la_SOURCES = \
 	formats/flamegraph.c
 formats_libformats_la_CFLAGS = $(AM_CFLAGS) $(PROTOBUFC_CFLAGS) $(GVC_CFLAGS)
 formats_libformats_la_LIBADD = profile/libprofile.la common/libcommon.la $(PROTOBUFC_LIBS) $(GVC_LIBS)
+# reports: private header; libm for font sizes and colours
+formats_libformats_la_SOURCES += formats/report.h
+formats_libformats_la_LIBADD += -lm

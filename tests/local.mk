@@ -9,3 +9,14 @@ tests_test_common_LDADD = $(TEST_LIBS)
 tests_test_model_SOURCES = tests/test_model.c tests/tap.h
 tests_test_model_LDADD = $(TEST_LIBS)
 TESTS += tests/test_common tests/test_model
+
+# --- reports tests ---
+check_PROGRAMS += tests/test_report
+tests_test_report_SOURCES = tests/test_report.c tests/report_fixture.h tests/tap.h
+tests_test_report_LDADD = $(TEST_LIBS)
+check_PROGRAMS += tests/report_sample
+tests_report_sample_SOURCES = tests/report_sample.c tests/report_fixture.h
+tests_report_sample_LDADD = $(TEST_LIBS)
+dist_check_SCRIPTS += tests/test_report_tools.sh
+TESTS += tests/test_report tests/test_report_tools.sh
+# --- end reports tests ---

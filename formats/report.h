@@ -1,0 +1,95 @@
+/* report.h — private to the report writers (top, DOT, graphviz renders,
+ * flame graph): the call graph built from a profile with pprof's rules, the
+ * value formatting with units, and the frame naming shared with the flame
+ * graph.  Nothing here includes graphviz.
+ */
+#ifndef SYMPROF_FORMATS_REPORT_H
+#define SYMPROF_FORMATS_REPORT_H
+
+#include "formats/formats.h"
+
+typedef struct {
+	char *name;  /* printable name: components joined by ' ' */
+	char *label; /* the same components joined by "\n" (for graph labels) */
+	int64_t flat, cum;
+	bool in_inline, in_call; /* has incoming inline / ordinary edges */
+} sp_rnode;
+
+typedef struct {
+	size_t src, dst; /* indices into sp_report.nodes */
+	int64_t weight;
+	bool residual;   /* goes through one or more dropped nodes */
+	bool is_inline;  /* every call it stands for is an inlined call */
+} sp_redge;
+
+typedef enum {
+	SP_REPORT_TEXT,  /* nodes ordered by flat (pprof's top) */
+	SP_REPORT_GRAPH, /* nodes ordered by cum; redundant residual edges removed */
+} sp_report_mode;
+
+typedef struct {
+	const sp_profile *p;  /* borrowed */
+	size_t sample_index;
+	const char *sample_type; /* borrowed from p */
+	const char *sample_unit; /* borrowed from p */
+	char *output_unit;       /* "" = print as recorded */
+	int64_t total;           /* sum of |value| over all samples, before focus/ignore */
+	double nodefraction, edgefraction;
+	int nodecount;
+	char **headers;          /* "File: ...", "Type: ...", "Active filters:", ... */
+	size_t n_headers;
+
+	sp_rnode *nodes; /* kept nodes, in report order (ids N1.. follow it) */
+	size_t n_nodes;
+	sp_redge *edges; /* sorted by src, then weight desc, then dst */
+	size_t n_edges;
+	size_t orig_count;    /* nodes before the nodecount limit */
+	size_t dropped_nodes; /* below the node fraction */
+	size_t dropped_edges; /* below the edge fraction */
+} sp_report;
+
+/* Builds the trimmed graph of P (checked first) for O (NULL => defaults).
+ * Errors: a bad sample index or regular expression (SP_E_USAGE).  *OUT is
+ * freed with sp_report_free. */
+sp_error *sp_report_new(const sp_profile *p, const sp_report_options *o, sp_report_mode mode,
+			sp_report **out);
+void sp_report_free(sp_report *r);
+
+/* V formatted in the report's output unit, e.g. "1.50MB", "30ms", "12".
+ * Caller frees. */
+char *sp_report_value(const sp_report *r, int64_t v);
+/* pprof's percentage of V in TOTAL: "%5.2f%%", "  100%" or "%5.2g%%".
+ * Writes into BUF (at least 16 bytes) and returns it. */
+const char *sp_report_pct(int64_t v, int64_t total, char *buf);
+/* The legend lines: headers, "Showing nodes accounting for ...", dropped
+ * nodes and edges, "Showing top N nodes out of M".  Caller frees each line
+ * and the array. */
+char **sp_report_legend(const sp_report *r, size_t *n);
+
+/* -- graphviz (dot.c) -------------------------------------------------------- */
+
+struct Agraph_s;
+/* Builds the cgraph graph of the report (see dot.c); the caller closes it
+ * with agclose. */
+sp_error *sp_dot_graph_new(const sp_profile *p, const sp_report_options *o,
+			   struct Agraph_s **out);
+
+/* -- sample filtering shared with the flame graph -------------------------- */
+
+typedef struct sp_sample_filter sp_sample_filter;
+/* Compiles O's focus and ignore expressions (POSIX extended). */
+sp_error *sp_sample_filter_new(const sp_profile *p, const sp_report_options *o,
+			       sp_sample_filter **out);
+/* True when sample S passes focus and ignore. */
+bool sp_sample_filter_keep(const sp_sample_filter *f, const sp_sample *s);
+void sp_sample_filter_free(sp_sample_filter *f);
+
+/* The name shown for an unsymbolized location: "0x4011a2", or
+ * "0x4011a2 [libfoo.so]" when its mapping has a file.  Caller frees. */
+char *sp_report_address_name(const sp_profile *p, const sp_location *l);
+
+/* Flame graph frame annotation for line LINE_IDX of L: 'k' kernel, 'j' JIT,
+ * 'i' inlined, 0 none. */
+char sp_report_frame_kind(const sp_profile *p, const sp_location *l, size_t line_idx);
+
+#endif

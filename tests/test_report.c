@@ -1,0 +1,496 @@
+/* test_report.c — the top table, DOT graph, graphviz renders and flame graph
+ * of a small hand-built profile whose every number is known:
+ *
+ *   main -> work -> helper (inlined into work) -> leaf   60ms
+ *   main -> work -> helper                                20ms
+ *   main                                                  10ms
+ *   main -> 0x4000 [libfoo.so]                             5ms
+ *   main -> ns::f<int>&                                    5ms
+ *
+ * so leaf has flat 60 / cum 60, helper 20 / 80, work 0 / 80, main 10 / 100
+ * of a 100ms total.
+ */
+#include "formats/formats.h"
+#include "tests/tap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/report_fixture.h"
+
+typedef sp_error *(*writer_fn)(const sp_profile *, const sp_report_options *, sp_sink *);
+
+/* Runs W and returns its output (caller frees), or NULL on error. */
+static char *run(writer_fn w, const sp_profile *p, const sp_report_options *o)
+{
+	sp_sink *s = sp_sink_memory_new();
+	sp_error *err = w(p, o, s);
+	const uint8_t *d;
+	size_t n;
+	char *out = NULL;
+
+	if (!err)
+		err = sp_sink_finish(s);
+	if (err) {
+		char *m = sp_error_string(err);
+
+		printf("# error: %s\n", m);
+		free(m);
+		sp_error_free(err);
+	} else {
+		d = sp_sink_memory_data(s, &n);
+		out = sp_xstrndup((const char *)d, n);
+	}
+	sp_sink_free(s);
+	return out;
+}
+
+static void opts(sp_report_options *o)
+{
+	sp_report_options_init(o);
+	o->sample_index = 1;
+}
+
+static bool has(const char *hay, const char *needle)
+{
+	bool ok = hay && strstr(hay, needle);
+
+	if (!ok)
+		printf("# missing: %s\n", needle);
+	return ok;
+}
+
+static void test_top(const sp_profile *p)
+{
+	sp_report_options o;
+	char *t;
+
+	opts(&o);
+	t = run(sp_top_write, p, &o);
+	TAP_EQ_STR(t,
+		   "File: prog\n"
+		   "Type: cpu\n"
+		   "Showing nodes accounting for 100ms, 100% of 100ms total\n"
+		   "      flat  flat%   sum%        cum   cum%\n"
+		   "      60ms 60.00% 60.00%       60ms 60.00%  leaf\n"
+		   "      20ms 20.00% 80.00%       80ms 80.00%  helper (inline)\n"
+		   "      10ms 10.00% 90.00%      100ms   100%  main\n"
+		   "       5ms  5.00% 95.00%        5ms  5.00%  0x4000 [libfoo.so]\n"
+		   "       5ms  5.00%   100%        5ms  5.00%  ns::f<int>&\n"
+		   "         0     0%   100%       80ms 80.00%  work\n",
+		   "top table, functions");
+	free(t);
+
+	o.unit = "s";
+	t = run(sp_top_write, p, &o);
+	TAP_OK(has(t, "     0.06s 60.00% 60.00%      0.06s 60.00%  leaf\n") &&
+		       has(t, "     0.10s   100%  main\n"),
+	       "--unit s scales values");
+	free(t);
+
+	opts(&o);
+	o.sample_index = 0;
+	t = run(sp_top_write, p, &o);
+	TAP_OK(has(t, "Type: samples\n") &&
+		       has(t, "        60 60.00% 60.00%         60 60.00%  leaf\n"),
+	       "count column prints plain numbers");
+	free(t);
+
+	opts(&o);
+	o.nodecount = 2;
+	t = run(sp_top_write, p, &o);
+	TAP_OK(has(t, "Showing nodes accounting for 80ms, 80.00% of 100ms total\n"
+		      "Showing top 2 nodes out of 6\n") &&
+		       has(t, "  leaf\n") && has(t, "  helper\n") && !strstr(t, "main"),
+	       "top nodecount=2 keeps the two heaviest by flat");
+	free(t);
+
+	opts(&o);
+	o.focus = "^leaf$";
+	t = run(sp_top_write, p, &o);
+	TAP_EQ_STR(t,
+		   "File: prog\n"
+		   "Type: cpu\n"
+		   "Active filters:\n"
+		   "   focus=^leaf$\n"
+		   "Showing nodes accounting for 60ms, 60.00% of 100ms total\n"
+		   "      flat  flat%   sum%        cum   cum%\n"
+		   "      60ms 60.00% 60.00%       60ms 60.00%  leaf\n"
+		   "         0     0% 60.00%       60ms 60.00%  helper (inline)\n"
+		   "         0     0% 60.00%       60ms 60.00%  main\n"
+		   "         0     0% 60.00%       60ms 60.00%  work\n",
+		   "focus keeps stacks through leaf; percentages of the whole profile");
+	free(t);
+
+	opts(&o);
+	o.ignore = "helper";
+	t = run(sp_top_write, p, &o);
+	TAP_OK(has(t, "Showing nodes accounting for 20ms, 20.00% of 100ms total\n") &&
+		       has(t, "      10ms 10.00% 10.00%       20ms 20.00%  main\n") &&
+		       !strstr(t, "leaf") && !strstr(t, "work"),
+	       "ignore drops every stack through helper");
+	free(t);
+
+	opts(&o);
+	o.focus = "libfoo";
+	t = run(sp_top_write, p, &o);
+	TAP_OK(has(t, "Showing nodes accounting for 5ms, 5.00% of 100ms total\n"),
+	       "focus matches a mapping file name");
+	free(t);
+
+	opts(&o);
+	o.focus = "(unclosed";
+	t = run(sp_top_write, p, &o);
+	TAP_OK(t == NULL, "bad regular expression is an error");
+	free(t);
+
+	opts(&o);
+	o.sample_index = 7;
+	t = run(sp_top_write, p, &o);
+	TAP_OK(t == NULL, "sample index out of range is an error");
+	free(t);
+
+	opts(&o);
+	o.granularity = SP_GRAN_LINES;
+	t = run(sp_top_write, p, &o);
+	TAP_OK(has(t, "      60ms 60.00% 60.00%       60ms 60.00%  leaf work.c:40\n") &&
+		       has(t, "      20ms 20.00% 80.00%       80ms 80.00%  helper work.c:30 "
+			      "(inline)\n") &&
+		       has(t, "         0     0%   100%       80ms 80.00%  work work.c:20\n"),
+	       "lines granularity");
+	free(t);
+
+	opts(&o);
+	o.granularity = SP_GRAN_FILES;
+	t = run(sp_top_write, p, &o);
+	TAP_OK(has(t, "      80ms 80.00% 80.00%       80ms 80.00%  work.c\n") &&
+		       has(t, "      10ms 10.00% 90.00%      100ms   100%  main.c\n") &&
+		       has(t, "  other.c\n"),
+	       "files granularity merges a file's inline frames");
+	free(t);
+
+	opts(&o);
+	o.nodefraction = 0.1;
+	t = run(sp_top_write, p, &o);
+	TAP_OK(has(t, "Dropped 2 nodes (cum <= 10ms)\n") && !strstr(t, "libfoo") &&
+		       has(t, "      10ms 10.00% 90.00%      100ms   100%  main\n"),
+	       "nodefraction drops light nodes, cum of the rest unchanged");
+	free(t);
+}
+
+/* DOT with whitespace outside quoted strings collapsed to one space. */
+static char *normalize_dot(const char *dot)
+{
+	char *out = sp_xcalloc(strlen(dot) + 1, 1), *o = out;
+	bool quoted = false, space = false;
+
+	for (const char *s = dot; *s; s++) {
+		if (!quoted && (*s == ' ' || *s == '\t' || *s == '\n')) {
+			space = true;
+			continue;
+		}
+		if (space && o != out)
+			*o++ = ' ';
+		space = false;
+		*o++ = *s;
+		if (*s == '\\' && quoted && s[1])
+			*o++ = *++s;
+		else if (*s == '"')
+			quoted = !quoted;
+	}
+	return out;
+}
+
+/* The attribute list of statement HEAD ("N1" or "N1 -> N3") in the
+ * normalized DOT text, or "" when there is none.  Caller frees. */
+static char *attrs(const char *dot, const char *head)
+{
+	char key[64];
+	const char *s = dot;
+	size_t kl;
+
+	snprintf(key, sizeof(key), " %s [", head);
+	kl = strlen(key);
+	while (s && (s = strstr(s, key))) {
+		const char *a = s + kl, *e = a;
+		bool quoted = false;
+
+		if (s >= dot + 2 && s[-1] == '>' && s[-2] == '-') {
+			s++;
+			continue;
+		}
+		for (; *e && (quoted || *e != ']'); e++) {
+			if (*e == '\\' && quoted && e[1])
+				e++;
+			else if (*e == '"')
+				quoted = !quoted;
+		}
+		return sp_xstrndup(a, (size_t)(e - a));
+	}
+	return sp_xstrdup("");
+}
+
+/* True when statement HEAD's attributes contain WANT. */
+static bool stmt_has(const char *dot, const char *head, const char *want)
+{
+	char *a = attrs(dot, head);
+	bool ok = strstr(a, want) != NULL;
+
+	if (!ok)
+		printf("# %s [%s] lacks %s\n", head, a, want);
+	free(a);
+	return ok;
+}
+
+static bool stmt_lacks(const char *dot, const char *head, const char *unwanted)
+{
+	char *a = attrs(dot, head);
+	bool ok = strstr(a, unwanted) == NULL;
+
+	free(a);
+	return ok;
+}
+
+static bool stmt_exists(const char *dot, const char *head)
+{
+	char *a = attrs(dot, head);
+	bool ok = a[0] != 0;
+
+	free(a);
+	return ok;
+}
+
+static void test_dot(const sp_profile *p)
+{
+	sp_report_options o;
+	char *raw, *t;
+
+	opts(&o);
+	raw = run(sp_dot_write, p, &o);
+	t = normalize_dot(raw ? raw : "");
+	TAP_OK(has(t, "digraph prog {") && has(t, "node [fillcolor=\"#f8f8f8\", style=filled ];"),
+	       "graph named after the binary, default node style");
+	TAP_OK(stmt_has(t, "N1", "label=\"main\\n10ms (10.00%)\\nof 100ms (100%)\""),
+	       "main label: flat and cum");
+	TAP_OK(stmt_has(t, "N4", "label=\"leaf\\n60ms (60.00%)\""),
+	       "leaf label: flat only when flat == cum");
+	TAP_OK(stmt_has(t, "N3", "label=\"work\\n0 of 80ms (80.00%)\""), "work label: zero flat");
+	TAP_OK(stmt_has(t, "N2", "label=\"helper\\n") &&
+		       stmt_has(t, "N5", "label=\"0x4000 [libfoo.so]\\n5ms (5.00%)\"") &&
+		       stmt_has(t, "N6", "label=\"ns::f<int>&\\n5ms (5.00%)\"") &&
+		       !stmt_exists(t, "N7"),
+	       "node ids by cum desc then name; unsymbolized frame by address");
+	TAP_OK(stmt_has(t, "N1 -> N3", "label=\" 80ms\"") &&
+		       stmt_has(t, "N2 -> N4", "label=\" 60ms\"") &&
+		       stmt_has(t, "N1 -> N5", "label=\" 5ms\"") &&
+		       stmt_has(t, "N1 -> N6", "label=\" 5ms\"") && !stmt_exists(t, "N1 -> N2"),
+	       "call edges with weights");
+	TAP_OK(stmt_has(t, "N3 -> N2", "label=\" 80ms\\n (inline)\""), "inline edge marked");
+	TAP_OK(stmt_has(t, "legend", "label=\"File: prog\\lType: cpu\\lShowing nodes accounting "
+				     "for 100ms, 100% of 100ms total\\l\"") &&
+		       stmt_has(t, "legend", "shape=box"),
+	       "legend box");
+	/* 8 + ceil(16 * sqrt(flat / max flat)); pen 1 + 5 * weight / total. */
+	TAP_OK(stmt_has(t, "N4", "fontsize=24") && stmt_has(t, "N1", "fontsize=15") &&
+		       stmt_has(t, "N3", "fontsize=8") && stmt_has(t, "N1 -> N3", "penwidth=5") &&
+		       stmt_has(t, "N2 -> N4", "penwidth=4") && stmt_lacks(t, "N1 -> N5", "penwidth"),
+	       "font size grows with flat, pen width with weight");
+	TAP_OK(!strstr(t, "dotted"), "no residual edges without pruning");
+	{
+		char *again = run(sp_dot_write, p, &o);
+
+		TAP_EQ_STR(again, raw, "DOT output is deterministic");
+		free(again);
+	}
+	free(raw);
+	free(t);
+
+	opts(&o);
+	o.nodecount = 2;
+	raw = run(sp_dot_write, p, &o);
+	t = normalize_dot(raw ? raw : "");
+	TAP_OK(stmt_has(t, "N1", "label=\"main\\n10ms (10.00%)\\nof 100ms (100%)\"") &&
+		       stmt_has(t, "N2", "label=\"helper\\n20ms (20.00%)\\nof 80ms (80.00%)\"") &&
+		       !stmt_exists(t, "N3"),
+	       "nodecount=2 keeps the two heaviest by cum");
+	TAP_OK(stmt_has(t, "N1 -> N2", "label=\" 80ms\\n (inline)\"") &&
+		       stmt_has(t, "N1 -> N2", "style=dotted"),
+	       "residual edge through the dropped node, dotted");
+	TAP_OK(stmt_has(t, "legend", "\\lShowing top 2 nodes out of 6\\l"),
+	       "legend tells the node limit");
+	free(raw);
+	free(t);
+
+	opts(&o);
+	o.edgefraction = 0.1;
+	o.nodecount = -1;
+	raw = run(sp_dot_write, p, &o);
+	t = normalize_dot(raw ? raw : "");
+	TAP_OK(stmt_has(t, "legend", "\\lDropped 2 edges (freq <= 10ms)\\l") &&
+		       !stmt_exists(t, "N1 -> N5") && !stmt_exists(t, "N1 -> N6") &&
+		       stmt_exists(t, "N1 -> N3"),
+	       "edgefraction drops light edges");
+	free(raw);
+	free(t);
+
+	opts(&o);
+	o.title = "a \"quoted\" title";
+	o.granularity = SP_GRAN_LINES;
+	raw = run(sp_dot_write, p, &o);
+	t = normalize_dot(raw ? raw : "");
+	TAP_OK(has(t, "digraph \"a \\\"quoted\\\" title\" {") &&
+		       stmt_has(t, "N1", "label=\"main\\nmain.c:10\\n10ms (10.00%)\\nof 100ms (100%)\""),
+	       "title quoted; lines labels on two lines");
+	free(raw);
+	free(t);
+}
+
+static void test_render(const sp_profile *p)
+{
+	static const struct {
+		const char *fmt, *magic;
+		size_t len;
+	} cases[] = {{"pdf", "%PDF", 4}, {"svg", "<svg", 0}, {"png", "\x89PNG", 4}};
+	sp_report_options o;
+	sp_error *err;
+
+	opts(&o);
+	for (size_t i = 0; i < SP_ARRAY_LEN(cases); i++) {
+		sp_sink *s = sp_sink_memory_new();
+		const uint8_t *d;
+		size_t n = 0;
+		bool ok;
+
+		err = sp_graph_render(p, &o, cases[i].fmt, s);
+		d = sp_sink_memory_data(s, &n);
+		if (cases[i].len)
+			ok = !err && n > 100 && !memcmp(d, cases[i].magic, cases[i].len);
+		else
+			ok = !err && n > 100 && memmem(d, n, "<svg", 4) &&
+			     memmem(d, n, "main", 4);
+		TAP_OK(ok, "render %s: %zu bytes with the right magic", cases[i].fmt, n);
+		sp_error_free(err);
+		sp_sink_free(s);
+	}
+	{
+		sp_sink *s = sp_sink_memory_new();
+
+		err = sp_graph_render(p, &o, "gif89", s);
+		TAP_OK(err && sp_error_root_code(err) == SP_E_USAGE, "unknown render format refused");
+		sp_error_free(err);
+		sp_sink_free(s);
+	}
+}
+
+/* The rect width of the frame whose data-n is NAME at depth DEPTH. */
+static double frame_width(const char *svg, const char *name, int depth)
+{
+	char key[128];
+	const char *g, *w;
+
+	snprintf(key, sizeof(key), "data-d=\"%d\" data-n=\"%s\"", depth, name);
+	g = svg ? strstr(svg, key) : NULL;
+	if (!g)
+		return -1;
+	w = strstr(g, "width=\"");
+	return w ? atof(w + 7) : -1;
+}
+
+/* The fill colour of the frame whose data-n is NAME. */
+static bool frame_rgb(const char *svg, const char *name, int *r, int *g, int *b)
+{
+	char key[128];
+	const char *f;
+
+	snprintf(key, sizeof(key), "data-n=\"%s\"", name);
+	f = svg ? strstr(svg, key) : NULL;
+	f = f ? strstr(f, "fill=\"rgb(") : NULL;
+	return f && sscanf(f + 10, "%d,%d,%d", r, g, b) == 3;
+}
+
+static void test_flamegraph(const sp_profile *p)
+{
+	sp_report_options o;
+	char *t;
+
+	opts(&o);
+	t = run(sp_flamegraph_write, p, &o);
+	TAP_OK(has(t, "<?xml") && has(t, "</svg>\n"), "flame graph is a complete SVG");
+	TAP_OK(has(t, "<title>all (100000000 nanoseconds, 100.00%)</title>") &&
+		       has(t, "<title>leaf (60000000 nanoseconds, 60.00%)</title>") &&
+		       has(t, "<title>helper (80000000 nanoseconds, 80.00%)</title>"),
+	       "frame titles carry value and share");
+	/* 1180 px for the whole profile. */
+	TAP_OK(frame_width(t, "all", 0) == 1180.0 && frame_width(t, "main", 1) == 1180.0 &&
+		       frame_width(t, "work", 2) == 944.0 && frame_width(t, "helper", 3) == 944.0 &&
+		       frame_width(t, "leaf", 4) == 708.0 &&
+		       frame_width(t, "0x4000 [libfoo.so]", 2) == 59.0,
+	       "widths proportional to values");
+	TAP_OK(has(t, "data-n=\"ns::f&lt;int&gt;&amp;\"") && !strstr(t, "f<int>"),
+	       "names XML-escaped");
+	TAP_OK(!strstr(t, "_[i]") && has(t, "function zoom(") && has(t, "function search("),
+	       "annotations not displayed; script embedded");
+	free(t);
+
+	opts(&o);
+	o.focus = "libfoo";
+	t = run(sp_flamegraph_write, p, &o);
+	TAP_OK(frame_width(t, "0x4000 [libfoo.so]", 2) == 1180.0 && !strstr(t, "leaf"),
+	       "flame graph honours focus");
+	free(t);
+}
+
+/* Kernel, JIT and inline frames get their own colours. */
+static void test_flame_colors(void)
+{
+	sp_profile *p = sp_profile_new();
+	sp_mapping jit = {.memory_start = 0x7000, .memory_limit = 0x8000};
+	uint64_t f, fi, l1, l2, l3;
+	int64_t v = 1000;
+	char *t;
+	int r = -1, gr = -1, b = -1;
+
+	sp_profile_add_sample_type(p, "samples", "count");
+	jit.filename = sp_profile_intern(p, "[jit]");
+	sp_profile_add_mapping(p, &jit);
+	f = sp_profile_function_for(p, "jitted", "", "", 0);
+	fi = sp_profile_function_for(p, "inl", "", "", 0);
+	l1 = add_loc(p, 1, 0x7010, (uint64_t[]){f}, (int64_t[]){2}, 1);
+	l2 = add_loc(p, 0, 0xffffffff81000010ULL, NULL, NULL, 0);
+	l3 = add_loc(p, 0, 0x500,
+		     (uint64_t[]){fi, sp_profile_function_for(p, "user", "", "", 0)},
+		     (int64_t[]){3, 4}, 2);
+	sp_profile_add_sample(p, &v, (uint64_t[]){l2, l1, l3}, 3, NULL, 0);
+	t = run(sp_flamegraph_write, p, NULL);
+	TAP_OK(frame_rgb(t, "0xffffffff81000010", &r, &gr, &b) && r >= 235 && gr >= 130 &&
+		       gr <= 180 && b <= 30 && !strstr(t, "_[k]"),
+	       "kernel frame orange, suffix hidden");
+	TAP_OK(frame_rgb(t, "jitted", &r, &gr, &b) && r <= 60 && gr >= 180 && b <= 60 &&
+		       !strstr(t, "_[j]"),
+	       "JIT frame green");
+	TAP_OK(frame_rgb(t, "inl", &r, &gr, &b) && r <= 50 && gr >= 190 && b >= 190,
+	       "inlined frame aqua");
+	TAP_OK(frame_rgb(t, "user", &r, &gr, &b) && r >= 205 && gr <= 230 && b <= 55,
+	       "ordinary frame warm");
+	TAP_OK(has(t, "<title>0xffffffff81000010 (1000 samples, 100.00%)</title>"),
+	       "count unit shown as samples");
+	TAP_OK(frame_width(t, "user", 1) == 1180.0 && frame_width(t, "inl", 2) == 1180.0 &&
+		       frame_width(t, "jitted", 3) == 1180.0 &&
+		       frame_width(t, "0xffffffff81000010", 4) == 1180.0,
+	       "root first, inline frame above its caller, leaf on top");
+	free(t);
+	sp_profile_free(p);
+}
+
+int main(void)
+{
+	sp_profile *p = make_profile();
+
+	test_top(p);
+	test_dot(p);
+	test_render(p);
+	test_flamegraph(p);
+	test_flame_colors();
+	sp_profile_free(p);
+	return tap_done();
+}
