@@ -568,6 +568,7 @@ static bool in_graph(const builder *b, size_t n)
 typedef struct {
 	const builder *b;
 	sp_report_mode mode;
+	const int64_t *score; /* graph mode: per node key */
 } sort_ctx;
 
 static int cmp_nodes(const void *x, const void *y, void *arg)
@@ -583,8 +584,10 @@ static int cmp_nodes(const void *x, const void *y, void *arg)
 		if (fa != fb)
 			return fa > fb ? -1 : 1;
 	} else {
-		if (ca != cb)
-			return ca > cb ? -1 : 1;
+		int64_t sa = abs64(c->score[a]), sb = abs64(c->score[b]);
+
+		if (sa != sb)
+			return sa > sb ? -1 : 1;
 	}
 	r = strcmp(c->b->names[a], c->b->names[b]);
 	if (r)
@@ -599,16 +602,87 @@ static int cmp_nodes(const void *x, const void *y, void *arg)
 	return a < b ? -1 : a > b;
 }
 
+static double entropy_term(int64_t w, int64_t total)
+{
+	double frac = (double)abs64(w) / (double)total;
+
+	return frac > 0 ? -frac * log2(frac) : 0;
+}
+
+/* pprof's entropy score: cum weighted by how much the node's incoming and
+ * outgoing edges branch (a node that merely passes its caller's weight on
+ * to one callee scores low), plus flat.  Entry and leaf nodes count one
+ * for the missing side. */
+static int64_t *entropy_scores(const builder *b)
+{
+	size_t n = b->n_keys + 1;
+	int64_t *in_total = sp_xcalloc(n, sizeof(int64_t)), *out_total;
+	double *in_score = sp_xcalloc(n, sizeof(double)), *out_score;
+	size_t *in_n = sp_xcalloc(n, sizeof(size_t)), *out_n;
+	int64_t *score = sp_xcalloc(n, sizeof(int64_t));
+
+	out_total = sp_xcalloc(n, sizeof(int64_t));
+	out_score = sp_xcalloc(n, sizeof(double));
+	out_n = sp_xcalloc(n, sizeof(size_t));
+	for (size_t k = 0; k < b->n_keys; k++)
+		out_total[k] = b->nodes[k].flat;
+	for (size_t i = 0; i < b->n_edges; i++) {
+		const gedge *e = &b->edges[i];
+
+		if (e->removed)
+			continue;
+		in_n[e->dst]++;
+		out_n[e->src]++;
+		if (e->weight > 0) {
+			in_total[e->dst] += e->weight;
+			out_total[e->src] += e->weight;
+		}
+	}
+	for (size_t i = 0; i < b->n_edges; i++) {
+		const gedge *e = &b->edges[i];
+
+		if (e->removed)
+			continue;
+		if (in_total[e->dst] != 0)
+			in_score[e->dst] += entropy_term(e->weight, in_total[e->dst]);
+		if (out_total[e->src] != 0)
+			out_score[e->src] += entropy_term(e->weight, out_total[e->src]);
+	}
+	for (size_t k = 0; k < b->n_keys; k++) {
+		double sc = 0;
+		int64_t flat = b->nodes[k].flat;
+
+		sc += in_n[k] == 0 ? 1 : in_score[k];
+		if (out_n[k] == 0)
+			sc += 1;
+		else
+			sc += out_score[k] + (flat > 0 && out_total[k] != 0
+						      ? entropy_term(flat, out_total[k])
+						      : 0);
+		score[k] = (int64_t)(sc * (double)b->nodes[k].cum) + flat;
+	}
+	free(in_total);
+	free(out_total);
+	free(in_score);
+	free(out_score);
+	free(in_n);
+	free(out_n);
+	return score;
+}
+
 /* The graph's nodes in report order; *N gets their number. */
 static size_t *sorted_nodes(const builder *b, sp_report_mode mode, size_t *n)
 {
 	size_t *v = sp_xcalloc(b->n_keys ? b->n_keys : 1, sizeof(*v)), k = 0;
-	sort_ctx c = {b, mode};
+	sort_ctx c = {b, mode, NULL};
+	int64_t *score = mode == SP_REPORT_GRAPH ? entropy_scores(b) : NULL;
 
+	c.score = score;
 	for (size_t i = 0; i < b->n_keys; i++)
 		if (in_graph(b, i))
 			v[k++] = i;
 	qsort_r(v, k, sizeof(*v), cmp_nodes, &c);
+	free(score);
 	*n = k;
 	return v;
 }

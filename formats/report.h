@@ -24,7 +24,9 @@ typedef struct {
 
 typedef enum {
 	SP_REPORT_TEXT,  /* nodes ordered by flat (pprof's top) */
-	SP_REPORT_GRAPH, /* nodes ordered by cum; redundant residual edges removed */
+	SP_REPORT_GRAPH, /* nodes ordered by pprof's entropy score (cum weighted by
+			  * how much the node's edges branch); redundant residual
+			  * edges removed */
 } sp_report_mode;
 
 typedef struct {

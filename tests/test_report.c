@@ -272,28 +272,31 @@ static void test_dot(const sp_profile *p)
 	       "graph named after the binary, default node style");
 	TAP_OK(stmt_has(t, "N1", "label=\"main\\n10ms (10.00%)\\nof 100ms (100%)\""),
 	       "main label: flat and cum");
-	TAP_OK(stmt_has(t, "N4", "label=\"leaf\\n60ms (60.00%)\""),
+	TAP_OK(stmt_has(t, "N2", "label=\"leaf\\n60ms (60.00%)\""),
 	       "leaf label: flat only when flat == cum");
-	TAP_OK(stmt_has(t, "N3", "label=\"work\\n0 of 80ms (80.00%)\""), "work label: zero flat");
-	TAP_OK(stmt_has(t, "N2", "label=\"helper\\n") &&
-		       stmt_has(t, "N5", "label=\"0x4000 [libfoo.so]\\n5ms (5.00%)\"") &&
-		       stmt_has(t, "N6", "label=\"ns::f<int>&\\n5ms (5.00%)\"") &&
+	TAP_OK(stmt_has(t, "N6", "label=\"work\\n0 of 80ms (80.00%)\""), "work label: zero flat");
+	/* pprof's entropy scores: main (1 + H(.8,.05,.05,.1)) * 100 + 10 = 212,
+	 * leaf 1 * 60 + 60 = 120, helper H(.75,.25) * 80 + 20 = 84, the two
+	 * 5ms leaves 5 + 5 = 10 (then by name), work 0 (a pass-through). */
+	TAP_OK(stmt_has(t, "N3", "label=\"helper\\n") &&
+		       stmt_has(t, "N4", "label=\"0x4000 [libfoo.so]\\n5ms (5.00%)\"") &&
+		       stmt_has(t, "N5", "label=\"ns::f<int>&\\n5ms (5.00%)\"") &&
 		       !stmt_exists(t, "N7"),
-	       "node ids by cum desc then name; unsymbolized frame by address");
-	TAP_OK(stmt_has(t, "N1 -> N3", "label=\" 80ms\"") &&
-		       stmt_has(t, "N2 -> N4", "label=\" 60ms\"") &&
-		       stmt_has(t, "N1 -> N5", "label=\" 5ms\"") &&
-		       stmt_has(t, "N1 -> N6", "label=\" 5ms\"") && !stmt_exists(t, "N1 -> N2"),
+	       "node ids by entropy score then name; unsymbolized frame by address");
+	TAP_OK(stmt_has(t, "N1 -> N6", "label=\" 80ms\"") &&
+		       stmt_has(t, "N3 -> N2", "label=\" 60ms\"") &&
+		       stmt_has(t, "N1 -> N4", "label=\" 5ms\"") &&
+		       stmt_has(t, "N1 -> N5", "label=\" 5ms\"") && !stmt_exists(t, "N1 -> N3"),
 	       "call edges with weights");
-	TAP_OK(stmt_has(t, "N3 -> N2", "label=\" 80ms\\n (inline)\""), "inline edge marked");
+	TAP_OK(stmt_has(t, "N6 -> N3", "label=\" 80ms\\n (inline)\""), "inline edge marked");
 	TAP_OK(stmt_has(t, "legend", "label=\"File: prog\\lType: cpu\\lShowing nodes accounting "
 				     "for 100ms, 100% of 100ms total\\l\"") &&
 		       stmt_has(t, "legend", "shape=box"),
 	       "legend box");
 	/* 8 + ceil(16 * sqrt(flat / max flat)); pen 1 + 5 * weight / total. */
-	TAP_OK(stmt_has(t, "N4", "fontsize=24") && stmt_has(t, "N1", "fontsize=15") &&
-		       stmt_has(t, "N3", "fontsize=8") && stmt_has(t, "N1 -> N3", "penwidth=5") &&
-		       stmt_has(t, "N2 -> N4", "penwidth=4") && stmt_lacks(t, "N1 -> N5", "penwidth"),
+	TAP_OK(stmt_has(t, "N2", "fontsize=24") && stmt_has(t, "N1", "fontsize=15") &&
+		       stmt_has(t, "N6", "fontsize=8") && stmt_has(t, "N1 -> N6", "penwidth=5") &&
+		       stmt_has(t, "N3 -> N2", "penwidth=4") && stmt_lacks(t, "N1 -> N4", "penwidth"),
 	       "font size grows with flat, pen width with weight");
 	TAP_OK(!strstr(t, "dotted"), "no residual edges without pruning");
 	{
@@ -310,12 +313,12 @@ static void test_dot(const sp_profile *p)
 	raw = run(sp_dot_write, p, &o);
 	t = normalize_dot(raw ? raw : "");
 	TAP_OK(stmt_has(t, "N1", "label=\"main\\n10ms (10.00%)\\nof 100ms (100%)\"") &&
-		       stmt_has(t, "N2", "label=\"helper\\n20ms (20.00%)\\nof 80ms (80.00%)\"") &&
-		       !stmt_exists(t, "N3"),
-	       "nodecount=2 keeps the two heaviest by cum");
-	TAP_OK(stmt_has(t, "N1 -> N2", "label=\" 80ms\\n (inline)\"") &&
-		       stmt_has(t, "N1 -> N2", "style=dotted"),
-	       "residual edge through the dropped node, dotted");
+		       stmt_has(t, "N2", "label=\"leaf\\n60ms (60.00%)\"") && !stmt_exists(t, "N3"),
+	       "nodecount=2 keeps the two best by entropy score");
+	TAP_OK(stmt_has(t, "N1 -> N2", "label=\" 60ms\"") &&
+		       stmt_has(t, "N1 -> N2", "style=dotted") &&
+		       stmt_has(t, "N1 -> N2", "tooltip=\"main ... leaf (60ms)\""),
+	       "residual edge through the dropped nodes, dotted");
 	TAP_OK(stmt_has(t, "legend", "\\lShowing top 2 nodes out of 6\\l"),
 	       "legend tells the node limit");
 	free(raw);
@@ -327,8 +330,8 @@ static void test_dot(const sp_profile *p)
 	raw = run(sp_dot_write, p, &o);
 	t = normalize_dot(raw ? raw : "");
 	TAP_OK(stmt_has(t, "legend", "\\lDropped 2 edges (freq <= 10ms)\\l") &&
-		       !stmt_exists(t, "N1 -> N5") && !stmt_exists(t, "N1 -> N6") &&
-		       stmt_exists(t, "N1 -> N3"),
+		       !stmt_exists(t, "N1 -> N4") && !stmt_exists(t, "N1 -> N5") &&
+		       stmt_exists(t, "N1 -> N6"),
 	       "edgefraction drops light edges");
 	free(raw);
 	free(t);
