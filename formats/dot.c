@@ -2,19 +2,22 @@
  *
  * One of the two files that include graphviz (with gvc.c, which lays the
  * same graph out and renders it).  The graph follows pprof's DOT report: a
- * legend box, then nodes N1.. in report order (cum descending, then name),
- * each labelled "name\nflat (flat%)\nof cum (cum%)" ("flat (flat%)" alone
- * when flat == cum), then edges labelled with their weight (and "(inline)"
- * for inlined calls; residual edges through dropped nodes are dotted):
+ * legend box, then nodes N1.. in report order (pprof's entropy score: cum
+ * weighted by how much the node's edges branch, then name), each labelled
+ * "name\nflat (flat%)\nof cum (cum%)" ("flat (flat%)" alone when flat ==
+ * cum, "0 of cum (cum%)" when flat is 0), then edges labelled with their
+ * weight (and "(inline)" for inlined calls; residual edges through dropped
+ * nodes are dotted):
  *
- *   N1 [label="main\n0\nof 90ms (90.00%)", fontsize=8, ...];
+ *   N1 [label="main\n10ms (10.00%)\nof 100ms (100%)", fontsize=15, ...];
  *   N1 -> N2 [label=" 60ms", penwidth=4, ...];
  *
  * Font size is 8 + ceil(16 * sqrt(|flat| / max |flat|)) points (8..24);
  * edge pen width is 1 + min(5 * |weight| / total, 5) and layout weight
  * 1 + min(100 * |weight| / total, 100), both truncated to integers.  Colours
  * go from grey (near 0% of the total) to red (100%).  Node and edge order
- * is fixed by the report, so the text is the same for the same input.
+ * is fixed by the report (cgraph writes each node before its out-edges),
+ * so the text is the same for the same input.
  */
 #include "formats/report.h"
 

@@ -34,7 +34,7 @@
 
 typedef struct {
 	size_t parent;
-	char *name; /* with annotation suffix */
+	size_t name; /* index into ftree.names */
 	int64_t value;
 	size_t depth;
 	size_t *children;
@@ -46,37 +46,62 @@ typedef struct {
 	fnode *nodes;
 	size_t n, cap;
 	sp_idxset set;
+	/* distinct frame names, with annotation suffix */
+	char **names;
+	size_t n_names, cap_names;
+	sp_idxset name_set;
 } ftree;
 
 typedef struct {
 	ftree *t;
-	size_t parent;
-	const char *name;
+	size_t parent, name;
+	const char *str;
 } child_key;
 
 static bool child_eq(void *ctx, size_t idx)
 {
 	child_key *k = ctx;
 
-	return k->t->nodes[idx].parent == k->parent && !strcmp(k->t->nodes[idx].name, k->name);
+	return k->t->nodes[idx].parent == k->parent && k->t->nodes[idx].name == k->name;
 }
 
-/* The child NAME (consumed) of PARENT, added when missing. */
-static size_t child_of(ftree *t, size_t parent, char *name)
+static bool name_eq(void *ctx, size_t idx)
 {
-	uint64_t h = sp_hash_combine(sp_hash_bytes(name, strlen(name), 3), parent);
-	child_key k = {t, parent, name};
-	size_t idx = sp_idxset_find(&t->set, h, child_eq, &k);
-	fnode *p;
+	child_key *k = ctx;
+
+	return !strcmp(k->t->names[idx], k->str);
+}
+
+/* The index of NAME (consumed) in the name table. */
+static size_t intern_name(ftree *t, char *name)
+{
+	uint64_t h = sp_hash_bytes(name, strlen(name), 3);
+	child_key k = {.t = t, .str = name};
+	size_t idx = sp_idxset_find(&t->name_set, h, name_eq, &k);
 
 	if (idx != SIZE_MAX) {
 		free(name);
 		return idx;
 	}
+	idx = t->n_names;
+	SP_PUSH(t->names, t->n_names, t->cap_names, name);
+	sp_idxset_add(&t->name_set, h, idx);
+	return idx;
+}
+
+/* The child named NAME of PARENT, added when missing. */
+static size_t child_of(ftree *t, size_t parent, size_t name)
+{
+	uint64_t h = sp_hash_combine(sp_hash_u64(name), parent);
+	child_key k = {.t = t, .parent = parent, .name = name};
+	size_t idx = sp_idxset_find(&t->set, h, child_eq, &k);
+	fnode *p;
+
+	if (idx != SIZE_MAX)
+		return idx;
 	idx = t->n;
 	SP_PUSH(t->nodes, t->n, t->cap,
-		((fnode){.parent = parent, .name = name,
-			 .depth = t->nodes[parent].depth + 1}));
+		((fnode){.parent = parent, .name = name, .depth = t->nodes[parent].depth + 1}));
 	sp_idxset_add(&t->set, h, idx);
 	p = &t->nodes[parent];
 	SP_PUSH(p->children, p->n_children, p->cap_children, idx);
@@ -139,7 +164,8 @@ static int cmp_children(const void *x, const void *y, void *arg)
 {
 	const ftree *t = arg;
 
-	return strcmp(t->nodes[*(const size_t *)x].name, t->nodes[*(const size_t *)y].name);
+	return strcmp(t->names[t->nodes[*(const size_t *)x].name],
+		      t->names[t->nodes[*(const size_t *)y].name]);
 }
 
 /* Sorts children by name and gives every frame its start offset. */
@@ -299,19 +325,20 @@ static void write_frame(sp_sink *out, const ftree *t, size_t i, int64_t total,
 			size_t max_depth, const char *unit)
 {
 	const fnode *nd = &t->nodes[i];
+	const char *name = t->names[nd->name];
 	const double span = FG_WIDTH - 2 * FG_XPAD;
 	double x = FG_XPAD + span * (double)nd->start / (double)total;
 	double w = span * (double)nd->value / (double)total;
 	double y = FG_TOP + (double)(max_depth - nd->depth) * FG_FRAME;
 	size_t len, fitc;
-	char kind = annotation(nd->name, &len), color[24];
+	char kind = annotation(name, &len), color[24];
 
-	frame_color(nd->name, len, kind, color);
+	frame_color(name, len, kind, color);
 	sp_sink_printf(out, "<g class=\"f\" data-s=\"%lld\" data-v=\"%lld\" data-d=\"%zu\" data-n=\"",
 		       (long long)nd->start, (long long)nd->value, nd->depth);
-	xml_escape(out, nd->name, len);
+	xml_escape(out, name, len);
 	sp_sink_puts(out, "\"><title>");
-	xml_escape(out, nd->name, len);
+	xml_escape(out, name, len);
 	sp_sink_printf(out, " (%lld %s, %.2f%%)</title>", (long long)nd->value, unit_word(unit),
 		       100.0 * (double)nd->value / (double)total);
 	sp_sink_printf(out,
@@ -322,9 +349,9 @@ static void write_frame(sp_sink *out, const ftree *t, size_t i, int64_t total,
 	fitc = w > 6 ? (size_t)((w - 6) / (FG_FONT * 0.59)) : 0;
 	if (fitc >= 3) {
 		if (len <= fitc) {
-			xml_escape(out, nd->name, len);
+			xml_escape(out, name, len);
 		} else {
-			xml_escape(out, nd->name, fitc - 2);
+			xml_escape(out, name, fitc - 2);
 			sp_sink_puts(out, "..");
 		}
 	}
@@ -387,7 +414,7 @@ sp_error *sp_flamegraph_write(const sp_profile *p, const sp_report_options *o, s
 	sp_sample_filter *filter;
 	sp_error *err;
 	ftree t = {0};
-	size_t si;
+	size_t si, *loc_off, *loc_names = NULL, n_loc_names = 0, cap_loc_names = 0;
 
 	if (!o) {
 		sp_report_options_init(&def);
@@ -403,7 +430,19 @@ sp_error *sp_flamegraph_write(const sp_profile *p, const sp_report_options *o, s
 				    si, p->n_sample_types);
 	if ((err = sp_sample_filter_new(p, o, &filter)))
 		return err;
-	SP_PUSH(t.nodes, t.n, t.cap, ((fnode){.name = sp_xstrdup("all")}));
+	/* Names of every location's frames, outermost last as in lines. */
+	loc_off = sp_xcalloc(p->n_locations + 1, sizeof(size_t));
+	for (size_t i = 0; i < p->n_locations; i++) {
+		const sp_location *l = &p->locations[i];
+		size_t nl = l->n_lines ? l->n_lines : 1;
+
+		loc_off[i] = n_loc_names;
+		for (size_t li = 0; li < nl; li++)
+			SP_PUSH(loc_names, n_loc_names, cap_loc_names,
+				intern_name(&t, frame_name(p, l, li)));
+	}
+	loc_off[p->n_locations] = n_loc_names;
+	SP_PUSH(t.nodes, t.n, t.cap, ((fnode){.name = intern_name(&t, sp_xstrdup("all"))}));
 	for (size_t i = 0; i < p->n_samples; i++) {
 		const sp_sample *s = &p->samples[i];
 		int64_t w = s->values[si];
@@ -415,25 +454,29 @@ sp_error *sp_flamegraph_write(const sp_profile *p, const sp_report_options *o, s
 		t.nodes[0].value += w;
 		for (size_t k = s->n_locations; k-- > 0;) {
 			const sp_location *l = sp_profile_location(p, s->location_ids[k]);
-			size_t nl;
+			size_t li;
 
 			if (!l)
 				continue;
-			nl = l->n_lines ? l->n_lines : 1;
-			for (size_t li = nl; li-- > 0;) {
-				cur = child_of(&t, cur, frame_name(p, l, li));
+			li = (size_t)(l - p->locations);
+			for (size_t j = loc_off[li + 1]; j-- > loc_off[li];) {
+				cur = child_of(&t, cur, loc_names[j]);
 				t.nodes[cur].value += w;
 			}
 		}
 	}
+	free(loc_off);
+	free(loc_names);
 	sp_sample_filter_free(filter);
 	layout(&t);
 	write_svg(out, &t, o, sp_profile_str(p, p->sample_types[si].unit));
-	for (size_t i = 0; i < t.n; i++) {
-		free(t.nodes[i].name);
+	for (size_t i = 0; i < t.n; i++)
 		free(t.nodes[i].children);
-	}
+	for (size_t i = 0; i < t.n_names; i++)
+		free(t.names[i]);
 	free(t.nodes);
+	free(t.names);
 	sp_idxset_free(&t.set);
+	sp_idxset_free(&t.name_set);
 	return NULL;
 }

@@ -392,6 +392,11 @@ typedef struct {
 	/* per location index: its node keys, outermost last (as lines) */
 	size_t *loc_off, *loc_cnt, *loc_nodes;
 	size_t n_loc_nodes, cap_loc_nodes;
+	/* the location indices of sample i (leaf first) are
+	 * frames[frame_off[i] .. frame_off[i + 1]]; filtered-out and zero
+	 * samples have none */
+	uint32_t *frames;
+	size_t *frame_off;
 	/* the current graph */
 	gnode *nodes; /* n_keys entries */
 	gedge *edges;
@@ -465,6 +470,29 @@ static void builder_init(builder *b, const sp_profile *p, size_t si, sp_granular
 	b->nodes = sp_xcalloc(b->n_keys ? b->n_keys : 1, sizeof(gnode));
 }
 
+/* Resolves every kept sample's location ids once for all graph passes. */
+static void builder_frames(builder *b)
+{
+	const sp_profile *p = b->p;
+	size_t n = 0, cap = 0;
+
+	b->frame_off = sp_xcalloc(p->n_samples + 1, sizeof(size_t));
+	for (size_t si = 0; si < p->n_samples; si++) {
+		const sp_sample *s = &p->samples[si];
+
+		b->frame_off[si] = n;
+		if (s->values[b->si] == 0 || !sp_sample_filter_keep(b->filter, s))
+			continue;
+		for (size_t i = 0; i < s->n_locations; i++) {
+			size_t li = location_index(p, s->location_ids[i]);
+
+			if (li != NONE)
+				SP_PUSH(b->frames, n, cap, (uint32_t)li);
+		}
+	}
+	b->frame_off[p->n_samples] = n;
+}
+
 static void builder_free(builder *b)
 {
 	for (size_t i = 0; i < b->n_keys; i++) {
@@ -477,6 +505,8 @@ static void builder_free(builder *b)
 	free(b->loc_off);
 	free(b->loc_cnt);
 	free(b->loc_nodes);
+	free(b->frames);
+	free(b->frame_off);
 	free(b->nodes);
 	free(b->edges);
 	sp_u64map_free(&b->edge_map);
@@ -525,13 +555,9 @@ static void build_graph(builder *b, const bool *kept)
 		size_t stamp = si + 1, parent = NONE;
 		bool residual = false;
 
-		if (w == 0 || !sp_sample_filter_keep(b->filter, s))
-			continue;
-		for (size_t i = s->n_locations; i-- > 0;) {
-			size_t li = location_index(p, s->location_ids[i]);
+		for (size_t i = b->frame_off[si + 1]; i-- > b->frame_off[si];) {
+			size_t li = b->frames[i];
 
-			if (li == NONE)
-				continue;
 			for (size_t ni = b->loc_cnt[li]; ni-- > 0;) {
 				size_t n = b->loc_nodes[b->loc_off[li] + ni];
 
@@ -881,6 +907,7 @@ sp_error *sp_report_new(const sp_profile *p, const sp_report_options *opts,
 		sp_report_free(r);
 		return err;
 	}
+	builder_frames(&b);
 	kept = sp_xcalloc(b.n_keys + 1, sizeof(*kept));
 
 	/* 1: everything; drop nodes below the node fraction of the graph. */
