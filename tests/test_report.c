@@ -485,6 +485,121 @@ static void test_flame_colors(void)
 	sp_profile_free(p);
 }
 
+/* Bytes are printed in the unit of the smallest node, moved up when it is
+ * 100 times smaller than the total (pprof's rule; base 1024). */
+static void test_memory_units(void)
+{
+	sp_profile *p = sp_profile_new();
+	uint64_t m, a, b, c;
+	sp_report_options o;
+	char *t;
+
+	sp_profile_add_sample_type(p, "inuse_space", "bytes");
+	m = add_loc(p, 0, 0x1000, (uint64_t[]){sp_profile_function_for(p, "main", "", "m.c", 0)},
+		    (int64_t[]){1}, 1);
+	a = add_loc(p, 0, 0x2000, (uint64_t[]){sp_profile_function_for(p, "a", "", "m.c", 0)},
+		    (int64_t[]){2}, 1);
+	b = add_loc(p, 0, 0x3000, (uint64_t[]){sp_profile_function_for(p, "b", "", "m.c", 0)},
+		    (int64_t[]){3}, 1);
+	c = add_loc(p, 0, 0x4000, (uint64_t[]){sp_profile_function_for(p, "c", "", "m.c", 0)},
+		    (int64_t[]){4}, 1);
+	sp_profile_add_sample(p, (int64_t[]){1536}, (uint64_t[]){a, m}, 2, NULL, 0);
+	sp_profile_add_sample(p, (int64_t[]){3 << 20}, (uint64_t[]){b, m}, 2, NULL, 0);
+	sp_profile_add_sample(p, (int64_t[]){512}, (uint64_t[]){c, m}, 2, NULL, 0);
+
+	sp_report_options_init(&o);
+	o.nodefraction = 0;
+	t = run(sp_top_write, p, &o);
+	TAP_EQ_STR(t,
+		   "Type: inuse_space\n"
+		   "Showing nodes accounting for 3074kB, 100% of 3074kB total\n"
+		   "      flat  flat%   sum%        cum   cum%\n"
+		   "    3072kB 99.93% 99.93%     3072kB 99.93%  b\n"
+		   "    1.50kB 0.049%   100%     1.50kB 0.049%  a\n"
+		   "    0.50kB 0.016%   100%     0.50kB 0.016%  c\n"
+		   "         0     0%   100%     3074kB   100%  main\n",
+		   "bytes scaled to kB, small percentages with two significant digits");
+	free(t);
+
+	sp_report_options_init(&o);
+	t = run(sp_top_write, p, &o);
+	TAP_OK(has(t, "Showing nodes accounting for 3MB, 99.93% of 3MB total\n"
+		      "Dropped 2 nodes (cum <= 0.02MB)\n") &&
+		       has(t, "       3MB 99.93% 99.93%        3MB 99.93%  b\n"),
+	       "default node fraction drops a and c; MB");
+	free(t);
+
+	sp_report_options_init(&o);
+	o.nodefraction = 0;
+	o.unit = "MB";
+	t = run(sp_top_write, p, &o);
+	TAP_OK(has(t, "         0 0.016%   100%          0 0.016%  c\n") &&
+		       has(t, "       3MB 99.93% 99.93%        3MB 99.93%  b\n"),
+	       "--unit MB");
+	free(t);
+	sp_profile_free(p);
+}
+
+/* A residual edge is dropped when its destination is reachable anyway:
+ * A->B->C (50) and A->X->C (1) with X pruned leave no dotted A...C. */
+static void test_redundant_residual(void)
+{
+	sp_profile *p = sp_profile_new();
+	uint64_t la, lb, lc, lx;
+	sp_report_options o;
+	char *raw, *t;
+
+	sp_profile_add_sample_type(p, "samples", "count");
+	la = add_loc(p, 0, 0x1000, (uint64_t[]){sp_profile_function_for(p, "A", "", "", 0)},
+		     (int64_t[]){1}, 1);
+	lb = add_loc(p, 0, 0x2000, (uint64_t[]){sp_profile_function_for(p, "B", "", "", 0)},
+		     (int64_t[]){1}, 1);
+	lc = add_loc(p, 0, 0x3000, (uint64_t[]){sp_profile_function_for(p, "C", "", "", 0)},
+		     (int64_t[]){1}, 1);
+	lx = add_loc(p, 0, 0x4000, (uint64_t[]){sp_profile_function_for(p, "X", "", "", 0)},
+		     (int64_t[]){1}, 1);
+	sp_profile_add_sample(p, (int64_t[]){50}, (uint64_t[]){lc, lb, la}, 3, NULL, 0);
+	sp_profile_add_sample(p, (int64_t[]){1}, (uint64_t[]){lc, lx, la}, 3, NULL, 0);
+	sp_report_options_init(&o);
+	o.nodefraction = 0;
+	o.nodecount = 3;
+	raw = run(sp_dot_write, p, &o);
+	t = normalize_dot(raw ? raw : "");
+	/* Scores: C 109, A 58, then B and X 0 (by name). */
+	TAP_OK(stmt_has(t, "N1", "label=\"C\\n51 (100%)\"") &&
+		       stmt_has(t, "N2", "label=\"A\\n0 of 51 (100%)\"") &&
+		       stmt_has(t, "N3", "label=\"B\\n0 of 50 (98.04%)\"") && !stmt_exists(t, "N4"),
+	       "X pruned");
+	TAP_OK(stmt_has(t, "N2 -> N3", "label=\" 50\"") && stmt_has(t, "N3 -> N1", "label=\" 50\"") &&
+		       !stmt_exists(t, "N2 -> N1") && !strstr(t, "dotted"),
+	       "redundant residual edge A...C removed");
+	free(raw);
+	free(t);
+	sp_profile_free(p);
+}
+
+static void test_empty(void)
+{
+	sp_profile *p = sp_profile_new();
+	char *t;
+
+	sp_profile_add_sample_type(p, "samples", "count");
+	t = run(sp_top_write, p, NULL);
+	TAP_EQ_STR(t,
+		   "Type: samples\n"
+		   "Showing nodes accounting for 0, 0% of 0 total\n"
+		   "      flat  flat%   sum%        cum   cum%\n",
+		   "empty profile: header only");
+	free(t);
+	t = run(sp_dot_write, p, NULL);
+	TAP_OK(has(t, "digraph unnamed {") && has(t, "legend"), "empty profile: DOT with legend");
+	free(t);
+	t = run(sp_flamegraph_write, p, NULL);
+	TAP_OK(has(t, "</svg>") && !strstr(t, "class=\"f\""), "empty profile: flame graph without frames");
+	free(t);
+	sp_profile_free(p);
+}
+
 int main(void)
 {
 	sp_profile *p = make_profile();
@@ -494,6 +609,9 @@ int main(void)
 	test_render(p);
 	test_flamegraph(p);
 	test_flame_colors();
+	test_memory_units();
+	test_redundant_residual();
+	test_empty();
 	sp_profile_free(p);
 	return tap_done();
 }
