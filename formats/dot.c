@@ -83,8 +83,9 @@ static double score_of(int64_t v, int64_t total)
 
 static void add_legend(Agraph_t *g, const sp_report *r)
 {
-	Agraph_t *sub = agsubg(g, (char *)"cluster_L", 1);
-	Agnode_t *n = agnode(sub, (char *)"legend", 1);
+	/* A plain node, created first so dot puts it top left (pprof wraps
+	 * it in a cluster, which graphviz 2.42's dot layout leaks). */
+	Agnode_t *n = agnode(g, (char *)"legend", 1);
 	sp_buf label = {0};
 	size_t nl;
 	char **lines = sp_report_legend(r, &nl);

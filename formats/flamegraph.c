@@ -178,7 +178,8 @@ static void layout(ftree *t)
 		fnode *nd = &t->nodes[stack[--top]];
 		int64_t x = nd->start;
 
-		qsort_r(nd->children, nd->n_children, sizeof(size_t), cmp_children, t);
+		if (nd->n_children > 1)
+			qsort_r(nd->children, nd->n_children, sizeof(size_t), cmp_children, t);
 		for (size_t i = 0; i < nd->n_children; i++) {
 			fnode *c = &t->nodes[nd->children[i]];
 

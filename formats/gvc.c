@@ -4,12 +4,39 @@
  * With dot.c, the only file that includes graphviz; graphviz's plugins
  * (cairo for PDF/PNG) come from its installed configuration.  Example:
  * sp_graph_render(p, &opts, "svg", sink) writes "<?xml ... <svg ...".
+ *
+ * The one process-wide object of the formats layer lives here: graphviz's
+ * text-layout plugin (pango, up to at least 2.42) keeps a pointer to the
+ * last font name in a static variable, and that string belongs to the gvc
+ * context, so freeing a context and creating another reads freed memory.
+ * One context is therefore created on first use and kept for the life of
+ * the process, and every render holds a mutex (graphviz's own static caches
+ * are not thread-safe either).
  */
 #include "formats/report.h"
 
 #include <graphviz/gvc.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+
+#ifdef __SANITIZE_ADDRESS__
+/* Text layout leaves fontconfig's and pango's font caches allocated until
+ * exit; they are theirs, not ours, so LeakSanitizer is told to skip them in
+ * every program that can render a graph. */
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void)
+{
+	return "leak:libfontconfig.so\n"
+	       "leak:libpango-1.0.so\n"
+	       "leak:libpangoft2-1.0.so\n"
+	       "leak:libpangocairo-1.0.so\n"
+	       "leak:libgvplugin_pango.so\n";
+}
+#endif
+
+static pthread_mutex_t gvc_lock = PTHREAD_MUTEX_INITIALIZER;
+static GVC_t *gvc_shared; /* guarded by gvc_lock; never freed */
 
 sp_error *sp_graph_render(const sp_profile *p, const sp_report_options *o, const char *format,
 			  sp_sink *out)
@@ -30,8 +57,12 @@ sp_error *sp_graph_render(const sp_profile *p, const sp_report_options *o, const
 				    format ? format : "");
 	if ((err = sp_dot_graph_new(p, o, &g)))
 		return err;
-	gvc = gvContext();
+	pthread_mutex_lock(&gvc_lock);
+	if (!gvc_shared)
+		gvc_shared = gvContext();
+	gvc = gvc_shared;
 	if (!gvc) {
+		pthread_mutex_unlock(&gvc_lock);
 		agclose(g);
 		return sp_error_new(SP_E_GRAPHVIZ, "graph: cannot create a graphviz context");
 	}
@@ -51,7 +82,7 @@ sp_error *sp_graph_render(const sp_profile *p, const sp_report_options *o, const
 		gvFreeRenderData(data);
 	gvFreeLayout(gvc, g);
 out:
+	pthread_mutex_unlock(&gvc_lock);
 	agclose(g);
-	gvFreeContext(gvc);
 	return err;
 }
