@@ -17,6 +17,9 @@ tests_test_report_LDADD = $(TEST_LIBS)
 check_PROGRAMS += tests/report_sample
 tests_report_sample_SOURCES = tests/report_sample.c tests/report_fixture.h
 tests_report_sample_LDADD = $(TEST_LIBS)
-dist_check_SCRIPTS += tests/test_report_tools.sh
-TESTS += tests/test_report tests/test_report_tools.sh
+dist_check_SCRIPTS += tests/test_report_tools.sh tests/test_flamegraph_js.sh \
+	tests/test_flamegraph_browser.sh
+EXTRA_DIST += tests/flamegraph_dom.js
+TESTS += tests/test_report tests/test_report_tools.sh tests/test_flamegraph_js.sh \
+	tests/test_flamegraph_browser.sh
 # --- end reports tests ---
