@@ -387,7 +387,7 @@ typedef struct {
 	sp_sample_filter *filter;
 	/* node keys */
 	char **names, **labels;
-	size_t n_keys, cap_keys;
+	size_t n_keys, cap_keys, cap_labels;
 	sp_idxset key_set;
 	/* per location index: its node keys, outermost last (as lines) */
 	size_t *loc_off, *loc_cnt, *loc_nodes;
@@ -432,8 +432,7 @@ static size_t intern_node(builder *b, char *first, char *second)
 	}
 	idx = b->n_keys;
 	sp_grow(&b->names, &b->cap_keys, idx + 1, sizeof(*b->names));
-	/* labels share the capacity of names */
-	b->labels = sp_xreallocarray(b->labels, b->cap_keys, sizeof(*b->labels));
+	sp_grow(&b->labels, &b->cap_labels, idx + 1, sizeof(*b->labels));
 	b->names[idx] = name;
 	b->labels[idx] = second ? sp_xasprintf("%s\n%s", first, second) : sp_xstrdup(first);
 	b->n_keys++;

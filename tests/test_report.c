@@ -578,6 +578,55 @@ static void test_redundant_residual(void)
 	sp_profile_free(p);
 }
 
+/* A node on a stack twice counts once in its cum; no self edges. */
+static void test_recursion(void)
+{
+	sp_profile *p = sp_profile_new();
+	uint64_t lm, lf, lg;
+	char *raw, *t;
+
+	sp_profile_add_sample_type(p, "samples", "count");
+	lm = add_loc(p, 0, 0x1000, (uint64_t[]){sp_profile_function_for(p, "main", "", "", 0)},
+		     (int64_t[]){1}, 1);
+	lf = add_loc(p, 0, 0x2000, (uint64_t[]){sp_profile_function_for(p, "f", "", "", 0)},
+		     (int64_t[]){1}, 1);
+	lg = add_loc(p, 0, 0x3000, (uint64_t[]){sp_profile_function_for(p, "g", "", "", 0)},
+		     (int64_t[]){1}, 1);
+	sp_profile_add_sample(p, (int64_t[]){10}, (uint64_t[]){lg, lf, lf, lm}, 4, NULL, 0);
+	sp_profile_add_sample(p, (int64_t[]){5}, (uint64_t[]){lg, lf, lg, lf, lm}, 5, NULL, 0);
+	t = run(sp_top_write, p, NULL);
+	TAP_EQ_STR(t,
+		   "Type: samples\n"
+		   "Showing nodes accounting for 15, 100% of 15 total\n"
+		   "      flat  flat%   sum%        cum   cum%\n"
+		   "        15   100%   100%         15   100%  g\n"
+		   "         0     0%   100%         15   100%  f\n"
+		   "         0     0%   100%         15   100%  main\n",
+		   "recursive frames counted once per sample");
+	free(t);
+	raw = run(sp_dot_write, p, NULL);
+	t = normalize_dot(raw ? raw : "");
+	/* Stacks main f f g (10) and main f g f g (5): edges main->f 15,
+	 * f->g 15 (twice in the second stack, counted once), g->f 5, no f->f. */
+	TAP_OK(has(t, "label=\" 15\"") && has(t, "label=\" 5\"") && !strstr(t, "label=\" 10\"") &&
+		       !strstr(t, "label=\" 20\""),
+	       "edge weights counted once per sample");
+	{
+		int self = 0;
+
+		for (int i = 1; i <= 3; i++) {
+			char head[32];
+
+			snprintf(head, sizeof(head), "N%d -> N%d", i, i);
+			self += stmt_exists(t, head);
+		}
+		TAP_OK(self == 0, "no self edges");
+	}
+	free(raw);
+	free(t);
+	sp_profile_free(p);
+}
+
 static void test_empty(void)
 {
 	sp_profile *p = sp_profile_new();
@@ -612,6 +661,7 @@ int main(void)
 	test_memory_units();
 	test_redundant_residual();
 	test_empty();
+	test_recursion();
 	sp_profile_free(p);
 	return tap_done();
 }
