@@ -210,10 +210,134 @@ char sp_report_frame_kind(const sp_profile *p, const sp_location *l, size_t line
 	return 0;
 }
 
-/* Name components of one frame at granularity G: NAME and an optional
- * second part (file:line for lines). */
+/* pprof's graph labels shorten function names (ShortenFunctionName) and
+ * put each qualifier on its own line.  The patterns, in POSIX form:
+ *   Java  "pkg.sub.Class.method(..." => "Class.method"
+ *   C++   "ns::sub::Class::method<T>..." => "Class::method<T>"
+ *   Go    "example.com/a/b.Func" => "b.Func", "/vN" major versions dropped
+ */
+typedef struct {
+	regex_t java, cpp;
+} shortener;
+
+static void shortener_init(shortener *s)
+{
+	int rc = regcomp(&s->java,
+			 "^([a-z][[:alnum:]_]*\\.)*([A-Z][[:alnum:]_$]*\\.(<init>|[a-z][[:alnum:]_$]*"
+			 "(\\$[0-9]+)?))(\\(|$)",
+			 REG_EXTENDED);
+
+	rc |= regcomp(&s->cpp,
+		      "^([_a-zA-Z][[:alnum:]_]*::)+(_*[A-Z][[:alnum:]_]*::~?[_a-zA-Z][[:alnum:]_]*"
+		      "(<.*>)?)",
+		      REG_EXTENDED);
+	if (rc)
+		abort(); /* constant patterns */
+}
+
+static void shortener_free(shortener *s)
+{
+	regfree(&s->java);
+	regfree(&s->cpp);
+}
+
+static bool go_path_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_' || c == '-' || c == '.';
+}
+
+/* Drops the first "/vN" (N >= 2) that is followed by '.' or '/'. */
+static void drop_go_major_version(char *f)
+{
+	for (char *v = strstr(f, "/v"); v; v = strstr(v + 1, "/v")) {
+		char *d = v + 2, *e = d;
+
+		while (*e >= '0' && *e <= '9')
+			e++;
+		if (e == d || (e - d == 1 && *d < '2') || (e - d > 1 && *d == '0'))
+			continue;
+		if (*e != '.' && *e != '/')
+			continue;
+		memmove(v, e, strlen(e) + 1);
+		return;
+	}
+}
+
+static char *shorten_function_name(const shortener *s, const char *name)
+{
+	static const char anon[] = "(anonymous namespace)::";
+	char *f = sp_xstrdup(strncmp(name, anon, sizeof(anon) - 1) ? name
+								     : name + sizeof(anon) - 1);
+	const char *rest = NULL;
+	regmatch_t m[6];
+
+	drop_go_major_version(f);
+	/* Go: everything after the last "path/" prefix, if something is left. */
+	for (const char *c = f;;) {
+		const char *seg = c;
+
+		while (go_path_char(*c))
+			c++;
+		if (c == seg || *c != '/')
+			break;
+		c++;
+		if (*c)
+			rest = c;
+	}
+	if (rest) {
+		char *r = sp_xstrdup(rest);
+
+		free(f);
+		return r;
+	}
+	if (!regexec(&s->java, f, 6, m, 0) && m[2].rm_so >= 0) {
+		char *r = sp_xstrndup(f + m[2].rm_so, (size_t)(m[2].rm_eo - m[2].rm_so));
+
+		free(f);
+		return r;
+	}
+	if (!regexec(&s->cpp, f, 6, m, 0) && m[2].rm_so >= 0) {
+		char *r = sp_xstrndup(f + m[2].rm_so, (size_t)(m[2].rm_eo - m[2].rm_so));
+
+		free(f);
+		return r;
+	}
+	return f;
+}
+
+/* The shortened name with "::" and "." turned into line breaks (a Go
+ * "[...]" type parameter list is kept, as "[…]"). */
+static char *multiline_name(const shortener *s, const char *name)
+{
+	char *f = shorten_function_name(s, name);
+	sp_buf b = {0};
+
+	for (const char *c = f; *c;) {
+		if (!strncmp(c, "::", 2)) {
+			sp_buf_puts(&b, "\n");
+			c += 2;
+		} else if (!strncmp(c, "[...]", 5)) {
+			sp_buf_puts(&b, "[\xe2\x80\xa6]");
+			c += 5;
+		} else if (*c == '.') {
+			sp_buf_puts(&b, "\n");
+			c++;
+		} else {
+			sp_buf_append(&b, c, 1);
+			c++;
+		}
+	}
+	free(f);
+	return b.len ? sp_buf_take(&b) : sp_xstrdup("");
+}
+
+/* Name components of one frame at granularity G: *FIRST (function, file or
+ * address) and *SECOND (file:line for lines, else NULL), and the graph
+ * label (*LABEL: multi-line shortened name, file base names). */
 static void frame_components(const sp_profile *p, const sp_location *l, size_t li,
-			     sp_granularity g, char **first, char **second)
+			     sp_granularity g, const shortener *sh, char **first, char **second,
+			     char **label)
 {
 	const sp_line *ln;
 	const sp_function *f;
@@ -222,6 +346,7 @@ static void frame_components(const sp_profile *p, const sp_location *l, size_t l
 	*second = NULL;
 	if (l->n_lines == 0) {
 		*first = sp_report_address_name(p, l);
+		*label = sp_xstrdup(*first);
 		return;
 	}
 	ln = &l->lines[li];
@@ -231,22 +356,35 @@ static void frame_components(const sp_profile *p, const sp_location *l, size_t l
 	switch (g) {
 	case SP_GRAN_FILES:
 		*first = sp_xstrdup(file[0] ? file : "<unknown>");
+		*label = sp_xstrdup(file[0] ? base_name(file) : "<unknown>");
 		return;
-	case SP_GRAN_LINES:
-		if (ln->line != 0)
+	case SP_GRAN_LINES: {
+		char *where = NULL, *name;
+
+		if (ln->line != 0) {
 			*second = sp_xasprintf("%s:%lld", file, (long long)ln->line);
-		else if (file[0])
+			where = sp_xasprintf("%s:%lld", base_name(file), (long long)ln->line);
+		} else if (file[0]) {
 			*second = sp_xstrdup(file);
+			where = sp_xstrdup(base_name(file));
+		}
 		if (fname[0]) {
 			*first = sp_xstrdup(fname);
+			name = multiline_name(sh, fname);
+			*label = where ? sp_xasprintf("%s\n%s", name, where) : sp_xstrdup(name);
+			free(name);
 		} else {
 			*first = *second ? *second : sp_xstrdup("<unknown>");
 			*second = NULL;
+			*label = where ? sp_xstrdup(where) : sp_xstrdup("<unknown>");
 		}
+		free(where);
 		return;
+	}
 	case SP_GRAN_FUNCTIONS:
 	default:
 		*first = sp_xstrdup(fname[0] ? fname : "<unknown>");
+		*label = fname[0] ? multiline_name(sh, fname) : sp_xstrdup("<unknown>");
 		return;
 	}
 }
@@ -416,8 +554,8 @@ static bool key_eq(void *ctx, size_t idx)
 	return !strcmp(k->b->names[idx], k->name);
 }
 
-/* Interns a node for components FIRST/SECOND (consumed). */
-static size_t intern_node(builder *b, char *first, char *second)
+/* Interns a node for components FIRST/SECOND and LABEL (consumed). */
+static size_t intern_node(builder *b, char *first, char *second, char *label)
 {
 	char *name = second ? sp_xasprintf("%s %s", first, second) : sp_xstrdup(first);
 	uint64_t h = sp_hash_bytes(name, strlen(name), 7);
@@ -428,13 +566,14 @@ static size_t intern_node(builder *b, char *first, char *second)
 		free(name);
 		free(first);
 		free(second);
+		free(label);
 		return idx;
 	}
 	idx = b->n_keys;
 	sp_grow(&b->names, &b->cap_keys, idx + 1, sizeof(*b->names));
 	sp_grow(&b->labels, &b->cap_labels, idx + 1, sizeof(*b->labels));
 	b->names[idx] = name;
-	b->labels[idx] = second ? sp_xasprintf("%s\n%s", first, second) : sp_xstrdup(first);
+	b->labels[idx] = label;
 	b->n_keys++;
 	sp_idxset_add(&b->key_set, h, idx);
 	free(first);
@@ -445,8 +584,10 @@ static size_t intern_node(builder *b, char *first, char *second)
 static void builder_init(builder *b, const sp_profile *p, size_t si, sp_granularity g)
 {
 	size_t nloc = p->n_locations ? p->n_locations : 1;
+	shortener sh;
 
 	memset(b, 0, sizeof(*b));
+	shortener_init(&sh);
 	b->p = p;
 	b->si = si;
 	b->loc_off = sp_xcalloc(nloc, sizeof(size_t));
@@ -458,15 +599,16 @@ static void builder_init(builder *b, const sp_profile *p, size_t si, sp_granular
 		b->loc_off[i] = b->n_loc_nodes;
 		b->loc_cnt[i] = n;
 		for (size_t li = 0; li < n; li++) {
-			char *first, *second;
+			char *first, *second, *label;
 			size_t k;
 
-			frame_components(p, l, li, g, &first, &second);
-			k = intern_node(b, first, second);
+			frame_components(p, l, li, g, &sh, &first, &second, &label);
+			k = intern_node(b, first, second, label);
 			SP_PUSH(b->loc_nodes, b->n_loc_nodes, b->cap_loc_nodes, k);
 		}
 	}
 	b->nodes = sp_xcalloc(b->n_keys ? b->n_keys : 1, sizeof(gnode));
+	shortener_free(&sh);
 }
 
 /* Resolves every kept sample's location ids once for all graph passes. */

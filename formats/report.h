@@ -10,7 +10,9 @@
 
 typedef struct {
 	char *name;  /* printable name: components joined by ' ' */
-	char *label; /* the same components joined by "\n" (for graph labels) */
+	char *label; /* for graphs: pprof's shortened name, one qualifier per
+		      * line ("ns::Cls::f" => "Cls\nf"), then the file base
+		      * name and line; lines joined by '\n' */
 	int64_t flat, cum;
 	bool in_inline, in_call; /* has incoming inline / ordinary edges */
 } sp_rnode;

@@ -280,7 +280,7 @@ static void test_dot(const sp_profile *p)
 	 * 5ms leaves 5 + 5 = 10 (then by name), work 0 (a pass-through). */
 	TAP_OK(stmt_has(t, "N3", "label=\"helper\\n") &&
 		       stmt_has(t, "N4", "label=\"0x4000 [libfoo.so]\\n5ms (5.00%)\"") &&
-		       stmt_has(t, "N5", "label=\"ns::f<int>&\\n5ms (5.00%)\"") &&
+		       stmt_has(t, "N5", "label=\"ns\\nf<int>&\\n5ms (5.00%)\"") &&
 		       !stmt_exists(t, "N7"),
 	       "node ids by entropy score then name; unsymbolized frame by address");
 	TAP_OK(stmt_has(t, "N1 -> N6", "label=\" 80ms\"") &&
@@ -649,6 +649,56 @@ static void test_empty(void)
 	sp_profile_free(p);
 }
 
+/* Graph labels shorten names like pprof: Java and C++ qualifiers and Go
+ * import paths dropped, each remaining qualifier on its own line. */
+static void test_label_names(void)
+{
+	static const struct {
+		const char *name, *label;
+	} cases[] = {
+		{"std::vector<int>::push_back(int)", "std\\nvector<int>\\npush_back(int)"},
+		{"com.example.Foo.bar(Foo.java)", "Foo\\nbar"},
+		{"github.com/user/pkg/v2.(*T).Method", "pkg\\n(*T)\\nMethod"},
+		{"(anonymous namespace)::Foo::bar", "Foo\\nbar"},
+		{"a::b::Cls::method<int>(x)", "Cls\\nmethod<int>"},
+		{"example.com/x/y.F[...]", "y\\nF[\xe2\x80\xa6]"},
+		{"_ZN3fooEv", "_ZN3fooEv"},
+	};
+	sp_profile *p = sp_profile_new();
+	uint64_t lm;
+	char *raw, *t;
+
+	sp_profile_add_sample_type(p, "samples", "count");
+	lm = add_loc(p, 0, 0x1000, (uint64_t[]){sp_profile_function_for(p, "main", "", "", 0)},
+		     (int64_t[]){1}, 1);
+	for (size_t i = 0; i < SP_ARRAY_LEN(cases); i++) {
+		uint64_t f = sp_profile_function_for(p, cases[i].name, "", "d/m.c", 0);
+		uint64_t l = add_loc(p, 0, 0x2000 + i, (uint64_t[]){f}, (int64_t[]){(int64_t)i + 1}, 1);
+
+		sp_profile_add_sample(p, (int64_t[]){10}, (uint64_t[]){l, lm}, 2, NULL, 0);
+	}
+	raw = run(sp_dot_write, p, NULL);
+	t = normalize_dot(raw ? raw : "");
+	for (size_t i = 0; i < SP_ARRAY_LEN(cases); i++) {
+		char want[160];
+
+		snprintf(want, sizeof(want), "label=\"%s\\n10 (14.29%%)\"", cases[i].label);
+		TAP_OK(has(t, want), "label of %s", cases[i].name);
+		snprintf(want, sizeof(want), "tooltip=\"%s (10)\"", cases[i].name);
+		TAP_OK(has(t, want), "tooltip keeps the full name %s", cases[i].name);
+	}
+	free(raw);
+	free(t);
+	sp_report_options o;
+	sp_report_options_init(&o);
+	o.granularity = SP_GRAN_LINES;
+	raw = run(sp_dot_write, p, &o);
+	TAP_OK(has(raw, "label=\"Foo\\nbar\\nm.c:2\\n10 (14.29%)\""),
+	       "lines: shortened name, then file base name and line");
+	free(raw);
+	sp_profile_free(p);
+}
+
 int main(void)
 {
 	sp_profile *p = make_profile();
@@ -662,6 +712,7 @@ int main(void)
 	test_redundant_residual();
 	test_empty();
 	test_recursion();
+	test_label_names();
 	sp_profile_free(p);
 	return tap_done();
 }
