@@ -9,9 +9,10 @@
  * (root to leaf, through inline frames) and to the flat of the leaf.  As in
  * pprof the graph is rebuilt from the samples at each pruning step: first
  * nodes whose |cum| is below nodefraction of the graph's total, then all but
- * the first nodecount nodes of the report order, then edges below
- * edgefraction.  Stacks that pass through dropped nodes keep an edge across
- * them, marked residual.  Percentages are of the total of all samples, taken
+ * the first nodecount nodes of the report order (flat for the table, pprof's
+ * entropy score for graphs), then edges below edgefraction.  Stacks that
+ * pass through dropped nodes keep an edge across them, marked residual; a
+ * dropped leaf gives no flat to anyone.  Percentages are of the total of all samples, taken
  * before focus and ignore (pprof's default).  Example of the table:
  *
  *       flat  flat%   sum%        cum   cum%
