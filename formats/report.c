@@ -1038,7 +1038,11 @@ sp_error *sp_report_new(const sp_profile *p, const sp_report_options *opts,
 	r->sample_unit = sp_profile_str(p, p->sample_types[o.sample_index].unit);
 	r->nodefraction = o.nodefraction < 0 ? 0.005 : o.nodefraction;
 	r->edgefraction = o.edgefraction < 0 ? 0.001 : o.edgefraction;
-	r->nodecount = o.nodecount == 0 ? 80 : o.nodecount;
+	/* pprof's defaults: every node for the table, 80 for graphs. */
+	if (o.nodecount == 0)
+		r->nodecount = mode == SP_REPORT_TEXT ? -1 : 80;
+	else
+		r->nodecount = o.nodecount;
 	for (size_t i = 0; i < p->n_samples; i++)
 		r->total += abs64(p->samples[i].values[o.sample_index]);
 	make_headers(r, &o);

@@ -699,6 +699,40 @@ static void test_label_names(void)
 	sp_profile_free(p);
 }
 
+/* The table lists every node by default (pprof -top); graphs keep 80. */
+static void test_default_nodecount(void)
+{
+	sp_profile *p = sp_profile_new();
+	uint64_t lm;
+	char *t, name[16];
+	size_t rows = 0;
+
+	sp_profile_add_sample_type(p, "samples", "count");
+	lm = add_loc(p, 0, 0x1000, (uint64_t[]){sp_profile_function_for(p, "main", "", "", 0)},
+		     (int64_t[]){1}, 1);
+	for (int i = 0; i < 100; i++) {
+		uint64_t l;
+
+		snprintf(name, sizeof(name), "f%03d", i);
+		l = add_loc(p, 0, 0x2000 + (uint64_t)i,
+			    (uint64_t[]){sp_profile_function_for(p, name, "", "", 0)},
+			    (int64_t[]){1}, 1);
+		sp_profile_add_sample(p, (int64_t[]){100}, (uint64_t[]){l, lm}, 2, NULL, 0);
+	}
+	t = run(sp_top_write, p, NULL);
+	for (const char *c = t; c && (c = strstr(c, "%  f0")); c++)
+		rows++;
+	TAP_OK(rows == 100 && !strstr(t, "Showing top"), "top: all 101 nodes by default (%zu f rows)",
+	       rows);
+	free(t);
+	t = run(sp_dot_write, p, NULL);
+	TAP_OK(t && strstr(t, "Showing top 80 nodes out of 101") && strstr(t, "N80") &&
+		       !strstr(t, "N81"),
+	       "graph: 80 nodes by default");
+	free(t);
+	sp_profile_free(p);
+}
+
 int main(void)
 {
 	sp_profile *p = make_profile();
@@ -713,6 +747,7 @@ int main(void)
 	test_empty();
 	test_recursion();
 	test_label_names();
+	test_default_nodecount();
 	sp_profile_free(p);
 	return tap_done();
 }
