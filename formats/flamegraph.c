@@ -122,6 +122,7 @@ static char *frame_name(const sp_profile *p, const sp_location *l, size_t li)
 
 		base = sp_xstrdup(name[0] ? name : "<unknown>");
 	}
+	sp_report_clean_name(base);
 	if (!kind)
 		return base;
 	s = sp_xasprintf("%s_[%c]", base, kind);

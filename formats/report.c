@@ -179,6 +179,53 @@ static const char *trim_left(const char *s)
 
 /* -- naming ---------------------------------------------------------------- */
 
+/* Length of the valid UTF-8 sequence at S (N bytes left), or 0. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	size_t len;
+	uint32_t c;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2, c = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3, c = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4, c = s[0] & 0x07;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = (c << 6) | (s[i] & 0x3f);
+	}
+	if ((len == 3 && (c < 0x800 || (c >= 0xd800 && c <= 0xdfff))) ||
+	    (len == 4 && (c < 0x10000 || c > 0x10ffff)))
+		return 0;
+	return len;
+}
+
+char *sp_report_clean_name(char *s)
+{
+	size_t n = strlen(s);
+
+	for (size_t i = 0; i < n;) {
+		size_t l = utf8_len((const unsigned char *)s + i, n - i);
+
+		if (l == 0) {
+			s[i++] = '?';
+		} else {
+			if (l == 1 && ((unsigned char)s[i] < 0x20 || s[i] == 0x7f))
+				s[i] = '?';
+			i += l;
+		}
+	}
+	return s;
+}
+
 static const char *base_name(const char *path)
 {
 	const char *s = strrchr(path, '/');
@@ -333,27 +380,11 @@ static char *multiline_name(const shortener *s, const char *name)
 	return b.len ? sp_buf_take(&b) : sp_xstrdup("");
 }
 
-/* Name components of one frame at granularity G: *FIRST (function, file or
- * address) and *SECOND (file:line for lines, else NULL), and the graph
- * label (*LABEL: multi-line shortened name, file base names). */
-static void frame_components(const sp_profile *p, const sp_location *l, size_t li,
-			     sp_granularity g, const shortener *sh, char **first, char **second,
-			     char **label)
+/* The names of a frame whose function is FNAME in FILE (see below). */
+static void frame_names(const sp_line *ln, const char *fname, const char *file,
+			sp_granularity g, const shortener *sh, char **first, char **second,
+			char **label)
 {
-	const sp_line *ln;
-	const sp_function *f;
-	const char *fname, *file;
-
-	*second = NULL;
-	if (l->n_lines == 0) {
-		*first = sp_report_address_name(p, l);
-		*label = sp_xstrdup(*first);
-		return;
-	}
-	ln = &l->lines[li];
-	f = ln->function_id ? sp_profile_function(p, ln->function_id) : NULL;
-	fname = f ? sp_profile_str(p, f->name) : "";
-	file = f ? sp_profile_str(p, f->filename) : "";
 	switch (g) {
 	case SP_GRAN_FILES:
 		*first = sp_xstrdup(file[0] ? file : "<unknown>");
@@ -388,6 +419,32 @@ static void frame_components(const sp_profile *p, const sp_location *l, size_t l
 		*label = fname[0] ? multiline_name(sh, fname) : sp_xstrdup("<unknown>");
 		return;
 	}
+}
+
+/* Name components of one frame at granularity G: *FIRST (function, file or
+ * address) and *SECOND (file:line for lines, else NULL), and the graph
+ * label (*LABEL: multi-line shortened name, file base names). */
+static void frame_components(const sp_profile *p, const sp_location *l, size_t li,
+			     sp_granularity g, const shortener *sh, char **first, char **second,
+			     char **label)
+{
+	const sp_line *ln;
+	const sp_function *f;
+	char *fname, *file;
+
+	*second = NULL;
+	if (l->n_lines == 0) {
+		*first = sp_report_clean_name(sp_report_address_name(p, l));
+		*label = sp_xstrdup(*first);
+		return;
+	}
+	ln = &l->lines[li];
+	f = ln->function_id ? sp_profile_function(p, ln->function_id) : NULL;
+	fname = sp_report_clean_name(sp_xstrdup(f ? sp_profile_str(p, f->name) : ""));
+	file = sp_report_clean_name(sp_xstrdup(f ? sp_profile_str(p, f->filename) : ""));
+	frame_names(ln, fname, file, g, sh, first, second, label);
+	free(fname);
+	free(file);
 }
 
 /* -- sample filter ----------------------------------------------------------- */

@@ -92,6 +92,11 @@ void sp_sample_filter_free(sp_sample_filter *f);
  * "0x4011a2 [libfoo.so]" when its mapping has a file.  Caller frees. */
 char *sp_report_address_name(const sp_profile *p, const sp_location *l);
 
+/* Replaces, in place, bytes that are not valid UTF-8 and control
+ * characters with '?' (names come from binaries and JIT maps; SVG and
+ * graphviz need UTF-8).  Returns S. */
+char *sp_report_clean_name(char *s);
+
 /* Flame graph frame annotation for line LINE_IDX of L: 'k' kernel, 'j' JIT,
  * 'i' inlined, 0 none. */
 char sp_report_frame_kind(const sp_profile *p, const sp_location *l, size_t line_idx);

@@ -733,6 +733,35 @@ static void test_default_nodecount(void)
 	sp_profile_free(p);
 }
 
+/* Names that are not UTF-8 or hold control characters are printed with
+ * '?' in their place; valid UTF-8 is kept. */
+static void test_bad_names(void)
+{
+	sp_profile *p = sp_profile_new();
+	uint64_t l1, l2;
+	char *t;
+
+	sp_profile_add_sample_type(p, "samples", "count");
+	l1 = add_loc(p, 0, 0x1000,
+		     (uint64_t[]){sp_profile_function_for(p, "caf\xc3\xa9", "", "", 0)},
+		     (int64_t[]){1}, 1);
+	l2 = add_loc(p, 0, 0x2000,
+		     (uint64_t[]){sp_profile_function_for(p, "bad\xff\xc3x\x01", "", "", 0)},
+		     (int64_t[]){1}, 1);
+	sp_profile_add_sample(p, (int64_t[]){10}, (uint64_t[]){l2, l1}, 2, NULL, 0);
+	t = run(sp_top_write, p, NULL);
+	TAP_OK(has(t, "  caf\xc3\xa9\n") && has(t, "  bad??x?\n"), "top: names cleaned");
+	free(t);
+	t = run(sp_flamegraph_write, p, NULL);
+	TAP_OK(has(t, "data-n=\"caf\xc3\xa9\"") && has(t, "data-n=\"bad??x?\""),
+	       "flame graph: names cleaned");
+	free(t);
+	t = run(sp_dot_write, p, NULL);
+	TAP_OK(has(t, "bad??x?") && !strchr(t, '\x01'), "DOT: names cleaned");
+	free(t);
+	sp_profile_free(p);
+}
+
 int main(void)
 {
 	sp_profile *p = make_profile();
@@ -748,6 +777,7 @@ int main(void)
 	test_recursion();
 	test_label_names();
 	test_default_nodecount();
+	test_bad_names();
 	sp_profile_free(p);
 	return tap_done();
 }
