@@ -28,6 +28,11 @@
 
 #define NONE SIZE_MAX
 
+static int64_t abs64(int64_t v)
+{
+	return v < 0 ? -v : v;
+}
+
 void sp_report_options_init(sp_report_options *o)
 {
 	*o = (sp_report_options){.nodefraction = -1, .edgefraction = -1};
@@ -593,6 +598,14 @@ typedef struct {
 	 * samples have none */
 	uint32_t *frames;
 	size_t *frame_off;
+	/* graphs only: the tags of sample i are tag_ids[tag_off[i] ..
+	 * tag_off[i + 1]] (see sample_tags) */
+	size_t *tag_ids, *tag_off;
+	size_t n_tags; /* distinct tags */
+	sp_u64map tag_map; /* node * n_tags + tag -> index into tag_vals */
+	int64_t (*tag_vals)[2]; /* flat, cum */
+	size_t *tag_node;         /* the node of each tag_vals entry */
+	size_t n_tag_vals, cap_tag_vals, cap_tag_node;
 	/* the current graph */
 	gnode *nodes; /* n_keys entries */
 	gedge *edges;
@@ -706,10 +719,148 @@ static void builder_free(builder *b)
 	free(b->loc_nodes);
 	free(b->frames);
 	free(b->frame_off);
+	free(b->tag_ids);
+	free(b->tag_off);
+	free(b->tag_vals);
+	free(b->tag_node);
+	sp_u64map_free(&b->tag_map);
 	free(b->nodes);
 	free(b->edges);
 	sp_u64map_free(&b->edge_map);
 	sp_sample_filter_free(b->filter);
+}
+
+typedef struct {
+	char **v;
+	size_t n, cap;
+	sp_idxset set;
+} strtab;
+
+static bool strtab_eq(void *ctx, size_t idx)
+{
+	void **c = ctx;
+
+	return !strcmp(((strtab *)c[0])->v[idx], (const char *)c[1]);
+}
+
+/* Interns S (consumed). */
+static size_t strtab_id(strtab *t, char *s)
+{
+	uint64_t h = sp_hash_bytes(s, strlen(s), 5);
+	void *ctx[2] = {t, s};
+	size_t idx = sp_idxset_find(&t->set, h, strtab_eq, ctx);
+
+	if (idx != SIZE_MAX) {
+		free(s);
+		return idx;
+	}
+	idx = t->n;
+	SP_PUSH(t->v, t->n, t->cap, s);
+	sp_idxset_add(&t->set, h, idx);
+	return idx;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* pprof's graphs give nodes "tags": one for a sample's string labels
+ * ("key:value" sorted and joined) and one per value of its numeric
+ * "bytes" label (named by the value with its unit, e.g. "1.50kB").  They
+ * are drawn as nodelets by pprof and count as nodes against nodecount; we
+ * only count them, so that the same nodes are chosen. */
+static void builder_tags(builder *b, const char *unit)
+{
+	const sp_profile *p = b->p;
+	strtab names = {0};
+	size_t n = 0, cap = 0;
+
+	b->tag_off = sp_xcalloc(p->n_samples + 1, sizeof(size_t));
+	for (size_t si = 0; si < p->n_samples; si++) {
+		const sp_sample *s = &p->samples[si];
+		char **strs = sp_xcalloc(s->n_labels + 1, sizeof(char *));
+		size_t ns = 0;
+		sp_buf joined = {0};
+
+		b->tag_off[si] = n;
+		if (b->frame_off[si] == b->frame_off[si + 1]) {
+			free(strs);
+			continue;
+		}
+		for (size_t i = 0; i < s->n_labels; i++)
+			if (s->labels[i].str)
+				strs[ns++] = sp_xasprintf(
+					"%s:%s", sp_profile_str(p, s->labels[i].key),
+					sp_profile_str(p, s->labels[i].str));
+		qsort(strs, ns, sizeof(char *), cmp_str);
+		for (size_t i = 0; i < ns; i++) {
+			sp_buf_printf(&joined, "%s%s", i ? "\n" : "", strs[i]);
+			free(strs[i]);
+		}
+		free(strs);
+		if (ns)
+			SP_PUSH(b->tag_ids, n, cap, strtab_id(&names, sp_xasprintf("L%s", joined.data)));
+		for (size_t i = 0; i < s->n_labels; i++) {
+			const sp_label *l = &s->labels[i];
+			char *v;
+
+			if (l->str || strcmp(sp_profile_str(p, l->key), "bytes"))
+				continue;
+			v = scaled_label(l->num, "bytes", unit);
+			SP_PUSH(b->tag_ids, n, cap,
+				strtab_id(&names, sp_xasprintf("N%s\x1f%s", ns ? joined.data : "", v)));
+			free(v);
+		}
+		sp_buf_free(&joined);
+	}
+	b->tag_off[p->n_samples] = n;
+	b->n_tags = names.n;
+	for (size_t i = 0; i < names.n; i++)
+		free(names.v[i]);
+	free(names.v);
+	sp_idxset_free(&names.set);
+}
+
+static void add_tags(builder *b, size_t si, size_t node, int64_t w, int which)
+{
+	for (size_t i = b->tag_off[si]; i < b->tag_off[si + 1]; i++) {
+		uint64_t key = (uint64_t)node * b->n_tags + b->tag_ids[i], idx;
+
+		if (!sp_u64map_get(&b->tag_map, key, &idx)) {
+			idx = b->n_tag_vals++;
+			sp_grow(&b->tag_vals, &b->cap_tag_vals, idx + 1, sizeof(*b->tag_vals));
+			sp_grow(&b->tag_node, &b->cap_tag_node, idx + 1, sizeof(*b->tag_node));
+			b->tag_vals[idx][0] = b->tag_vals[idx][1] = 0;
+			b->tag_node[idx] = node;
+			sp_u64map_put(&b->tag_map, key, idx);
+		}
+		b->tag_vals[idx][which] += w;
+	}
+}
+
+/* How many of the ordered nodes fit in NODECOUNT when each also counts
+ * its tags with flat weight (at most 4), tags below CUTOFF ignored. */
+static size_t select_count(const builder *b, const size_t *order, size_t n, size_t nodecount,
+			   int64_t cutoff)
+{
+	size_t *tags = sp_xcalloc(b->n_keys + 1, sizeof(size_t)), count = 0, limit = nodecount;
+
+	for (size_t i = 0; i < b->n_tag_vals; i++) {
+		int64_t flat = b->tag_vals[i][0], cum = b->tag_vals[i][1];
+
+		if (flat != 0 && (abs64(flat) >= cutoff || abs64(cum) >= cutoff))
+			tags[b->tag_node[i]]++;
+	}
+	for (size_t i = 0; i < n; i++) {
+		count += (tags[order[i]] > 4 ? 4 : tags[order[i]]) + 1;
+		if (count >= nodecount) {
+			limit = i + 1;
+			break;
+		}
+	}
+	free(tags);
+	return limit < n ? limit : n;
 }
 
 /* Adds W to the edge SRC->DST once per sample (STAMP). */
@@ -747,6 +898,9 @@ static void build_graph(builder *b, const bool *kept)
 	b->n_edges = 0;
 	sp_u64map_free(&b->edge_map);
 	memset(&b->edge_map, 0, sizeof(b->edge_map));
+	b->n_tag_vals = 0;
+	sp_u64map_free(&b->tag_map);
+	memset(&b->tag_map, 0, sizeof(b->tag_map));
 
 	for (size_t si = 0; si < p->n_samples; si++) {
 		const sp_sample *s = &p->samples[si];
@@ -767,6 +921,8 @@ static void build_graph(builder *b, const bool *kept)
 				if (b->nodes[n].stamp != stamp) {
 					b->nodes[n].stamp = stamp;
 					b->nodes[n].cum += w;
+					if (b->tag_off)
+						add_tags(b, si, n, w, 1);
 				}
 				if (parent != NONE && parent != n)
 					add_edge(b, parent, n, w, stamp, residual,
@@ -775,14 +931,12 @@ static void build_graph(builder *b, const bool *kept)
 				residual = false;
 			}
 		}
-		if (parent != NONE && !residual)
+		if (parent != NONE && !residual) {
 			b->nodes[parent].flat += w;
+			if (b->tag_off)
+				add_tags(b, si, parent, w, 0);
+		}
 	}
-}
-
-static int64_t abs64(int64_t v)
-{
-	return v < 0 ? -v : v;
 }
 
 static bool in_graph(const builder *b, size_t n)
@@ -1111,6 +1265,8 @@ sp_error *sp_report_new(const sp_profile *p, const sp_report_options *opts,
 		return err;
 	}
 	builder_frames(&b);
+	if (mode == SP_REPORT_GRAPH)
+		builder_tags(&b, o.unit && o.unit[0] ? o.unit : "minimum");
 	kept = sp_xcalloc(b.n_keys + 1, sizeof(*kept));
 
 	/* 1: everything; drop nodes below the node fraction of the graph. */
@@ -1141,9 +1297,13 @@ sp_error *sp_report_new(const sp_profile *p, const sp_report_options *opts,
 		 * the graph is not rebuilt they are not counted again. */
 		trim_edges(&b, edge_cutoff);
 		edges_trimmed = true;
-		if ((size_t)r->nodecount < n) {
+		size_t limit = (size_t)r->nodecount < n ? (size_t)r->nodecount : n;
+
+		if (mode == SP_REPORT_GRAPH)
+			limit = select_count(&b, order, n, (size_t)r->nodecount, node_cutoff);
+		if (limit < n) {
 			memset(kept, 0, b.n_keys + 1);
-			for (size_t i = 0; i < (size_t)r->nodecount; i++)
+			for (size_t i = 0; i < limit; i++)
 				kept[order[i]] = true;
 			build_graph(&b, kept);
 			edges_trimmed = false;

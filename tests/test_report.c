@@ -762,6 +762,58 @@ static void test_bad_names(void)
 	sp_profile_free(p);
 }
 
+/* Graph node selection counts each node's "bytes" tags (at most four) as
+ * nodes, as pprof does: fK has K allocation sizes of 1000 + 10K bytes each
+ * under main, so with nodecount 5 only main (1) and f6 (1 + 4) fit. */
+static void test_tag_selection(void)
+{
+	static const struct {
+		int nodecount, shown;
+	} cases[] = {{5, 2}, {8, 3}, {12, 4}, {20, 5}, {-1, 7}};
+	sp_profile *p = sp_profile_new();
+	uint64_t lm;
+	char name[8];
+
+	sp_profile_add_sample_type(p, "inuse_space", "bytes");
+	lm = add_loc(p, 0, 0x1000, (uint64_t[]){sp_profile_function_for(p, "main", "", "m.c", 0)},
+		     (int64_t[]){1}, 1);
+	for (int k = 1; k <= 6; k++) {
+		uint64_t l;
+
+		snprintf(name, sizeof(name), "f%d", k);
+		l = add_loc(p, 0, 0x1000 + 0x100 * (uint64_t)k,
+			    (uint64_t[]){sp_profile_function_for(p, name, "", "m.c", 0)},
+			    (int64_t[]){k + 1}, 1);
+		for (int j = 0; j < k; j++) {
+			sp_label lab = sp_label_num(p, "bytes", 64 * (j + 1) * k, NULL);
+
+			sp_profile_add_sample(p, (int64_t[]){1000 + 10 * k}, (uint64_t[]){l, lm}, 2,
+					      &lab, 1);
+		}
+	}
+	for (size_t i = 0; i < SP_ARRAY_LEN(cases); i++) {
+		sp_report_options o;
+		char *raw, *t, head[8];
+		int shown = 0;
+
+		sp_report_options_init(&o);
+		o.nodecount = cases[i].nodecount;
+		raw = run(sp_dot_write, p, &o);
+		t = normalize_dot(raw ? raw : "");
+		for (int n = 1; n <= 7; n++) {
+			snprintf(head, sizeof(head), "N%d", n);
+			shown += stmt_exists(t, head);
+		}
+		TAP_OK(shown == cases[i].shown && stmt_has(t, "N1", "label=\"main\\n") &&
+			       (cases[i].shown < 2 || stmt_has(t, "N2", "label=\"f6\\n")),
+		       "nodecount %d shows %d nodes (got %d)", cases[i].nodecount, cases[i].shown,
+		       shown);
+		free(raw);
+		free(t);
+	}
+	sp_profile_free(p);
+}
+
 int main(void)
 {
 	sp_profile *p = make_profile();
@@ -778,6 +830,7 @@ int main(void)
 	test_label_names();
 	test_default_nodecount();
 	test_bad_names();
+	test_tag_selection();
 	sp_profile_free(p);
 	return tap_done();
 }
