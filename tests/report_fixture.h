@@ -15,8 +15,10 @@
 
 #define MS 1000000LL
 
-static inline uint64_t add_loc(sp_profile *p, uint64_t mapping, uint64_t addr, const uint64_t *funcs,
-			const int64_t *lines, size_t n)
+/* Adds a location with N <= 4 lines (FUNCS[i] at LINES[i], innermost
+ * first). */
+static inline uint64_t add_loc(sp_profile *p, uint64_t mapping, uint64_t addr,
+			       const uint64_t *funcs, const int64_t *lines, size_t n)
 {
 	sp_line ln[4];
 	sp_location l = {.mapping_id = mapping, .address = addr, .lines = ln, .n_lines = n};

@@ -665,6 +665,7 @@ static void test_label_names(void)
 		{"_ZN3fooEv", "_ZN3fooEv"},
 	};
 	sp_profile *p = sp_profile_new();
+	sp_report_options o;
 	uint64_t lm;
 	char *raw, *t;
 
@@ -689,7 +690,6 @@ static void test_label_names(void)
 	}
 	free(raw);
 	free(t);
-	sp_report_options o;
 	sp_report_options_init(&o);
 	o.granularity = SP_GRAN_LINES;
 	raw = run(sp_dot_write, p, &o);
