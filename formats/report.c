@@ -1200,7 +1200,7 @@ static char *select_output_unit(const sp_report *r)
 	const char *minu, *maxu, *u;
 
 	if (r->n_nodes == 0)
-		return sp_xstrdup("");
+		return sp_xstrdup("minimum"); /* each value in its own unit */
 	for (size_t i = 0; i < r->n_nodes; i++) {
 		int64_t v = abs64(r->nodes[i].flat);
 

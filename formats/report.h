@@ -36,7 +36,7 @@ typedef struct {
 	size_t sample_index;
 	const char *sample_type; /* borrowed from p */
 	const char *sample_unit; /* borrowed from p */
-	char *output_unit;       /* "" = print as recorded */
+	char *output_unit;       /* "" = as recorded; "minimum" = each value scaled */
 	int64_t total;           /* sum of |value| over all samples, before focus/ignore */
 	double nodefraction, edgefraction;
 	int nodecount;

@@ -132,6 +132,13 @@ static void test_top(const sp_profile *p)
 	free(t);
 
 	opts(&o);
+	o.ignore = "main";
+	t = run(sp_top_write, p, &o);
+	TAP_OK(has(t, "Showing nodes accounting for 0, 0% of 100ms total\n"),
+	       "nothing left: the total still in its own unit");
+	free(t);
+
+	opts(&o);
 	o.focus = "libfoo";
 	t = run(sp_top_write, p, &o);
 	TAP_OK(has(t, "Showing nodes accounting for 5ms, 5.00% of 100ms total\n"),
