@@ -244,16 +244,21 @@ sp_error *sp_dot_write(const sp_profile *p, const sp_report_options *o, sp_sink 
 	FILE *f;
 	int rc;
 
-	if ((err = sp_dot_graph_new(p, o, &g)))
+	sp_graphviz_lock();
+	if ((err = sp_dot_graph_new(p, o, &g))) {
+		sp_graphviz_unlock();
 		return err;
+	}
 	f = open_memstream(&text, &len);
 	if (!f) {
 		agclose(g);
+		sp_graphviz_unlock();
 		return sp_error_new(SP_E_IO, "DOT: cannot open a memory stream");
 	}
 	rc = agwrite(g, f);
 	fclose(f);
 	agclose(g);
+	sp_graphviz_unlock();
 	if (rc != 0) {
 		free(text);
 		return sp_error_new(SP_E_GRAPHVIZ, "DOT: agwrite failed");

@@ -10,8 +10,9 @@
  * last font name in a static variable, and that string belongs to the gvc
  * context, so freeing a context and creating another reads freed memory.
  * One context is therefore created on first use and kept for the life of
- * the process, and every render holds a mutex (graphviz's own static caches
- * are not thread-safe either).
+ * the process.  graphviz is not thread-safe (cgraph and gvc keep static
+ * caches), so one mutex, taken by sp_graphviz_lock, serializes every use of
+ * graphviz in the process: building, writing and rendering graphs.
  */
 #include "formats/report.h"
 
@@ -38,6 +39,16 @@ const char *__lsan_default_suppressions(void)
 static pthread_mutex_t gvc_lock = PTHREAD_MUTEX_INITIALIZER;
 static GVC_t *gvc_shared; /* guarded by gvc_lock; never freed */
 
+void sp_graphviz_lock(void)
+{
+	pthread_mutex_lock(&gvc_lock);
+}
+
+void sp_graphviz_unlock(void)
+{
+	pthread_mutex_unlock(&gvc_lock);
+}
+
 sp_error *sp_graph_render(const sp_profile *p, const sp_report_options *o, const char *format,
 			  sp_sink *out)
 {
@@ -55,15 +66,17 @@ sp_error *sp_graph_render(const sp_profile *p, const sp_report_options *o, const
 		return sp_error_new(SP_E_USAGE,
 				    "graph: unknown output format \"%s\" (expected pdf, svg or png)",
 				    format ? format : "");
-	if ((err = sp_dot_graph_new(p, o, &g)))
+	sp_graphviz_lock();
+	if ((err = sp_dot_graph_new(p, o, &g))) {
+		sp_graphviz_unlock();
 		return err;
-	pthread_mutex_lock(&gvc_lock);
+	}
 	if (!gvc_shared)
 		gvc_shared = gvContext();
 	gvc = gvc_shared;
 	if (!gvc) {
-		pthread_mutex_unlock(&gvc_lock);
 		agclose(g);
+		sp_graphviz_unlock();
 		return sp_error_new(SP_E_GRAPHVIZ, "graph: cannot create a graphviz context");
 	}
 	if (gvLayout(gvc, g, "dot") != 0) {
@@ -82,7 +95,7 @@ sp_error *sp_graph_render(const sp_profile *p, const sp_report_options *o, const
 		gvFreeRenderData(data);
 	gvFreeLayout(gvc, g);
 out:
-	pthread_mutex_unlock(&gvc_lock);
 	agclose(g);
+	sp_graphviz_unlock();
 	return err;
 }

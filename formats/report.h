@@ -74,9 +74,13 @@ char **sp_report_legend(const sp_report *r, size_t *n);
 
 struct Agraph_s;
 /* Builds the cgraph graph of the report (see dot.c); the caller closes it
- * with agclose. */
+ * with agclose.  Call with sp_graphviz_lock held. */
 sp_error *sp_dot_graph_new(const sp_profile *p, const sp_report_options *o,
 			   struct Agraph_s **out);
+
+/* Serializes every use of graphviz in the process (gvc.c). */
+void sp_graphviz_lock(void);
+void sp_graphviz_unlock(void);
 
 /* -- sample filtering shared with the flame graph -------------------------- */
 

@@ -13,6 +13,7 @@
 #include "formats/formats.h"
 #include "tests/tap.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -821,6 +822,56 @@ static void test_tag_selection(void)
 	sp_profile_free(p);
 }
 
+/* Graphs from several threads at once give the same bytes as one at a
+ * time (graphviz is used under one lock). */
+typedef struct {
+	const sp_profile *p;
+	char *dot;
+	size_t svg_len;
+} thread_job;
+
+static void *render_job(void *arg)
+{
+	thread_job *j = arg;
+	sp_report_options o;
+	sp_sink *s = sp_sink_memory_new();
+	sp_error *err;
+
+	opts(&o);
+	for (int i = 0; i < 3; i++) {
+		free(j->dot);
+		j->dot = run(sp_dot_write, j->p, &o);
+	}
+	err = sp_graph_render(j->p, &o, "svg", s);
+	if (!err)
+		sp_sink_memory_data(s, &j->svg_len);
+	sp_error_free(err);
+	sp_sink_free(s);
+	return NULL;
+}
+
+static void test_threads(const sp_profile *p)
+{
+	thread_job jobs[4] = {{p, NULL, 0}, {p, NULL, 0}, {p, NULL, 0}, {p, NULL, 0}};
+	pthread_t th[4];
+	sp_report_options o;
+	char *want;
+	bool same = true;
+
+	opts(&o);
+	want = run(sp_dot_write, p, &o);
+	for (int i = 0; i < 4; i++)
+		pthread_create(&th[i], NULL, render_job, &jobs[i]);
+	for (int i = 0; i < 4; i++) {
+		pthread_join(th[i], NULL);
+		same = same && jobs[i].dot && want && !strcmp(jobs[i].dot, want) &&
+		       jobs[i].svg_len > 100;
+		free(jobs[i].dot);
+	}
+	TAP_OK(same, "graphs written from four threads at once");
+	free(want);
+}
+
 int main(void)
 {
 	sp_profile *p = make_profile();
@@ -828,6 +879,7 @@ int main(void)
 	test_top(p);
 	test_dot(p);
 	test_render(p);
+	test_threads(p);
 	test_flamegraph(p);
 	test_flame_colors();
 	test_memory_units();
