@@ -12,6 +12,10 @@
  *   N1 [label="main\n10ms (10.00%)\nof 100ms (100%)", fontsize=15, ...];
  *   N1 -> N2 [label=" 60ms", penwidth=4, ...];
  *
+ * Nodes whose samples carry string labels or a numeric "bytes" label get
+ * pprof's nodelets: small boxes (N1_0, NN1_0, ...) with the weight of each
+ * label set and allocation size, sizes collapsed into at most four ranges.
+ *
  * Font size is 8 + ceil(16 * sqrt(|flat| / max |flat|)) points (8..24);
  * edge pen width is 1 + min(5 * |weight| / total, 5) and layout weight
  * 1 + min(100 * |weight| / total, 100), both truncated to integers.  Colours
@@ -150,7 +154,161 @@ static void add_node(Agraph_t *g, const sp_report *r, size_t i, int64_t max_flat
 	free(cum);
 }
 
-static void add_edge(Agraph_t *g, const sp_report *r, const sp_redge *e, Agnode_t **nodes)
+/* -- nodelets: a node's tags drawn as small boxes hanging from it -------- */
+
+#define MAX_NODELETS 4
+
+static int cmp_tags(const void *x, const void *y, void *arg)
+{
+	const sp_rtag *a = x, *b = y;
+	bool flat = *(const bool *)arg;
+	int64_t ac = a->cum < 0 ? -a->cum : a->cum, bc = b->cum < 0 ? -b->cum : b->cum;
+	int64_t af = a->flat < 0 ? -a->flat : a->flat, bf = b->flat < 0 ? -b->flat : b->flat;
+
+	if (!flat && a->cum != b->cum && ac != bc)
+		return ac > bc ? -1 : 1;
+	if (a->flat != b->flat && af != bf)
+		return af > bf ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+/* One nodelet SRC_ID_J hanging from SRC, weighing W. */
+static void add_nodelet(Agraph_t *g, const sp_report *r, Agnode_t *src, const char *id,
+			const char *label, int64_t w, bool dotted)
+{
+	Agnode_t *n = agnode(g, (char *)id, 1);
+	Agedge_t *e = agedge(g, src, n, NULL, 1);
+	char *weight = sp_report_value(r, w), *el = sp_xasprintf(" %s", weight);
+
+	set(n, "label", label);
+	set(n, "id", id);
+	set(n, "fontsize", "8");
+	set(n, "shape", "box3d");
+	set(n, "tooltip", weight);
+	set(e, "label", el);
+	set(e, "weight", "100");
+	set(e, "tooltip", weight);
+	set(e, "labeltooltip", weight);
+	if (dotted)
+		set(e, "style", "dotted");
+	free(el);
+	free(weight);
+}
+
+static char *bytes_label(int64_t v)
+{
+	return sp_report_scaled_label(v, "bytes", "auto");
+}
+
+/* The numeric tags TS (N of them, in GROUP) of a node, at most four: when
+ * there are more, each goes with the first four's closest value and the
+ * groups are shown as "min..max". */
+static bool numeric_nodelets(Agraph_t *g, const sp_report *r, Agnode_t *src, const char *src_id,
+			     sp_rtag *ts, size_t n, bool flat_tags)
+{
+	sp_rtag groups[MAX_NODELETS];
+	int64_t lo[MAX_NODELETS], hi[MAX_NODELETS];
+	size_t ng = n < MAX_NODELETS ? n : MAX_NODELETS, count[MAX_NODELETS] = {0};
+	bool any = false;
+
+	qsort_r(ts, n, sizeof(*ts), cmp_tags, &flat_tags);
+	for (size_t i = 0; i < ng; i++) {
+		groups[i] = ts[i];
+		lo[i] = hi[i] = ts[i].value;
+		count[i] = 1;
+	}
+	for (size_t i = ng; i < n; i++) {
+		size_t best = 0;
+		double d = fabs((double)ts[i].value - (double)groups[0].value);
+
+		for (size_t k = 1; k < ng; k++) {
+			double nd = fabs((double)ts[i].value - (double)groups[k].value);
+
+			if (nd < d)
+				best = k, d = nd;
+		}
+		groups[best].flat += ts[i].flat;
+		groups[best].cum += ts[i].cum;
+		lo[best] = ts[i].value < lo[best] ? ts[i].value : lo[best];
+		hi[best] = ts[i].value > hi[best] ? ts[i].value : hi[best];
+		count[best]++;
+	}
+	if (n > MAX_NODELETS) {
+		for (size_t i = 0; i < ng; i++) {
+			char *a = bytes_label(lo[i]), *b = bytes_label(hi[i]);
+
+			groups[i].name = count[i] == 1 ? sp_xstrdup(a) : sp_xasprintf("%s..%s", a, b);
+			free(a);
+			free(b);
+		}
+		qsort_r(groups, ng, sizeof(*groups), cmp_tags, &flat_tags);
+	}
+	for (size_t j = 0; j < ng; j++) {
+		const sp_rtag *t = &groups[j];
+		bool use_flat = flat_tags || t->flat == t->cum;
+		int64_t w = use_flat ? t->flat : t->cum;
+		char id[64];
+
+		if (w != 0) {
+			snprintf(id, sizeof(id), "N%s_%zu", src_id, j);
+			add_nodelet(g, r, src, id, t->name, w, !use_flat);
+			any = true;
+		}
+	}
+	if (n > MAX_NODELETS)
+		for (size_t i = 0; i < ng; i++)
+			free(groups[i].name);
+	return any;
+}
+
+/* pprof's nodelets: up to four string-label tags, each with the values of
+ * its samples' bytes label, and the bytes values of unlabelled samples.
+ * Leaves show cum weights (their callees may have been dropped), other
+ * nodes flat weights. */
+static bool add_nodelets(Agraph_t *g, const sp_report *r, size_t i, Agnode_t *node)
+{
+	const sp_rnode *nd = &r->nodes[i];
+	sp_rtag *labels = sp_xcalloc(nd->n_tags + 1, sizeof(*labels));
+	sp_rtag *nums = sp_xcalloc(nd->n_tags + 1, sizeof(*nums));
+	size_t nl = 0, nn;
+	bool flat_tags = nd->has_out, any = false;
+	char id[64], src[32];
+
+	for (size_t t = 0; t < nd->n_tags; t++)
+		if (nd->tags[t].kind == 'L')
+			labels[nl++] = nd->tags[t];
+	qsort_r(labels, nl, sizeof(*labels), cmp_tags, &flat_tags);
+	for (size_t t = 0; t < nl && t < MAX_NODELETS; t++) {
+		int64_t w = flat_tags ? labels[t].flat : labels[t].cum;
+		Agnode_t *ln;
+
+		if (w == 0)
+			continue;
+		snprintf(id, sizeof(id), "N%zu_%zu", i + 1, t);
+		add_nodelet(g, r, node, id, labels[t].name, w, false);
+		any = true;
+		ln = agnode(g, id, 0);
+		nn = 0;
+		for (size_t k = 0; k < nd->n_tags; k++)
+			if (nd->tags[k].kind == 'N' && !strcmp(nd->tags[k].group, labels[t].name))
+				nums[nn++] = nd->tags[k];
+		if (nn)
+			numeric_nodelets(g, r, ln, id, nums, nn, flat_tags);
+	}
+	nn = 0;
+	for (size_t k = 0; k < nd->n_tags; k++)
+		if (nd->tags[k].kind == 'N' && !nd->tags[k].group[0])
+			nums[nn++] = nd->tags[k];
+	snprintf(src, sizeof(src), "N%zu", i + 1);
+	if (nn)
+		any |= numeric_nodelets(g, r, node, src, nums, nn, flat_tags);
+	free(labels);
+	free(nums);
+	return any;
+}
+
+static void add_edge(Agraph_t *g, const sp_report *r, const sp_redge *e, Agnode_t **nodes,
+		     const bool *nodelets)
 {
 	Agedge_t *ed = agedge(g, nodes[e->src], nodes[e->dst], NULL, 1);
 	char *w = sp_report_value(r, e->weight), buf[32], color[8];
@@ -185,6 +343,8 @@ static void add_edge(Agraph_t *g, const sp_report *r, const sp_redge *e, Agnode_
 	set(ed, "labeltooltip", sp_buf_str(&s));
 	if (e->residual)
 		set(ed, "style", "dotted");
+	if (nodelets[e->src])
+		set(ed, "minlen", "2"); /* room for the source's nodelets */
 	sp_buf_free(&s);
 	free(w);
 }
@@ -196,6 +356,7 @@ sp_error *sp_dot_graph_new(const sp_profile *p, const sp_report_options *o,
 	sp_error *err;
 	Agraph_t *g;
 	Agnode_t **nodes;
+	bool *nodelets;
 	const char *title = o ? o->title : NULL;
 	int64_t max_flat = 0;
 
@@ -225,11 +386,15 @@ sp_error *sp_dot_graph_new(const sp_profile *p, const sp_report_options *o,
 			max_flat = af;
 	}
 	nodes = sp_xcalloc(r->n_nodes + 1, sizeof(*nodes));
-	for (size_t i = 0; i < r->n_nodes; i++)
+	nodelets = sp_xcalloc(r->n_nodes + 1, sizeof(*nodelets));
+	for (size_t i = 0; i < r->n_nodes; i++) {
 		add_node(g, r, i, max_flat, nodes);
+		nodelets[i] = add_nodelets(g, r, i, nodes[i]);
+	}
 	for (size_t i = 0; i < r->n_edges; i++)
-		add_edge(g, r, &r->edges[i], nodes);
+		add_edge(g, r, &r->edges[i], nodes, nodelets);
 	free(nodes);
+	free(nodelets);
 	sp_report_free(r);
 	*out = g;
 	return NULL;

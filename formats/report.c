@@ -153,6 +153,11 @@ static char *scaled_label(int64_t value, const char *from, const char *to)
 	return sp_xasprintf("%s%s", buf, unit);
 }
 
+char *sp_report_scaled_label(int64_t v, const char *from, const char *to)
+{
+	return scaled_label(v, from, to);
+}
+
 char *sp_report_value(const sp_report *r, int64_t v)
 {
 	if (!r->output_unit[0])
@@ -605,7 +610,14 @@ typedef struct {
 	sp_u64map tag_map; /* node * n_tags + tag -> index into tag_vals */
 	int64_t (*tag_vals)[2]; /* flat, cum */
 	size_t *tag_node;         /* the node of each tag_vals entry */
-	size_t n_tag_vals, cap_tag_vals, cap_tag_node;
+	size_t *tag_tag;          /* the tag of each tag_vals entry */
+	size_t n_tag_vals, cap_tag_vals, cap_tag_node, cap_tag_tag;
+	/* per tag id: 'L' (string labels) or 'N' (a bytes value); the joined
+	 * string labels (the tag's own name for 'L'); the shown name; the
+	 * first value seen (for 'N') */
+	char *tag_kind;
+	char **tag_group, **tag_name;
+	int64_t *tag_value;
 	/* the current graph */
 	gnode *nodes; /* n_keys entries */
 	gedge *edges;
@@ -723,6 +735,15 @@ static void builder_free(builder *b)
 	free(b->tag_off);
 	free(b->tag_vals);
 	free(b->tag_node);
+	free(b->tag_tag);
+	for (size_t i = 0; i < b->n_tags; i++) {
+		free(b->tag_group[i]);
+		free(b->tag_name[i]);
+	}
+	free(b->tag_kind);
+	free(b->tag_group);
+	free(b->tag_name);
+	free(b->tag_value);
 	sp_u64map_free(&b->tag_map);
 	free(b->nodes);
 	free(b->edges);
@@ -768,19 +789,18 @@ static int cmp_str(const void *a, const void *b)
 /* pprof's graphs give nodes "tags": one for a sample's string labels
  * ("key:value" sorted and joined) and one per value of its numeric
  * "bytes" label (named by the value with its unit, e.g. "1.50kB").  They
- * are drawn as nodelets by pprof and count as nodes against nodecount; we
- * only count them, so that the same nodes are chosen. */
+ * are drawn as nodelets (dot.c) and count as nodes against nodecount. */
 static void builder_tags(builder *b, const char *unit)
 {
 	const sp_profile *p = b->p;
 	strtab names = {0};
-	size_t n = 0, cap = 0;
+	size_t n = 0, cap = 0, cap_info = 0;
 
 	b->tag_off = sp_xcalloc(p->n_samples + 1, sizeof(size_t));
 	for (size_t si = 0; si < p->n_samples; si++) {
 		const sp_sample *s = &p->samples[si];
 		char **strs = sp_xcalloc(s->n_labels + 1, sizeof(char *));
-		size_t ns = 0;
+		size_t ns = 0, id;
 		sp_buf joined = {0};
 
 		b->tag_off[si] = n;
@@ -790,32 +810,59 @@ static void builder_tags(builder *b, const char *unit)
 		}
 		for (size_t i = 0; i < s->n_labels; i++)
 			if (s->labels[i].str)
-				strs[ns++] = sp_xasprintf(
+				strs[ns++] = sp_report_clean_name(sp_xasprintf(
 					"%s:%s", sp_profile_str(p, s->labels[i].key),
-					sp_profile_str(p, s->labels[i].str));
+					sp_profile_str(p, s->labels[i].str)));
 		qsort(strs, ns, sizeof(char *), cmp_str);
+		/* joined with a DOT line break, as pprof shows them */
+		sp_buf_puts(&joined, "");
 		for (size_t i = 0; i < ns; i++) {
-			sp_buf_printf(&joined, "%s%s", i ? "\n" : "", strs[i]);
+			sp_buf_printf(&joined, "%s%s", i ? "\\n" : "", strs[i]);
 			free(strs[i]);
 		}
 		free(strs);
-		if (ns)
-			SP_PUSH(b->tag_ids, n, cap, strtab_id(&names, sp_xasprintf("L%s", joined.data)));
+		if (ns) {
+			id = strtab_id(&names, sp_xasprintf("L%s", joined.data));
+			SP_PUSH(b->tag_ids, n, cap, id);
+			if (id == b->n_tags) {
+				sp_grow(&b->tag_kind, &cap_info, id + 1, 1);
+				b->tag_group = sp_xreallocarray(b->tag_group, cap_info, sizeof(char *));
+				b->tag_name = sp_xreallocarray(b->tag_name, cap_info, sizeof(char *));
+				b->tag_value = sp_xreallocarray(b->tag_value, cap_info, sizeof(int64_t));
+				b->tag_kind[id] = 'L';
+				b->tag_group[id] = sp_xstrdup(joined.data);
+				b->tag_name[id] = sp_xstrdup(joined.data);
+				b->tag_value[id] = 0;
+				b->n_tags++;
+			}
+		}
 		for (size_t i = 0; i < s->n_labels; i++) {
 			const sp_label *l = &s->labels[i];
+			const char *u = sp_profile_str(p, l->num_unit);
 			char *v;
 
 			if (l->str || strcmp(sp_profile_str(p, l->key), "bytes"))
 				continue;
-			v = scaled_label(l->num, "bytes", unit);
-			SP_PUSH(b->tag_ids, n, cap,
-				strtab_id(&names, sp_xasprintf("N%s\x1f%s", ns ? joined.data : "", v)));
-			free(v);
+			v = scaled_label(l->num, u[0] ? u : "bytes", unit);
+			id = strtab_id(&names, sp_xasprintf("N%s\x1f%s", joined.data, v));
+			SP_PUSH(b->tag_ids, n, cap, id);
+			if (id == b->n_tags) {
+				sp_grow(&b->tag_kind, &cap_info, id + 1, 1);
+				b->tag_group = sp_xreallocarray(b->tag_group, cap_info, sizeof(char *));
+				b->tag_name = sp_xreallocarray(b->tag_name, cap_info, sizeof(char *));
+				b->tag_value = sp_xreallocarray(b->tag_value, cap_info, sizeof(int64_t));
+				b->tag_kind[id] = 'N';
+				b->tag_group[id] = sp_xstrdup(joined.data);
+				b->tag_name[id] = v;
+				b->tag_value[id] = l->num;
+				b->n_tags++;
+			} else {
+				free(v);
+			}
 		}
 		sp_buf_free(&joined);
 	}
 	b->tag_off[p->n_samples] = n;
-	b->n_tags = names.n;
 	for (size_t i = 0; i < names.n; i++)
 		free(names.v[i]);
 	free(names.v);
@@ -831,8 +878,10 @@ static void add_tags(builder *b, size_t si, size_t node, int64_t w, int which)
 			idx = b->n_tag_vals++;
 			sp_grow(&b->tag_vals, &b->cap_tag_vals, idx + 1, sizeof(*b->tag_vals));
 			sp_grow(&b->tag_node, &b->cap_tag_node, idx + 1, sizeof(*b->tag_node));
+			sp_grow(&b->tag_tag, &b->cap_tag_tag, idx + 1, sizeof(*b->tag_tag));
 			b->tag_vals[idx][0] = b->tag_vals[idx][1] = 0;
 			b->tag_node[idx] = node;
+			b->tag_tag[idx] = b->tag_ids[i];
 			sp_u64map_put(&b->tag_map, key, idx);
 		}
 		b->tag_vals[idx][which] += w;
@@ -1347,6 +1396,26 @@ sp_error *sp_report_new(const sp_profile *p, const sp_report_options *opts,
 			r->nodes[re->dst].in_inline = true;
 		else
 			r->nodes[re->dst].in_call = true;
+		r->nodes[re->src].has_out = true;
+	}
+	/* Tags of the kept nodes, without those below the node cutoff. */
+	for (size_t i = 0; i < b.n_tag_vals; i++) {
+		int64_t flat = b.tag_vals[i][0], cum = b.tag_vals[i][1];
+		size_t k = b.tag_node[i], t = b.tag_tag[i];
+		sp_rnode *nd;
+
+		if (!in_graph(&b, k) || (abs64(flat) < node_cutoff && abs64(cum) < node_cutoff))
+			continue;
+		nd = &r->nodes[pos[k]];
+		nd->tags = sp_xreallocarray(nd->tags, nd->n_tags + 1, sizeof(*nd->tags));
+		nd->tags[nd->n_tags++] = (sp_rtag){
+			.kind = b.tag_kind[t],
+			.group = sp_xstrdup(b.tag_group[t]),
+			.name = sp_xstrdup(b.tag_name[t]),
+			.value = b.tag_value[t],
+			.flat = flat,
+			.cum = cum,
+		};
 	}
 	/* Edges by source, heavier first, then destination. */
 	for (size_t i = 1; i < r->n_edges; i++) {
@@ -1390,6 +1459,11 @@ void sp_report_free(sp_report *r)
 	for (size_t i = 0; i < r->n_nodes; i++) {
 		free(r->nodes[i].name);
 		free(r->nodes[i].label);
+		for (size_t t = 0; t < r->nodes[i].n_tags; t++) {
+			free(r->nodes[i].tags[t].group);
+			free(r->nodes[i].tags[t].name);
+		}
+		free(r->nodes[i].tags);
 	}
 	free(r->nodes);
 	free(r->edges);

@@ -8,6 +8,16 @@
 
 #include "formats/formats.h"
 
+/* A node's tag (graphs only): the string labels of some of its samples,
+ * or one value of their numeric "bytes" label. */
+typedef struct {
+	char kind;   /* 'L' string labels, 'N' a bytes value */
+	char *group; /* the string labels ("a:1\\nb:2") the value belongs with; "" */
+	char *name;  /* shown name: the labels, or the value with its unit */
+	int64_t value; /* 'N': the bytes value */
+	int64_t flat, cum;
+} sp_rtag;
+
 typedef struct {
 	char *name;  /* printable name: components joined by ' ' */
 	char *label; /* for graphs: pprof's shortened name, one qualifier per
@@ -15,6 +25,9 @@ typedef struct {
 		      * name and line; lines joined by '\n' */
 	int64_t flat, cum;
 	bool in_inline, in_call; /* has incoming inline / ordinary edges */
+	bool has_out;            /* has outgoing edges */
+	sp_rtag *tags;           /* graphs: tags above the node cutoff */
+	size_t n_tags;
 } sp_rnode;
 
 typedef struct {
@@ -62,6 +75,9 @@ void sp_report_free(sp_report *r);
 /* V formatted in the report's output unit, e.g. "1.50MB", "30ms", "12".
  * Caller frees. */
 char *sp_report_value(const sp_report *r, int64_t v);
+/* V in unit FROM shown in unit TO ("auto": the largest unit giving a value
+ * of at least 1), e.g. (1536, "bytes", "auto") => "1.50kB".  Caller frees. */
+char *sp_report_scaled_label(int64_t v, const char *from, const char *to);
 /* pprof's percentage of V in TOTAL: "%5.2f%%", "  100%" or "%5.2g%%".
  * Writes into BUF (at least 16 bytes) and returns it. */
 const char *sp_report_pct(int64_t v, int64_t total, char *buf);

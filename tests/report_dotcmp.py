@@ -8,7 +8,7 @@
 import re
 import sys
 
-STMT = re.compile(r'(N\d+|legend|"[^"]*")\s*(?:->\s*(N\d+))?\s*'
+STMT = re.compile(r'(N+\d+(?:_\d+)*|legend|"[^"]*")\s*(?:->\s*(N+\d+(?:_\d+)*))?\s*'
                   r'\[((?:[^\]"]|"(?:\\.|[^"\\])*")*)\]', re.S)
 ATTR = re.compile(r'(\w+)\s*=\s*("(?:\\.|[^"\\])*"|[^\s,\]]+)')
 
@@ -36,14 +36,14 @@ if not theirs[0]:
 if set(ours[0]) != set(theirs[0]):
     bad.append("node ids %s vs %s" % (sorted(ours[0]), sorted(theirs[0])))
 for k in theirs[0]:
-    for a in ("label", "fontsize", "color", "fillcolor", "tooltip"):
+    for a in ("label", "fontsize", "color", "fillcolor", "tooltip", "shape"):
         if k in ours[0] and ours[0][k].get(a) != theirs[0][k].get(a):
             bad.append("%s %s: %r vs %r" % (k, a, ours[0][k].get(a), theirs[0][k].get(a)))
 if set(ours[1]) != set(theirs[1]):
     bad.append("edges only ours %s, only pprof %s" % (sorted(set(ours[1]) - set(theirs[1])),
                                                        sorted(set(theirs[1]) - set(ours[1]))))
 for k in theirs[1]:
-    for a in ("label", "weight", "penwidth", "color", "style", "tooltip"):
+    for a in ("label", "weight", "penwidth", "color", "style", "tooltip", "minlen"):
         if k in ours[1] and ours[1][k].get(a) != theirs[1][k].get(a):
             bad.append("%s %s: %r vs %r" % (k, a, ours[1][k].get(a), theirs[1][k].get(a)))
 for b in bad[:5]:

@@ -6,7 +6,8 @@
  *   M /bin/prog                mapping 1 (0x1000-0x100000)
  *   F 3 fn02 f0.c              function 3
  *   L 7 4208 3:12,5:40         location 7 at 4208: fn id:line, innermost first
- *   S 25000 7,2,1              sample value and location ids, leaf first
+ *   S 25000 7,2,1 bytes=64;t=a sample value, location ids (leaf first) and
+ *                              optional labels (bytes numeric, others strings)
  *
  * Usage: report_load FILE top|dot [-nodecount=N] [-nodefraction=F]
  *        [-focus=RE] [-ignore=RE] [-lines] [-files]
@@ -65,18 +66,32 @@ static int load(sp_profile *p, FILE *f)
 			sp_profile_add_location(p, &loc);
 		} else if (line[0] == 'S') {
 			long long v;
-			char rest[2048], *save = NULL;
+			char rest[2048], labs[2048] = "", *save = NULL;
 			uint64_t locs[64];
-			size_t n = 0;
+			sp_label labels[16];
+			size_t n = 0, nlab = 0;
 			int64_t value;
 
-			if (sscanf(line, "S %lld %2047s", &v, rest) != 2)
+			if (sscanf(line, "S %lld %2047s %2047s", &v, rest, labs) < 2)
 				return -1;
 			for (char *t = strtok_r(rest, ",", &save); t && n < 64;
 			     t = strtok_r(NULL, ",", &save))
 				locs[n++] = strtoull(t, NULL, 10);
+			for (char *t = strtok_r(labs, ";", &save); t && nlab < 16;
+			     t = strtok_r(NULL, ";", &save)) {
+				char *eq = strchr(t, '=');
+
+				if (!eq)
+					return -1;
+				*eq = 0;
+				if (!strcmp(t, "bytes"))
+					labels[nlab++] = sp_label_num(p, t, strtoll(eq + 1, NULL, 10),
+								      NULL);
+				else
+					labels[nlab++] = sp_label_str(p, t, eq + 1);
+			}
 			value = v;
-			sp_profile_add_sample(p, &value, locs, n, NULL, 0);
+			sp_profile_add_sample(p, &value, locs, n, labels, nlab);
 		}
 	}
 	return 0;

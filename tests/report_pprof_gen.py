@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-# report_pprof_gen.py SEED OUTBASE — writes a random profile twice: as
+# report_pprof_gen.py SEED OUTBASE [labels] — writes a random profile twice: as
 # profile.proto (OUTBASE.pb.gz, encoded here from the field numbers of
 # profile.proto) for go tool pprof, and in the text form read by
 # tests/report_load.c (OUTBASE.txt).  Locations carry up to three inline
-# frames and stacks repeat locations (recursion).
+# frames and stacks repeat locations (recursion); with "labels", samples
+# carry a numeric "bytes" label and string labels at random.
 import gzip
 import random
 import sys
@@ -62,11 +63,27 @@ for i in range(1, nl + 1):
     pb += field(4, field(1, i) + field(2, 1) + field(3, addr)
                 + b"".join(field(4, field(1, f) + field(2, l)) for f, l in lines))
     txt.append("L %d %d %s" % (i, addr, ",".join("%d:%d" % x for x in lines)))
+labelled = len(sys.argv) > 3 and sys.argv[3] == "labels"
 for _ in range(rnd.randint(1, 60)):
     locs = [rnd.randint(1, nl) for _ in range(rnd.randint(1, 8))]
     v = rnd.choice([1, 10, 100, 1000, 12345]) * rnd.randint(1, 50) * 1000
-    pb += field(2, packed(1, locs) + packed(2, [v]))
-    txt.append("S %d %s" % (v, ",".join(map(str, locs))))
+    labels = []
+    if labelled:
+        if rnd.random() < 0.7:
+            labels.append(("bytes", rnd.choice([16, 64, 1000, 1024, 1536, 4096, 1 << 20, 3000000])))
+        if rnd.random() < 0.4:
+            labels.append(("t", rnd.choice(["a", "b", "c"])))
+        if rnd.random() < 0.2:
+            labels.append(("u", rnd.choice(["x", "y"])))
+    lab = b""
+    for k, val in labels:
+        if k == "bytes":
+            lab += field(3, field(1, sid(k)) + field(3, val))
+        else:
+            lab += field(3, field(1, sid(k)) + field(2, sid(val)))
+    pb += field(2, packed(1, locs) + packed(2, [v]) + lab)
+    txt.append("S %d %s %s" % (v, ",".join(map(str, locs)),
+                               ";".join("%s=%s" % kv for kv in labels)))
 for s in strings:
     pb += field(6, s.encode())
 with open(base + ".pb.gz", "wb") as f:

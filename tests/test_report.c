@@ -772,7 +772,9 @@ static void test_bad_names(void)
 
 /* Graph node selection counts each node's "bytes" tags (at most four) as
  * nodes, as pprof does: fK has K allocation sizes of 1000 + 10K bytes each
- * under main, so with nodecount 5 only main (1) and f6 (1 + 4) fit. */
+ * under main, so with nodecount 5 only main (1) and f6 (1 + 4) fit.  The
+ * sizes are drawn as nodelets (expected values checked against go tool
+ * pprof -dot). */
 static void test_tag_selection(void)
 {
 	static const struct {
@@ -816,6 +818,21 @@ static void test_tag_selection(void)
 			       (cases[i].shown < 2 || stmt_has(t, "N2", "label=\"f6\\n")),
 		       "nodecount %d shows %d nodes (got %d)", cases[i].nodecount, cases[i].shown,
 		       shown);
+		if (cases[i].nodecount == 5) {
+			/* f6's six sizes 384..2304 bytes (1060 bytes each) go
+			 * into four nodelets: the four first by name
+			 * ("1.12kB" < ... < "384B") start groups, 384 and 768
+			 * join 1152, the closest; heaviest group first. */
+			TAP_OK(stmt_has(t, "NN2_0", "label=\"384B..1.12kB\"") &&
+				       stmt_has(t, "NN2_0", "shape=box3d") &&
+				       stmt_has(t, "N2 -> NN2_0", "label=\" 3.11kB\"") &&
+				       stmt_has(t, "NN2_1", "label=\"1.50kB\"") &&
+				       stmt_has(t, "N2 -> NN2_1", "label=\" 1.04kB\"") &&
+				       stmt_has(t, "NN2_3", "label=\"2.25kB\"") &&
+				       !stmt_exists(t, "NN2_4") && !stmt_exists(t, "NN1_0") &&
+				       stmt_lacks(t, "N1 -> N2", "minlen"),
+			       "allocation sizes drawn as four nodelets");
+		}
 		free(raw);
 		free(t);
 	}

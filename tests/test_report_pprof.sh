@@ -1,9 +1,11 @@
 #!/bin/sh
 # test_report_pprof.sh — our top table and DOT graph against go tool pprof on
 # random profiles (tests/report_pprof_gen.py: inline frames, recursion),
-# with several option sets.  The tables must be identical apart from the
-# "File:" line; the graphs must have the same nodes and edges with the same
-# labels, sizes, colours and styles (tests/report_dotcmp.py).  Skips when go
+# with several option sets, then on random profiles whose samples carry
+# bytes and string labels (nodelets).  The tables must be identical apart
+# from the "File:" line; the graphs must have the same nodes, nodelets and
+# edges with the same labels, sizes, colours and styles
+# (tests/report_dotcmp.py).  Skips when go
 # or python3 is missing.
 set -u
 src="${SP_SRCDIR:-.}/tests"
@@ -44,6 +46,25 @@ while [ "$seed" -le "$seeds" ]; do
 		else
 			fail=1
 			echo "not ok $n - dot, profile $seed, options '$opts'"
+			cat "$tmp/cmp"
+		fi
+	done
+	seed=$((seed + 1))
+done
+# Samples with a bytes label and string labels: nodelets and node choice.
+seed=1
+while [ "$seed" -le "$seeds" ]; do
+	b="$tmp/l$seed"
+	python3 "$src/report_pprof_gen.py" "$seed" "$b" labels
+	for opts in "" -nodecount=4 -lines; do
+		n=$((n + 1))
+		"$load" "$b.txt" dot $opts >"$tmp/ours.dot"
+		go tool pprof -symbolize=none -dot $opts "$b.pb.gz" 2>/dev/null >"$tmp/theirs.dot"
+		if python3 "$src/report_dotcmp.py" "$tmp/ours.dot" "$tmp/theirs.dot" >"$tmp/cmp"; then
+			echo "ok $n - dot with labels, profile $seed, options '$opts'"
+		else
+			fail=1
+			echo "not ok $n - dot with labels, profile $seed, options '$opts'"
 			cat "$tmp/cmp"
 		fi
 	done
