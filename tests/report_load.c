@@ -10,7 +10,7 @@
  *                              optional labels (bytes numeric, others strings)
  *
  * Usage: report_load FILE top|dot [-nodecount=N] [-nodefraction=F]
- *        [-focus=RE] [-ignore=RE] [-lines] [-files]
+ *        [-focus=RE] [-ignore=RE] [-unit=U] [-lines] [-files]
  */
 #include "formats/formats.h"
 
@@ -125,6 +125,8 @@ int main(int argc, char **argv)
 			o.focus = argv[i] + 7;
 		else if (!strncmp(argv[i], "-ignore=", 8))
 			o.ignore = argv[i] + 8;
+		else if (!strncmp(argv[i], "-unit=", 6))
+			o.unit = argv[i] + 6;
 		else if (!strcmp(argv[i], "-lines"))
 			o.granularity = SP_GRAN_LINES;
 		else if (!strcmp(argv[i], "-files"))

@@ -24,7 +24,8 @@ seed=1
 while [ "$seed" -le "$seeds" ]; do
 	b="$tmp/p$seed"
 	python3 "$src/report_pprof_gen.py" "$seed" "$b"
-	for opts in "" -nodecount=3 -lines -files -focus=fn0 -ignore=fn1 -nodefraction=0.05; do
+	for opts in "" -nodecount=3 -lines -files -focus=fn0 -ignore=fn1 -nodefraction=0.05 \
+		-unit=s -unit=us; do
 		n=$((n + 1))
 		"$load" "$b.txt" top $opts | grep -v '^File:' >"$tmp/ours"
 		go tool pprof -symbolize=none -top $opts "$b.pb.gz" 2>/dev/null |
@@ -56,7 +57,7 @@ seed=1
 while [ "$seed" -le "$seeds" ]; do
 	b="$tmp/l$seed"
 	python3 "$src/report_pprof_gen.py" "$seed" "$b" labels
-	for opts in "" -nodecount=4 -lines; do
+	for opts in "" -nodecount=4 -lines -unit=ms; do
 		n=$((n + 1))
 		"$load" "$b.txt" dot $opts >"$tmp/ours.dot"
 		go tool pprof -symbolize=none -dot $opts "$b.pb.gz" 2>/dev/null >"$tmp/theirs.dot"
