@@ -8,7 +8,10 @@
  *   main -> ns::f<int>&                                    5ms
  *
  * so leaf has flat 60 / cum 60, helper 20 / 80, work 0 / 80, main 10 / 100
- * of a 100ms total.
+ * of a 100ms total (tests/report_fixture.h), then smaller profiles built
+ * for one rule each: byte units, redundant residual edges, recursion, name
+ * shortening, default node counts, bad bytes in names, tag counting and
+ * nodelets, an empty profile, several threads.
  */
 #include "formats/formats.h"
 #include "tests/tap.h"
