@@ -1,7 +1,484 @@
-/* flamegraph.c — placeholder until implemented. */
-#include "formats/formats.h"
+/* flamegraph.c — a self-contained interactive flame graph (SVG + script).
+ *
+ * The stacks are those of the folded output: root first, each location's
+ * inline frames expanded (outermost first), unsymbolized frames as their
+ * address.  Inlined frames carry "_[i]", frames of a "[jit]" mapping "_[j]"
+ * and kernel frames ("[kernel.kallsyms]" mappings, addresses >= 2^63)
+ * "_[k]"; the suffix picks the colour (aqua, green, orange; other frames
+ * get a warm colour chosen by a hash of the name) and is not displayed.
+ * Stacks are merged into a tree whose root "all" is drawn at the bottom;
+ * siblings are sorted by name; frames narrower than 0.1% of the total are
+ * left out.  Each frame is
+ *
+ *   <g class="f" data-s="START" data-v="VALUE" data-d="DEPTH">
+ *     <title>main (90 samples, 90.00%)</title><rect .../><text ...>main</text></g>
+ *
+ * and the embedded script shows the hovered frame, zooms on click (the
+ * "Reset Zoom" button or a click on "all" goes back), and searches by
+ * regular expression (Ctrl-F or the "Search" button), highlighting matches
+ * and showing the share of the total they cover.  The fragments
+ * "#zoom=NAME" and "#search=REGEX" apply the same actions on load.
+ */
+#include "formats/report.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FG_WIDTH 1200
+#define FG_FRAME 16
+#define FG_FONT 12
+#define FG_XPAD 10
+#define FG_TOP 60
+#define FG_BOTTOM 34
+
+typedef struct {
+	size_t parent;
+	size_t name; /* index into ftree.names */
+	int64_t value;
+	size_t depth;
+	size_t *children;
+	size_t n_children, cap_children;
+	int64_t start; /* set by layout */
+} fnode;
+
+typedef struct {
+	fnode *nodes;
+	size_t n, cap;
+	sp_idxset set;
+	/* distinct frame names, with annotation suffix */
+	char **names;
+	size_t n_names, cap_names;
+	sp_idxset name_set;
+} ftree;
+
+typedef struct {
+	ftree *t;
+	size_t parent, name;
+	const char *str;
+} child_key;
+
+static bool child_eq(void *ctx, size_t idx)
+{
+	child_key *k = ctx;
+
+	return k->t->nodes[idx].parent == k->parent && k->t->nodes[idx].name == k->name;
+}
+
+static bool name_eq(void *ctx, size_t idx)
+{
+	child_key *k = ctx;
+
+	return !strcmp(k->t->names[idx], k->str);
+}
+
+/* The index of NAME (consumed) in the name table. */
+static size_t intern_name(ftree *t, char *name)
+{
+	uint64_t h = sp_hash_bytes(name, strlen(name), 3);
+	child_key k = {.t = t, .str = name};
+	size_t idx = sp_idxset_find(&t->name_set, h, name_eq, &k);
+
+	if (idx != SIZE_MAX) {
+		free(name);
+		return idx;
+	}
+	idx = t->n_names;
+	SP_PUSH(t->names, t->n_names, t->cap_names, name);
+	sp_idxset_add(&t->name_set, h, idx);
+	return idx;
+}
+
+/* The child named NAME of PARENT, added when missing. */
+static size_t child_of(ftree *t, size_t parent, size_t name)
+{
+	uint64_t h = sp_hash_combine(sp_hash_u64(name), parent);
+	child_key k = {.t = t, .parent = parent, .name = name};
+	size_t idx = sp_idxset_find(&t->set, h, child_eq, &k);
+	fnode *p;
+
+	if (idx != SIZE_MAX)
+		return idx;
+	idx = t->n;
+	SP_PUSH(t->nodes, t->n, t->cap,
+		((fnode){.parent = parent, .name = name, .depth = t->nodes[parent].depth + 1}));
+	sp_idxset_add(&t->set, h, idx);
+	p = &t->nodes[parent];
+	SP_PUSH(p->children, p->n_children, p->cap_children, idx);
+	return idx;
+}
+
+/* Frame name of line LI of L with its annotation. */
+static char *frame_name(const sp_profile *p, const sp_location *l, size_t li)
+{
+	char kind = sp_report_frame_kind(p, l, li);
+	char *base, *s;
+
+	if (l->n_lines == 0) {
+		base = sp_report_address_name(p, l);
+	} else {
+		const sp_function *f = sp_profile_function(p, l->lines[li].function_id);
+		const char *name = f ? sp_profile_str(p, f->name) : "";
+
+		base = sp_xstrdup(name[0] ? name : "<unknown>");
+	}
+	sp_report_clean_name(base);
+	if (!kind)
+		return base;
+	s = sp_xasprintf("%s_[%c]", base, kind);
+	free(base);
+	return s;
+}
+
+static char annotation(const char *name, size_t *shown_len)
+{
+	size_t n = strlen(name);
+
+	*shown_len = n;
+	if (n >= 4 && name[n - 4] == '_' && name[n - 3] == '[' && name[n - 1] == ']' &&
+	    strchr("kjiw", name[n - 2])) {
+		*shown_len = n - 4;
+		return name[n - 2];
+	}
+	return 0;
+}
+
+static void xml_escape(sp_sink *out, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		switch (c) {
+		case '&': sp_sink_puts(out, "&amp;"); break;
+		case '<': sp_sink_puts(out, "&lt;"); break;
+		case '>': sp_sink_puts(out, "&gt;"); break;
+		case '"': sp_sink_puts(out, "&quot;"); break;
+		case '\'': sp_sink_puts(out, "&apos;"); break;
+		default:
+			/* Control characters are not allowed in XML. */
+			sp_sink_putc(out, c < 0x20 || c == 0x7f ? '?' : (char)c);
+		}
+	}
+}
+
+static int cmp_children(const void *x, const void *y, void *arg)
+{
+	const ftree *t = arg;
+
+	return strcmp(t->names[t->nodes[*(const size_t *)x].name],
+		      t->names[t->nodes[*(const size_t *)y].name]);
+}
+
+/* Sorts children by name and gives every frame its start offset. */
+static void layout(ftree *t)
+{
+	size_t *stack = sp_xcalloc(t->n + 1, sizeof(*stack)), top = 0;
+
+	stack[top++] = 0;
+	while (top > 0) {
+		fnode *nd = &t->nodes[stack[--top]];
+		int64_t x = nd->start;
+
+		if (nd->n_children > 1)
+			qsort_r(nd->children, nd->n_children, sizeof(size_t), cmp_children, t);
+		for (size_t i = 0; i < nd->n_children; i++) {
+			fnode *c = &t->nodes[nd->children[i]];
+
+			c->start = x;
+			x += c->value;
+			stack[top++] = nd->children[i];
+		}
+	}
+	free(stack);
+}
+
+static void frame_color(const char *name, size_t len, char kind, char *buf)
+{
+	uint64_t h = sp_hash_bytes(name, len, 11);
+	double v1 = (double)(h & 0xff) / 255.0, v2 = (double)((h >> 8) & 0xff) / 255.0,
+	       v3 = (double)((h >> 16) & 0xff) / 255.0;
+	int r, g, b;
+
+	switch (kind) {
+	case 'k': /* orange */
+		r = 235 + (int)(20 * v1), g = 130 + (int)(50 * v2), b = (int)(30 * v3);
+		break;
+	case 'j': /* green */
+		r = (int)(60 * v1), g = 180 + (int)(60 * v2), b = (int)(60 * v3);
+		break;
+	case 'i': /* aqua */
+		r = (int)(50 * v1), g = 190 + (int)(50 * v2), b = 190 + (int)(50 * v3);
+		break;
+	default: /* warm */
+		r = 205 + (int)(50 * v3), g = (int)(230 * v1), b = (int)(55 * v2);
+	}
+	snprintf(buf, 24, "rgb(%d,%d,%d)", r, g, b);
+}
+
+static const char script[] =
+	"<script type=\"text/ecmascript\"><![CDATA[\n"
+	"'use strict';\n"
+	"var W = 0, XPAD = 0, FONT = 0, frames = [], details, matched, resetBtn, root,\n"
+	"    searching = false;\n"
+	"function num(e, a) { return parseFloat(e.getAttribute(a)); }\n"
+	"function nameOf(g) { return g.getAttribute('data-n'); }\n"
+	"function fit(g, w) {\n"
+	"  var t = g.querySelector('text'), n = nameOf(g), fitc = Math.floor((w - 6) / (FONT * 0.59));\n"
+	"  t.setAttribute('x', num(g.querySelector('rect'), 'x') + 3);\n"
+	"  if (fitc < 3) { t.textContent = ''; return; }\n"
+	"  t.textContent = n.length <= fitc ? n : n.substring(0, fitc - 2) + '..';\n"
+	"}\n"
+	"function place(g, x, w) {\n"
+	"  var r = g.querySelector('rect');\n"
+	"  r.setAttribute('x', x); r.setAttribute('width', w); fit(g, w);\n"
+	"}\n"
+	"function zoom(z) {\n"
+	"  var zs = num(z, 'data-s'), zv = num(z, 'data-v'), zd = num(z, 'data-d'), i;\n"
+	"  for (i = 0; i < frames.length; i++) {\n"
+	"    var g = frames[i], s = num(g, 'data-s'), v = num(g, 'data-v'), d = num(g, 'data-d');\n"
+	"    g.classList.remove('parent'); g.classList.remove('hide');\n"
+	"    if (d < zd && s <= zs && s + v >= zs + zv) {\n"
+	"      g.classList.add('parent'); place(g, XPAD, W);\n"
+	"    } else if (d >= zd && s >= zs && s + v <= zs + zv) {\n"
+	"      var w = v / zv * W;\n"
+	"      if (w < 0.1) g.classList.add('hide'); else place(g, XPAD + (s - zs) / zv * W, w);\n"
+	"    } else {\n"
+	"      g.classList.add('hide');\n"
+	"    }\n"
+	"  }\n"
+	"  z.classList.add('zoomed');\n"
+	"  resetBtn.classList.toggle('hide', z === root);\n"
+	"  document.documentElement.setAttribute('data-zoom', nameOf(z));\n"
+	"}\n"
+	"function resetZoom() { zoom(root); }\n"
+	"function clearSearch() {\n"
+	"  for (var i = 0; i < frames.length; i++) {\n"
+	"    var r = frames[i].querySelector('rect');\n"
+	"    r.setAttribute('fill', r.getAttribute('data-fill'));\n"
+	"  }\n"
+	"  matched.textContent = ''; searching = false;\n"
+	"}\n"
+	"function search(term) {\n"
+	"  var re, hits = [], i, total = num(root, 'data-v'), sum = 0, end = -1;\n"
+	"  try { re = new RegExp(term); } catch (e) { return; }\n"
+	"  clearSearch();\n"
+	"  for (i = 0; i < frames.length; i++) {\n"
+	"    if (re.test(nameOf(frames[i]))) {\n"
+	"      frames[i].querySelector('rect').setAttribute('fill', 'rgb(230,0,230)');\n"
+	"      hits.push([num(frames[i], 'data-s'), num(frames[i], 'data-v')]);\n"
+	"    }\n"
+	"  }\n"
+	"  hits.sort(function (a, b) { return a[0] - b[0] || b[1] - a[1]; });\n"
+	"  for (i = 0; i < hits.length; i++) {\n"
+	"    var s = hits[i][0], e = s + hits[i][1];\n"
+	"    if (s >= end) { sum += e - s; end = e; }\n"
+	"    else if (e > end) { sum += e - end; end = e; }\n"
+	"  }\n"
+	"  matched.textContent = 'Matched: ' + (total ? (100 * sum / total).toFixed(1) : '0') + '%';\n"
+	"  searching = true;\n"
+	"  document.documentElement.setAttribute('data-matched', matched.textContent);\n"
+	"}\n"
+	"function askSearch() {\n"
+	"  if (searching) { clearSearch(); return; }\n"
+	"  var term = prompt('Search for (regular expression):', '');\n"
+	"  if (term) search(term);\n"
+	"}\n"
+	"function init() {\n"
+	"  var svg = document.documentElement, i;\n"
+	"  W = num(svg, 'data-w'); XPAD = num(svg, 'data-xpad'); FONT = num(svg, 'data-font');\n"
+	"  details = document.getElementById('details');\n"
+	"  matched = document.getElementById('matched');\n"
+	"  resetBtn = document.getElementById('reset');\n"
+	"  frames = Array.prototype.slice.call(document.querySelectorAll('g.f'));\n"
+	"  root = frames[0];\n"
+	"  for (i = 0; i < frames.length; i++) {\n"
+	"    (function (g) {\n"
+	"      g.addEventListener('mouseover', function () {\n"
+	"        details.textContent = g.querySelector('title').textContent; });\n"
+	"      g.addEventListener('mouseout', function () { details.textContent = ' '; });\n"
+	"      g.addEventListener('click', function () { zoom(g); });\n"
+	"    })(frames[i]);\n"
+	"  }\n"
+	"  resetBtn.addEventListener('click', resetZoom);\n"
+	"  document.getElementById('search').addEventListener('click', askSearch);\n"
+	"  window.addEventListener('keydown', function (e) {\n"
+	"    if ((e.ctrlKey || e.metaKey) && e.key === 'f') { e.preventDefault(); askSearch(); }\n"
+	"    else if (e.key === 'Escape') { clearSearch(); resetZoom(); }\n"
+	"  });\n"
+	"  var h = decodeURIComponent(window.location.hash || '');\n"
+	"  if (h.indexOf('#zoom=') === 0) {\n"
+	"    for (i = 0; i < frames.length; i++)\n"
+	"      if (nameOf(frames[i]) === h.substring(6)) { zoom(frames[i]); break; }\n"
+	"  } else if (h.indexOf('#search=') === 0) {\n"
+	"    search(h.substring(8));\n"
+	"  }\n"
+	"}\n"
+	"window.addEventListener('load', init);\n"
+	"]]></script>\n";
+
+static const char *unit_word(const char *unit)
+{
+	if (!unit[0] || !strcmp(unit, "count"))
+		return "samples";
+	return unit;
+}
+
+static void write_frame(sp_sink *out, const ftree *t, size_t i, int64_t total,
+			size_t max_depth, const char *unit)
+{
+	const fnode *nd = &t->nodes[i];
+	const char *name = t->names[nd->name];
+	const double span = FG_WIDTH - 2 * FG_XPAD;
+	double x = FG_XPAD + span * (double)nd->start / (double)total;
+	double w = span * (double)nd->value / (double)total;
+	double y = FG_TOP + (double)(max_depth - nd->depth) * FG_FRAME;
+	size_t len, fitc;
+	char kind = annotation(name, &len), color[24];
+
+	frame_color(name, len, kind, color);
+	sp_sink_printf(out, "<g class=\"f\" data-s=\"%lld\" data-v=\"%lld\" data-d=\"%zu\" data-n=\"",
+		       (long long)nd->start, (long long)nd->value, nd->depth);
+	xml_escape(out, name, len);
+	sp_sink_puts(out, "\"><title>");
+	xml_escape(out, name, len);
+	sp_sink_printf(out, " (%lld %s, %.2f%%)</title>", (long long)nd->value, unit_word(unit),
+		       100.0 * (double)nd->value / (double)total);
+	sp_sink_printf(out,
+		       "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" fill=\"%s\" "
+		       "data-fill=\"%s\" rx=\"2\" ry=\"2\"/>",
+		       x, y, w, FG_FRAME - 1, color, color);
+	sp_sink_printf(out, "<text x=\"%.2f\" y=\"%.1f\">", x + 3, y + FG_FRAME - 4.5);
+	fitc = w > 6 ? (size_t)((w - 6) / (FG_FONT * 0.59)) : 0;
+	if (fitc >= 3) {
+		if (len <= fitc) {
+			xml_escape(out, name, len);
+		} else {
+			xml_escape(out, name, fitc - 2);
+			sp_sink_puts(out, "..");
+		}
+	}
+	sp_sink_puts(out, "</text></g>\n");
+}
+
+static void write_svg(sp_sink *out, const ftree *t, const sp_report_options *o,
+		      const char *unit)
+{
+	int64_t total = t->nodes[0].value, min = (total + 999) / 1000;
+	size_t max_depth = 0, height;
+	const char *title = o && o->title && o->title[0] ? o->title : "Flame Graph";
+
+	for (size_t i = 0; i < t->n; i++)
+		if (t->nodes[i].value >= min && t->nodes[i].depth > max_depth)
+			max_depth = t->nodes[i].depth;
+	height = FG_TOP + (max_depth + 1) * FG_FRAME + FG_BOTTOM;
+	sp_sink_puts(out, "<?xml version=\"1.0\" standalone=\"no\"?>\n");
+	sp_sink_printf(out,
+		       "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+		       "height=\"%zu\" viewBox=\"0 0 %d %zu\" data-w=\"%d\" data-xpad=\"%d\" "
+		       "data-font=\"%d\">\n",
+		       FG_WIDTH, height, FG_WIDTH, height, FG_WIDTH - 2 * FG_XPAD, FG_XPAD, FG_FONT);
+	sp_sink_printf(out,
+		       "<style type=\"text/css\">\n"
+		       "text { font-family: Verdana, sans-serif; font-size: %dpx; fill: #000; }\n"
+		       "g.f text { pointer-events: none; }\n"
+		       "g.f:hover rect { stroke: #000; stroke-width: 0.5; cursor: pointer; }\n"
+		       ".parent { opacity: 0.5; }\n"
+		       ".hide { display: none; }\n"
+		       "#title { font-size: 17px; text-anchor: middle; }\n"
+		       "#search, #reset { cursor: pointer; }\n"
+		       "</style>\n",
+		       FG_FONT);
+	sp_sink_puts(out, script);
+	sp_sink_printf(out,
+		       "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%zu\" fill=\"#f4f4ee\"/>\n",
+		       FG_WIDTH, height);
+	sp_sink_printf(out, "<text id=\"title\" x=\"%d\" y=\"24\">", FG_WIDTH / 2);
+	xml_escape(out, title, strlen(title));
+	sp_sink_puts(out, "</text>\n");
+	sp_sink_printf(out, "<text id=\"reset\" class=\"hide\" x=\"%d\" y=\"24\">Reset Zoom</text>\n",
+		       FG_XPAD);
+	sp_sink_printf(out, "<text id=\"search\" x=\"%d\" y=\"24\" text-anchor=\"end\">Search</text>\n",
+		       FG_WIDTH - FG_XPAD);
+	sp_sink_printf(out, "<text id=\"details\" x=\"%d\" y=\"%zu\"> </text>\n", FG_XPAD,
+		       height - 12);
+	sp_sink_printf(out, "<text id=\"matched\" x=\"%d\" y=\"%zu\" text-anchor=\"end\"></text>\n",
+		       FG_WIDTH - FG_XPAD, height - 12);
+	/* Parents before children, so the root is the first frame. */
+	for (size_t i = 0; i < t->n; i++)
+		if (t->nodes[i].value >= min && t->nodes[i].value > 0)
+			write_frame(out, t, i, total, max_depth, unit);
+	sp_sink_puts(out, "</svg>\n");
+}
 
 sp_error *sp_flamegraph_write(const sp_profile *p, const sp_report_options *o, sp_sink *out)
 {
-	return sp_error_new(SP_E_UNSUPPORTED, "flamegraph.c: not implemented");
+	sp_report_options def;
+	sp_sample_filter *filter;
+	sp_error *err;
+	ftree t = {0};
+	size_t si, *loc_off, *loc_names = NULL, n_loc_names = 0, cap_loc_names = 0;
+
+	if (!o) {
+		sp_report_options_init(&def);
+		o = &def;
+	}
+	si = o->sample_index;
+	if ((err = sp_profile_check(p, "flame graph")))
+		return err;
+	if (si >= p->n_sample_types)
+		return sp_error_new(SP_E_USAGE,
+				    "flame graph: sample index %zu out of range (profile has %zu "
+				    "sample types)",
+				    si, p->n_sample_types);
+	if ((err = sp_sample_filter_new(p, o, &filter)))
+		return err;
+	/* Names of every location's frames, outermost last as in lines. */
+	loc_off = sp_xcalloc(p->n_locations + 1, sizeof(size_t));
+	for (size_t i = 0; i < p->n_locations; i++) {
+		const sp_location *l = &p->locations[i];
+		size_t nl = l->n_lines ? l->n_lines : 1;
+
+		loc_off[i] = n_loc_names;
+		for (size_t li = 0; li < nl; li++)
+			SP_PUSH(loc_names, n_loc_names, cap_loc_names,
+				intern_name(&t, frame_name(p, l, li)));
+	}
+	loc_off[p->n_locations] = n_loc_names;
+	SP_PUSH(t.nodes, t.n, t.cap, ((fnode){.name = intern_name(&t, sp_xstrdup("all"))}));
+	for (size_t i = 0; i < p->n_samples; i++) {
+		const sp_sample *s = &p->samples[i];
+		int64_t w = s->values[si];
+		size_t cur = 0;
+
+		/* Widths cannot be negative: diff profiles are not drawn. */
+		if (w <= 0 || !sp_sample_filter_keep(filter, s))
+			continue;
+		t.nodes[0].value += w;
+		for (size_t k = s->n_locations; k-- > 0;) {
+			const sp_location *l = sp_profile_location(p, s->location_ids[k]);
+			size_t li;
+
+			if (!l)
+				continue;
+			li = (size_t)(l - p->locations);
+			for (size_t j = loc_off[li + 1]; j-- > loc_off[li];) {
+				cur = child_of(&t, cur, loc_names[j]);
+				t.nodes[cur].value += w;
+			}
+		}
+	}
+	free(loc_off);
+	free(loc_names);
+	sp_sample_filter_free(filter);
+	layout(&t);
+	write_svg(out, &t, o, sp_profile_str(p, p->sample_types[si].unit));
+	for (size_t i = 0; i < t.n; i++)
+		free(t.nodes[i].children);
+	for (size_t i = 0; i < t.n_names; i++)
+		free(t.names[i]);
+	free(t.nodes);
+	free(t.names);
+	sp_idxset_free(&t.set);
+	sp_idxset_free(&t.name_set);
+	return NULL;
 }

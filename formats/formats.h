@@ -79,7 +79,7 @@ typedef struct {
 	const char *focus;  /* regex or NULL */
 	const char *ignore; /* regex or NULL */
 	sp_granularity granularity;
-	int nodecount;        /* 0 => default 80 */
+	int nodecount;        /* 0 => default 80 (top: all, like pprof -top); < 0 => all */
 	double nodefraction;  /* < 0 => default 0.005 */
 	double edgefraction;  /* < 0 => default 0.001 */
 	const char *unit;     /* NULL => as recorded */

@@ -36,3 +36,5 @@ $(PPROF_PB_H): $(PPROF_PB_C)
 formats_libformats_la_LIBADD = profile/libprofile.la common/libcommon.la $(PROTOBUFC_LIBS) $(GVC_LIBS) -lm
 # --- address-stack readers (cpu, contention, thread, gocount, raw, folded) ---
 formats_libformats_la_SOURCES += formats/stacks.h formats/stacks.c
+# reports: private header
+formats_libformats_la_SOURCES += formats/report.h

@@ -176,3 +176,19 @@ tests_test_jit_e2e_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
 tests_test_jit_e2e_LDADD = $(TEST_LIBS) $(LIBELF_LIBS)
 TESTS += tests/test_jit_e2e
 # --- end jit tests ---
+# --- reports tests ---
+check_PROGRAMS += tests/test_report
+tests_test_report_SOURCES = tests/test_report.c tests/report_fixture.h tests/tap.h
+tests_test_report_LDADD = $(TEST_LIBS)
+check_PROGRAMS += tests/report_sample tests/report_load
+tests_report_sample_SOURCES = tests/report_sample.c tests/report_fixture.h
+tests_report_sample_LDADD = $(TEST_LIBS)
+tests_report_load_SOURCES = tests/report_load.c
+tests_report_load_LDADD = $(TEST_LIBS)
+dist_check_SCRIPTS += tests/test_report_tools.sh tests/test_flamegraph_js.sh \
+	tests/test_flamegraph_browser.sh
+dist_check_SCRIPTS += tests/test_report_pprof.sh
+EXTRA_DIST += tests/flamegraph_dom.js tests/report_pprof_gen.py tests/report_dotcmp.py
+TESTS += tests/test_report tests/test_report_tools.sh tests/test_flamegraph_js.sh \
+	tests/test_flamegraph_browser.sh tests/test_report_pprof.sh
+# --- end reports tests ---

@@ -1,0 +1,124 @@
+/* report.h — private to the report writers (top, DOT, graphviz renders,
+ * flame graph): the call graph built from a profile with pprof's rules, the
+ * value formatting with units, and the frame naming shared with the flame
+ * graph.  Nothing here includes graphviz.
+ */
+#ifndef SYMPROF_FORMATS_REPORT_H
+#define SYMPROF_FORMATS_REPORT_H
+
+#include "formats/formats.h"
+
+/* A node's tag (graphs only): the string labels of some of its samples,
+ * or one value of their numeric "bytes" label. */
+typedef struct {
+	char kind;   /* 'L' string labels, 'N' a bytes value */
+	char *group; /* the string labels ("a:1\\nb:2") the value belongs with; "" */
+	char *name;  /* shown name: the labels, or the value with its unit */
+	int64_t value; /* 'N': the bytes value */
+	int64_t flat, cum;
+} sp_rtag;
+
+typedef struct {
+	char *name;  /* printable name: components joined by ' ' */
+	char *label; /* for graphs: pprof's shortened name, one qualifier per
+		      * line ("ns::Cls::f" => "Cls\nf"), then the file base
+		      * name and line; lines joined by '\n' */
+	int64_t flat, cum;
+	bool in_inline, in_call; /* has incoming inline / ordinary edges */
+	bool has_out;            /* has outgoing edges */
+	sp_rtag *tags;           /* graphs: tags above the node cutoff */
+	size_t n_tags;
+} sp_rnode;
+
+typedef struct {
+	size_t src, dst; /* indices into sp_report.nodes */
+	int64_t weight;
+	bool residual;   /* goes through one or more dropped nodes */
+	bool is_inline;  /* every call it stands for is an inlined call */
+} sp_redge;
+
+typedef enum {
+	SP_REPORT_TEXT,  /* nodes ordered by flat (pprof's top) */
+	SP_REPORT_GRAPH, /* nodes ordered by pprof's entropy score (cum weighted by
+			  * how much the node's edges branch); redundant residual
+			  * edges removed */
+} sp_report_mode;
+
+typedef struct {
+	const sp_profile *p;  /* borrowed */
+	size_t sample_index;
+	const char *sample_type; /* borrowed from p */
+	const char *sample_unit; /* borrowed from p */
+	char *output_unit;       /* "" = as recorded; "minimum" = each value scaled */
+	int64_t total;           /* sum of |value| over all samples, before focus/ignore */
+	double nodefraction, edgefraction;
+	int nodecount;
+	char **headers;          /* "File: ...", "Type: ...", "Active filters:", ... */
+	size_t n_headers;
+
+	sp_rnode *nodes; /* kept nodes, in report order (ids N1.. follow it) */
+	size_t n_nodes;
+	sp_redge *edges; /* sorted by src, then weight desc, then dst */
+	size_t n_edges;
+	size_t orig_count;    /* nodes before the nodecount limit */
+	size_t dropped_nodes; /* below the node fraction */
+	size_t dropped_edges; /* below the edge fraction */
+} sp_report;
+
+/* Builds the trimmed graph of P (checked first) for O (NULL => defaults).
+ * Errors: a bad sample index or regular expression (SP_E_USAGE).  *OUT is
+ * freed with sp_report_free. */
+sp_error *sp_report_new(const sp_profile *p, const sp_report_options *o, sp_report_mode mode,
+			sp_report **out);
+void sp_report_free(sp_report *r);
+
+/* V formatted in the report's output unit, e.g. "1.50MB", "30ms", "12".
+ * Caller frees. */
+char *sp_report_value(const sp_report *r, int64_t v);
+/* V in unit FROM shown in unit TO ("auto": the largest unit giving a value
+ * of at least 1), e.g. (1536, "bytes", "auto") => "1.50kB".  Caller frees. */
+char *sp_report_scaled_label(int64_t v, const char *from, const char *to);
+/* pprof's percentage of V in TOTAL: "%5.2f%%", "  100%" or "%5.2g%%".
+ * Writes into BUF (at least 16 bytes) and returns it. */
+const char *sp_report_pct(int64_t v, int64_t total, char *buf);
+/* The legend lines: headers, "Showing nodes accounting for ...", dropped
+ * nodes and edges, "Showing top N nodes out of M".  Caller frees each line
+ * and the array. */
+char **sp_report_legend(const sp_report *r, size_t *n);
+
+/* -- graphviz (dot.c) -------------------------------------------------------- */
+
+struct Agraph_s;
+/* Builds the cgraph graph of the report (see dot.c); the caller closes it
+ * with agclose.  Call with sp_graphviz_lock held. */
+sp_error *sp_dot_graph_new(const sp_profile *p, const sp_report_options *o,
+			   struct Agraph_s **out);
+
+/* Serializes every use of graphviz in the process (gvc.c). */
+void sp_graphviz_lock(void);
+void sp_graphviz_unlock(void);
+
+/* -- sample filtering shared with the flame graph -------------------------- */
+
+typedef struct sp_sample_filter sp_sample_filter;
+/* Compiles O's focus and ignore expressions (POSIX extended). */
+sp_error *sp_sample_filter_new(const sp_profile *p, const sp_report_options *o,
+			       sp_sample_filter **out);
+/* True when sample S passes focus and ignore. */
+bool sp_sample_filter_keep(const sp_sample_filter *f, const sp_sample *s);
+void sp_sample_filter_free(sp_sample_filter *f);
+
+/* The name shown for an unsymbolized location: "0x4011a2", or
+ * "0x4011a2 [libfoo.so]" when its mapping has a file.  Caller frees. */
+char *sp_report_address_name(const sp_profile *p, const sp_location *l);
+
+/* Replaces, in place, bytes that are not valid UTF-8 and control
+ * characters with '?' (names come from binaries and JIT maps; SVG and
+ * graphviz need UTF-8).  Returns S. */
+char *sp_report_clean_name(char *s);
+
+/* Flame graph frame annotation for line LINE_IDX of L: 'k' kernel, 'j' JIT,
+ * 'i' inlined, 0 none. */
+char sp_report_frame_kind(const sp_profile *p, const sp_location *l, size_t line_idx);
+
+#endif
