@@ -105,7 +105,7 @@ static void usage(FILE *f)
 		"  --all-frames          keep frames that drop_frames would remove\n"
 		"reports (dot, pdf, svg, png, top, flamegraph):\n"
 		"  --focus RE  --ignore RE  --functions | --lines | --files  --unit UNIT\n"
-		"  --nodecount N (80)  --nodefraction F (0.005)  --edgefraction F (0.001)\n"
+		"  --nodecount N (80, 0 = all)  --nodefraction F (0.005)  --edgefraction F (0.001)\n"
 		"  --title TEXT\n" SP_CLI_SYM_HELP);
 }
 
@@ -351,7 +351,9 @@ int cmd_convert(int argc, char **argv)
 				rc = 2;
 				goto out;
 			}
-			o.report.nodecount = (int)n;
+			/* 0 means "no limit" to users, as in pprof; the report
+			 * options reserve 0 for "the default" */
+			o.report.nodecount = n ? (int)n : -1;
 			break;
 		}
 		case 2009:
