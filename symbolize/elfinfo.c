@@ -1,5 +1,5 @@
 /* elfinfo.c — the identity of an ELF file, read with libelf: its type, its
- * PT_LOAD headers, its build id (GNU note, else Go's .note.go.build-id),
+ * PT_LOAD headers, its build id (GNU note, else Go's .note.go.buildid),
  * where .text and _stext are, whether it carries DWARF or a symbol table,
  * its .gnu_debuglink (file name + CRC-32) and .gnu_debugdata, and the
  * file-system identity (device, inode, size, mtime) used as a cache key
@@ -61,8 +61,9 @@ static sp_error *gnu_build_id(const char *path, Elf_Data *data, char **id)
 	return NULL;
 }
 
-/* The Go build id: the note named "Go" of type 4; its descriptor is the
- * build id string itself (e.g. "abc/def/ghi/jkl"), used as it is. */
+/* The Go build id: the note named "Go" of type 4 (the Go linker puts it in
+ * section .note.go.buildid, inside a PT_NOTE); its descriptor is the build
+ * id string itself (e.g. "abc/def/ghi/jkl"), used as it is. */
 static char *go_build_id(Elf_Data *data)
 {
 	GElf_Nhdr nh;
@@ -71,7 +72,8 @@ static char *go_build_id(Elf_Data *data)
 	while (off < data->d_size &&
 	       (next = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
 		off = next;
-		if (nh.n_type == NT_GO_BUILD_ID && nh.n_namesz == 3 &&
+		/* The Go linker writes the name as "Go\0\0" (namesz 4). */
+		if (nh.n_type == NT_GO_BUILD_ID && (nh.n_namesz == 3 || nh.n_namesz == 4) &&
 		    memcmp((const char *)data->d_buf + name_off, "Go", 3) == 0 &&
 		    nh.n_descsz > 0) {
 			const char *d = (const char *)data->d_buf + desc_off;
@@ -156,12 +158,14 @@ static sp_error *read_elf(Elf *elf, const char *path, sp_elf_info *out)
 				.align = ph.p_align,
 			};
 			SP_PUSH(out->loads, out->n_loads, cap, s);
-		} else if (ph.p_type == PT_NOTE && !out->build_id && ph.p_filesz > 0) {
+		} else if (ph.p_type == PT_NOTE && ph.p_filesz > 0 && (!out->build_id || !go_id)) {
 			Elf_Data *d = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset,
 							   ph.p_filesz,
 							   ph.p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR);
-			if (d && (err = gnu_build_id(path, d, &out->build_id)))
-				return err;
+			if (d && !go_id)
+				go_id = go_build_id(d);
+			if (d && !out->build_id && (err = gnu_build_id(path, d, &out->build_id)))
+				goto fail;
 		}
 	}
 
@@ -175,15 +179,14 @@ static sp_error *read_elf(Elf *elf, const char *path, sp_elf_info *out)
 		const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
 		if (!name)
 			continue;
-		if (sh.sh_type == SHT_NOTE && sh.sh_size > 0) {
-			bool go = strcmp(name, ".note.go.build-id") == 0;
-			if ((go && !go_id) || (notes_from_sections && !out->build_id)) {
-				Elf_Data *d = elf_getdata(scn, NULL);
-				if (d && go)
-					go_id = go_build_id(d);
-				else if (d && (err = gnu_build_id(path, d, &out->build_id)))
-					goto fail;
-			}
+		if (sh.sh_type == SHT_NOTE && sh.sh_size > 0 &&
+		    (!go_id || (notes_from_sections && !out->build_id))) {
+			Elf_Data *d = elf_getdata(scn, NULL);
+			if (d && !go_id)
+				go_id = go_build_id(d);
+			if (d && notes_from_sections && !out->build_id &&
+			    (err = gnu_build_id(path, d, &out->build_id)))
+				goto fail;
 		} else if (strcmp(name, ".text") == 0) {
 			out->has_text = true;
 			out->text_addr = sh.sh_addr;

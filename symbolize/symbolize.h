@@ -82,7 +82,11 @@ typedef struct {
 } sp_elf_info;
 
 /* Reads identity facts of the ELF at PATH; error SP_E_UNRECOGNIZED when the
- * file is not ELF. */
+ * file is not ELF (or not a regular file), SP_E_NOT_FOUND when it does not
+ * exist.  build_id is the GNU build id, else the Go build id string as it is
+ * (note "Go" type 4, in .note.go.buildid); two GNU build id notes in one
+ * note block are an error.  _stext is only looked up when the file name contains "vmlinux".
+ * OUT is overwritten; free its contents with sp_elf_info_clear. */
 sp_error *sp_elf_info_read(const char *path, sp_elf_info *out);
 void sp_elf_info_clear(sp_elf_info *info);
 /* CRC-32 (the one .gnu_debuglink uses) of the file at PATH. */
@@ -106,7 +110,10 @@ sp_error *sp_header_for_file_offset(const sp_phdr *phdrs, const size_t *cand, si
 /* The PF_X PT_LOAD containing .text (kernel-like mappings), or -1. */
 ssize_t sp_find_text_program_header(const sp_elf_info *info);
 /* The whole choice of spec §6.2–6.3 for one mapping, given the first
- * address seen in it. */
+ * address seen in it (which must lie in [start, limit) unless the mapping
+ * is kernel-like or the fake whole-space one).  Uses INFO's _stext when
+ * known.  For mappings of files: ET_REL objects from a JIT, whose section
+ * addresses are already run-time addresses, use base 0 and bypass this. */
 sp_error *sp_mapping_base(const sp_elf_info *info, uint64_t start, uint64_t limit,
 			  uint64_t offset, uint64_t first_addr, uint64_t *base);
 

@@ -195,7 +195,7 @@ static void test_types(void)
 	static const char go_note[] = "\3\0\0\0\10\0\0\0\4\0\0\0Go\0\0abc/defg";
 	write_file("gonote", go_note, sizeof(go_note) - 1);
 	char *gobin = path("gobin");
-	run("objcopy --add-section .note.go.build-id=%s/gonote %s %s 2>/dev/null", dir, noid,
+	run("objcopy --add-section .note.go.buildid=%s/gonote %s %s 2>/dev/null", dir, noid,
 	    gobin);
 	err = sp_elf_info_read(gobin, &info);
 	TAP_OK(!err, "Go note: read");
@@ -229,6 +229,32 @@ static void test_types(void)
 	free(exe);
 	free(obj);
 	free(noid);
+}
+
+/* A real Go binary, when the Go toolchain is here: its build id as
+ * `go tool buildid` prints it. */
+static void test_go(void)
+{
+	static const char src[] = "package main\n\nfunc main() {}\n";
+	write_file("m.go", src, sizeof(src) - 1);
+	char *bin = path("gomain");
+	if (run("cd %s && GOCACHE=%s/gocache GO111MODULE=off GOFLAGS= go build -o %s m.go "
+		">/dev/null 2>&1",
+		dir, dir, bin) != 0) {
+		TAP_OK(1, "# SKIP go toolchain cannot build");
+		free(bin);
+		return;
+	}
+	char *want = capture("go tool buildid %s", bin);
+	sp_elf_info info;
+	sp_error *err = sp_elf_info_read(bin, &info);
+	TAP_OK(!err, "Go binary: read");
+	TAP_EQ_STR(err ? NULL : info.build_id, want, "Go binary: build id as go tool buildid says");
+	if (!err)
+		sp_elf_info_clear(&info);
+	sp_error_free(err);
+	free(want);
+	free(bin);
 }
 
 static void test_not_elf(void)
@@ -336,6 +362,7 @@ int main(void)
 	write_file("prog.c", prog, sizeof(prog) - 1);
 	test_pie();
 	test_types();
+	test_go();
 	test_not_elf();
 	test_crc();
 	test_stext();
