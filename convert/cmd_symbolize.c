@@ -111,9 +111,17 @@ static void format_frames(const sym_ctx *c, const sp_frame *fr, size_t n, sp_buf
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
+		char num[24], *e = num + sizeof(num), *q = e;
+		uint64_t line = fr[i].line > 0 ? (uint64_t)fr[i].line : 0;
+		do
+			*--q = (char)('0' + line % 10);
+		while (line /= 10);
 		sp_buf_puts(b, fr[i].name ? fr[i].name : "??");
-		sp_buf_printf(b, "\n%s:%" PRId64 "\n", fr[i].file ? fr[i].file : "??",
-			      fr[i].line);
+		sp_buf_append(b, "\n", 1);
+		sp_buf_puts(b, fr[i].file ? fr[i].file : "??");
+		sp_buf_append(b, ":", 1);
+		sp_buf_append(b, q, (size_t)(e - q));
+		sp_buf_append(b, "\n", 1);
 	}
 }
 
