@@ -35,6 +35,8 @@ typedef struct {
 	uint64_t rel_adjust; /* added to every address with --relative */
 	sp_object *obj;
 	FILE *out;
+	sp_u64map cache; /* address -> offset << 24 | length in text */
+	sp_buf text;
 } sym_ctx;
 
 static void usage(FILE *f)
@@ -59,28 +61,77 @@ static void usage(FILE *f)
 		"      --debug-dir DIR  where separate debug files live (repeatable)\n");
 }
 
-static void json_str(FILE *f, const char *s)
+static void json_str(sp_buf *b, const char *s)
 {
 	if (!s) {
-		fputs("null", f);
+		sp_buf_puts(b, "null");
 		return;
 	}
-	putc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
+	sp_buf_append(b, "\"", 1);
+	for (const char *run = s;; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch && ch != '"' && ch != '\\' && ch >= 0x20)
+			continue;
+		sp_buf_append(b, run, (size_t)(s - run));
+		if (!ch)
+			break;
+		if (ch == '"' || ch == '\\')
+			sp_buf_printf(b, "\\%c", ch);
 		else
-			putc(c, f);
+			sp_buf_printf(b, "\\u%04x", ch);
+		run = s + 1;
 	}
-	putc('"', f);
+	sp_buf_append(b, "\"", 1);
 }
+
+/* Appends the frames of one address to B: the JSON "frames" array, or
+ * function and file:line lines. */
+static void format_frames(const sym_ctx *c, const sp_frame *fr, size_t n, sp_buf *b)
+{
+	if (c->json) {
+		sp_buf_puts(b, "[");
+		for (size_t i = 0; i < n; i++) {
+			sp_buf_puts(b, i ? ",{\"function\":" : "{\"function\":");
+			json_str(b, fr[i].name);
+			sp_buf_puts(b, ",\"raw\":");
+			json_str(b, fr[i].system_name);
+			sp_buf_puts(b, ",\"file\":");
+			json_str(b, fr[i].file);
+			sp_buf_printf(b,
+				      ",\"line\":%" PRId64 ",\"column\":%" PRId64
+				      ",\"start_line\":%" PRId64 ",\"inlined\":%s}",
+				      fr[i].line, fr[i].column, fr[i].start_line,
+				      fr[i].inlined ? "true" : "false");
+		}
+		sp_buf_puts(b, "]");
+		return;
+	}
+	if (n == 0) {
+		sp_buf_puts(b, "??\n??:0\n");
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		char num[24], *e = num + sizeof(num), *q = e;
+		uint64_t line = fr[i].line > 0 ? (uint64_t)fr[i].line : 0;
+		do
+			*--q = (char)('0' + line % 10);
+		while (line /= 10);
+		sp_buf_puts(b, fr[i].name ? fr[i].name : "??");
+		sp_buf_append(b, "\n", 1);
+		sp_buf_puts(b, fr[i].file ? fr[i].file : "??");
+		sp_buf_append(b, ":", 1);
+		sp_buf_append(b, q, (size_t)(e - q));
+		sp_buf_append(b, "\n", 1);
+	}
+}
+
+/* Output text per address is kept (up to this much in all), so the hot
+ * addresses of a profile-like list cost one lookup and one copy. */
+#define TEXT_CACHE_MAX ((size_t)64 << 20)
 
 static void print_one(sym_ctx *c, const char *text, size_t len)
 {
-	uint64_t addr;
+	uint64_t addr, v;
 	const sp_frame *fr = NULL;
 	size_t n = 0;
 	while (len && (text[len - 1] == '\r' || text[len - 1] == ' ' || text[len - 1] == '\t'))
@@ -90,53 +141,42 @@ static void print_one(sym_ctx *c, const char *text, size_t len)
 		len--;
 	}
 	bool ok = sp_parse_u64(text, text + len, 16, &addr);
-	if (ok) {
-		if (c->relative)
-			addr += c->rel_adjust;
-		sp_error *e = sp_object_resolve(c->obj, addr, &fr, &n);
-		if (e) {
-			n = 0;
-			sp_error_free(e);
-		}
-	}
+	if (ok && c->relative)
+		addr += c->rel_adjust;
 	if (c->json) {
 		fputs("{\"address\":", c->out);
 		if (ok)
 			fprintf(c->out, "\"0x%" PRIx64 "\"", addr);
 		else
-			json_str(c->out, "");
-		fputs(",\"frames\":[", c->out);
-		for (size_t i = 0; i < n; i++) {
-			fputs(i ? ",{\"function\":" : "{\"function\":", c->out);
-			json_str(c->out, fr[i].name);
-			fputs(",\"raw\":", c->out);
-			json_str(c->out, fr[i].system_name);
-			fputs(",\"file\":", c->out);
-			json_str(c->out, fr[i].file);
-			fprintf(c->out,
-				",\"line\":%" PRId64 ",\"column\":%" PRId64
-				",\"start_line\":%" PRId64 ",\"inlined\":%s}",
-				fr[i].line, fr[i].column, fr[i].start_line,
-				fr[i].inlined ? "true" : "false");
-		}
-		fputs("]}\n", c->out);
-		return;
-	}
-	if (c->print_addr) {
+			fputs("\"\"", c->out);
+		fputs(",\"frames\":", c->out);
+	} else if (c->print_addr) {
 		if (ok)
 			fprintf(c->out, "0x%016" PRIx64 "\n", addr);
 		else
 			fprintf(c->out, "%.*s\n", (int)len, text);
 	}
-	if (n == 0) {
-		fputs("??\n??:0\n", c->out);
-		return;
+	if (ok && sp_u64map_get(&c->cache, addr, &v)) {
+		fwrite(c->text.data + (v >> 24), 1, v & 0xffffff, c->out);
+	} else {
+		if (ok) {
+			sp_error *e = sp_object_resolve(c->obj, addr, &fr, &n);
+			if (e) {
+				n = 0;
+				sp_error_free(e);
+			}
+		}
+		size_t off = c->text.len;
+		format_frames(c, fr, n, &c->text);
+		size_t tl = c->text.len - off;
+		fwrite(c->text.data + off, 1, tl, c->out);
+		if (ok && c->text.len < TEXT_CACHE_MAX && tl < 0xffffff)
+			sp_u64map_put(&c->cache, addr, (uint64_t)off << 24 | tl);
+		else
+			c->text.len = off;
 	}
-	for (size_t i = 0; i < n; i++) {
-		fputs(fr[i].name ? fr[i].name : "??", c->out);
-		putc('\n', c->out);
-		fprintf(c->out, "%s:%" PRId64 "\n", fr[i].file ? fr[i].file : "??", fr[i].line);
-	}
+	if (c->json)
+		fputs("}\n", c->out);
 }
 
 /* Reads stdin in blocks; flushes the output before any read that could
@@ -273,6 +313,8 @@ int cmd_symbolize(int argc, char **argv)
 		fprintf(stderr, "symprof symbolize: writing output: %s\n", strerror(errno));
 		rc = 1;
 	}
+	sp_u64map_free(&c.cache);
+	sp_buf_free(&c.text);
 	sp_symbolizer_free(s);
 	return rc;
 }

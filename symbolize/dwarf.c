@@ -77,6 +77,11 @@ typedef struct {
 } result;
 
 typedef struct {
+	const char *raw, *name;
+	int64_t decl_line;
+} oname;
+
+typedef struct {
 	uint64_t addr, size; /* module (dwfl) addresses */
 	const char *name;
 	int rank;            /* binding preference: global 2, weak 1, local 0 */
@@ -123,6 +128,9 @@ struct sp_dwarf {
 	size_t n_blocks, cap_blocks, block_used;
 	sp_u64map names;       /* raw name pointer -> index into dnames + 1 */
 	sp_u64map paths;       /* relative file name pointer -> index into dnames + 1 */
+	sp_u64map origins;     /* abstract origin DIE offset + 1 -> index into onames */
+	oname *onames;
+	size_t n_onames, cap_onames;
 	char **dnames;
 	size_t n_dnames, cap_dnames;
 	sp_frame *scratch;
@@ -166,6 +174,8 @@ void sp_dwarf_free(sp_dwarf *d)
 	free(d->blocks);
 	sp_u64map_free(&d->names);
 	sp_u64map_free(&d->paths);
+	sp_u64map_free(&d->origins);
+	free(d->onames);
 	for (size_t i = 0; i < d->n_dnames; i++)
 		free(d->dnames[i]);
 	free(d->dnames);
@@ -576,17 +586,38 @@ static const char *demangled(sp_dwarf *d, const char *raw)
 
 static void name_node(sp_dwarf *d, cu_info *ci, fn_node *n)
 {
-	Dwarf_Die die;
+	Dwarf_Die die, origin;
+	Dwarf_Attribute a;
+	uint64_t v;
 	n->named = true;
 	if (!dwarf_offdie(d->dw, n->off, &die))
 		return;
-	n->raw = attr_string(&die, DW_AT_linkage_name);
-	if (!n->raw)
-		n->raw = attr_string(&die, DW_AT_MIPS_linkage_name);
-	if (!n->raw)
-		n->raw = attr_string(&die, DW_AT_name);
-	n->name = demangled(d, n->raw);
-	n->decl_line = attr_int(&die, DW_AT_decl_line, true);
+	/* Every inlined copy of a function names the same abstract origin:
+	 * its name is worked out once. */
+	Dwarf_Die *from = &die;
+	uint64_t key = 0;
+	if (dwarf_attr(&die, DW_AT_abstract_origin, &a) && dwarf_formref_die(&a, &origin)) {
+		from = &origin;
+		key = dwarf_dieoffset(&origin) + 1;
+	}
+	if (key && sp_u64map_get(&d->origins, key, &v)) {
+		n->raw = d->onames[v].raw;
+		n->name = d->onames[v].name;
+		n->decl_line = d->onames[v].decl_line;
+	} else {
+		n->raw = attr_string(from, DW_AT_linkage_name);
+		if (!n->raw)
+			n->raw = attr_string(from, DW_AT_MIPS_linkage_name);
+		if (!n->raw)
+			n->raw = attr_string(from, DW_AT_name);
+		n->name = demangled(d, n->raw);
+		n->decl_line = attr_int(from, DW_AT_decl_line, true);
+		if (key) {
+			oname o = {n->raw, n->name, n->decl_line};
+			SP_PUSH(d->onames, d->n_onames, d->cap_onames, o);
+			sp_u64map_put(&d->origins, key, d->n_onames - 1);
+		}
+	}
 	if (dwarf_tag(&die) == DW_TAG_inlined_subroutine) {
 		int64_t f = attr_int(&die, DW_AT_call_file, false);
 		if (ci->files && f >= 0 && (size_t)f < ci->n_files)

@@ -9,7 +9,8 @@
 #include "symbolize/internal.h"
 #include "tests/tap.h"
 
-#include <elf.h>
+#include <fcntl.h>
+#include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -393,6 +394,69 @@ static void test_separate_debug(const char *exe)
 	sp_elf_info_clear(&info);
 }
 
+/* Gives every allocated section of the ET_REL at PATH a distinct run-time
+ * address, as a JIT does; returns the address given to section NAME. */
+static uint64_t place_sections(const char *path, const char *name)
+{
+	uint64_t want = 0, next = 0x7f3400000000ULL;
+	int fd = open(path, O_RDWR);
+	elf_version(EV_CURRENT);
+	Elf *elf = elf_begin(fd, ELF_C_RDWR, NULL);
+	size_t shstrndx;
+	elf_flagelf(elf, ELF_C_SET, ELF_F_LAYOUT);
+	elf_getshdrstrndx(elf, &shstrndx);
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		gelf_getshdr(scn, &sh);
+		if (!(sh.sh_flags & SHF_ALLOC))
+			continue;
+		sh.sh_addr = next;
+		next += ((sh.sh_size + 0xfff) & ~0xfffULL) + 0x1000;
+		const char *sn = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (sn && !strcmp(sn, name))
+			want = sh.sh_addr;
+		gelf_update_shdr(scn, &sh);
+		elf_flagscn(scn, ELF_C_SET, ELF_F_DIRTY);
+	}
+	if (elf_update(elf, ELF_C_WRITE) < 0)
+		want = 0;
+	elf_end(elf);
+	close(fd);
+	return want;
+}
+
+/* A mapping of an ET_REL whose sections carry run-time addresses resolves
+ * with base 0, whatever the mapping's start. */
+static void test_rel_mapping(const char *src)
+{
+	char *obj = sp_xasprintf("%s/jit.o", tmpdir);
+	const char *fn = "_ZN5outer5inner6Widget7computeEi";
+	int rc = sh("g++ -O2 -g -ffunction-sections -c -o '%s' '%s'", obj, src);
+	char *sec = sp_xasprintf(".text.%s", fn);
+	uint64_t at = rc == 0 ? place_sections(obj, sec) : 0;
+	TAP_OK(at != 0, "ET_REL with run-time section addresses");
+	sp_profile *p = sp_profile_new();
+	sp_profile_add_sample_type(p, "samples", "count");
+	sp_mapping m = {.memory_start = 0x7f3400000000ULL, .memory_limit = 0x7f3500000000ULL};
+	m.filename = sp_profile_intern(p, obj);
+	sp_profile_add_mapping(p, &m);
+	uint64_t l = sp_profile_location_for_address(p, 1, at + 4);
+	sp_symbolizer *s = sp_symbolizer_new(NULL);
+	sp_error *e = sp_symbolize_profile(s, p, NULL);
+	TAP_OK(!e, "symbolized");
+	sp_error_free(e);
+	const sp_location *loc = sp_profile_location(p, l);
+	TAP_OK(loc->n_lines >= 1 &&
+		       !strcmp(fn_name(p, loc->lines[loc->n_lines - 1].function_id),
+			       "outer::inner::Widget::compute"),
+	       "ET_REL mapping: address resolves in its own section space");
+	sp_symbolizer_free(s);
+	sp_profile_free(p);
+	free(sec);
+	free(obj);
+}
+
 int main(void)
 {
 	const char *srcdir = getenv("SP_SRCDIR");
@@ -412,6 +476,7 @@ int main(void)
 	test_profile(exe, src, false);
 	test_profile(exe, src, true);
 	test_separate_debug(exe);
+	test_rel_mapping(src);
 
 	sh("rm -rf '%s'", tmpdir);
 	free(exe);
