@@ -18,11 +18,10 @@ tests_test_merge_SOURCES = tests/test_merge.c tests/tap.h
 tests_test_merge_LDADD = $(TEST_LIBS)
 tests_pprof_tool_SOURCES = tests/pprof_tool.c
 tests_pprof_tool_LDADD = $(TEST_LIBS)
-check_PROGRAMS += tests/fuzz_pprof_replay
-tests_fuzz_pprof_replay_SOURCES = tests/fuzz/fuzz_pprof_replay.c tests/fuzz/fuzz_pprof.c \
-	tests/tap.h
-tests_fuzz_pprof_replay_LDADD = $(TEST_LIBS)
-TESTS += tests/test_pprof tests/test_merge tests/test_pprof_go.sh tests/fuzz_pprof_replay
+check_PROGRAMS += tests/fuzz/fuzz_pprof
+tests_fuzz_fuzz_pprof_SOURCES = tests/fuzz/fuzz_pprof.c tests/fuzz/standalone.c
+tests_fuzz_fuzz_pprof_LDADD = $(TEST_LIBS)
+TESTS += tests/test_pprof tests/test_merge tests/test_pprof_go.sh tests/fuzz/fuzz_pprof
 dist_check_SCRIPTS += tests/test_pprof_go.sh
 EXTRA_DIST += tests/malformed/pprof
 # --- end pprof tests ---
