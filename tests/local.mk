@@ -192,3 +192,12 @@ EXTRA_DIST += tests/flamegraph_dom.js tests/report_pprof_gen.py tests/report_dot
 TESTS += tests/test_report tests/test_report_tools.sh tests/test_flamegraph_js.sh \
 	tests/test_flamegraph_browser.sh tests/test_report_pprof.sh
 # --- end reports tests ---
+# --- fuzz harnesses of the JIT .meta, perf map and kallsyms readers ---
+check_PROGRAMS += tests/fuzz/fuzz_meta tests/fuzz/fuzz_perfmap
+tests_fuzz_fuzz_meta_SOURCES = tests/fuzz/fuzz_meta.c tests/fuzz/standalone.c
+tests_fuzz_fuzz_meta_LDADD = $(TEST_LIBS)
+tests_fuzz_fuzz_perfmap_SOURCES = tests/fuzz/fuzz_perfmap.c tests/fuzz/standalone.c
+tests_fuzz_fuzz_perfmap_LDADD = $(TEST_LIBS)
+TESTS += tests/fuzz/fuzz_meta tests/fuzz/fuzz_perfmap
+EXTRA_DIST += tests/fuzz/seeds
+# --- end fuzz harnesses of the JIT readers ---
