@@ -19,7 +19,7 @@ tests_test_merge_LDADD = $(TEST_LIBS)
 tests_pprof_tool_SOURCES = tests/pprof_tool.c
 tests_pprof_tool_LDADD = $(TEST_LIBS)
 check_PROGRAMS += tests/fuzz/fuzz_pprof
-tests_fuzz_fuzz_pprof_SOURCES = tests/fuzz/fuzz_pprof.c tests/fuzz/standalone.c
+tests_fuzz_fuzz_pprof_SOURCES = tests/fuzz/fuzz_pprof.c tests/fuzz/standalone.c tests/fuzz/reader.h
 tests_fuzz_fuzz_pprof_LDADD = $(TEST_LIBS)
 TESTS += tests/test_pprof tests/test_merge tests/test_pprof_go.sh tests/fuzz/fuzz_pprof
 dist_check_SCRIPTS += tests/test_pprof_go.sh
@@ -201,3 +201,4 @@ tests_fuzz_fuzz_perfmap_LDADD = $(TEST_LIBS)
 TESTS += tests/fuzz/fuzz_meta tests/fuzz/fuzz_perfmap
 EXTRA_DIST += tests/fuzz/seeds
 # --- end fuzz harnesses of the JIT readers ---
+EXTRA_DIST += tests/fuzz/reader.h

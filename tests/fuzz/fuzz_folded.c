@@ -1,32 +1,8 @@
-/* fuzz_folded.c — libFuzzer harness for the folded stacks reader: every input
- * either fails with an error or yields a profile that passes the validity
- * check.  Build with e.g.
- *   clang -fsanitize=fuzzer,address -I. -Ibuild -include build/config.h \
- *     tests/fuzz/fuzz_folded.c build/formats/.libs/libformats.a \
- *     build/profile/.libs/libprofile.a build/common/.libs/libcommon.a -lz
- * "make check" links it with tests/fuzz/standalone.c, which replays the
- * malformed-input corpus and deterministic mutations of it. */
-#include "formats/formats.h"
-
-#include <stdlib.h>
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+/* fuzz_folded.c — libFuzzer harness for the folded stacks reader; the
+ * properties checked are those of tests/fuzz/reader.h. */
+#include "tests/fuzz/reader.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	sp_profile *p = NULL;
-	sp_error *err = sp_folded_read("fuzz", data, size, &p);
-	if (err) {
-		if (p)
-			abort(); /* no half-built profile on error */
-		char *s = sp_error_string(err);
-		free(s);
-		sp_error_free(err);
-		return 0;
-	}
-	err = sp_profile_check(p, "fuzz");
-	if (err)
-		abort(); /* a reader must never return an invalid profile */
-	sp_profile_free(p);
-	return 0;
+	return sp_fuzz_reader(sp_folded_read, data, size);
 }
