@@ -176,3 +176,8 @@ tests_test_jit_e2e_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
 tests_test_jit_e2e_LDADD = $(TEST_LIBS) $(LIBELF_LIBS)
 TESTS += tests/test_jit_e2e
 # --- end jit tests ---
+
+# --- CPU, legacy formats and batch conversion, end to end (wip-h5) tests ---
+TESTS += tests/cli_cpu.sh
+EXTRA_DIST += tests/cli_cpu.sh tests/cli_samples.sh
+# --- end CPU, legacy formats and batch (wip-h5) tests ---
