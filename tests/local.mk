@@ -178,6 +178,6 @@ TESTS += tests/test_jit_e2e
 # --- end jit tests ---
 
 # --- CPU, legacy formats and batch conversion, end to end (wip-h5) tests ---
-TESTS += tests/cli_cpu.sh
-EXTRA_DIST += tests/cli_cpu.sh tests/cli_samples.sh
+TESTS += tests/cli_cpu.sh tests/cli_formats.sh
+EXTRA_DIST += tests/cli_cpu.sh tests/cli_formats.sh tests/cli_samples.sh
 # --- end CPU, legacy formats and batch (wip-h5) tests ---
