@@ -228,7 +228,8 @@ static char *kind_string(const sp_profile *p)
 	sp_buf b = {0};
 	sp_buf_puts(&b, "[");
 	for (size_t i = 0; i < p->n_sample_types; i++)
-		sp_buf_printf(&b, "%s%s/%s", i ? " " : "", sp_profile_str(p, p->sample_types[i].type),
+		sp_buf_printf(&b, "%s%s/%s", i ? " " : "",
+			      sp_profile_str(p, p->sample_types[i].type),
 			      sp_profile_str(p, p->sample_types[i].unit));
 	const char *pt = sp_profile_str(p, p->period_type.type);
 	if (*pt)
