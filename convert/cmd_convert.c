@@ -191,6 +191,77 @@ static char *each_output_path(const char *dir, const char *input, out_format f)
 	return sp_xasprintf("%s/%s%s", dir, base, format_ext(f));
 }
 
+/* Two inputs of --each whose output paths coincide (same base name in two
+ * directories) would overwrite each other: refuse before doing any work. */
+static bool each_outputs_distinct(const char *dir, char **inputs, int n_inputs, out_format f)
+{
+	char **paths = sp_xcalloc((size_t)n_inputs, sizeof(*paths));
+	bool ok = true;
+	for (int i = 0; i < n_inputs && ok; i++) {
+		paths[i] = each_output_path(dir, inputs[i], f);
+		for (int j = 0; j < i && ok; j++) {
+			if (strcmp(paths[i], paths[j]) != 0)
+				continue;
+			fprintf(stderr,
+				"symprof convert: --each: %s and %s would both be written to "
+				"%s\n",
+				inputs[j], inputs[i], paths[i]);
+			ok = false;
+		}
+	}
+	for (int i = 0; i < n_inputs; i++)
+		free(paths[i]);
+	free(paths);
+	return ok;
+}
+
+static bool same_value_type(const sp_profile *a, const sp_value_type *x, const sp_profile *b,
+			    const sp_value_type *y)
+{
+	return !strcmp(sp_profile_str(a, x->type), sp_profile_str(b, y->type)) &&
+	       !strcmp(sp_profile_str(a, x->unit), sp_profile_str(b, y->unit));
+}
+
+/* "[samples/count cpu/nanoseconds], period type cpu/nanoseconds" */
+static char *kind_string(const sp_profile *p)
+{
+	sp_buf b = {0};
+	sp_buf_puts(&b, "[");
+	for (size_t i = 0; i < p->n_sample_types; i++)
+		sp_buf_printf(&b, "%s%s/%s", i ? " " : "",
+			      sp_profile_str(p, p->sample_types[i].type),
+			      sp_profile_str(p, p->sample_types[i].unit));
+	const char *pt = sp_profile_str(p, p->period_type.type);
+	if (*pt)
+		sp_buf_printf(&b, "], period type %s/%s", pt,
+			      sp_profile_str(p, p->period_type.unit));
+	else
+		sp_buf_puts(&b, "], no period type");
+	return sp_buf_take(&b);
+}
+
+/* Inputs to merge must be of one kind (spec 1.3: same sample types and period
+ * type).  Checked as each input is read, before the work of symbolizing it, and
+ * the error names both files; sp_profile_merge checks again. */
+static sp_error *check_same_kind(const sp_profile *first, const char *first_name,
+				 const sp_profile *p, const char *name)
+{
+	bool same = first->n_sample_types == p->n_sample_types &&
+		    same_value_type(first, &first->period_type, p, &p->period_type);
+	for (size_t i = 0; same && i < p->n_sample_types; i++)
+		same = same_value_type(first, &first->sample_types[i], p, &p->sample_types[i]);
+	if (same)
+		return NULL;
+	char *a = kind_string(first), *b = kind_string(p);
+	sp_error *err = sp_error_new(SP_E_USAGE,
+				     "%s: cannot merge with %s: profile kinds differ: %s vs %s; "
+				     "convert them separately or with --each",
+				     name, first_name, b, a);
+	free(a);
+	free(b);
+	return err;
+}
+
 static int run(convert_opts *o, char **inputs, int n_inputs)
 {
 	out_format f = o->format;
@@ -218,6 +289,8 @@ static int run(convert_opts *o, char **inputs, int n_inputs)
 			fprintf(stderr, "symprof convert: --each needs -o DIR naming a directory\n");
 			return 2;
 		}
+		if (!each_outputs_distinct(o->out, inputs, n_inputs, f))
+			return 2;
 	}
 
 	sp_symbolizer *s = o->sym.no_symbolize ? NULL : sp_symbolizer_new(&o->sym.sym);
@@ -226,6 +299,8 @@ static int run(convert_opts *o, char **inputs, int n_inputs)
 	int rc = 0;
 	for (int i = 0; i < n_inputs && !err; i++) {
 		err = sp_cli_load(&o->sym, inputs[i], &profiles[i], NULL);
+		if (!err && !o->each && i > 0)
+			err = check_same_kind(profiles[0], inputs[0], profiles[i], inputs[i]);
 		if (!err)
 			err = symbolize_one(o, s, profiles[i], inputs[i]);
 		if (!err && o->each) {

@@ -202,3 +202,8 @@ TESTS += tests/fuzz/fuzz_meta tests/fuzz/fuzz_perfmap
 EXTRA_DIST += tests/fuzz/seeds
 # --- end fuzz harnesses of the JIT readers ---
 EXTRA_DIST += tests/fuzz/reader.h
+
+# --- CPU, legacy formats and batch conversion, end to end (wip-h5) tests ---
+TESTS += tests/cli_cpu.sh tests/cli_formats.sh
+EXTRA_DIST += tests/cli_cpu.sh tests/cli_formats.sh tests/cli_samples.sh
+# --- end CPU, legacy formats and batch (wip-h5) tests ---

@@ -1,0 +1,79 @@
+#!/bin/sh
+# batch.sh — the batch-conversion benchmark: N heap dumps of the fixture program
+# (testdata/fixture) converted to pprof by one `symprof convert --each` run versus N
+# separate `symprof convert` runs.
+#
+#   bench/batch.sh [-n DUMPS] [-r RUNS] [-w WORKDIR]
+#
+# The fixture is built into WORKDIR/fix and run DUMPS times (default 50) under
+# libtcmalloc's heap profiler, each run one real dump (PIE, so every dump has its own
+# load addresses).  Both ways are timed RUNS times (default 3), interleaved, and the
+# medians of the wall times and their ratio are printed.  The target is a ratio of at
+# most 1/10: --each opens the ELF files and reads their debug info once for the batch.
+# SYMPROF names the symprof binary (default: ./symprof); `make bench-batch` runs it.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+n=50 runs=3 work=/tmp/symprof-bench-batch
+while getopts n:r:w: o; do
+	case $o in
+	n) n=$OPTARG ;;
+	r) runs=$OPTARG ;;
+	w) work=$OPTARG ;;
+	*) sed -n '2,13p' "$0" >&2; exit 2 ;;
+	esac
+done
+: "${SYMPROF:=./symprof}"
+[ -x "$SYMPROF" ] || { echo "batch.sh: SYMPROF=$SYMPROF is not executable" >&2; exit 2; }
+mkdir -p "$work/dumps"
+"$here/../testdata/fixture/build.sh" "$work/fix" >/dev/null
+i=1
+while [ "$i" -le "$n" ]; do
+	d=$work/dumps/dump$i.heap
+	if [ ! -s "$d" ]; then
+		(cd "$work/fix" && HEAPPROFILE="$work/dumps/run$i" ./fixture) >/dev/null 2>&1
+		mv "$work/dumps/run$i.0001.heap" "$d"
+		rm -f "$work/dumps/run$i".*.heap
+	fi
+	i=$((i + 1))
+done
+set -- "$work"/dumps/dump*.heap
+
+now() { date +%s.%N; }
+each_run()
+{
+	rm -rf "$work/out-each" && mkdir "$work/out-each"
+	"$SYMPROF" convert -q --each -o "$work/out-each" "$@"
+}
+separate_runs()
+{
+	rm -rf "$work/out-sep" && mkdir "$work/out-sep"
+	for f in "$@"; do
+		"$SYMPROF" convert -q "$f" -o "$work/out-sep/$(basename "$f").pb.gz"
+	done
+}
+: >"$work/times"
+r=1
+while [ "$r" -le "$runs" ]; do
+	t0=$(now); each_run "$@"; t1=$(now); separate_runs "$@"; t2=$(now)
+	echo "$t0 $t1 $t2" | awk '{ printf "%.6f %.6f\n", $2 - $1, $3 - $2 }' >>"$work/times"
+	r=$((r + 1))
+done
+# Same outputs both ways (the check that the batch does the same work).
+for f in "$@"; do
+	b=$(basename "$f").pb.gz
+	cmp -s "$work/out-each/$b" "$work/out-sep/$b" ||
+		{ echo "batch.sh: $b differs between --each and a separate run" >&2; exit 1; }
+done
+awk -v n="$#" '
+	function median(a, k,   i, j, t) {
+		for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+		return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
+	}
+	{ e[NR] = $1; s[NR] = $2 }
+	END {
+		me = median(e, NR); ms = median(s, NR)
+		printf "| command | median wall s (of %d) |\n|---|---|\n", NR
+		printf "| symprof convert --each -o DIR (%d dumps, one run) | %.3f |\n", n, me
+		printf "| symprof convert DUMP -o OUT (%d separate runs) | %.3f |\n", n, ms
+		printf "ratio --each / separate = %.3f (1/%.1f); target <= 0.100: %s\n", me / ms, ms / me, me / ms <= 0.1 ? "met" : "MISSED"
+	}' "$work/times"
