@@ -175,8 +175,9 @@ static sp_error *fd_finish(sp_sink *s)
 		return NULL;
 	if (!f->own)
 		return NULL;
-	if (fsync(f->fd) != 0 && errno != EINVAL)
-		return sp_error_new(SP_E_IO, "%s: fsync failed: %s", f->path, strerror(errno));
+	/* No fsync: the rename makes the output appear whole or not at all,
+	 * which is the promise; durability across power loss is not, and an
+	 * fsync per file made batch conversion pay a disk flush per output. */
 	if (close(f->fd) != 0) {
 		f->fd = -1;
 		return sp_error_new(SP_E_IO, "%s: close failed: %s", f->path, strerror(errno));
