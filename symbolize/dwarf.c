@@ -188,9 +188,12 @@ const sp_find_log *sp_dwarf_find_log(const sp_dwarf *d)
 	return &d->log;
 }
 
-/* libdwfl asks here for separate debug info: first our own search (build-id
- * trees, debuglink with CRC, debuginfod as the options say), then libdwfl's
- * standard one. */
+/* libdwfl asks here for separate debug info: our own search (build-id
+ * trees, debuglink with CRC, debuginfod as the options say).  libdwfl's
+ * standard search is used only when ours cannot run: it looks in the same
+ * places, but when DEBUGINFOD_URLS is set it also asks debuginfod itself,
+ * once per module, which would ignore --no-debuginfod and cost one timeout
+ * per binary against a dead server. */
 static int find_debuginfo_cb(Dwfl_Module *mod, void **userdata, const char *modname,
 			     Dwarf_Addr base, const char *file_name, const char *debuglink_file,
 			     GElf_Word debuglink_crc, char **debuginfo_file_name)
@@ -214,6 +217,7 @@ static int find_debuginfo_cb(Dwfl_Module *mod, void **userdata, const char *modn
 		}
 		free(found);
 		sp_error_free(err);
+		return -1;
 	}
 	int fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
 					      debuglink_file, debuglink_crc, debuginfo_file_name);
