@@ -176,3 +176,7 @@ tests_test_jit_e2e_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
 tests_test_jit_e2e_LDADD = $(TEST_LIBS) $(LIBELF_LIBS)
 TESTS += tests/test_jit_e2e
 # --- end jit tests ---
+# --- finding binaries and debug info, end to end (issue 4) ---
+TESTS += tests/cli_debuginfo.sh
+EXTRA_DIST += tests/cli_debuginfo.sh
+# --- end finding tests ---
