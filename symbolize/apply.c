@@ -378,7 +378,8 @@ sp_error *sp_symbolize_profile(sp_symbolizer *s, sp_profile *p, sp_symbolize_rep
 		pending e = {mid, l->address, i};
 		SP_PUSH(pend, n, cap, e);
 	}
-	qsort(pend, n, sizeof(*pend), cmp_pending);
+	if (n > 1) /* qsort must not get NULL, and empty tables may be */
+		qsort(pend, n, sizeof(*pend), cmp_pending);
 
 	size_t cap_r = report->n_mappings;
 	for (size_t i = 0, j; i < n; i = j) {

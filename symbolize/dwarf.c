@@ -287,7 +287,8 @@ static void index_cus(sp_dwarf *d)
 		}
 		off = next;
 	}
-	qsort(d->cu_ranges, d->n_cu_ranges, sizeof(*d->cu_ranges), cmp_cu_range);
+	if (d->n_cu_ranges > 1) /* qsort must not get NULL, and empty tables may be */
+		qsort(d->cu_ranges, d->n_cu_ranges, sizeof(*d->cu_ranges), cmp_cu_range);
 	d->cu_maxend = sp_xreallocarray(NULL, d->n_cu_ranges + 1, sizeof(uint64_t));
 	uint64_t m = 0;
 	for (size_t i = 0; i < d->n_cu_ranges; i++) {
@@ -493,7 +494,8 @@ static void load_cu(sp_dwarf *d, cu_info *ci)
 	fn_node root = {0};
 	SP_PUSH(ci->nodes, ci->n_nodes, ci->cap_nodes, root);
 	walk(ci, &ci->die, 0, 0);
-	qsort(ci->ranges, ci->n_ranges, sizeof(*ci->ranges), cmp_fn_range);
+	if (ci->n_ranges > 1) /* qsort must not get NULL, and empty tables may be */
+		qsort(ci->ranges, ci->n_ranges, sizeof(*ci->ranges), cmp_fn_range);
 	for (size_t i = 0; i < ci->n_ranges;) {
 		size_t j = i;
 		while (j < ci->n_ranges && ci->ranges[j].parent == ci->ranges[i].parent)
@@ -661,7 +663,8 @@ static void load_syms(sp_dwarf *d)
 		}
 		SP_PUSH(d->syms, d->n_syms, cap, f);
 	}
-	qsort(d->syms, d->n_syms, sizeof(*d->syms), cmp_fsym);
+	if (d->n_syms > 1) /* qsort must not get NULL, and empty tables may be */
+		qsort(d->syms, d->n_syms, sizeof(*d->syms), cmp_fsym);
 	for (size_t i = 0; i < d->n_syms; i++) {
 		if (k && d->syms[k - 1].addr == d->syms[i].addr)
 			k--; /* the later one is preferred */
