@@ -52,12 +52,14 @@ unset DEBUGINFOD_URLS DEBUGINFOD_TIMEOUT DEBUGINFOD_RETRY_LIMIT DEBUGINFOD_PROGR
 DEBUGINFOD_CACHE_PATH=$tmp/dcache
 export DEBUGINFOD_CACHE_PATH
 
-fix=$tmp/fix
+# The binaries' directory as the kernel names it in the maps (no symbolic links).
+mkdir "$tmp/fix"
+fix=$(cd "$tmp/fix" && pwd -P)
+fixp=$fix
 libs="fixture libfixshared.so libfixplugin.so"
 "$SP_SRCDIR/testdata/fixture/build.sh" "$fix" >"$tmp/build.log" 2>&1 ||
 	{ sed 's/^/# /' "$tmp/build.log"; sp_bail "fixture does not build"; }
 sp_record_heap "$fix" fixture || sp_bail "fixture did not write a heap profile"
-fixp=$(cd "$fix" && pwd -P) # the binaries' directory as the kernel saw it
 cp -a "$fix" "$tmp/orig"
 
 # GNU build id of an ELF file, read by readelf.
