@@ -192,6 +192,14 @@ info_has "build-id tree: info names DIR/.build-id/xx/rest.debug" \
 	--debug-dir "$tmp/bt" --debug-dir /usr/lib/debug
 same_as "$tmp/ref-noinline.folded" "build-id tree, --no-inline: same as the reference's" \
 	--no-inline --debug-dir "$tmp/bt" --debug-dir /usr/lib/debug
+# symprof symbolize finds the tree too: the stripped fixture's alloc_in_main by the
+# address and name nm reads from the unstripped build.
+sym=$(nm "$tmp/orig/fixture" | awk '$2 ~ /^[Tt]$/ && $3 ~ /alloc_in_main/ { print $1, $3; exit }')
+# shellcheck disable=SC2086 # address and name
+set -- $sym
+sp_run symprof symbolize -e "$fix/fixture" --debug-dir "$tmp/bt" "$1"
+[ -n "$2" ] && [ "$(head -n 1 "$tmp/out")" = "$2" ] && grep -q 'fixture.cc:[0-9]' "$tmp/out"
+sp_ok $? "build-id tree: symbolize -e of the stripped binary gives $2 and its line"
 
 # (3) MiniDebugInfo, as Fedora builds it: the function symbols that are not in .dynsym,
 # in a .symtab-only ELF, xz-compressed into .gnu_debugdata.  Names, no lines.
