@@ -198,9 +198,12 @@ const sp_find_log *sp_dwarf_find_log(const sp_dwarf *d)
 	return &d->log;
 }
 
-/* libdwfl asks here for separate debug info: first our own search (build-id
- * trees, debuglink with CRC, debuginfod as the options say), then libdwfl's
- * standard one. */
+/* libdwfl asks here for separate debug info: our own search (build-id
+ * trees, debuglink with CRC, debuginfod as the options say).  libdwfl's
+ * standard search is used only when ours cannot run: it looks in the same
+ * places, but when DEBUGINFOD_URLS is set it also asks debuginfod itself,
+ * once per module, which would ignore --no-debuginfod and cost one timeout
+ * per binary against a dead server. */
 static int find_debuginfo_cb(Dwfl_Module *mod, void **userdata, const char *modname,
 			     Dwarf_Addr base, const char *file_name, const char *debuglink_file,
 			     GElf_Word debuglink_crc, char **debuginfo_file_name)
@@ -224,6 +227,7 @@ static int find_debuginfo_cb(Dwfl_Module *mod, void **userdata, const char *modn
 		}
 		free(found);
 		sp_error_free(err);
+		return -1;
 	}
 	int fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
 					      debuglink_file, debuglink_crc, debuginfo_file_name);
@@ -293,7 +297,8 @@ static void index_cus(sp_dwarf *d)
 		}
 		off = next;
 	}
-	qsort(d->cu_ranges, d->n_cu_ranges, sizeof(*d->cu_ranges), cmp_cu_range);
+	if (d->n_cu_ranges > 1) /* qsort must not get NULL, and empty tables may be */
+		qsort(d->cu_ranges, d->n_cu_ranges, sizeof(*d->cu_ranges), cmp_cu_range);
 	d->cu_maxend = sp_xreallocarray(NULL, d->n_cu_ranges + 1, sizeof(uint64_t));
 	uint64_t m = 0;
 	for (size_t i = 0; i < d->n_cu_ranges; i++) {
@@ -499,7 +504,8 @@ static void load_cu(sp_dwarf *d, cu_info *ci)
 	fn_node root = {0};
 	SP_PUSH(ci->nodes, ci->n_nodes, ci->cap_nodes, root);
 	walk(ci, &ci->die, 0, 0);
-	qsort(ci->ranges, ci->n_ranges, sizeof(*ci->ranges), cmp_fn_range);
+	if (ci->n_ranges > 1) /* qsort must not get NULL, and empty tables may be */
+		qsort(ci->ranges, ci->n_ranges, sizeof(*ci->ranges), cmp_fn_range);
 	for (size_t i = 0; i < ci->n_ranges;) {
 		size_t j = i;
 		while (j < ci->n_ranges && ci->ranges[j].parent == ci->ranges[i].parent)
@@ -688,7 +694,8 @@ static void load_syms(sp_dwarf *d)
 		}
 		SP_PUSH(d->syms, d->n_syms, cap, f);
 	}
-	qsort(d->syms, d->n_syms, sizeof(*d->syms), cmp_fsym);
+	if (d->n_syms > 1) /* qsort must not get NULL, and empty tables may be */
+		qsort(d->syms, d->n_syms, sizeof(*d->syms), cmp_fsym);
 	for (size_t i = 0; i < d->n_syms; i++) {
 		if (k && d->syms[k - 1].addr == d->syms[i].addr)
 			k--; /* the later one is preferred */

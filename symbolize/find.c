@@ -24,7 +24,7 @@
 
 /* Without DEBUGINFOD_TIMEOUT, a query that has not reached any server
  * after this long is abandoned. */
-#define DEBUGINFOD_CONNECT_SECONDS 5
+#define DEBUGINFOD_CONNECT_SECONDS 5.0
 
 static const char *const default_debug_dirs[] = { "/usr/lib/debug" };
 
@@ -35,6 +35,7 @@ struct sp_finder {
 	bool dfd_started;  /* debuginfod_begin was called */
 	bool dfd_dead;     /* a server failed: do not ask again */
 	bool cancelled;    /* the current query was abandoned by us */
+	double bound;      /* seconds a query may wait for a first answer */
 	struct timespec query_start;
 };
 
@@ -109,7 +110,7 @@ static int debuginfod_progress(debuginfod_client *c, long a, long b)
 	if (!f || debuginfod_get_url(c))
 		return 0;
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (elapsed(&now, &f->query_start) > DEBUGINFOD_CONNECT_SECONDS)
+	if (elapsed(&now, &f->query_start) > f->bound)
 		f->cancelled = true;
 	return f->cancelled;
 }
@@ -142,9 +143,17 @@ static debuginfod_client *finder_debuginfod(sp_finder *f)
 			return NULL;
 		}
 		debuginfod_set_user_data(f->dfd, f);
+		/* libdebuginfod applies DEBUGINFOD_TIMEOUT to each attempt
+		 * and retries (DEBUGINFOD_RETRY_LIMIT, 2 by default), so a
+		 * server that accepts connections and never answers would
+		 * cost three timeouts.  Our own bound covers the whole query,
+		 * retries included: DEBUGINFOD_TIMEOUT when it is a positive
+		 * number, else the connect bound. */
 		const char *t = getenv("DEBUGINFOD_TIMEOUT");
-		if (!t || !*t)
-			debuginfod_set_progressfn(f->dfd, debuginfod_progress);
+		char *end = NULL;
+		long secs = t && *t ? strtol(t, &end, 10) : 0;
+		f->bound = secs > 0 && end && *end == '\0' ? (double)secs : DEBUGINFOD_CONNECT_SECONDS;
+		debuginfod_set_progressfn(f->dfd, debuginfod_progress);
 	}
 	return f->dfd;
 }

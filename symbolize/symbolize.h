@@ -165,9 +165,10 @@ sp_error *sp_find_debuginfo(const sp_symbolize_options *o, const char *binary,
  * OPTS->no_debuginfod is false, the build id is known and DEBUGINFOD_URLS is
  * set and not empty.  After the first failure other than "not found"
  * (unreachable server, timeout) it is not asked again, so a dead server
- * costs one bounded wait per finder, not one per lookup.  The wait is
- * DEBUGINFOD_TIMEOUT seconds when that is set (libdebuginfod's own knob),
- * else a query that has received nothing after 5 s is abandoned.
+ * costs one bounded wait per finder, not one per lookup.  A query that no
+ * server has answered after DEBUGINFOD_TIMEOUT seconds (when that is a
+ * positive number; libdebuginfod's own knob), else after 5 s, is abandoned,
+ * libdebuginfod's retries included.
  * OPTS is borrowed until sp_finder_free. */
 typedef struct sp_finder sp_finder;
 sp_finder *sp_finder_new(const sp_symbolize_options *opts);

@@ -16,8 +16,7 @@ fix=$tmp/fix
 # Record the dumps.  The exact profile is the one HeapProfilerDump wrote (.0001).
 record()
 {
-	(cd "$fix" && env HEAPPROFILE="$tmp/$1" "./$1") >/dev/null 2>&1 &&
-		mv "$tmp/$1.0001.heap" "$tmp/$1.heap"
+	sp_record_heap "$fix" "$1"
 }
 record fixture || sp_bail "fixture did not write a heap profile"
 record fixture-nopie || sp_bail "fixture-nopie did not write a heap profile"

@@ -127,6 +127,15 @@ sp_expect_suffix()
 	fi
 }
 
+# sp_record_heap DIR NAME: run DIR/NAME (a fixture program built by
+# testdata/fixture/build.sh) under libtcmalloc's heap profiler and keep the dump
+# HeapProfilerDump wrote (.0001) as $tmp/NAME.heap.
+sp_record_heap()
+{
+	(cd "$1" && env HEAPPROFILE="$tmp/$2" "./$2") >/dev/null 2>&1 &&
+		mv "$tmp/$2.0001.heap" "$tmp/$2.heap"
+}
+
 # go tool pprof, offline, with its caches in the test directory.
 sp_gopprof()
 {

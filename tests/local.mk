@@ -207,3 +207,7 @@ EXTRA_DIST += tests/fuzz/reader.h
 TESTS += tests/cli_cpu.sh tests/cli_formats.sh
 EXTRA_DIST += tests/cli_cpu.sh tests/cli_formats.sh tests/cli_samples.sh
 # --- end CPU, legacy formats and batch (wip-h5) tests ---
+# --- finding binaries and debug info, end to end (issue 4) ---
+TESTS += tests/cli_debuginfo.sh
+EXTRA_DIST += tests/cli_debuginfo.sh
+# --- end finding tests ---
