@@ -155,3 +155,32 @@ sp_golden_convert()
 	shift 2
 	sp_symprof convert "$@" --no-symbolize --format "$sp_fmt" "$SP_SRCDIR/testdata/profiles/$sp_in"
 }
+
+# The heap fixture (testdata/fixture): sp_fixture_heap DIR builds it into DIR/fix and
+# records the exact "@ heapprofile" dump (every allocation) as DIR/fixture.heap; status 1
+# when either fails (DIR/build.log says why).  sp_fixture_sites lists the allocation
+# sites of fixture.h as "count size leaf" (inner_leaf is inlined into middle and outer).
+sp_fixture_heap()
+{
+	"$SP_SRCDIR/testdata/fixture/build.sh" "$1/fix" >"$1/build.log" 2>&1 || return 1
+	(cd "$1/fix" && env HEAPPROFILE="$1/fixture" ./fixture) >/dev/null 2>&1 &&
+		mv "$1/fixture.0001.heap" "$1/fixture.heap"
+}
+sp_fixture_sites="10 4096 fixture::alloc_in_main
+5 4000 fixture::fill<int>
+6 8000 fixture::fill<double>
+3 12288 static_alloc
+7 1000 fixture::inner_leaf
+2 5000 (anonymous namespace)::helper
+6 2048 fixshared::shared_alloc
+4 3000 fixplugin::plugin_work
+9 1100 fixture::thread_main
+16 65536 fixture::big_alloc"
+
+# sp_chromium: the headless browser of the flame graph tests (SP_CHROMIUM, else Debian's
+# /usr/bin/chromium); status 1 when there is none.
+sp_chromium()
+{
+	sp_chr=${SP_CHROMIUM:-/usr/bin/chromium}
+	[ -x "$sp_chr" ] && echo "$sp_chr"
+}

@@ -207,3 +207,7 @@ EXTRA_DIST += tests/fuzz/reader.h
 TESTS += tests/cli_cpu.sh tests/cli_formats.sh
 EXTRA_DIST += tests/cli_cpu.sh tests/cli_formats.sh tests/cli_samples.sh
 # --- end CPU, legacy formats and batch (wip-h5) tests ---
+
+# --- graphs and reports end to end (wip-h8) tests ---
+EXTRA_DIST += tests/flamegraph_cdp.py
+# --- end graphs and reports end to end (wip-h8) tests ---
