@@ -184,3 +184,21 @@ sp_chromium()
 	sp_chr=${SP_CHROMIUM:-/usr/bin/chromium}
 	[ -x "$sp_chr" ] && echo "$sp_chr"
 }
+
+# sp_dot_agrees OURS.dot PROFILE PPROF-OPTIONS...: `go tool pprof -dot` of PROFILE with
+# those options draws the same nodes and edges, with the same labels, as OURS.dot
+# (tests/report_dotcmp.py); the differences are printed as diagnostics.
+sp_dot_agrees()
+{
+	sp_ours=$1
+	sp_prof=$2
+	shift 2
+	if ! sp_gopprof -dot -symbolize=none "$@" "$sp_prof" >"$tmp/pprof.dot" 2>"$tmp/err"; then
+		sp_show_err
+		return 1
+	fi
+	python3 "$SP_SRCDIR/tests/report_dotcmp.py" "$sp_ours" "$tmp/pprof.dot" >"$tmp/dotcmp"
+	sp_st=$?
+	sed 's/^# */#   /' "$tmp/dotcmp"
+	return $sp_st
+}

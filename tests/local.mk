@@ -209,5 +209,6 @@ EXTRA_DIST += tests/cli_cpu.sh tests/cli_formats.sh tests/cli_samples.sh
 # --- end CPU, legacy formats and batch (wip-h5) tests ---
 
 # --- graphs and reports end to end (wip-h8) tests ---
-EXTRA_DIST += tests/flamegraph_cdp.py
+TESTS += tests/cli_reports.sh
+EXTRA_DIST += tests/flamegraph_cdp.py tests/cli_reports.sh tests/png_ink.py
 # --- end graphs and reports end to end (wip-h8) tests ---
