@@ -147,6 +147,27 @@ sp_optname()
 	printf '%s\n' "$@" | sed 's/^-*//; s/[^A-Za-z0-9.=-]/_/g' | paste -sd_ -
 }
 
+# sp_golden_case LINE: splits a line of testdata/golden/LIST, "[@FMT,FMT...] INPUT
+# [OPTIONS...]", into $sp_g_formats (default "raw folded"), $sp_g_input and $sp_g_opts;
+# status 1 for blank and comment lines.
+sp_golden_case()
+{
+	sp_g_formats="raw folded"
+	# shellcheck disable=SC2086 # words of the line
+	set -- $1
+	case ${1:-#} in '#'*) return 1 ;; esac
+	case $1 in
+	@*)
+		sp_g_formats=$(echo "${1#@}" | tr , ' ')
+		shift
+		;;
+	esac
+	sp_g_input=$1
+	shift
+	sp_g_opts=$*
+	[ -n "$sp_g_input" ]
+}
+
 # sp_golden_convert FORMAT INPUT OPTIONS...: the conversion a golden file records.
 sp_golden_convert()
 {
