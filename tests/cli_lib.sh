@@ -152,18 +152,21 @@ sp_optname()
 # status 1 for blank and comment lines.
 sp_golden_case()
 {
+	# shellcheck disable=SC2034 # read by the sourcing script
 	sp_g_formats="raw folded"
 	# shellcheck disable=SC2086 # words of the line
 	set -- $1
 	case ${1:-#} in '#'*) return 1 ;; esac
 	case $1 in
 	@*)
+		# shellcheck disable=SC2034
 		sp_g_formats=$(echo "${1#@}" | tr , ' ')
 		shift
 		;;
 	esac
 	sp_g_input=$1
 	shift
+	# shellcheck disable=SC2034
 	sp_g_opts=$*
 	[ -n "$sp_g_input" ]
 }
@@ -187,6 +190,7 @@ sp_fixture_heap()
 	(cd "$1/fix" && env HEAPPROFILE="$1/fixture" ./fixture) >/dev/null 2>&1 &&
 		mv "$1/fixture.0001.heap" "$1/fixture.heap"
 }
+# shellcheck disable=SC2034 # read by the sourcing script
 sp_fixture_sites="10 4096 fixture::alloc_in_main
 5 4000 fixture::fill<int>
 6 8000 fixture::fill<double>

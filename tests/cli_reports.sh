@@ -104,6 +104,7 @@ if sp_have_go; then
 		sp_run symprof convert $opts --format dot "$dump"
 		cp "$tmp/out" "$tmp/ours.dot"
 		# pprof spells the same options with one dash, "=" and sample_index.
+		# shellcheck disable=SC2086 # options are words
 		popts=$(printf '%s\n' $opts | paste -sd= - | sed 's/^--/-/; s/sample-index/sample_index/')
 		# shellcheck disable=SC2086
 		sp_dot_agrees "$tmp/ours.dot" "$tmp/g.pb.gz" $popts
@@ -136,6 +137,7 @@ sp_check "SVG is an XML document" grep -q '<svg' "$tmp/g.svg"
 if command -v python3 >/dev/null 2>&1; then
 	ink()
 	{
+		# shellcheck disable=SC2046 # three numbers
 		set -- $(python3 "$SP_SRCDIR/tests/png_ink.py" "$1" 2>/dev/null)
 		[ $# -eq 3 ] && [ "$3" -gt 5000 ] && [ "$3" -gt $(($1 * $2 / 50)) ]
 	}
