@@ -14,7 +14,7 @@
 #   zoom NAME                            the root element's data-zoom attribute
 # With SHOTDIR, PNG screenshots before.png and after.png are written there.
 # Never touches the network (a file: URL, networking features disabled); every
-# wait is bounded and the whole run is killed after 60 seconds.  Exit status 1
+# wait is bounded and the whole run is killed after 120 seconds.  Exit status 1
 # with a message on stderr when the browser fails.
 import base64
 import fcntl
@@ -27,7 +27,7 @@ import sys
 import tempfile
 import time
 
-LIMIT = 60
+LIMIT = 120
 
 
 def fail(msg):
@@ -90,7 +90,7 @@ class Browser:
         msg, self.buf = self.buf.split(b"\0", 1)
         return json.loads(msg)
 
-    def call(self, method, params=None, timeout=15, session=True):
+    def call(self, method, params=None, timeout=30, session=True):
         self.next_id += 1
         msg = {"id": self.next_id, "method": method, "params": params or {}}
         if session and self.session:
@@ -106,7 +106,7 @@ class Browser:
             if "method" in m:
                 self.events.append(m)
 
-    def wait_event(self, method, timeout=15):
+    def wait_event(self, method, timeout=30):
         deadline = time.monotonic() + timeout
         while True:
             for i, m in enumerate(self.events):
