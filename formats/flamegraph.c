@@ -236,7 +236,7 @@ static const char script[] =
 	"  var zs = num(z, 'data-s'), zv = num(z, 'data-v'), zd = num(z, 'data-d'), i;\n"
 	"  for (i = 0; i < frames.length; i++) {\n"
 	"    var g = frames[i], s = num(g, 'data-s'), v = num(g, 'data-v'), d = num(g, 'data-d');\n"
-	"    g.classList.remove('parent'); g.classList.remove('hide');\n"
+	"    g.classList.remove('parent'); g.classList.remove('hide'); g.classList.remove('zoomed');\n"
 	"    if (d < zd && s <= zs && s + v >= zs + zv) {\n"
 	"      g.classList.add('parent'); place(g, XPAD, W);\n"
 	"    } else if (d >= zd && s >= zs && s + v <= zs + zv) {\n"

@@ -236,6 +236,60 @@ char *sp_report_clean_name(char *s)
 	return s;
 }
 
+/* PATH (consumed) made lexically clean, as pprof shows source files (Go's
+ * filepath.Clean): no empty or "." elements, "x/.." removed, ".." at the
+ * start of an absolute path dropped; "" stays "" ("." only for a path that
+ * cleans to nothing). */
+static char *clean_path(char *path)
+{
+	size_t n = strlen(path), r = 0, w = 0, floor = 0;
+	bool rooted = n > 0 && path[0] == '/';
+	char *out;
+
+	if (n == 0)
+		return path;
+	out = sp_xmalloc(n + 2);
+	if (rooted) {
+		out[w++] = '/';
+		r = floor = 1;
+	}
+	while (r < n) {
+		size_t e = r;
+
+		while (e < n && path[e] != '/')
+			e++;
+		if (e == r || (e - r == 1 && path[r] == '.')) {
+			/* empty or "." element */
+		} else if (e - r == 2 && path[r] == '.' && path[r + 1] == '.') {
+			if (w > floor) {
+				/* back to the previous separator */
+				while (w > floor && out[w - 1] != '/')
+					w--;
+				if (w > floor)
+					w--;
+			} else if (!rooted) {
+				/* nothing to remove: keep the ".." */
+				if (w > 0)
+					out[w++] = '/';
+				out[w++] = '.';
+				out[w++] = '.';
+				floor = w;
+			}
+		} else {
+			if (w > (rooted ? 1u : 0u))
+				out[w++] = '/';
+			memcpy(out + w, path + r, e - r);
+			w += e - r;
+		}
+		r = e + 1;
+	}
+	if (w == 0)
+		out[w++] = '.';
+	out[w] = '\0';
+	free(path);
+	return out;
+}
+
 static const char *base_name(const char *path)
 {
 	const char *s = strrchr(path, '/');
@@ -452,6 +506,7 @@ static void frame_components(const sp_profile *p, const sp_location *l, size_t l
 	f = ln->function_id ? sp_profile_function(p, ln->function_id) : NULL;
 	fname = sp_report_clean_name(sp_xstrdup(f ? sp_profile_str(p, f->name) : ""));
 	file = sp_report_clean_name(sp_xstrdup(f ? sp_profile_str(p, f->filename) : ""));
+	file = clean_path(file);
 	frame_names(ln, fname, file, g, sh, first, second, label);
 	free(fname);
 	free(file);

@@ -1,20 +1,22 @@
 #!/bin/sh
 # cli_golden.sh — golden outputs of the readers and writers, plus a pprof round trip.
 #
-# For every line "<input> [options...]" of testdata/golden/LIST, `symprof convert
-# [options] --no-symbolize --format raw|folded` of testdata/profiles/<input> must equal
-# testdata/golden/<input>.<optname>.<format> (regenerate: ./scripts/update-goldens).
+# For every line "[@formats] <input> [options...]" of testdata/golden/LIST, `symprof
+# convert [options] --no-symbolize --format F` of testdata/profiles/<input>, for F in
+# raw and folded or the formats named, must equal testdata/golden/<input>.<optname>.<F>
+# (regenerate: ./scripts/update-goldens).
 # Writing pprof and reading it back must give the same raw dump.  The spec's worked
 # heap_v2 example is also checked against the numbers in spec/FORMATS.md 2.2.
 . "${SP_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}/tests/cli_lib.sh"
 
 golden=$SP_SRCDIR/testdata/golden
-while read -r input opts; do
-	case $input in '' | '#'*) continue ;; esac
+while read -r line; do
+	sp_golden_case "$line" || continue
+	input=$sp_g_input
 	# shellcheck disable=SC2086 # options are words
-	set -- $opts
+	set -- $sp_g_opts
 	name=$input.$(sp_optname "$@")
-	for fmt in raw folded; do
+	for fmt in $sp_g_formats; do
 		want=$golden/$name.$fmt
 		sp_golden_convert "$fmt" "$input" "$@" >"$tmp/got" 2>"$tmp/err"
 		rc=$?

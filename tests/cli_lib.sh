@@ -156,6 +156,30 @@ sp_optname()
 	printf '%s\n' "$@" | sed 's/^-*//; s/[^A-Za-z0-9.=-]/_/g' | paste -sd_ -
 }
 
+# sp_golden_case LINE: splits a line of testdata/golden/LIST, "[@FMT,FMT...] INPUT
+# [OPTIONS...]", into $sp_g_formats (default "raw folded"), $sp_g_input and $sp_g_opts;
+# status 1 for blank and comment lines.
+sp_golden_case()
+{
+	# shellcheck disable=SC2034 # read by the sourcing script
+	sp_g_formats="raw folded"
+	# shellcheck disable=SC2086 # words of the line
+	set -- $1
+	case ${1:-#} in '#'*) return 1 ;; esac
+	case $1 in
+	@*)
+		# shellcheck disable=SC2034
+		sp_g_formats=$(echo "${1#@}" | tr , ' ')
+		shift
+		;;
+	esac
+	sp_g_input=$1
+	shift
+	# shellcheck disable=SC2034
+	sp_g_opts=$*
+	[ -n "$sp_g_input" ]
+}
+
 # sp_golden_convert FORMAT INPUT OPTIONS...: the conversion a golden file records.
 sp_golden_convert()
 {
@@ -163,4 +187,52 @@ sp_golden_convert()
 	sp_in=$2
 	shift 2
 	sp_symprof convert "$@" --no-symbolize --format "$sp_fmt" "$SP_SRCDIR/testdata/profiles/$sp_in"
+}
+
+# The heap fixture (testdata/fixture): sp_fixture_heap DIR builds it into DIR/fix and
+# records the exact "@ heapprofile" dump (every allocation) as DIR/fixture.heap; status 1
+# when either fails (DIR/build.log says why).  sp_fixture_sites lists the allocation
+# sites of fixture.h as "count size leaf" (inner_leaf is inlined into middle and outer).
+sp_fixture_heap()
+{
+	"$SP_SRCDIR/testdata/fixture/build.sh" "$1/fix" >"$1/build.log" 2>&1 || return 1
+	(cd "$1/fix" && env HEAPPROFILE="$1/fixture" ./fixture) >/dev/null 2>&1 &&
+		mv "$1/fixture.0001.heap" "$1/fixture.heap"
+}
+# shellcheck disable=SC2034 # read by the sourcing script
+sp_fixture_sites="10 4096 fixture::alloc_in_main
+5 4000 fixture::fill<int>
+6 8000 fixture::fill<double>
+3 12288 static_alloc
+7 1000 fixture::inner_leaf
+2 5000 (anonymous namespace)::helper
+6 2048 fixshared::shared_alloc
+4 3000 fixplugin::plugin_work
+9 1100 fixture::thread_main
+16 65536 fixture::big_alloc"
+
+# sp_chromium: the headless browser of the flame graph tests (SP_CHROMIUM, else Debian's
+# /usr/bin/chromium); status 1 when there is none.
+sp_chromium()
+{
+	sp_chr=${SP_CHROMIUM:-/usr/bin/chromium}
+	[ -x "$sp_chr" ] && echo "$sp_chr"
+}
+
+# sp_dot_agrees OURS.dot PROFILE PPROF-OPTIONS...: `go tool pprof -dot` of PROFILE with
+# those options draws the same nodes and edges, with the same labels, as OURS.dot
+# (tests/report_dotcmp.py); the differences are printed as diagnostics.
+sp_dot_agrees()
+{
+	sp_ours=$1
+	sp_prof=$2
+	shift 2
+	if ! sp_gopprof -dot -symbolize=none "$@" "$sp_prof" >"$tmp/pprof.dot" 2>"$tmp/err"; then
+		sp_show_err
+		return 1
+	fi
+	python3 "$SP_SRCDIR/tests/report_dotcmp.py" "$sp_ours" "$tmp/pprof.dot" >"$tmp/dotcmp"
+	sp_st=$?
+	sed 's/^# */#   /' "$tmp/dotcmp"
+	return $sp_st
 }

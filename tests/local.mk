@@ -211,3 +211,8 @@ EXTRA_DIST += tests/cli_cpu.sh tests/cli_formats.sh tests/cli_samples.sh
 TESTS += tests/cli_debuginfo.sh
 EXTRA_DIST += tests/cli_debuginfo.sh
 # --- end finding tests ---
+
+# --- graphs and reports end to end (wip-h8) tests ---
+TESTS += tests/cli_reports.sh
+EXTRA_DIST += tests/flamegraph_cdp.py tests/cli_reports.sh tests/png_ink.py
+# --- end graphs and reports end to end (wip-h8) tests ---

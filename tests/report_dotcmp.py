@@ -3,8 +3,8 @@
 # statement by statement: the same node ids with the same label, font size,
 # colours and tooltip, and the same edges with the same label, weight, pen
 # width, colour, style and tooltip.  The legend and layout-free details
-# (attribute order, quoting, line breaks) are ignored.  Prints the first
-# differences; exit status 1 when there are any.
+# (attribute order, quoting, line breaks, continued strings) are ignored.
+# Prints the first differences; exit status 1 when there are any.
 import re
 import sys
 
@@ -15,6 +15,8 @@ ATTR = re.compile(r'(\w+)\s*=\s*("(?:\\.|[^"\\])*"|[^\s,\]]+)')
 
 def parse(text):
     nodes, edges = {}, {}
+    # A backslash before a newline continues a quoted string (cgraph wraps long ones).
+    text = text.replace("\\\n", "")
     for m in STMT.finditer(text):
         a, b, attrs = m.group(1), m.group(2), m.group(3)
         d = {}

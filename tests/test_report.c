@@ -660,6 +660,49 @@ static void test_empty(void)
 	sp_profile_free(p);
 }
 
+/* Source files are shown lexically clean, as pprof shows them (Go's
+ * filepath.Clean), so "./csu/../csu/x.c" and "csu/x.c" are one file. */
+static void test_clean_paths(void)
+{
+	static const struct {
+		const char *file, *want;
+	} cases[] = {
+		{"./csu/../csu/libc-start.c", "csu/libc-start.c"},
+		{"./nptl/./nptl/pthread_create.c", "nptl/nptl/pthread_create.c"},
+		{"/usr//src/../include/a.h", "/usr/include/a.h"},
+		{"/../x.c", "/x.c"},
+		{"../../y.c", "../../y.c"},
+		{"a/b/../../../z.c", "../z.c"},
+		{"w/..", "."},
+	};
+	sp_report_options o;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		sp_profile *p = sp_profile_new();
+		uint64_t f, l;
+		char *t, *want;
+
+		sp_profile_add_sample_type(p, "samples", "count");
+		f = sp_profile_function_for(p, "fn", "fn", cases[i].file, 1);
+		l = add_loc(p, 0, 0x1000, (uint64_t[]){f}, (int64_t[]){7}, 1);
+		sp_profile_add_sample(p, (int64_t[]){1}, &l, 1, NULL, 0);
+		sp_report_options_init(&o);
+		o.granularity = SP_GRAN_LINES;
+		t = run(sp_top_write, p, &o);
+		want = sp_xasprintf("  fn %s:7\n", cases[i].want);
+		TAP_OK(has(t, want), "lines: %s shown as %s", cases[i].file, cases[i].want);
+		free(want);
+		free(t);
+		o.granularity = SP_GRAN_FILES;
+		t = run(sp_top_write, p, &o);
+		want = sp_xasprintf("  %s\n", cases[i].want);
+		TAP_OK(has(t, want), "files: %s shown as %s", cases[i].file, cases[i].want);
+		free(want);
+		free(t);
+		sp_profile_free(p);
+	}
+}
+
 /* Graph labels shorten names like pprof: Java and C++ qualifiers and Go
  * import paths dropped, each remaining qualifier on its own line. */
 static void test_label_names(void)
@@ -910,6 +953,7 @@ int main(void)
 	test_default_nodecount();
 	test_bad_names();
 	test_tag_selection();
+	test_clean_paths();
 	sp_profile_free(p);
 	return tap_done();
 }
