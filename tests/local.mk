@@ -192,3 +192,10 @@ EXTRA_DIST += tests/flamegraph_dom.js tests/report_pprof_gen.py tests/report_dot
 TESTS += tests/test_report tests/test_report_tools.sh tests/test_flamegraph_js.sh \
 	tests/test_flamegraph_browser.sh tests/test_report_pprof.sh
 # --- end reports tests ---
+# --- jit scatter/cli tests ---
+check_PROGRAMS += tests/test_jit_scatter
+tests_test_jit_scatter_SOURCES = tests/test_jit_scatter.c tests/jitfix.c tests/jitfix.h tests/tap.h
+tests_test_jit_scatter_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
+tests_test_jit_scatter_LDADD = $(TEST_LIBS) $(LIBELF_LIBS)
+TESTS += tests/test_jit_scatter
+# --- end jit scatter/cli tests ---
