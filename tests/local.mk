@@ -198,4 +198,8 @@ tests_test_jit_scatter_SOURCES = tests/test_jit_scatter.c tests/jitfix.c tests/j
 tests_test_jit_scatter_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
 tests_test_jit_scatter_LDADD = $(TEST_LIBS) $(LIBELF_LIBS)
 TESTS += tests/test_jit_scatter
+check_PROGRAMS += tests/test_jit_sources
+tests_test_jit_sources_SOURCES = tests/test_jit_sources.c tests/tap.h
+tests_test_jit_sources_LDADD = $(TEST_LIBS)
+TESTS += tests/test_jit_sources
 # --- end jit scatter/cli tests ---
