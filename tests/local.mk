@@ -202,4 +202,6 @@ check_PROGRAMS += tests/test_jit_sources
 tests_test_jit_sources_SOURCES = tests/test_jit_sources.c tests/tap.h
 tests_test_jit_sources_LDADD = $(TEST_LIBS)
 TESTS += tests/test_jit_sources
+dist_check_SCRIPTS += tests/cli_jit.sh
+TESTS += tests/cli_jit.sh
 # --- end jit scatter/cli tests ---
