@@ -6,3 +6,10 @@ BENCH_ARGS =
 bench: symprof$(EXEEXT)
 	SYMPROF=$(abs_top_builddir)/symprof$(EXEEXT) $(SHELL) $(top_srcdir)/bench/run.sh $(BENCH_ARGS)
 .PHONY: bench
+# JIT case (bench/jit.sh, bench/jit.md): make bench-jit BENCH_JIT_ARGS='-a 3'
+EXTRA_DIST += bench/jit.sh bench/jitgen.py bench/jit.md
+BENCH_JIT_ARGS =
+bench-jit: symprof$(EXEEXT) tests/jitload$(EXEEXT)
+	SYMPROF=$(abs_top_builddir)/symprof$(EXEEXT) JITLOAD=$(abs_top_builddir)/tests/jitload$(EXEEXT) \
+		$(SHELL) $(top_srcdir)/bench/jit.sh $(BENCH_JIT_ARGS)
+.PHONY: bench-jit
