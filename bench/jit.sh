@@ -47,7 +47,8 @@ fi
 "$JITLOAD" big.o jd/big 7f3000000000 100 7f4000000000 > placed.txt
 python3 "$here/jitgen.py" heap placed.txt "$frames" jit.heap
 
-nsec=$(readelf -hW big.o | awk -F: '/Number of section headers/ { gsub(/[^0-9()]/, "", $2); print $2 }')
+# e_shnum, or the real count in parentheses when it is 0 (extended numbering)
+nsec=$(readelf -hW big.o | awk -F: '/Number of section headers/ { s = $2; if (s ~ /\(/) { sub(/.*\(/, "", s); sub(/\).*/, "", s); s = s " (extended numbering)" } gsub(/^ +/, "", s); print s }')
 ncode=$(grep -c '^\.text\.' placed.txt)
 naddr=$(wc -l < jit.heap.addrs)
 ndist=$(sort -u jit.heap.addrs | wc -l)
