@@ -13,3 +13,10 @@ BENCH_BATCH_ARGS =
 bench-batch: symprof$(EXEEXT)
 	SYMPROF=$(abs_top_builddir)/symprof$(EXEEXT) $(SHELL) $(top_srcdir)/bench/batch.sh $(BENCH_BATCH_ARGS)
 .PHONY: bench-batch
+# JIT case (bench/jit.sh, bench/jit.md): make bench-jit BENCH_JIT_ARGS='-a 3'
+EXTRA_DIST += bench/jit.sh bench/jitgen.py bench/jit.md
+BENCH_JIT_ARGS =
+bench-jit: symprof$(EXEEXT) tests/jitload$(EXEEXT)
+	SYMPROF=$(abs_top_builddir)/symprof$(EXEEXT) JITLOAD=$(abs_top_builddir)/tests/jitload$(EXEEXT) \
+		$(SHELL) $(top_srcdir)/bench/jit.sh $(BENCH_JIT_ARGS)
+.PHONY: bench-jit

@@ -67,11 +67,11 @@ static int cmp_pending(const void *a, const void *b)
 	return x->loc < y->loc ? -1 : x->loc > y->loc;
 }
 
-/* Name sources without a mapping file, loaded once per call. */
+/* Name sources without a mapping file, the session's (borrowed). */
 typedef struct {
-	sp_jit_index *jit;
-	sp_perf_map *perf;
-	sp_kallsyms *ksyms;
+	const sp_jit_index *jit;
+	const sp_perf_map *perf;
+	const sp_kallsyms *ksyms;
 } sources;
 
 typedef struct {
@@ -344,25 +344,13 @@ static void do_mapping(ctx *c, sp_mapping_report *r, const pending *pend, size_t
 	free(done);
 }
 
-static sp_error *load_sources(const sp_symbolize_options *o, sources *src)
-{
-	sp_error *e = NULL;
-	if (o->n_jit_dirs && (e = sp_jit_index_load(o->jit_dirs, o->n_jit_dirs, &src->jit)))
-		return e;
-	if (o->n_perf_maps && (e = sp_perf_map_load(o->perf_maps, o->n_perf_maps, &src->perf)))
-		return e;
-	if (o->kallsyms && *o->kallsyms && (e = sp_kallsyms_load(o->kallsyms, &src->ksyms)))
-		return e;
-	return NULL;
-}
-
 sp_error *sp_symbolize_profile(sp_symbolizer *s, sp_profile *p, sp_symbolize_report *report)
 {
 	sp_symbolize_report local = {0};
 	if (!report)
 		report = &local;
 	ctx c = {.s = s, .p = p, .o = sp_symbolizer_options(s)};
-	sp_error *err = load_sources(c.o, &c.src);
+	sp_error *err = sp_symbolizer_sources(s, &c.src.jit, &c.src.perf, &c.src.ksyms);
 	if (err)
 		goto out;
 
@@ -392,9 +380,6 @@ sp_error *sp_symbolize_profile(sp_symbolizer *s, sp_profile *p, sp_symbolize_rep
 	}
 	free(pend);
 out:
-	sp_jit_index_free(c.src.jit);
-	sp_perf_map_free(c.src.perf);
-	sp_kallsyms_free(c.src.ksyms);
 	sp_symbolize_report_clear(&local);
 	return err;
 }

@@ -11,10 +11,14 @@
  * (or outside every CU) the ELF symbol tables give the function name.
  *
  * ET_REL objects (code a JIT emitted, with section addresses already set to
- * run-time addresses) are laid out again by libdwfl when it relocates their
- * DWARF; the shift between the lowest allocated sh_addr of the file and the
- * module start libdwfl reports is applied to every address, so callers
- * speak the file's own sh_addr space.
+ * run-time addresses) are laid out again by libdwfl when it reports them:
+ * it moves the module, and re-places sections one by one (aligned, after
+ * the previous one) as soon as some allocated section sits at 0, as the
+ * sections a JIT never loaded do.  So no single shift maps the file's
+ * addresses to libdwfl's: every placed section's own sh_addr is read before
+ * libdwfl touches the headers and paired with the address libdwfl gave that
+ * section, and each address is moved by the delta of the section holding
+ * it.  Callers speak the file's own sh_addr space.
  */
 #include "symbolize/internal.h"
 
@@ -88,6 +92,14 @@ typedef struct {
 	bool sized;          /* st_size was given */
 } fsym;
 
+/* One allocated section of an ET_REL with its own address: file address
+ * A in [lo, hi) is libdwfl address A + delta. */
+typedef struct {
+	uint64_t lo, hi;
+	int64_t delta;
+	size_t ndx;
+} rel_sec;
+
 #define FRAME_BLOCK 4096
 
 struct sp_dwarf {
@@ -108,7 +120,8 @@ struct sp_dwarf {
 	char *debug_path;
 	Dwarf *dw;
 	Dwarf_Addr dwbias;
-	int64_t shift;      /* dwfl address = file address + shift */
+	rel_sec *secs;      /* ET_REL placed sections, sorted by lo */
+	size_t n_secs;
 
 	cu_info *cus;
 	size_t n_cus;
@@ -167,6 +180,7 @@ void sp_dwarf_free(sp_dwarf *d)
 	free(d->cu_ranges);
 	free(d->cu_maxend);
 	free(d->syms);
+	free(d->secs);
 	sp_u64map_free(&d->addr_cache);
 	free(d->results);
 	for (size_t i = 0; i < d->n_blocks; i++)
@@ -248,27 +262,78 @@ static int cmp_cu_range(const void *a, const void *b)
 	return x->cu < y->cu ? -1 : x->cu > y->cu;
 }
 
-/* Lowest address of an allocated section with an address, read before
- * libdwfl changes the in-memory section headers. */
-static bool rel_lowest_addr(int fd, uint64_t *low)
+/* The allocated, non-empty sections of an ET_REL that have an address, read
+ * before libdwfl changes the in-memory section headers; their deltas are
+ * filled in by rel_sections_map. */
+static void rel_sections_read(sp_dwarf *d, int fd)
 {
-	bool found = false;
+	size_t cap = 0;
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf)
-		return false;
+		return;
 	Elf_Scn *scn = NULL;
 	while ((scn = elf_nextscn(elf, scn)) != NULL) {
 		GElf_Shdr sh;
 		if (!gelf_getshdr(scn, &sh))
 			break;
-		if (!(sh.sh_flags & SHF_ALLOC) || sh.sh_addr == 0)
+		if (!(sh.sh_flags & SHF_ALLOC) || sh.sh_addr == 0 || sh.sh_size == 0 ||
+		    sh.sh_addr + sh.sh_size < sh.sh_addr)
 			continue;
-		if (!found || sh.sh_addr < *low)
-			*low = sh.sh_addr;
-		found = true;
+		rel_sec r = {sh.sh_addr, sh.sh_addr + sh.sh_size, 0, elf_ndxscn(scn)};
+		SP_PUSH(d->secs, d->n_secs, cap, r);
 	}
 	elf_end(elf);
-	return found;
+}
+
+static int cmp_rel_sec(const void *a, const void *b)
+{
+	const rel_sec *x = a, *y = b;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->ndx < y->ndx ? -1 : x->ndx > y->ndx;
+}
+
+/* Pairs each section read by rel_sections_read with the address libdwfl
+ * laid it out at (its in-memory header plus the module bias, the address
+ * its symbols and relocated DWARF use). */
+static void rel_sections_map(sp_dwarf *d)
+{
+	GElf_Addr ebias = 0;
+	Elf *elf = dwfl_module_getelf(d->mod, &ebias);
+	size_t k = 0;
+	for (size_t i = 0; elf && i < d->n_secs; i++) {
+		GElf_Shdr sh;
+		Elf_Scn *scn = elf_getscn(elf, d->secs[i].ndx);
+		if (!scn || !gelf_getshdr(scn, &sh))
+			continue;
+		d->secs[i].delta = (int64_t)(sh.sh_addr + ebias - d->secs[i].lo);
+		d->secs[k++] = d->secs[i];
+	}
+	d->n_secs = k;
+	qsort(d->secs, d->n_secs, sizeof(*d->secs), cmp_rel_sec);
+}
+
+/* The libdwfl address of file address ADDR: through the section holding it
+ * in an ET_REL with placed sections (false when none holds it), else the
+ * same address. */
+static bool to_dwfl(const sp_dwarf *d, uint64_t addr, uint64_t *out)
+{
+	if (!d->n_secs) {
+		*out = addr;
+		return true;
+	}
+	size_t lo = 0, hi = d->n_secs;
+	while (lo < hi) { /* first with secs.lo > addr */
+		size_t mid = lo + (hi - lo) / 2;
+		if (d->secs[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || addr >= d->secs[lo - 1].hi)
+		return false;
+	*out = addr + (uint64_t)d->secs[lo - 1].delta;
+	return true;
 }
 
 static void index_cus(sp_dwarf *d)
@@ -318,8 +383,6 @@ static sp_error *open_module(sp_dwarf *d)
 	elf_version(EV_CURRENT);
 	GElf_Ehdr eh;
 	int etype = -1;
-	uint64_t rel_low = 0;
-	bool have_rel_low = false;
 	{
 		Elf *elf = elf_begin(d->fd, ELF_C_READ_MMAP, NULL);
 		if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
@@ -331,7 +394,7 @@ static sp_error *open_module(sp_dwarf *d)
 		elf_end(elf);
 	}
 	if (etype == ET_REL)
-		have_rel_low = rel_lowest_addr(d->fd, &rel_low);
+		rel_sections_read(d, d->fd);
 
 	/* ":.debug:DIR..." — the binary's own dir, its .debug/, then each
 	 * debug dir (libdwfl's default list when none is given). */
@@ -359,11 +422,10 @@ static sp_error *open_module(sp_dwarf *d)
 		return sp_error_new(SP_E_LIBDW, "%s: %s", d->path, dwfl_errmsg(-1));
 
 	void **ud;
-	Dwarf_Addr mlow = 0;
-	dwfl_module_info(d->mod, &ud, &mlow, NULL, NULL, NULL, NULL, NULL);
+	dwfl_module_info(d->mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
 	*ud = d;
-	if (etype == ET_REL && have_rel_low)
-		d->shift = (int64_t)(mlow - rel_low);
+	if (etype == ET_REL)
+		rel_sections_map(d);
 
 	d->dw = dwfl_module_getdwarf(d->mod, &d->dwbias);
 	/* libdwfl relocates an ET_REL's DWARF to the module's own layout: its
@@ -758,9 +820,13 @@ static const sp_frame *keep_frames(sp_dwarf *d, const sp_frame *f, size_t n)
 
 static size_t resolve_uncached(sp_dwarf *d, uint64_t addr, sp_frame **out)
 {
-	uint64_t dwfl_addr = addr + (uint64_t)d->shift;
+	uint64_t dwfl_addr;
 	const char *symname = NULL;
 	size_t n = 0;
+
+	*out = d->scratch;
+	if (!to_dwfl(d, addr, &dwfl_addr))
+		return 0;
 
 	cu_info *ci = d->dw ? find_cu(d, dwfl_addr - d->dwbias) : NULL;
 	if (ci) {

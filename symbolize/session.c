@@ -41,6 +41,13 @@ struct sp_symbolizer {
 	size_t n_keys, cap_keys;
 	sp_idxset key_index;
 	sp_finder *finder; /* created at first use */
+
+	/* name sources without a file, loaded at first use */
+	bool sources_loaded;
+	sp_error *sources_err;
+	sp_jit_index *jit;
+	sp_perf_map *perf;
+	sp_kallsyms *ksyms;
 };
 
 static const char *keep_str(sp_symbolizer *s, const char *str)
@@ -113,6 +120,10 @@ void sp_symbolizer_free(sp_symbolizer *s)
 	free(s->keys);
 	sp_idxset_free(&s->key_index);
 	sp_finder_free(s->finder);
+	sp_jit_index_free(s->jit);
+	sp_perf_map_free(s->perf);
+	sp_kallsyms_free(s->ksyms);
+	sp_error_free(s->sources_err);
 	for (size_t i = 0; i < s->n_strs; i++)
 		free(s->strs[i]);
 	free(s->strs);
@@ -132,6 +143,37 @@ sp_finder *sp_symbolizer_finder(sp_symbolizer *s)
 	if (!s->finder)
 		s->finder = sp_finder_new(&s->opts);
 	return s->finder;
+}
+
+static sp_error *load_sources(sp_symbolizer *s)
+{
+	const sp_symbolize_options *o = &s->opts;
+	sp_error *e = NULL;
+	if (o->n_jit_dirs && (e = sp_jit_index_load(o->jit_dirs, o->n_jit_dirs, &s->jit)))
+		return e;
+	if (o->n_perf_maps && (e = sp_perf_map_load(o->perf_maps, o->n_perf_maps, &s->perf)))
+		return e;
+	if (o->kallsyms && *o->kallsyms && (e = sp_kallsyms_load(o->kallsyms, &s->ksyms)))
+		return e;
+	return NULL;
+}
+
+sp_error *sp_symbolizer_sources(sp_symbolizer *s, const sp_jit_index **jit,
+				const sp_perf_map **perf, const sp_kallsyms **ksyms)
+{
+	if (!s->sources_loaded) {
+		s->sources_loaded = true;
+		s->sources_err = load_sources(s);
+	}
+	*jit = s->jit;
+	*perf = s->perf;
+	*ksyms = s->ksyms;
+	if (!s->sources_err)
+		return NULL;
+	char *msg = sp_error_string(s->sources_err);
+	sp_error *e = sp_error_new(sp_error_root_code(s->sources_err), "%s", msg);
+	free(msg);
+	return e;
 }
 
 typedef struct {

@@ -216,3 +216,16 @@ EXTRA_DIST += tests/cli_debuginfo.sh
 TESTS += tests/cli_reports.sh
 EXTRA_DIST += tests/flamegraph_cdp.py tests/cli_reports.sh tests/png_ink.py
 # --- end graphs and reports end to end (wip-h8) tests ---
+# --- jit scatter/cli tests ---
+check_PROGRAMS += tests/test_jit_scatter
+tests_test_jit_scatter_SOURCES = tests/test_jit_scatter.c tests/jitfix.c tests/jitfix.h tests/tap.h
+tests_test_jit_scatter_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
+tests_test_jit_scatter_LDADD = $(TEST_LIBS) $(LIBELF_LIBS)
+TESTS += tests/test_jit_scatter
+check_PROGRAMS += tests/test_jit_sources
+tests_test_jit_sources_SOURCES = tests/test_jit_sources.c tests/tap.h
+tests_test_jit_sources_LDADD = $(TEST_LIBS)
+TESTS += tests/test_jit_sources
+dist_check_SCRIPTS += tests/cli_jit.sh
+TESTS += tests/cli_jit.sh
+# --- end jit scatter/cli tests ---
