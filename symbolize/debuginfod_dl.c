@@ -2,8 +2,8 @@
  *
  * Linking libdebuginfod pulls in libcurl and some thirty libraries behind
  * it (TLS, Kerberos, LDAP...), which the dynamic loader maps and relocates
- * at every start: about 7 ms of a one-address lookup that takes 25-35 ms
- * otherwise.  It is only needed when DEBUGINFOD_URLS is set, so these
+ * at every start: about 7 ms, on a one-address lookup of 25-35 ms in
+ * all.  It is only needed when DEBUGINFOD_URLS is set, so these
  * functions stand in for the library's under the same names and open
  * libdebuginfod.so.1 with dlopen at debuginfod_begin, as libdwfl does for
  * itself.  The handle we return wraps the library's client together with

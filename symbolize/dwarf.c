@@ -4,11 +4,13 @@
  * at the first address.  Compile-unit ranges are indexed from every CU DIE
  * (DW_AT_low_pc/high_pc/ranges; .debug_aranges is not trusted because Go
  * binaries and JIT objects lack it).  The first address that falls in a CU
- * makes us walk that CU's DIE tree once, collecting subprograms and their
- * inlined_subroutine trees as sorted range tables, and decode its line
- * table once; every later address is a few binary searches.  Names,
- * demangled names and whole results per address are cached.  Without DWARF
- * (or outside every CU) the ELF symbol tables give the function name.
+ * makes us walk that CU's DIE tree once (over its raw bytes, with libdw's
+ * abbreviations; libdw gives only the ranges of functions), collecting
+ * subprograms and their inlined_subroutine trees as sorted range tables,
+ * and decode its line table once; every later address is a few binary
+ * searches.  Names, demangled names and whole results per address are
+ * cached.  Without DWARF (or outside every CU) the ELF symbol tables give
+ * the function name.
  *
  * ET_REL objects (code a JIT emitted, with section addresses already set to
  * run-time addresses) are laid out again by libdwfl when it relocates their
