@@ -29,7 +29,6 @@ typedef const char *(*get_url_fn)(debuginfod_client *);
 typedef void (*end_fn)(debuginfod_client *);
 
 struct debuginfod_client {
-	void *dl;
 	debuginfod_client *real; /* the library's own client */
 	void *user;
 	debuginfod_progressfn_t progress;
@@ -61,7 +60,6 @@ debuginfod_client *debuginfod_begin(void)
 	if (!dl)
 		return NULL;
 	debuginfod_client *w = sp_xcalloc(1, sizeof(*w));
-	w->dl = dl;
 	begin_fn begin = (begin_fn)dlsym(dl, "debuginfod_begin");
 	w->find_debuginfo = (find_fn)dlsym(dl, "debuginfod_find_debuginfo");
 	w->find_executable = (find_fn)dlsym(dl, "debuginfod_find_executable");
@@ -71,10 +69,13 @@ debuginfod_client *debuginfod_begin(void)
 	w->get_url = (get_url_fn)dlsym(dl, "debuginfod_get_url");
 	w->end = (end_fn)dlsym(dl, "debuginfod_end");
 	if (!begin || !w->find_debuginfo || !w->find_executable || !w->set_progressfn ||
-	    !w->set_user_data || !w->get_user_data || !w->get_url || !w->end ||
-	    !(w->real = begin())) {
+	    !w->set_user_data || !w->get_user_data || !w->get_url || !w->end) {
 		dlclose(dl);
 		free(w);
+		return NULL;
+	}
+	if (!(w->real = begin())) {
+		free(w); /* the library stays loaded: see debuginfod_end */
 		return NULL;
 	}
 	w->set_user_data(w->real, w);
@@ -118,7 +119,8 @@ void debuginfod_end(debuginfod_client *w)
 {
 	if (!w)
 		return;
+	/* The library is not closed: libcurl behind it keeps process-wide state
+	 * (its global init) that must stay mapped, as libdwfl leaves it too. */
 	w->end(w->real);
-	dlclose(w->dl);
 	free(w);
 }
