@@ -29,15 +29,156 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Output goes to a buffer of ours and then straight to write(2): at a
+ * million addresses stdio's per-call locking and copying cost more than
+ * the lookups. */
+typedef struct {
+	char *buf;
+	size_t len, cap;
+	int fd;
+	int err; /* errno of the first failed write; output stops there */
+} outbuf;
+
+/* Output text per address, kept in one open-addressing table of slots
+ * that each fit in a cache line with their neighbours (len 0: empty). */
+typedef struct {
+	uint64_t addr;
+	uint32_t off, len; /* into sym_ctx.text */
+} text_slot;
+
 typedef struct {
 	bool print_addr, json;
 	bool relative;
 	uint64_t rel_adjust; /* added to every address with --relative */
 	sp_object *obj;
-	FILE *out;
-	sp_u64map cache; /* address -> offset << 24 | length in text */
+	outbuf out;
+	text_slot *slots;
+	size_t n_slots, cap_slots; /* cap: a power of two */
 	sp_buf text;
 } sym_ctx;
+
+static void out_flush(outbuf *o)
+{
+	size_t done = 0;
+	while (done < o->len && !o->err) {
+		ssize_t w = write(o->fd, o->buf + done, o->len - done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			o->err = w < 0 ? errno : EIO;
+		else
+			done += (size_t)w;
+	}
+	o->len = 0;
+}
+
+#define OUT_FLUSH_AT ((size_t)1 << 20)
+
+static void out_put(outbuf *o, const char *p, size_t n)
+{
+	if (o->len + n > o->cap) {
+		out_flush(o);
+		if (n > o->cap) {
+			o->cap = n;
+			o->buf = sp_xrealloc(o->buf, o->cap);
+		}
+	}
+	memcpy(o->buf + o->len, p, n);
+	o->len += n;
+}
+
+static const unsigned char *hex_digits(void)
+{
+	static const unsigned char t[256] = {
+#define D16(x) x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x
+		D16(0xff), D16(0xff), D16(0xff),
+		0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0xff, 10, 11, 12, 13, 14, 15, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		D16(0xff),
+		0xff, 10, 11, 12, 13, 14, 15, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		D16(0xff), D16(0xff), D16(0xff), D16(0xff), D16(0xff), D16(0xff), D16(0xff),
+		D16(0xff), D16(0xff),
+#undef D16
+	};
+	return t;
+}
+
+/* Hex number with optional 0x/0X, at least one digit, no overflow: the
+ * same language as sp_parse_u64 base 16, one table look-up a digit and
+ * the checks once at the end (a non-digit maps to 0xff). */
+static bool parse_hex(const char *s, const char *end, uint64_t *out)
+{
+	const unsigned char *t = hex_digits();
+	if (end - s >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		s += 2;
+	if (s >= end)
+		return false;
+	while (end - s > 16 && *s == '0')
+		s++;
+	if (end - s > 16)
+		return false;
+	uint64_t v = 0;
+	unsigned bad = 0;
+	for (; s < end; s++) {
+		unsigned d = t[(unsigned char)*s];
+		bad |= d;
+		v = v << 4 | (d & 15);
+	}
+	if (bad > 15)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* "0x" and 16 hex digits, as addr2line -a prints an address. */
+static void put_addr16(outbuf *o, uint64_t a)
+{
+	char b[19];
+	b[0] = '0';
+	b[1] = 'x';
+	for (int i = 17; i >= 2; i--, a >>= 4)
+		b[i] = "0123456789abcdef"[a & 15];
+	b[18] = '\n';
+	out_put(o, b, sizeof(b));
+}
+
+static size_t slot_of(const sym_ctx *c, uint64_t addr)
+{
+	return (size_t)((addr * 0x9e3779b97f4a7c15ULL) >> 32) & (c->cap_slots - 1);
+}
+
+static const text_slot *cache_get(const sym_ctx *c, uint64_t addr)
+{
+	if (!c->cap_slots)
+		return NULL;
+	for (size_t i = slot_of(c, addr);; i = (i + 1) & (c->cap_slots - 1)) {
+		const text_slot *t = &c->slots[i];
+		if (!t->len)
+			return NULL;
+		if (t->addr == addr)
+			return t;
+	}
+}
+
+static void cache_put(sym_ctx *c, uint64_t addr, uint32_t off, uint32_t len)
+{
+	if ((c->n_slots + 1) * 4 >= c->cap_slots * 3) {
+		size_t old = c->cap_slots;
+		text_slot *os = c->slots;
+		c->cap_slots = old ? old * 2 : 1024;
+		c->slots = sp_xcalloc(c->cap_slots, sizeof(*c->slots));
+		c->n_slots = 0;
+		for (size_t i = 0; i < old; i++)
+			if (os[i].len)
+				cache_put(c, os[i].addr, os[i].off, os[i].len);
+		free(os);
+	}
+	size_t i = slot_of(c, addr);
+	while (c->slots[i].len)
+		i = (i + 1) & (c->cap_slots - 1);
+	c->slots[i] = (text_slot){addr, off, len};
+	c->n_slots++;
+}
 
 static void usage(FILE *f)
 {
@@ -131,7 +272,7 @@ static void format_frames(const sym_ctx *c, const sp_frame *fr, size_t n, sp_buf
 
 static void print_one(sym_ctx *c, const char *text, size_t len)
 {
-	uint64_t addr, v;
+	uint64_t addr;
 	const sp_frame *fr = NULL;
 	size_t n = 0;
 	while (len && (text[len - 1] == '\r' || text[len - 1] == ' ' || text[len - 1] == '\t'))
@@ -140,24 +281,25 @@ static void print_one(sym_ctx *c, const char *text, size_t len)
 		text++;
 		len--;
 	}
-	bool ok = sp_parse_u64(text, text + len, 16, &addr);
+	bool ok = parse_hex(text, text + len, &addr);
 	if (ok && c->relative)
 		addr += c->rel_adjust;
 	if (c->json) {
-		fputs("{\"address\":", c->out);
-		if (ok)
-			fprintf(c->out, "\"0x%" PRIx64 "\"", addr);
-		else
-			fputs("\"\"", c->out);
-		fputs(",\"frames\":", c->out);
+		char a[48];
+		int k = ok ? snprintf(a, sizeof(a), "{\"address\":\"0x%" PRIx64 "\",\"frames\":", addr)
+			   : snprintf(a, sizeof(a), "{\"address\":\"\",\"frames\":");
+		out_put(&c->out, a, (size_t)k);
 	} else if (c->print_addr) {
-		if (ok)
-			fprintf(c->out, "0x%016" PRIx64 "\n", addr);
-		else
-			fprintf(c->out, "%.*s\n", (int)len, text);
+		if (ok) {
+			put_addr16(&c->out, addr);
+		} else {
+			out_put(&c->out, text, len);
+			out_put(&c->out, "\n", 1);
+		}
 	}
-	if (ok && sp_u64map_get(&c->cache, addr, &v)) {
-		fwrite(c->text.data + (v >> 24), 1, v & 0xffffff, c->out);
+	const text_slot *t = ok ? cache_get(c, addr) : NULL;
+	if (t) {
+		out_put(&c->out, c->text.data + t->off, t->len);
 	} else {
 		if (ok) {
 			sp_error *e = sp_object_resolve(c->obj, addr, &fr, &n);
@@ -169,14 +311,14 @@ static void print_one(sym_ctx *c, const char *text, size_t len)
 		size_t off = c->text.len;
 		format_frames(c, fr, n, &c->text);
 		size_t tl = c->text.len - off;
-		fwrite(c->text.data + off, 1, tl, c->out);
+		out_put(&c->out, c->text.data + off, tl);
 		if (ok && c->text.len < TEXT_CACHE_MAX && tl < 0xffffff)
-			sp_u64map_put(&c->cache, addr, (uint64_t)off << 24 | tl);
+			cache_put(c, addr, (uint32_t)off, (uint32_t)tl);
 		else
 			c->text.len = off;
 	}
 	if (c->json)
-		fputs("}\n", c->out);
+		out_put(&c->out, "}\n", 2);
 }
 
 /* Reads stdin in blocks; flushes the output before any read that could
@@ -190,7 +332,7 @@ static int run_stdin(sym_ctx *c)
 			cap *= 2;
 			buf = sp_xrealloc(buf, cap);
 		}
-		fflush(c->out);
+		out_flush(&c->out);
 		ssize_t got = read(STDIN_FILENO, buf + len, cap - len);
 		if (got < 0 && errno == EINTR)
 			continue;
@@ -209,6 +351,8 @@ static int run_stdin(sym_ctx *c)
 				break;
 			print_one(c, buf + start, (size_t)(nl - (buf + start)));
 			start = (size_t)(nl - buf) + 1;
+			if (c->out.len >= OUT_FLUSH_AT)
+				out_flush(&c->out);
 		}
 		memmove(buf, buf + start, len - start);
 		len -= start;
@@ -237,7 +381,7 @@ int cmd_symbolize(int argc, char **argv)
 	const char *exe = "a.out";
 	const char **dirs = NULL;
 	size_t n_dirs = 0, cap_dirs = 0;
-	sym_ctx c = {.out = stdout};
+	sym_ctx c = {.out = {.fd = STDOUT_FILENO}};
 	sp_symbolize_options o = {.demangle = SP_DEMANGLE_NONE};
 	int opt, rc = 0;
 
@@ -301,19 +445,22 @@ int cmd_symbolize(int argc, char **argv)
 			c.rel_adjust = low->vaddr - low->offset;
 	}
 
-	static char obuf[1 << 16];
-	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
+	fflush(stdout);
+	c.out.cap = OUT_FLUSH_AT + (OUT_FLUSH_AT >> 2);
+	c.out.buf = sp_xmalloc(c.out.cap);
 	if (optind < argc) {
 		for (int i = optind; i < argc; i++)
 			print_one(&c, argv[i], strlen(argv[i]));
 	} else {
 		rc = run_stdin(&c);
 	}
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "symprof symbolize: writing output: %s\n", strerror(errno));
+	out_flush(&c.out);
+	if (c.out.err) {
+		fprintf(stderr, "symprof symbolize: writing output: %s\n", strerror(c.out.err));
 		rc = 1;
 	}
-	sp_u64map_free(&c.cache);
+	free(c.out.buf);
+	free(c.slots);
 	sp_buf_free(&c.text);
 	sp_symbolizer_free(s);
 	return rc;

@@ -4,11 +4,13 @@
  * at the first address.  Compile-unit ranges are indexed from every CU DIE
  * (DW_AT_low_pc/high_pc/ranges; .debug_aranges is not trusted because Go
  * binaries and JIT objects lack it).  The first address that falls in a CU
- * makes us walk that CU's DIE tree once, collecting subprograms and their
- * inlined_subroutine trees as sorted range tables, and decode its line
- * table once; every later address is a few binary searches.  Names,
- * demangled names and whole results per address are cached.  Without DWARF
- * (or outside every CU) the ELF symbol tables give the function name.
+ * makes us walk that CU's DIE tree once (over its raw bytes, with libdw's
+ * abbreviations; libdw gives only the ranges of functions), collecting
+ * subprograms and their inlined_subroutine trees as sorted range tables,
+ * and decode its line table once; every later address is a few binary
+ * searches.  Names, demangled names and whole results per address are
+ * cached.  Without DWARF (or outside every CU) the ELF symbol tables give
+ * the function name.
  *
  * ET_REL objects (code a JIT emitted, with section addresses already set to
  * run-time addresses) are laid out again by libdwfl when it reports them:
@@ -64,6 +66,7 @@ typedef struct {
 
 typedef struct {
 	Dwarf_Die die;
+	Dwarf_Off end; /* offset of the next unit */
 	bool loaded;
 	line_row *lines;
 	size_t n_lines;
@@ -346,6 +349,7 @@ static void index_cus(sp_dwarf *d)
 		if (dwarf_offdie(d->dw, off + hsize, &cudie) != NULL) {
 			cu_info ci = {0};
 			ci.die = cudie;
+			ci.end = next;
 			uint32_t idx = (uint32_t)d->n_cus;
 			bool any = false;
 			Dwarf_Addr base, lo, hi;
@@ -500,6 +504,292 @@ static void walk(cu_info *ci, Dwarf_Die *parent_die, uint32_t parent, int depth)
 	} while (dwarf_siblingof(&child, &child) == 0);
 }
 
+/* The same walk over the raw bytes of the unit: a DIE that is not a
+ * subprogram or inlined subroutine with code costs an abbreviation look-up
+ * and a skip over its attribute bytes, where libdw's sibling step decodes
+ * every attribute.  libdw still gives the ranges of the DIEs that may have
+ * code, and nodes and ranges come out in the same (pre-)order as walk()'s.
+ * Anything this does not know (DW_FORM_indirect, a vendor form, bytes
+ * past the unit) makes it return false: the caller then resets the tables
+ * and walks with libdw. */
+
+typedef struct {
+	uint16_t tag;
+	bool children;
+	bool pc;            /* may have ranges: low_pc, high_pc, ranges, or an origin */
+	int32_t fixed;      /* size of the attributes when every form is fixed, else -1 */
+	uint32_t first, n;  /* its forms in raw_walk.forms */
+} raw_abbrev;
+
+typedef struct {
+	raw_abbrev *ab;     /* by code; tag 0: no such code */
+	size_t n_ab;
+	uint16_t *forms;
+	size_t n_forms, cap_forms;
+	uint8_t asz, osz;
+	Dwarf_Half version;
+} raw_walk;
+
+/* Size of FORM when it does not depend on the bytes, else -1; -2 unknown. */
+static int form_fixed_size(const raw_walk *w, unsigned form)
+{
+	switch (form) {
+	case DW_FORM_flag_present:
+	case DW_FORM_implicit_const:
+		return 0;
+	case DW_FORM_addr:
+		return w->asz;
+	case DW_FORM_data1:
+	case DW_FORM_ref1:
+	case DW_FORM_flag:
+	case DW_FORM_strx1:
+	case DW_FORM_addrx1:
+		return 1;
+	case DW_FORM_data2:
+	case DW_FORM_ref2:
+	case DW_FORM_strx2:
+	case DW_FORM_addrx2:
+		return 2;
+	case DW_FORM_strx3:
+	case DW_FORM_addrx3:
+		return 3;
+	case DW_FORM_data4:
+	case DW_FORM_ref4:
+	case DW_FORM_strx4:
+	case DW_FORM_addrx4:
+	case DW_FORM_ref_sup4:
+		return 4;
+	case DW_FORM_data8:
+	case DW_FORM_ref8:
+	case DW_FORM_ref_sig8:
+	case DW_FORM_ref_sup8:
+		return 8;
+	case DW_FORM_data16:
+		return 16;
+	case DW_FORM_strp:
+	case DW_FORM_line_strp:
+	case DW_FORM_sec_offset:
+	case DW_FORM_strp_sup:
+	case DW_FORM_GNU_ref_alt:
+	case DW_FORM_GNU_strp_alt:
+		return w->osz;
+	case DW_FORM_ref_addr:
+		return w->version <= 2 ? w->asz : w->osz;
+	case DW_FORM_udata:
+	case DW_FORM_sdata:
+	case DW_FORM_ref_udata:
+	case DW_FORM_strx:
+	case DW_FORM_addrx:
+	case DW_FORM_rnglistx:
+	case DW_FORM_loclistx:
+	case DW_FORM_GNU_addr_index:
+	case DW_FORM_GNU_str_index:
+	case DW_FORM_string:
+	case DW_FORM_block1:
+	case DW_FORM_block2:
+	case DW_FORM_block4:
+	case DW_FORM_block:
+	case DW_FORM_exprloc:
+		return -1;
+	default:
+		return -2;
+	}
+}
+
+static bool raw_uleb(const unsigned char **pp, const unsigned char *end, uint64_t *v)
+{
+	const unsigned char *p = *pp;
+	uint64_t r = 0;
+	for (unsigned shift = 0; p < end; shift += 7) {
+		unsigned char b = *p++;
+		if (shift < 64)
+			r |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			*pp = p;
+			*v = r;
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool raw_skip(const unsigned char **pp, const unsigned char *end, size_t n)
+{
+	if ((size_t)(end - *pp) < n)
+		return false;
+	*pp += n;
+	return true;
+}
+
+static bool raw_skip_form(const raw_walk *w, unsigned form, const unsigned char **pp,
+			  const unsigned char *end)
+{
+	int fs = form_fixed_size(w, form);
+	uint64_t v;
+	if (fs >= 0)
+		return raw_skip(pp, end, (size_t)fs);
+	switch (form) {
+	case DW_FORM_string: {
+		const unsigned char *z = memchr(*pp, 0, (size_t)(end - *pp));
+		if (!z)
+			return false;
+		*pp = z + 1;
+		return true;
+	}
+	case DW_FORM_block1:
+		if (end - *pp < 1)
+			return false;
+		v = (*pp)[0];
+		*pp += 1;
+		return raw_skip(pp, end, v);
+	case DW_FORM_block:
+	case DW_FORM_exprloc:
+		return raw_uleb(pp, end, &v) && raw_skip(pp, end, v);
+	case DW_FORM_block2: /* lengths in the file's byte order: left to libdw */
+	case DW_FORM_block4:
+		return false;
+	default:
+		return fs == -1 && raw_uleb(pp, end, &v);
+	}
+}
+
+static bool raw_abbrevs(raw_walk *w, Dwarf_Die *cudie)
+{
+	size_t cap_ab = 0;
+	Dwarf_Off off = 0;
+	for (;;) {
+		size_t len = 0;
+		Dwarf_Abbrev *a = dwarf_getabbrev(cudie, off, &len);
+		if (a == DWARF_END_ABBREV)
+			return true;
+		if (!a || len == 0)
+			return false;
+		off += len;
+		unsigned code = dwarf_getabbrevcode(a);
+		if (code == 0 || code > (1u << 20))
+			return false;
+		if (code >= cap_ab) {
+			size_t nc = cap_ab ? cap_ab : 64;
+			while (nc <= code)
+				nc *= 2;
+			w->ab = sp_xreallocarray(w->ab, nc, sizeof(*w->ab));
+			memset(w->ab + cap_ab, 0, (nc - cap_ab) * sizeof(*w->ab));
+			cap_ab = nc;
+		}
+		raw_abbrev *r = &w->ab[code];
+		if (code >= w->n_ab)
+			w->n_ab = code + 1;
+		r->tag = (uint16_t)dwarf_getabbrevtag(a);
+		if (r->tag == 0)
+			return false;
+		r->children = dwarf_abbrevhaschildren(a) > 0;
+		r->pc = false;
+		r->fixed = 0;
+		r->first = (uint32_t)w->n_forms;
+		/* Attributes up to the terminating pair: dwarf_getattrcnt of
+		 * elfutils 0.188 says 8 for an abbreviation of 7 that has two
+		 * DW_FORM_implicit_const. */
+		for (size_t i = 0;; i++) {
+			unsigned name, form;
+			Dwarf_Sword data;
+			if (dwarf_getabbrevattr_data(a, i, &name, &form, &data, NULL) != 0)
+				break;
+			int fs = form_fixed_size(w, form);
+			if (fs == -2)
+				return false;
+			if (fs < 0 || r->fixed < 0)
+				r->fixed = -1;
+			else
+				r->fixed += fs;
+			if (name == DW_AT_low_pc || name == DW_AT_high_pc || name == DW_AT_ranges ||
+			    name == DW_AT_abstract_origin || name == DW_AT_specification)
+				r->pc = true;
+			SP_PUSH(w->forms, w->n_forms, w->cap_forms, (uint16_t)form);
+		}
+		r->n = (uint32_t)(w->n_forms - r->first);
+	}
+}
+
+#define RAW_DEAD UINT32_MAX
+#define RAW_MAX_LEVEL 201 /* walk() stops below this nesting level */
+
+static bool raw_walk_cu(Dwarf *dw, cu_info *ci, raw_walk *w)
+{
+	Dwarf_Die *cudie = &ci->die;
+	Dwarf_Die tmp;
+	if (!dwarf_cu_die(cudie->cu, &tmp, &w->version, NULL, &w->asz, &w->osz, NULL, NULL))
+		return false;
+	if (!raw_abbrevs(w, cudie))
+		return false;
+	Dwarf_Off base = dwarf_dieoffset(cudie);
+	if (ci->end <= base || !cudie->addr)
+		return false;
+	const unsigned char *start = cudie->addr, *p = start, *end = start + (ci->end - base);
+	uint32_t ctx[RAW_MAX_LEVEL + 2];
+	size_t level = 0;
+	for (;;) {
+		Dwarf_Off off = base + (Dwarf_Off)(p - start);
+		uint64_t code;
+		if (!raw_uleb(&p, end, &code))
+			return level == 0 ? false : p >= end; /* unterminated: as libdw */
+		if (code == 0) {
+			if (level == 0)
+				return false;
+			if (--level == 0)
+				return true;
+			continue;
+		}
+		if (code >= w->n_ab || w->ab[code].tag == 0)
+			return false;
+		const raw_abbrev *a = &w->ab[code];
+		if (a->fixed >= 0) {
+			if (!raw_skip(&p, end, (size_t)a->fixed))
+				return false;
+		} else {
+			for (uint32_t i = 0; i < a->n; i++)
+				if (!raw_skip_form(w, w->forms[a->first + i], &p, end))
+					return false;
+		}
+		uint32_t child_ctx = RAW_DEAD;
+		if (level == 0) {
+			child_ctx = 0; /* the unit DIE: its children hang on the root */
+		} else {
+			uint32_t parent = level <= RAW_MAX_LEVEL ? ctx[level] : RAW_DEAD;
+			if (parent == RAW_DEAD) {
+				/* nothing below is collected */
+			} else if (a->tag == DW_TAG_subprogram || a->tag == DW_TAG_inlined_subroutine) {
+				uint32_t node = 0;
+				uint32_t up = a->tag == DW_TAG_subprogram ? 0 : parent;
+				Dwarf_Die die;
+				if (a->pc && dwarf_offdie(dw, off, &die)) {
+					Dwarf_Addr rbase, lo, hi;
+					ptrdiff_t it = 0;
+					while ((it = dwarf_ranges(&die, it, &rbase, &lo, &hi)) > 0) {
+						if (lo >= hi)
+							continue;
+						if (!node)
+							node = add_node(ci, &die, up);
+						fn_range r = {lo, hi, up, node};
+						SP_PUSH(ci->ranges, ci->n_ranges, ci->cap_ranges, r);
+					}
+				}
+				if (node)
+					child_ctx = node;
+			} else if (!skip_children(a->tag)) {
+				child_ctx = parent;
+			}
+		}
+		if (!a->children) {
+			if (level == 0)
+				return true;
+			continue;
+		}
+		level++;
+		if (level <= RAW_MAX_LEVEL)
+			ctx[level] = child_ctx;
+	}
+}
+
 static int cmp_fn_range(const void *a, const void *b)
 {
 	const fn_range *x = a, *y = b;
@@ -565,7 +855,14 @@ static void load_cu(sp_dwarf *d, cu_info *ci)
 
 	fn_node root = {0};
 	SP_PUSH(ci->nodes, ci->n_nodes, ci->cap_nodes, root);
-	walk(ci, &ci->die, 0, 0);
+	raw_walk w = {0};
+	if (!raw_walk_cu(d->dw, ci, &w)) {
+		ci->n_nodes = 1;
+		ci->n_ranges = 0;
+		walk(ci, &ci->die, 0, 0);
+	}
+	free(w.ab);
+	free(w.forms);
 	if (ci->n_ranges > 1) /* qsort must not get NULL, and empty tables may be */
 		qsort(ci->ranges, ci->n_ranges, sizeof(*ci->ranges), cmp_fn_range);
 	for (size_t i = 0; i < ci->n_ranges;) {

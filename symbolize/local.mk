@@ -6,6 +6,7 @@ symbolize_libsymbolize_la_SOURCES = \
 	symbolize/loadbase.c \
 	symbolize/elfinfo.c \
 	symbolize/find.c \
+	symbolize/debuginfod_dl.c \
 	symbolize/demangle.c \
 	symbolize/session.c \
 	symbolize/apply.c \
@@ -15,4 +16,4 @@ symbolize_libsymbolize_la_SOURCES = \
 	symbolize/jitdump.c
 symbolize_libsymbolize_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS) $(DEBUGINFOD_CFLAGS)
 symbolize_libsymbolize_la_LIBADD = profile/libprofile.la common/libcommon.la \
-	$(LIBDW_LIBS) $(LIBELF_LIBS) $(DEBUGINFOD_LIBS) $(BFD_LIBS)
+	$(LIBDW_LIBS) $(LIBELF_LIBS) $(BFD_LIBS)
