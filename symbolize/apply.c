@@ -13,6 +13,7 @@
  */
 #include "symbolize/internal.h"
 
+#include <elf.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -272,8 +273,11 @@ static void do_mapping(ctx *c, sp_mapping_report *r, const pending *pend, size_t
 	if (why == SP_UNRES_NONE && first < n) {
 		r->used_path = sp_xstrdup(found);
 		sp_error *e = sp_symbolizer_object(c->s, found, *bid ? bid : NULL, &obj);
-		if (!e)
-			e = sp_mapping_base(sp_object_info(obj), m->memory_start, m->memory_limit,
+		const sp_elf_info *info = e ? NULL : sp_object_info(obj);
+		/* An ET_REL whose sections carry addresses (JIT output) is in
+		 * run-time addresses already: base 0.  Others (.ko) follow §6. */
+		if (info && !(info->elf_type == ET_REL && info->has_text && info->text_addr))
+			e = sp_mapping_base(info, m->memory_start, m->memory_limit,
 					    m->file_offset, pend[first].address, &base);
 		if (e) {
 			why = obj ? SP_UNRES_OUTSIDE_FILE : classify(e);
