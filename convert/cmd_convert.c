@@ -215,13 +215,6 @@ static bool each_outputs_distinct(const char *dir, char **inputs, int n_inputs, 
 	return ok;
 }
 
-static bool same_value_type(const sp_profile *a, const sp_value_type *x, const sp_profile *b,
-			    const sp_value_type *y)
-{
-	return !strcmp(sp_profile_str(a, x->type), sp_profile_str(b, y->type)) &&
-	       !strcmp(sp_profile_str(a, x->unit), sp_profile_str(b, y->unit));
-}
-
 /* "[samples/count cpu/nanoseconds], period type cpu/nanoseconds" */
 static char *kind_string(const sp_profile *p)
 {
@@ -246,11 +239,7 @@ static char *kind_string(const sp_profile *p)
 static sp_error *check_same_kind(const sp_profile *first, const char *first_name,
 				 const sp_profile *p, const char *name)
 {
-	bool same = first->n_sample_types == p->n_sample_types &&
-		    same_value_type(first, &first->period_type, p, &p->period_type);
-	for (size_t i = 0; same && i < p->n_sample_types; i++)
-		same = same_value_type(first, &first->sample_types[i], p, &p->sample_types[i]);
-	if (same)
+	if (sp_profile_same_kind(first, p))
 		return NULL;
 	char *a = kind_string(first), *b = kind_string(p);
 	sp_error *err = sp_error_new(SP_E_USAGE,

@@ -292,6 +292,15 @@ static bool same_vt(const sp_profile *a, const sp_value_type *x, const sp_profil
 	       !strcmp(sp_profile_str(a, x->unit), sp_profile_str(b, y->unit));
 }
 
+bool sp_profile_same_kind(const sp_profile *a, const sp_profile *b)
+{
+	bool same = a->n_sample_types == b->n_sample_types &&
+		    same_vt(a, &a->period_type, b, &b->period_type);
+	for (size_t i = 0; same && i < a->n_sample_types; i++)
+		same = same_vt(a, &a->sample_types[i], b, &b->sample_types[i]);
+	return same;
+}
+
 static char *describe_types(const sp_profile *p)
 {
 	sp_buf b = {0};
