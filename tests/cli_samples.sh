@@ -23,7 +23,14 @@ sp_raw_samples()
 			for (j = 1; j <= m; j++) s = s " " addr[ids[j]]
 			print s
 		}
-	}' | awk '{
+	}' | sp_canon_samples
+}
+
+# sp_canon_samples < "V1 V2 @ ADDR ..." lines: identical stacks summed, all-zero
+# rows dropped, sorted.
+sp_canon_samples()
+{
+	awk '{
 		at = 0
 		for (i = 1; i <= NF; i++) if ($i == "@") { at = i; break }
 		k = ""; for (i = at; i <= NF; i++) k = k " " $i

@@ -8,6 +8,8 @@
 # Skips cleanly when go is not installed.
 srcdir=${SP_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 builddir=${SP_BUILDDIR:-.}
+# sp_raw_samples and sp_canon_samples: the reduction the CLI tests use too
+. "$srcdir/tests/cli_samples.sh"
 if ! command -v go >/dev/null 2>&1; then
 	echo "1..0 # SKIP go is not installed"
 	exit 0
@@ -29,52 +31,13 @@ ok() {
 	fi
 }
 
-# `pprof -raw` text -> "V1 V2 @ 0xADDR ..." (leaf first)
-from_pprof() {
-	awk '
-	/^Samples:/ { sec = "s"; hdr = 1; next }
-	/^Locations/ { sec = "l"; next }
-	/^Mappings/ { sec = "m"; next }
-	sec == "s" && hdr { hdr = 0; next }
-	sec == "s" && /:/ {
-		split($0, h, ":"); vals = h[1]; gsub(/^ +| +$/, "", vals); gsub(/ +/, " ", vals)
-		ns++; sv[ns] = vals; sl[ns] = h[2]; next
-	}
-	sec == "l" && /^ *[0-9]+: 0x/ { id = $1; sub(/:$/, "", id); addr[id] = $2; next }
-	END {
-		for (i = 1; i <= ns; i++) {
-			m = split(sl[i], ids, " "); s = sv[i] " @"
-			for (j = 1; j <= m; j++) s = s " " addr[ids[j]]
-			print s
-		}
-	}'
-}
-
-# "V1 V2 @ A B" lines -> identical stacks summed, zero rows dropped, sorted
-canon() {
-	awk '{
-		at = 0
-		for (i = 1; i <= NF; i++) if ($i == "@") { at = i; break }
-		k = ""; for (i = at; i <= NF; i++) k = k " " $i
-		if (!(k in nv)) { nv[k] = at - 1; order[++no] = k }
-		for (i = 1; i < at; i++) sum[k, i] += $i
-	}
-	END {
-		for (o = 1; o <= no; o++) {
-			k = order[o]; line = ""; nz = 0
-			for (i = 1; i <= nv[k]; i++) { line = line (i > 1 ? " " : "") sum[k, i]; if (sum[k, i] != 0) nz = 1 }
-			if (nz) print line k
-		}
-	}' | LC_ALL=C sort
-}
-
 compare() { # reader file label
 	"$builddir/tests/read_stacks" "$1" "$2" >"$tmp/ours.txt" 2>"$tmp/err"
 	ok $? "$3: symprof reads it" || sed 's/^/#   /' "$tmp/err"
 	go tool pprof -raw -symbolize=none "$2" >"$tmp/go.raw" 2>"$tmp/err"
 	ok $? "$3: go tool pprof reads it" || sed 's/^/#   /' "$tmp/err"
-	from_pprof <"$tmp/go.raw" | canon >"$tmp/go.txt"
-	canon <"$tmp/ours.txt" >"$tmp/ours.canon"
+	sp_raw_samples <"$tmp/go.raw" >"$tmp/go.txt"
+	sp_canon_samples <"$tmp/ours.txt" >"$tmp/ours.canon"
 	[ -s "$tmp/go.txt" ] && cmp -s "$tmp/go.txt" "$tmp/ours.canon"
 	ok $? "$3: samples agree with go tool pprof -raw" ||
 		diff "$tmp/go.txt" "$tmp/ours.canon" | sed 's/^/#   /'
