@@ -84,7 +84,8 @@ sp_symprof()
 		[ "$(head -c 2 "$SYMPROF")" = "#!" ] && [ -x "$SP_BUILDDIR/libtool" ] &&
 			sp_lt="$SP_BUILDDIR/libtool --mode=execute"
 		$sp_lt valgrind --error-exitcode=99 --leak-check=full \
-			--errors-for-leak-kinds=definite -q "$SYMPROF" "$@"
+			--errors-for-leak-kinds=definite -q \
+			--suppressions="$SP_SRCDIR/tests/valgrind.supp" "$SYMPROF" "$@"
 	else
 		"$SYMPROF" "$@"
 	fi

@@ -188,6 +188,7 @@ tests_report_load_LDADD = $(TEST_LIBS)
 dist_check_SCRIPTS += tests/test_report_tools.sh tests/test_flamegraph_js.sh \
 	tests/test_flamegraph_browser.sh
 dist_check_SCRIPTS += tests/test_report_pprof.sh
+EXTRA_DIST += tests/valgrind.supp
 EXTRA_DIST += tests/flamegraph_dom.js tests/report_pprof_gen.py tests/report_dotcmp.py
 TESTS += tests/test_report tests/test_report_tools.sh tests/test_flamegraph_js.sh \
 	tests/test_flamegraph_browser.sh tests/test_report_pprof.sh
