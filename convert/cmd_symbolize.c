@@ -15,7 +15,14 @@
  * libraries the two are equal; for a non-PIE at 0x400000 they differ by
  * 0x400000).  Every frame is printed, innermost first: a function line then
  * a file:line line (addr2line -f -i layout); unknown parts print as ?? and
- * ??:0.  --json prints one object per address instead.  Output is flushed
+ * ??:0.  --json prints one object per address instead.
+ *
+ * The name sources of `convert` work here too, on run-time addresses:
+ * --jit-dir objects first (an address inside one of their loaded sections
+ * resolves in that object), then FILE, then --perf-map names, then
+ * --kallsyms for kernel addresses.  With a source and no -e, no ELF file is
+ * read.  -e FILE is a recorded path: --binary-path, --path-map and
+ * --sysroot locate it as they locate a mapping's file.  Output is flushed
  * whenever the next input line is not yet available, so the command works
  * as a co-process in a pipe while bulk input is written in large blocks.
  */
@@ -50,7 +57,12 @@ typedef struct {
 	bool print_addr, json;
 	bool relative;
 	uint64_t rel_adjust; /* added to every address with --relative */
-	sp_object *obj;
+	sp_object *obj;      /* -e FILE, or NULL */
+	sp_symbolizer *s;
+	sp_demangle_style demangle;
+	const sp_jit_index *jit; /* name sources: each NULL when not given */
+	const sp_perf_map *perf;
+	const sp_kallsyms *ksyms;
 	outbuf out;
 	text_slot *slots;
 	size_t n_slots, cap_slots; /* cap: a power of two */
@@ -184,11 +196,13 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: symprof symbolize [-e FILE] [-a] [-f] [-i] [-C|--demangle[=STYLE]]\n"
-		"                         [--json] [--relative] [--debug-dir DIR] [ADDR...]\n"
+		"                         [--json] [--relative] [OPTIONS] [ADDR...]\n"
 		"\n"
 		"Prints the function, file and line of each address of FILE (default a.out),\n"
 		"with every inline frame, innermost first.  Addresses come from the arguments\n"
-		"or one per line from stdin.\n"
+		"or one per line from stdin.  Addresses inside a --jit-dir object's loaded\n"
+		"section resolve in that object; --perf-map and --kallsyms name addresses\n"
+		"FILE does not know.  Without -e, FILE is a.out unless a name source is given.\n"
 		"\n"
 		"  -e, --exe FILE       the ELF file\n"
 		"  -a, --addresses      print each address before its frames\n"
@@ -199,7 +213,8 @@ static void usage(FILE *f)
 		"      --json           one JSON object per address\n"
 		"      --relative       addresses are offsets from the object's load address:\n"
 		"                       ADDR + p_vaddr - p_offset of the lowest PT_LOAD\n"
-		"      --debug-dir DIR  where separate debug files live (repeatable)\n");
+		"\n"
+		"finding files and names:\n" SP_CLI_FIND_HELP);
 }
 
 static void json_str(sp_buf *b, const char *s)
@@ -266,13 +281,52 @@ static void format_frames(const sym_ctx *c, const sp_frame *fr, size_t n, sp_buf
 	}
 }
 
+/* Frames for ADDR (as given) and VADDR (ADDR in FILE's address space):
+ * the JIT objects, FILE, the perf maps, kallsyms, the first that knows it.
+ * A perf-map or kallsyms frame is built in *ONE, its demangled name in
+ * *NAME (caller frees). */
+static void lookup(sym_ctx *c, uint64_t addr, uint64_t vaddr, const sp_frame **fr, size_t *n,
+		   sp_frame *one, char **name)
+{
+	const char *raw = NULL;
+	sp_error *e = NULL;
+
+	*n = 0;
+	if (c->jit) {
+		const char *path = sp_jit_index_lookup(c->jit, addr);
+		sp_object *o;
+		if (path && !(e = sp_symbolizer_object(c->s, path, NULL, &o)))
+			e = sp_object_resolve(o, addr, fr, n);
+		sp_error_free(e);
+		if (*n)
+			return;
+	}
+	if (c->obj) {
+		e = sp_object_resolve(c->obj, vaddr, fr, n);
+		sp_error_free(e);
+		if (*n)
+			return;
+		*n = 0;
+	}
+	if (c->perf)
+		raw = sp_perf_map_lookup(c->perf, addr);
+	if (!raw && c->ksyms && addr >= (1ULL << 63))
+		raw = sp_kallsyms_lookup(c->ksyms, addr);
+	if (!raw)
+		return;
+	*name = sp_demangle(raw, c->demangle);
+	*one = (sp_frame){.name = *name ? *name : raw, .system_name = raw};
+	*fr = one;
+	*n = 1;
+}
+
 /* Output text per address is kept (up to this much in all), so the hot
  * addresses of a profile-like list cost one lookup and one copy. */
 #define TEXT_CACHE_MAX ((size_t)64 << 20)
 
 static void print_one(sym_ctx *c, const char *text, size_t len)
 {
-	uint64_t addr;
+	uint64_t addr, vaddr = 0;
 	const sp_frame *fr = NULL;
 	size_t n = 0;
 	while (len && (text[len - 1] == '\r' || text[len - 1] == ' ' || text[len - 1] == '\t'))
@@ -282,16 +336,16 @@ static void print_one(sym_ctx *c, const char *text, size_t len)
 		len--;
 	}
 	bool ok = parse_hex(text, text + len, &addr);
-	if (ok && c->relative)
-		addr += c->rel_adjust;
+	if (ok)
+		vaddr = c->relative ? addr + c->rel_adjust : addr;
 	if (c->json) {
 		char a[48];
-		int k = ok ? snprintf(a, sizeof(a), "{\"address\":\"0x%" PRIx64 "\",\"frames\":", addr)
+		int k = ok ? snprintf(a, sizeof(a), "{\"address\":\"0x%" PRIx64 "\",\"frames\":", vaddr)
 			   : snprintf(a, sizeof(a), "{\"address\":\"\",\"frames\":");
 		out_put(&c->out, a, (size_t)k);
 	} else if (c->print_addr) {
 		if (ok) {
-			put_addr16(&c->out, addr);
+			put_addr16(&c->out, vaddr);
 		} else {
 			out_put(&c->out, text, len);
 			out_put(&c->out, "\n", 1);
@@ -301,15 +355,13 @@ static void print_one(sym_ctx *c, const char *text, size_t len)
 	if (t) {
 		out_put(&c->out, c->text.data + t->off, t->len);
 	} else {
-		if (ok) {
-			sp_error *e = sp_object_resolve(c->obj, addr, &fr, &n);
-			if (e) {
-				n = 0;
-				sp_error_free(e);
-			}
-		}
+		sp_frame one;
+		char *name = NULL;
+		if (ok)
+			lookup(c, addr, vaddr, &fr, &n, &one, &name);
 		size_t off = c->text.len;
 		format_frames(c, fr, n, &c->text);
+		free(name);
 		size_t tl = c->text.len - off;
 		out_put(&c->out, c->text.data + off, tl);
 		if (ok && c->text.len < TEXT_CACHE_MAX && tl < 0xffffff)
@@ -363,9 +415,36 @@ static int run_stdin(sym_ctx *c)
 	return 0;
 }
 
+/* Opens -e FILE: as given, or located like a mapping's file when a search
+ * option is given.  Prints the error; returns false on failure. */
+static bool open_exe(sym_ctx *c, const sp_symbolize_options *o, const char *exe)
+{
+	char *found = NULL;
+	sp_find_log log = {0};
+	sp_error *err = NULL;
+
+	if (o->sysroot || o->n_path_maps || o->n_binary_paths) {
+		err = sp_find_binary(o, exe, NULL, &found, &log);
+		for (size_t i = 0; err && i < log.n; i++)
+			fprintf(stderr, "symprof symbolize: tried %s: %s\n", log.v[i].path,
+				sp_try_status_str(log.v[i].status));
+		sp_find_log_clear(&log);
+	}
+	if (!err)
+		err = sp_symbolizer_object(c->s, found ? found : exe, NULL, &c->obj);
+	free(found);
+	if (!err)
+		return true;
+	char *msg = sp_error_string(err);
+	fprintf(stderr, "symprof symbolize: %s\n", msg);
+	free(msg);
+	sp_error_free(err);
+	return false;
+}
+
 int cmd_symbolize(int argc, char **argv)
 {
-	enum { OPT_JSON = 256, OPT_RELATIVE, OPT_DEBUG_DIR };
+	enum { OPT_JSON = 256, OPT_RELATIVE };
 	static const struct option longopts[] = {
 		{"exe", required_argument, NULL, 'e'},
 		{"addresses", no_argument, NULL, 'a'},
@@ -374,17 +453,17 @@ int cmd_symbolize(int argc, char **argv)
 		{"demangle", optional_argument, NULL, 'C'},
 		{"json", no_argument, NULL, OPT_JSON},
 		{"relative", no_argument, NULL, OPT_RELATIVE},
-		{"debug-dir", required_argument, NULL, OPT_DEBUG_DIR},
 		{"help", no_argument, NULL, 'h'},
+		SP_CLI_FIND_OPTIONS,
 		{NULL, 0, NULL, 0},
 	};
-	const char *exe = "a.out";
-	const char **dirs = NULL;
-	size_t n_dirs = 0, cap_dirs = 0;
+	const char *exe = NULL;
 	sym_ctx c = {.out = {.fd = STDOUT_FILENO}};
-	sp_symbolize_options o = {.demangle = SP_DEMANGLE_NONE};
+	sp_cli_sym cli;
 	int opt, rc = 0;
 
+	sp_cli_sym_init(&cli);
+	cli.sym.demangle = SP_DEMANGLE_NONE;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "e:afiCh", longopts, NULL)) != -1) {
 		switch (opt) {
@@ -394,46 +473,63 @@ int cmd_symbolize(int argc, char **argv)
 		case 'i': break;
 		case 'C':
 			if (!optarg || !strcmp(optarg, "full"))
-				o.demangle = SP_DEMANGLE_FULL;
+				cli.sym.demangle = SP_DEMANGLE_FULL;
 			else if (!strcmp(optarg, "templates"))
-				o.demangle = SP_DEMANGLE_TEMPLATES;
+				cli.sym.demangle = SP_DEMANGLE_TEMPLATES;
 			else if (!strcmp(optarg, "none"))
-				o.demangle = SP_DEMANGLE_NONE;
+				cli.sym.demangle = SP_DEMANGLE_NONE;
 			else {
 				fprintf(stderr,
 					"symprof symbolize: --demangle=%s: expected full, "
 					"templates or none\n",
 					optarg);
-				free(dirs);
-				return 2;
+				rc = 2;
 			}
 			break;
 		case OPT_JSON: c.json = true; break;
 		case OPT_RELATIVE: c.relative = true; break;
-		case OPT_DEBUG_DIR: SP_PUSH(dirs, n_dirs, cap_dirs, optarg); break;
 		case 'h':
 			usage(stdout);
-			free(dirs);
+			sp_cli_sym_clear(&cli);
 			return 0;
 		default:
-			usage(stderr);
-			free(dirs);
-			return 2;
+			if (opt < 1000 || sp_cli_sym_option(&cli, opt, optarg) != 0) {
+				if (opt < 1000)
+					usage(stderr);
+				rc = 2;
+			}
+			break;
+		}
+		if (rc) {
+			sp_cli_sym_clear(&cli);
+			return rc;
 		}
 	}
-	o.debug_dirs = dirs;
-	o.n_debug_dirs = n_dirs;
-
-	sp_symbolizer *s = sp_symbolizer_new(&o);
-	free(dirs);
-	sp_error *err = sp_symbolizer_object(s, exe, NULL, &c.obj);
+	sp_cli_sym_finish(&cli);
+	c.demangle = cli.sym.demangle;
+	c.s = sp_symbolizer_new(&cli.sym);
+	sp_error *err = sp_symbolizer_sources(c.s, &c.jit, &c.perf, &c.ksyms);
 	if (err) {
 		char *msg = sp_error_string(err);
 		fprintf(stderr, "symprof symbolize: %s\n", msg);
 		free(msg);
 		sp_error_free(err);
-		sp_symbolizer_free(s);
+		sp_symbolizer_free(c.s);
+		sp_cli_sym_clear(&cli);
 		return 1;
+	}
+	if (!exe && !c.jit && !c.perf && !c.ksyms)
+		exe = "a.out";
+	if (exe && !open_exe(&c, &cli.sym, exe)) {
+		sp_symbolizer_free(c.s);
+		sp_cli_sym_clear(&cli);
+		return 1;
+	}
+	if (c.relative && !c.obj) {
+		fprintf(stderr, "symprof symbolize: --relative needs -e FILE\n");
+		sp_symbolizer_free(c.s);
+		sp_cli_sym_clear(&cli);
+		return 2;
 	}
 	if (c.relative) {
 		const sp_elf_info *info = sp_object_info(c.obj);
@@ -462,6 +558,7 @@ int cmd_symbolize(int argc, char **argv)
 	free(c.out.buf);
 	free(c.slots);
 	sp_buf_free(&c.text);
-	sp_symbolizer_free(s);
+	sp_symbolizer_free(c.s);
+	sp_cli_sym_clear(&cli);
 	return rc;
 }

@@ -33,8 +33,10 @@ typedef struct {
 	bool quiet;
 } sp_cli_sym;
 
-/* getopt_long entries for the shared options; their values are >= 1000. */
-#define SP_CLI_SYM_OPTIONS                                              \
+/* getopt_long entries for the shared options; their values are >= 1000.
+ * SP_CLI_FIND_OPTIONS are the ones that say where files and names come
+ * from; `symbolize` takes only those, the other commands all of them. */
+#define SP_CLI_FIND_OPTIONS                                             \
 	{"binary-path", required_argument, NULL, 1000},                 \
 	{"debug-dir", required_argument, NULL, 1001},                   \
 	{"sysroot", required_argument, NULL, 1002},                     \
@@ -42,15 +44,17 @@ typedef struct {
 	{"no-debuginfod", no_argument, NULL, 1004},                     \
 	{"jit-dir", required_argument, NULL, 1005},                     \
 	{"perf-map", required_argument, NULL, 1006},                    \
-	{"kallsyms", required_argument, NULL, 1007},                    \
+	{"kallsyms", required_argument, NULL, 1007}
+
+#define SP_CLI_SYM_OPTIONS                                              \
+	SP_CLI_FIND_OPTIONS,                                            \
 	{"demangle", required_argument, NULL, 1008},                    \
 	{"no-inline", no_argument, NULL, 1009},                         \
 	{"no-symbolize", no_argument, NULL, 1010},                      \
 	{"maps", required_argument, NULL, 1011},                        \
 	{"quiet", no_argument, NULL, 'q'}
 
-#define SP_CLI_SYM_HELP                                                                  \
-	"symbolization:\n"                                                               \
+#define SP_CLI_FIND_HELP                                                                 \
 	"  --binary-path DIR     search DIR for binaries (repeatable; also $PPROF_BINARY_PATH)\n" \
 	"  --debug-dir DIR       separate debug info root (repeatable; default /usr/lib/debug)\n" \
 	"  --sysroot DIR         prefix every recorded path with DIR\n"                  \
@@ -58,7 +62,11 @@ typedef struct {
 	"  --no-debuginfod       do not query DEBUGINFOD_URLS servers\n"                 \
 	"  --jit-dir DIR         NAME.elf + NAME.meta JIT objects (repeatable)\n"       \
 	"  --perf-map FILE       /tmp/perf-PID.map names for JIT code (repeatable)\n"    \
-	"  --kallsyms FILE       copy of /proc/kallsyms for kernel addresses\n"          \
+	"  --kallsyms FILE       copy of /proc/kallsyms for kernel addresses\n"
+
+#define SP_CLI_SYM_HELP                                                                  \
+	"symbolization:\n"                                                               \
+	SP_CLI_FIND_HELP                                                                 \
 	"  --demangle STYLE      full, templates (default) or none\n"                    \
 	"  --no-inline           keep only the outermost frame of inlined code\n"        \
 	"  --no-symbolize        keep addresses as they are\n"                           \

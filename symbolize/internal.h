@@ -45,13 +45,4 @@ const sp_find_log *sp_object_debug_log(const sp_object *o);
  * sp_symbolizer_free): one debuginfod client per session. */
 sp_finder *sp_symbolizer_finder(sp_symbolizer *s);
 
-/* The session's name sources without a mapping file (JIT objects, perf
- * maps, kallsyms; each NULL when its option is not given), loaded at the
- * first call and kept for the session: later calls, and later profiles,
- * reuse them.  A load failure is remembered too; every call then returns a
- * new copy of it (caller frees).  *JIT, *PERF and *KSYMS are borrowed until
- * sp_symbolizer_free. */
-sp_error *sp_symbolizer_sources(sp_symbolizer *s, const sp_jit_index **jit,
-				const sp_perf_map **perf, const sp_kallsyms **ksyms);
-
 #endif

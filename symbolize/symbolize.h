@@ -299,6 +299,15 @@ sp_error *sp_kallsyms_load(const char *path, sp_kallsyms **out);
 void sp_kallsyms_free(sp_kallsyms *k);
 const char *sp_kallsyms_lookup(const sp_kallsyms *k, uint64_t addr);
 
+/* The session's name sources without a mapping file (JIT objects, perf
+ * maps, kallsyms; each NULL when its option is not given), loaded at the
+ * first call and kept for the session: later calls, and later profiles,
+ * reuse them.  A load failure is remembered too; every call then returns a
+ * new copy of it (caller frees).  *JIT, *PERF and *KSYMS are borrowed until
+ * sp_symbolizer_free. */
+sp_error *sp_symbolizer_sources(sp_symbolizer *s, const sp_jit_index **jit,
+				const sp_perf_map **perf, const sp_kallsyms **ksyms);
+
 /* ------------------------------------------------------------------------ */
 /* Symbolizing a profile.                                                   */
 

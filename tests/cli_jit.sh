@@ -150,6 +150,45 @@ for kind in heap raw; do
 	fi
 done
 
+# `symprof symbolize` with the same sources, on run-time addresses.
+span() { # first and last line of function $1 in the source
+	first=$(grep -n "int64_t $1(" "$src" | cut -d: -f1)
+	echo "$first $(awk -v f="$first" 'NR > f && $0 == "}" { print NR; exit }' "$src")"
+}
+# checks "NAME FILE:LINE" pairs of symbolize output $1 (function lines, then file:line)
+sym_is() {
+	awk 'NR % 2 { f = $0; next } { print f, $0 }' "$1" | sed -n "${2}p" >"$tmp/pair"
+	read -r fn loc <"$tmp/pair"
+	[ "$fn" = "$3" ] || return 1
+	[ "$3" = "??" ] && { [ "$loc" = "??:0" ]; return; }
+	set -- $(span "$3")
+	case $loc in */testdata/jit/jitfuncs.c:*) ;; *) return 1 ;; esac
+	l=${loc##*:}
+	[ "$l" -ge "$1" ] && [ "$l" -le "$2" ]
+}
+sp_run symprof symbolize --jit-dir "$tmp/jd" "0x$A_add" "0x$B_loop" "0x$GAP_BELOW" "0x$B_entry"
+sp_ok "$rc" "symbolize --jit-dir exits 0" || sp_show_err
+cp "$tmp/out" "$tmp/sym.out"
+sp_check "symbolize --jit-dir: A's jit_add at its source line" sym_is "$tmp/sym.out" 1 jit_add
+sp_check "symbolize --jit-dir: B's jit_loop at its source line" sym_is "$tmp/sym.out" 2 jit_loop
+sp_check "symbolize --jit-dir: an address in no object is ??" sym_is "$tmp/sym.out" 3 "??"
+sp_check "symbolize --jit-dir: B's jit_entry" sym_is "$tmp/sym.out" 4 jit_entry
+sp_run symprof symbolize --jit-dir "$tmp/jd" -e "$tmp/libneigh.so" "0x$A_loop" "$(hex $((fn_vaddr + 4)))"
+sp_ok "$rc" "symbolize --jit-dir -e LIB exits 0" || sp_show_err
+sp_check "symbolize --jit-dir -e LIB: the JIT address resolves in its object" \
+	sym_is "$tmp/out" 1 jit_loop
+sp_check "symbolize --jit-dir -e LIB: the library address in the library" \
+	sh -c "sed -n 3,4p '$tmp/out' | tr '\n' ' ' | grep -Eq '^neigh_work .*/neigh\.c:3 \$'"
+sp_run symprof symbolize --json --jit-dir "$tmp/jd" "0x$A_add"
+sp_ok "$rc" "symbolize --json --jit-dir exits 0" || sp_show_err
+sp_check "symbolize --json --jit-dir: one jit_add frame from jitfuncs.c" \
+	grep -Eq '^\{"address":"0x'"$A_add"'","frames":\[\{"function":"jit_add",[^]]*jitfuncs\.c"' "$tmp/out"
+sp_run symprof symbolize --jit-dir "$tmp/jd" --relative "0x$A_add"
+sp_check "symbolize --relative without -e is a usage error" test "$rc" = 2
+sp_run symprof symbolize --jit-dir "$tmp/no-such-dir" "0x$A_add"
+sp_check "symbolize --jit-dir of a missing directory: exit 1 naming it" \
+	sh -c "[ $rc = 1 ] && grep -q '$tmp/no-such-dir' '$tmp/err'"
+
 # Perf map only: names, no files; tolerant of 0x prefixes.
 set -- $(sec A .text.jit_add)
 a_add_start=$1 a_add_size=$2
@@ -163,6 +202,10 @@ sp_check "perf map: JIT frames named from the map, the library's from the librar
 	grep -Eqx "neigh_work;0x[0-9a-f]+;perf_loop;perf_add 1" "$tmp/perf.folded"
 sp_check "perf map: A's jit_entry (not in the map) stays hex" \
 	grep -q "^neigh_work;0x$A_entry_last;" "$tmp/perf.folded"
+sp_run symprof symbolize --perf-map "$tmp/perf-77.map" "0x$A_loop" "0x$A_entry_last"
+sp_ok "$rc" "symbolize --perf-map exits 0" || sp_show_err
+sp_check "symbolize --perf-map: the map's name, no file; unknown stays ??" \
+	test "$(tr '\n' ' ' <"$tmp/out")" = "perf_loop ??:0 ?? ??:0 "
 
 # `symprof jit dump` of a live process registering A, then its dump as --jit-dir.
 if [ -x "$SP_BUILDDIR/tests/jithost" ]; then

@@ -82,6 +82,19 @@ kill $dog 2>/dev/null
 [ "$l2" = "_ZN5outer5inner6Widget7computeEi" ] && [ "$l3" = "$l1" ]
 ok $? "answers stream through a pipe before stdin closes"
 
+# -e names a recorded path: --sysroot and --path-map find the copy elsewhere.
+mkdir -p "$tmp/root/opt/bin" "$tmp/moved"
+cp "$tmp/pie" "$tmp/root/opt/bin/app" && cp "$tmp/pie" "$tmp/moved/app"
+want=$("$SYMPROF" symbolize -e "$tmp/pie" "0x$a" | head -1)
+got=$("$SYMPROF" symbolize --sysroot "$tmp/root" -e /opt/bin/app "0x$a" | head -1)
+[ "$want" = _ZN5outer5inner6Widget7computeEi ] && [ "$got" = "$want" ]
+ok $? "--sysroot: /opt/bin/app is found under the sysroot"
+got=$("$SYMPROF" symbolize --path-map /srv/build="$tmp/moved" -e /srv/build/app "0x$a" | head -1)
+[ "$got" = "$want" ]; ok $? "--path-map: /srv/build/app is found at its new place"
+"$SYMPROF" symbolize --sysroot "$tmp/nowhere" -e /opt/bin/app "0x$a" >/dev/null 2>"$tmp/err"; r=$?
+[ $r = 1 ] && grep -q "tried $tmp/nowhere/opt/bin/app" "$tmp/err"
+ok $? "--sysroot without the file: exit 1, the place tried is named"
+
 # Errors.
 "$SYMPROF" symbolize -e "$tmp/missing" 0x10 2>"$tmp/err"; r=$?
 [ $r != 0 ] && grep -q "$tmp/missing" "$tmp/err"; ok $? "missing file: non-zero exit naming the file"
