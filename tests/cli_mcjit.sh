@@ -7,9 +7,9 @@
 # /proc/self/maps.  Then `symprof convert --jit-dir` must name the JIT frames after the
 # functions of the sources, at the lines of the calls (found by their MARK-... comments),
 # mark them _[j] with --annotate, and leave the host's own frames to the host's
-# executable; `symprof jit dump --pid` of the live host must give back the registered
-# objects, whether libjitreg or LLVM's own GDB listener registered them.  Skipped where the
-# host program or clang is missing.
+# executable, also with a code section per function; `symprof jit dump --pid` of the live
+# host must give back the registered objects, whether libjitreg or LLVM's own GDB listener
+# registered them.  Skipped where the host program or clang is missing.
 . "${SP_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}/tests/cli_lib.sh"
 
 host=$SP_BUILDDIR/tests/mcjit_host
@@ -45,8 +45,10 @@ sp_ok "$rc" "mcjit_host runs the JIT code" || sp_show_err
 sp_check "the JIT code computed mc_entry(1) = 818" grep -qx "result 818" "$tmp/out"
 sp_check "the JIT code computed mc2_entry(3) = 74 (a call across objects)" \
 	grep -qx "result2 74" "$tmp/out"
+# count DIR SUFFIX: the number of files DIR/*SUFFIX
+count() { set -- "$1"/*"$2"; if [ -e "$1" ]; then echo $#; else echo 0; fi; }
 sp_check "the listener dumped two objects" \
-	test "$(ls "$tmp/jd" | grep -c '\.elf$')" -eq 2 -a "$(ls "$tmp/jd" | grep -c '\.meta$')" -eq 2
+	test "$(count "$tmp/jd" .elf)" -eq 2 -a "$(count "$tmp/jd" .meta)" -eq 2
 sp_check "the dumped objects are relocatable ELF files" sh -c "
 	for f in '$tmp/jd'/*.elf; do readelf -hW \"\$f\" | grep -q 'REL (Relocatable' || exit 1; done"
 nm -A "$tmp/jd"/*.elf >"$tmp/nm" 2>/dev/null
@@ -62,7 +64,9 @@ in_anon_rx()
 {
 	sed -n '/^--- Memory map: ---$/,$p' "$tmp/prof.raw" |
 		while read -r range perm _ _ _ file; do
-			[ "$perm" = r-xp ] && [ -z "$file" ] || continue
+			if [ "$perm" != r-xp ] || [ -n "$file" ]; then
+				continue
+			fi
 			[ "$1" -ge $((0x${range%-*})) ] && [ "$1" -lt $((0x${range#*-})) ] && echo yes
 		done | grep -q yes
 }
@@ -141,7 +145,8 @@ check_lines()
 		shift 2
 		lines=
 		for m in "$@"; do lines="$lines $(mark "$m" "$file")"; done
-		lines=$(echo $lines | tr ' ' '\n' | sort -n | paste -sd' ' -)
+		# shellcheck disable=SC2086 # one word per line number
+		lines=$(printf '%s\n' $lines | sort -n | paste -sd' ' -)
 		have=$(awk -v f="$fn" '$1 == f { print $3 }' "$cl_locs" | sort -n | paste -sd' ' -)
 		base=$(basename "$file")
 		sp_check "$cl_what: $fn at $base line(s) $lines" test "$have" = "$lines" ||
@@ -158,6 +163,7 @@ check_lines()
 	sp_check "$cl_what: the host's frames are in tests/mcjit_host.cpp" \
 		test -z "$bad" -a "$(awk '$1 ~ /^(main|host_run|host_record)$/' "$cl_locs" | wc -l)" -eq 4 ||
 		sp_diag "bad: $bad"
+	# shellcheck disable=SC2016 # an awk program
 	sp_check "$cl_what: host_run at its call of the JIT code" \
 		awk -v l="$(grep -n 'int64_t r = fn(arg);' "$hostsrc" | cut -d: -f1)" \
 		'$1 == "host_run" && $3 == l { found = 1 } END { exit !found }' "$cl_locs"
@@ -183,6 +189,28 @@ if sp_have_go; then
 else
 	sp_skip "pprof checks: go not installed"
 fi
+
+# Again with a code section per function (as in objects of C++ code with many template
+# instances): each section placed on its own, the same names and lines.
+mkdir "$tmp/fs.jd"
+# shellcheck disable=SC2086 # one word per module
+sp_run env JITREG_DUMP_DIR="$tmp/fs.jd" "$host" --function-sections $bcs "$tmp/fs.raw"
+sp_ok "$rc" "fs: mcjit_host --function-sections runs the JIT code" || sp_show_err
+cat "$tmp/fs.jd"/*.meta | tr -d ' \n' >"$tmp/fs.metas"
+for fn in mc_entry mc_middle mc_twice mc_direct mc2_entry; do
+	sp_check "fs: .text.$fn loaded at an address of its own" \
+		grep -q "\"name\":\"\.text\.$fn\",\"start\":[1-9]" "$tmp/fs.metas"
+done
+sp_run symprof convert -q --jit-dir "$tmp/fs.jd" --format folded "$tmp/fs.raw" -o "$tmp/fs.folded"
+sp_ok "$rc" "fs: convert --jit-dir --format folded exits 0" || sp_show_err
+sp_check "fs: the three stacks, JIT frames named" sh -c "
+	test \$(wc -l <'$tmp/fs.folded') -eq 3 && grep -qx '$S1' '$tmp/fs.folded' &&
+	grep -qx '$S2' '$tmp/fs.folded' && grep -qx '$S3' '$tmp/fs.folded'" ||
+	sed 's/^/#   have: /' "$tmp/fs.folded"
+sp_run symprof convert -q --jit-dir "$tmp/fs.jd" --format raw "$tmp/fs.raw" -o "$tmp/fs.txt"
+sp_ok "$rc" "fs: convert --jit-dir --format raw exits 0" || sp_show_err
+locs "$tmp/fs.txt" >"$tmp/fs.locs"
+check_lines "$tmp/fs.locs" "fs"
 
 # The six call sites in JIT code give six distinct return addresses on the stacks
 # (mc_scale's in mc_twice, mc_direct's, mc_middle's two, mc_entry's, mc2_entry's).

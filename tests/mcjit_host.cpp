@@ -15,9 +15,10 @@
 // waits for end of file on stdin before tearing the engine down, so that
 // `symprof jit dump --pid` can read the live process.  With --llvm-gdb the
 // objects go to LLVM's own GDB registration listener (as in lli) instead of
-// libjitreg.
+// libjitreg.  With --function-sections every function gets a code section of
+// its own, as in objects of C++ code with many template instances.
 //
-//   mcjit_host [--wait] [--llvm-gdb] MODULE.bc... PROFILE
+//   mcjit_host [--wait] [--llvm-gdb] [--function-sections] MODULE.bc... PROFILE
 #include "testdata/jit/llvm_listener.cpp"
 
 #include <llvm/ExecutionEngine/ExecutionEngine.h>
@@ -31,6 +32,7 @@
 #include <llvm/Support/SourceMgr.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetOptions.h>
 
 #include <pthread.h>
 #include <stdint.h>
@@ -147,18 +149,20 @@ static bool write_profile(const char *path)
 int main(int argc, char **argv)
 {
 	main_fp = (uintptr_t)__builtin_frame_address(0);
-	bool wait_eof = false, llvm_gdb = false;
+	bool wait_eof = false, llvm_gdb = false, function_sections = false;
 	int a = 1;
 	for (; a < argc && argv[a][0] == '-' && argv[a][1] == '-'; a++) {
 		if (!strcmp(argv[a], "--wait"))
 			wait_eof = true;
 		else if (!strcmp(argv[a], "--llvm-gdb"))
 			llvm_gdb = true;
+		else if (!strcmp(argv[a], "--function-sections"))
+			function_sections = true;
 		else
 			break;
 	}
 	if (argc - a < 2) {
-		fprintf(stderr, "usage: mcjit_host [--wait] [--llvm-gdb] MODULE.bc... PROFILE\n");
+		fprintf(stderr, "usage: mcjit_host [--wait] [--llvm-gdb] [--function-sections] MODULE.bc... PROFILE\n");
 		return 2;
 	}
 	const char *profile_path = argv[argc - 1];
@@ -187,8 +191,11 @@ int main(int argc, char **argv)
 			}
 		}
 		std::string err;
+		llvm::TargetOptions topt;
+		topt.FunctionSections = function_sections;
 		std::unique_ptr<llvm::ExecutionEngine> engine(
 			llvm::EngineBuilder(std::move(mods[0]))
+				.setTargetOptions(topt)
 				.setEngineKind(llvm::EngineKind::JIT)
 				.setErrorStr(&err)
 				.setMCJITMemoryManager(std::make_unique<llvm::SectionMemoryManager>())
