@@ -1,22 +1,22 @@
 // mcjit_host.cpp — a real LLVM MCJIT host for tests/cli_mcjit.sh: parses the
 // bitcode or IR files given on the command line (testdata/jit/mcjit_funcs.c
 // and mcjit_funcs2.c compiled by clang), JIT-compiles each module into an
-// object of its own with MCJIT and a SectionMemoryManager,
-// hands every object to libjitreg through the listener of
-// testdata/jit/llvm_listener.cpp (included below, so the example is the code
-// under test; JITREG_DUMP_DIR makes it write each object as .elf + .meta),
-// and calls mc_entry(1), then mc2_entry(3) when a module defines it.  The
-// JIT code calls back into host_record, which
-// walks the frame-pointer chain up to main and keeps the stack; at the end
-// the stacks go to PROFILE as raw stacks (docs/raw-stacks.md), value = the
-// tag host_record was called with, followed by a copy of /proc/self/maps
-// (the JIT code lives in anonymous memory there).  Prints "result N" with
-// mc_entry's return value (and "result2 N" with mc2_entry's); with --wait it then prints "ready PID EXE" and
-// waits for end of file on stdin before tearing the engine down, so that
-// `symprof jit dump --pid` can read the live process.  With --llvm-gdb the
-// objects go to LLVM's own GDB registration listener (as in lli) instead of
-// libjitreg.  With --function-sections every function gets a code section of
-// its own, as in objects of C++ code with many template instances.
+// object of its own with MCJIT and a SectionMemoryManager, hands every object
+// to libjitreg through the listener of testdata/jit/llvm_listener.cpp
+// (included below, so the example is the code under test; JITREG_DUMP_DIR
+// makes it write each object as .elf + .meta), and calls mc_entry(1), then
+// mc2_entry(3) when a module defines it.  The JIT code calls back into
+// host_record, which walks the frame-pointer chain up to main and keeps the
+// stack; at the end the stacks go to PROFILE as raw stacks
+// (docs/raw-stacks.md), value = the tag host_record was called with, followed
+// by a copy of /proc/self/maps (the JIT code lives in anonymous memory there).
+// Prints "result N" with mc_entry's return value (and "result2 N" with
+// mc2_entry's).  With --wait it then prints "ready PID EXE" and waits for end
+// of file on stdin before tearing the engine down, so that `symprof jit dump
+// --pid` can read the live process.  With --llvm-gdb the objects go to LLVM's
+// own GDB registration listener (as in lli) instead of libjitreg.  With
+// --function-sections every function gets a code section of its own, as in
+// objects of C++ code with many template instances.
 //
 //   mcjit_host [--wait] [--llvm-gdb] [--function-sections] MODULE.bc... PROFILE
 #include "testdata/jit/llvm_listener.cpp"
