@@ -230,3 +230,16 @@ TESTS += tests/test_jit_sources
 dist_check_SCRIPTS += tests/cli_jit.sh
 TESTS += tests/cli_jit.sh
 # --- end jit scatter/cli tests ---
+# --- MCJIT end to end (needs llvm-14-dev; tests/cli_mcjit.sh skips without it) ---
+if HAVE_LLVM
+check_PROGRAMS += tests/mcjit_host
+endif
+tests_mcjit_host_SOURCES = tests/mcjit_host.cpp
+tests_mcjit_host_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/jitreg
+tests_mcjit_host_CXXFLAGS = $(LLVM_CXXFLAGS) $(AM_CXXFLAGS) $(MCJIT_WARN_CXXFLAGS) \
+	-fno-omit-frame-pointer
+tests_mcjit_host_LDADD = jitreg/libjitreg.la $(LLVM_LIBS) -lpthread
+dist_check_SCRIPTS += tests/cli_mcjit.sh
+TESTS += tests/cli_mcjit.sh
+EXTRA_DIST += testdata/jit/mcjit_funcs.c testdata/jit/mcjit_funcs2.c
+# --- end MCJIT end to end ---

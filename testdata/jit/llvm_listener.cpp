@@ -1,10 +1,16 @@
 // llvm_listener.cpp — how an LLVM MCJIT/RuntimeDyld host hands its objects to
-// libjitreg instead of LLVM's own GDB registration listener.  Not built by
-// default (the build does not depend on LLVM); with llvm-dev installed:
+// libjitreg instead of LLVM's own GDB registration listener.  The library
+// build does not depend on LLVM; where configure finds llvm-dev, this file is
+// compiled into tests/mcjit_host (which includes it) and exercised by
+// tests/cli_mcjit.sh: real MCJIT objects, dumped and symbolized.  In a host:
 //
 //   c++ -c $(llvm-config --cxxflags) llvm_listener.cpp
 //   ... link with $(llvm-config --ldflags --libs mcjit) $(pkg-config --libs libjitreg)
 //
+//   // MCJIT registers LLVM's GDB listener by itself, with its own list in
+//   // libLLVM: remove it, so that each object is registered once.
+//   engine->UnregisterJITEventListener(
+//           llvm::JITEventListener::createGDBRegistrationListener());
 //   engine->RegisterJITEventListener(new JitregListener());
 //
 // With JITREG_DUMP_DIR=/some/dir every object is also written as .elf + .meta
