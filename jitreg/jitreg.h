@@ -16,9 +16,14 @@
  * run-time start (sh_addr, or 0 when the section is not SHF_ALLOC) and size.
  *
  * Usable from C and C++; thread-safe (one process-wide mutex guards the
- * list).  The library defines the two GDB symbols itself, so a process must
- * not also link another provider of them (for example LLVM's own
- * GDBRegistrationListener): use one or the other.
+ * list).  The library defines the two GDB symbols itself.  Another provider
+ * in the same process (libLLVM's GDBRegistrationListener, which MCJIT
+ * always registers; its versioned symbols do not clash with ours) keeps a
+ * list of its own: gdb and `symprof jit dump` then see only one of the two
+ * lists, and an object given to both is registered twice.  Register each
+ * object with one provider: remove MCJIT's built-in listener
+ * (UnregisterJITEventListener of JITEventListener::createGDBRegistrationListener())
+ * before adding one that calls jitreg_register.
  *
  * ABI: public structs begin with their size and keep reserved space;
  * callers zero-initialise them (size 0 means the layout of version 1).
