@@ -1,47 +1,19 @@
 /* test_folded_read.c — folded stacks as input (spec/FORMATS.md §4.1):
  * root-first frames, summing, annotations, spaces in names, and the lines
  * that are errors. */
-#include "formats/formats.h"
-#include "tests/stacks_util.h"
-#include "tests/tap.h"
+#include "tests/reader_util.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static sp_error *rd(const char *text, sp_profile **p)
-{
-	return sp_folded_read("f.folded", (const uint8_t *)text, strlen(text), p);
-}
-
 static void expect_stacks(const char *text, const char *want, const char *what)
 {
-	sp_profile *p = NULL;
-	sp_error *e = rd(text, &p);
-	char *msg = e ? sp_error_string(e) : NULL;
-	TAP_OK(!e, "%s parses%s%s", what, msg ? ": " : "", msg ? msg : "");
-	if (p) {
-		char *s = stacks_string(p);
-		TAP_EQ_STR(s, want, "%s", what);
-		free(s);
-		sp_error *c = sp_profile_check(p, "f.folded");
-		TAP_OK(!c, "%s: valid profile", what);
-		sp_error_free(c);
-	}
-	free(msg);
-	sp_error_free(e);
-	sp_profile_free(p);
+	sp_profile_free(reader_expect_ok(sp_folded_read, "f.folded", text, want, what));
 }
 
 static void expect_error(const char *text, sp_errcode code, const char *needle, const char *what)
 {
-	sp_profile *p = NULL;
-	sp_error *e = rd(text, &p);
-	char *msg = e ? sp_error_string(e) : sp_xstrdup("(no error)");
-	TAP_OK(e && sp_error_root_code(e) == code && strstr(msg, needle) && !p, "%s: \"%s\"",
-	       what, msg);
-	free(msg);
-	sp_error_free(e);
-	sp_profile_free(p);
+	reader_expect_error(sp_folded_read, "f.folded", text, code, needle, what);
 }
 
 int main(void)
@@ -57,8 +29,9 @@ int main(void)
 		      "5 @ operator new(unsigned long) main\n", "spaces in frames, CRLF, blank lines");
 	expect_stacks("single 0\n", "0 @ single\n", "zero count and one frame");
 
+	static const char two[] = "a;b 1\nc;b 2\n";
 	sp_profile *p = NULL;
-	sp_error *e = rd("a;b 1\nc;b 2\n", &p);
+	sp_error *e = sp_folded_read("f.folded", (const uint8_t *)two, strlen(two), &p);
 	if (p) {
 		TAP_EQ_U64(p->n_functions, 3, "functions de-duplicated by name");
 		TAP_EQ_U64(p->n_locations, 3, "one location per function");

@@ -1,9 +1,7 @@
 /* test_lockthread.c — contention (spec/FORMATS.md §2.3), thread (§2.4) and Go
  * count (§2.5) readers: the spec's examples, PC adjustment per the §2.7
  * table, memory-map attachment, "not mine" and "mine but broken". */
-#include "formats/formats.h"
-#include "tests/stacks_util.h"
-#include "tests/tap.h"
+#include "tests/reader_util.h"
 
 #include <regex.h>
 #include <stdlib.h>
@@ -11,34 +9,13 @@
 
 static sp_profile *expect_ok(sp_reader_fn fn, const char *text, const char *want, const char *what)
 {
-	sp_profile *p = NULL;
-	sp_error *e = fn("t.txt", (const uint8_t *)text, strlen(text), &p);
-	char *msg = e ? sp_error_string(e) : NULL;
-	TAP_OK(!e, "%s parses%s%s", what, msg ? ": " : "", msg ? msg : "");
-	if (p) {
-		char *s = stacks_string(p);
-		TAP_EQ_STR(s, want, "%s: samples", what);
-		free(s);
-		sp_error *c = sp_profile_check(p, "t.txt");
-		TAP_OK(!c, "%s: valid profile", what);
-		sp_error_free(c);
-	}
-	free(msg);
-	sp_error_free(e);
-	return p;
+	return reader_expect_ok(fn, "t.txt", text, want, what);
 }
 
 static void expect_error(sp_reader_fn fn, const char *text, sp_errcode code, const char *needle,
 			 const char *what)
 {
-	sp_profile *p = NULL;
-	sp_error *e = fn("t.txt", (const uint8_t *)text, strlen(text), &p);
-	char *msg = e ? sp_error_string(e) : sp_xstrdup("(no error)");
-	TAP_OK(e && sp_error_root_code(e) == code && strstr(msg, needle) && !p, "%s: \"%s\"",
-	       what, msg);
-	free(msg);
-	sp_error_free(e);
-	sp_profile_free(p);
+	reader_expect_error(fn, "t.txt", text, code, needle, what);
 }
 
 static const sp_mapping *leaf_mapping(const sp_profile *p)

@@ -1,42 +1,19 @@
 /* test_raw.c — symprof raw address stacks (docs/raw-stacks.md): headers,
  * PC adjustment modes, summing, the embedded memory map, a map attached
  * afterwards (the --maps path), and every error. */
-#include "formats/formats.h"
-#include "tests/stacks_util.h"
-#include "tests/tap.h"
+#include "tests/reader_util.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 static sp_profile *expect_ok(const char *text, const char *want, const char *what)
 {
-	sp_profile *p = NULL;
-	sp_error *e = sp_raw_read("r.txt", (const uint8_t *)text, strlen(text), &p);
-	char *msg = e ? sp_error_string(e) : NULL;
-	TAP_OK(!e, "%s parses%s%s", what, msg ? ": " : "", msg ? msg : "");
-	if (p) {
-		char *s = stacks_string(p);
-		TAP_EQ_STR(s, want, "%s: samples", what);
-		free(s);
-		sp_error *c = sp_profile_check(p, "r.txt");
-		TAP_OK(!c, "%s: valid profile", what);
-		sp_error_free(c);
-	}
-	free(msg);
-	sp_error_free(e);
-	return p;
+	return reader_expect_ok(sp_raw_read, "r.txt", text, want, what);
 }
 
 static void expect_error(const char *text, sp_errcode code, const char *needle, const char *what)
 {
-	sp_profile *p = NULL;
-	sp_error *e = sp_raw_read("r.txt", (const uint8_t *)text, strlen(text), &p);
-	char *msg = e ? sp_error_string(e) : sp_xstrdup("(no error)");
-	TAP_OK(e && sp_error_root_code(e) == code && strstr(msg, needle) && !p, "%s: \"%s\"",
-	       what, msg);
-	free(msg);
-	sp_error_free(e);
-	sp_profile_free(p);
+	reader_expect_error(sp_raw_read, "r.txt", text, code, needle, what);
 }
 
 static const char example[] = "# symprof raw stacks v1\n"
