@@ -219,17 +219,14 @@ static bool each_outputs_distinct(const char *dir, char **inputs, int n_inputs, 
 static char *kind_string(const sp_profile *p)
 {
 	sp_buf b = {0};
-	sp_buf_puts(&b, "[");
-	for (size_t i = 0; i < p->n_sample_types; i++)
-		sp_buf_printf(&b, "%s%s/%s", i ? " " : "",
-			      sp_profile_str(p, p->sample_types[i].type),
-			      sp_profile_str(p, p->sample_types[i].unit));
+	char *types = sp_profile_types_string(p);
+	sp_buf_puts(&b, types);
+	free(types);
 	const char *pt = sp_profile_str(p, p->period_type.type);
 	if (*pt)
-		sp_buf_printf(&b, "], period type %s/%s", pt,
-			      sp_profile_str(p, p->period_type.unit));
+		sp_buf_printf(&b, ", period type %s/%s", pt, sp_profile_str(p, p->period_type.unit));
 	else
-		sp_buf_puts(&b, "], no period type");
+		sp_buf_puts(&b, ", no period type");
 	return sp_buf_take(&b);
 }
 

@@ -301,7 +301,7 @@ bool sp_profile_same_kind(const sp_profile *a, const sp_profile *b)
 	return same;
 }
 
-static char *describe_types(const sp_profile *p)
+char *sp_profile_types_string(const sp_profile *p)
 {
 	sp_buf b = {0};
 	sp_buf_puts(&b, "[");
@@ -319,7 +319,7 @@ static sp_error *compatible(const sp_profile *a, const sp_profile *b, size_t bi)
 	for (size_t i = 0; same && i < a->n_sample_types; i++)
 		same = same_vt(a, &a->sample_types[i], b, &b->sample_types[i]);
 	if (!same) {
-		char *x = describe_types(a), *y = describe_types(b);
+		char *x = sp_profile_types_string(a), *y = sp_profile_types_string(b);
 		sp_error *e = sp_error_new(SP_E_INVALID_PROFILE,
 					   "cannot merge profile %zu: sample types differ: %s vs %s",
 					   bi + 1, x, y);

@@ -206,6 +206,8 @@ sp_error *sp_profile_merge(sp_profile *const *profiles, size_t n, sp_profile **o
 /* True when A and B are of one kind, the condition for merging them: equal
  * sample types (type and unit, in order) and equal period type. */
 bool sp_profile_same_kind(const sp_profile *a, const sp_profile *b);
+/* "[type/unit type/unit ...]": the sample types of P (caller frees). */
+char *sp_profile_types_string(const sp_profile *p);
 
 /* True when the mapping cannot be symbolized (pprof's Unsymbolizable). */
 bool sp_mapping_unsymbolizable(const sp_profile *p, const sp_mapping *m);
