@@ -178,10 +178,7 @@ static sp_error *parse(sp_profile *p, contention_state *st, const char *name,
 			return err;
 	}
 	/* the memory map, if any, from the line that ended the samples on */
-	size_t section;
-	if (more && sp_legacy_find_maps(data, len, it.line_off, &section))
-		return sp_legacy_finish_maps(p, name, (const char *)data + section, len - section);
-	return sp_legacy_finish_maps(p, name, NULL, 0);
+	return sp_legacy_finish_maps_from(p, name, data, len, more ? it.line_off : len);
 }
 
 sp_error *sp_contention_read(const char *name, const uint8_t *data, size_t len,

@@ -200,3 +200,12 @@ sp_error *sp_legacy_finish_maps(sp_profile *p, const char *name, const char *tex
 	sp_profile_attach_locations(p);
 	return NULL;
 }
+
+sp_error *sp_legacy_finish_maps_from(sp_profile *p, const char *name, const uint8_t *data,
+				     size_t len, size_t from)
+{
+	size_t section;
+	if (sp_legacy_find_maps(data, len, from, &section))
+		return sp_legacy_finish_maps(p, name, (const char *)data + section, len - section);
+	return sp_legacy_finish_maps(p, name, NULL, 0);
+}

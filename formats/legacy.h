@@ -103,5 +103,12 @@ void sp_legacy_locations(sp_profile *p, const uint64_t *addrs, size_t n, sp_u64v
  * locations then share one fake mapping, as pprof does.  NAME prefixes
  * errors. */
 sp_error *sp_legacy_finish_maps(sp_profile *p, const char *name, const char *text, size_t len);
+/* sp_legacy_finish_maps with the map that follows the first marker line at
+ * or after byte offset FROM of [DATA, DATA+LEN) (sp_legacy_find_maps), or
+ * with no map when there is none: the end of the text readers whose sample
+ * section stops at a "---" line (FROM: that line's offset; LEN when the
+ * samples ran to the end). */
+sp_error *sp_legacy_finish_maps_from(sp_profile *p, const char *name, const uint8_t *data,
+				     size_t len, size_t from);
 
 #endif

@@ -165,10 +165,8 @@ static sp_error *parse(sp_profile *p, thread_state *st, const char *name, const 
 		int64_t one = 1;
 		sp_profile_add_sample(p, &one, st->locs.v, st->locs.n, NULL, 0);
 	}
-	size_t section;
-	if (more && sp_legacy_find_maps(data, len, it.line_off, &section))
-		return sp_legacy_finish_maps(p, name, (const char *)data + section, len - section);
-	return sp_legacy_finish_maps(p, name, NULL, 0);
+	/* the memory map, if any, from the line that ended the samples on */
+	return sp_legacy_finish_maps_from(p, name, data, len, more ? it.line_off : len);
 }
 
 sp_error *sp_thread_read(const char *name, const uint8_t *data, size_t len, sp_profile **out)
