@@ -11,11 +11,13 @@
  *
  * The word size and byte order are found as google/pprof finds them: the
  * first of 32-bit LE, 32-bit BE, 64-bit LE, 64-bit BE whose first five
- * words read (0, 3, 0, >0, 0).  Records with the same stack are summed;
- * the leaf PC is kept, callers' return addresses are moved back by one
- * into the call instruction; then the two clean-ups of §2.7 (a signal
- * handler frame shared by nearly all samples, a leaf duplicated by the
- * unwinder) are applied. */
+ * words read (0, 3, 0, >0, 0).  The leaf PC is kept, callers' return
+ * addresses are moved back by one into the call instruction.  Then, as in
+ * pprof, a signal handler frame shared by nearly all records is removed
+ * (counted on the records as written, so a stack the profiler's hash
+ * table evicted and wrote again counts once per record), records with the
+ * same stack are summed, and a leaf duplicated by the unwinder is dropped
+ * (the two clean-ups of §2.7). */
 #include "formats/formats.h"
 #include "formats/legacy.h"
 #include "formats/stacks.h"
@@ -125,7 +127,7 @@ static uint64_t loc_address(const sp_profile *p, uint64_t id)
 	return l ? l->address : 0;
 }
 
-/* §2.7: if at least N - N/32 of the N samples share the frame at index 1,
+/* §2.7: if at least N - N/32 of the N records share the frame at index 1,
  * it is the signal handler's; remove it there.  Up to two passes. */
 static void drop_signal_frames(sp_profile *p)
 {
@@ -210,8 +212,11 @@ sp_error *sp_cpu_read(const char *name, const uint8_t *data, size_t len, sp_prof
 	size_t text_off = len;
 	sp_error *err = read_records(name, &w, period_ns, p, &text_off);
 	if (!err) {
-		sp_fmt_sum_identical_samples(p);
+		/* on the records as written, before summing: N is pprof's
+		 * record count, and a stack repeated by evictions counts once
+		 * per record */
 		drop_signal_frames(p);
+		sp_fmt_sum_identical_samples(p);
 		err = sp_legacy_finish_maps(p, name, (const char *)data + text_off, len - text_off);
 	}
 	if (err) {

@@ -52,6 +52,12 @@ compare gocount "$d/goroutine.txt" "goroutine"
 compare cpu "$d/cpu_single.prof" "CPU, one sample (both signal-frame passes)"
 compare cpu "$d/cpu_handler.prof" "CPU 64-bit BE, handler frames in 40 of 41 samples, no map"
 compare contention "$d/contention_nohz.txt" "mutex, no cycles/second"
+# cpu_evicted.prof, 64-bit LE words: 0 3 0 10000 0, then 32 records
+# "1 2 0x401000 0x409001" (one stack written again after hash-table
+# evictions), "1 3 0x401100 0x407001 0x406001", 0 1 0, and the map line
+# "00400000-0040a000 r-xp 00000000 08:01 1234 /usr/bin/prog".  pprof counts
+# the handler-frame share per record (32 of 33) and drops 0x409000.
+compare cpu "$d/cpu_evicted.prof" "CPU, one stack written in 32 records"
 
 # A real CPU profile from libprofiler: two busy functions.
 cat >"$tmp/busy.c" <<'CEOF'
