@@ -444,15 +444,21 @@ static char *multiline_name(const shortener *s, const char *name)
 	return b.len ? sp_buf_take(&b) : sp_xstrdup("");
 }
 
-/* The names of a frame whose function is FNAME in FILE (see below). */
+/* The names of a frame whose function is FNAME in FILE (see below); OBJ is
+ * the file of the location's mapping. */
 static void frame_names(const sp_line *ln, const char *fname, const char *file,
-			sp_granularity g, const shortener *sh, char **first, char **second,
-			char **label)
+			const char *obj, sp_granularity g, const shortener *sh, char **first,
+			char **second, char **label)
 {
 	switch (g) {
 	case SP_GRAN_FILES:
-		*first = sp_xstrdup(file[0] ? file : "<unknown>");
-		*label = sp_xstrdup(file[0] ? base_name(file) : "<unknown>");
+		if (file[0])
+			*first = sp_xstrdup(file);
+		else if (obj[0])
+			*first = sp_xasprintf("[%s]", base_name(obj));
+		else
+			*first = sp_xstrdup("<unknown>");
+		*label = sp_xstrdup(file[0] ? base_name(file) : *first);
 		return;
 	case SP_GRAN_LINES: {
 		char *where = NULL, *name;
@@ -486,17 +492,25 @@ static void frame_names(const sp_line *ln, const char *fname, const char *file,
 }
 
 /* Name components of one frame at granularity G: *FIRST (function, file or
- * address) and *SECOND (file:line for lines, else NULL), and the graph
- * label (*LABEL: multi-line shortened name, file base names). */
+ * address) and *SECOND (file:line for lines, else NULL), the graph label
+ * (*LABEL: multi-line shortened name, file base names), and *TIE: what else
+ * tells two nodes of one name apart.  pprof keys a node by more than its
+ * name when the name has no function in it (files): the function's start
+ * line and the mapping's file stay in the key, so each function of a file
+ * is a node of its own, ordered by start line among equals ("%d 0 %s", as
+ * Go prints those fields of the node's key). */
 static void frame_components(const sp_profile *p, const sp_location *l, size_t li,
 			     sp_granularity g, const shortener *sh, char **first, char **second,
-			     char **label)
+			     char **label, char **tie)
 {
 	const sp_line *ln;
 	const sp_function *f;
+	const sp_mapping *m;
 	char *fname, *file;
+	const char *obj;
 
 	*second = NULL;
+	*tie = NULL;
 	if (l->n_lines == 0) {
 		*first = sp_report_clean_name(sp_report_address_name(p, l));
 		*label = sp_xstrdup(*first);
@@ -507,7 +521,11 @@ static void frame_components(const sp_profile *p, const sp_location *l, size_t l
 	fname = sp_report_clean_name(sp_xstrdup(f ? sp_profile_str(p, f->name) : ""));
 	file = sp_report_clean_name(sp_xstrdup(f ? sp_profile_str(p, f->filename) : ""));
 	file = clean_path(file);
-	frame_names(ln, fname, file, g, sh, first, second, label);
+	m = l->mapping_id ? sp_profile_mapping(p, l->mapping_id) : NULL;
+	obj = m ? sp_profile_str(p, m->filename) : "";
+	if (g == SP_GRAN_FILES)
+		*tie = sp_xasprintf("%lld 0 %s", (long long)(f ? f->start_line : 0), obj);
+	frame_names(ln, fname, file, obj, g, sh, first, second, label);
 	free(fname);
 	free(file);
 }
@@ -647,8 +665,8 @@ typedef struct {
 	size_t si;
 	sp_sample_filter *filter;
 	/* node keys */
-	char **names, **labels;
-	size_t n_keys, cap_keys, cap_labels;
+	char **names, **labels, **ties; /* ties: see frame_components; "" if none */
+	size_t n_keys, cap_keys, cap_labels, cap_ties;
 	sp_idxset key_set;
 	/* per location index: its node keys, outermost last (as lines) */
 	size_t *loc_off, *loc_cnt, *loc_nodes;
@@ -682,36 +700,43 @@ typedef struct {
 
 typedef struct {
 	builder *b;
-	const char *name;
+	const char *name, *tie;
 } key_ctx;
 
 static bool key_eq(void *ctx, size_t idx)
 {
 	key_ctx *k = ctx;
 
-	return !strcmp(k->b->names[idx], k->name);
+	return !strcmp(k->b->names[idx], k->name) && !strcmp(k->b->ties[idx], k->tie);
 }
 
-/* Interns a node for components FIRST/SECOND and LABEL (consumed). */
-static size_t intern_node(builder *b, char *first, char *second, char *label)
+/* Interns a node for components FIRST/SECOND, TIE (may be NULL) and LABEL
+ * (all consumed). */
+static size_t intern_node(builder *b, char *first, char *second, char *tie, char *label)
 {
 	char *name = second ? sp_xasprintf("%s %s", first, second) : sp_xstrdup(first);
-	uint64_t h = sp_hash_bytes(name, strlen(name), 7);
-	key_ctx k = {b, name};
+	if (!tie)
+		tie = sp_xstrdup("");
+	uint64_t h = sp_hash_combine(sp_hash_bytes(name, strlen(name), 7),
+				     sp_hash_bytes(tie, strlen(tie), 7));
+	key_ctx k = {b, name, tie};
 	size_t idx = sp_idxset_find(&b->key_set, h, key_eq, &k);
 
 	if (idx != SIZE_MAX) {
 		free(name);
 		free(first);
 		free(second);
+		free(tie);
 		free(label);
 		return idx;
 	}
 	idx = b->n_keys;
 	sp_grow(&b->names, &b->cap_keys, idx + 1, sizeof(*b->names));
 	sp_grow(&b->labels, &b->cap_labels, idx + 1, sizeof(*b->labels));
+	sp_grow(&b->ties, &b->cap_ties, idx + 1, sizeof(*b->ties));
 	b->names[idx] = name;
 	b->labels[idx] = label;
+	b->ties[idx] = tie;
 	b->n_keys++;
 	sp_idxset_add(&b->key_set, h, idx);
 	free(first);
@@ -737,11 +762,11 @@ static void builder_init(builder *b, const sp_profile *p, size_t si, sp_granular
 		b->loc_off[i] = b->n_loc_nodes;
 		b->loc_cnt[i] = n;
 		for (size_t li = 0; li < n; li++) {
-			char *first, *second, *label;
+			char *first, *second, *label, *tie;
 			size_t k;
 
-			frame_components(p, l, li, g, &sh, &first, &second, &label);
-			k = intern_node(b, first, second, label);
+			frame_components(p, l, li, g, &sh, &first, &second, &label, &tie);
+			k = intern_node(b, first, second, tie, label);
 			SP_PUSH(b->loc_nodes, b->n_loc_nodes, b->cap_loc_nodes, k);
 		}
 	}
@@ -777,9 +802,11 @@ static void builder_free(builder *b)
 	for (size_t i = 0; i < b->n_keys; i++) {
 		free(b->names[i]);
 		free(b->labels[i]);
+		free(b->ties[i]);
 	}
 	free(b->names);
 	free(b->labels);
+	free(b->ties);
 	sp_idxset_free(&b->key_set);
 	free(b->loc_off);
 	free(b->loc_cnt);
@@ -1082,6 +1109,8 @@ static int cmp_nodes(const void *x, const void *y, void *arg)
 		if (fa != fb)
 			return fa > fb ? -1 : 1;
 	}
+	if ((r = strcmp(c->b->ties[a], c->b->ties[b])))
+		return r;
 	return a < b ? -1 : a > b;
 }
 

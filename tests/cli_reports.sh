@@ -99,7 +99,8 @@ sp_ok $? "two conversions to DOT give identical bytes"
 if sp_have_go; then
 	sp_run symprof convert "$dump" -o "$tmp/g.pb.gz"
 	for opts in "" "--nodecount 5" "--lines" "--focus plugin" "--ignore big_alloc" \
-		"--sample-index alloc_objects" "--nodefraction 0.001" "--edgefraction 0.01"; do
+		"--sample-index alloc_objects" "--nodefraction 0.001" "--edgefraction 0.01" \
+		"--files" "--functions" "--unit MB"; do
 		# shellcheck disable=SC2086 # options are words
 		sp_run symprof convert $opts --format dot "$dump"
 		cp "$tmp/out" "$tmp/ours.dot"

@@ -787,6 +787,42 @@ static void test_default_nodecount(void)
 	sp_profile_free(p);
 }
 
+/* Files granularity as pprof keys it: a node's name is its file, but the
+ * function's start line and the mapping's file stay in the node's key, so
+ * two functions of a.c (start lines 10 and 20) are two rows; a frame
+ * without a file is named after its mapping, "[prog]".
+ *   s -> a  30 ms      s -> b  20 ms */
+static void test_files_start_lines(void)
+{
+	sp_profile *p = sp_profile_new();
+	sp_mapping exe = {.memory_start = 0x1000, .memory_limit = 0x4000};
+	sp_report_options o;
+	uint64_t ls, la, lb;
+	char *t;
+
+	sp_profile_add_sample_type(p, "samples", "count");
+	sp_profile_add_sample_type(p, "cpu", "nanoseconds");
+	exe.filename = sp_profile_intern(p, "/usr/bin/prog");
+	sp_profile_add_mapping(p, &exe);
+	ls = add_loc(p, 1, 0x1000, (uint64_t[]){sp_profile_function_for(p, "s", "s", "", 0)},
+		     (int64_t[]){0}, 1);
+	la = add_loc(p, 1, 0x2000, (uint64_t[]){sp_profile_function_for(p, "a", "a", "a.c", 10)},
+		     (int64_t[]){12}, 1);
+	lb = add_loc(p, 1, 0x3000, (uint64_t[]){sp_profile_function_for(p, "b", "b", "a.c", 20)},
+		     (int64_t[]){22}, 1);
+	add_sample(p, 30, (uint64_t[]){la, ls}, 2);
+	add_sample(p, 20, (uint64_t[]){lb, ls}, 2);
+	opts(&o);
+	o.granularity = SP_GRAN_FILES;
+	t = run(sp_top_write, p, &o);
+	TAP_OK(has(t, "      30ms 60.00% 60.00%       30ms 60.00%  a.c\n"
+		      "      20ms 40.00%   100%       20ms 40.00%  a.c\n"
+		      "         0     0%   100%       50ms   100%  [prog]\n"),
+	       "files: one row per function start line, [prog] for a frame without a file");
+	free(t);
+	sp_profile_free(p);
+}
+
 /* Names that are not UTF-8 or hold control characters are printed with
  * '?' in their place; valid UTF-8 is kept. */
 static void test_bad_names(void)
@@ -951,6 +987,7 @@ int main(void)
 	test_recursion();
 	test_label_names();
 	test_default_nodecount();
+	test_files_start_lines();
 	test_bad_names();
 	test_tag_selection();
 	test_clean_paths();
