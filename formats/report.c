@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define NONE SIZE_MAX
 
@@ -1295,6 +1296,45 @@ static void add_header(sp_report *r, char *line)
 	r->headers[r->n_headers++] = line;
 }
 
+/* "Time: Jan 2, 2006 at 3:04pm (MST)" in local time, as pprof prints a
+ * profile's time_nanos. */
+static char *time_line(int64_t ns)
+{
+	time_t t = (time_t)(ns / 1000000000);
+	struct tm tm;
+	char buf[96];
+
+	if (ns < 0 && ns % 1000000000)
+		t--;
+	if (!localtime_r(&t, &tm) ||
+	    !strftime(buf, sizeof(buf), "%b %-d, %Y at %-I:%M%P (%Z)", &tm))
+		return sp_xasprintf("Time: %lld ns", (long long)ns);
+	return sp_xasprintf("Time: %s", buf);
+}
+
+/* pprof's "Duration: 6s, Total samples = 1.22s (20.30%)": the share is
+ * there only when the samples are times (the space before it stays). */
+static char *duration_line(const sp_report *r, int64_t duration)
+{
+	const char *unit;
+	double ns = scale(r->total, r->sample_unit, "nanoseconds", &unit);
+	char *d = scaled_label(duration, "nanoseconds", "auto");
+	char *total = sp_report_value(r, r->total);
+	char pct[16], *ratio, *line;
+
+	if (!strcmp(unit, "ns") && ns != 0)
+		ratio = sp_xasprintf("(%s)", sp_report_pct((int64_t)ns, duration, pct));
+	else
+		ratio = sp_xstrdup("");
+	line = sp_xasprintf("Duration: %s, Total samples = %s %s", d, total, ratio);
+	free(d);
+	free(total);
+	free(ratio);
+	return line;
+}
+
+/* The profile's lines of the legend (pprof's ProfileLabels) and the active
+ * filters; after the output unit is chosen, which the total is shown in. */
 static void make_headers(sp_report *r, const sp_report_options *o)
 {
 	const sp_profile *p = r->p;
@@ -1316,6 +1356,10 @@ static void make_headers(sp_report *r, const sp_report_options *o)
 	}
 	if (r->sample_type[0])
 		add_header(r, sp_xasprintf("Type: %s", r->sample_type));
+	if (p->time_nanos != 0)
+		add_header(r, time_line(p->time_nanos));
+	if (p->duration_nanos != 0)
+		add_header(r, duration_line(r, p->duration_nanos));
 	if ((o->focus && o->focus[0]) || (o->ignore && o->ignore[0])) {
 		add_header(r, sp_xstrdup("Active filters:"));
 		if (o->focus && o->focus[0])
@@ -1389,7 +1433,6 @@ sp_error *sp_report_new(const sp_profile *p, const sp_report_options *opts,
 		r->nodecount = o.nodecount;
 	for (size_t i = 0; i < p->n_samples; i++)
 		r->total += abs64(p->samples[i].values[o.sample_index]);
-	make_headers(r, &o);
 
 	builder_init(&b, p, o.sample_index, o.granularity);
 	if ((err = sp_sample_filter_new(p, &o, &b.filter))) {
@@ -1529,6 +1572,7 @@ sp_error *sp_report_new(const sp_profile *p, const sp_report_options *opts,
 		r->output_unit = sp_xstrdup(o.unit);
 	else
 		r->output_unit = select_output_unit(r);
+	make_headers(r, &o);
 	*out = r;
 	return NULL;
 }

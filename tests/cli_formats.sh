@@ -89,6 +89,18 @@ folded_is "$tmp/contention.n.folded" '0x40301f;0x40200f;0x401004 2700' \
 	"contention: 27 contentions x period 100 = 2700"
 convert_to contention "$tmp/contention.txt" "$tmp/contention.pb.gz"
 go_agrees contention "$tmp/contention.txt" "$tmp/contention.pb.gz"
+# "ms since reset = 6000" is the profile's duration: the top table's header says it
+# as pprof does, with the delay's share of it (608881724 ns of 6 s).
+sp_run symprof convert -q --no-symbolize --format top "$tmp/contention.txt"
+grep -qx 'Duration: 6s, Total samples = 608.88ms (10.15%)' "$tmp/out"
+sp_ok $? "contention: top header gives the duration and the delay's share" || sed 's/^/#   /' "$tmp/out"
+if sp_have_go; then
+	sed '/^Showing nodes/q' "$tmp/out" >"$tmp/ours.hdr"
+	sp_gopprof -top -symbolize=none "$tmp/contention.txt" 2>/dev/null | sed '/^Showing nodes/q' >"$tmp/go.hdr"
+	cmp -s "$tmp/ours.hdr" "$tmp/go.hdr"
+	sp_ok $? "contention: top header lines as go tool pprof -top prints them" ||
+		diff "$tmp/ours.hdr" "$tmp/go.hdr" | sed 's/^/#   /'
+fi
 
 # --- thread profile (spec 2.4): "same as previous thread" counts the stack again;
 # the leaf (PC) stays, callers move back by 1.

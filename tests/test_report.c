@@ -19,6 +19,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "tests/report_fixture.h"
 
@@ -823,6 +824,37 @@ static void test_files_start_lines(void)
 	sp_profile_free(p);
 }
 
+/* pprof's profile lines for time_nanos and duration_nanos: the time in
+ * local time ("Jan 2, 2006 at 3:04pm (MST)"), the duration with the total
+ * and, for times, the total's share of the duration.  1700000000 s is
+ * 2023-11-14 22:13:20 UTC; the fixture's total is 100 ms, 100 samples. */
+static void test_time_duration(void)
+{
+	sp_profile *p = make_profile();
+	sp_report_options o;
+	char *t;
+
+	setenv("TZ", "UTC", 1);
+	tzset();
+	p->time_nanos = 1700000000LL * 1000000000LL;
+	p->duration_nanos = 1000000000LL;
+	opts(&o);
+	t = run(sp_top_write, p, &o);
+	TAP_OK(has(t, "Type: cpu\nTime: Nov 14, 2023 at 10:13pm (UTC)\n"
+		      "Duration: 1s, Total samples = 100ms (10.00%)\nShowing nodes"),
+	       "time and duration lines, share of the duration");
+	free(t);
+	o.sample_index = 0;
+	t = run(sp_top_write, p, &o);
+	TAP_OK(has(t, "Duration: 1s, Total samples = 100 \nShowing nodes"),
+	       "counts: no share of the duration");
+	free(t);
+	t = run(sp_dot_write, p, &o);
+	TAP_OK(has(t, "Time: Nov 14, 2023 at 10:13pm (UTC)"), "the graph's legend has the time");
+	free(t);
+	sp_profile_free(p);
+}
+
 /* Names that are not UTF-8 or hold control characters are printed with
  * '?' in their place; valid UTF-8 is kept. */
 static void test_bad_names(void)
@@ -988,6 +1020,7 @@ int main(void)
 	test_label_names();
 	test_default_nodecount();
 	test_files_start_lines();
+	test_time_duration();
 	test_bad_names();
 	test_tag_selection();
 	test_clean_paths();
