@@ -133,6 +133,12 @@ for ext in pdf svg png; do
 	sp_ok "$rc" "convert -o g.$ext exits 0" || sp_show_err
 done
 sp_check "PDF starts with %PDF-" magic "$tmp/g.pdf" 5 255044462d
+# --format wins over the extension of -o.
+sp_run symprof convert --format pdf "$dump" -o "$tmp/g.out"
+sp_check "--format pdf -o g.out writes a PDF" magic "$tmp/g.out" 5 255044462d
+sp_run symprof convert "$dump" -o "$tmp/f.flame.svg"
+sp_run symprof convert --format flamegraph "$dump" -o "$tmp/f.svg"
+sp_check "--format flamegraph -o f.svg is what -o f.flame.svg writes" cmp -s "$tmp/f.svg" "$tmp/f.flame.svg"
 sp_check "PNG has the PNG signature" magic "$tmp/g.png" 8 89504e470d0a1a0a
 sp_check "SVG is an XML document" grep -q '<svg' "$tmp/g.svg"
 if command -v python3 >/dev/null 2>&1; then
