@@ -123,6 +123,22 @@ else
 	sp_skip "go not installed: DOT and top not compared with go tool pprof"
 fi
 
+# --- merge of two real dumps (each PIE run has its own load addresses) ---------------
+(cd "$tmp/fix" && env HEAPPROFILE="$tmp/second" ./fixture) >/dev/null 2>&1 &&
+	mv "$tmp/second.0001.heap" "$tmp/second.heap" || sp_bail "second fixture dump not recorded"
+sp_run symprof convert --unit kB --format top "$dump" "$tmp/second.heap"
+grep -Eq "^ +2048kB +[0-9.]+% +[0-9.]+% +2048kB +[0-9.]+%  fixture::big_alloc$" "$tmp/out"
+sp_ok $? "merged top: fixture::big_alloc twice 16 x 64 KiB = 2048kB" || sp_show_err
+if sp_have_go; then
+	sp_run symprof convert "$dump" "$tmp/second.heap" -o "$tmp/merged.pb.gz"
+	sp_run symprof convert "$tmp/second.heap" -o "$tmp/second.pb.gz"
+	sp_gopprof -top -symbolize=none "$tmp/merged.pb.gz" >"$tmp/ours.top" 2>"$tmp/err"
+	sp_gopprof -top -symbolize=none "$tmp/g.pb.gz" "$tmp/second.pb.gz" >"$tmp/theirs.top" 2>>"$tmp/err"
+	[ -s "$tmp/ours.top" ] && cmp -s "$tmp/ours.top" "$tmp/theirs.top"
+	sp_ok $? "merged pprof: go tool pprof -top of it = go's own merge of the two conversions" ||
+		diff "$tmp/ours.top" "$tmp/theirs.top" | head -n 8 | sed 's/^/#   /'
+fi
+
 # --- PDF, SVG, PNG ------------------------------------------------------------------
 magic()
 {
