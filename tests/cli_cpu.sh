@@ -96,6 +96,10 @@ if sp_have_go; then
 	[ "$pp_total" -eq "$total_samples" ]
 	sp_ok $? "pprof and folded outputs count the same samples ($pp_total, $total_samples)"
 	sp_same_samples "CPU profile" "$tmp/busy.prof" "$tmp/busy.pb.gz"
+	# Reports of a CPU profile (time values, ms/s units) as go tool pprof draws them.
+	for opts in "" "--lines" "--sample-index samples"; do
+		sp_reports_agree "$tmp/busy.prof" "$tmp/busy.pb.gz" "$opts"
+	done
 else
 	sp_skip "go not installed: pprof output not checked with go tool pprof"
 fi

@@ -220,6 +220,33 @@ sp_chromium()
 	[ -x "$sp_chr" ] && echo "$sp_chr"
 }
 
+# sp_reports_agree INPUT PROFILE "OPTIONS": symprof's DOT and top of INPUT with OPTIONS
+# (symprof's spelling, e.g. "--sample-index samples") against go tool pprof -dot and
+# -top of PROFILE (symprof's pprof of INPUT) with the same options in pprof's spelling
+# (one dash, "=", sample_index).  Two TAP cases.
+sp_reports_agree()
+{
+	sp_in=$1
+	sp_pb=$2
+	sp_o=$3
+	# shellcheck disable=SC2086 # options are words
+	sp_po=$(printf '%s\n' $sp_o | paste -sd= - | sed 's/^--/-/; s/sample-index/sample_index/')
+	# shellcheck disable=SC2086
+	sp_run symprof convert $sp_o --format dot "$sp_in"
+	cp "$tmp/out" "$tmp/ours.dot"
+	# shellcheck disable=SC2086
+	sp_dot_agrees "$tmp/ours.dot" "$sp_pb" $sp_po
+	sp_ok $? "DOT${sp_o:+ $sp_o}: same nodes and edges as go tool pprof -dot${sp_po:+ $sp_po}"
+	# shellcheck disable=SC2086
+	sp_run symprof convert $sp_o --format top "$sp_in"
+	cp "$tmp/out" "$tmp/ours.top"
+	# shellcheck disable=SC2086
+	sp_run sp_gopprof -top -symbolize=none $sp_po "$sp_pb"
+	cmp -s "$tmp/ours.top" "$tmp/out"
+	sp_ok $? "top${sp_o:+ $sp_o}: same table as go tool pprof -top${sp_po:+ $sp_po}" ||
+		diff "$tmp/ours.top" "$tmp/out" | head -n 8 | sed 's/^/#   /'
+}
+
 # sp_dot_agrees OURS.dot PROFILE PPROF-OPTIONS...: `go tool pprof -dot` of PROFILE with
 # those options draws the same nodes and edges, with the same labels, as OURS.dot
 # (tests/report_dotcmp.py); the differences are printed as diagnostics.

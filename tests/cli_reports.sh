@@ -101,23 +101,7 @@ if sp_have_go; then
 	for opts in "" "--nodecount 5" "--lines" "--focus plugin" "--ignore big_alloc" \
 		"--sample-index alloc_objects" "--nodefraction 0.001" "--edgefraction 0.01" \
 		"--files" "--functions" "--unit MB"; do
-		# shellcheck disable=SC2086 # options are words
-		sp_run symprof convert $opts --format dot "$dump"
-		cp "$tmp/out" "$tmp/ours.dot"
-		# pprof spells the same options with one dash, "=" and sample_index.
-		# shellcheck disable=SC2086 # options are words
-		popts=$(printf '%s\n' $opts | paste -sd= - | sed 's/^--/-/; s/sample-index/sample_index/')
-		# shellcheck disable=SC2086
-		sp_dot_agrees "$tmp/ours.dot" "$tmp/g.pb.gz" $popts
-		sp_ok $? "DOT${opts:+ $opts}: same nodes and edges as go tool pprof -dot${popts:+ $popts}"
-		# shellcheck disable=SC2086
-		sp_run symprof convert $opts --format top "$dump"
-		cp "$tmp/out" "$tmp/ours.top"
-		# shellcheck disable=SC2086
-		sp_run sp_gopprof -top -symbolize=none $popts "$tmp/g.pb.gz"
-		cmp -s "$tmp/ours.top" "$tmp/out"
-		sp_ok $? "top${opts:+ $opts}: same table as go tool pprof -top${popts:+ $popts}" ||
-			diff "$tmp/ours.top" "$tmp/out" | head -n 8 | sed 's/^/#   /'
+		sp_reports_agree "$dump" "$tmp/g.pb.gz" "$opts"
 	done
 else
 	sp_skip "go not installed: DOT and top not compared with go tool pprof"
