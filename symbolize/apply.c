@@ -125,9 +125,12 @@ static bool is_kernel(const sp_profile *p, const sp_mapping *m, uint64_t addr)
 	return m && strncmp(sp_profile_str(p, m->filename), "[kernel", 7) == 0;
 }
 
+typedef enum { FILELESS_NONE, FILELESS_JIT, FILELESS_KERNEL } fileless_kind;
+
 /* Offers one address to the JIT objects, perf maps and kallsyms.  Returns
- * true when it was resolved. */
-static bool resolve_fileless(ctx *c, const sp_mapping *m, const pending *pend, size_t n)
+ * which of them resolved it (JIT for JIT objects and perf maps). */
+static fileless_kind resolve_fileless(ctx *c, const sp_mapping *m, const pending *pend,
+				      size_t n)
 {
 	uint64_t addr = pend[0].address;
 	if (c->src.jit) {
@@ -142,22 +145,25 @@ static bool resolve_fileless(ctx *c, const sp_mapping *m, const pending *pend, s
 			sp_error_free(e);
 			if (nf) {
 				set_lines(c, pend, n, f, nf);
-				return true;
+				return FILELESS_JIT;
 			}
 		}
 	}
 	const char *name = NULL;
+	fileless_kind kind = FILELESS_JIT;
 	if (c->src.perf)
 		name = sp_perf_map_lookup(c->src.perf, addr);
-	if (!name && c->src.ksyms && is_kernel(c->p, m, addr))
+	if (!name && c->src.ksyms && is_kernel(c->p, m, addr)) {
 		name = sp_kallsyms_lookup(c->src.ksyms, addr);
+		kind = FILELESS_KERNEL;
+	}
 	if (!name)
-		return false;
+		return FILELESS_NONE;
 	char *dn = sp_demangle(name, c->o->demangle);
 	sp_frame f = {.name = dn ? dn : name, .system_name = name};
 	set_lines(c, pend, n, &f, 1);
 	free(dn);
-	return true;
+	return kind;
 }
 
 static sp_unresolved_reason classify(const sp_error *e)
@@ -217,12 +223,14 @@ static void do_mapping(ctx *c, sp_mapping_report *r, const pending *pend, size_t
 
 	bool *done = sp_xcalloc(n, sizeof(bool));
 	bool has_sources = c->src.jit || c->src.perf || c->src.ksyms;
-	bool any_fileless = false;
+	bool any_fileless = false, any_jit = false;
 	if (has_sources) {
 		for (size_t i = 0, j; i < n; i = j) {
 			for (j = i + 1; j < n && pend[j].address == pend[i].address;)
 				j++;
-			if (resolve_fileless(c, m, pend + i, j - i)) {
+			fileless_kind kind = resolve_fileless(c, m, pend + i, j - i);
+			if (kind != FILELESS_NONE) {
+				any_jit |= kind == FILELESS_JIT;
 				for (size_t k = i; k < j; k++)
 					done[k] = true;
 				r->n_resolved++;
@@ -230,8 +238,11 @@ static void do_mapping(ctx *c, sp_mapping_report *r, const pending *pend, size_t
 			}
 		}
 	}
+	/* A mapping without a file (the placeholder of addresses outside the
+	 * recorded map) is named after what resolved its addresses: kernel
+	 * frames named from kallsyms only, or JIT code (perf's names). */
 	if (any_fileless && m && !*fname)
-		m->filename = sp_profile_intern(c->p, "[jit]");
+		m->filename = sp_profile_intern(c->p, any_jit ? "[jit]" : "[kernel.kallsyms]");
 
 	sp_unresolved_reason why = SP_UNRES_NONE;
 	sp_object *obj = NULL;

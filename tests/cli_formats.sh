@@ -193,6 +193,13 @@ convert_to "raw, --kallsyms --annotate" "$tmp/raw.txt" "$tmp/raw_ka.folded" \
 folded_is "$tmp/raw_ka.folded" 'main;mid_fn 2
 main;mid_fn;entry_SYSCALL_64_[k];do_syscall_64_[k] 1
 main;mid_fn;leaf_fn 3' "raw, --kallsyms --annotate: kernel frames end in _[k], user frames unmarked"
+# Kernel addresses lie outside the recorded map: their mapping is the placeholder, which
+# takes the kernel's name once kallsyms named them (not "[jit]").
+sp_run symprof convert -q --kallsyms "$tmp/kallsyms" --format raw "$tmp/raw.txt"
+kmap=$(awk '/ do_syscall_64 / { for (i = 1; i <= NF; i++) if ($i ~ /^M=/) print substr($i, 3) }' "$tmp/out")
+[ -n "$kmap" ] && grep -Eq "^$kmap: 0x0/0xffffffffffffffff/0x0 \[kernel\.kallsyms\]" "$tmp/out" &&
+	! grep -Fq '[jit]' "$tmp/out"
+sp_ok $? "raw, --kallsyms: kernel frames in a [kernel.kallsyms] mapping" || sed 's/^/#   /' "$tmp/out"
 convert_to "raw, --kallsyms" "$tmp/raw.txt" "$tmp/raw_k.pb.gz" --kallsyms "$tmp/kallsyms"
 if sp_have_go; then
 	sp_run sp_gopprof -raw "$tmp/raw_k.pb.gz"
