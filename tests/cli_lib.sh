@@ -230,7 +230,11 @@ sp_reports_agree()
 	sp_pb=$2
 	sp_o=$3
 	# shellcheck disable=SC2086 # options are words
-	sp_po=$(printf '%s\n' $sp_o | paste -sd= - | sed 's/^--/-/; s/sample-index/sample_index/')
+	sp_po=$(printf '%s\n' $sp_o | awk '
+		NF == 0 { next }
+		/^--/ { if (o != "") print o; o = "-" substr($0, 3); next }
+		{ o = o "=" $0 }
+		END { if (o != "") print o }' | sed 's/^-sample-index/-sample_index/' | paste -sd' ' -)
 	# shellcheck disable=SC2086
 	sp_run symprof convert $sp_o --format dot "$sp_in"
 	cp "$tmp/out" "$tmp/ours.dot"
