@@ -313,20 +313,17 @@ out:
 	free(obj);
 }
 
-/* Debug sections compressed with zlib (SHF_COMPRESSED) resolve exactly
- * like plain ones. */
-static void test_compressed(const char *exe, const char *src, const sym *syms, size_t ns)
+/* Counts the addresses of every function in SYMS that resolve to the same
+ * frames (names, files, lines) in the executables A and B. */
+static size_t same_frames(const char *a_path, const char *b_path, const sym *syms, size_t ns,
+			  size_t *total)
 {
-	char *gz = sp_xasprintf("%s/fixture-gz", tmpdir);
-	int rc = sh("g++ -O2 -g -gz=zlib -o '%s' '%s' && readelf -S -W '%s' | "
-		    "grep -q 'debug_info.* [A-Z]*C[A-Z]* '",
-		    gz, src, gz);
-	TAP_OK(rc == 0, "built with SHF_COMPRESSED debug sections");
-	sp_dwarf *a = sp_dwarf_new(exe, &raw_opts, NULL, NULL);
-	sp_dwarf *b = sp_dwarf_new(gz, &raw_opts, NULL, NULL);
-	size_t total = 0, same = 0;
+	sp_dwarf *a = sp_dwarf_new(a_path, &raw_opts, NULL, NULL);
+	sp_dwarf *b = sp_dwarf_new(b_path, &raw_opts, NULL, NULL);
+	size_t same = 0;
+	*total = 0;
 	for (size_t i = 0; i < ns; i++) {
-		for (uint64_t x = syms[i].addr; x < syms[i].addr + syms[i].size; x++, total++) {
+		for (uint64_t x = syms[i].addr; x < syms[i].addr + syms[i].size; x++, (*total)++) {
 			const sp_frame *fa, *fb;
 			size_t na, nb;
 			sp_error *e1 = sp_dwarf_resolve(a, x, &fa, &na);
@@ -342,10 +339,41 @@ static void test_compressed(const char *exe, const char *src, const sym *syms, s
 			sp_error_free(e2);
 		}
 	}
-	TAP_EQ_U64(same, total, "compressed: every address as uncompressed");
 	sp_dwarf_free(a);
 	sp_dwarf_free(b);
+	return same;
+}
+
+/* Debug sections compressed with zlib (SHF_COMPRESSED) resolve exactly
+ * like plain ones. */
+static void test_compressed(const char *exe, const char *src, const sym *syms, size_t ns)
+{
+	char *gz = sp_xasprintf("%s/fixture-gz", tmpdir);
+	int rc = sh("g++ -O2 -g -gz=zlib -o '%s' '%s' && readelf -S -W '%s' | "
+		    "grep -q 'debug_info.* [A-Z]*C[A-Z]* '",
+		    gz, src, gz);
+	TAP_OK(rc == 0, "built with SHF_COMPRESSED debug sections");
+	size_t total;
+	size_t same = same_frames(exe, gz, syms, ns, &total);
+	TAP_EQ_U64(same, total, "compressed: every address as uncompressed");
 	free(gz);
+}
+
+/* Go binaries and JIT objects have partial or no .debug_aranges: the
+ * compile units' own ranges are indexed, so the same executable without
+ * .debug_aranges resolves every address as it does with them. */
+static void test_no_aranges(const char *exe, const sym *syms, size_t ns)
+{
+	char *na = sp_xasprintf("%s/fixture-noaranges", tmpdir);
+	int rc = sh("readelf -S -W '%s' | grep -q '\\.debug_aranges' && "
+		    "objcopy --remove-section .debug_aranges '%s' '%s' && "
+		    "! readelf -S -W '%s' | grep -q '\\.debug_aranges'",
+		    exe, exe, na, na);
+	TAP_OK(rc == 0, "the fixture has .debug_aranges, the copy has none");
+	size_t total;
+	size_t same = same_frames(exe, na, syms, ns, &total);
+	TAP_EQ_U64(same, total, "without .debug_aranges: every address as with them");
+	free(na);
 }
 
 static void test_errors(void)
@@ -394,6 +422,7 @@ int main(void)
 		TAP_OK(1, "llvm-symbolizer comparison # SKIP not installed");
 	test_et_rel(exe, src, syms, ns);
 	test_compressed(exe, src, syms, ns);
+	test_no_aranges(exe, syms, ns);
 	test_errors();
 
 	for (size_t i = 0; i < ns; i++)
