@@ -120,6 +120,7 @@ struct sp_dwarf {
 	Dwfl_Callbacks cb;
 	char *debuginfo_path;
 	int fd;
+	bool debug_searched; /* our search ran; debug_path is its answer */
 	char *debug_path;
 	Dwarf *dw;
 	Dwarf_Addr dwbias;
@@ -228,6 +229,16 @@ static int find_debuginfo_cb(Dwfl_Module *mod, void **userdata, const char *modn
 	sp_dwarf *d = *userdata;
 
 	if (d && d->info) {
+		/* libdwfl asks again (for the symbol table) when the DWARF
+		 * search found nothing: answer from the first search, so every
+		 * place is tried, and listed, once. */
+		if (d->debug_searched) {
+			int fd = d->debug_path ? open(d->debug_path, O_RDONLY | O_CLOEXEC) : -1;
+			if (fd >= 0)
+				*debuginfo_file_name = sp_xstrdup(d->debug_path);
+			return fd;
+		}
+		d->debug_searched = true;
 		char *found = NULL;
 		sp_error *err = d->finder ? sp_finder_debuginfo(d->finder, d->path, d->info, &found,
 								&d->log)

@@ -368,6 +368,11 @@ if grep -A3 "offset 0x[0-9a-f]* $fix/fixture\$" "$tmp/out" | grep -q '^    debug
 else
 	sp_ok 0 "info, no usable debug file: none is named as used"
 fi
+# libdw asks for the debug file once for DWARF and again for the symbol table: each
+# place is still tried, and listed, once per mapping.
+awk '/^  mapping / { delete seen } /^    tried: / && seen[$0]++ { print "#   again: " $0; bad = 1 }
+	END { exit bad }' "$tmp/out"
+sp_ok $? "info, no usable debug file: every place listed once"
 mv "$tmp/orig/libfixshared.so.keep" "$tmp/orig/libfixshared.so"
 
 # (8) a Go binary: identified by its Go build id (`go tool buildid` is the reference).
