@@ -1051,6 +1051,14 @@ static void load_syms(sp_dwarf *d)
 		int type = GELF_ST_TYPE(sym.st_info), bind = GELF_ST_BIND(sym.st_info);
 		if (!name || !*name || shndx == SHN_UNDEF || (type != STT_FUNC && type != STT_GNU_IFUNC))
 			continue;
+		/* A versioned symbol is "name@VERSION" or "name@@VERSION" in the
+		 * symbol table; the function is "name". */
+		const char *at = strchr(name, '@');
+		if (at && at != name) {
+			char *plain = sp_xstrndup(name, (size_t)(at - name));
+			SP_PUSH(d->dnames, d->n_dnames, d->cap_dnames, plain);
+			name = plain;
+		}
 		fsym f = {addr, sym.st_size, name,
 			  bind == STB_GLOBAL ? 2 : bind == STB_WEAK ? 1 : 0, sym.st_size != 0};
 		if (f.size == 0) {

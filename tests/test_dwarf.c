@@ -376,6 +376,53 @@ static void test_no_aranges(const char *exe, const sym *syms, size_t ns)
 	free(na);
 }
 
+/* A shared library built with a version script has "vfun@VER_1" and
+ * "vfun@@VER_2" in its symbol table; without DWARF both functions are
+ * named vfun, as the source calls them. */
+static void test_symbol_versions(void)
+{
+	char *src = sp_xasprintf("%s/ver.c", tmpdir);
+	char *map = sp_xasprintf("%s/ver.map", tmpdir);
+	char *so = sp_xasprintf("%s/libver.so", tmpdir);
+	FILE *f = fopen(src, "w");
+	fputs("__asm__(\".symver vold, vfun@VER_1\");\n"
+	      "__asm__(\".symver vnew, vfun@@VER_2\");\n"
+	      "int vold(int x) { return x + 1; }\n"
+	      "int vnew(int x) { return x * 3; }\n",
+	      f);
+	fclose(f);
+	f = fopen(map, "w");
+	fputs("VER_1 { global: vfun; local: *; };\nVER_2 { global: vfun; } VER_1;\n", f);
+	fclose(f);
+	int rc = sh("gcc -O2 -g0 -fPIC -shared -Wl,--version-script='%s' -o '%s' '%s' && "
+		    "nm '%s' | grep -q ' vfun@VER_1$' && nm '%s' | grep -q ' vfun@@VER_2$'",
+		    map, so, src, so, so);
+	TAP_OK(rc == 0, "built a library with versioned symbols vfun@VER_1 and vfun@@VER_2");
+	sym *vs = NULL;
+	size_t nvs = rc == 0 ? read_syms(so, &vs) : 0;
+	sp_dwarf *d = sp_dwarf_new(so, &raw_opts, NULL, NULL);
+	const char *fns[] = {"vold", "vnew"};
+	for (size_t i = 0; i < SP_ARRAY_LEN(fns); i++) {
+		const sym *y = find_sym(vs, nvs, fns[i]);
+		uint64_t a = y ? y->addr : 0;
+		const sp_frame *fr = NULL;
+		size_t n = 0;
+		sp_error *e = a ? sp_dwarf_resolve(d, a, &fr, &n) : NULL;
+		TAP_OK(a && !e && n == 1 && fr[0].name && !strcmp(fr[0].name, "vfun") &&
+			       !strcmp(fr[0].system_name, "vfun"),
+		       "%s, exported as a version of vfun, is named vfun (got %s)", fns[i],
+		       n ? fr[0].name : "nothing");
+		sp_error_free(e);
+	}
+	sp_dwarf_free(d);
+	for (size_t i = 0; i < nvs; i++)
+		free(vs[i].name);
+	free(vs);
+	free(src);
+	free(map);
+	free(so);
+}
+
 static void test_errors(void)
 {
 	sp_dwarf *d = sp_dwarf_new("/nonexistent/file", NULL, NULL, NULL);
@@ -423,6 +470,7 @@ int main(void)
 	test_et_rel(exe, src, syms, ns);
 	test_compressed(exe, src, syms, ns);
 	test_no_aranges(exe, syms, ns);
+	test_symbol_versions();
 	test_errors();
 
 	for (size_t i = 0; i < ns; i++)
