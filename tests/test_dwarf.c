@@ -149,6 +149,7 @@ static void test_source_chain(const char *exe, const char *src, const sym *syms,
 
 typedef struct {
 	char *func[16], *loc[16];
+	int64_t col[16];
 	size_t n;
 } llvm_answer;
 
@@ -167,7 +168,7 @@ static void compare_llvm(const char *exe, const sym *syms, size_t ns)
 
 	FILE *in = fopen(outp, "r");
 	sp_dwarf *d = sp_dwarf_new(exe, &raw_opts, NULL, NULL);
-	size_t inner_ok = 0, chain_ok = 0, seen = 0;
+	size_t inner_ok = 0, chain_ok = 0, col_ok = 0, seen = 0;
 	char line[4096];
 	for (size_t i = 0; i < ns && in; i++) {
 		for (uint64_t a = syms[i].addr; a < syms[i].addr + syms[i].size; a++) {
@@ -180,11 +181,12 @@ static void compare_llvm(const char *exe, const sym *syms, size_t ns)
 				if (!fgets(loc, sizeof(loc), in))
 					break;
 				loc[strcspn(loc, "\n")] = 0;
-				/* drop the column: file:line:col */
+				/* the column apart: file:line:col */
 				char *c = strrchr(loc, ':');
 				if (c)
 					*c = 0;
 				if (ans.n < 16) {
+					ans.col[ans.n] = c ? strtoll(c + 1, NULL, 10) : -1;
 					ans.func[ans.n] = sp_xstrdup(line);
 					ans.loc[ans.n] = sp_xstrdup(loc);
 					ans.n++;
@@ -194,7 +196,7 @@ static void compare_llvm(const char *exe, const sym *syms, size_t ns)
 			size_t n;
 			sp_error *e = sp_dwarf_resolve(d, a, &fr, &n);
 			seen++;
-			bool in_ok = false, ch_ok = !e && n == ans.n;
+			bool in_ok = false, ch_ok = !e && n == ans.n, cols = ch_ok;
 			for (size_t k = 0; !e && k < n && k < ans.n; k++) {
 				char *mine = sp_xasprintf("%s:%" PRId64,
 							  fr[k].file ? fr[k].file : "??", fr[k].line);
@@ -202,6 +204,7 @@ static void compare_llvm(const char *exe, const sym *syms, size_t ns)
 				bool same = !strcmp(fn, ans.func[k]) && !strcmp(mine, ans.loc[k]);
 				if (k == 0)
 					in_ok = same;
+				cols = cols && fr[k].column == ans.col[k];
 				if (!same) {
 					ch_ok = false;
 					if (seen - inner_ok < 5)
@@ -213,6 +216,7 @@ static void compare_llvm(const char *exe, const sym *syms, size_t ns)
 			sp_error_free(e);
 			inner_ok += in_ok;
 			chain_ok += ch_ok;
+			col_ok += ch_ok && cols;
 			for (size_t k = 0; k < ans.n; k++) {
 				free(ans.func[k]);
 				free(ans.loc[k]);
@@ -222,11 +226,12 @@ static void compare_llvm(const char *exe, const sym *syms, size_t ns)
 	if (in)
 		fclose(in);
 	sp_dwarf_free(d);
-	printf("# %zu addresses: innermost agrees %zu, whole chain agrees %zu\n", seen, inner_ok,
-	       chain_ok);
+	printf("# %zu addresses: innermost agrees %zu, whole chain agrees %zu, with columns %zu\n",
+	       seen, inner_ok, chain_ok, col_ok);
 	TAP_OK(seen == total, "every address compared");
 	TAP_OK(inner_ok * 100 >= seen * 99, "innermost function and file:line agree >= 99%%");
 	TAP_OK(chain_ok * 100 >= seen * 99, "inline chains agree >= 99%%");
+	TAP_OK(col_ok * 100 >= seen * 99, "inline chains agree column for column >= 99%%");
 	free(addrs);
 	free(outp);
 }
