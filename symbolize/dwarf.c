@@ -120,6 +120,7 @@ struct sp_dwarf {
 	Dwfl_Callbacks cb;
 	char *debuginfo_path;
 	int fd;
+	bool debug_searched; /* our search ran; debug_path is its answer */
 	char *debug_path;
 	Dwarf *dw;
 	Dwarf_Addr dwbias;
@@ -228,6 +229,16 @@ static int find_debuginfo_cb(Dwfl_Module *mod, void **userdata, const char *modn
 	sp_dwarf *d = *userdata;
 
 	if (d && d->info) {
+		/* libdwfl asks again (for the symbol table) when the DWARF
+		 * search found nothing: answer from the first search, so every
+		 * place is tried, and listed, once. */
+		if (d->debug_searched) {
+			int fd = d->debug_path ? open(d->debug_path, O_RDONLY | O_CLOEXEC) : -1;
+			if (fd >= 0)
+				*debuginfo_file_name = sp_xstrdup(d->debug_path);
+			return fd;
+		}
+		d->debug_searched = true;
 		char *found = NULL;
 		sp_error *err = d->finder ? sp_finder_debuginfo(d->finder, d->path, d->info, &found,
 								&d->log)
@@ -1040,6 +1051,14 @@ static void load_syms(sp_dwarf *d)
 		int type = GELF_ST_TYPE(sym.st_info), bind = GELF_ST_BIND(sym.st_info);
 		if (!name || !*name || shndx == SHN_UNDEF || (type != STT_FUNC && type != STT_GNU_IFUNC))
 			continue;
+		/* A versioned symbol is "name@VERSION" or "name@@VERSION" in the
+		 * symbol table; the function is "name". */
+		const char *at = strchr(name, '@');
+		if (at && at != name) {
+			char *plain = sp_xstrndup(name, (size_t)(at - name));
+			SP_PUSH(d->dnames, d->n_dnames, d->cap_dnames, plain);
+			name = plain;
+		}
 		fsym f = {addr, sym.st_size, name,
 			  bind == STB_GLOBAL ? 2 : bind == STB_WEAK ? 1 : 0, sym.st_size != 0};
 		if (f.size == 0) {

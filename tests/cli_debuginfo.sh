@@ -276,6 +276,8 @@ rm -rf "$tmp/sysroot"
 mkdir -p "$tmp/elsewhere"
 cp -a "$tmp/orig/." "$tmp/elsewhere/"
 same "--path-map OLD=NEW: same frames" --path-map "$fix=$tmp/elsewhere"
+info_has "--path-map: info shows the file used at its new place" \
+	"    file: $tmp/elsewhere/fixture" --path-map "$fix=$tmp/elsewhere"
 mkdir -p "$tmp/sr2/opt"
 mv "$tmp/elsewhere" "$tmp/sr2/opt/fix"
 ln -s /usr "$tmp/sr2/usr"
@@ -368,6 +370,11 @@ if grep -A3 "offset 0x[0-9a-f]* $fix/fixture\$" "$tmp/out" | grep -q '^    debug
 else
 	sp_ok 0 "info, no usable debug file: none is named as used"
 fi
+# libdw asks for the debug file once for DWARF and again for the symbol table: each
+# place is still tried, and listed, once per mapping.
+awk '/^  mapping / { delete seen } /^    tried: / && seen[$0]++ { print "#   again: " $0; bad = 1 }
+	END { exit bad }' "$tmp/out"
+sp_ok $? "info, no usable debug file: every place listed once"
 mv "$tmp/orig/libfixshared.so.keep" "$tmp/orig/libfixshared.so"
 
 # (8) a Go binary: identified by its Go build id (`go tool buildid` is the reference).
@@ -511,6 +518,21 @@ else
 		sp_run symprof convert --no-debuginfod "$tmp/fixture.heap"
 		! grep -Fq 'fixture::alloc_in_main' "$tmp/out"
 		sp_ok $? "--no-debuginfod: the server is not asked"
+		sp_run symprof info --no-debuginfod "$tmp/fixture.heap"
+		[ "$rc" -eq 0 ] && ! grep -Fq 'tried: debuginfod:' "$tmp/out"
+		sp_ok $? "info --no-debuginfod: no debuginfod place tried"
+		# symbolize -e of the stripped fixture: alloc_in_main (address and name from nm
+		# on the unstripped build) through the server, and not with --no-debuginfod.
+		sym=$(nm "$tmp/orig/fixture" |
+			awk '$2 ~ /^[Tt]$/ && $3 ~ /alloc_in_main/ { print $1, $3; exit }')
+		# shellcheck disable=SC2086 # address and name
+		set -- $sym
+		sp_run symprof symbolize -e "$fix/fixture" "$1"
+		[ -n "$2" ] && [ "$(head -n 1 "$tmp/out")" = "$2" ]
+		sp_ok $? "symbolize -e, stripped: $2 through debuginfod"
+		sp_run symprof symbolize --no-debuginfod -e "$fix/fixture" "$1"
+		[ "$(head -n 1 "$tmp/out")" != "$2" ]
+		sp_ok $? "symbolize --no-debuginfod -e, stripped: not named"
 		unset DEBUGINFOD_URLS
 	else
 		sed 's/^/# /' "$tmp/dfd.log" | tail -n 5

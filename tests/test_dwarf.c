@@ -149,6 +149,7 @@ static void test_source_chain(const char *exe, const char *src, const sym *syms,
 
 typedef struct {
 	char *func[16], *loc[16];
+	int64_t col[16];
 	size_t n;
 } llvm_answer;
 
@@ -167,7 +168,7 @@ static void compare_llvm(const char *exe, const sym *syms, size_t ns)
 
 	FILE *in = fopen(outp, "r");
 	sp_dwarf *d = sp_dwarf_new(exe, &raw_opts, NULL, NULL);
-	size_t inner_ok = 0, chain_ok = 0, seen = 0;
+	size_t inner_ok = 0, chain_ok = 0, col_ok = 0, seen = 0;
 	char line[4096];
 	for (size_t i = 0; i < ns && in; i++) {
 		for (uint64_t a = syms[i].addr; a < syms[i].addr + syms[i].size; a++) {
@@ -180,11 +181,12 @@ static void compare_llvm(const char *exe, const sym *syms, size_t ns)
 				if (!fgets(loc, sizeof(loc), in))
 					break;
 				loc[strcspn(loc, "\n")] = 0;
-				/* drop the column: file:line:col */
+				/* the column apart: file:line:col */
 				char *c = strrchr(loc, ':');
 				if (c)
 					*c = 0;
 				if (ans.n < 16) {
+					ans.col[ans.n] = c ? strtoll(c + 1, NULL, 10) : -1;
 					ans.func[ans.n] = sp_xstrdup(line);
 					ans.loc[ans.n] = sp_xstrdup(loc);
 					ans.n++;
@@ -194,7 +196,7 @@ static void compare_llvm(const char *exe, const sym *syms, size_t ns)
 			size_t n;
 			sp_error *e = sp_dwarf_resolve(d, a, &fr, &n);
 			seen++;
-			bool in_ok = false, ch_ok = !e && n == ans.n;
+			bool in_ok = false, ch_ok = !e && n == ans.n, cols = ch_ok;
 			for (size_t k = 0; !e && k < n && k < ans.n; k++) {
 				char *mine = sp_xasprintf("%s:%" PRId64,
 							  fr[k].file ? fr[k].file : "??", fr[k].line);
@@ -202,6 +204,7 @@ static void compare_llvm(const char *exe, const sym *syms, size_t ns)
 				bool same = !strcmp(fn, ans.func[k]) && !strcmp(mine, ans.loc[k]);
 				if (k == 0)
 					in_ok = same;
+				cols = cols && fr[k].column == ans.col[k];
 				if (!same) {
 					ch_ok = false;
 					if (seen - inner_ok < 5)
@@ -213,6 +216,7 @@ static void compare_llvm(const char *exe, const sym *syms, size_t ns)
 			sp_error_free(e);
 			inner_ok += in_ok;
 			chain_ok += ch_ok;
+			col_ok += ch_ok && cols;
 			for (size_t k = 0; k < ans.n; k++) {
 				free(ans.func[k]);
 				free(ans.loc[k]);
@@ -222,11 +226,12 @@ static void compare_llvm(const char *exe, const sym *syms, size_t ns)
 	if (in)
 		fclose(in);
 	sp_dwarf_free(d);
-	printf("# %zu addresses: innermost agrees %zu, whole chain agrees %zu\n", seen, inner_ok,
-	       chain_ok);
+	printf("# %zu addresses: innermost agrees %zu, whole chain agrees %zu, with columns %zu\n",
+	       seen, inner_ok, chain_ok, col_ok);
 	TAP_OK(seen == total, "every address compared");
 	TAP_OK(inner_ok * 100 >= seen * 99, "innermost function and file:line agree >= 99%%");
 	TAP_OK(chain_ok * 100 >= seen * 99, "inline chains agree >= 99%%");
+	TAP_OK(col_ok * 100 >= seen * 99, "inline chains agree column for column >= 99%%");
 	free(addrs);
 	free(outp);
 }
@@ -313,20 +318,17 @@ out:
 	free(obj);
 }
 
-/* Debug sections compressed with zlib (SHF_COMPRESSED) resolve exactly
- * like plain ones. */
-static void test_compressed(const char *exe, const char *src, const sym *syms, size_t ns)
+/* Counts the addresses of every function in SYMS that resolve to the same
+ * frames (names, files, lines) in the executables A and B. */
+static size_t same_frames(const char *a_path, const char *b_path, const sym *syms, size_t ns,
+			  size_t *total)
 {
-	char *gz = sp_xasprintf("%s/fixture-gz", tmpdir);
-	int rc = sh("g++ -O2 -g -gz=zlib -o '%s' '%s' && readelf -S -W '%s' | "
-		    "grep -q 'debug_info.* [A-Z]*C[A-Z]* '",
-		    gz, src, gz);
-	TAP_OK(rc == 0, "built with SHF_COMPRESSED debug sections");
-	sp_dwarf *a = sp_dwarf_new(exe, &raw_opts, NULL, NULL);
-	sp_dwarf *b = sp_dwarf_new(gz, &raw_opts, NULL, NULL);
-	size_t total = 0, same = 0;
+	sp_dwarf *a = sp_dwarf_new(a_path, &raw_opts, NULL, NULL);
+	sp_dwarf *b = sp_dwarf_new(b_path, &raw_opts, NULL, NULL);
+	size_t same = 0;
+	*total = 0;
 	for (size_t i = 0; i < ns; i++) {
-		for (uint64_t x = syms[i].addr; x < syms[i].addr + syms[i].size; x++, total++) {
+		for (uint64_t x = syms[i].addr; x < syms[i].addr + syms[i].size; x++, (*total)++) {
 			const sp_frame *fa, *fb;
 			size_t na, nb;
 			sp_error *e1 = sp_dwarf_resolve(a, x, &fa, &na);
@@ -342,10 +344,88 @@ static void test_compressed(const char *exe, const char *src, const sym *syms, s
 			sp_error_free(e2);
 		}
 	}
-	TAP_EQ_U64(same, total, "compressed: every address as uncompressed");
 	sp_dwarf_free(a);
 	sp_dwarf_free(b);
+	return same;
+}
+
+/* Debug sections compressed with zlib (SHF_COMPRESSED) resolve exactly
+ * like plain ones. */
+static void test_compressed(const char *exe, const char *src, const sym *syms, size_t ns)
+{
+	char *gz = sp_xasprintf("%s/fixture-gz", tmpdir);
+	int rc = sh("g++ -O2 -g -gz=zlib -o '%s' '%s' && readelf -S -W '%s' | "
+		    "grep -q 'debug_info.* [A-Z]*C[A-Z]* '",
+		    gz, src, gz);
+	TAP_OK(rc == 0, "built with SHF_COMPRESSED debug sections");
+	size_t total;
+	size_t same = same_frames(exe, gz, syms, ns, &total);
+	TAP_EQ_U64(same, total, "compressed: every address as uncompressed");
 	free(gz);
+}
+
+/* Go binaries and JIT objects have partial or no .debug_aranges: the
+ * compile units' own ranges are indexed, so the same executable without
+ * .debug_aranges resolves every address as it does with them. */
+static void test_no_aranges(const char *exe, const sym *syms, size_t ns)
+{
+	char *na = sp_xasprintf("%s/fixture-noaranges", tmpdir);
+	int rc = sh("readelf -S -W '%s' | grep -q '\\.debug_aranges' && "
+		    "objcopy --remove-section .debug_aranges '%s' '%s' && "
+		    "! readelf -S -W '%s' | grep -q '\\.debug_aranges'",
+		    exe, exe, na, na);
+	TAP_OK(rc == 0, "the fixture has .debug_aranges, the copy has none");
+	size_t total;
+	size_t same = same_frames(exe, na, syms, ns, &total);
+	TAP_EQ_U64(same, total, "without .debug_aranges: every address as with them");
+	free(na);
+}
+
+/* A shared library built with a version script has "vfun@VER_1" and
+ * "vfun@@VER_2" in its symbol table; without DWARF both functions are
+ * named vfun, as the source calls them. */
+static void test_symbol_versions(void)
+{
+	char *src = sp_xasprintf("%s/ver.c", tmpdir);
+	char *map = sp_xasprintf("%s/ver.map", tmpdir);
+	char *so = sp_xasprintf("%s/libver.so", tmpdir);
+	FILE *f = fopen(src, "w");
+	fputs("__asm__(\".symver vold, vfun@VER_1\");\n"
+	      "__asm__(\".symver vnew, vfun@@VER_2\");\n"
+	      "int vold(int x) { return x + 1; }\n"
+	      "int vnew(int x) { return x * 3; }\n",
+	      f);
+	fclose(f);
+	f = fopen(map, "w");
+	fputs("VER_1 { global: vfun; local: *; };\nVER_2 { global: vfun; } VER_1;\n", f);
+	fclose(f);
+	int rc = sh("gcc -O2 -g0 -fPIC -shared -Wl,--version-script='%s' -o '%s' '%s' && "
+		    "nm '%s' | grep -q ' vfun@VER_1$' && nm '%s' | grep -q ' vfun@@VER_2$'",
+		    map, so, src, so, so);
+	TAP_OK(rc == 0, "built a library with versioned symbols vfun@VER_1 and vfun@@VER_2");
+	sym *vs = NULL;
+	size_t nvs = rc == 0 ? read_syms(so, &vs) : 0;
+	sp_dwarf *d = sp_dwarf_new(so, &raw_opts, NULL, NULL);
+	const char *fns[] = {"vold", "vnew"};
+	for (size_t i = 0; i < SP_ARRAY_LEN(fns); i++) {
+		const sym *y = find_sym(vs, nvs, fns[i]);
+		uint64_t a = y ? y->addr : 0;
+		const sp_frame *fr = NULL;
+		size_t n = 0;
+		sp_error *e = a ? sp_dwarf_resolve(d, a, &fr, &n) : NULL;
+		TAP_OK(a && !e && n == 1 && fr[0].name && !strcmp(fr[0].name, "vfun") &&
+			       !strcmp(fr[0].system_name, "vfun"),
+		       "%s, exported as a version of vfun, is named vfun (got %s)", fns[i],
+		       n ? fr[0].name : "nothing");
+		sp_error_free(e);
+	}
+	sp_dwarf_free(d);
+	for (size_t i = 0; i < nvs; i++)
+		free(vs[i].name);
+	free(vs);
+	free(src);
+	free(map);
+	free(so);
 }
 
 static void test_errors(void)
@@ -394,6 +474,8 @@ int main(void)
 		TAP_OK(1, "llvm-symbolizer comparison # SKIP not installed");
 	test_et_rel(exe, src, syms, ns);
 	test_compressed(exe, src, syms, ns);
+	test_no_aranges(exe, syms, ns);
+	test_symbol_versions();
 	test_errors();
 
 	for (size_t i = 0; i < ns; i++)
