@@ -241,16 +241,17 @@ live()
 	mkdir "$tmp/$lv.jd"
 	# shellcheck disable=SC2086 # one word per module
 	JITREG_DUMP_DIR="$tmp/$lv.jd" "$host" --wait "$@" $bcs "$tmp/$lv.raw" \
-		<"$tmp/ctl" >"$tmp/ready" 2>"$tmp/live.err" &
+		<"$tmp/ctl" >"$tmp/$lv.ready" 2>"$tmp/live.err" &
 	hostpid=$!
 	exec 3>"$tmp/ctl"
 	i=0
-	while ! grep -q '^ready' "$tmp/ready" 2>/dev/null && [ $i -lt 600 ] &&
+	# a file of its own: the host truncates it only once it has the fifo open
+	while ! grep -q '^ready' "$tmp/$lv.ready" 2>/dev/null && [ $i -lt 600 ] &&
 		kill -0 "$hostpid" 2>/dev/null; do
 		sleep 0.1
 		i=$((i + 1))
 	done
-	pid=$(awk '$1 == "ready" { print $2 }' "$tmp/ready")
+	pid=$(awk '$1 == "ready" { print $2 }' "$tmp/$lv.ready")
 	sp_check "$lv: the waiting host is ready" test -n "$pid" ||
 		sed 's/^/#   stderr: /' "$tmp/live.err"
 	sp_run symprof jit dump --pid "${pid:-0}" -d "$tmp/$lv.dump"
