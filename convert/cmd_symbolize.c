@@ -31,20 +31,25 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
-/* Output goes to a buffer of ours and then straight to write(2): at a
- * million addresses stdio's per-call locking and copying cost more than
- * the lookups. */
+/* Output is written with writev(2) straight from where its text lives:
+ * the per-address text cache, a per-batch prefix buffer, the input line.
+ * At a million addresses stdio's per-call locking and copying, and even
+ * one memcpy of every answer, cost more than the lookups. */
+#define SINK_IOV 1024
+
 typedef struct {
-	char *buf;
-	size_t len, cap;
+	struct iovec iov[SINK_IOV];
+	int n;
 	int fd;
 	int err; /* errno of the first failed write; output stops there */
-} outbuf;
+} sink;
 
 /* Output text per address, kept in one open-addressing table of slots
  * that each fit in a cache line with their neighbours (len 0: empty). */
@@ -52,6 +57,30 @@ typedef struct {
 	uint64_t addr;
 	uint32_t off, len; /* into sym_ctx.text */
 } text_slot;
+
+/* Where an input line's answer text is. */
+enum { TXT_CACHE, TXT_TMP, TXT_UNKNOWN };
+
+/* One input line of a batch. */
+typedef struct {
+	uint64_t addr;    /* as given, when ok */
+	const char *line; /* the trimmed line, echoed by -a when not ok */
+	size_t line_len;
+	size_t off, len;  /* its answer text in the buffer SRC names */
+	uint8_t src;
+	bool ok;
+} entry;
+
+/* An address not in the text cache, and the entry asking for it. */
+typedef struct {
+	uint64_t addr;
+	size_t ent;
+} miss;
+
+/* Lines resolved together: bounds the batch's memory whatever the input. */
+#define BATCH_LINES ((size_t)1 << 16)
+/* Longest prefix of one answer: {"address":"0x<16 digits>","frames": */
+#define PREFIX_MAX 48
 
 typedef struct {
 	bool print_addr, json;
@@ -63,40 +92,61 @@ typedef struct {
 	const sp_jit_index *jit; /* name sources: each NULL when not given */
 	const sp_perf_map *perf;
 	const sp_kallsyms *ksyms;
-	outbuf out;
+	sink out;
 	text_slot *slots;
 	size_t n_slots, cap_slots; /* cap: a power of two */
 	sp_buf text;
+	sp_buf tmp;          /* answers of this batch the cache has no room for */
+	sp_buf unknown;      /* the answer for a line that is not an address */
+	entry *ents;         /* the batch: BATCH_LINES each */
+	size_t n_ents;
+	miss *misses, *misses_tmp;
+	char *prefix;        /* BATCH_LINES * PREFIX_MAX */
 } sym_ctx;
 
-static void out_flush(outbuf *o)
+/* Writes every pending piece of output (when no error was seen). */
+static void sink_flush(sink *o)
 {
-	size_t done = 0;
-	while (done < o->len && !o->err) {
-		ssize_t w = write(o->fd, o->buf + done, o->len - done);
+	struct iovec *v = o->iov;
+	int n = o->n;
+	while (n > 0 && !o->err) {
+		ssize_t w = writev(o->fd, v, n);
 		if (w < 0 && errno == EINTR)
 			continue;
-		if (w <= 0)
+		if (w <= 0) {
 			o->err = w < 0 ? errno : EIO;
-		else
-			done += (size_t)w;
-	}
-	o->len = 0;
-}
-
-#define OUT_FLUSH_AT ((size_t)1 << 20)
-
-static void out_put(outbuf *o, const char *p, size_t n)
-{
-	if (o->len + n > o->cap) {
-		out_flush(o);
-		if (n > o->cap) {
-			o->cap = n;
-			o->buf = sp_xrealloc(o->buf, o->cap);
+			break;
+		}
+		size_t done = (size_t)w;
+		while (n > 0 && done >= v->iov_len) {
+			done -= v->iov_len;
+			v++;
+			n--;
+		}
+		if (n > 0) {
+			v->iov_base = (char *)v->iov_base + done;
+			v->iov_len -= done;
 		}
 	}
-	memcpy(o->buf + o->len, p, n);
-	o->len += n;
+	o->n = 0;
+}
+
+/* Queues N bytes at P, which must stay put until the next sink_flush;
+ * a piece right after the previous one extends it. */
+static void sink_put(sink *o, const char *p, size_t n)
+{
+	if (!n)
+		return;
+	if (o->n) {
+		struct iovec *last = &o->iov[o->n - 1];
+		if ((const char *)last->iov_base + last->iov_len == p) {
+			last->iov_len += n;
+			return;
+		}
+		if (o->n == SINK_IOV)
+			sink_flush(o);
+	}
+	o->iov[o->n++] = (struct iovec){(void *)(uintptr_t)p, n};
 }
 
 static const unsigned char *hex_digits(void)
@@ -142,16 +192,15 @@ static bool parse_hex(const char *s, const char *end, uint64_t *out)
 	return true;
 }
 
-/* "0x" and 16 hex digits, as addr2line -a prints an address. */
-static void put_addr16(outbuf *o, uint64_t a)
+/* "0x", 16 hex digits and a newline, as addr2line -a prints an address,
+ * at B (19 bytes). */
+static void put_addr16(char *b, uint64_t a)
 {
-	char b[19];
 	b[0] = '0';
 	b[1] = 'x';
 	for (int i = 17; i >= 2; i--, a >>= 4)
 		b[i] = "0123456789abcdef"[a & 15];
 	b[18] = '\n';
-	out_put(o, b, sizeof(b));
 }
 
 static size_t slot_of(const sym_ctx *c, uint64_t addr)
@@ -322,95 +371,234 @@ static void lookup(sym_ctx *c, uint64_t addr, uint64_t vaddr, const sp_frame **f
 
 /* Output text per address is kept (up to this much in all), so the hot
  * addresses of a profile-like list cost one lookup and one copy. */
+#ifndef TEXT_CACHE_MAX
 #define TEXT_CACHE_MAX ((size_t)64 << 20)
+#endif
 
-static void print_one(sym_ctx *c, const char *text, size_t len)
+/* Sorts N misses by address (LSD radix sort, stable; a byte that is the
+ * same in every address costs one counting pass and no move). */
+static void sort_misses(miss *m, miss *tmp, size_t n)
 {
-	uint64_t addr, vaddr = 0;
-	const sp_frame *fr = NULL;
-	size_t n = 0;
+	size_t count[256];
+	for (unsigned shift = 0; shift < 64; shift += 8) {
+		memset(count, 0, sizeof(count));
+		for (size_t i = 0; i < n; i++)
+			count[(m[i].addr >> shift) & 255]++;
+		if (count[(m[0].addr >> shift) & 255] == n)
+			continue;
+		for (size_t i = 0, sum = 0; i < 256; i++) {
+			size_t k = count[i];
+			count[i] = sum;
+			sum += k;
+		}
+		for (size_t i = 0; i < n; i++)
+			tmp[count[(m[i].addr >> shift) & 255]++] = m[i];
+		memcpy(m, tmp, n * sizeof(*m));
+	}
+}
+
+/* Answers every address of the batch that the text cache lacks, in
+ * address order (neighbouring addresses share compile units and line
+ * tables), once per distinct address. */
+static void resolve_misses(sym_ctx *c, miss *m, size_t n)
+{
+	if (n > 1)
+		sort_misses(m, c->misses_tmp, n);
+	for (size_t i = 0; i < n;) {
+		uint64_t addr = m[i].addr;
+		uint64_t vaddr = c->relative ? addr + c->rel_adjust : addr;
+		const sp_frame *fr = NULL;
+		size_t nf = 0;
+		sp_frame one;
+		char *name = NULL;
+		lookup(c, addr, vaddr, &fr, &nf, &one, &name);
+		size_t off = c->text.len;
+		format_frames(c, fr, nf, &c->text);
+		free(name);
+		size_t tl = c->text.len - off;
+		uint8_t src = TXT_CACHE;
+		if (c->text.len <= TEXT_CACHE_MAX && tl < 0xffffff) {
+			cache_put(c, addr, (uint32_t)off, (uint32_t)tl);
+		} else {
+			src = TXT_TMP;
+			sp_buf_append(&c->tmp, c->text.data + off, tl);
+			c->text.len = off;
+			off = c->tmp.len - tl;
+		}
+		for (; i < n && m[i].addr == addr; i++) {
+			entry *e = &c->ents[m[i].ent];
+			e->src = src;
+			e->off = off;
+			e->len = tl;
+		}
+	}
+}
+
+/* Answers the batch's lines and writes them, in input order. */
+static void run_batch(sym_ctx *c)
+{
+	size_t n_miss = 0;
+	sp_buf_reset(&c->tmp);
+	for (size_t i = 0; i < c->n_ents; i++) {
+		entry *e = &c->ents[i];
+		const text_slot *t = e->ok ? cache_get(c, e->addr) : NULL;
+		if (t) {
+			e->src = TXT_CACHE;
+			e->off = t->off;
+			e->len = t->len;
+		} else if (e->ok) {
+			c->misses[n_miss++] = (miss){e->addr, i};
+		} else {
+			e->src = TXT_UNKNOWN;
+			e->off = 0;
+			e->len = c->unknown.len;
+		}
+	}
+	if (n_miss)
+		resolve_misses(c, c->misses, n_miss);
+
+	char *pre = c->prefix;
+	for (size_t i = 0; i < c->n_ents; i++) {
+		const entry *e = &c->ents[i];
+		uint64_t vaddr = c->relative ? e->addr + c->rel_adjust : e->addr;
+		if (c->json) {
+			int k = e->ok ? snprintf(pre, PREFIX_MAX,
+						 "{\"address\":\"0x%" PRIx64 "\",\"frames\":", vaddr)
+				      : snprintf(pre, PREFIX_MAX, "{\"address\":\"\",\"frames\":");
+			sink_put(&c->out, pre, (size_t)k);
+			pre += k;
+		} else if (c->print_addr) {
+			if (e->ok) {
+				put_addr16(pre, vaddr);
+				sink_put(&c->out, pre, 19);
+				pre += 19;
+			} else {
+				sink_put(&c->out, e->line, e->line_len);
+				sink_put(&c->out, "\n", 1);
+			}
+		}
+		const char *base = e->src == TXT_CACHE ? c->text.data
+				   : e->src == TXT_TMP	 ? c->tmp.data
+							 : c->unknown.data;
+		sink_put(&c->out, base + e->off, e->len);
+		if (c->json)
+			sink_put(&c->out, "}\n", 2);
+	}
+	sink_flush(&c->out);
+	c->n_ents = 0;
+}
+
+/* Adds the line TEXT (LEN bytes, no newline) to the batch, running the
+ * batch when it is full. */
+static void add_line(sym_ctx *c, const char *text, size_t len)
+{
 	while (len && (text[len - 1] == '\r' || text[len - 1] == ' ' || text[len - 1] == '\t'))
 		len--;
 	while (len && (*text == ' ' || *text == '\t')) {
 		text++;
 		len--;
 	}
-	bool ok = parse_hex(text, text + len, &addr);
-	if (ok)
-		vaddr = c->relative ? addr + c->rel_adjust : addr;
-	if (c->json) {
-		char a[48];
-		int k = ok ? snprintf(a, sizeof(a), "{\"address\":\"0x%" PRIx64 "\",\"frames\":", vaddr)
-			   : snprintf(a, sizeof(a), "{\"address\":\"\",\"frames\":");
-		out_put(&c->out, a, (size_t)k);
-	} else if (c->print_addr) {
-		if (ok) {
-			put_addr16(&c->out, vaddr);
-		} else {
-			out_put(&c->out, text, len);
-			out_put(&c->out, "\n", 1);
-		}
-	}
-	const text_slot *t = ok ? cache_get(c, addr) : NULL;
-	if (t) {
-		out_put(&c->out, c->text.data + t->off, t->len);
-	} else {
-		sp_frame one;
-		char *name = NULL;
-		if (ok)
-			lookup(c, addr, vaddr, &fr, &n, &one, &name);
-		size_t off = c->text.len;
-		format_frames(c, fr, n, &c->text);
-		free(name);
-		size_t tl = c->text.len - off;
-		out_put(&c->out, c->text.data + off, tl);
-		if (ok && c->text.len < TEXT_CACHE_MAX && tl < 0xffffff)
-			cache_put(c, addr, (uint32_t)off, (uint32_t)tl);
-		else
-			c->text.len = off;
-	}
-	if (c->json)
-		out_put(&c->out, "}\n", 2);
+	entry *e = &c->ents[c->n_ents++];
+	e->line = text;
+	e->line_len = len;
+	e->ok = parse_hex(text, text + len, &e->addr);
+	if (c->n_ents == BATCH_LINES)
+		run_batch(c);
 }
 
-/* Reads stdin in blocks; flushes the output before any read that could
- * block, so a co-process sees its answer as soon as its line is done. */
+/* Adds the lines of BUF (LEN bytes, BUF[LEN] readable and not a hex
+ * digit) to the batch; the last line only at EOF when it has no newline.
+ * Returns the bytes used.  The common line, hex digits and a newline, is
+ * parsed in the same pass that finds its end. */
+static size_t add_lines(sym_ctx *c, const char *buf, size_t len, bool eof)
+{
+	const unsigned char *t = hex_digits();
+	const char *p = buf, *end = buf + len;
+	while (p < end) {
+		const char *q = p;
+		if (q[0] == '0' && (q[1] == 'x' || q[1] == 'X'))
+			q += 2;
+		const char *digits = q;
+		uint64_t v = 0;
+		unsigned d;
+		while ((d = t[(unsigned char)*q]) < 16) {
+			v = v << 4 | d;
+			q++;
+		}
+		if (q < end && *q == '\n' && q > digits && q - digits <= 16) {
+			entry *e = &c->ents[c->n_ents++];
+			e->addr = v;
+			e->ok = true;
+			e->line = p;
+			e->line_len = (size_t)(q - p);
+			if (c->n_ents == BATCH_LINES)
+				run_batch(c);
+			p = q + 1;
+			continue;
+		}
+		const char *nl = memchr(q, '\n', (size_t)(end - q));
+		if (!nl) {
+			if (!eof)
+				break;
+			nl = end;
+		}
+		add_line(c, p, (size_t)(nl - p));
+		p = nl < end ? nl + 1 : end;
+	}
+	return (size_t)(p - buf);
+}
+
+/* True when stdin has input (or EOF) to read without waiting. */
+static bool input_ready(void)
+{
+	struct pollfd pfd = {.fd = STDIN_FILENO, .events = POLLIN};
+	int r;
+	while ((r = poll(&pfd, 1, 0)) < 0 && errno == EINTR)
+		;
+	return r != 0;
+}
+
+/* Input is read in blocks of up to READ_BLOCK: as long as more is ready
+ * at once and there is room, then the block's lines are answered and
+ * written before the next read, which could block.  So a co-process sees
+ * its answer as soon as its line is sent, and bulk input is answered in
+ * large batches. */
+#define READ_BLOCK ((size_t)1 << 20)
+
 static int run_stdin(sym_ctx *c)
 {
-	size_t cap = 1 << 16, len = 0;
-	char *buf = sp_xmalloc(cap);
-	for (;;) {
-		if (len == cap) {
+	size_t cap = READ_BLOCK, len = 0;
+	char *buf = sp_xmalloc(cap + 1);
+	bool eof = false;
+	while (!eof) {
+		if (len == cap) { /* one line longer than the block */
 			cap *= 2;
-			buf = sp_xrealloc(buf, cap);
+			buf = sp_xrealloc(buf, cap + 1);
 		}
-		out_flush(&c->out);
-		ssize_t got = read(STDIN_FILENO, buf + len, cap - len);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			fprintf(stderr, "symprof symbolize: stdin: %s\n", strerror(errno));
-			free(buf);
-			return 1;
-		}
-		if (got == 0)
-			break;
-		len += (size_t)got;
-		size_t start = 0;
 		for (;;) {
-			char *nl = memchr(buf + start, '\n', len - start);
-			if (!nl)
+			ssize_t got = read(STDIN_FILENO, buf + len, cap - len);
+			if (got < 0 && errno == EINTR)
+				continue;
+			if (got < 0) {
+				fprintf(stderr, "symprof symbolize: stdin: %s\n", strerror(errno));
+				free(buf);
+				return 1;
+			}
+			if (got == 0) {
+				eof = true;
 				break;
-			print_one(c, buf + start, (size_t)(nl - (buf + start)));
-			start = (size_t)(nl - buf) + 1;
-			if (c->out.len >= OUT_FLUSH_AT)
-				out_flush(&c->out);
+			}
+			len += (size_t)got;
+			if (len == cap || !input_ready())
+				break;
 		}
-		memmove(buf, buf + start, len - start);
-		len -= start;
+		buf[len] = '\0';
+		size_t used = add_lines(c, buf, len, eof);
+		if (c->n_ents)
+			run_batch(c);
+		memmove(buf, buf + used, len - used);
+		len -= used;
 	}
-	if (len)
-		print_one(c, buf, len);
 	free(buf);
 	return 0;
 }
@@ -542,22 +730,31 @@ int cmd_symbolize(int argc, char **argv)
 	}
 
 	fflush(stdout);
-	c.out.cap = OUT_FLUSH_AT + (OUT_FLUSH_AT >> 2);
-	c.out.buf = sp_xmalloc(c.out.cap);
+	format_frames(&c, NULL, 0, &c.unknown);
+	c.ents = sp_xreallocarray(NULL, BATCH_LINES, sizeof(*c.ents));
+	c.misses = sp_xreallocarray(NULL, BATCH_LINES, sizeof(*c.misses));
+	c.misses_tmp = sp_xreallocarray(NULL, BATCH_LINES, sizeof(*c.misses_tmp));
+	c.prefix = sp_xreallocarray(NULL, BATCH_LINES, PREFIX_MAX);
 	if (optind < argc) {
 		for (int i = optind; i < argc; i++)
-			print_one(&c, argv[i], strlen(argv[i]));
+			add_line(&c, argv[i], strlen(argv[i]));
+		if (c.n_ents)
+			run_batch(&c);
 	} else {
 		rc = run_stdin(&c);
 	}
-	out_flush(&c.out);
 	if (c.out.err) {
 		fprintf(stderr, "symprof symbolize: writing output: %s\n", strerror(c.out.err));
 		rc = 1;
 	}
-	free(c.out.buf);
+	free(c.ents);
+	free(c.misses);
+	free(c.misses_tmp);
+	free(c.prefix);
 	free(c.slots);
 	sp_buf_free(&c.text);
+	sp_buf_free(&c.tmp);
+	sp_buf_free(&c.unknown);
 	sp_symbolizer_free(c.s);
 	sp_cli_sym_clear(&cli);
 	return rc;
