@@ -74,7 +74,8 @@ typedef struct {
 	size_t n_nodes, cap_nodes;
 	fn_range *ranges;
 	size_t n_ranges, cap_ranges;
-	Dwarf_Files *files;
+	Dwarf_Files *files;   /* libdw's file table, or */
+	const char **fnames;  /* ours: absolute names (owned by sp_dwarf.dnames) */
 	size_t n_files;
 } cu_info;
 
@@ -125,6 +126,7 @@ struct sp_dwarf {
 	Dwarf_Addr dwbias;
 	rel_sec *secs;      /* ET_REL placed sections, sorted by lo */
 	size_t n_secs;
+	sp_line_sections lsec; /* for lines.c; lsec.line NULL: libdw decodes */
 
 	cu_info *cus;
 	size_t n_cus;
@@ -178,6 +180,7 @@ void sp_dwarf_free(sp_dwarf *d)
 		free(d->cus[i].lines);
 		free(d->cus[i].nodes);
 		free(d->cus[i].ranges);
+		free(d->cus[i].fnames);
 	}
 	free(d->cus);
 	free(d->cu_ranges);
@@ -436,8 +439,13 @@ static sp_error *open_module(sp_dwarf *d)
 	 * addresses are module addresses already, whatever bias it reports. */
 	if (etype == ET_REL)
 		d->dwbias = 0;
-	if (d->dw)
+	if (d->dw) {
 		index_cus(d);
+		/* ET_REL objects are left to libdw, which relocates their
+		 * line tables */
+		if (etype != ET_REL)
+			sp_line_sections_get(dwarf_getelf(d->dw), &d->lsec);
+	}
 	return NULL;
 }
 
@@ -820,9 +828,52 @@ static const char *abs_file(sp_dwarf *d, cu_info *ci, const char *f)
 	return j;
 }
 
-static void load_cu(sp_dwarf *d, cu_info *ci)
+/* The unit's line table by lines.c, file names made absolute as
+ * abs_file makes libdw's.  False when libdw has to decode it. */
+static bool own_lines(sp_dwarf *d, cu_info *ci)
 {
-	ci->loaded = true;
+	Dwarf_Attribute a;
+	Dwarf_Word off;
+	Dwarf_Die tmp;
+	Dwarf_Half version;
+	uint8_t asz, osz;
+	if (!d->lsec.line || !dwarf_attr(&ci->die, DW_AT_stmt_list, &a) ||
+	    dwarf_formudata(&a, &off) != 0 ||
+	    !dwarf_cu_die(ci->die.cu, &tmp, &version, NULL, &asz, &osz, NULL, NULL))
+		return false;
+	const char *comp_dir = dwarf_formstring(dwarf_attr(&ci->die, DW_AT_comp_dir, &a));
+	sp_line_table t;
+	if (!sp_lines_decode(&d->lsec, off, asz, comp_dir, &t))
+		return false;
+	ci->fnames = sp_xreallocarray(NULL, t.n_files ? t.n_files : 1, sizeof(*ci->fnames));
+	ci->n_files = t.n_files;
+	for (size_t i = 0; i < t.n_files; i++) {
+		char *f = t.files[i];
+		if (f[0] != '/' && comp_dir && *comp_dir) {
+			char *j = sp_xasprintf("%s/%s", comp_dir, f);
+			free(f);
+			f = j;
+		}
+		t.files[i] = NULL;
+		SP_PUSH(d->dnames, d->n_dnames, d->cap_dnames, f);
+		ci->fnames[i] = f;
+	}
+	if (t.n_rows) {
+		ci->lines = sp_xreallocarray(NULL, t.n_rows, sizeof(*ci->lines));
+		for (size_t i = 0; i < t.n_rows; i++) {
+			const sp_line_row *r = &t.rows[i];
+			ci->lines[i] = (line_row){r->addr, r->file < t.n_files ? ci->fnames[r->file] : NULL,
+						  r->line, r->col, r->end_seq};
+		}
+		ci->n_lines = t.n_rows;
+	}
+	sp_line_table_clear(&t);
+	return true;
+}
+
+/* The unit's line table by libdw. */
+static void libdw_lines(sp_dwarf *d, cu_info *ci)
+{
 	Dwarf_Lines *lines;
 	size_t nl;
 	if (dwarf_getsrclines(&ci->die, &lines, &nl) == 0 && nl > 0) {
@@ -852,6 +903,13 @@ static void load_cu(sp_dwarf *d, cu_info *ci)
 		ci->files = NULL;
 		ci->n_files = 0;
 	}
+}
+
+static void load_cu(sp_dwarf *d, cu_info *ci)
+{
+	ci->loaded = true;
+	if (!own_lines(d, ci))
+		libdw_lines(d, ci);
 
 	fn_node root = {0};
 	SP_PUSH(ci->nodes, ci->n_nodes, ci->cap_nodes, root);
@@ -985,7 +1043,9 @@ static void name_node(sp_dwarf *d, cu_info *ci, fn_node *n)
 	}
 	if (dwarf_tag(&die) == DW_TAG_inlined_subroutine) {
 		int64_t f = attr_int(&die, DW_AT_call_file, false);
-		if (ci->files && f >= 0 && (size_t)f < ci->n_files)
+		if (ci->fnames && f >= 0 && (size_t)f < ci->n_files)
+			n->call_file = ci->fnames[f];
+		else if (ci->files && f >= 0 && (size_t)f < ci->n_files)
 			n->call_file =
 				abs_file(d, ci, dwarf_filesrc(ci->files, (size_t)f, NULL, NULL));
 		n->call_line = attr_int(&die, DW_AT_call_line, false);
