@@ -65,6 +65,13 @@ typedef struct {
 } fn_range;
 
 typedef struct {
+	uint64_t base;
+	unsigned shift;
+	size_t nb;      /* 0: no index */
+	uint32_t *first;
+} bucket_index;
+
+typedef struct {
 	Dwarf_Die die;
 	Dwarf_Off end; /* offset of the next unit */
 	bool loaded;
@@ -77,6 +84,8 @@ typedef struct {
 	Dwarf_Files *files;   /* libdw's file table, or */
 	const char **fnames;  /* ours: absolute names (owned by sp_dwarf.dnames) */
 	size_t n_files;
+	bucket_index line_index; /* over lines */
+	bucket_index root_index; /* over the root's child ranges */
 } cu_info;
 
 typedef struct {
@@ -181,6 +190,8 @@ void sp_dwarf_free(sp_dwarf *d)
 		free(d->cus[i].nodes);
 		free(d->cus[i].ranges);
 		free(d->cus[i].fnames);
+		free(d->cus[i].line_index.first);
+		free(d->cus[i].root_index.first);
 	}
 	free(d->cus);
 	free(d->cu_ranges);
@@ -828,6 +839,8 @@ static const char *abs_file(sp_dwarf *d, cu_info *ci, const char *f)
 	return j;
 }
 
+static void bucket_build(bucket_index *bi, const void *table, size_t stride, size_t n);
+
 /* The unit's line table by lines.c, file names made absolute as
  * abs_file makes libdw's.  False when libdw has to decode it. */
 static bool own_lines(sp_dwarf *d, cu_info *ci)
@@ -932,7 +945,75 @@ static void load_cu(sp_dwarf *d, cu_info *ci)
 		p->child_n = (uint32_t)(j - i);
 		i = j;
 	}
+	bucket_build(&ci->line_index, ci->lines, sizeof(*ci->lines), ci->n_lines);
+	bucket_build(&ci->root_index, ci->ranges + ci->nodes[0].child_first, sizeof(*ci->ranges),
+		     ci->nodes[0].child_n);
 }
+
+/* Buckets over a sorted table of N entries whose first member is a
+ * uint64_t key: entry FIRST[b] is the first whose key is above the start
+ * of bucket b, so a search for an address looks only between the bounds
+ * of its bucket, not at the log2(N) rows of a whole binary search, each
+ * of them a cache miss in a large table. */
+static void bucket_build(bucket_index *bi, const void *table, size_t stride, size_t n)
+{
+#define KEY(i) (*(const uint64_t *)((const char *)table + (i) * stride))
+	*bi = (bucket_index){0};
+	if (n < 8)
+		return;
+	uint64_t base = KEY(0), range = KEY(n - 1) - base;
+	if (range > ((uint64_t)1 << 62))
+		return;
+	size_t nb = 1;
+	while (nb < n / 2)
+		nb *= 2;
+	unsigned shift = 0;
+	while ((range >> shift) >= nb)
+		shift++;
+	bi->base = base;
+	bi->shift = shift;
+	bi->nb = nb;
+	bi->first = sp_xreallocarray(NULL, nb, sizeof(*bi->first));
+	size_t i = 0;
+	for (size_t b = 0; b < nb; b++) {
+		uint64_t start = base + ((uint64_t)b << shift);
+		while (i < n && KEY(i) <= start)
+			i++;
+		bi->first[b] = (uint32_t)i;
+	}
+#undef KEY
+}
+
+/* The bounds [*LO, *HI) of the first entry above ADDR. */
+static void bucket_bounds(const bucket_index *bi, size_t n, uint64_t addr, size_t *lo, size_t *hi)
+{
+	*lo = 0;
+	*hi = n;
+	if (!bi->nb)
+		return;
+	if (addr < bi->base) {
+		*hi = 0;
+		return;
+	}
+	uint64_t b = (addr - bi->base) >> bi->shift;
+	if (b >= bi->nb)
+		b = bi->nb - 1;
+	*lo = bi->first[b];
+	if (b + 1 < bi->nb)
+		*hi = bi->first[b + 1];
+}
+
+/* The first index in [LO, HI) whose KEY_AT is above ADDR (HI if none). */
+#define UPPER_BOUND(lo, hi, key_at, addr)                                                \
+	do {                                                                             \
+		while ((lo) < (hi)) {                                                    \
+			size_t mid_ = (lo) + ((hi) - (lo)) / 2;                          \
+			if (key_at(mid_) <= (addr))                                      \
+				(lo) = mid_ + 1;                                         \
+			else                                                             \
+				(hi) = mid_;                                             \
+		}                                                                        \
+	} while (0)
 
 /* The child range of NODE containing ADDR, or 0. */
 static uint32_t find_child(const cu_info *ci, uint32_t node, uint64_t addr)
@@ -940,13 +1021,11 @@ static uint32_t find_child(const cu_info *ci, uint32_t node, uint64_t addr)
 	const fn_node *n = &ci->nodes[node];
 	const fn_range *r = ci->ranges + n->child_first;
 	size_t lo = 0, hi = n->child_n;
-	while (lo < hi) { /* first with r.lo > addr */
-		size_t mid = lo + (hi - lo) / 2;
-		if (r[mid].lo <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	if (node == 0)
+		bucket_bounds(&ci->root_index, hi, addr, &lo, &hi);
+#define RANGE_LO(i) r[i].lo
+	UPPER_BOUND(lo, hi, RANGE_LO, addr);
+#undef RANGE_LO
 	/* Siblings do not normally overlap; look back a little in case. */
 	for (size_t i = lo, k = 0; i > 0 && k < 8; i--, k++)
 		if (addr >= r[i - 1].lo && addr < r[i - 1].hi)
@@ -956,14 +1035,11 @@ static uint32_t find_child(const cu_info *ci, uint32_t node, uint64_t addr)
 
 static const line_row *find_line(const cu_info *ci, uint64_t addr)
 {
-	size_t lo = 0, hi = ci->n_lines;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (ci->lines[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo, hi;
+	bucket_bounds(&ci->line_index, ci->n_lines, addr, &lo, &hi);
+#define LINE_ADDR(i) ci->lines[i].addr
+	UPPER_BOUND(lo, hi, LINE_ADDR, addr);
+#undef LINE_ADDR
 	if (lo == 0 || ci->lines[lo - 1].end_seq)
 		return NULL;
 	return &ci->lines[lo - 1];
