@@ -59,9 +59,12 @@ typedef struct {
 	int64_t call_line, call_col, decl_line;
 } fn_node;
 
+/* One range of a node, with the node's children (copied from the node,
+ * so a descent reads the ranges only). */
 typedef struct {
 	uint64_t lo, hi;
 	uint32_t parent, node;
+	uint32_t child_first, child_n;
 } fn_range;
 
 typedef struct {
@@ -136,6 +139,7 @@ struct sp_dwarf {
 	rel_sec *secs;      /* ET_REL placed sections, sorted by lo */
 	size_t n_secs;
 	sp_line_sections lsec; /* for lines.c; lsec.line NULL: libdw decodes */
+	bool direct_pc;        /* the raw walk reads pcs itself (see raw_pc) */
 
 	cu_info *cus;
 	size_t n_cus;
@@ -455,7 +459,7 @@ static sp_error *open_module(sp_dwarf *d)
 		/* ET_REL objects are left to libdw, which relocates their
 		 * line tables */
 		if (etype != ET_REL)
-			sp_line_sections_get(dwarf_getelf(d->dw), &d->lsec);
+			d->direct_pc = sp_line_sections_get(dwarf_getelf(d->dw), &d->lsec);
 	}
 	return NULL;
 }
@@ -463,13 +467,18 @@ static sp_error *open_module(sp_dwarf *d)
 /* ------------------------------------------------------------------------ */
 /* Per-CU tables.                                                           */
 
-static uint32_t add_node(cu_info *ci, Dwarf_Die *die, uint32_t parent)
+static uint32_t add_node_at(cu_info *ci, Dwarf_Off off, uint32_t parent)
 {
 	fn_node n = {0};
-	n.off = dwarf_dieoffset(die);
+	n.off = off;
 	n.parent = parent;
 	SP_PUSH(ci->nodes, ci->n_nodes, ci->cap_nodes, n);
 	return (uint32_t)(ci->n_nodes - 1);
+}
+
+static uint32_t add_node(cu_info *ci, Dwarf_Die *die, uint32_t parent)
+{
+	return add_node_at(ci, dwarf_dieoffset(die), parent);
 }
 
 static bool skip_children(int tag)
@@ -512,7 +521,7 @@ static void walk(cu_info *ci, Dwarf_Die *parent_die, uint32_t parent, int depth)
 					continue;
 				if (!node)
 					node = add_node(ci, &child, up);
-				fn_range r = {lo, hi, up, node};
+				fn_range r = {lo, hi, up, node, 0, 0};
 				SP_PUSH(ci->ranges, ci->n_ranges, ci->cap_ranges, r);
 			}
 			if (node)
@@ -544,9 +553,11 @@ typedef struct {
 	raw_abbrev *ab;     /* by code; tag 0: no such code */
 	size_t n_ab;
 	uint16_t *forms;
-	size_t n_forms, cap_forms;
+	uint16_t *names;    /* the attribute of each form (when it fits 16 bits) */
+	size_t n_forms, cap_forms, cap_names;
 	uint8_t asz, osz;
 	Dwarf_Half version;
+	bool direct_pc;     /* little-endian, not relocated: pcs read here */
 } raw_walk;
 
 /* Size of FORM when it does not depend on the bytes, else -1; -2 unknown. */
@@ -723,10 +734,61 @@ static bool raw_abbrevs(raw_walk *w, Dwarf_Die *cudie)
 			if (name == DW_AT_low_pc || name == DW_AT_high_pc || name == DW_AT_ranges ||
 			    name == DW_AT_abstract_origin || name == DW_AT_specification)
 				r->pc = true;
+			size_t k = w->n_forms;
+			SP_PUSH(w->names, k, w->cap_names, (uint16_t)(name <= 0xffff ? name : 0));
 			SP_PUSH(w->forms, w->n_forms, w->cap_forms, (uint16_t)form);
 		}
 		r->n = (uint32_t)(w->n_forms - r->first);
 	}
+}
+
+/* N little-endian bytes at P. */
+static uint64_t raw_le(const unsigned char *p, size_t n)
+{
+	uint64_t v = 0;
+	for (size_t i = n; i > 0; i--)
+		v = v << 8 | p[i - 1];
+	return v;
+}
+
+/* The range [*LO, *HI) of a DIE of abbreviation A whose attributes start
+ * at P, when it has DW_AT_low_pc as an address and DW_AT_high_pc as an
+ * address or a constant offset, as libdw's dwarf_ranges would give it;
+ * false for anything else (DW_AT_ranges, indexed addresses, only an
+ * origin), which is left to libdw. */
+static bool raw_pc(const raw_walk *w, const raw_abbrev *a, const unsigned char *p,
+		   const unsigned char *end, uint64_t *lo, uint64_t *hi)
+{
+	bool have_lo = false, have_hi = false, hi_is_addr = false;
+	uint64_t low = 0, high = 0;
+	for (uint32_t i = 0; i < a->n; i++) {
+		unsigned form = w->forms[a->first + i], name = w->names[a->first + i];
+		const unsigned char *at = p;
+		if (!raw_skip_form(w, form, &p, end))
+			return false;
+		if (name == DW_AT_low_pc) {
+			if (form != DW_FORM_addr)
+				return false;
+			low = raw_le(at, w->asz);
+			have_lo = true;
+		} else if (name == DW_AT_high_pc) {
+			switch (form) {
+			case DW_FORM_addr: high = raw_le(at, w->asz); hi_is_addr = true; break;
+			case DW_FORM_data1: high = raw_le(at, 1); break;
+			case DW_FORM_data2: high = raw_le(at, 2); break;
+			case DW_FORM_data4: high = raw_le(at, 4); break;
+			case DW_FORM_data8: high = raw_le(at, 8); break;
+			case DW_FORM_udata: raw_uleb(&at, end, &high); break;
+			default: return false;
+			}
+			have_hi = true;
+		}
+	}
+	if (!have_lo || !have_hi)
+		return false;
+	*lo = low;
+	*hi = hi_is_addr ? high : low + high;
+	return true;
 }
 
 #define RAW_DEAD UINT32_MAX
@@ -761,6 +823,7 @@ static bool raw_walk_cu(Dwarf *dw, cu_info *ci, raw_walk *w)
 		if (code >= w->n_ab || w->ab[code].tag == 0)
 			return false;
 		const raw_abbrev *a = &w->ab[code];
+		const unsigned char *attrs = p;
 		if (a->fixed >= 0) {
 			if (!raw_skip(&p, end, (size_t)a->fixed))
 				return false;
@@ -780,7 +843,14 @@ static bool raw_walk_cu(Dwarf *dw, cu_info *ci, raw_walk *w)
 				uint32_t node = 0;
 				uint32_t up = a->tag == DW_TAG_subprogram ? 0 : parent;
 				Dwarf_Die die;
-				if (a->pc && dwarf_offdie(dw, off, &die)) {
+				uint64_t plo, phi;
+				if (a->pc && w->direct_pc && raw_pc(w, a, attrs, end, &plo, &phi)) {
+					if (plo < phi) {
+						node = add_node_at(ci, off, up);
+						fn_range r = {plo, phi, up, node, 0, 0};
+						SP_PUSH(ci->ranges, ci->n_ranges, ci->cap_ranges, r);
+					}
+				} else if (a->pc && dwarf_offdie(dw, off, &die)) {
 					Dwarf_Addr rbase, lo, hi;
 					ptrdiff_t it = 0;
 					while ((it = dwarf_ranges(&die, it, &rbase, &lo, &hi)) > 0) {
@@ -788,7 +858,7 @@ static bool raw_walk_cu(Dwarf *dw, cu_info *ci, raw_walk *w)
 							continue;
 						if (!node)
 							node = add_node(ci, &die, up);
-						fn_range r = {lo, hi, up, node};
+						fn_range r = {lo, hi, up, node, 0, 0};
 						SP_PUSH(ci->ranges, ci->n_ranges, ci->cap_ranges, r);
 					}
 				}
@@ -809,16 +879,46 @@ static bool raw_walk_cu(Dwarf *dw, cu_info *ci, raw_walk *w)
 	}
 }
 
-static int cmp_fn_range(const void *a, const void *b)
+/* Sorts ranges by (parent, lo, hi, node): a stable LSD radix sort on
+ * (parent, lo, hi), as a node's ranges are pushed together and nodes are
+ * numbered in push order.  Only the bytes that differ between ranges get
+ * a pass. */
+static void sort_ranges(fn_range *r, size_t n)
 {
-	const fn_range *x = a, *y = b;
-	if (x->parent != y->parent)
-		return x->parent < y->parent ? -1 : 1;
-	if (x->lo != y->lo)
-		return x->lo < y->lo ? -1 : 1;
-	if (x->hi != y->hi)
-		return x->hi < y->hi ? -1 : 1;
-	return x->node < y->node ? -1 : x->node > y->node;
+	if (n < 2)
+		return;
+	uint64_t dhi = 0, dlo = 0, dpar = 0;
+	for (size_t i = 1; i < n; i++) {
+		dhi |= r[i].hi ^ r[0].hi;
+		dlo |= r[i].lo ^ r[0].lo;
+		dpar |= r[i].parent ^ r[0].parent;
+	}
+	fn_range *tmp = sp_xreallocarray(NULL, n, sizeof(*tmp)), *src = r, *dst = tmp;
+	size_t count[256];
+	for (unsigned k = 0; k < 20; k++) {
+		uint64_t diff = k < 8 ? dhi : k < 16 ? dlo : dpar;
+		unsigned shift = 8 * (k & 7);
+		if (!((diff >> shift) & 255))
+			continue;
+		memset(count, 0, sizeof(count));
+#define RANGE_BYTE(x) ((unsigned)(((k < 8 ? (x).hi : k < 16 ? (x).lo : (x).parent) >> shift) & 255))
+		for (size_t i = 0; i < n; i++)
+			count[RANGE_BYTE(src[i])]++;
+		for (size_t i = 0, sum = 0; i < 256; i++) {
+			size_t c = count[i];
+			count[i] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			dst[count[RANGE_BYTE(src[i])]++] = src[i];
+#undef RANGE_BYTE
+		fn_range *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != r)
+		memcpy(r, src, n * sizeof(*r));
+	free(tmp);
 }
 
 /* F made absolute with the CU's DW_AT_comp_dir when it is relative, the
@@ -926,7 +1026,7 @@ static void load_cu(sp_dwarf *d, cu_info *ci)
 
 	fn_node root = {0};
 	SP_PUSH(ci->nodes, ci->n_nodes, ci->cap_nodes, root);
-	raw_walk w = {0};
+	raw_walk w = {.direct_pc = d->direct_pc};
 	if (!raw_walk_cu(d->dw, ci, &w)) {
 		ci->n_nodes = 1;
 		ci->n_ranges = 0;
@@ -934,8 +1034,8 @@ static void load_cu(sp_dwarf *d, cu_info *ci)
 	}
 	free(w.ab);
 	free(w.forms);
-	if (ci->n_ranges > 1) /* qsort must not get NULL, and empty tables may be */
-		qsort(ci->ranges, ci->n_ranges, sizeof(*ci->ranges), cmp_fn_range);
+	free(w.names);
+	sort_ranges(ci->ranges, ci->n_ranges);
 	for (size_t i = 0; i < ci->n_ranges;) {
 		size_t j = i;
 		while (j < ci->n_ranges && ci->ranges[j].parent == ci->ranges[i].parent)
@@ -944,6 +1044,11 @@ static void load_cu(sp_dwarf *d, cu_info *ci)
 		p->child_first = (uint32_t)i;
 		p->child_n = (uint32_t)(j - i);
 		i = j;
+	}
+	for (size_t i = 0; i < ci->n_ranges; i++) {
+		const fn_node *n = &ci->nodes[ci->ranges[i].node];
+		ci->ranges[i].child_first = n->child_first;
+		ci->ranges[i].child_n = n->child_n;
 	}
 	bucket_build(&ci->line_index, ci->lines, sizeof(*ci->lines), ci->n_lines);
 	bucket_build(&ci->root_index, ci->ranges + ci->nodes[0].child_first, sizeof(*ci->ranges),
@@ -1015,13 +1120,14 @@ static void bucket_bounds(const bucket_index *bi, size_t n, uint64_t addr, size_
 		}                                                                        \
 	} while (0)
 
-/* The child range of NODE containing ADDR, or 0. */
-static uint32_t find_child(const cu_info *ci, uint32_t node, uint64_t addr)
+/* Of the N ranges from FIRST (the children of one node; of the root when
+ * ROOT), the one containing ADDR, or NULL. */
+static const fn_range *find_child(const cu_info *ci, uint32_t first, uint32_t n, bool root,
+				  uint64_t addr)
 {
-	const fn_node *n = &ci->nodes[node];
-	const fn_range *r = ci->ranges + n->child_first;
-	size_t lo = 0, hi = n->child_n;
-	if (node == 0)
+	const fn_range *r = ci->ranges + first;
+	size_t lo = 0, hi = n;
+	if (root)
 		bucket_bounds(&ci->root_index, hi, addr, &lo, &hi);
 #define RANGE_LO(i) r[i].lo
 	UPPER_BOUND(lo, hi, RANGE_LO, addr);
@@ -1029,8 +1135,8 @@ static uint32_t find_child(const cu_info *ci, uint32_t node, uint64_t addr)
 	/* Siblings do not normally overlap; look back a little in case. */
 	for (size_t i = lo, k = 0; i > 0 && k < 8; i--, k++)
 		if (addr >= r[i - 1].lo && addr < r[i - 1].hi)
-			return r[i - 1].node;
-	return 0;
+			return &r[i - 1];
+	return NULL;
 }
 
 static const line_row *find_line(const cu_info *ci, uint64_t addr)
@@ -1268,9 +1374,14 @@ static size_t resolve_uncached(sp_dwarf *d, uint64_t addr, sp_frame **out)
 		size_t depth = 0;
 		if (!ci->loaded)
 			load_cu(d, ci);
-		uint32_t node = 0;
-		while (depth < SP_ARRAY_LEN(chain) && (node = find_child(ci, node, a)) != 0)
-			chain[depth++] = node;
+		uint32_t first = ci->nodes[0].child_first, nc = ci->nodes[0].child_n;
+		const fn_range *hit;
+		while (depth < SP_ARRAY_LEN(chain) &&
+		       (hit = find_child(ci, first, nc, depth == 0, a)) != NULL) {
+			chain[depth++] = hit->node;
+			first = hit->child_first;
+			nc = hit->child_n;
+		}
 		const line_row *row = find_line(ci, a);
 		size_t nf = depth ? depth : 1;
 		sp_frame *f = scratch(d, nf);
