@@ -64,7 +64,7 @@ enum { TXT_CACHE, TXT_TMP, TXT_UNKNOWN };
 /* One input line of a batch. */
 typedef struct {
 	uint64_t addr;    /* as given, when ok */
-	const char *line; /* the trimmed line, echoed by -a when not ok */
+	const char *line; /* the trimmed line, echoed by -a when not ok (else unset) */
 	size_t line_len;
 	size_t off, len;  /* its answer text in the buffer SRC names */
 	uint8_t src;
@@ -133,7 +133,7 @@ static void sink_flush(sink *o)
 
 /* Queues N bytes at P, which must stay put until the next sink_flush;
  * a piece right after the previous one extends it. */
-static void sink_put(sink *o, const char *p, size_t n)
+static inline __attribute__((always_inline)) void sink_put(sink *o, const char *p, size_t n)
 {
 	if (!n)
 		return;
@@ -375,26 +375,34 @@ static void lookup(sym_ctx *c, uint64_t addr, uint64_t vaddr, const sp_frame **f
 #define TEXT_CACHE_MAX ((size_t)64 << 20)
 #endif
 
-/* Sorts N misses by address (LSD radix sort, stable; a byte that is the
- * same in every address costs one counting pass and no move). */
+/* Sorts N misses by address (LSD radix sort, stable; only the bytes in
+ * which addresses differ get a pass). */
 static void sort_misses(miss *m, miss *tmp, size_t n)
 {
 	size_t count[256];
+	uint64_t diff = 0;
+	miss *src = m, *dst = tmp;
+	for (size_t i = 1; i < n; i++)
+		diff |= m[i].addr ^ m[0].addr;
 	for (unsigned shift = 0; shift < 64; shift += 8) {
+		if (!((diff >> shift) & 255))
+			continue;
 		memset(count, 0, sizeof(count));
 		for (size_t i = 0; i < n; i++)
-			count[(m[i].addr >> shift) & 255]++;
-		if (count[(m[0].addr >> shift) & 255] == n)
-			continue;
+			count[(src[i].addr >> shift) & 255]++;
 		for (size_t i = 0, sum = 0; i < 256; i++) {
 			size_t k = count[i];
 			count[i] = sum;
 			sum += k;
 		}
 		for (size_t i = 0; i < n; i++)
-			tmp[count[(m[i].addr >> shift) & 255]++] = m[i];
-		memcpy(m, tmp, n * sizeof(*m));
+			dst[count[(src[i].addr >> shift) & 255]++] = src[i];
+		miss *t = src;
+		src = dst;
+		dst = t;
 	}
+	if (src != m)
+		memcpy(m, src, n * sizeof(*m));
 }
 
 /* Answers every address of the batch that the text cache lacks, in
@@ -529,8 +537,6 @@ static size_t add_lines(sym_ctx *c, const char *buf, size_t len, bool eof)
 			entry *e = &c->ents[c->n_ents++];
 			e->addr = v;
 			e->ok = true;
-			e->line = p;
-			e->line_len = (size_t)(q - p);
 			if (c->n_ents == BATCH_LINES)
 				run_batch(c);
 			p = q + 1;
