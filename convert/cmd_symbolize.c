@@ -78,7 +78,7 @@ typedef struct {
 } miss;
 
 /* Lines resolved together: bounds the batch's memory whatever the input. */
-#define BATCH_LINES ((size_t)1 << 16)
+#define BATCH_LINES ((size_t)1 << 14)
 /* Longest prefix of one answer: {"address":"0x<16 digits>","frames": */
 #define PREFIX_MAX 48
 

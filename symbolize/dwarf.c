@@ -39,12 +39,6 @@ typedef struct {
 	uint32_t cu;
 } cu_range;
 
-typedef struct {
-	uint64_t addr;
-	const char *file;
-	int32_t line, col;
-	bool end_seq;
-} line_row;
 
 /* A subprogram or inlined subroutine with code.  Node 0 is the root. */
 typedef struct {
@@ -78,14 +72,13 @@ typedef struct {
 	Dwarf_Die die;
 	Dwarf_Off end; /* offset of the next unit */
 	bool loaded;
-	line_row *lines;
+	sp_line_row *lines;   /* file: index into fnames */
 	size_t n_lines;
 	fn_node *nodes;
 	size_t n_nodes, cap_nodes;
 	fn_range *ranges;
 	size_t n_ranges, cap_ranges;
-	Dwarf_Files *files;   /* libdw's file table, or */
-	const char **fnames;  /* ours: absolute names (owned by sp_dwarf.dnames) */
+	const char **fnames;  /* absolute file names (borrowed from libdw or sp_dwarf.dnames) */
 	size_t n_files;
 	bucket_index line_index; /* over lines */
 	bucket_index root_index; /* over the root's child ranges */
@@ -971,15 +964,10 @@ static bool own_lines(sp_dwarf *d, cu_info *ci)
 		SP_PUSH(d->dnames, d->n_dnames, d->cap_dnames, f);
 		ci->fnames[i] = f;
 	}
-	if (t.n_rows) {
-		ci->lines = sp_xreallocarray(NULL, t.n_rows, sizeof(*ci->lines));
-		for (size_t i = 0; i < t.n_rows; i++) {
-			const sp_line_row *r = &t.rows[i];
-			ci->lines[i] = (line_row){r->addr, r->file < t.n_files ? ci->fnames[r->file] : NULL,
-						  r->line, r->col, r->end_seq};
-		}
-		ci->n_lines = t.n_rows;
-	}
+	ci->lines = t.rows;
+	ci->n_lines = t.n_rows;
+	t.rows = NULL;
+	t.n_rows = 0;
 	sp_line_table_clear(&t);
 	return true;
 }
@@ -988,34 +976,50 @@ static bool own_lines(sp_dwarf *d, cu_info *ci)
 static void libdw_lines(sp_dwarf *d, cu_info *ci)
 {
 	Dwarf_Lines *lines;
-	size_t nl;
+	Dwarf_Files *files;
+	size_t nl, nf, cap_f = 0;
+	sp_u64map ids = {0}; /* libdw's name pointer -> index + 1 */
+	uint64_t v;
+	if (dwarf_getsrcfiles(&ci->die, &files, &nf) == 0) {
+		for (size_t i = 0; i < nf; i++) {
+			const char *f = dwarf_filesrc(files, i, NULL, NULL);
+			SP_PUSH(ci->fnames, ci->n_files, cap_f, abs_file(d, ci, f));
+			if (f && !sp_u64map_get(&ids, (uint64_t)(uintptr_t)f, &v))
+				sp_u64map_put(&ids, (uint64_t)(uintptr_t)f, i + 1);
+		}
+	}
 	if (dwarf_getsrclines(&ci->die, &lines, &nl) == 0 && nl > 0) {
 		ci->lines = sp_xreallocarray(NULL, nl, sizeof(*ci->lines));
 		size_t k = 0;
 		for (size_t i = 0; i < nl; i++) {
 			Dwarf_Line *l = dwarf_onesrcline(lines, i);
-			line_row r = {0};
+			sp_line_row r = {0};
 			Dwarf_Addr a;
-			int v;
+			int n;
 			bool b;
 			if (!l || dwarf_lineaddr(l, &a) != 0)
 				continue;
 			r.addr = a;
 			if (dwarf_lineendsequence(l, &b) == 0)
 				r.end_seq = b;
-			r.file = abs_file(d, ci, dwarf_linesrc(l, NULL, NULL));
-			if (dwarf_lineno(l, &v) == 0)
-				r.line = v;
-			if (dwarf_linecol(l, &v) == 0)
-				r.col = v;
+			const char *f = dwarf_linesrc(l, NULL, NULL);
+			r.file = UINT32_MAX;
+			if (f && sp_u64map_get(&ids, (uint64_t)(uintptr_t)f, &v)) {
+				r.file = (uint32_t)(v - 1);
+			} else if (f) { /* not in the unit's table: a name of its own */
+				SP_PUSH(ci->fnames, ci->n_files, cap_f, abs_file(d, ci, f));
+				sp_u64map_put(&ids, (uint64_t)(uintptr_t)f, ci->n_files);
+				r.file = (uint32_t)(ci->n_files - 1);
+			}
+			if (dwarf_lineno(l, &n) == 0)
+				r.line = n;
+			if (dwarf_linecol(l, &n) == 0)
+				r.col = n;
 			ci->lines[k++] = r;
 		}
 		ci->n_lines = k;
 	}
-	if (dwarf_getsrcfiles(&ci->die, &ci->files, &ci->n_files) != 0) {
-		ci->files = NULL;
-		ci->n_files = 0;
-	}
+	sp_u64map_free(&ids);
 }
 
 static void load_cu(sp_dwarf *d, cu_info *ci)
@@ -1139,7 +1143,7 @@ static const fn_range *find_child(const cu_info *ci, uint32_t first, uint32_t n,
 	return NULL;
 }
 
-static const line_row *find_line(const cu_info *ci, uint64_t addr)
+static const sp_line_row *find_line(const cu_info *ci, uint64_t addr)
 {
 	size_t lo, hi;
 	bucket_bounds(&ci->line_index, ci->n_lines, addr, &lo, &hi);
@@ -1225,11 +1229,8 @@ static void name_node(sp_dwarf *d, cu_info *ci, fn_node *n)
 	}
 	if (dwarf_tag(&die) == DW_TAG_inlined_subroutine) {
 		int64_t f = attr_int(&die, DW_AT_call_file, false);
-		if (ci->fnames && f >= 0 && (size_t)f < ci->n_files)
+		if (f >= 0 && (size_t)f < ci->n_files)
 			n->call_file = ci->fnames[f];
-		else if (ci->files && f >= 0 && (size_t)f < ci->n_files)
-			n->call_file =
-				abs_file(d, ci, dwarf_filesrc(ci->files, (size_t)f, NULL, NULL));
 		n->call_line = attr_int(&die, DW_AT_call_line, false);
 		n->call_col = attr_int(&die, DW_AT_call_column, false);
 	}
@@ -1382,7 +1383,8 @@ static size_t resolve_uncached(sp_dwarf *d, uint64_t addr, sp_frame **out)
 			first = hit->child_first;
 			nc = hit->child_n;
 		}
-		const line_row *row = find_line(ci, a);
+		const sp_line_row *row = find_line(ci, a);
+		const char *row_file = row && row->file < ci->n_files ? ci->fnames[row->file] : NULL;
 		size_t nf = depth ? depth : 1;
 		sp_frame *f = scratch(d, nf);
 		memset(f, 0, nf * sizeof(*f));
@@ -1396,7 +1398,7 @@ static size_t resolve_uncached(sp_dwarf *d, uint64_t addr, sp_frame **out)
 			f[i].inlined = i + 1 < depth;
 			if (i == 0) {
 				if (row) {
-					f[i].file = row->file;
+					f[i].file = row_file;
 					f[i].line = row->line;
 					f[i].column = row->col;
 				}
@@ -1408,7 +1410,7 @@ static size_t resolve_uncached(sp_dwarf *d, uint64_t addr, sp_frame **out)
 			}
 		}
 		if (depth == 0 && row) {
-			f[0].file = row->file;
+			f[0].file = row_file;
 			f[0].line = row->line;
 			f[0].column = row->col;
 		}
