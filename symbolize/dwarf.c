@@ -47,6 +47,10 @@ typedef struct {
 	uint32_t child_first; /* into cu_info.ranges */
 	uint32_t child_n;
 	bool named;           /* the fields below are filled */
+	bool from_raw;        /* origin and call_* read from the DIE bytes */
+	bool inlined;
+	Dwarf_Off origin;     /* DW_AT_abstract_origin's DIE, when from_raw */
+	int64_t call_file_idx; /* when from_raw */
 	const char *raw;      /* linkage name, else name; NULL if none */
 	const char *name;     /* demangled (or raw) */
 	const char *call_file;
@@ -70,6 +74,7 @@ typedef struct {
 
 typedef struct {
 	Dwarf_Die die;
+	Dwarf_Off start; /* offset of the unit (its header) */
 	Dwarf_Off end; /* offset of the next unit */
 	bool loaded;
 	sp_line_row *lines;   /* file: index into fnames */
@@ -360,6 +365,7 @@ static void index_cus(sp_dwarf *d)
 		if (dwarf_offdie(d->dw, off + hsize, &cudie) != NULL) {
 			cu_info ci = {0};
 			ci.die = cudie;
+			ci.start = off;
 			ci.end = next;
 			uint32_t idx = (uint32_t)d->n_cus;
 			bool any = false;
@@ -547,7 +553,8 @@ typedef struct {
 	size_t n_ab;
 	uint16_t *forms;
 	uint16_t *names;    /* the attribute of each form (when it fits 16 bits) */
-	size_t n_forms, cap_forms, cap_names;
+	int64_t *consts;    /* the value of each DW_FORM_implicit_const */
+	size_t n_forms, cap_forms, cap_names, cap_consts;
 	uint8_t asz, osz;
 	Dwarf_Half version;
 	bool direct_pc;     /* little-endian, not relocated: pcs read here */
@@ -727,8 +734,9 @@ static bool raw_abbrevs(raw_walk *w, Dwarf_Die *cudie)
 			if (name == DW_AT_low_pc || name == DW_AT_high_pc || name == DW_AT_ranges ||
 			    name == DW_AT_abstract_origin || name == DW_AT_specification)
 				r->pc = true;
-			size_t k = w->n_forms;
+			size_t k = w->n_forms, k2 = w->n_forms;
 			SP_PUSH(w->names, k, w->cap_names, (uint16_t)(name <= 0xffff ? name : 0));
+			SP_PUSH(w->consts, k2, w->cap_consts, (int64_t)data);
 			SP_PUSH(w->forms, w->n_forms, w->cap_forms, (uint16_t)form);
 		}
 		r->n = (uint32_t)(w->n_forms - r->first);
@@ -782,6 +790,86 @@ static bool raw_pc(const raw_walk *w, const raw_abbrev *a, const unsigned char *
 	*lo = low;
 	*hi = hi_is_addr ? high : low + high;
 	return true;
+}
+
+/* The constant of form FORM at *P (advanced past it) for attribute I of
+ * A: false for a form that is not a plain constant. */
+static bool raw_const(const raw_walk *w, const raw_abbrev *a, uint32_t i, unsigned form,
+		      const unsigned char *p, const unsigned char *end, int64_t *v)
+{
+	uint64_t u;
+	switch (form) {
+	case DW_FORM_data1: *v = (int64_t)raw_le(p, 1); return true;
+	case DW_FORM_data2: *v = (int64_t)raw_le(p, 2); return true;
+	case DW_FORM_data4: *v = (int64_t)raw_le(p, 4); return true;
+	case DW_FORM_data8: *v = (int64_t)raw_le(p, 8); return true;
+	case DW_FORM_udata:
+		if (!raw_uleb(&p, end, &u))
+			return false;
+		*v = (int64_t)u;
+		return true;
+	case DW_FORM_implicit_const: *v = w->consts[a->first + i]; return true;
+	default: return false;
+	}
+}
+
+/* Fills N's abstract origin and call attributes from the DIE bytes at P
+ * (abbreviation A) of the unit [START, END) when they are in plain forms,
+ * as name_node would read them through libdw; else leaves N to libdw. */
+static void raw_node_attrs(const raw_walk *w, const raw_abbrev *a, const unsigned char *p,
+			   const unsigned char *end, Dwarf_Off start, Dwarf_Off unit_end,
+			   fn_node *n)
+{
+	bool have_origin = false, seen_origin = false, seen_file = false, seen_line = false,
+	     seen_col = false;
+	int64_t file = 0, line = 0, col = 0;
+	uint64_t origin = 0;
+	for (uint32_t i = 0; i < a->n; i++) {
+		unsigned form = w->forms[a->first + i], name = w->names[a->first + i];
+		const unsigned char *at = p;
+		if (!raw_skip_form(w, form, &p, end))
+			return;
+		if (name == DW_AT_abstract_origin && !seen_origin) {
+			uint64_t ref;
+			const unsigned char *q = at;
+			seen_origin = true;
+			switch (form) {
+			case DW_FORM_ref1: ref = raw_le(at, 1); break;
+			case DW_FORM_ref2: ref = raw_le(at, 2); break;
+			case DW_FORM_ref4: ref = raw_le(at, 4); break;
+			case DW_FORM_ref8: ref = raw_le(at, 8); break;
+			case DW_FORM_ref_udata:
+				if (!raw_uleb(&q, end, &ref))
+					return;
+				break;
+			default: return;
+			}
+			if (ref >= unit_end - start)
+				return;
+			origin = start + ref;
+			have_origin = true;
+		} else if (name == DW_AT_call_file && !seen_file) {
+			seen_file = true;
+			if (!raw_const(w, a, i, form, at, end, &file))
+				return;
+		} else if (name == DW_AT_call_line && !seen_line) {
+			seen_line = true;
+			if (!raw_const(w, a, i, form, at, end, &line))
+				return;
+		} else if (name == DW_AT_call_column && !seen_col) {
+			seen_col = true;
+			if (!raw_const(w, a, i, form, at, end, &col))
+				return;
+		}
+	}
+	if (!have_origin)
+		return;
+	n->from_raw = true;
+	n->inlined = a->tag == DW_TAG_inlined_subroutine;
+	n->origin = origin;
+	n->call_file_idx = file;
+	n->call_line = line;
+	n->call_col = col;
 }
 
 #define RAW_DEAD UINT32_MAX
@@ -855,6 +943,9 @@ static bool raw_walk_cu(Dwarf *dw, cu_info *ci, raw_walk *w)
 						SP_PUSH(ci->ranges, ci->n_ranges, ci->cap_ranges, r);
 					}
 				}
+				if (node && w->direct_pc)
+					raw_node_attrs(w, a, attrs, end, ci->start, ci->end,
+						       &ci->nodes[node]);
 				if (node)
 					child_ctx = node;
 			} else if (!skip_children(a->tag)) {
@@ -1039,6 +1130,7 @@ static void load_cu(sp_dwarf *d, cu_info *ci)
 	free(w.ab);
 	free(w.forms);
 	free(w.names);
+	free(w.consts);
 	sort_ranges(ci->ranges, ci->n_ranges);
 	for (size_t i = 0; i < ci->n_ranges;) {
 		size_t j = i;
@@ -1193,12 +1285,57 @@ static const char *demangled(sp_dwarf *d, const char *raw)
 	return dn;
 }
 
+/* The linkage name of DIE, else its name (through origins and
+ * specifications), or NULL. */
+static const char *die_raw_name(Dwarf_Die *die)
+{
+	const char *raw = attr_string(die, DW_AT_linkage_name);
+	if (!raw)
+		raw = attr_string(die, DW_AT_MIPS_linkage_name);
+	if (!raw)
+		raw = attr_string(die, DW_AT_name);
+	return raw;
+}
+
+/* Works out the names of the abstract origin ORIGIN once, as entry
+ * KEY of d->origins. */
+static void origin_names(sp_dwarf *d, Dwarf_Die *origin, uint64_t key)
+{
+	oname o;
+	o.raw = die_raw_name(origin);
+	o.name = demangled(d, o.raw);
+	o.decl_line = attr_int(origin, DW_AT_decl_line, true);
+	SP_PUSH(d->onames, d->n_onames, d->cap_onames, o);
+	sp_u64map_put(&d->origins, key, d->n_onames - 1);
+}
+
 static void name_node(sp_dwarf *d, cu_info *ci, fn_node *n)
 {
 	Dwarf_Die die, origin;
 	Dwarf_Attribute a;
 	uint64_t v;
 	n->named = true;
+	if (n->from_raw) {
+		/* origin and call attributes known: libdw only for a new origin */
+		uint64_t key = n->origin + 1;
+		bool found = sp_u64map_get(&d->origins, key, &v);
+		if (!found && dwarf_offdie(d->dw, n->origin, &origin)) {
+			origin_names(d, &origin, key);
+			found = sp_u64map_get(&d->origins, key, &v);
+		}
+		if (found) {
+			n->raw = d->onames[v].raw;
+			n->name = d->onames[v].name;
+			n->decl_line = d->onames[v].decl_line;
+			if (n->inlined && n->call_file_idx >= 0 &&
+			    (uint64_t)n->call_file_idx < ci->n_files)
+				n->call_file = ci->fnames[n->call_file_idx];
+			if (!n->inlined)
+				n->call_line = n->call_col = 0;
+			return;
+		}
+		n->call_line = n->call_col = 0;
+	}
 	if (!dwarf_offdie(d->dw, n->off, &die))
 		return;
 	/* Every inlined copy of a function names the same abstract origin:
@@ -1209,23 +1346,18 @@ static void name_node(sp_dwarf *d, cu_info *ci, fn_node *n)
 		from = &origin;
 		key = dwarf_dieoffset(&origin) + 1;
 	}
-	if (key && sp_u64map_get(&d->origins, key, &v)) {
+	if (key && !sp_u64map_get(&d->origins, key, &v)) {
+		origin_names(d, from, key);
+		sp_u64map_get(&d->origins, key, &v);
+	}
+	if (key) {
 		n->raw = d->onames[v].raw;
 		n->name = d->onames[v].name;
 		n->decl_line = d->onames[v].decl_line;
 	} else {
-		n->raw = attr_string(from, DW_AT_linkage_name);
-		if (!n->raw)
-			n->raw = attr_string(from, DW_AT_MIPS_linkage_name);
-		if (!n->raw)
-			n->raw = attr_string(from, DW_AT_name);
+		n->raw = die_raw_name(from);
 		n->name = demangled(d, n->raw);
 		n->decl_line = attr_int(from, DW_AT_decl_line, true);
-		if (key) {
-			oname o = {n->raw, n->name, n->decl_line};
-			SP_PUSH(d->onames, d->n_onames, d->cap_onames, o);
-			sp_u64map_put(&d->origins, key, d->n_onames - 1);
-		}
 	}
 	if (dwarf_tag(&die) == DW_TAG_inlined_subroutine) {
 		int64_t f = attr_int(&die, DW_AT_call_file, false);
