@@ -333,7 +333,8 @@ static void format_frames(const sym_ctx *c, const sp_frame *fr, size_t n, sp_buf
 /* Frames for ADDR (as given) and VADDR (ADDR in FILE's address space):
  * the JIT objects, FILE, the perf maps, kallsyms, the first that knows it.
  * A perf-map or kallsyms frame is built in *ONE, its demangled name in
- * *NAME (caller frees). */
+ * *NAME (caller frees).  The frames last until the next lookup: each
+ * address is looked up once, its text kept in the text cache. */
 static void lookup(sym_ctx *c, uint64_t addr, uint64_t vaddr, const sp_frame **fr, size_t *n,
 		   sp_frame *one, char **name)
 {
@@ -345,13 +346,13 @@ static void lookup(sym_ctx *c, uint64_t addr, uint64_t vaddr, const sp_frame **f
 		const char *path = sp_jit_index_lookup(c->jit, addr);
 		sp_object *o;
 		if (path && !(e = sp_symbolizer_object(c->s, path, NULL, &o)))
-			e = sp_object_resolve(o, addr, fr, n);
+			e = sp_object_resolve_once(o, addr, fr, n);
 		sp_error_free(e);
 		if (*n)
 			return;
 	}
 	if (c->obj) {
-		e = sp_object_resolve(c->obj, vaddr, fr, n);
+		e = sp_object_resolve_once(c->obj, vaddr, fr, n);
 		sp_error_free(e);
 		if (*n)
 			return;

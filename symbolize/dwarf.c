@@ -1567,14 +1567,35 @@ static size_t resolve_uncached(sp_dwarf *d, uint64_t addr, sp_frame **out)
 	return n;
 }
 
-sp_error *sp_dwarf_resolve(sp_dwarf *d, uint64_t addr, const sp_frame **frames, size_t *n)
+static sp_error *ensure_open(sp_dwarf *d)
 {
-	*frames = NULL;
-	*n = 0;
 	if (!d->opened)
 		d->open_err = open_module(d);
 	if (d->open_err)
 		return sp_error_new(sp_error_root_code(d->open_err), "%s", d->open_err->msg);
+	return NULL;
+}
+
+sp_error *sp_dwarf_resolve_once(sp_dwarf *d, uint64_t addr, const sp_frame **frames, size_t *n)
+{
+	*frames = NULL;
+	*n = 0;
+	sp_error *e = ensure_open(d);
+	if (e)
+		return e;
+	sp_frame *f;
+	*n = resolve_uncached(d, addr, &f);
+	*frames = *n ? f : NULL;
+	return NULL;
+}
+
+sp_error *sp_dwarf_resolve(sp_dwarf *d, uint64_t addr, const sp_frame **frames, size_t *n)
+{
+	*frames = NULL;
+	*n = 0;
+	sp_error *e = ensure_open(d);
+	if (e)
+		return e;
 	uint64_t v;
 	if (sp_u64map_get(&d->addr_cache, addr, &v)) {
 		*frames = d->results[v].f;

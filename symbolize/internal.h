@@ -28,6 +28,10 @@ void sp_dwarf_free(sp_dwarf *d);
  * until sp_dwarf_free.  Opening failures are remembered: every later call
  * returns a copy of the same error. */
 sp_error *sp_dwarf_resolve(sp_dwarf *d, uint64_t addr, const sp_frame **frames, size_t *n);
+/* The same without keeping the result: the frames are borrowed only until
+ * the next call on D (their strings until sp_dwarf_free). */
+sp_error *sp_dwarf_resolve_once(sp_dwarf *d, uint64_t addr, const sp_frame **frames,
+				size_t *n);
 
 /* Path of the separate debug file libdwfl used, or NULL (borrowed). */
 const char *sp_dwarf_debug_path(const sp_dwarf *d);
