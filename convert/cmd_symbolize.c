@@ -315,19 +315,41 @@ static void format_frames(const sym_ctx *c, const sp_frame *fr, size_t n, sp_buf
 		sp_buf_puts(b, "??\n??:0\n");
 		return;
 	}
+	/* the lengths first, then one growth and straight copies */
+	size_t total = 0;
 	for (size_t i = 0; i < n; i++) {
+		uint64_t line = fr[i].line > 0 ? (uint64_t)fr[i].line : 0;
+		size_t digits = 1;
+		while (line >= 10) {
+			line /= 10;
+			digits++;
+		}
+		total += strlen(fr[i].name ? fr[i].name : "??") +
+			 strlen(fr[i].file ? fr[i].file : "??") + digits + 3;
+	}
+	sp_grow(&b->data, &b->cap, b->len + total + 1, 1);
+	char *o = b->data + b->len;
+	for (size_t i = 0; i < n; i++) {
+		const char *name = fr[i].name ? fr[i].name : "??";
+		const char *file = fr[i].file ? fr[i].file : "??";
+		size_t nl = strlen(name), fl = strlen(file);
+		memcpy(o, name, nl);
+		o += nl;
+		*o++ = '\n';
+		memcpy(o, file, fl);
+		o += fl;
+		*o++ = ':';
 		char num[24], *e = num + sizeof(num), *q = e;
 		uint64_t line = fr[i].line > 0 ? (uint64_t)fr[i].line : 0;
 		do
 			*--q = (char)('0' + line % 10);
 		while (line /= 10);
-		sp_buf_puts(b, fr[i].name ? fr[i].name : "??");
-		sp_buf_append(b, "\n", 1);
-		sp_buf_puts(b, fr[i].file ? fr[i].file : "??");
-		sp_buf_append(b, ":", 1);
-		sp_buf_append(b, q, (size_t)(e - q));
-		sp_buf_append(b, "\n", 1);
+		memcpy(o, q, (size_t)(e - q));
+		o += e - q;
+		*o++ = '\n';
 	}
+	b->len = (size_t)(o - b->data);
+	b->data[b->len] = '\0';
 }
 
 /* Frames for ADDR (as given) and VADDR (ADDR in FILE's address space):
