@@ -137,7 +137,7 @@ struct sp_dwarf {
 	rel_sec *secs;      /* ET_REL placed sections, sorted by lo */
 	size_t n_secs;
 	sp_line_sections lsec; /* for lines.c; lsec.line NULL: libdw decodes */
-	bool direct_pc;        /* the raw walk reads pcs itself (see raw_pc) */
+	bool direct_pc;        /* the raw walk reads pcs itself (see raw_read_die) */
 
 	cu_info *cus;
 	size_t n_cus;
@@ -554,7 +554,8 @@ typedef struct {
 	uint16_t *forms;
 	uint16_t *names;    /* the attribute of each form (when it fits 16 bits) */
 	int64_t *consts;    /* the value of each DW_FORM_implicit_const */
-	size_t n_forms, cap_forms, cap_names, cap_consts;
+	int8_t *sizes;      /* form_fixed_size of each form */
+	size_t n_forms, cap_forms, cap_names, cap_consts, cap_sizes;
 	uint8_t asz, osz;
 	Dwarf_Half version;
 	bool direct_pc;     /* little-endian, not relocated: pcs read here */
@@ -734,9 +735,10 @@ static bool raw_abbrevs(raw_walk *w, Dwarf_Die *cudie)
 			if (name == DW_AT_low_pc || name == DW_AT_high_pc || name == DW_AT_ranges ||
 			    name == DW_AT_abstract_origin || name == DW_AT_specification)
 				r->pc = true;
-			size_t k = w->n_forms, k2 = w->n_forms;
+			size_t k = w->n_forms, k2 = w->n_forms, k3 = w->n_forms;
 			SP_PUSH(w->names, k, w->cap_names, (uint16_t)(name <= 0xffff ? name : 0));
 			SP_PUSH(w->consts, k2, w->cap_consts, (int64_t)data);
+			SP_PUSH(w->sizes, k3, w->cap_sizes, (int8_t)(fs < 0 ? -1 : fs));
 			SP_PUSH(w->forms, w->n_forms, w->cap_forms, (uint16_t)form);
 		}
 		r->n = (uint32_t)(w->n_forms - r->first);
@@ -752,45 +754,15 @@ static uint64_t raw_le(const unsigned char *p, size_t n)
 	return v;
 }
 
-/* The range [*LO, *HI) of a DIE of abbreviation A whose attributes start
- * at P, when it has DW_AT_low_pc as an address and DW_AT_high_pc as an
- * address or a constant offset, as libdw's dwarf_ranges would give it;
- * false for anything else (DW_AT_ranges, indexed addresses, only an
- * origin), which is left to libdw. */
-static bool raw_pc(const raw_walk *w, const raw_abbrev *a, const unsigned char *p,
-		   const unsigned char *end, uint64_t *lo, uint64_t *hi)
-{
-	bool have_lo = false, have_hi = false, hi_is_addr = false;
-	uint64_t low = 0, high = 0;
-	for (uint32_t i = 0; i < a->n; i++) {
-		unsigned form = w->forms[a->first + i], name = w->names[a->first + i];
-		const unsigned char *at = p;
-		if (!raw_skip_form(w, form, &p, end))
-			return false;
-		if (name == DW_AT_low_pc) {
-			if (form != DW_FORM_addr)
-				return false;
-			low = raw_le(at, w->asz);
-			have_lo = true;
-		} else if (name == DW_AT_high_pc) {
-			switch (form) {
-			case DW_FORM_addr: high = raw_le(at, w->asz); hi_is_addr = true; break;
-			case DW_FORM_data1: high = raw_le(at, 1); break;
-			case DW_FORM_data2: high = raw_le(at, 2); break;
-			case DW_FORM_data4: high = raw_le(at, 4); break;
-			case DW_FORM_data8: high = raw_le(at, 8); break;
-			case DW_FORM_udata: raw_uleb(&at, end, &high); break;
-			default: return false;
-			}
-			have_hi = true;
-		}
-	}
-	if (!have_lo || !have_hi)
-		return false;
-	*lo = low;
-	*hi = hi_is_addr ? high : low + high;
-	return true;
-}
+/* What the raw walk reads of a subprogram's or inlined subroutine's
+ * attributes, in one pass over them. */
+typedef struct {
+	bool pc;             /* low_pc an address, high_pc an address or constant */
+	uint64_t lo, hi;
+	bool attrs;          /* origin a plain reference, call_* plain constants */
+	uint64_t origin;
+	int64_t file, line, col;
+} raw_info;
 
 /* The constant of form FORM at *P (advanced past it) for attribute I of
  * A: false for a form that is not a plain constant. */
@@ -813,63 +785,112 @@ static bool raw_const(const raw_walk *w, const raw_abbrev *a, uint32_t i, unsign
 	}
 }
 
-/* Fills N's abstract origin and call attributes from the DIE bytes at P
- * (abbreviation A) of the unit [START, END) when they are in plain forms,
- * as name_node would read them through libdw; else leaves N to libdw. */
-static void raw_node_attrs(const raw_walk *w, const raw_abbrev *a, const unsigned char *p,
-			   const unsigned char *end, Dwarf_Off start, Dwarf_Off unit_end,
-			   fn_node *n)
+/* Reads the DIE of abbreviation A whose attributes start at P, in the
+ * unit [START, UNIT_END): its range as libdw's dwarf_ranges would give
+ * it when it has DW_AT_low_pc as an address and DW_AT_high_pc as an
+ * address or a constant offset (anything else, DW_AT_ranges, indexed
+ * addresses, only an origin, is left to libdw), and its abstract origin
+ * and call attributes as name_node would read them through libdw when
+ * they are in plain forms (else name_node asks libdw). */
+static void raw_read_die(const raw_walk *w, const raw_abbrev *a, const unsigned char *p,
+			 const unsigned char *end, Dwarf_Off start, Dwarf_Off unit_end,
+			 raw_info *ri)
 {
-	bool have_origin = false, seen_origin = false, seen_file = false, seen_line = false,
-	     seen_col = false;
-	int64_t file = 0, line = 0, col = 0;
-	uint64_t origin = 0;
+	bool have_lo = false, have_hi = false, hi_is_addr = false, attrs_ok = true;
+	bool seen_origin = false, seen_file = false, seen_line = false, seen_col = false;
+	uint64_t low = 0, high = 0;
+	*ri = (raw_info){0};
 	for (uint32_t i = 0; i < a->n; i++) {
 		unsigned form = w->forms[a->first + i], name = w->names[a->first + i];
 		const unsigned char *at = p;
-		if (!raw_skip_form(w, form, &p, end))
+		int fs = w->sizes[a->first + i];
+		if (fs >= 0 ? (size_t)(end - p) < (size_t)fs : !raw_skip_form(w, form, &p, end))
 			return;
-		if (name == DW_AT_abstract_origin && !seen_origin) {
-			uint64_t ref;
-			const unsigned char *q = at;
-			seen_origin = true;
-			switch (form) {
-			case DW_FORM_ref1: ref = raw_le(at, 1); break;
-			case DW_FORM_ref2: ref = raw_le(at, 2); break;
-			case DW_FORM_ref4: ref = raw_le(at, 4); break;
-			case DW_FORM_ref8: ref = raw_le(at, 8); break;
-			case DW_FORM_ref_udata:
-				if (!raw_uleb(&q, end, &ref))
-					return;
+		if (fs >= 0)
+			p += fs;
+		switch (name) {
+		case DW_AT_low_pc:
+			if (have_lo)
+				break; /* libdw reads the first */
+			if (form != DW_FORM_addr)
+				return;
+			low = raw_le(at, w->asz);
+			have_lo = true;
+			break;
+		case DW_AT_high_pc:
+			if (have_hi)
 				break;
+			switch (form) {
+			case DW_FORM_addr: high = raw_le(at, w->asz); hi_is_addr = true; break;
+			case DW_FORM_data1: high = raw_le(at, 1); break;
+			case DW_FORM_data2: high = raw_le(at, 2); break;
+			case DW_FORM_data4: high = raw_le(at, 4); break;
+			case DW_FORM_data8: high = raw_le(at, 8); break;
+			case DW_FORM_udata: raw_uleb(&at, end, &high); break;
 			default: return;
 			}
-			if (ref >= unit_end - start)
-				return;
-			origin = start + ref;
-			have_origin = true;
-		} else if (name == DW_AT_call_file && !seen_file) {
+			have_hi = true;
+			break;
+		case DW_AT_abstract_origin:
+			if (seen_origin)
+				break;
+			seen_origin = true;
+			{
+				uint64_t ref = 0;
+				const unsigned char *q = at;
+				switch (form) {
+				case DW_FORM_ref1: ref = raw_le(at, 1); break;
+				case DW_FORM_ref2: ref = raw_le(at, 2); break;
+				case DW_FORM_ref4: ref = raw_le(at, 4); break;
+				case DW_FORM_ref8: ref = raw_le(at, 8); break;
+				case DW_FORM_ref_udata:
+					if (!raw_uleb(&q, end, &ref))
+						attrs_ok = false;
+					break;
+				default: attrs_ok = false; break;
+				}
+				if (ref >= unit_end - start)
+					attrs_ok = false;
+				ri->origin = start + ref;
+			}
+			break;
+		case DW_AT_call_file:
+			if (!seen_file && !raw_const(w, a, i, form, at, end, &ri->file))
+				attrs_ok = false;
 			seen_file = true;
-			if (!raw_const(w, a, i, form, at, end, &file))
-				return;
-		} else if (name == DW_AT_call_line && !seen_line) {
+			break;
+		case DW_AT_call_line:
+			if (!seen_line && !raw_const(w, a, i, form, at, end, &ri->line))
+				attrs_ok = false;
 			seen_line = true;
-			if (!raw_const(w, a, i, form, at, end, &line))
-				return;
-		} else if (name == DW_AT_call_column && !seen_col) {
+			break;
+		case DW_AT_call_column:
+			if (!seen_col && !raw_const(w, a, i, form, at, end, &ri->col))
+				attrs_ok = false;
 			seen_col = true;
-			if (!raw_const(w, a, i, form, at, end, &col))
-				return;
+			break;
+		default: break;
 		}
 	}
-	if (!have_origin)
+	if (have_lo && have_hi) {
+		ri->pc = true;
+		ri->lo = low;
+		ri->hi = hi_is_addr ? high : low + high;
+	}
+	ri->attrs = attrs_ok && seen_origin;
+}
+
+/* Sets N's origin and call attributes from RI, when it has them. */
+static void raw_node_attrs(const raw_abbrev *a, const raw_info *ri, fn_node *n)
+{
+	if (!ri->attrs)
 		return;
 	n->from_raw = true;
 	n->inlined = a->tag == DW_TAG_inlined_subroutine;
-	n->origin = origin;
-	n->call_file_idx = file;
-	n->call_line = line;
-	n->call_col = col;
+	n->origin = ri->origin;
+	n->call_file_idx = ri->file;
+	n->call_line = ri->line;
+	n->call_col = ri->col;
 }
 
 #define RAW_DEAD UINT32_MAX
@@ -909,9 +930,12 @@ static bool raw_walk_cu(Dwarf *dw, cu_info *ci, raw_walk *w)
 			if (!raw_skip(&p, end, (size_t)a->fixed))
 				return false;
 		} else {
-			for (uint32_t i = 0; i < a->n; i++)
-				if (!raw_skip_form(w, w->forms[a->first + i], &p, end))
+			for (uint32_t i = 0; i < a->n; i++) {
+				int fs = w->sizes[a->first + i];
+				if (fs >= 0 ? !raw_skip(&p, end, (size_t)fs)
+					    : !raw_skip_form(w, w->forms[a->first + i], &p, end))
 					return false;
+			}
 		}
 		uint32_t child_ctx = RAW_DEAD;
 		if (level == 0) {
@@ -924,11 +948,13 @@ static bool raw_walk_cu(Dwarf *dw, cu_info *ci, raw_walk *w)
 				uint32_t node = 0;
 				uint32_t up = a->tag == DW_TAG_subprogram ? 0 : parent;
 				Dwarf_Die die;
-				uint64_t plo, phi;
-				if (a->pc && w->direct_pc && raw_pc(w, a, attrs, end, &plo, &phi)) {
-					if (plo < phi) {
+				raw_info ri = {0};
+				if (a->pc && w->direct_pc)
+					raw_read_die(w, a, attrs, end, ci->start, ci->end, &ri);
+				if (ri.pc) {
+					if (ri.lo < ri.hi) {
 						node = add_node_at(ci, off, up);
-						fn_range r = {plo, phi, up, node, 0, 0};
+						fn_range r = {ri.lo, ri.hi, up, node, 0, 0};
 						SP_PUSH(ci->ranges, ci->n_ranges, ci->cap_ranges, r);
 					}
 				} else if (a->pc && dwarf_offdie(dw, off, &die)) {
@@ -943,9 +969,8 @@ static bool raw_walk_cu(Dwarf *dw, cu_info *ci, raw_walk *w)
 						SP_PUSH(ci->ranges, ci->n_ranges, ci->cap_ranges, r);
 					}
 				}
-				if (node && w->direct_pc)
-					raw_node_attrs(w, a, attrs, end, ci->start, ci->end,
-						       &ci->nodes[node]);
+				if (node)
+					raw_node_attrs(a, &ri, &ci->nodes[node]);
 				if (node)
 					child_ctx = node;
 			} else if (!skip_children(a->tag)) {
@@ -1131,6 +1156,7 @@ static void load_cu(sp_dwarf *d, cu_info *ci)
 	free(w.forms);
 	free(w.names);
 	free(w.consts);
+	free(w.sizes);
 	sort_ranges(ci->ranges, ci->n_ranges);
 	for (size_t i = 0; i < ci->n_ranges;) {
 		size_t j = i;
