@@ -541,6 +541,10 @@ static void walk(cu_info *ci, Dwarf_Die *parent_die, uint32_t parent, int depth)
  * and walks with libdw. */
 
 typedef struct {
+	uint64_t lo, hi;
+} raw_range;
+
+typedef struct {
 	uint16_t tag;
 	bool children;
 	bool pc;            /* may have ranges: low_pc, high_pc, ranges, or an origin */
@@ -555,6 +559,11 @@ typedef struct {
 	uint16_t *names;    /* the attribute of each form (when it fits 16 bits) */
 	int64_t *consts;    /* the value of each DW_FORM_implicit_const */
 	int8_t *sizes;      /* form_fixed_size of each form */
+	const sp_line_sections *sec; /* .debug_ranges, .debug_rnglists */
+	uint64_t base;      /* the unit's base address for its range lists */
+	bool base_ok;
+	raw_range *rr;      /* scratch for raw_ranges */
+	size_t n_rr, cap_rr;
 	size_t n_forms, cap_forms, cap_names, cap_consts, cap_sizes;
 	uint8_t asz, osz;
 	Dwarf_Half version;
@@ -760,6 +769,9 @@ typedef struct {
 	bool pc;             /* low_pc an address, high_pc an address or constant */
 	uint64_t lo, hi;
 	bool attrs;          /* origin a plain reference, call_* plain constants */
+	bool nopc;           /* neither low_pc, high_pc nor ranges: no code */
+	bool ranges;         /* DW_AT_ranges, a section offset */
+	uint64_t ranges_off;
 	uint64_t origin;
 	int64_t file, line, col;
 } raw_info;
@@ -798,6 +810,7 @@ static void raw_read_die(const raw_walk *w, const raw_abbrev *a, const unsigned 
 {
 	bool have_lo = false, have_hi = false, hi_is_addr = false, attrs_ok = true;
 	bool seen_origin = false, seen_file = false, seen_line = false, seen_col = false;
+	bool seen_ranges = false;
 	uint64_t low = 0, high = 0;
 	*ri = (raw_info){0};
 	for (uint32_t i = 0; i < a->n; i++) {
@@ -869,15 +882,108 @@ static void raw_read_die(const raw_walk *w, const raw_abbrev *a, const unsigned 
 				attrs_ok = false;
 			seen_col = true;
 			break;
+		case DW_AT_ranges:
+			if (seen_ranges)
+				break;
+			seen_ranges = true;
+			if (form == DW_FORM_sec_offset ||
+			    (w->version < 4 && (form == DW_FORM_data4 || form == DW_FORM_data8))) {
+				ri->ranges_off = raw_le(at, form == DW_FORM_data8 ? 8
+						     : form == DW_FORM_data4 ? 4 : w->osz);
+				ri->ranges = true;
+			}
+			break;
 		default: break;
 		}
 	}
+	ri->nopc = !have_lo && !have_hi && !seen_ranges;
 	if (have_lo && have_hi) {
 		ri->pc = true;
 		ri->lo = low;
 		ri->hi = hi_is_addr ? high : low + high;
 	}
 	ri->attrs = attrs_ok && seen_origin;
+}
+
+/* The ranges of a DIE's DW_AT_ranges at offset OFF, as libdw's
+ * dwarf_ranges gives them: .debug_ranges pairs before DWARF 5 (an
+ * all-ones begin selects a base address), .debug_rnglists entries from
+ * DWARF 5, starting from the unit's base address.  Appends them to *OUT;
+ * false, with nothing appended, for an entry that needs .debug_addr, an
+ * unknown entry or a list that runs off its section: then libdw reads it. */
+static bool raw_ranges(const raw_walk *w, uint64_t off, uint64_t base, raw_range **out,
+		       size_t *n, size_t *cap)
+{
+	bool lists = w->version >= 5;
+	const unsigned char *sec = lists ? w->sec->rnglists : w->sec->ranges;
+	size_t size = lists ? w->sec->rnglists_size : w->sec->ranges_size;
+	size_t n0 = *n;
+	unsigned asz = w->asz;
+	if (!sec || off >= size || (asz != 4 && asz != 8))
+		return false;
+	const unsigned char *p = sec + off, *end = sec + size;
+	uint64_t escape = asz == 8 ? UINT64_MAX : UINT32_MAX;
+	for (;;) {
+		uint64_t b, e;
+		if (!lists) {
+			if ((size_t)(end - p) < 2 * asz)
+				goto bad;
+			b = raw_le(p, asz);
+			e = raw_le(p + asz, asz);
+			p += 2 * asz;
+			if (b == escape) {
+				if (e == escape)
+					goto bad;
+				base = e;
+				continue;
+			}
+			if (b == 0 && e == 0)
+				return true;
+			b += base;
+			e += base;
+		} else {
+			if (p >= end)
+				goto bad;
+			unsigned code = *p++;
+			switch (code) {
+			case DW_RLE_end_of_list: return true;
+			case DW_RLE_offset_pair:
+				if (!raw_uleb(&p, end, &b) || !raw_uleb(&p, end, &e))
+					goto bad;
+				b += base;
+				e += base;
+				break;
+			case DW_RLE_base_address:
+				if ((size_t)(end - p) < asz)
+					goto bad;
+				base = raw_le(p, asz);
+				p += asz;
+				continue;
+			case DW_RLE_start_end:
+				if ((size_t)(end - p) < 2 * asz)
+					goto bad;
+				b = raw_le(p, asz);
+				e = raw_le(p + asz, asz);
+				p += 2 * asz;
+				break;
+			case DW_RLE_start_length:
+				if ((size_t)(end - p) < asz)
+					goto bad;
+				b = raw_le(p, asz);
+				p += asz;
+				if (!raw_uleb(&p, end, &e))
+					goto bad;
+				e += b;
+				break;
+			default: goto bad; /* indexed addresses, unknown entries */
+			}
+		}
+		raw_range r = {b, e};
+		SP_PUSH(*out, *n, *cap, r);
+	}
+bad:
+	*n = n0;
+	return false;
 }
 
 /* Sets N's origin and call attributes from RI, when it has them. */
@@ -955,6 +1061,20 @@ static bool raw_walk_cu(Dwarf *dw, cu_info *ci, raw_walk *w)
 					if (ri.lo < ri.hi) {
 						node = add_node_at(ci, off, up);
 						fn_range r = {ri.lo, ri.hi, up, node, 0, 0};
+						SP_PUSH(ci->ranges, ci->n_ranges, ci->cap_ranges, r);
+					}
+				} else if (ri.nopc) {
+					/* libdw would find no range either */
+				} else if (ri.ranges && w->base_ok &&
+					   (w->n_rr = 0,
+					    raw_ranges(w, ri.ranges_off, w->base, &w->rr, &w->n_rr,
+						       &w->cap_rr))) {
+					for (size_t k = 0; k < w->n_rr; k++) {
+						if (w->rr[k].lo >= w->rr[k].hi)
+							continue;
+						if (!node)
+							node = add_node_at(ci, off, up);
+						fn_range r = {w->rr[k].lo, w->rr[k].hi, up, node, 0, 0};
 						SP_PUSH(ci->ranges, ci->n_ranges, ci->cap_ranges, r);
 					}
 				} else if (a->pc && dwarf_offdie(dw, off, &die)) {
@@ -1146,7 +1266,17 @@ static void load_cu(sp_dwarf *d, cu_info *ci)
 
 	fn_node root = {0};
 	SP_PUSH(ci->nodes, ci->n_nodes, ci->cap_nodes, root);
-	raw_walk w = {.direct_pc = d->direct_pc};
+	raw_walk w = {.direct_pc = d->direct_pc, .sec = &d->lsec};
+	if (w.direct_pc) {
+		/* the unit's base address, as libdw takes it for range lists */
+		Dwarf_Addr base;
+		Dwarf_Attribute am;
+		if (dwarf_lowpc(&ci->die, &base) != 0 &&
+		    dwarf_formaddr(dwarf_attr(&ci->die, DW_AT_entry_pc, &am), &base) != 0)
+			base = 0;
+		w.base = base;
+		w.base_ok = base != (Dwarf_Addr)-1;
+	}
 	if (!raw_walk_cu(d->dw, ci, &w)) {
 		ci->n_nodes = 1;
 		ci->n_ranges = 0;
@@ -1157,6 +1287,7 @@ static void load_cu(sp_dwarf *d, cu_info *ci)
 	free(w.names);
 	free(w.consts);
 	free(w.sizes);
+	free(w.rr);
 	sort_ranges(ci->ranges, ci->n_ranges);
 	for (size_t i = 0; i < ci->n_ranges;) {
 		size_t j = i;

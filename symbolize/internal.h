@@ -56,11 +56,14 @@ typedef struct {
 	size_t n_files;
 } sp_line_table;
 
-/* The debug sections a line program reads, little-endian and
- * uncompressed (borrowed; any may be NULL). */
+/* The debug sections a line program reads, and the range lists the
+ * resolver reads without libdw, little-endian and uncompressed (borrowed;
+ * any may be NULL). */
 typedef struct {
 	const unsigned char *line, *line_str, *str;
 	size_t line_size, line_str_size, str_size;
+	const unsigned char *ranges, *rnglists;
+	size_t ranges_size, rnglists_size;
 } sp_line_sections;
 
 /* The sections of ELF (a Dwarf's, whose debug sections libdw has

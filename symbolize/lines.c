@@ -571,6 +571,12 @@ bool sp_line_sections_get(Elf *elf, sp_line_sections *out)
 		} else if (!strcmp(name, ".debug_str")) {
 			p = &out->str;
 			size = &out->str_size;
+		} else if (!strcmp(name, ".debug_ranges")) {
+			p = &out->ranges;
+			size = &out->ranges_size;
+		} else if (!strcmp(name, ".debug_rnglists")) {
+			p = &out->rnglists;
+			size = &out->rnglists_size;
 		} else {
 			continue;
 		}
