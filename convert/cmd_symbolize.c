@@ -25,6 +25,12 @@
  * --sysroot locate it as they locate a mapping's file.  Output is flushed
  * whenever the next input line is not yet available, so the command works
  * as a co-process in a pipe while bulk input is written in large blocks.
+ *
+ * Input is answered in batches: the lines of a block of input are parsed
+ * in one pass and looked up in a cache of answer texts per address; the
+ * addresses it lacks are sorted and resolved once each in address order
+ * (neighbours share compile units and line tables), and the answers go
+ * out in input order with writev straight from the cache.
  */
 #include "convert/convert.h"
 
