@@ -523,7 +523,10 @@ bool sp_lines_decode(const sp_line_sections *s, uint64_t offset, unsigned addr_s
 		    discr > 0xffffff)
 			goto unusual;
 		sp_line_row row = {addr, (uint32_t)file, (int32_t)line, (int32_t)col, end_seq};
-		SP_PUSH(t->rows, t->n_rows, cap, row);
+		if (t->n_rows == cap) /* a row takes a byte or two of program, as a rule */
+			sp_grow(&t->rows, &cap, t->n_rows + 1 + (size_t)(p.end - p.p) / 2,
+				sizeof(*t->rows));
+		t->rows[t->n_rows++] = row;
 		discr = 0;
 		if (end_seq) {
 			addr = 0;
