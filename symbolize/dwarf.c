@@ -5,10 +5,12 @@
  * (DW_AT_low_pc/high_pc/ranges; .debug_aranges is not trusted because Go
  * binaries and JIT objects lack it).  The first address that falls in a CU
  * makes us walk that CU's DIE tree once (over its raw bytes, with libdw's
- * abbreviations; libdw gives only the ranges of functions), collecting
- * subprograms and their inlined_subroutine trees as sorted range tables,
- * and decode its line table once; every later address is a few binary
- * searches.  Names, demangled names and whole results per address are
+ * abbreviations; pcs, range lists, abstract origins and call attributes in
+ * plain forms are read from the bytes too, libdw reads the rest),
+ * collecting subprograms and their inlined_subroutine trees as sorted range
+ * tables, and decode its line table once (lines.c, or libdw for unusual
+ * ones); every later address is a bucket look-up and a few binary searches
+ * in a bucket.  Names, demangled names and whole results per address are
  * cached.  Without DWARF (or outside every CU) the ELF symbol tables give
  * the function name.
  *
