@@ -102,6 +102,7 @@ typedef struct {
 	text_slot *slots;
 	size_t n_slots, cap_slots; /* cap: a power of two */
 	sp_buf text;
+	size_t cache_max;    /* most bytes of text kept */
 	sp_buf tmp;          /* answers of this batch the cache has no room for */
 	sp_buf unknown;      /* the answer for a line that is not an address */
 	entry *ents;         /* the batch: BATCH_LINES each */
@@ -268,6 +269,8 @@ static void usage(FILE *f)
 		"      --json           one JSON object per address\n"
 		"      --relative       addresses are offsets from the object's load address:\n"
 		"                       ADDR + p_vaddr - p_offset of the lowest PT_LOAD\n"
+		"      --cache-max=BYTES  keep at most BYTES of answers for repeated addresses\n"
+		"                       (default 64 MiB)\n"
 		"\n"
 		"finding files and names:\n" SP_CLI_FIND_HELP);
 }
@@ -398,11 +401,10 @@ static void lookup(sym_ctx *c, uint64_t addr, uint64_t vaddr, const sp_frame **f
 	*n = 1;
 }
 
-/* Output text per address is kept (up to this much in all), so the hot
- * addresses of a profile-like list cost one lookup and one copy. */
-#ifndef TEXT_CACHE_MAX
+/* Output text per address is kept (up to this much in all by default,
+ * --cache-max), so the hot addresses of a profile-like list cost one
+ * lookup and one copy. */
 #define TEXT_CACHE_MAX ((size_t)64 << 20)
-#endif
 
 /* Sorts N misses by address (LSD radix sort, stable; only the bytes in
  * which addresses differ get a pass). */
@@ -454,7 +456,7 @@ static void resolve_misses(sym_ctx *c, miss *m, size_t n)
 		free(name);
 		size_t tl = c->text.len - off;
 		uint8_t src = TXT_CACHE;
-		if (c->text.len <= TEXT_CACHE_MAX && tl < 0xffffff) {
+		if (c->text.len <= c->cache_max && tl < 0xffffff) {
 			cache_put(c, addr, (uint32_t)off, (uint32_t)tl);
 		} else {
 			src = TXT_TMP;
@@ -667,7 +669,7 @@ static bool open_exe(sym_ctx *c, const sp_symbolize_options *o, const char *exe)
 
 int cmd_symbolize(int argc, char **argv)
 {
-	enum { OPT_JSON = 256, OPT_RELATIVE };
+	enum { OPT_JSON = 256, OPT_RELATIVE, OPT_CACHE_MAX };
 	static const struct option longopts[] = {
 		{"exe", required_argument, NULL, 'e'},
 		{"addresses", no_argument, NULL, 'a'},
@@ -676,12 +678,13 @@ int cmd_symbolize(int argc, char **argv)
 		{"demangle", optional_argument, NULL, 'C'},
 		{"json", no_argument, NULL, OPT_JSON},
 		{"relative", no_argument, NULL, OPT_RELATIVE},
+		{"cache-max", required_argument, NULL, OPT_CACHE_MAX},
 		{"help", no_argument, NULL, 'h'},
 		SP_CLI_FIND_OPTIONS,
 		{NULL, 0, NULL, 0},
 	};
 	const char *exe = NULL;
-	sym_ctx c = {.out = {.fd = STDOUT_FILENO}};
+	sym_ctx c = {.out = {.fd = STDOUT_FILENO}, .cache_max = TEXT_CACHE_MAX};
 	sp_cli_sym cli;
 	int opt, rc = 0;
 
@@ -711,6 +714,19 @@ int cmd_symbolize(int argc, char **argv)
 			break;
 		case OPT_JSON: c.json = true; break;
 		case OPT_RELATIVE: c.relative = true; break;
+		case OPT_CACHE_MAX: {
+			uint64_t v;
+			if (!sp_parse_u64(optarg, optarg + strlen(optarg), 10, &v) ||
+			    v > (uint64_t)UINT32_MAX) {
+				fprintf(stderr,
+					"symprof symbolize: --cache-max=%s: expected a number of "
+					"bytes up to %" PRIu32 "\n",
+					optarg, UINT32_MAX);
+				rc = 2;
+			}
+			c.cache_max = (size_t)v;
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			sp_cli_sym_clear(&cli);

@@ -82,6 +82,14 @@ addr2line -f -i -a -e "$tmp/pie" <"$tmp/many" | sed 's/ (discriminator [0-9]*)$/
 lines=$(wc -l <"$tmp/many")
 [ $r = 0 ] && [ "$lines" -gt 70000 ] && cmp -s "$tmp/want" "$tmp/got"
 ok $? "$lines lines in odd forms answer as addr2line's, in order"
+# With little or no room for kept answers (--cache-max), the same.
+for max in 0 3000; do
+	"$SYMPROF" symbolize -e "$tmp/pie" -a --cache-max=$max <"$tmp/odd" >"$tmp/got"; r=$?
+	[ $r = 0 ] && cmp -s "$tmp/want" "$tmp/got"
+	ok $? "--cache-max=$max: the same answers"
+done
+"$SYMPROF" symbolize -e "$tmp/pie" --cache-max=lots 0x10 >/dev/null 2>"$tmp/err"; r=$?
+[ $r = 2 ] && grep -q -- "--cache-max=lots" "$tmp/err"; ok $? "a bad --cache-max is a usage error"
 
 # Lines that are no address print ?? (with -a, the line itself); a line
 # longer than the read block is one line.
