@@ -25,26 +25,37 @@
  * --sysroot locate it as they locate a mapping's file.  Output is flushed
  * whenever the next input line is not yet available, so the command works
  * as a co-process in a pipe while bulk input is written in large blocks.
+ *
+ * Input is answered in batches: the lines of a block of input are parsed
+ * in one pass and looked up in a cache of answer texts per address; the
+ * addresses it lacks are sorted and resolved once each in address order
+ * (neighbours share compile units and line tables), and the answers go
+ * out in input order with writev straight from the cache.
  */
 #include "convert/convert.h"
 
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
-/* Output goes to a buffer of ours and then straight to write(2): at a
- * million addresses stdio's per-call locking and copying cost more than
- * the lookups. */
+/* Output is written with writev(2) straight from where its text lives:
+ * the per-address text cache, a per-batch prefix buffer, the input line.
+ * At a million addresses stdio's per-call locking and copying, and even
+ * one memcpy of every answer, cost more than the lookups. */
+#define SINK_IOV 1024
+
 typedef struct {
-	char *buf;
-	size_t len, cap;
+	struct iovec iov[SINK_IOV];
+	int n;
 	int fd;
 	int err; /* errno of the first failed write; output stops there */
-} outbuf;
+} sink;
 
 /* Output text per address, kept in one open-addressing table of slots
  * that each fit in a cache line with their neighbours (len 0: empty). */
@@ -52,6 +63,30 @@ typedef struct {
 	uint64_t addr;
 	uint32_t off, len; /* into sym_ctx.text */
 } text_slot;
+
+/* Where an input line's answer text is. */
+enum { TXT_CACHE, TXT_TMP, TXT_UNKNOWN };
+
+/* One input line of a batch. */
+typedef struct {
+	uint64_t addr;    /* as given, when ok */
+	const char *line; /* the trimmed line, echoed by -a when not ok (else unset) */
+	size_t line_len;
+	size_t off, len;  /* its answer text in the buffer SRC names */
+	uint8_t src;
+	bool ok;
+} entry;
+
+/* An address not in the text cache, and the entry asking for it. */
+typedef struct {
+	uint64_t addr;
+	size_t ent;
+} miss;
+
+/* Lines resolved together: bounds the batch's memory whatever the input. */
+#define BATCH_LINES ((size_t)1 << 14)
+/* Longest prefix of one answer: {"address":"0x<16 digits>","frames": */
+#define PREFIX_MAX 48
 
 typedef struct {
 	bool print_addr, json;
@@ -63,40 +98,62 @@ typedef struct {
 	const sp_jit_index *jit; /* name sources: each NULL when not given */
 	const sp_perf_map *perf;
 	const sp_kallsyms *ksyms;
-	outbuf out;
+	sink out;
 	text_slot *slots;
 	size_t n_slots, cap_slots; /* cap: a power of two */
 	sp_buf text;
+	size_t cache_max;    /* most bytes of text kept */
+	sp_buf tmp;          /* answers of this batch the cache has no room for */
+	sp_buf unknown;      /* the answer for a line that is not an address */
+	entry *ents;         /* the batch: BATCH_LINES each */
+	size_t n_ents;
+	miss *misses, *misses_tmp;
+	char *prefix;        /* BATCH_LINES * PREFIX_MAX */
 } sym_ctx;
 
-static void out_flush(outbuf *o)
+/* Writes every pending piece of output (when no error was seen). */
+static void sink_flush(sink *o)
 {
-	size_t done = 0;
-	while (done < o->len && !o->err) {
-		ssize_t w = write(o->fd, o->buf + done, o->len - done);
+	struct iovec *v = o->iov;
+	int n = o->n;
+	while (n > 0 && !o->err) {
+		ssize_t w = writev(o->fd, v, n);
 		if (w < 0 && errno == EINTR)
 			continue;
-		if (w <= 0)
+		if (w <= 0) {
 			o->err = w < 0 ? errno : EIO;
-		else
-			done += (size_t)w;
-	}
-	o->len = 0;
-}
-
-#define OUT_FLUSH_AT ((size_t)1 << 20)
-
-static void out_put(outbuf *o, const char *p, size_t n)
-{
-	if (o->len + n > o->cap) {
-		out_flush(o);
-		if (n > o->cap) {
-			o->cap = n;
-			o->buf = sp_xrealloc(o->buf, o->cap);
+			break;
+		}
+		size_t done = (size_t)w;
+		while (n > 0 && done >= v->iov_len) {
+			done -= v->iov_len;
+			v++;
+			n--;
+		}
+		if (n > 0) {
+			v->iov_base = (char *)v->iov_base + done;
+			v->iov_len -= done;
 		}
 	}
-	memcpy(o->buf + o->len, p, n);
-	o->len += n;
+	o->n = 0;
+}
+
+/* Queues N bytes at P, which must stay put until the next sink_flush;
+ * a piece right after the previous one extends it. */
+static inline __attribute__((always_inline)) void sink_put(sink *o, const char *p, size_t n)
+{
+	if (!n)
+		return;
+	if (o->n) {
+		struct iovec *last = &o->iov[o->n - 1];
+		if ((const char *)last->iov_base + last->iov_len == p) {
+			last->iov_len += n;
+			return;
+		}
+		if (o->n == SINK_IOV)
+			sink_flush(o);
+	}
+	o->iov[o->n++] = (struct iovec){(void *)(uintptr_t)p, n};
 }
 
 static const unsigned char *hex_digits(void)
@@ -142,16 +199,15 @@ static bool parse_hex(const char *s, const char *end, uint64_t *out)
 	return true;
 }
 
-/* "0x" and 16 hex digits, as addr2line -a prints an address. */
-static void put_addr16(outbuf *o, uint64_t a)
+/* "0x", 16 hex digits and a newline, as addr2line -a prints an address,
+ * at B (19 bytes). */
+static void put_addr16(char *b, uint64_t a)
 {
-	char b[19];
 	b[0] = '0';
 	b[1] = 'x';
 	for (int i = 17; i >= 2; i--, a >>= 4)
 		b[i] = "0123456789abcdef"[a & 15];
 	b[18] = '\n';
-	out_put(o, b, sizeof(b));
 }
 
 static size_t slot_of(const sym_ctx *c, uint64_t addr)
@@ -213,6 +269,8 @@ static void usage(FILE *f)
 		"      --json           one JSON object per address\n"
 		"      --relative       addresses are offsets from the object's load address:\n"
 		"                       ADDR + p_vaddr - p_offset of the lowest PT_LOAD\n"
+		"      --cache-max=BYTES  keep at most BYTES of answers for repeated addresses\n"
+		"                       (default 64 MiB)\n"
 		"\n"
 		"finding files and names:\n" SP_CLI_FIND_HELP);
 }
@@ -266,25 +324,48 @@ static void format_frames(const sym_ctx *c, const sp_frame *fr, size_t n, sp_buf
 		sp_buf_puts(b, "??\n??:0\n");
 		return;
 	}
+	/* the lengths first, then one growth and straight copies */
+	size_t total = 0;
 	for (size_t i = 0; i < n; i++) {
+		uint64_t line = fr[i].line > 0 ? (uint64_t)fr[i].line : 0;
+		size_t digits = 1;
+		while (line >= 10) {
+			line /= 10;
+			digits++;
+		}
+		total += strlen(fr[i].name ? fr[i].name : "??") +
+			 strlen(fr[i].file ? fr[i].file : "??") + digits + 3;
+	}
+	sp_grow(&b->data, &b->cap, b->len + total + 1, 1);
+	char *o = b->data + b->len;
+	for (size_t i = 0; i < n; i++) {
+		const char *name = fr[i].name ? fr[i].name : "??";
+		const char *file = fr[i].file ? fr[i].file : "??";
+		size_t nl = strlen(name), fl = strlen(file);
+		memcpy(o, name, nl);
+		o += nl;
+		*o++ = '\n';
+		memcpy(o, file, fl);
+		o += fl;
+		*o++ = ':';
 		char num[24], *e = num + sizeof(num), *q = e;
 		uint64_t line = fr[i].line > 0 ? (uint64_t)fr[i].line : 0;
 		do
 			*--q = (char)('0' + line % 10);
 		while (line /= 10);
-		sp_buf_puts(b, fr[i].name ? fr[i].name : "??");
-		sp_buf_append(b, "\n", 1);
-		sp_buf_puts(b, fr[i].file ? fr[i].file : "??");
-		sp_buf_append(b, ":", 1);
-		sp_buf_append(b, q, (size_t)(e - q));
-		sp_buf_append(b, "\n", 1);
+		memcpy(o, q, (size_t)(e - q));
+		o += e - q;
+		*o++ = '\n';
 	}
+	b->len = (size_t)(o - b->data);
+	b->data[b->len] = '\0';
 }
 
 /* Frames for ADDR (as given) and VADDR (ADDR in FILE's address space):
  * the JIT objects, FILE, the perf maps, kallsyms, the first that knows it.
  * A perf-map or kallsyms frame is built in *ONE, its demangled name in
- * *NAME (caller frees). */
+ * *NAME (caller frees).  The frames last until the next lookup: each
+ * address is looked up once, its text kept in the text cache. */
 static void lookup(sym_ctx *c, uint64_t addr, uint64_t vaddr, const sp_frame **fr, size_t *n,
 		   sp_frame *one, char **name)
 {
@@ -296,13 +377,13 @@ static void lookup(sym_ctx *c, uint64_t addr, uint64_t vaddr, const sp_frame **f
 		const char *path = sp_jit_index_lookup(c->jit, addr);
 		sp_object *o;
 		if (path && !(e = sp_symbolizer_object(c->s, path, NULL, &o)))
-			e = sp_object_resolve(o, addr, fr, n);
+			e = sp_object_resolve_once(o, addr, fr, n);
 		sp_error_free(e);
 		if (*n)
 			return;
 	}
 	if (c->obj) {
-		e = sp_object_resolve(c->obj, vaddr, fr, n);
+		e = sp_object_resolve_once(c->obj, vaddr, fr, n);
 		sp_error_free(e);
 		if (*n)
 			return;
@@ -320,97 +401,241 @@ static void lookup(sym_ctx *c, uint64_t addr, uint64_t vaddr, const sp_frame **f
 	*n = 1;
 }
 
-/* Output text per address is kept (up to this much in all), so the hot
- * addresses of a profile-like list cost one lookup and one copy. */
+/* Output text per address is kept (up to this much in all by default,
+ * --cache-max), so the hot addresses of a profile-like list cost one
+ * lookup and one copy. */
 #define TEXT_CACHE_MAX ((size_t)64 << 20)
 
-static void print_one(sym_ctx *c, const char *text, size_t len)
+/* Sorts N misses by address (LSD radix sort, stable; only the bytes in
+ * which addresses differ get a pass). */
+static void sort_misses(miss *m, miss *tmp, size_t n)
 {
-	uint64_t addr, vaddr = 0;
-	const sp_frame *fr = NULL;
-	size_t n = 0;
+	size_t count[256];
+	uint64_t diff = 0;
+	miss *src = m, *dst = tmp;
+	for (size_t i = 1; i < n; i++)
+		diff |= m[i].addr ^ m[0].addr;
+	for (unsigned shift = 0; shift < 64; shift += 8) {
+		if (!((diff >> shift) & 255))
+			continue;
+		memset(count, 0, sizeof(count));
+		for (size_t i = 0; i < n; i++)
+			count[(src[i].addr >> shift) & 255]++;
+		for (size_t i = 0, sum = 0; i < 256; i++) {
+			size_t k = count[i];
+			count[i] = sum;
+			sum += k;
+		}
+		for (size_t i = 0; i < n; i++)
+			dst[count[(src[i].addr >> shift) & 255]++] = src[i];
+		miss *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != m)
+		memcpy(m, src, n * sizeof(*m));
+}
+
+/* Answers every address of the batch that the text cache lacks, in
+ * address order (neighbouring addresses share compile units and line
+ * tables), once per distinct address. */
+static void resolve_misses(sym_ctx *c, miss *m, size_t n)
+{
+	if (n > 1)
+		sort_misses(m, c->misses_tmp, n);
+	for (size_t i = 0; i < n;) {
+		uint64_t addr = m[i].addr;
+		uint64_t vaddr = c->relative ? addr + c->rel_adjust : addr;
+		const sp_frame *fr = NULL;
+		size_t nf = 0;
+		sp_frame one;
+		char *name = NULL;
+		lookup(c, addr, vaddr, &fr, &nf, &one, &name);
+		size_t off = c->text.len;
+		format_frames(c, fr, nf, &c->text);
+		free(name);
+		size_t tl = c->text.len - off;
+		uint8_t src = TXT_CACHE;
+		if (c->text.len <= c->cache_max && tl < 0xffffff) {
+			cache_put(c, addr, (uint32_t)off, (uint32_t)tl);
+		} else {
+			src = TXT_TMP;
+			sp_buf_append(&c->tmp, c->text.data + off, tl);
+			c->text.len = off;
+			off = c->tmp.len - tl;
+		}
+		for (; i < n && m[i].addr == addr; i++) {
+			entry *e = &c->ents[m[i].ent];
+			e->src = src;
+			e->off = off;
+			e->len = tl;
+		}
+	}
+}
+
+/* Answers the batch's lines and writes them, in input order. */
+static void run_batch(sym_ctx *c)
+{
+	size_t n_miss = 0;
+	sp_buf_reset(&c->tmp);
+	for (size_t i = 0; i < c->n_ents; i++) {
+		entry *e = &c->ents[i];
+		const text_slot *t = e->ok ? cache_get(c, e->addr) : NULL;
+		if (t) {
+			e->src = TXT_CACHE;
+			e->off = t->off;
+			e->len = t->len;
+		} else if (e->ok) {
+			c->misses[n_miss++] = (miss){e->addr, i};
+		} else {
+			e->src = TXT_UNKNOWN;
+			e->off = 0;
+			e->len = c->unknown.len;
+		}
+	}
+	if (n_miss)
+		resolve_misses(c, c->misses, n_miss);
+
+	char *pre = c->prefix;
+	for (size_t i = 0; i < c->n_ents; i++) {
+		const entry *e = &c->ents[i];
+		uint64_t vaddr = c->relative ? e->addr + c->rel_adjust : e->addr;
+		if (c->json) {
+			int k = e->ok ? snprintf(pre, PREFIX_MAX,
+						 "{\"address\":\"0x%" PRIx64 "\",\"frames\":", vaddr)
+				      : snprintf(pre, PREFIX_MAX, "{\"address\":\"\",\"frames\":");
+			sink_put(&c->out, pre, (size_t)k);
+			pre += k;
+		} else if (c->print_addr) {
+			if (e->ok) {
+				put_addr16(pre, vaddr);
+				sink_put(&c->out, pre, 19);
+				pre += 19;
+			} else {
+				sink_put(&c->out, e->line, e->line_len);
+				sink_put(&c->out, "\n", 1);
+			}
+		}
+		const char *base = e->src == TXT_CACHE ? c->text.data
+				   : e->src == TXT_TMP	 ? c->tmp.data
+							 : c->unknown.data;
+		sink_put(&c->out, base + e->off, e->len);
+		if (c->json)
+			sink_put(&c->out, "}\n", 2);
+	}
+	sink_flush(&c->out);
+	c->n_ents = 0;
+}
+
+/* Adds the line TEXT (LEN bytes, no newline) to the batch, running the
+ * batch when it is full. */
+static void add_line(sym_ctx *c, const char *text, size_t len)
+{
 	while (len && (text[len - 1] == '\r' || text[len - 1] == ' ' || text[len - 1] == '\t'))
 		len--;
 	while (len && (*text == ' ' || *text == '\t')) {
 		text++;
 		len--;
 	}
-	bool ok = parse_hex(text, text + len, &addr);
-	if (ok)
-		vaddr = c->relative ? addr + c->rel_adjust : addr;
-	if (c->json) {
-		char a[48];
-		int k = ok ? snprintf(a, sizeof(a), "{\"address\":\"0x%" PRIx64 "\",\"frames\":", vaddr)
-			   : snprintf(a, sizeof(a), "{\"address\":\"\",\"frames\":");
-		out_put(&c->out, a, (size_t)k);
-	} else if (c->print_addr) {
-		if (ok) {
-			put_addr16(&c->out, vaddr);
-		} else {
-			out_put(&c->out, text, len);
-			out_put(&c->out, "\n", 1);
-		}
-	}
-	const text_slot *t = ok ? cache_get(c, addr) : NULL;
-	if (t) {
-		out_put(&c->out, c->text.data + t->off, t->len);
-	} else {
-		sp_frame one;
-		char *name = NULL;
-		if (ok)
-			lookup(c, addr, vaddr, &fr, &n, &one, &name);
-		size_t off = c->text.len;
-		format_frames(c, fr, n, &c->text);
-		free(name);
-		size_t tl = c->text.len - off;
-		out_put(&c->out, c->text.data + off, tl);
-		if (ok && c->text.len < TEXT_CACHE_MAX && tl < 0xffffff)
-			cache_put(c, addr, (uint32_t)off, (uint32_t)tl);
-		else
-			c->text.len = off;
-	}
-	if (c->json)
-		out_put(&c->out, "}\n", 2);
+	entry *e = &c->ents[c->n_ents++];
+	e->line = text;
+	e->line_len = len;
+	e->ok = parse_hex(text, text + len, &e->addr);
+	if (c->n_ents == BATCH_LINES)
+		run_batch(c);
 }
 
-/* Reads stdin in blocks; flushes the output before any read that could
- * block, so a co-process sees its answer as soon as its line is done. */
+/* Adds the lines of BUF (LEN bytes, BUF[LEN] readable and not a hex
+ * digit) to the batch; the last line only at EOF when it has no newline.
+ * Returns the bytes used.  The common line, hex digits and a newline, is
+ * parsed in the same pass that finds its end. */
+static size_t add_lines(sym_ctx *c, const char *buf, size_t len, bool eof)
+{
+	const unsigned char *t = hex_digits();
+	const char *p = buf, *end = buf + len;
+	while (p < end) {
+		const char *q = p;
+		if (q[0] == '0' && (q[1] == 'x' || q[1] == 'X'))
+			q += 2;
+		const char *digits = q;
+		uint64_t v = 0;
+		unsigned d;
+		while ((d = t[(unsigned char)*q]) < 16) {
+			v = v << 4 | d;
+			q++;
+		}
+		if (q < end && *q == '\n' && q > digits && q - digits <= 16) {
+			entry *e = &c->ents[c->n_ents++];
+			e->addr = v;
+			e->ok = true;
+			if (c->n_ents == BATCH_LINES)
+				run_batch(c);
+			p = q + 1;
+			continue;
+		}
+		const char *nl = memchr(q, '\n', (size_t)(end - q));
+		if (!nl) {
+			if (!eof)
+				break;
+			nl = end;
+		}
+		add_line(c, p, (size_t)(nl - p));
+		p = nl < end ? nl + 1 : end;
+	}
+	return (size_t)(p - buf);
+}
+
+/* True when stdin has input (or EOF) to read without waiting. */
+static bool input_ready(void)
+{
+	struct pollfd pfd = {.fd = STDIN_FILENO, .events = POLLIN};
+	int r;
+	while ((r = poll(&pfd, 1, 0)) < 0 && errno == EINTR)
+		;
+	return r != 0;
+}
+
+/* Input is read in blocks of up to READ_BLOCK: as long as more is ready
+ * at once and there is room, then the block's lines are answered and
+ * written before the next read, which could block.  So a co-process sees
+ * its answer as soon as its line is sent, and bulk input is answered in
+ * large batches. */
+#define READ_BLOCK ((size_t)1 << 20)
+
 static int run_stdin(sym_ctx *c)
 {
-	size_t cap = 1 << 16, len = 0;
-	char *buf = sp_xmalloc(cap);
-	for (;;) {
-		if (len == cap) {
+	size_t cap = READ_BLOCK, len = 0;
+	char *buf = sp_xmalloc(cap + 1);
+	bool eof = false;
+	while (!eof) {
+		if (len == cap) { /* one line longer than the block */
 			cap *= 2;
-			buf = sp_xrealloc(buf, cap);
+			buf = sp_xrealloc(buf, cap + 1);
 		}
-		out_flush(&c->out);
-		ssize_t got = read(STDIN_FILENO, buf + len, cap - len);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			fprintf(stderr, "symprof symbolize: stdin: %s\n", strerror(errno));
-			free(buf);
-			return 1;
-		}
-		if (got == 0)
-			break;
-		len += (size_t)got;
-		size_t start = 0;
 		for (;;) {
-			char *nl = memchr(buf + start, '\n', len - start);
-			if (!nl)
+			ssize_t got = read(STDIN_FILENO, buf + len, cap - len);
+			if (got < 0 && errno == EINTR)
+				continue;
+			if (got < 0) {
+				fprintf(stderr, "symprof symbolize: stdin: %s\n", strerror(errno));
+				free(buf);
+				return 1;
+			}
+			if (got == 0) {
+				eof = true;
 				break;
-			print_one(c, buf + start, (size_t)(nl - (buf + start)));
-			start = (size_t)(nl - buf) + 1;
-			if (c->out.len >= OUT_FLUSH_AT)
-				out_flush(&c->out);
+			}
+			len += (size_t)got;
+			if (len == cap || !input_ready())
+				break;
 		}
-		memmove(buf, buf + start, len - start);
-		len -= start;
+		buf[len] = '\0';
+		size_t used = add_lines(c, buf, len, eof);
+		if (c->n_ents)
+			run_batch(c);
+		memmove(buf, buf + used, len - used);
+		len -= used;
 	}
-	if (len)
-		print_one(c, buf, len);
 	free(buf);
 	return 0;
 }
@@ -444,7 +669,7 @@ static bool open_exe(sym_ctx *c, const sp_symbolize_options *o, const char *exe)
 
 int cmd_symbolize(int argc, char **argv)
 {
-	enum { OPT_JSON = 256, OPT_RELATIVE };
+	enum { OPT_JSON = 256, OPT_RELATIVE, OPT_CACHE_MAX };
 	static const struct option longopts[] = {
 		{"exe", required_argument, NULL, 'e'},
 		{"addresses", no_argument, NULL, 'a'},
@@ -453,12 +678,13 @@ int cmd_symbolize(int argc, char **argv)
 		{"demangle", optional_argument, NULL, 'C'},
 		{"json", no_argument, NULL, OPT_JSON},
 		{"relative", no_argument, NULL, OPT_RELATIVE},
+		{"cache-max", required_argument, NULL, OPT_CACHE_MAX},
 		{"help", no_argument, NULL, 'h'},
 		SP_CLI_FIND_OPTIONS,
 		{NULL, 0, NULL, 0},
 	};
 	const char *exe = NULL;
-	sym_ctx c = {.out = {.fd = STDOUT_FILENO}};
+	sym_ctx c = {.out = {.fd = STDOUT_FILENO}, .cache_max = TEXT_CACHE_MAX};
 	sp_cli_sym cli;
 	int opt, rc = 0;
 
@@ -488,6 +714,19 @@ int cmd_symbolize(int argc, char **argv)
 			break;
 		case OPT_JSON: c.json = true; break;
 		case OPT_RELATIVE: c.relative = true; break;
+		case OPT_CACHE_MAX: {
+			uint64_t v;
+			if (!sp_parse_u64(optarg, optarg + strlen(optarg), 10, &v) ||
+			    v > (uint64_t)UINT32_MAX) {
+				fprintf(stderr,
+					"symprof symbolize: --cache-max=%s: expected a number of "
+					"bytes up to %" PRIu32 "\n",
+					optarg, UINT32_MAX);
+				rc = 2;
+			}
+			c.cache_max = (size_t)v;
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			sp_cli_sym_clear(&cli);
@@ -542,22 +781,31 @@ int cmd_symbolize(int argc, char **argv)
 	}
 
 	fflush(stdout);
-	c.out.cap = OUT_FLUSH_AT + (OUT_FLUSH_AT >> 2);
-	c.out.buf = sp_xmalloc(c.out.cap);
+	format_frames(&c, NULL, 0, &c.unknown);
+	c.ents = sp_xreallocarray(NULL, BATCH_LINES, sizeof(*c.ents));
+	c.misses = sp_xreallocarray(NULL, BATCH_LINES, sizeof(*c.misses));
+	c.misses_tmp = sp_xreallocarray(NULL, BATCH_LINES, sizeof(*c.misses_tmp));
+	c.prefix = sp_xreallocarray(NULL, BATCH_LINES, PREFIX_MAX);
 	if (optind < argc) {
 		for (int i = optind; i < argc; i++)
-			print_one(&c, argv[i], strlen(argv[i]));
+			add_line(&c, argv[i], strlen(argv[i]));
+		if (c.n_ents)
+			run_batch(&c);
 	} else {
 		rc = run_stdin(&c);
 	}
-	out_flush(&c.out);
 	if (c.out.err) {
 		fprintf(stderr, "symprof symbolize: writing output: %s\n", strerror(c.out.err));
 		rc = 1;
 	}
-	free(c.out.buf);
+	free(c.ents);
+	free(c.misses);
+	free(c.misses_tmp);
+	free(c.prefix);
 	free(c.slots);
 	sp_buf_free(&c.text);
+	sp_buf_free(&c.tmp);
+	sp_buf_free(&c.unknown);
 	sp_symbolizer_free(c.s);
 	sp_cli_sym_clear(&cli);
 	return rc;

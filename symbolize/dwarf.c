@@ -5,10 +5,12 @@
  * (DW_AT_low_pc/high_pc/ranges; .debug_aranges is not trusted because Go
  * binaries and JIT objects lack it).  The first address that falls in a CU
  * makes us walk that CU's DIE tree once (over its raw bytes, with libdw's
- * abbreviations; libdw gives only the ranges of functions), collecting
- * subprograms and their inlined_subroutine trees as sorted range tables,
- * and decode its line table once; every later address is a few binary
- * searches.  Names, demangled names and whole results per address are
+ * abbreviations; pcs, range lists, abstract origins and call attributes in
+ * plain forms are read from the bytes too, libdw reads the rest),
+ * collecting subprograms and their inlined_subroutine trees as sorted range
+ * tables, and decode its line table once (lines.c, or libdw for unusual
+ * ones); every later address is a bucket look-up and a few binary searches
+ * in a bucket.  Names, demangled names and whole results per address are
  * cached.  Without DWARF (or outside every CU) the ELF symbol tables give
  * the function name.
  *
@@ -39,12 +41,6 @@ typedef struct {
 	uint32_t cu;
 } cu_range;
 
-typedef struct {
-	uint64_t addr;
-	const char *file;
-	int32_t line, col;
-	bool end_seq;
-} line_row;
 
 /* A subprogram or inlined subroutine with code.  Node 0 is the root. */
 typedef struct {
@@ -53,29 +49,46 @@ typedef struct {
 	uint32_t child_first; /* into cu_info.ranges */
 	uint32_t child_n;
 	bool named;           /* the fields below are filled */
+	bool from_raw;        /* origin and call_* read from the DIE bytes */
+	bool inlined;
+	Dwarf_Off origin;     /* DW_AT_abstract_origin's DIE, when from_raw */
+	int64_t call_file_idx; /* when from_raw */
 	const char *raw;      /* linkage name, else name; NULL if none */
 	const char *name;     /* demangled (or raw) */
 	const char *call_file;
 	int64_t call_line, call_col, decl_line;
 } fn_node;
 
+/* One range of a node, with the node's children (copied from the node,
+ * so a descent reads the ranges only). */
 typedef struct {
 	uint64_t lo, hi;
 	uint32_t parent, node;
+	uint32_t child_first, child_n;
 } fn_range;
 
 typedef struct {
+	uint64_t base;
+	unsigned shift;
+	size_t nb;      /* 0: no index */
+	uint32_t *first;
+} bucket_index;
+
+typedef struct {
 	Dwarf_Die die;
+	Dwarf_Off start; /* offset of the unit (its header) */
 	Dwarf_Off end; /* offset of the next unit */
 	bool loaded;
-	line_row *lines;
+	sp_line_row *lines;   /* file: index into fnames */
 	size_t n_lines;
 	fn_node *nodes;
 	size_t n_nodes, cap_nodes;
 	fn_range *ranges;
 	size_t n_ranges, cap_ranges;
-	Dwarf_Files *files;
+	const char **fnames;  /* absolute file names (borrowed from libdw or sp_dwarf.dnames) */
 	size_t n_files;
+	bucket_index line_index; /* over lines */
+	bucket_index root_index; /* over the root's child ranges */
 } cu_info;
 
 typedef struct {
@@ -126,6 +139,8 @@ struct sp_dwarf {
 	Dwarf_Addr dwbias;
 	rel_sec *secs;      /* ET_REL placed sections, sorted by lo */
 	size_t n_secs;
+	sp_line_sections lsec; /* for lines.c; lsec.line NULL: libdw decodes */
+	bool direct_pc;        /* the raw walk reads pcs itself (see raw_read_die) */
 
 	cu_info *cus;
 	size_t n_cus;
@@ -179,6 +194,9 @@ void sp_dwarf_free(sp_dwarf *d)
 		free(d->cus[i].lines);
 		free(d->cus[i].nodes);
 		free(d->cus[i].ranges);
+		free(d->cus[i].fnames);
+		free(d->cus[i].line_index.first);
+		free(d->cus[i].root_index.first);
 	}
 	free(d->cus);
 	free(d->cu_ranges);
@@ -360,6 +378,7 @@ static void index_cus(sp_dwarf *d)
 		if (dwarf_offdie(d->dw, off + hsize, &cudie) != NULL) {
 			cu_info ci = {0};
 			ci.die = cudie;
+			ci.start = off;
 			ci.end = next;
 			uint32_t idx = (uint32_t)d->n_cus;
 			bool any = false;
@@ -447,21 +466,31 @@ static sp_error *open_module(sp_dwarf *d)
 	 * addresses are module addresses already, whatever bias it reports. */
 	if (etype == ET_REL)
 		d->dwbias = 0;
-	if (d->dw)
+	if (d->dw) {
 		index_cus(d);
+		/* ET_REL objects are left to libdw, which relocates their
+		 * line tables */
+		if (etype != ET_REL)
+			d->direct_pc = sp_line_sections_get(dwarf_getelf(d->dw), &d->lsec);
+	}
 	return NULL;
 }
 
 /* ------------------------------------------------------------------------ */
 /* Per-CU tables.                                                           */
 
-static uint32_t add_node(cu_info *ci, Dwarf_Die *die, uint32_t parent)
+static uint32_t add_node_at(cu_info *ci, Dwarf_Off off, uint32_t parent)
 {
 	fn_node n = {0};
-	n.off = dwarf_dieoffset(die);
+	n.off = off;
 	n.parent = parent;
 	SP_PUSH(ci->nodes, ci->n_nodes, ci->cap_nodes, n);
 	return (uint32_t)(ci->n_nodes - 1);
+}
+
+static uint32_t add_node(cu_info *ci, Dwarf_Die *die, uint32_t parent)
+{
+	return add_node_at(ci, dwarf_dieoffset(die), parent);
 }
 
 static bool skip_children(int tag)
@@ -504,7 +533,7 @@ static void walk(cu_info *ci, Dwarf_Die *parent_die, uint32_t parent, int depth)
 					continue;
 				if (!node)
 					node = add_node(ci, &child, up);
-				fn_range r = {lo, hi, up, node};
+				fn_range r = {lo, hi, up, node, 0, 0};
 				SP_PUSH(ci->ranges, ci->n_ranges, ci->cap_ranges, r);
 			}
 			if (node)
@@ -525,6 +554,10 @@ static void walk(cu_info *ci, Dwarf_Die *parent_die, uint32_t parent, int depth)
  * and walks with libdw. */
 
 typedef struct {
+	uint64_t lo, hi;
+} raw_range;
+
+typedef struct {
 	uint16_t tag;
 	bool children;
 	bool pc;            /* may have ranges: low_pc, high_pc, ranges, or an origin */
@@ -536,9 +569,18 @@ typedef struct {
 	raw_abbrev *ab;     /* by code; tag 0: no such code */
 	size_t n_ab;
 	uint16_t *forms;
-	size_t n_forms, cap_forms;
+	uint16_t *names;    /* the attribute of each form (when it fits 16 bits) */
+	int64_t *consts;    /* the value of each DW_FORM_implicit_const */
+	int8_t *sizes;      /* form_fixed_size of each form */
+	const sp_line_sections *sec; /* .debug_ranges, .debug_rnglists */
+	uint64_t base;      /* the unit's base address for its range lists */
+	bool base_ok;
+	raw_range *rr;      /* scratch for raw_ranges */
+	size_t n_rr, cap_rr;
+	size_t n_forms, cap_forms, cap_names, cap_consts, cap_sizes;
 	uint8_t asz, osz;
 	Dwarf_Half version;
+	bool direct_pc;     /* little-endian, not relocated: pcs read here */
 } raw_walk;
 
 /* Size of FORM when it does not depend on the bytes, else -1; -2 unknown. */
@@ -715,10 +757,259 @@ static bool raw_abbrevs(raw_walk *w, Dwarf_Die *cudie)
 			if (name == DW_AT_low_pc || name == DW_AT_high_pc || name == DW_AT_ranges ||
 			    name == DW_AT_abstract_origin || name == DW_AT_specification)
 				r->pc = true;
+			size_t k = w->n_forms, k2 = w->n_forms, k3 = w->n_forms;
+			SP_PUSH(w->names, k, w->cap_names, (uint16_t)(name <= 0xffff ? name : 0));
+			SP_PUSH(w->consts, k2, w->cap_consts, (int64_t)data);
+			SP_PUSH(w->sizes, k3, w->cap_sizes, (int8_t)(fs < 0 ? -1 : fs));
 			SP_PUSH(w->forms, w->n_forms, w->cap_forms, (uint16_t)form);
 		}
 		r->n = (uint32_t)(w->n_forms - r->first);
 	}
+}
+
+/* N little-endian bytes at P. */
+static uint64_t raw_le(const unsigned char *p, size_t n)
+{
+	uint64_t v = 0;
+	for (size_t i = n; i > 0; i--)
+		v = v << 8 | p[i - 1];
+	return v;
+}
+
+/* What the raw walk reads of a subprogram's or inlined subroutine's
+ * attributes, in one pass over them. */
+typedef struct {
+	bool pc;             /* low_pc an address, high_pc an address or constant */
+	uint64_t lo, hi;
+	bool attrs;          /* origin a plain reference, call_* plain constants */
+	bool nopc;           /* neither low_pc, high_pc nor ranges: no code */
+	bool ranges;         /* DW_AT_ranges, a section offset */
+	uint64_t ranges_off;
+	uint64_t origin;
+	int64_t file, line, col;
+} raw_info;
+
+/* The constant of form FORM at *P (advanced past it) for attribute I of
+ * A: false for a form that is not a plain constant. */
+static bool raw_const(const raw_walk *w, const raw_abbrev *a, uint32_t i, unsigned form,
+		      const unsigned char *p, const unsigned char *end, int64_t *v)
+{
+	uint64_t u;
+	switch (form) {
+	case DW_FORM_data1: *v = (int64_t)raw_le(p, 1); return true;
+	case DW_FORM_data2: *v = (int64_t)raw_le(p, 2); return true;
+	case DW_FORM_data4: *v = (int64_t)raw_le(p, 4); return true;
+	case DW_FORM_data8: *v = (int64_t)raw_le(p, 8); return true;
+	case DW_FORM_udata:
+		if (!raw_uleb(&p, end, &u))
+			return false;
+		*v = (int64_t)u;
+		return true;
+	case DW_FORM_implicit_const: *v = w->consts[a->first + i]; return true;
+	default: return false;
+	}
+}
+
+/* Reads the DIE of abbreviation A whose attributes start at P, in the
+ * unit [START, UNIT_END): its range as libdw's dwarf_ranges would give
+ * it when it has DW_AT_low_pc as an address and DW_AT_high_pc as an
+ * address or a constant offset (anything else, DW_AT_ranges, indexed
+ * addresses, only an origin, is left to libdw), and its abstract origin
+ * and call attributes as name_node would read them through libdw when
+ * they are in plain forms (else name_node asks libdw). */
+static void raw_read_die(const raw_walk *w, const raw_abbrev *a, const unsigned char *p,
+			 const unsigned char *end, Dwarf_Off start, Dwarf_Off unit_end,
+			 raw_info *ri)
+{
+	bool have_lo = false, have_hi = false, hi_is_addr = false, attrs_ok = true;
+	bool seen_origin = false, seen_file = false, seen_line = false, seen_col = false;
+	bool seen_ranges = false;
+	uint64_t low = 0, high = 0;
+	*ri = (raw_info){0};
+	for (uint32_t i = 0; i < a->n; i++) {
+		unsigned form = w->forms[a->first + i], name = w->names[a->first + i];
+		const unsigned char *at = p;
+		int fs = w->sizes[a->first + i];
+		if (fs >= 0 ? (size_t)(end - p) < (size_t)fs : !raw_skip_form(w, form, &p, end))
+			return;
+		if (fs >= 0)
+			p += fs;
+		switch (name) {
+		case DW_AT_low_pc:
+			if (have_lo)
+				break; /* libdw reads the first */
+			if (form != DW_FORM_addr)
+				return;
+			low = raw_le(at, w->asz);
+			have_lo = true;
+			break;
+		case DW_AT_high_pc:
+			if (have_hi)
+				break;
+			switch (form) {
+			case DW_FORM_addr: high = raw_le(at, w->asz); hi_is_addr = true; break;
+			case DW_FORM_data1: high = raw_le(at, 1); break;
+			case DW_FORM_data2: high = raw_le(at, 2); break;
+			case DW_FORM_data4: high = raw_le(at, 4); break;
+			case DW_FORM_data8: high = raw_le(at, 8); break;
+			case DW_FORM_udata: raw_uleb(&at, end, &high); break;
+			default: return;
+			}
+			have_hi = true;
+			break;
+		case DW_AT_abstract_origin:
+			if (seen_origin)
+				break;
+			seen_origin = true;
+			{
+				uint64_t ref = 0;
+				const unsigned char *q = at;
+				switch (form) {
+				case DW_FORM_ref1: ref = raw_le(at, 1); break;
+				case DW_FORM_ref2: ref = raw_le(at, 2); break;
+				case DW_FORM_ref4: ref = raw_le(at, 4); break;
+				case DW_FORM_ref8: ref = raw_le(at, 8); break;
+				case DW_FORM_ref_udata:
+					if (!raw_uleb(&q, end, &ref))
+						attrs_ok = false;
+					break;
+				default: attrs_ok = false; break;
+				}
+				if (ref >= unit_end - start)
+					attrs_ok = false;
+				ri->origin = start + ref;
+			}
+			break;
+		case DW_AT_call_file:
+			if (!seen_file && !raw_const(w, a, i, form, at, end, &ri->file))
+				attrs_ok = false;
+			seen_file = true;
+			break;
+		case DW_AT_call_line:
+			if (!seen_line && !raw_const(w, a, i, form, at, end, &ri->line))
+				attrs_ok = false;
+			seen_line = true;
+			break;
+		case DW_AT_call_column:
+			if (!seen_col && !raw_const(w, a, i, form, at, end, &ri->col))
+				attrs_ok = false;
+			seen_col = true;
+			break;
+		case DW_AT_ranges:
+			if (seen_ranges)
+				break;
+			seen_ranges = true;
+			if (form == DW_FORM_sec_offset ||
+			    (w->version < 4 && (form == DW_FORM_data4 || form == DW_FORM_data8))) {
+				ri->ranges_off = raw_le(at, form == DW_FORM_data8 ? 8
+						     : form == DW_FORM_data4 ? 4 : w->osz);
+				ri->ranges = true;
+			}
+			break;
+		default: break;
+		}
+	}
+	ri->nopc = !have_lo && !have_hi && !seen_ranges;
+	if (have_lo && have_hi) {
+		ri->pc = true;
+		ri->lo = low;
+		ri->hi = hi_is_addr ? high : low + high;
+	}
+	ri->attrs = attrs_ok && seen_origin;
+}
+
+/* The ranges of a DIE's DW_AT_ranges at offset OFF, as libdw's
+ * dwarf_ranges gives them: .debug_ranges pairs before DWARF 5 (an
+ * all-ones begin selects a base address), .debug_rnglists entries from
+ * DWARF 5, starting from the unit's base address.  Appends them to *OUT;
+ * false, with nothing appended, for an entry that needs .debug_addr, an
+ * unknown entry or a list that runs off its section: then libdw reads it. */
+static bool raw_ranges(const raw_walk *w, uint64_t off, uint64_t base, raw_range **out,
+		       size_t *n, size_t *cap)
+{
+	bool lists = w->version >= 5;
+	const unsigned char *sec = lists ? w->sec->rnglists : w->sec->ranges;
+	size_t size = lists ? w->sec->rnglists_size : w->sec->ranges_size;
+	size_t n0 = *n;
+	unsigned asz = w->asz;
+	if (!sec || off >= size || (asz != 4 && asz != 8))
+		return false;
+	const unsigned char *p = sec + off, *end = sec + size;
+	uint64_t escape = asz == 8 ? UINT64_MAX : UINT32_MAX;
+	for (;;) {
+		uint64_t b, e;
+		if (!lists) {
+			if ((size_t)(end - p) < 2 * asz)
+				goto bad;
+			b = raw_le(p, asz);
+			e = raw_le(p + asz, asz);
+			p += 2 * asz;
+			if (b == escape) {
+				if (e == escape)
+					goto bad;
+				base = e;
+				continue;
+			}
+			if (b == 0 && e == 0)
+				return true;
+			b += base;
+			e += base;
+		} else {
+			if (p >= end)
+				goto bad;
+			unsigned code = *p++;
+			switch (code) {
+			case DW_RLE_end_of_list: return true;
+			case DW_RLE_offset_pair:
+				if (!raw_uleb(&p, end, &b) || !raw_uleb(&p, end, &e))
+					goto bad;
+				b += base;
+				e += base;
+				break;
+			case DW_RLE_base_address:
+				if ((size_t)(end - p) < asz)
+					goto bad;
+				base = raw_le(p, asz);
+				p += asz;
+				continue;
+			case DW_RLE_start_end:
+				if ((size_t)(end - p) < 2 * asz)
+					goto bad;
+				b = raw_le(p, asz);
+				e = raw_le(p + asz, asz);
+				p += 2 * asz;
+				break;
+			case DW_RLE_start_length:
+				if ((size_t)(end - p) < asz)
+					goto bad;
+				b = raw_le(p, asz);
+				p += asz;
+				if (!raw_uleb(&p, end, &e))
+					goto bad;
+				e += b;
+				break;
+			default: goto bad; /* indexed addresses, unknown entries */
+			}
+		}
+		raw_range r = {b, e};
+		SP_PUSH(*out, *n, *cap, r);
+	}
+bad:
+	*n = n0;
+	return false;
+}
+
+/* Sets N's origin and call attributes from RI, when it has them. */
+static void raw_node_attrs(const raw_abbrev *a, const raw_info *ri, fn_node *n)
+{
+	if (!ri->attrs)
+		return;
+	n->from_raw = true;
+	n->inlined = a->tag == DW_TAG_inlined_subroutine;
+	n->origin = ri->origin;
+	n->call_file_idx = ri->file;
+	n->call_line = ri->line;
+	n->call_col = ri->col;
 }
 
 #define RAW_DEAD UINT32_MAX
@@ -753,13 +1044,17 @@ static bool raw_walk_cu(Dwarf *dw, cu_info *ci, raw_walk *w)
 		if (code >= w->n_ab || w->ab[code].tag == 0)
 			return false;
 		const raw_abbrev *a = &w->ab[code];
+		const unsigned char *attrs = p;
 		if (a->fixed >= 0) {
 			if (!raw_skip(&p, end, (size_t)a->fixed))
 				return false;
 		} else {
-			for (uint32_t i = 0; i < a->n; i++)
-				if (!raw_skip_form(w, w->forms[a->first + i], &p, end))
+			for (uint32_t i = 0; i < a->n; i++) {
+				int fs = w->sizes[a->first + i];
+				if (fs >= 0 ? !raw_skip(&p, end, (size_t)fs)
+					    : !raw_skip_form(w, w->forms[a->first + i], &p, end))
 					return false;
+			}
 		}
 		uint32_t child_ctx = RAW_DEAD;
 		if (level == 0) {
@@ -772,7 +1067,30 @@ static bool raw_walk_cu(Dwarf *dw, cu_info *ci, raw_walk *w)
 				uint32_t node = 0;
 				uint32_t up = a->tag == DW_TAG_subprogram ? 0 : parent;
 				Dwarf_Die die;
-				if (a->pc && dwarf_offdie(dw, off, &die)) {
+				raw_info ri = {0};
+				if (a->pc && w->direct_pc)
+					raw_read_die(w, a, attrs, end, ci->start, ci->end, &ri);
+				if (ri.pc) {
+					if (ri.lo < ri.hi) {
+						node = add_node_at(ci, off, up);
+						fn_range r = {ri.lo, ri.hi, up, node, 0, 0};
+						SP_PUSH(ci->ranges, ci->n_ranges, ci->cap_ranges, r);
+					}
+				} else if (ri.nopc) {
+					/* libdw would find no range either */
+				} else if (ri.ranges && w->base_ok &&
+					   (w->n_rr = 0,
+					    raw_ranges(w, ri.ranges_off, w->base, &w->rr, &w->n_rr,
+						       &w->cap_rr))) {
+					for (size_t k = 0; k < w->n_rr; k++) {
+						if (w->rr[k].lo >= w->rr[k].hi)
+							continue;
+						if (!node)
+							node = add_node_at(ci, off, up);
+						fn_range r = {w->rr[k].lo, w->rr[k].hi, up, node, 0, 0};
+						SP_PUSH(ci->ranges, ci->n_ranges, ci->cap_ranges, r);
+					}
+				} else if (a->pc && dwarf_offdie(dw, off, &die)) {
 					Dwarf_Addr rbase, lo, hi;
 					ptrdiff_t it = 0;
 					while ((it = dwarf_ranges(&die, it, &rbase, &lo, &hi)) > 0) {
@@ -780,10 +1098,12 @@ static bool raw_walk_cu(Dwarf *dw, cu_info *ci, raw_walk *w)
 							continue;
 						if (!node)
 							node = add_node(ci, &die, up);
-						fn_range r = {lo, hi, up, node};
+						fn_range r = {lo, hi, up, node, 0, 0};
 						SP_PUSH(ci->ranges, ci->n_ranges, ci->cap_ranges, r);
 					}
 				}
+				if (node)
+					raw_node_attrs(a, &ri, &ci->nodes[node]);
 				if (node)
 					child_ctx = node;
 			} else if (!skip_children(a->tag)) {
@@ -801,16 +1121,46 @@ static bool raw_walk_cu(Dwarf *dw, cu_info *ci, raw_walk *w)
 	}
 }
 
-static int cmp_fn_range(const void *a, const void *b)
+/* Sorts ranges by (parent, lo, hi, node): a stable LSD radix sort on
+ * (parent, lo, hi), as a node's ranges are pushed together and nodes are
+ * numbered in push order.  Only the bytes that differ between ranges get
+ * a pass. */
+static void sort_ranges(fn_range *r, size_t n)
 {
-	const fn_range *x = a, *y = b;
-	if (x->parent != y->parent)
-		return x->parent < y->parent ? -1 : 1;
-	if (x->lo != y->lo)
-		return x->lo < y->lo ? -1 : 1;
-	if (x->hi != y->hi)
-		return x->hi < y->hi ? -1 : 1;
-	return x->node < y->node ? -1 : x->node > y->node;
+	if (n < 2)
+		return;
+	uint64_t dhi = 0, dlo = 0, dpar = 0;
+	for (size_t i = 1; i < n; i++) {
+		dhi |= r[i].hi ^ r[0].hi;
+		dlo |= r[i].lo ^ r[0].lo;
+		dpar |= r[i].parent ^ r[0].parent;
+	}
+	fn_range *tmp = sp_xreallocarray(NULL, n, sizeof(*tmp)), *src = r, *dst = tmp;
+	size_t count[256];
+	for (unsigned k = 0; k < 20; k++) {
+		uint64_t diff = k < 8 ? dhi : k < 16 ? dlo : dpar;
+		unsigned shift = 8 * (k & 7);
+		if (!((diff >> shift) & 255))
+			continue;
+		memset(count, 0, sizeof(count));
+#define RANGE_BYTE(x) ((unsigned)(((k < 8 ? (x).hi : k < 16 ? (x).lo : (x).parent) >> shift) & 255))
+		for (size_t i = 0; i < n; i++)
+			count[RANGE_BYTE(src[i])]++;
+		for (size_t i = 0, sum = 0; i < 256; i++) {
+			size_t c = count[i];
+			count[i] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			dst[count[RANGE_BYTE(src[i])]++] = src[i];
+#undef RANGE_BYTE
+		fn_range *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != r)
+		memcpy(r, src, n * sizeof(*r));
+	free(tmp);
 }
 
 /* F made absolute with the CU's DW_AT_comp_dir when it is relative, the
@@ -831,42 +1181,115 @@ static const char *abs_file(sp_dwarf *d, cu_info *ci, const char *f)
 	return j;
 }
 
-static void load_cu(sp_dwarf *d, cu_info *ci)
+static void bucket_build(bucket_index *bi, const void *table, size_t stride, size_t n);
+
+/* The unit's line table by lines.c, file names made absolute as
+ * abs_file makes libdw's.  False when libdw has to decode it. */
+static bool own_lines(sp_dwarf *d, cu_info *ci)
 {
-	ci->loaded = true;
+	Dwarf_Attribute a;
+	Dwarf_Word off;
+	Dwarf_Die tmp;
+	Dwarf_Half version;
+	uint8_t asz, osz;
+	if (!d->lsec.line || !dwarf_attr(&ci->die, DW_AT_stmt_list, &a) ||
+	    dwarf_formudata(&a, &off) != 0 ||
+	    !dwarf_cu_die(ci->die.cu, &tmp, &version, NULL, &asz, &osz, NULL, NULL))
+		return false;
+	const char *comp_dir = dwarf_formstring(dwarf_attr(&ci->die, DW_AT_comp_dir, &a));
+	sp_line_table t;
+	if (!sp_lines_decode(&d->lsec, off, asz, comp_dir, &t))
+		return false;
+	ci->fnames = sp_xreallocarray(NULL, t.n_files ? t.n_files : 1, sizeof(*ci->fnames));
+	ci->n_files = t.n_files;
+	for (size_t i = 0; i < t.n_files; i++) {
+		char *f = t.files[i];
+		if (f[0] != '/' && comp_dir && *comp_dir) {
+			char *j = sp_xasprintf("%s/%s", comp_dir, f);
+			free(f);
+			f = j;
+		}
+		t.files[i] = NULL;
+		SP_PUSH(d->dnames, d->n_dnames, d->cap_dnames, f);
+		ci->fnames[i] = f;
+	}
+	ci->lines = t.rows;
+	ci->n_lines = t.n_rows;
+	t.rows = NULL;
+	t.n_rows = 0;
+	sp_line_table_clear(&t);
+	return true;
+}
+
+/* The unit's line table by libdw. */
+static void libdw_lines(sp_dwarf *d, cu_info *ci)
+{
 	Dwarf_Lines *lines;
-	size_t nl;
+	Dwarf_Files *files;
+	size_t nl, nf, cap_f = 0;
+	sp_u64map ids = {0}; /* libdw's name pointer -> index + 1 */
+	uint64_t v;
+	if (dwarf_getsrcfiles(&ci->die, &files, &nf) == 0) {
+		for (size_t i = 0; i < nf; i++) {
+			const char *f = dwarf_filesrc(files, i, NULL, NULL);
+			SP_PUSH(ci->fnames, ci->n_files, cap_f, abs_file(d, ci, f));
+			if (f && !sp_u64map_get(&ids, (uint64_t)(uintptr_t)f, &v))
+				sp_u64map_put(&ids, (uint64_t)(uintptr_t)f, i + 1);
+		}
+	}
 	if (dwarf_getsrclines(&ci->die, &lines, &nl) == 0 && nl > 0) {
 		ci->lines = sp_xreallocarray(NULL, nl, sizeof(*ci->lines));
 		size_t k = 0;
 		for (size_t i = 0; i < nl; i++) {
 			Dwarf_Line *l = dwarf_onesrcline(lines, i);
-			line_row r = {0};
+			sp_line_row r = {0};
 			Dwarf_Addr a;
-			int v;
+			int n;
 			bool b;
 			if (!l || dwarf_lineaddr(l, &a) != 0)
 				continue;
 			r.addr = a;
 			if (dwarf_lineendsequence(l, &b) == 0)
 				r.end_seq = b;
-			r.file = abs_file(d, ci, dwarf_linesrc(l, NULL, NULL));
-			if (dwarf_lineno(l, &v) == 0)
-				r.line = v;
-			if (dwarf_linecol(l, &v) == 0)
-				r.col = v;
+			const char *f = dwarf_linesrc(l, NULL, NULL);
+			r.file = UINT32_MAX;
+			if (f && sp_u64map_get(&ids, (uint64_t)(uintptr_t)f, &v)) {
+				r.file = (uint32_t)(v - 1);
+			} else if (f) { /* not in the unit's table: a name of its own */
+				SP_PUSH(ci->fnames, ci->n_files, cap_f, abs_file(d, ci, f));
+				sp_u64map_put(&ids, (uint64_t)(uintptr_t)f, ci->n_files);
+				r.file = (uint32_t)(ci->n_files - 1);
+			}
+			if (dwarf_lineno(l, &n) == 0)
+				r.line = n;
+			if (dwarf_linecol(l, &n) == 0)
+				r.col = n;
 			ci->lines[k++] = r;
 		}
 		ci->n_lines = k;
 	}
-	if (dwarf_getsrcfiles(&ci->die, &ci->files, &ci->n_files) != 0) {
-		ci->files = NULL;
-		ci->n_files = 0;
-	}
+	sp_u64map_free(&ids);
+}
+
+static void load_cu(sp_dwarf *d, cu_info *ci)
+{
+	ci->loaded = true;
+	if (!own_lines(d, ci))
+		libdw_lines(d, ci);
 
 	fn_node root = {0};
 	SP_PUSH(ci->nodes, ci->n_nodes, ci->cap_nodes, root);
-	raw_walk w = {0};
+	raw_walk w = {.direct_pc = d->direct_pc, .sec = &d->lsec};
+	if (w.direct_pc) {
+		/* the unit's base address, as libdw takes it for range lists */
+		Dwarf_Addr base;
+		Dwarf_Attribute am;
+		if (dwarf_lowpc(&ci->die, &base) != 0 &&
+		    dwarf_formaddr(dwarf_attr(&ci->die, DW_AT_entry_pc, &am), &base) != 0)
+			base = 0;
+		w.base = base;
+		w.base_ok = base != (Dwarf_Addr)-1;
+	}
 	if (!raw_walk_cu(d->dw, ci, &w)) {
 		ci->n_nodes = 1;
 		ci->n_ranges = 0;
@@ -874,8 +1297,11 @@ static void load_cu(sp_dwarf *d, cu_info *ci)
 	}
 	free(w.ab);
 	free(w.forms);
-	if (ci->n_ranges > 1) /* qsort must not get NULL, and empty tables may be */
-		qsort(ci->ranges, ci->n_ranges, sizeof(*ci->ranges), cmp_fn_range);
+	free(w.names);
+	free(w.consts);
+	free(w.sizes);
+	free(w.rr);
+	sort_ranges(ci->ranges, ci->n_ranges);
 	for (size_t i = 0; i < ci->n_ranges;) {
 		size_t j = i;
 		while (j < ci->n_ranges && ci->ranges[j].parent == ci->ranges[i].parent)
@@ -885,38 +1311,107 @@ static void load_cu(sp_dwarf *d, cu_info *ci)
 		p->child_n = (uint32_t)(j - i);
 		i = j;
 	}
+	for (size_t i = 0; i < ci->n_ranges; i++) {
+		const fn_node *n = &ci->nodes[ci->ranges[i].node];
+		ci->ranges[i].child_first = n->child_first;
+		ci->ranges[i].child_n = n->child_n;
+	}
+	bucket_build(&ci->line_index, ci->lines, sizeof(*ci->lines), ci->n_lines);
+	bucket_build(&ci->root_index, ci->ranges + ci->nodes[0].child_first, sizeof(*ci->ranges),
+		     ci->nodes[0].child_n);
 }
 
-/* The child range of NODE containing ADDR, or 0. */
-static uint32_t find_child(const cu_info *ci, uint32_t node, uint64_t addr)
+/* Buckets over a sorted table of N entries whose first member is a
+ * uint64_t key: entry FIRST[b] is the first whose key is above the start
+ * of bucket b, so a search for an address looks only between the bounds
+ * of its bucket, not at the log2(N) rows of a whole binary search, each
+ * of them a cache miss in a large table. */
+static void bucket_build(bucket_index *bi, const void *table, size_t stride, size_t n)
 {
-	const fn_node *n = &ci->nodes[node];
-	const fn_range *r = ci->ranges + n->child_first;
-	size_t lo = 0, hi = n->child_n;
-	while (lo < hi) { /* first with r.lo > addr */
-		size_t mid = lo + (hi - lo) / 2;
-		if (r[mid].lo <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
+#define KEY(i) (*(const uint64_t *)((const char *)table + (i) * stride))
+	*bi = (bucket_index){0};
+	if (n < 8)
+		return;
+	uint64_t base = KEY(0), range = KEY(n - 1) - base;
+	if (range > ((uint64_t)1 << 62))
+		return;
+	size_t nb = 1;
+	while (nb < n / 2)
+		nb *= 2;
+	unsigned shift = 0;
+	while ((range >> shift) >= nb)
+		shift++;
+	bi->base = base;
+	bi->shift = shift;
+	bi->nb = nb;
+	bi->first = sp_xreallocarray(NULL, nb, sizeof(*bi->first));
+	size_t i = 0;
+	for (size_t b = 0; b < nb; b++) {
+		uint64_t start = base + ((uint64_t)b << shift);
+		while (i < n && KEY(i) <= start)
+			i++;
+		bi->first[b] = (uint32_t)i;
 	}
+#undef KEY
+}
+
+/* The bounds [*LO, *HI) of the first entry above ADDR. */
+static void bucket_bounds(const bucket_index *bi, size_t n, uint64_t addr, size_t *lo, size_t *hi)
+{
+	*lo = 0;
+	*hi = n;
+	if (!bi->nb)
+		return;
+	if (addr < bi->base) {
+		*hi = 0;
+		return;
+	}
+	uint64_t b = (addr - bi->base) >> bi->shift;
+	if (b >= bi->nb)
+		b = bi->nb - 1;
+	*lo = bi->first[b];
+	if (b + 1 < bi->nb)
+		*hi = bi->first[b + 1];
+}
+
+/* The first index in [LO, HI) whose KEY_AT is above ADDR (HI if none). */
+#define UPPER_BOUND(lo, hi, key_at, addr)                                                \
+	do {                                                                             \
+		while ((lo) < (hi)) {                                                    \
+			size_t mid_ = (lo) + ((hi) - (lo)) / 2;                          \
+			if (key_at(mid_) <= (addr))                                      \
+				(lo) = mid_ + 1;                                         \
+			else                                                             \
+				(hi) = mid_;                                             \
+		}                                                                        \
+	} while (0)
+
+/* Of the N ranges from FIRST (the children of one node; of the root when
+ * ROOT), the one containing ADDR, or NULL. */
+static const fn_range *find_child(const cu_info *ci, uint32_t first, uint32_t n, bool root,
+				  uint64_t addr)
+{
+	const fn_range *r = ci->ranges + first;
+	size_t lo = 0, hi = n;
+	if (root)
+		bucket_bounds(&ci->root_index, hi, addr, &lo, &hi);
+#define RANGE_LO(i) r[i].lo
+	UPPER_BOUND(lo, hi, RANGE_LO, addr);
+#undef RANGE_LO
 	/* Siblings do not normally overlap; look back a little in case. */
 	for (size_t i = lo, k = 0; i > 0 && k < 8; i--, k++)
 		if (addr >= r[i - 1].lo && addr < r[i - 1].hi)
-			return r[i - 1].node;
-	return 0;
+			return &r[i - 1];
+	return NULL;
 }
 
-static const line_row *find_line(const cu_info *ci, uint64_t addr)
+static const sp_line_row *find_line(const cu_info *ci, uint64_t addr)
 {
-	size_t lo = 0, hi = ci->n_lines;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (ci->lines[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo, hi;
+	bucket_bounds(&ci->line_index, ci->n_lines, addr, &lo, &hi);
+#define LINE_ADDR(i) ci->lines[i].addr
+	UPPER_BOUND(lo, hi, LINE_ADDR, addr);
+#undef LINE_ADDR
 	if (lo == 0 || ci->lines[lo - 1].end_seq)
 		return NULL;
 	return &ci->lines[lo - 1];
@@ -960,12 +1455,57 @@ static const char *demangled(sp_dwarf *d, const char *raw)
 	return dn;
 }
 
+/* The linkage name of DIE, else its name (through origins and
+ * specifications), or NULL. */
+static const char *die_raw_name(Dwarf_Die *die)
+{
+	const char *raw = attr_string(die, DW_AT_linkage_name);
+	if (!raw)
+		raw = attr_string(die, DW_AT_MIPS_linkage_name);
+	if (!raw)
+		raw = attr_string(die, DW_AT_name);
+	return raw;
+}
+
+/* Works out the names of the abstract origin ORIGIN once, as entry
+ * KEY of d->origins. */
+static void origin_names(sp_dwarf *d, Dwarf_Die *origin, uint64_t key)
+{
+	oname o;
+	o.raw = die_raw_name(origin);
+	o.name = demangled(d, o.raw);
+	o.decl_line = attr_int(origin, DW_AT_decl_line, true);
+	SP_PUSH(d->onames, d->n_onames, d->cap_onames, o);
+	sp_u64map_put(&d->origins, key, d->n_onames - 1);
+}
+
 static void name_node(sp_dwarf *d, cu_info *ci, fn_node *n)
 {
 	Dwarf_Die die, origin;
 	Dwarf_Attribute a;
 	uint64_t v;
 	n->named = true;
+	if (n->from_raw) {
+		/* origin and call attributes known: libdw only for a new origin */
+		uint64_t key = n->origin + 1;
+		bool found = sp_u64map_get(&d->origins, key, &v);
+		if (!found && dwarf_offdie(d->dw, n->origin, &origin)) {
+			origin_names(d, &origin, key);
+			found = sp_u64map_get(&d->origins, key, &v);
+		}
+		if (found) {
+			n->raw = d->onames[v].raw;
+			n->name = d->onames[v].name;
+			n->decl_line = d->onames[v].decl_line;
+			if (n->inlined && n->call_file_idx >= 0 &&
+			    (uint64_t)n->call_file_idx < ci->n_files)
+				n->call_file = ci->fnames[n->call_file_idx];
+			if (!n->inlined)
+				n->call_line = n->call_col = 0;
+			return;
+		}
+		n->call_line = n->call_col = 0;
+	}
 	if (!dwarf_offdie(d->dw, n->off, &die))
 		return;
 	/* Every inlined copy of a function names the same abstract origin:
@@ -976,29 +1516,23 @@ static void name_node(sp_dwarf *d, cu_info *ci, fn_node *n)
 		from = &origin;
 		key = dwarf_dieoffset(&origin) + 1;
 	}
-	if (key && sp_u64map_get(&d->origins, key, &v)) {
+	if (key && !sp_u64map_get(&d->origins, key, &v)) {
+		origin_names(d, from, key);
+		sp_u64map_get(&d->origins, key, &v);
+	}
+	if (key) {
 		n->raw = d->onames[v].raw;
 		n->name = d->onames[v].name;
 		n->decl_line = d->onames[v].decl_line;
 	} else {
-		n->raw = attr_string(from, DW_AT_linkage_name);
-		if (!n->raw)
-			n->raw = attr_string(from, DW_AT_MIPS_linkage_name);
-		if (!n->raw)
-			n->raw = attr_string(from, DW_AT_name);
+		n->raw = die_raw_name(from);
 		n->name = demangled(d, n->raw);
 		n->decl_line = attr_int(from, DW_AT_decl_line, true);
-		if (key) {
-			oname o = {n->raw, n->name, n->decl_line};
-			SP_PUSH(d->onames, d->n_onames, d->cap_onames, o);
-			sp_u64map_put(&d->origins, key, d->n_onames - 1);
-		}
 	}
 	if (dwarf_tag(&die) == DW_TAG_inlined_subroutine) {
 		int64_t f = attr_int(&die, DW_AT_call_file, false);
-		if (ci->files && f >= 0 && (size_t)f < ci->n_files)
-			n->call_file =
-				abs_file(d, ci, dwarf_filesrc(ci->files, (size_t)f, NULL, NULL));
+		if (f >= 0 && (size_t)f < ci->n_files)
+			n->call_file = ci->fnames[f];
 		n->call_line = attr_int(&die, DW_AT_call_line, false);
 		n->call_col = attr_int(&die, DW_AT_call_column, false);
 	}
@@ -1151,10 +1685,16 @@ static size_t resolve_uncached(sp_dwarf *d, uint64_t addr, sp_frame **out)
 		size_t depth = 0;
 		if (!ci->loaded)
 			load_cu(d, ci);
-		uint32_t node = 0;
-		while (depth < SP_ARRAY_LEN(chain) && (node = find_child(ci, node, a)) != 0)
-			chain[depth++] = node;
-		const line_row *row = find_line(ci, a);
+		uint32_t first = ci->nodes[0].child_first, nc = ci->nodes[0].child_n;
+		const fn_range *hit;
+		while (depth < SP_ARRAY_LEN(chain) &&
+		       (hit = find_child(ci, first, nc, depth == 0, a)) != NULL) {
+			chain[depth++] = hit->node;
+			first = hit->child_first;
+			nc = hit->child_n;
+		}
+		const sp_line_row *row = find_line(ci, a);
+		const char *row_file = row && row->file < ci->n_files ? ci->fnames[row->file] : NULL;
 		size_t nf = depth ? depth : 1;
 		sp_frame *f = scratch(d, nf);
 		memset(f, 0, nf * sizeof(*f));
@@ -1168,7 +1708,7 @@ static size_t resolve_uncached(sp_dwarf *d, uint64_t addr, sp_frame **out)
 			f[i].inlined = i + 1 < depth;
 			if (i == 0) {
 				if (row) {
-					f[i].file = row->file;
+					f[i].file = row_file;
 					f[i].line = row->line;
 					f[i].column = row->col;
 				}
@@ -1180,7 +1720,7 @@ static size_t resolve_uncached(sp_dwarf *d, uint64_t addr, sp_frame **out)
 			}
 		}
 		if (depth == 0 && row) {
-			f[0].file = row->file;
+			f[0].file = row_file;
 			f[0].line = row->line;
 			f[0].column = row->col;
 		}
@@ -1205,14 +1745,35 @@ static size_t resolve_uncached(sp_dwarf *d, uint64_t addr, sp_frame **out)
 	return n;
 }
 
-sp_error *sp_dwarf_resolve(sp_dwarf *d, uint64_t addr, const sp_frame **frames, size_t *n)
+static sp_error *ensure_open(sp_dwarf *d)
 {
-	*frames = NULL;
-	*n = 0;
 	if (!d->opened)
 		d->open_err = open_module(d);
 	if (d->open_err)
 		return sp_error_new(sp_error_root_code(d->open_err), "%s", d->open_err->msg);
+	return NULL;
+}
+
+sp_error *sp_dwarf_resolve_once(sp_dwarf *d, uint64_t addr, const sp_frame **frames, size_t *n)
+{
+	*frames = NULL;
+	*n = 0;
+	sp_error *e = ensure_open(d);
+	if (e)
+		return e;
+	sp_frame *f;
+	*n = resolve_uncached(d, addr, &f);
+	*frames = *n ? f : NULL;
+	return NULL;
+}
+
+sp_error *sp_dwarf_resolve(sp_dwarf *d, uint64_t addr, const sp_frame **frames, size_t *n)
+{
+	*frames = NULL;
+	*n = 0;
+	sp_error *e = ensure_open(d);
+	if (e)
+		return e;
 	uint64_t v;
 	if (sp_u64map_get(&d->addr_cache, addr, &v)) {
 		*frames = d->results[v].f;

@@ -6,6 +6,8 @@
 
 #include "symbolize/symbolize.h"
 
+#include <libelf.h>
+
 /* ------------------------------------------------------------------------ */
 /* dwarf.c: the resolver for one ELF file.                                   */
 
@@ -26,11 +28,59 @@ void sp_dwarf_free(sp_dwarf *d);
  * until sp_dwarf_free.  Opening failures are remembered: every later call
  * returns a copy of the same error. */
 sp_error *sp_dwarf_resolve(sp_dwarf *d, uint64_t addr, const sp_frame **frames, size_t *n);
+/* The same without keeping the result: the frames are borrowed only until
+ * the next call on D (their strings until sp_dwarf_free). */
+sp_error *sp_dwarf_resolve_once(sp_dwarf *d, uint64_t addr, const sp_frame **frames,
+				size_t *n);
 
 /* Path of the separate debug file libdwfl used, or NULL (borrowed). */
 const char *sp_dwarf_debug_path(const sp_dwarf *d);
 /* Every place looked for separate debug info (borrowed). */
 const sp_find_log *sp_dwarf_find_log(const sp_dwarf *d);
+
+/* ------------------------------------------------------------------------ */
+/* lines.c: a compile unit's line table without libdw.                      */
+
+/* One row of a line table; FILE indexes sp_line_table.files. */
+typedef struct {
+	uint64_t addr;
+	uint32_t file;
+	int32_t line, col;
+	bool end_seq;
+} sp_line_row;
+
+typedef struct {
+	sp_line_row *rows; /* in libdw's order (see lines.c) */
+	size_t n_rows;
+	char **files;      /* names as libdw's dwarf_filesrc gives them */
+	size_t n_files;
+} sp_line_table;
+
+/* The debug sections a line program reads, and the range lists the
+ * resolver reads without libdw, little-endian and uncompressed (borrowed;
+ * any may be NULL). */
+typedef struct {
+	const unsigned char *line, *line_str, *str;
+	size_t line_size, line_str_size, str_size;
+	const unsigned char *ranges, *rnglists;
+	size_t ranges_size, rnglists_size;
+} sp_line_sections;
+
+/* The sections of ELF (a Dwarf's, whose debug sections libdw has
+ * decompressed in place) that sp_lines_decode can read: false, and *OUT
+ * empty or partial, for big-endian data or without an uncompressed
+ * .debug_line. */
+bool sp_line_sections_get(Elf *elf, sp_line_sections *out);
+
+/* Decodes the line program at OFFSET of .debug_line for a unit with
+ * ADDR_SIZE-byte addresses and DW_AT_comp_dir COMP_DIR (may be NULL) into
+ * *T, which the caller clears with sp_line_table_clear.  Returns false,
+ * with *T empty, for a program that uses something this decoder leaves to
+ * libdw's dwarf_getsrclines (the list is in lines.c), malformed ones
+ * included. */
+bool sp_lines_decode(const sp_line_sections *s, uint64_t offset, unsigned addr_size,
+		     const char *comp_dir, sp_line_table *t);
+void sp_line_table_clear(sp_line_table *t);
 
 /* ------------------------------------------------------------------------ */
 /* session.c                                                                */

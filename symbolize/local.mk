@@ -3,6 +3,7 @@ symbolize_libsymbolize_la_SOURCES = \
 	symbolize/symbolize.h \
 	symbolize/internal.h \
 	symbolize/dwarf.c \
+	symbolize/lines.c \
 	symbolize/loadbase.c \
 	symbolize/elfinfo.c \
 	symbolize/find.c \

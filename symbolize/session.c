@@ -296,9 +296,20 @@ const sp_find_log *sp_object_debug_log(const sp_object *o)
 	return o->dw ? sp_dwarf_find_log(o->dw) : NULL;
 }
 
-sp_error *sp_object_resolve(sp_object *o, uint64_t vaddr, const sp_frame **frames, size_t *n)
+static sp_dwarf *object_dwarf(sp_object *o)
 {
 	if (!o->dw)
 		o->dw = sp_dwarf_new(o->path, &o->s->opts, &o->info, sp_symbolizer_finder(o->s));
-	return sp_dwarf_resolve(o->dw, vaddr, frames, n);
+	return o->dw;
+}
+
+sp_error *sp_object_resolve(sp_object *o, uint64_t vaddr, const sp_frame **frames, size_t *n)
+{
+	return sp_dwarf_resolve(object_dwarf(o), vaddr, frames, n);
+}
+
+sp_error *sp_object_resolve_once(sp_object *o, uint64_t vaddr, const sp_frame **frames,
+				 size_t *n)
+{
+	return sp_dwarf_resolve_once(object_dwarf(o), vaddr, frames, n);
 }

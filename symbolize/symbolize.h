@@ -222,6 +222,11 @@ const sp_elf_info *sp_object_info(const sp_object *o);
 /* Frames for the symbol-file address VADDR, innermost first; *N == 0 when
  * nothing is known.  Borrowed until sp_symbolizer_free. */
 sp_error *sp_object_resolve(sp_object *o, uint64_t vaddr, const sp_frame **frames, size_t *n);
+/* The same for a caller that keeps its own result per address: nothing is
+ * cached, and the frames are borrowed only until the next resolve on O
+ * (their strings until sp_symbolizer_free). */
+sp_error *sp_object_resolve_once(sp_object *o, uint64_t vaddr, const sp_frame **frames,
+				 size_t *n);
 
 /* ------------------------------------------------------------------------ */
 /* JIT code and other name sources without a mapping file.                  */

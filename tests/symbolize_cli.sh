@@ -65,6 +65,43 @@ for l in lines:
 PY
 ok $? "--json: one object per address with every frame"
 
+# Batches: more lines than one batch holds, the same addresses many times
+# in shuffled order, written in odd but valid forms (0X, no 0x, leading
+# zeros, spaces, CRLF, no newline at the end): the same frames as
+# addr2line gives for the canonical list, in input order.
+awk 'BEGIN {srand(7)} {for (i = 0; i < 3600; i++) print rand() " " $0}' "$tmp/addrs" |
+	sort | cut -d' ' -f2 >"$tmp/many"
+awk '{n = NR % 5
+      if (n == 0) print "0X" substr($0, 3)
+      else if (n == 1) print substr($0, 3)
+      else if (n == 2) printf "  0x0000000000000000%s\r\n", substr($0, 3)
+      else if (n == 3) printf "\t%s \n", $0
+      else print}' "$tmp/many" | head -c -1 >"$tmp/odd"
+addr2line -f -i -a -e "$tmp/pie" <"$tmp/many" | sed 's/ (discriminator [0-9]*)$//' >"$tmp/want"
+"$SYMPROF" symbolize -e "$tmp/pie" -a <"$tmp/odd" >"$tmp/got"; r=$?
+lines=$(wc -l <"$tmp/many")
+[ $r = 0 ] && [ "$lines" -gt 70000 ] && cmp -s "$tmp/want" "$tmp/got"
+ok $? "$lines lines in odd forms answer as addr2line's, in order"
+# With little or no room for kept answers (--cache-max), the same.
+for max in 0 3000; do
+	"$SYMPROF" symbolize -e "$tmp/pie" -a --cache-max=$max <"$tmp/odd" >"$tmp/got"; r=$?
+	[ $r = 0 ] && cmp -s "$tmp/want" "$tmp/got"
+	ok $? "--cache-max=$max: the same answers"
+done
+"$SYMPROF" symbolize -e "$tmp/pie" --cache-max=lots 0x10 >/dev/null 2>"$tmp/err"; r=$?
+[ $r = 2 ] && grep -q -- "--cache-max=lots" "$tmp/err"; ok $? "a bad --cache-max is a usage error"
+
+# Lines that are no address print ?? (with -a, the line itself); a line
+# longer than the read block is one line.
+{ echo "0x$a"; echo; echo "zz"; echo "0x"; echo "0x10000000000000000";
+  head -c 3000000 /dev/zero | tr '\0' 'q'; echo; echo "0x$a"; } >"$tmp/bad"
+"$SYMPROF" symbolize -e "$tmp/pie" -a <"$tmp/bad" | cut -c1-40 >"$tmp/got"
+want="$(printf '0x%016x' 0x$a) _ZN5outer5inner6Widget7computeEi"
+want="$want $(sed -n 3p "$tmp/got")  ?? ??:0 zz ?? ??:0 0x ?? ??:0 0x10000000000000000 ?? ??:0 qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq ?? ??:0 $want"
+got=$(tr '\n' ' ' <"$tmp/got")
+case "$got" in "$want"*) r=0 ;; *) r=1; echo "# got: $got" | cut -c1-400 ;; esac
+ok $r "lines that are no address print ?? and the line, a 3 MB line included"
+
 # Streaming: a co-process gets each answer before sending the next line.
 mkfifo "$tmp/in" "$tmp/out"
 "$SYMPROF" symbolize -e "$tmp/pie" -a <"$tmp/in" >"$tmp/out" &

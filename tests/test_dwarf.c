@@ -468,10 +468,30 @@ int main(void)
 	TAP_OK(ns > 10, "fixture has %zu functions", ns);
 
 	test_source_chain(exe, src, syms, ns);
-	if (sh("command -v llvm-symbolizer >/dev/null") == 0)
+	bool llvm = sh("command -v llvm-symbolizer >/dev/null") == 0;
+	if (llvm)
 		compare_llvm(exe, syms, ns);
 	else
 		TAP_OK(1, "llvm-symbolizer comparison # SKIP not installed");
+	/* DWARF 4 and 3: .debug_ranges instead of .debug_rnglists, older
+	 * line-table headers; the same code, so the same symbols */
+	for (int v = 4; v >= 3; v--) {
+		char *old = sp_xasprintf("%s/fixture-dwarf%d", tmpdir, v);
+		rc = sh("g++ -O2 -g -gdwarf-%d -o '%s' '%s' && readelf -S -W '%s' | "
+			"grep -q '\\.debug_ranges'",
+			v, old, src, old);
+		TAP_OK(rc == 0, "compiled the fixture as DWARF %d, with .debug_ranges", v);
+		sym *osyms = NULL;
+		size_t ons = read_syms(old, &osyms);
+		printf("# the fixture as DWARF %d:\n", v);
+		test_source_chain(old, src, osyms, ons);
+		if (llvm)
+			compare_llvm(old, osyms, ons);
+		for (size_t i = 0; i < ons; i++)
+			free(osyms[i].name);
+		free(osyms);
+		free(old);
+	}
 	test_et_rel(exe, src, syms, ns);
 	test_compressed(exe, src, syms, ns);
 	test_no_aranges(exe, syms, ns);

@@ -183,6 +183,26 @@ static void test_profile(const char *exe, const char *src, bool no_inline)
 	}
 	sp_error_free(e);
 	TAP_OK(deep != 0, "an inlined address in compute");
+	if (deep) {
+		/* uncached: the same frames; a later call leaves the cached ones */
+		const sp_frame *f1, *f2, *f3;
+		size_t n1 = 0, n2 = 0, n3 = 0;
+		sp_error *e1 = sp_object_resolve(obj, deep, &f1, &n1);
+		sp_error *e2 = sp_object_resolve_once(obj, deep, &f2, &n2);
+		bool same = !e1 && !e2 && n1 == 4 && n2 == 4 && f1 != f2;
+		for (size_t i = 0; same && i < n1; i++)
+			same = !strcmp(f1[i].name, f2[i].name) && f1[i].line == f2[i].line &&
+			       f1[i].inlined == f2[i].inlined && !strcmp(f1[i].file, f2[i].file);
+		TAP_OK(same, "resolve_once gives the frames resolve gives");
+		const char *inner = n1 ? f1[0].name : NULL;
+		sp_error *e3 = sp_object_resolve_once(obj, compute, &f3, &n3);
+		TAP_OK(!e3 && n3 == 1 && n1 == 4 && f1[0].name == inner &&
+			       strcmp(f3[0].name, inner) != 0,
+		       "a later resolve_once leaves the cached frames alone");
+		sp_error_free(e1);
+		sp_error_free(e2);
+		sp_error_free(e3);
+	}
 
 	sp_profile *p = sp_profile_new();
 	sp_profile_add_sample_type(p, "samples", "count");

@@ -1,0 +1,593 @@
+/* lines.c — a compile unit's line table straight from .debug_line.
+ *
+ * libdw's dwarf_getsrclines builds a linked list of rows, then sorts an
+ * array of pointers to them with qsort: at tens of thousands of rows per
+ * unit that was a quarter of everything `symbolize` did.  This decoder
+ * reads the DWARF 2-5 line program of one unit into an array, which is
+ * already in address order for most units, and gives the same rows, in
+ * the same order, with the same file names, as libdw does:
+ *
+ *   - rows sorted by address, an end_sequence row before an ordinary row
+ *     at the same address, rows of equal keys in program order; the last
+ *     row always marked end_sequence;
+ *   - file names as dwarf_filesrc gives them: absolute names as written,
+ *     others joined to their directory with "/" (directory 0 before DWARF 5
+ *     is DW_AT_comp_dir, and with no comp_dir the name stays alone); entry
+ *     0 before DWARF 5 is "???", in DWARF 5 the header's entry 0.
+ *
+ * Anything unusual is left to libdw: the decoder says so and the caller
+ * uses dwarf_getsrclines (DW_LNE_define_file, VLIW op_index, 64-bit DWARF,
+ * big-endian data, forms other than the common ones, operands that would
+ * not fit libdw's row fields, any malformed byte).
+ */
+#include "symbolize/internal.h"
+
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* DWARF constants used here (values from the DWARF 5 standard). */
+enum {
+	LNS_copy = 1,
+	LNS_advance_pc,
+	LNS_advance_line,
+	LNS_set_file,
+	LNS_set_column,
+	LNS_negate_stmt,
+	LNS_set_basic_block,
+	LNS_const_add_pc,
+	LNS_fixed_advance_pc,
+	LNS_set_prologue_end,
+	LNS_set_epilogue_begin,
+	LNS_set_isa,
+	LNE_end_sequence = 1,
+	LNE_set_address,
+	LNE_define_file,
+	LNE_set_discriminator,
+	LNCT_path = 1,
+	LNCT_directory_index,
+	FORM_block = 0x09,
+	FORM_data2 = 0x05,
+	FORM_data4 = 0x06,
+	FORM_data8 = 0x07,
+	FORM_string = 0x08,
+	FORM_data1 = 0x0b,
+	FORM_strp = 0x0e,
+	FORM_udata = 0x0f,
+	FORM_data16 = 0x1e,
+	FORM_line_strp = 0x1f,
+};
+
+/* Operand counts of the standard opcodes 1..12. */
+static const unsigned char std_lengths[13] = {0, 0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 1};
+
+typedef struct {
+	const unsigned char *p, *end;
+	bool bad;
+} rd;
+
+static uint64_t rd_uleb(rd *r)
+{
+	uint64_t v = 0;
+	for (unsigned shift = 0;; shift += 7) {
+		if (r->p >= r->end || shift > 63) {
+			r->bad = true;
+			return 0;
+		}
+		unsigned char b = *r->p++;
+		if (shift == 63 && (b & 0x7e))
+			r->bad = true;
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return v;
+	}
+}
+
+static int64_t rd_sleb(rd *r)
+{
+	uint64_t v = 0;
+	unsigned shift = 0;
+	unsigned char b;
+	do {
+		if (r->p >= r->end || shift > 63) {
+			r->bad = true;
+			return 0;
+		}
+		b = *r->p++;
+		v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+	} while (b & 0x80);
+	if (shift < 64 && (b & 0x40))
+		v |= ~(uint64_t)0 << shift;
+	return (int64_t)v;
+}
+
+/* N little-endian bytes (N <= 8). */
+static uint64_t rd_fixed(rd *r, size_t n)
+{
+	if ((size_t)(r->end - r->p) < n) {
+		r->bad = true;
+		r->p = r->end;
+		return 0;
+	}
+	uint64_t v = 0;
+	for (size_t i = n; i > 0; i--)
+		v = v << 8 | r->p[i - 1];
+	r->p += n;
+	return v;
+}
+
+static const char *rd_cstr(rd *r)
+{
+	const unsigned char *nul = r->p < r->end ? memchr(r->p, 0, (size_t)(r->end - r->p)) : NULL;
+	if (!nul) {
+		r->bad = true;
+		return NULL;
+	}
+	const char *s = (const char *)r->p;
+	r->p = nul + 1;
+	return s;
+}
+
+/* The string at OFF of a string section, or NULL. */
+static const char *sec_str(const unsigned char *sec, size_t size, uint64_t off)
+{
+	if (!sec || off >= size || !memchr(sec + off, 0, size - off))
+		return NULL;
+	return (const char *)sec + off;
+}
+
+/* One attribute of a DWARF 5 directory or file entry: a string (*STR) for
+ * a path, a number (*NUM) for a directory index.  False for a form this
+ * decoder does not read. */
+static bool rd_form(rd *r, const sp_line_sections *s, unsigned form, const char **str,
+		    uint64_t *num, bool *is_num)
+{
+	*str = NULL;
+	*is_num = false;
+	switch (form) {
+	case FORM_string: *str = rd_cstr(r); return true;
+	case FORM_line_strp:
+		*str = sec_str(s->line_str, s->line_str_size, rd_fixed(r, 4));
+		return true;
+	case FORM_strp: *str = sec_str(s->str, s->str_size, rd_fixed(r, 4)); return true;
+	case FORM_udata: *num = rd_uleb(r); *is_num = true; return true;
+	case FORM_data1: *num = rd_fixed(r, 1); *is_num = true; return true;
+	case FORM_data2: *num = rd_fixed(r, 2); *is_num = true; return true;
+	case FORM_data4: *num = rd_fixed(r, 4); *is_num = true; return true;
+	case FORM_data8: *num = rd_fixed(r, 8); *is_num = true; return true;
+	case FORM_data16:
+		if (r->end - r->p < 16)
+			r->bad = true;
+		else
+			r->p += 16;
+		return true;
+	case FORM_block: {
+		uint64_t n = rd_uleb(r);
+		if ((uint64_t)(r->end - r->p) < n)
+			r->bad = true;
+		else
+			r->p += n;
+		return true;
+	}
+	default: return false;
+	}
+}
+
+/* DIR "/" NAME, or NAME alone when absolute or DIR is NULL (malloc'd). */
+static char *join(const char *dir, const char *name)
+{
+	if (name[0] == '/' || !dir)
+		return sp_xstrdup(name);
+	return sp_xasprintf("%s/%s", dir, name);
+}
+
+void sp_line_table_clear(sp_line_table *t)
+{
+	for (size_t i = 0; i < t->n_files; i++)
+		free(t->files[i]);
+	free(t->files);
+	free(t->rows);
+	*t = (sp_line_table){0};
+}
+
+/* Reads a DWARF 5 entry format: up to 255 (content type, form) pairs. */
+static bool rd_format(rd *r, unsigned char *n, uint64_t types[255], uint64_t forms[255])
+{
+	if (r->p >= r->end)
+		return false;
+	*n = *r->p++;
+	for (unsigned i = 0; i < *n; i++) {
+		types[i] = rd_uleb(r);
+		forms[i] = rd_uleb(r);
+	}
+	return !r->bad;
+}
+
+/* One DWARF 5 directory or file entry of format (TYPES, FORMS, NF): its
+ * path (a string form) and, when it has one, its directory index. */
+static bool rd_entry(rd *r, const sp_line_sections *s, unsigned nf, const uint64_t *types,
+		     const uint64_t *forms, const char **path, uint64_t *dir, bool *have_dir)
+{
+	*path = NULL;
+	*have_dir = false;
+	for (unsigned k = 0; k < nf; k++) {
+		const char *str;
+		uint64_t num;
+		bool is_num;
+		if (!rd_form(r, s, (unsigned)forms[k], &str, &num, &is_num))
+			return false;
+		if (types[k] == LNCT_path) {
+			if (is_num || !str)
+				return false;
+			*path = str;
+		} else if (types[k] == LNCT_directory_index) {
+			if (!is_num)
+				return false;
+			*dir = num;
+			*have_dir = true;
+		}
+	}
+	return !r->bad && *path;
+}
+
+/* The directory and file tables of a DWARF 5 header. */
+static bool read_tables5(rd *r, const sp_line_sections *s, sp_line_table *t)
+{
+	uint64_t types[255], forms[255];
+	unsigned char nf;
+	const char **dirs = NULL;
+	bool ok = false, have_dir;
+	uint64_t dir;
+
+	if (!rd_format(r, &nf, types, forms))
+		return false;
+	uint64_t n_dirs = rd_uleb(r);
+	if (r->bad || (nf == 0 && n_dirs) || (nf && n_dirs > (size_t)(r->end - r->p) / nf))
+		return false;
+	dirs = sp_xreallocarray(NULL, n_dirs + 1, sizeof(*dirs));
+	for (size_t i = 0; i < n_dirs; i++)
+		if (!rd_entry(r, s, nf, types, forms, &dirs[i], &dir, &have_dir))
+			goto out;
+
+	if (!rd_format(r, &nf, types, forms))
+		goto out;
+	uint64_t n_files = rd_uleb(r);
+	if (r->bad || (nf == 0 && n_files) || (nf && n_files > (size_t)(r->end - r->p) / nf))
+		goto out;
+	t->files = sp_xreallocarray(NULL, n_files ? n_files : 1, sizeof(*t->files));
+	if (n_files == 0)
+		t->files[t->n_files++] = sp_xstrdup("???");
+	for (size_t i = 0; i < n_files; i++) {
+		const char *name;
+		if (!rd_entry(r, s, nf, types, forms, &name, &dir, &have_dir) || !have_dir ||
+		    dir >= n_dirs)
+			goto out;
+		t->files[t->n_files++] = join(dirs[dir], name);
+	}
+	ok = true;
+out:
+	free(dirs);
+	return ok;
+}
+
+/* The directory and file tables of a DWARF 2-4 header. */
+static bool read_tables4(rd *r, const char *comp_dir, sp_line_table *t)
+{
+	const char **dirs = NULL;
+	size_t n_dirs = 0, cap_dirs = 0, cap_files = 0;
+	bool ok = false;
+
+	SP_PUSH(dirs, n_dirs, cap_dirs, comp_dir);
+	while (r->p < r->end && *r->p) {
+		const char *d = rd_cstr(r);
+		if (!d)
+			goto out;
+		SP_PUSH(dirs, n_dirs, cap_dirs, d);
+	}
+	if (r->p >= r->end)
+		goto out;
+	r->p++;
+	SP_PUSH(t->files, t->n_files, cap_files, sp_xstrdup("???"));
+	while (r->p < r->end && *r->p) {
+		const char *name = rd_cstr(r);
+		uint64_t dir = rd_uleb(r);
+		rd_uleb(r); /* modification time */
+		rd_uleb(r); /* length */
+		if (r->bad || !name || dir >= n_dirs)
+			goto out;
+		SP_PUSH(t->files, t->n_files, cap_files, join(dirs[dir], name));
+	}
+	if (r->p >= r->end)
+		goto out;
+	r->p++;
+	ok = true;
+out:
+	free(dirs);
+	return ok;
+}
+
+/* A before B in libdw's order of rows, program order aside. */
+static bool row_before(const sp_line_row *a, const sp_line_row *b)
+{
+	if (a->addr != b->addr)
+		return a->addr < b->addr;
+	return a->end_seq && !b->end_seq;
+}
+
+/* A stretch of rows in order, keyed by its first row. */
+typedef struct {
+	uint64_t addr;
+	bool end_seq;
+	size_t start, n;
+} run;
+
+static int cmp_run(const void *x, const void *y)
+{
+	const run *a = x, *b = y;
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	if (a->end_seq != b->end_seq)
+		return a->end_seq ? -1 : 1;
+	return a->start < b->start ? -1 : a->start > b->start;
+}
+
+/* Stable merge sort of ROWS by row_before (the general case). */
+static void merge_sort(sp_line_row *rows, sp_line_row *tmp, size_t n)
+{
+	for (size_t w = 1; w < n; w *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * w) {
+			size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+			size_t i = lo, j = mid, k = lo;
+			while (i < mid && j < hi)
+				tmp[k++] = row_before(&rows[j], &rows[i]) ? rows[j++] : rows[i++];
+			while (i < mid)
+				tmp[k++] = rows[i++];
+			while (j < hi)
+				tmp[k++] = rows[j++];
+		}
+		memcpy(rows, tmp, n * sizeof(*rows));
+	}
+}
+
+/* The rows in libdw's order: a stable sort by row_before.  Runs that are
+ * in order already (a unit's sequences, as a rule) are put in the order
+ * of their first rows; only when that does not give sorted rows (runs
+ * that overlap) is everything merge-sorted. */
+static void sort_rows(sp_line_table *t)
+{
+	sp_line_row *rows = t->rows;
+	size_t n = t->n_rows, n_runs = 0, cap_runs = 0;
+	run *runs = NULL;
+	for (size_t i = 0; i < n;) {
+		size_t j = i + 1;
+		while (j < n && !row_before(&rows[j], &rows[j - 1]))
+			j++;
+		run r = {rows[i].addr, rows[i].end_seq, i, j - i};
+		SP_PUSH(runs, n_runs, cap_runs, r);
+		i = j;
+	}
+	if (n_runs <= 1) {
+		free(runs);
+		return;
+	}
+	qsort(runs, n_runs, sizeof(*runs), cmp_run);
+	sp_line_row *out = sp_xreallocarray(NULL, n, sizeof(*out));
+	bool sorted = true;
+	size_t k = 0;
+	for (size_t i = 0; i < n_runs && sorted; i++) {
+		const run *r = &runs[i];
+		if (i) {
+			/* the seam: the first row strictly after the previous
+			 * run's last, or equal to it and later in the program */
+			const sp_line_row *last = &out[k - 1], *first = &rows[r->start];
+			size_t last_at = runs[i - 1].start + runs[i - 1].n - 1;
+			if (!row_before(last, first) &&
+			    (row_before(first, last) || r->start < last_at))
+				sorted = false;
+		}
+		memcpy(out + k, rows + r->start, r->n * sizeof(*rows));
+		k += r->n;
+	}
+	if (sorted) {
+		free(t->rows);
+		t->rows = out;
+	} else {
+		merge_sort(rows, out, n);
+		free(out);
+	}
+	free(runs);
+}
+
+bool sp_lines_decode(const sp_line_sections *s, uint64_t offset, unsigned addr_size,
+		     const char *comp_dir, sp_line_table *t)
+{
+	*t = (sp_line_table){0};
+	if (!s->line || offset >= s->line_size || (addr_size != 4 && addr_size != 8))
+		return false;
+	rd r = {s->line + offset, s->line + s->line_size, false};
+	uint64_t unit_length = rd_fixed(&r, 4);
+	if (r.bad || unit_length >= 0xfffffff0u || unit_length > (uint64_t)(r.end - r.p))
+		return false; /* 64-bit DWARF, reserved lengths or truncated */
+	r.end = r.p + unit_length;
+	unsigned version = (unsigned)rd_fixed(&r, 2);
+	if (r.bad || version < 2 || version > 5)
+		return false;
+	if (version >= 5) {
+		unsigned asz = (unsigned)rd_fixed(&r, 1), seg = (unsigned)rd_fixed(&r, 1);
+		if (r.bad || asz != addr_size || seg != 0)
+			return false;
+	}
+	uint64_t header_length = rd_fixed(&r, 4);
+	if (r.bad || header_length > (uint64_t)(r.end - r.p))
+		return false;
+	const unsigned char *program = r.p + header_length;
+	unsigned min_len = (unsigned)rd_fixed(&r, 1);
+	unsigned max_ops = version >= 4 ? (unsigned)rd_fixed(&r, 1) : 1;
+	bool default_stmt = rd_fixed(&r, 1) != 0;
+	int line_base = (int8_t)rd_fixed(&r, 1);
+	unsigned line_range = (unsigned)rd_fixed(&r, 1);
+	unsigned opcode_base = (unsigned)rd_fixed(&r, 1);
+	(void)default_stmt;
+	if (r.bad || max_ops != 1 || line_range == 0 || opcode_base == 0 ||
+	    opcode_base - 1 > (size_t)(program - r.p))
+		return false;
+	const unsigned char *lengths = r.p - 1; /* lengths[op] for 1 <= op < opcode_base */
+	for (unsigned op = 1; op < opcode_base && op <= LNS_set_isa; op++)
+		if (lengths[op] != std_lengths[op])
+			return false;
+	r.p += opcode_base - 1;
+
+	rd hdr = {r.p, program, false};
+	if (!(version >= 5 ? read_tables5(&hdr, s, t) : read_tables4(&hdr, comp_dir, t)) ||
+	    hdr.bad || hdr.p != program)
+		goto unusual;
+
+	rd p = {program, r.end, false};
+	size_t cap = 0;
+	uint64_t addr = 0, file = 1, col = 0, isa = 0, discr = 0;
+	int64_t line = 1;
+	while (p.p < p.end) {
+		unsigned op = *p.p++;
+		bool emit = false, end_seq = false;
+		if (op >= opcode_base) {
+			unsigned adj = op - opcode_base;
+			line += line_base + (int)(adj % line_range);
+			addr += (uint64_t)min_len * (adj / line_range);
+			emit = true;
+		} else if (op == 0) {
+			if (p.end - p.p < 2)
+				goto unusual;
+			unsigned len = *p.p++;
+			if (len == 0 || len >= 0x80 || (size_t)(p.end - p.p) < len)
+				goto unusual;
+			unsigned sub = *p.p++;
+			switch (sub) {
+			case LNE_end_sequence:
+				emit = end_seq = true;
+				break;
+			case LNE_set_address:
+				if (len != addr_size + 1)
+					goto unusual;
+				addr = rd_fixed(&p, addr_size);
+				break;
+			case LNE_set_discriminator:
+				discr = rd_uleb(&p);
+				break;
+			case LNE_define_file:
+				goto unusual;
+			default:
+				p.p += len - 1;
+				break;
+			}
+		} else if (op <= LNS_set_isa) {
+			uint64_t u;
+			int64_t sv;
+			switch (op) {
+			case LNS_copy: emit = true; break;
+			case LNS_advance_pc:
+				u = rd_uleb(&p);
+				if (u > UINT32_MAX || u * min_len > UINT32_MAX)
+					goto unusual; /* libdw computes this in 32 bits */
+				addr += u * min_len;
+				break;
+			case LNS_advance_line:
+				sv = rd_sleb(&p);
+				if (sv < INT32_MIN || sv > INT32_MAX)
+					goto unusual;
+				line += sv;
+				break;
+			case LNS_set_file:
+				file = rd_uleb(&p);
+				if (file > UINT32_MAX)
+					goto unusual;
+				break;
+			case LNS_set_column: col = rd_uleb(&p); break;
+			case LNS_const_add_pc:
+				addr += (uint64_t)min_len * ((255 - opcode_base) / line_range);
+				break;
+			case LNS_fixed_advance_pc: addr += rd_fixed(&p, 2); break;
+			case LNS_set_isa: isa = rd_uleb(&p); break;
+			default: break; /* negate_stmt, basic_block, prologue, epilogue */
+			}
+		} else {
+			for (unsigned k = lengths[op]; k > 0; k--)
+				rd_uleb(&p);
+		}
+		if (p.bad)
+			goto unusual;
+		if (!emit)
+			continue;
+		/* values libdw's row fields would not hold make it fail */
+		if (line < INT32_MIN || line > INT32_MAX || col > 0xffff || isa > 0xff ||
+		    discr > 0xffffff)
+			goto unusual;
+		sp_line_row row = {addr, (uint32_t)file, (int32_t)line, (int32_t)col, end_seq};
+		if (t->n_rows == cap) /* a row takes a byte or two of program, as a rule */
+			sp_grow(&t->rows, &cap, t->n_rows + 1 + (size_t)(p.end - p.p) / 2,
+				sizeof(*t->rows));
+		t->rows[t->n_rows++] = row;
+		discr = 0;
+		if (end_seq) {
+			addr = 0;
+			file = 1;
+			line = 1;
+			col = 0;
+			isa = 0;
+		}
+	}
+	sort_rows(t);
+	if (t->n_rows)
+		t->rows[t->n_rows - 1].end_seq = true;
+	return true;
+
+unusual:
+	sp_line_table_clear(t);
+	return false;
+}
+
+bool sp_line_sections_get(Elf *elf, sp_line_sections *out)
+{
+	GElf_Ehdr eh;
+	size_t shstrndx;
+	const uint16_t one = 1;
+	*out = (sp_line_sections){0};
+	if (!elf || !gelf_getehdr(elf, &eh) || eh.e_ident[EI_DATA] != ELFDATA2LSB ||
+	    *(const unsigned char *)&one != 1 || elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return false;
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
+		const unsigned char **p;
+		size_t *size;
+		if (!name)
+			continue;
+		if (!strcmp(name, ".debug_line")) {
+			p = &out->line;
+			size = &out->line_size;
+		} else if (!strcmp(name, ".debug_line_str")) {
+			p = &out->line_str;
+			size = &out->line_str_size;
+		} else if (!strcmp(name, ".debug_str")) {
+			p = &out->str;
+			size = &out->str_size;
+		} else if (!strcmp(name, ".debug_ranges")) {
+			p = &out->ranges;
+			size = &out->ranges_size;
+		} else if (!strcmp(name, ".debug_rnglists")) {
+			p = &out->rnglists;
+			size = &out->rnglists_size;
+		} else {
+			continue;
+		}
+		Elf_Data *data = elf_getdata(scn, NULL);
+		if ((sh.sh_flags & SHF_COMPRESSED) || !data || !data->d_buf)
+			continue; /* then libdw decodes what needs it */
+		*p = data->d_buf;
+		*size = data->d_size;
+	}
+	return out->line != NULL;
+}
