@@ -198,13 +198,18 @@ EXTRA_DIST += tests/flamegraph_dom.js tests/report_pprof_gen.py tests/report_dot
 TESTS += tests/test_report tests/test_report_tools.sh tests/test_flamegraph_js.sh \
 	tests/test_flamegraph_browser.sh tests/test_report_pprof.sh
 # --- end reports tests ---
-# --- fuzz harnesses of the JIT .meta, perf map and kallsyms readers ---
+# --- fuzz harnesses of the JIT .meta, perf map and kallsyms readers, and of .debug_line ---
 check_PROGRAMS += tests/fuzz/fuzz_meta tests/fuzz/fuzz_perfmap
 tests_fuzz_fuzz_meta_SOURCES = tests/fuzz/fuzz_meta.c tests/fuzz/standalone.c
 tests_fuzz_fuzz_meta_LDADD = $(TEST_LIBS)
 tests_fuzz_fuzz_perfmap_SOURCES = tests/fuzz/fuzz_perfmap.c tests/fuzz/standalone.c
 tests_fuzz_fuzz_perfmap_LDADD = $(TEST_LIBS)
 TESTS += tests/fuzz/fuzz_meta tests/fuzz/fuzz_perfmap
+check_PROGRAMS += tests/fuzz/fuzz_lines
+tests_fuzz_fuzz_lines_SOURCES = tests/fuzz/fuzz_lines.c tests/fuzz/standalone.c
+tests_fuzz_fuzz_lines_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS)
+tests_fuzz_fuzz_lines_LDADD = $(TEST_LIBS) $(LIBDW_LIBS) $(LIBELF_LIBS)
+TESTS += tests/fuzz/fuzz_lines
 EXTRA_DIST += tests/fuzz/seeds
 # --- end fuzz harnesses of the JIT readers ---
 EXTRA_DIST += tests/fuzz/reader.h

@@ -1,6 +1,7 @@
 /* standalone.c — replays inputs through a libFuzzer harness without
  * libFuzzer.  With file arguments, runs each file.  Without, runs every
- * tests/malformed/<fmt>/<case>.in and the built-in seeds, then a fixed
+ * tests/malformed/<fmt>/<case>.in, every file of tests/fuzz/seeds/<name>
+ * for the harness fuzz_<name>, and the built-in seeds, then a fixed
  * number of deterministic mutations of them, and prints one TAP line: a
  * crash (or a sanitizer report) fails the test. */
 #include "common/common.h"
@@ -51,7 +52,9 @@ static void add(corpus *c, const uint8_t *d, size_t n)
 	SP_PUSH(c->v, c->n, c->cap, copy);
 }
 
-static void load_dir(corpus *c, const char *dir)
+/* Loads DIR's *.in files, or with ALL every file, and its subdirectories
+ * without a dot in their names. */
+static void load_dir(corpus *c, const char *dir, bool all)
 {
 	DIR *d = opendir(dir);
 	if (!d)
@@ -62,7 +65,7 @@ static void load_dir(corpus *c, const char *dir)
 		if (e->d_name[0] == '.')
 			continue;
 		char *path = sp_xasprintf("%s/%s", dir, e->d_name);
-		if (n > 3 && strcmp(e->d_name + n - 3, ".in") == 0) {
+		if (all || (n > 3 && strcmp(e->d_name + n - 3, ".in") == 0)) {
 			uint8_t *data;
 			size_t len;
 			sp_error *err = sp_read_file(path, &data, &len);
@@ -72,7 +75,7 @@ static void load_dir(corpus *c, const char *dir)
 			}
 			sp_error_free(err);
 		} else if (!strchr(e->d_name, '.')) {
-			load_dir(c, path);
+			load_dir(c, path, all);
 		}
 		free(path);
 	}
@@ -111,8 +114,18 @@ int main(int argc, char **argv)
 		add(&c, (const uint8_t *)seeds[i], strlen(seeds[i]));
 	const char *src = getenv("SP_SRCDIR");
 	char *root = sp_xasprintf("%s/tests/malformed", src && *src ? src : ".");
-	load_dir(&c, root);
+	load_dir(&c, root, false);
 	free(root);
+	/* the harness's own seeds: tests/fuzz/seeds/NAME for fuzz_NAME */
+	const char *base = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+	if (strncmp(base, "lt-", 3) == 0)
+		base += 3;
+	if (strncmp(base, "fuzz_", 5) == 0) {
+		char *seeds_dir = sp_xasprintf("%s/tests/fuzz/seeds/%s", src && *src ? src : ".",
+					       base + 5);
+		load_dir(&c, seeds_dir, true);
+		free(seeds_dir);
+	}
 	for (size_t i = 0; i < c.n; i++)
 		feed(c.v[i], c.len[i]);
 	static const char dict[] = "0123456789abcdefx :[]@/-\n#$=()_.XZ\x00\xff";
