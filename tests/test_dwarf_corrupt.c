@@ -1,0 +1,547 @@
+/* test_dwarf_corrupt.c — corrupted debug info never crashes the resolver.
+ *
+ * A small C++ program of three compile units (templates, functions inlined
+ * two levels deep, a cold part of main) is built -O2 -g twice at test time:
+ * as DWARF 5 (.debug_rnglists, .debug_line_str, DW_FORM_line_strp/strx) and
+ * as DWARF 4 (.debug_ranges).  The unmodified builds must resolve every
+ * function of the source to its linkage name, and an address of alpha to
+ * the inline chain twice <- thrice <- alpha.  Then, from a fixed xorshift
+ * seed, copies are made that each damage ONE debug section (.debug_info,
+ * .debug_abbrev, .debug_line, .debug_rnglists/.debug_ranges, .debug_str,
+ * .debug_line_str, .debug_addr, when present): bits flipped or bytes
+ * overwritten (1-8 of them, sometimes in a unit header), a unit's length
+ * field cut short or pushed past the section's end, or the NULs of a string
+ * section overwritten.  Each copy is opened in a fresh session and every
+ * function address, its middle and last byte and the gaps between functions
+ * are resolved with inlines.  Every call must return frames or an error
+ * whose message formats; every frame string must be NUL-terminated (strlen
+ * is run over each, so ASan and valgrind see any read out of bounds).
+ */
+#include "symbolize/internal.h"
+#include "tests/tap.h"
+
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define N_COPIES 150 /* per DWARF version */
+
+static char tmpdir[256];
+
+/* The fixture: namespace dwc, so every linkage name below follows from
+ * these declarations by the Itanium C++ ABI. */
+static const char *const fixture_src[] = {
+	/* a.cc */
+	"namespace dwc {\n"
+	"volatile int sink;\n"
+	"template <typename T> struct Box {\n"
+	"	T v;\n"
+	"	__attribute__((noipa)) T get(int k) const { sink = k; return v + (T)k; }\n"
+	"};\n"
+	"template <typename T>\n"
+	"static inline __attribute__((always_inline)) T twice(T x) { sink = (int)x; return x * 2; }\n"
+	"static inline __attribute__((always_inline)) int thrice(int x) { return twice(x) + x; }\n"
+	"__attribute__((noipa)) int alpha(int x)\n"
+	"{\n"
+	"	int r = 0;\n"
+	"	for (int i = 0; i < x; i++)\n"
+	"		r += thrice(i ^ x);\n"
+	"	return r;\n"
+	"}\n"
+	"__attribute__((noipa)) long beta(long x) { Box<long> b{x}; return b.get((int)x) + twice<long>(x); }\n"
+	"}\n",
+	/* b.cc */
+	"namespace dwc {\n"
+	"extern volatile int sink;\n"
+	"template <int N> __attribute__((noipa)) int scale(int x)\n"
+	"{\n"
+	"	int r = x;\n"
+	"	for (int i = 0; i < N; i++)\n"
+	"		r = r * 3 + sink;\n"
+	"	return r;\n"
+	"}\n"
+	"__attribute__((noipa)) int gamma(int x) { return scale<3>(x) + scale<5>(x + 1); }\n"
+	"}\n",
+	/* c.cc */
+	"namespace dwc {\n"
+	"int alpha(int); long beta(long); int gamma(int);\n"
+	"extern volatile int sink;\n"
+	"struct Ring {\n"
+	"	int v[4];\n"
+	"	unsigned n;\n"
+	"	__attribute__((noipa)) void push(int x) { v[n++ & 3] = x; }\n"
+	"};\n"
+	"}\n"
+	"int main(int argc, char **argv)\n"
+	"{\n"
+	"	(void)argv;\n"
+	"	dwc::Ring r = {{0, 0, 0, 0}, 0};\n"
+	"	if (__builtin_expect(argc > 5, 0)) {\n"
+	"		for (int i = 0; i < argc; i++)\n"
+	"			r.push(dwc::sink + i);\n"
+	"		return r.v[1];\n"
+	"	}\n"
+	"	r.push(dwc::alpha(argc));\n"
+	"	r.push((int)dwc::beta(argc));\n"
+	"	r.push(dwc::gamma(argc));\n"
+	"	return r.v[0] + r.v[1] + r.v[2];\n"
+	"}\n",
+};
+
+static const char *const expected_funcs[] = {
+	"_ZN3dwc5alphaEi",        "_ZN3dwc4betaEl",      "_ZNK3dwc3BoxIlE3getEi",
+	"_ZN3dwc5scaleILi3EEEii", "_ZN3dwc5scaleILi5EEEii", "_ZN3dwc5gammaEi",
+	"_ZN3dwc4Ring4pushEi",    "main",
+};
+
+static const char *const target_sections[] = {
+	".debug_info", ".debug_abbrev",   ".debug_line", ".debug_rnglists", ".debug_ranges",
+	".debug_str",  ".debug_line_str", ".debug_addr",
+};
+
+/* Runs the shell command CMD (consumed). */
+static int run(char *cmd)
+{
+	int rc = system(cmd);
+	free(cmd);
+	return rc;
+}
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
+
+static uint64_t rnd(void)
+{
+	uint64_t x = rng_state;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return rng_state = x;
+}
+
+static uint64_t below(uint64_t n)
+{
+	return n ? rnd() % n : 0;
+}
+
+typedef struct {
+	char *name;
+	uint64_t addr, size;
+} sym;
+
+typedef struct {
+	const char *name;
+	size_t off, size;
+} section;
+
+typedef struct {
+	uint8_t *data;
+	size_t len;
+	sym *syms;
+	size_t n_syms;
+	section secs[SP_ARRAY_LEN(target_sections)];
+	size_t n_secs;
+	bool compressed;
+} fixture;
+
+/* Function symbols and the debug sections of the ELF at PATH, with libelf. */
+static bool fixture_read(const char *path, fixture *fx)
+{
+	memset(fx, 0, sizeof(*fx));
+	sp_error *e = sp_read_file(path, &fx->data, &fx->len);
+	if (e) {
+		sp_error_free(e);
+		return false;
+	}
+	elf_version(EV_CURRENT);
+	int fd = open(path, O_RDONLY);
+	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
+	size_t shstrndx;
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0) {
+		if (elf)
+			elf_end(elf);
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	Elf_Scn *scn = NULL;
+	size_t cap = 0;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!name)
+			continue;
+		for (size_t i = 0; i < SP_ARRAY_LEN(target_sections); i++) {
+			if (strcmp(name, target_sections[i]) || sh.sh_type == SHT_NOBITS ||
+			    sh.sh_size == 0 || sh.sh_offset + sh.sh_size > fx->len)
+				continue;
+			fx->secs[fx->n_secs++] = (section){target_sections[i], sh.sh_offset, sh.sh_size};
+			if (sh.sh_flags & SHF_COMPRESSED)
+				fx->compressed = true;
+		}
+		if (sh.sh_type != SHT_SYMTAB)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		for (size_t k = 0; d && sh.sh_entsize && k < sh.sh_size / sh.sh_entsize; k++) {
+			GElf_Sym s;
+			if (!gelf_getsym(d, (int)k, &s) || GELF_ST_TYPE(s.st_info) != STT_FUNC ||
+			    s.st_shndx == SHN_UNDEF || s.st_value == 0)
+				continue;
+			const char *sn = elf_strptr(elf, sh.sh_link, s.st_name);
+			sym y = {sp_xstrdup(sn ? sn : ""), s.st_value, s.st_size};
+			SP_PUSH(fx->syms, fx->n_syms, cap, y);
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	return true;
+}
+
+static void fixture_clear(fixture *fx)
+{
+	for (size_t i = 0; i < fx->n_syms; i++)
+		free(fx->syms[i].name);
+	free(fx->syms);
+	free(fx->data);
+}
+
+/* Addresses to resolve: every function's first, middle and last byte and
+ * the byte after it (often padding between functions). */
+static size_t probe_addrs(const fixture *fx, uint64_t **out)
+{
+	size_t n = 0, cap = 0;
+	*out = NULL;
+	for (size_t i = 0; i < fx->n_syms; i++) {
+		const sym *s = &fx->syms[i];
+		uint64_t v[4] = {s->addr, s->addr + s->size / 2, s->addr + s->size - 1,
+				 s->addr + s->size};
+		for (size_t k = 0; k < 4; k++)
+			if (k == 0 || s->size > 0)
+				SP_PUSH(*out, n, cap, v[k]);
+	}
+	return n;
+}
+
+static sp_symbolize_options session_opts(void)
+{
+	static const char *dirs[1];
+	static char nodebug[300];
+	snprintf(nodebug, sizeof(nodebug), "%s/no-debug", tmpdir);
+	dirs[0] = nodebug;
+	return (sp_symbolize_options){
+		.no_debuginfod = true, .debug_dirs = dirs, .n_debug_dirs = 1,
+		.demangle = SP_DEMANGLE_NONE};
+}
+
+/* Strings an error or frames hand out must be readable to their NUL. */
+static size_t error_ok(sp_error *e)
+{
+	char *s = sp_error_string(e);
+	size_t len = s ? strlen(s) : 0;
+	free(s);
+	sp_error_free(e);
+	return len;
+}
+
+/* FNV-1a over LEN bytes at P, into *H. */
+static void mix(uint64_t *h, const void *p, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		*h = (*h ^ ((const uint8_t *)p)[i]) * 0x100000001b3ULL;
+}
+
+static void mix_str(uint64_t *h, const char *s)
+{
+	mix(h, s ? s : "", s ? strlen(s) + 1 : 1); /* strlen reads up to the NUL */
+}
+
+/* Checks N frames and mixes what they say into *H. */
+static bool frames_ok(const sp_frame *f, size_t n, uint64_t *h)
+{
+	mix(h, &n, sizeof(n));
+	if (n && !f)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		mix_str(h, f[i].name);
+		mix_str(h, f[i].system_name);
+		mix_str(h, f[i].file);
+		mix(h, &f[i].line, sizeof(f[i].line));
+		mix(h, &f[i].column, sizeof(f[i].column));
+		if (f[i].inlined != (i + 1 < n))
+			return false;
+	}
+	return true;
+}
+
+typedef struct {
+	size_t opened, open_errors, calls, errors, with_frames, bad;
+	uint64_t digest; /* of every answer of the last copy */
+} tally;
+
+/* Opens PATH in a fresh session and resolves every probe address. */
+static void resolve_all(const char *path, const uint64_t *addrs, size_t n_addrs, tally *t)
+{
+	sp_symbolize_options o = session_opts();
+	sp_symbolizer *s = sp_symbolizer_new(&o);
+	sp_object *obj = NULL;
+	sp_error *e = sp_symbolizer_object(s, path, NULL, &obj);
+	t->digest = 0xcbf29ce484222325ULL;
+	if (e) {
+		t->open_errors++;
+		if (!error_ok(e))
+			t->bad++;
+		sp_symbolizer_free(s);
+		return;
+	}
+	t->opened++;
+	for (size_t i = 0; i < n_addrs; i++) {
+		const sp_frame *f = NULL;
+		size_t n = 0;
+		t->calls++;
+		e = sp_object_resolve(obj, addrs[i], &f, &n);
+		if (e) {
+			t->errors++;
+			mix(&t->digest, "E", 1);
+			if (!error_ok(e) || n != 0)
+				t->bad++;
+			continue;
+		}
+		if (!frames_ok(f, n, &t->digest))
+			t->bad++;
+		t->with_frames += n > 0;
+	}
+	sp_symbolizer_free(s);
+}
+
+/* The unit headers of sections made of units with an initial 32-bit
+ * unit_length: the offset of each length field. */
+static size_t unit_offsets(const uint8_t *p, size_t size, size_t *out, size_t max)
+{
+	size_t n = 0;
+	for (size_t off = 0; off + 4 <= size && n < max;) {
+		uint32_t len = (uint32_t)p[off] | (uint32_t)p[off + 1] << 8 |
+			       (uint32_t)p[off + 2] << 16 | (uint32_t)p[off + 3] << 24;
+		if (len == 0 || len >= 0xfffffff0u)
+			break;
+		out[n++] = off;
+		off += 4 + (size_t)len;
+	}
+	return n;
+}
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* Damages one section of BUF (a copy of FX's file) and describes it in
+ * WHAT. */
+static void corrupt(const fixture *fx, uint8_t *buf, char *what, size_t what_len)
+{
+	const section *sec = &fx->secs[below(fx->n_secs)];
+	uint8_t *p = buf + sec->off;
+	bool units = !strcmp(sec->name, ".debug_info") || !strcmp(sec->name, ".debug_line") ||
+		     !strcmp(sec->name, ".debug_rnglists") || !strcmp(sec->name, ".debug_addr");
+	bool strings = !strcmp(sec->name, ".debug_str") || !strcmp(sec->name, ".debug_line_str");
+	size_t uoff[256];
+	size_t nu = units ? unit_offsets(p, sec->size, uoff, SP_ARRAY_LEN(uoff)) : 0;
+	unsigned kind = (unsigned)below(8);
+	if (kind == 0 && nu) {
+		/* a unit length cut short, or running past the section */
+		size_t u = uoff[below(nu)];
+		uint32_t len = (uint32_t)p[u] | (uint32_t)p[u + 1] << 8 |
+			       (uint32_t)p[u + 2] << 16 | (uint32_t)p[u + 3] << 24;
+		uint32_t nl = below(3) ? (uint32_t)below(len)
+				       : len + 1 + (uint32_t)below(sec->size + 64);
+		put_le32(p + u, nl);
+		snprintf(what, what_len, "%s: unit length at %zu %u -> %u", sec->name, u, len, nl);
+		return;
+	}
+	if (kind == 1 && strings) {
+		/* strings without their terminator, the last one included */
+		size_t k = 1 + below(8);
+		for (size_t i = 0; i < k; i++) {
+			size_t at = i == 0 ? sec->size - 1 : below(sec->size);
+			p[at] = p[at] ? p[at] : 'x';
+		}
+		snprintf(what, what_len, "%s: %zu bytes made non-NUL", sec->name, k);
+		return;
+	}
+	size_t k = 1 + below(8);
+	/* near a unit header now and then, else anywhere */
+	size_t base = nu && kind == 2 ? uoff[below(nu)] : 0;
+	size_t span = nu && kind == 2 ? 24 : sec->size;
+	if (base + span > sec->size)
+		span = sec->size - base;
+	bool flip = below(2);
+	size_t first = base + below(span);
+	for (size_t i = 0; i < k; i++) {
+		/* overwrites are consecutive, flips scattered */
+		size_t at = flip ? base + below(span) : first + i;
+		if (at >= sec->size)
+			break;
+		if (flip)
+			p[at] ^= (uint8_t)(1u << below(8));
+		else
+			p[at] = (uint8_t)(below(4) == 0 ? 0xff : below(4) == 0 ? 0 : rnd());
+	}
+	snprintf(what, what_len, "%s: %zu bytes %s from offset %zu", sec->name, k,
+		 flip ? "flipped" : "overwritten", flip ? base : first);
+}
+
+static bool write_file(const char *path, const uint8_t *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+	if (!f)
+		return false;
+	bool ok = fwrite(data, 1, len, f) == len;
+	return fclose(f) == 0 && ok;
+}
+
+static const sym *find_sym(const fixture *fx, const char *name)
+{
+	for (size_t i = 0; i < fx->n_syms; i++)
+		if (!strcmp(fx->syms[i].name, name))
+			return &fx->syms[i];
+	return NULL;
+}
+
+/* The unmodified build: every function of the source by its name, and the
+ * inline chain of alpha. */
+static void check_original(const char *path, const fixture *fx, int version)
+{
+	sp_symbolize_options o = session_opts();
+	sp_symbolizer *s = sp_symbolizer_new(&o);
+	sp_object *obj = NULL;
+	sp_error *e = sp_symbolizer_object(s, path, NULL, &obj);
+	TAP_OK(!e, "DWARF %d: the unmodified build opens", version);
+	if (e) {
+		sp_error_free(e);
+		sp_symbolizer_free(s);
+		return;
+	}
+	for (size_t i = 0; i < SP_ARRAY_LEN(expected_funcs); i++) {
+		const sym *y = find_sym(fx, expected_funcs[i]);
+		const sp_frame *f = NULL;
+		size_t n = 0;
+		e = y ? sp_object_resolve(obj, y->addr, &f, &n) : NULL;
+		TAP_OK(y && !e && n >= 1 && f[n - 1].system_name &&
+			       !strcmp(f[n - 1].system_name, expected_funcs[i]),
+		       "DWARF %d: %s resolves to itself (got %s)", version, expected_funcs[i],
+		       n && f[n - 1].system_name ? f[n - 1].system_name : "nothing");
+		sp_error_free(e);
+	}
+	const sym *a = find_sym(fx, "_ZN3dwc5alphaEi");
+	bool chain = false;
+	for (uint64_t x = a ? a->addr : 0; a && x < a->addr + a->size && !chain; x++) {
+		const sp_frame *f = NULL;
+		size_t n = 0;
+		e = sp_object_resolve(obj, x, &f, &n);
+		chain = !e && n == 3 && f[0].system_name && f[1].system_name &&
+			strstr(f[0].system_name, "twice") &&
+			strstr(f[1].system_name, "thrice") &&
+			!strcmp(f[2].system_name, "_ZN3dwc5alphaEi") && f[0].inlined &&
+			f[1].inlined && !f[2].inlined;
+		sp_error_free(e);
+	}
+	TAP_OK(chain, "DWARF %d: an address of alpha is twice <- thrice <- alpha", version);
+	sp_symbolizer_free(s);
+}
+
+static void run_version(int version)
+{
+	char *exe = sp_xasprintf("%s/fx%d", tmpdir, version);
+	char *copy = sp_xasprintf("%s/fx%d-bad", tmpdir, version);
+	int rc = run(sp_xasprintf("cd '%s' && g++ -O2 -g -gdwarf-%d -o '%s' a.cc b.cc c.cc",
+				  tmpdir, version, exe));
+	TAP_OK(rc == 0, "built the fixture as DWARF %d", version);
+	fixture fx;
+	if (rc != 0 || !fixture_read(exe, &fx)) {
+		TAP_OK(0, "DWARF %d: read the fixture's sections", version);
+		goto out;
+	}
+	TAP_OK(!fx.compressed && fx.n_secs >= 5 && fx.n_syms >= SP_ARRAY_LEN(expected_funcs),
+	       "DWARF %d: %zu uncompressed debug sections to damage, %zu functions", version,
+	       fx.n_secs, fx.n_syms);
+	bool want_ranges = false;
+	for (size_t i = 0; i < fx.n_secs; i++) {
+		printf("# %s: %zu bytes\n", fx.secs[i].name, fx.secs[i].size);
+		want_ranges |= !strcmp(fx.secs[i].name,
+				       version >= 5 ? ".debug_rnglists" : ".debug_ranges");
+	}
+	TAP_OK(want_ranges, "DWARF %d: the fixture has range lists (%s)", version,
+	       version >= 5 ? ".debug_rnglists" : ".debug_ranges");
+	check_original(exe, &fx, version);
+
+	uint64_t *addrs;
+	size_t n_addrs = probe_addrs(&fx, &addrs);
+	uint8_t *buf = sp_xmalloc(fx.len);
+	tally t = {0};
+	resolve_all(exe, addrs, n_addrs, &t);
+	uint64_t clean = t.digest;
+	t = (tally){0};
+	size_t written = 0, bad_before = 0, changed = 0;
+	for (int i = 0; i < N_COPIES && fx.n_secs; i++) {
+		char what[256];
+		memcpy(buf, fx.data, fx.len);
+		corrupt(&fx, buf, what, sizeof(what));
+		if (!write_file(copy, buf, fx.len))
+			continue;
+		written++;
+		resolve_all(copy, addrs, n_addrs, &t);
+		if (t.bad != bad_before)
+			printf("# copy %d (%s): a call broke its contract\n", i, what);
+		bad_before = t.bad;
+		changed += t.digest != clean;
+	}
+	printf("# DWARF %d: %zu copies, %zu opened, %zu open errors, %zu calls, %zu errors, "
+	       "%zu with frames; %zu copies answered differently from the original\n",
+	       version, written, t.opened, t.open_errors, t.calls, t.errors, t.with_frames,
+	       changed);
+	TAP_EQ_U64(written, N_COPIES, "DWARF %d: wrote every damaged copy", version);
+	TAP_EQ_U64(t.bad, 0, "DWARF %d: every call returned frames or an error that formats",
+		   version);
+	/* the damage reaches the readers: not a test of untouched bytes */
+	TAP_OK(changed * 5 >= written, "DWARF %d: at least a fifth of the copies answer "
+	       "differently from the original (%zu)", version, changed);
+	TAP_OK(t.calls >= (size_t)N_COPIES * n_addrs / 2,
+	       "DWARF %d: most copies opened and were asked %zu addresses", version, n_addrs);
+	free(buf);
+	free(addrs);
+	fixture_clear(&fx);
+out:
+	free(exe);
+	free(copy);
+}
+
+int main(void)
+{
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/sp-dwcorrupt-XXXXXX");
+	if (!mkdtemp(tmpdir))
+		return 1;
+	char *nodebug = sp_xasprintf("%s/no-debug", tmpdir);
+	mkdir(nodebug, 0700);
+	free(nodebug);
+	const char *names[] = {"a.cc", "b.cc", "c.cc"};
+	bool wrote = true;
+	for (size_t i = 0; i < SP_ARRAY_LEN(names); i++) {
+		char *p = sp_xasprintf("%s/%s", tmpdir, names[i]);
+		wrote &= write_file(p, (const uint8_t *)fixture_src[i], strlen(fixture_src[i]));
+		free(p);
+	}
+	TAP_OK(wrote, "wrote the fixture's three compile units");
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	run_version(5);
+	run_version(4);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	printf("# %.1f s\n", (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
+	run(sp_xasprintf("rm -rf '%s'", tmpdir));
+	return tap_done();
+}
