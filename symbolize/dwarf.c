@@ -77,7 +77,7 @@ typedef struct {
 typedef struct {
 	Dwarf_Die die;
 	Dwarf_Off start; /* offset of the unit (its header) */
-	Dwarf_Off end; /* offset of the next unit */
+	Dwarf_Off end; /* offset of the next unit, at most the section's size; 0: unknown */
 	bool loaded;
 	sp_line_row *lines;   /* file: index into fnames */
 	size_t n_lines;
@@ -368,18 +368,43 @@ static bool to_dwfl(const sp_dwarf *d, uint64_t addr, uint64_t *out)
 	return true;
 }
 
+/* Size of the (decompressed, relocated) .debug_info libdw reads from ELF,
+ * or 0 when there is none. */
+static size_t debug_info_size(Elf *elf)
+{
+	size_t shstrndx;
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return 0;
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		const char *name;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
+		    !(name = elf_strptr(elf, shstrndx, sh.sh_name)) ||
+		    (strcmp(name, ".debug_info") && strcmp(name, ".zdebug_info")))
+			continue;
+		Elf_Data *data = elf_getdata(scn, NULL);
+		return data && data->d_buf ? data->d_size : 0;
+	}
+	return 0;
+}
+
 static void index_cus(sp_dwarf *d)
 {
 	size_t cap_cus = 0, cap_r = 0;
 	Dwarf_Off off = 0, next;
 	size_t hsize;
+	/* dwarf_nextcu takes a unit's length as it is: a damaged one puts the
+	 * next unit past the end of .debug_info, and the raw walk must stop at
+	 * the section's end, not there. */
+	size_t info_size = debug_info_size(dwarf_getelf(d->dw));
 	while (dwarf_nextcu(d->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
 		Dwarf_Die cudie;
 		if (dwarf_offdie(d->dw, off + hsize, &cudie) != NULL) {
 			cu_info ci = {0};
 			ci.die = cudie;
 			ci.start = off;
-			ci.end = next;
+			ci.end = next < info_size ? next : info_size;
 			uint32_t idx = (uint32_t)d->n_cus;
 			bool any = false;
 			Dwarf_Addr base, lo, hi;
@@ -1024,7 +1049,7 @@ static bool raw_walk_cu(Dwarf *dw, cu_info *ci, raw_walk *w)
 	if (!raw_abbrevs(w, cudie))
 		return false;
 	Dwarf_Off base = dwarf_dieoffset(cudie);
-	if (ci->end <= base || !cudie->addr)
+	if (ci->end <= base || !cudie->addr) /* ci->end 0: the section's size is unknown */
 		return false;
 	const unsigned char *start = cudie->addr, *p = start, *end = start + (ci->end - base);
 	uint32_t ctx[RAW_MAX_LEVEL + 2];
