@@ -1,17 +1,23 @@
 /* test_dwarf_corrupt.c — corrupted debug info never crashes the resolver.
  *
  * A small C++ program of three compile units (templates, functions inlined
- * two levels deep, a cold part of main) is built -O2 -g twice at test time:
- * as DWARF 5 (.debug_rnglists, .debug_line_str, DW_FORM_line_strp/strx) and
- * as DWARF 4 (.debug_ranges).  The unmodified builds must resolve every
+ * two levels deep, a cold part of main) is built -O2 -g at test time: by
+ * GCC as DWARF 5 (.debug_rnglists, .debug_line_str, DW_FORM_line_strp) and
+ * as DWARF 4 (.debug_ranges), and by clang as DWARF 5 (DW_FORM_strx,
+ * addrx, rnglistx: .debug_str_offsets, .debug_addr), 100 damaged copies of
+ * each.  The unmodified builds must resolve every
  * function of the source to its linkage name, and an address of alpha to
  * the inline chain twice <- thrice <- alpha.  Then, from a fixed xorshift
  * seed, copies are made that each damage ONE debug section (.debug_info,
  * .debug_abbrev, .debug_line, .debug_rnglists/.debug_ranges, .debug_str,
- * .debug_line_str, .debug_addr, when present): bits flipped or bytes
- * overwritten (1-8 of them, sometimes in a unit header), a unit's length
- * field cut short or pushed past the section's end, or the NULs of a string
- * section overwritten.  Each copy is opened in a fresh session and every
+ * .debug_line_str, .debug_addr, .debug_str_offsets, when present): bits
+ * flipped or bytes overwritten (1-8 of them, sometimes in a unit header), a
+ * unit's length field cut short or pushed past the section's end, or the
+ * NULs of a string section overwritten.  The first copies damage each
+ * section's end: its last unit runs off it, its last string loses its NUL.
+ * The damaged section is moved to the end of the copy, which ends on a page
+ * boundary, so reading past the section is reading past the file, which
+ * ASan reports.  Each copy is opened in a fresh session and every
  * function address, its middle and last byte and the gaps between functions
  * are resolved with inlines.  Every call must return frames or an error
  * whose message formats; every frame string must be NUL-terminated (strlen
@@ -141,7 +147,7 @@ typedef struct {
 
 typedef struct {
 	const char *name;
-	size_t off, size;
+	size_t off, size, index;
 } section;
 
 typedef struct {
@@ -187,7 +193,8 @@ static bool fixture_read(const char *path, fixture *fx)
 			if (strcmp(name, target_sections[i]) || sh.sh_type == SHT_NOBITS ||
 			    sh.sh_size == 0 || sh.sh_offset + sh.sh_size > fx->len)
 				continue;
-			fx->secs[fx->n_secs++] = (section){target_sections[i], sh.sh_offset, sh.sh_size};
+			fx->secs[fx->n_secs++] =
+				(section){target_sections[i], sh.sh_offset, sh.sh_size, elf_ndxscn(scn)};
 			if (sh.sh_flags & SHF_COMPRESSED)
 				fx->compressed = true;
 		}
@@ -347,19 +354,18 @@ static void put_le32(uint8_t *p, uint32_t v)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
 
-/* Damages one section of BUF (a copy of FX's file) and describes it in
- * WHAT. */
-static void corrupt(const fixture *fx, uint8_t *buf, char *what, size_t what_len)
+/* Damages section SEC, whose bytes are at P, and describes it in WHAT:
+ * as KIND says, or as the generator picks when KIND is -1. */
+static void corrupt(const section *sec, uint8_t *p, int kind, char *what, size_t what_len)
 {
-	const section *sec = &fx->secs[below(fx->n_secs)];
-	uint8_t *p = buf + sec->off;
 	bool units = !strcmp(sec->name, ".debug_info") || !strcmp(sec->name, ".debug_line") ||
 		     !strcmp(sec->name, ".debug_rnglists") || !strcmp(sec->name, ".debug_addr") ||
 		     !strcmp(sec->name, ".debug_str_offsets");
 	bool strings = !strcmp(sec->name, ".debug_str") || !strcmp(sec->name, ".debug_line_str");
 	size_t uoff[256];
 	size_t nu = units ? unit_offsets(p, sec->size, uoff, SP_ARRAY_LEN(uoff)) : 0;
-	unsigned kind = (unsigned)below(8);
+	if (kind < 0)
+		kind = (int)below(8);
 	if (kind == 0 && nu) {
 		/* a unit length cut short, or running past the section */
 		size_t u = uoff[below(nu)];
@@ -369,6 +375,18 @@ static void corrupt(const fixture *fx, uint8_t *buf, char *what, size_t what_len
 				       : len + 1 + (uint32_t)below(sec->size + 64);
 		put_le32(p + u, nl);
 		snprintf(what, what_len, "%s: unit length at %zu %u -> %u", sec->name, u, len, nl);
+		return;
+	}
+	if (kind == 3 && nu) {
+		/* the last unit runs off the section: its length past the end,
+		 * its closing bytes (the NULs ending its DIEs) made non-zero */
+		size_t u = uoff[nu - 1], k = 1 + below(4);
+		uint32_t nl = (uint32_t)(sec->size - u) + (uint32_t)below(4096);
+		put_le32(p + u, nl);
+		for (size_t i = 0; i < k; i++)
+			p[sec->size - 1 - i] = (uint8_t)(1 + below(255));
+		snprintf(what, what_len, "%s: last unit at %zu runs off, length %u, %zu end bytes set",
+			 sec->name, u, nl, k);
 		return;
 	}
 	if (kind == 1 && strings) {
@@ -401,6 +419,34 @@ static void corrupt(const fixture *fx, uint8_t *buf, char *what, size_t what_len
 	}
 	snprintf(what, what_len, "%s: %zu bytes %s from offset %zu", sec->name, k,
 		 flip ? "flipped" : "overwritten", flip ? base : first);
+}
+
+/* A copy of FX's file with section SEC moved to its end, which is on a
+ * page boundary: a read past the section's end is a read past the end of
+ * the file, a fault where it is mapped and an error for ASan or valgrind
+ * where it is read into memory.  *LEN gets the copy's size, *AT the
+ * section's new offset.  NULL unless the file is ELF64 little-endian. */
+static uint8_t *moved_copy(const fixture *fx, const section *sec, size_t *len, size_t *at)
+{
+	Elf64_Ehdr eh;
+	Elf64_Shdr sh;
+	if (fx->len < sizeof(eh))
+		return NULL;
+	memcpy(&eh, fx->data, sizeof(eh));
+	size_t sh_at = eh.e_shoff + sec->index * (size_t)eh.e_shentsize;
+	if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB ||
+	    eh.e_shentsize != sizeof(sh) || sh_at + sizeof(sh) > fx->len)
+		return NULL;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	*len = (fx->len + sec->size + page - 1) / page * page;
+	*at = *len - sec->size;
+	uint8_t *buf = sp_xcalloc(1, *len);
+	memcpy(buf, fx->data, fx->len);
+	memcpy(buf + *at, fx->data + sec->off, sec->size);
+	memcpy(&sh, buf + sh_at, sizeof(sh));
+	sh.sh_offset = *at;
+	memcpy(buf + sh_at, &sh, sizeof(sh));
+	return buf;
 }
 
 static bool write_file(const char *path, const uint8_t *data, size_t len)
@@ -502,7 +548,6 @@ static void run_build(const build *bd, int k)
 
 	uint64_t *addrs;
 	size_t n_addrs = probe_addrs(&fx, &addrs);
-	uint8_t *buf = sp_xmalloc(fx.len);
 	tally t = {0};
 	resolve_all(exe, addrs, n_addrs, &t);
 	uint64_t clean = t.digest;
@@ -510,9 +555,19 @@ static void run_build(const build *bd, int k)
 	size_t written = 0, bad_before = 0, changed = 0;
 	for (int i = 0; i < N_COPIES && fx.n_secs; i++) {
 		char what[256];
-		memcpy(buf, fx.data, fx.len);
-		corrupt(&fx, buf, what, sizeof(what));
-		if (!write_file(copy, buf, fx.len))
+		/* first, each section once, its end damaged: the last unit runs
+		 * off it, or its last string loses its NUL */
+		bool end = (size_t)i < fx.n_secs;
+		const section *sec = &fx.secs[end ? (size_t)i : below(fx.n_secs)];
+		int kind = !end ? -1 : strstr(sec->name, "_str") && !strstr(sec->name, "offsets") ? 1 : 3;
+		size_t len, at;
+		uint8_t *buf = moved_copy(&fx, sec, &len, &at);
+		if (!buf)
+			continue;
+		corrupt(sec, buf + at, kind, what, sizeof(what));
+		bool ok = write_file(copy, buf, len);
+		free(buf);
+		if (!ok)
 			continue;
 		written++;
 		resolve_all(copy, addrs, n_addrs, &t);
@@ -533,7 +588,6 @@ static void run_build(const build *bd, int k)
 	       "differently from the original (%zu)", label, changed);
 	TAP_OK(t.calls >= (size_t)N_COPIES * n_addrs / 2,
 	       "%s: most copies opened and were asked %zu addresses", label, n_addrs);
-	free(buf);
 	free(addrs);
 	fixture_clear(&fx);
 out:
