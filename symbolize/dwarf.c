@@ -77,7 +77,7 @@ typedef struct {
 typedef struct {
 	Dwarf_Die die;
 	Dwarf_Off start; /* offset of the unit (its header) */
-	Dwarf_Off end; /* offset of the next unit */
+	Dwarf_Off end; /* offset of the next unit, at most the section's size; 0: unknown */
 	bool loaded;
 	sp_line_row *lines;   /* file: index into fnames */
 	size_t n_lines;
@@ -368,18 +368,64 @@ static bool to_dwfl(const sp_dwarf *d, uint64_t addr, uint64_t *out)
 	return true;
 }
 
+/* The data of section .debug_WHAT (or GNU-compressed .zdebug_WHAT) of
+ * ELF as libdw reads it, decompressed and relocated; NULL if none. */
+static Elf_Data *debug_section(Elf *elf, const char *what)
+{
+	size_t shstrndx;
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return NULL;
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		const char *name;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
+		    !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
+			continue;
+		if (!strncmp(name, ".z", 2))
+			name++;
+		if (!strncmp(name, ".debug_", 7) && !strcmp(name + 7, what)) {
+			Elf_Data *data = elf_getdata(scn, NULL);
+			return data && data->d_buf ? data : NULL;
+		}
+	}
+	return NULL;
+}
+
+/* Whether every string of ELF's string sections ends inside its section.
+ * libdw hands out pointers into .debug_str and .debug_line_str without
+ * looking for the NUL (dwarf_formstring; the file names of
+ * dwarf_getsrclines, which it measures with strlen), so in a damaged file
+ * whose section lost its last NUL, libdw and every user of a name read
+ * past the section, and past the mapped file when it ends there. */
+static bool strings_terminated(Elf *elf)
+{
+	static const char *const secs[] = {"str", "line_str"};
+	for (size_t i = 0; i < SP_ARRAY_LEN(secs); i++) {
+		Elf_Data *data = debug_section(elf, secs[i]);
+		if (data && data->d_size && ((const char *)data->d_buf)[data->d_size - 1] != 0)
+			return false;
+	}
+	return true;
+}
+
 static void index_cus(sp_dwarf *d)
 {
 	size_t cap_cus = 0, cap_r = 0;
 	Dwarf_Off off = 0, next;
 	size_t hsize;
+	/* dwarf_nextcu takes a unit's length as it is: a damaged one puts the
+	 * next unit past the end of .debug_info, and the raw walk must stop at
+	 * the section's end, not there. */
+	Elf_Data *info = debug_section(dwarf_getelf(d->dw), "info");
+	size_t info_size = info ? info->d_size : 0;
 	while (dwarf_nextcu(d->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
 		Dwarf_Die cudie;
 		if (dwarf_offdie(d->dw, off + hsize, &cudie) != NULL) {
 			cu_info ci = {0};
 			ci.die = cudie;
 			ci.start = off;
-			ci.end = next;
+			ci.end = next < info_size ? next : info_size;
 			uint32_t idx = (uint32_t)d->n_cus;
 			bool any = false;
 			Dwarf_Addr base, lo, hi;
@@ -466,6 +512,8 @@ static sp_error *open_module(sp_dwarf *d)
 	 * addresses are module addresses already, whatever bias it reports. */
 	if (etype == ET_REL)
 		d->dwbias = 0;
+	if (d->dw && !strings_terminated(dwarf_getelf(d->dw)))
+		d->dw = NULL; /* malformed: the symbol tables name the functions */
 	if (d->dw) {
 		index_cus(d);
 		/* ET_REL objects are left to libdw, which relocates their
@@ -1024,7 +1072,7 @@ static bool raw_walk_cu(Dwarf *dw, cu_info *ci, raw_walk *w)
 	if (!raw_abbrevs(w, cudie))
 		return false;
 	Dwarf_Off base = dwarf_dieoffset(cudie);
-	if (ci->end <= base || !cudie->addr)
+	if (ci->end <= base || !cudie->addr) /* ci->end 0: the section's size is unknown */
 		return false;
 	const unsigned char *start = cudie->addr, *p = start, *end = start + (ci->end - base);
 	uint32_t ctx[RAW_MAX_LEVEL + 2];

@@ -255,3 +255,10 @@ dist_check_SCRIPTS += tests/cli_mcjit.sh
 TESTS += tests/cli_mcjit.sh
 EXTRA_DIST += testdata/jit/mcjit_funcs.c testdata/jit/mcjit_funcs2.c
 # --- end MCJIT end to end ---
+# --- corrupted debug info against the resolver's own DWARF readers ---
+check_PROGRAMS += tests/test_dwarf_corrupt
+tests_test_dwarf_corrupt_SOURCES = tests/test_dwarf_corrupt.c tests/tap.h
+tests_test_dwarf_corrupt_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
+tests_test_dwarf_corrupt_LDADD = $(TEST_LIBS) $(LIBELF_LIBS)
+TESTS += tests/test_dwarf_corrupt
+# --- end corrupted debug info ---
