@@ -368,13 +368,23 @@ static bool to_dwfl(const sp_dwarf *d, uint64_t addr, uint64_t *out)
 	return true;
 }
 
-/* The data of section .debug_WHAT (or GNU-compressed .zdebug_WHAT) of
- * ELF as libdw reads it, decompressed and relocated; NULL if none. */
-static Elf_Data *debug_section(Elf *elf, const char *what)
+/* The debug sections open_module checks itself, as libdw reads them. */
+enum { SEC_INFO, SEC_STR, SEC_LINE_STR, N_SECS };
+
+/* In one pass over ELF's section headers, the data of .debug_info,
+ * .debug_str and .debug_line_str (or their GNU-compressed .zdebug_ names)
+ * as libdw reads them, decompressed and relocated: OUT[SEC_...], NULL for
+ * a section that is absent or has no data.  Of two sections of one name,
+ * the first counts. */
+static void debug_sections(Elf *elf, Elf_Data *out[N_SECS])
 {
+	static const char *const names[N_SECS] = {"info", "str", "line_str"};
+	bool found[N_SECS] = {false};
 	size_t shstrndx;
+	for (size_t i = 0; i < N_SECS; i++)
+		out[i] = NULL;
 	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
-		return NULL;
+		return;
 	Elf_Scn *scn = NULL;
 	while ((scn = elf_nextscn(elf, scn)) != NULL) {
 		GElf_Shdr sh;
@@ -384,41 +394,38 @@ static Elf_Data *debug_section(Elf *elf, const char *what)
 			continue;
 		if (!strncmp(name, ".z", 2))
 			name++;
-		if (!strncmp(name, ".debug_", 7) && !strcmp(name + 7, what)) {
-			Elf_Data *data = elf_getdata(scn, NULL);
-			return data && data->d_buf ? data : NULL;
-		}
+		if (strncmp(name, ".debug_", 7))
+			continue;
+		for (size_t i = 0; i < N_SECS; i++)
+			if (!found[i] && !strcmp(name + 7, names[i])) {
+				Elf_Data *data = elf_getdata(scn, NULL);
+				out[i] = data && data->d_buf ? data : NULL;
+				found[i] = true;
+			}
 	}
-	return NULL;
 }
 
-/* Whether every string of ELF's string sections ends inside its section.
- * libdw hands out pointers into .debug_str and .debug_line_str without
- * looking for the NUL (dwarf_formstring; the file names of
- * dwarf_getsrclines, which it measures with strlen), so in a damaged file
- * whose section lost its last NUL, libdw and every user of a name read
- * past the section, and past the mapped file when it ends there. */
-static bool strings_terminated(Elf *elf)
+/* Whether every string of a string section ends inside it (true for an
+ * absent one).  libdw hands out pointers into .debug_str and
+ * .debug_line_str without looking for the NUL (dwarf_formstring; the file
+ * names of dwarf_getsrclines, which it measures with strlen), so in a
+ * damaged file whose section lost its last NUL, libdw and every user of a
+ * name read past the section, and past the mapped file when it ends
+ * there. */
+static bool strings_terminated(const Elf_Data *data)
 {
-	static const char *const secs[] = {"str", "line_str"};
-	for (size_t i = 0; i < SP_ARRAY_LEN(secs); i++) {
-		Elf_Data *data = debug_section(elf, secs[i]);
-		if (data && data->d_size && ((const char *)data->d_buf)[data->d_size - 1] != 0)
-			return false;
-	}
-	return true;
+	return !data || !data->d_size || ((const char *)data->d_buf)[data->d_size - 1] == 0;
 }
 
-static void index_cus(sp_dwarf *d)
+/* INFO_SIZE: the size of .debug_info as libdw reads it, 0 if unknown.
+ * dwarf_nextcu takes a unit's length as it is: a damaged one puts the next
+ * unit past the end of .debug_info, and the raw walk must stop at the
+ * section's end, not there. */
+static void index_cus(sp_dwarf *d, size_t info_size)
 {
 	size_t cap_cus = 0, cap_r = 0;
 	Dwarf_Off off = 0, next;
 	size_t hsize;
-	/* dwarf_nextcu takes a unit's length as it is: a damaged one puts the
-	 * next unit past the end of .debug_info, and the raw walk must stop at
-	 * the section's end, not there. */
-	Elf_Data *info = debug_section(dwarf_getelf(d->dw), "info");
-	size_t info_size = info ? info->d_size : 0;
 	while (dwarf_nextcu(d->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
 		Dwarf_Die cudie;
 		if (dwarf_offdie(d->dw, off + hsize, &cudie) != NULL) {
@@ -512,10 +519,14 @@ static sp_error *open_module(sp_dwarf *d)
 	 * addresses are module addresses already, whatever bias it reports. */
 	if (etype == ET_REL)
 		d->dwbias = 0;
-	if (d->dw && !strings_terminated(dwarf_getelf(d->dw)))
-		d->dw = NULL; /* malformed: the symbol tables name the functions */
+	Elf_Data *sec[N_SECS];
 	if (d->dw) {
-		index_cus(d);
+		debug_sections(dwarf_getelf(d->dw), sec);
+		if (!strings_terminated(sec[SEC_STR]) || !strings_terminated(sec[SEC_LINE_STR]))
+			d->dw = NULL; /* malformed: the symbol tables name the functions */
+	}
+	if (d->dw) {
+		index_cus(d, sec[SEC_INFO] ? sec[SEC_INFO]->d_size : 0);
 		/* ET_REL objects are left to libdw, which relocates their
 		 * line tables */
 		if (etype != ET_REL)
