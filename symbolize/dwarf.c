@@ -826,15 +826,6 @@ static bool raw_abbrevs(raw_walk *w, Dwarf_Die *cudie)
 	}
 }
 
-/* N little-endian bytes at P. */
-static uint64_t raw_le(const unsigned char *p, size_t n)
-{
-	uint64_t v = 0;
-	for (size_t i = n; i > 0; i--)
-		v = v << 8 | p[i - 1];
-	return v;
-}
-
 /* What the raw walk reads of a subprogram's or inlined subroutine's
  * attributes, in one pass over them. */
 typedef struct {
@@ -855,10 +846,10 @@ static bool raw_const(const raw_walk *w, const raw_abbrev *a, uint32_t i, unsign
 {
 	uint64_t u;
 	switch (form) {
-	case DW_FORM_data1: *v = (int64_t)raw_le(p, 1); return true;
-	case DW_FORM_data2: *v = (int64_t)raw_le(p, 2); return true;
-	case DW_FORM_data4: *v = (int64_t)raw_le(p, 4); return true;
-	case DW_FORM_data8: *v = (int64_t)raw_le(p, 8); return true;
+	case DW_FORM_data1: *v = (int64_t)sp_read_le(p, 1); return true;
+	case DW_FORM_data2: *v = (int64_t)sp_read_le(p, 2); return true;
+	case DW_FORM_data4: *v = (int64_t)sp_read_le(p, 4); return true;
+	case DW_FORM_data8: *v = (int64_t)sp_read_le(p, 8); return true;
 	case DW_FORM_udata:
 		if (!raw_uleb(&p, end, &u))
 			return false;
@@ -899,18 +890,18 @@ static void raw_read_die(const raw_walk *w, const raw_abbrev *a, const unsigned 
 				break; /* libdw reads the first */
 			if (form != DW_FORM_addr)
 				return;
-			low = raw_le(at, w->asz);
+			low = sp_read_le(at, w->asz);
 			have_lo = true;
 			break;
 		case DW_AT_high_pc:
 			if (have_hi)
 				break;
 			switch (form) {
-			case DW_FORM_addr: high = raw_le(at, w->asz); hi_is_addr = true; break;
-			case DW_FORM_data1: high = raw_le(at, 1); break;
-			case DW_FORM_data2: high = raw_le(at, 2); break;
-			case DW_FORM_data4: high = raw_le(at, 4); break;
-			case DW_FORM_data8: high = raw_le(at, 8); break;
+			case DW_FORM_addr: high = sp_read_le(at, w->asz); hi_is_addr = true; break;
+			case DW_FORM_data1: high = sp_read_le(at, 1); break;
+			case DW_FORM_data2: high = sp_read_le(at, 2); break;
+			case DW_FORM_data4: high = sp_read_le(at, 4); break;
+			case DW_FORM_data8: high = sp_read_le(at, 8); break;
 			case DW_FORM_udata: raw_uleb(&at, end, &high); break;
 			default: return;
 			}
@@ -924,10 +915,10 @@ static void raw_read_die(const raw_walk *w, const raw_abbrev *a, const unsigned 
 				uint64_t ref = 0;
 				const unsigned char *q = at;
 				switch (form) {
-				case DW_FORM_ref1: ref = raw_le(at, 1); break;
-				case DW_FORM_ref2: ref = raw_le(at, 2); break;
-				case DW_FORM_ref4: ref = raw_le(at, 4); break;
-				case DW_FORM_ref8: ref = raw_le(at, 8); break;
+				case DW_FORM_ref1: ref = sp_read_le(at, 1); break;
+				case DW_FORM_ref2: ref = sp_read_le(at, 2); break;
+				case DW_FORM_ref4: ref = sp_read_le(at, 4); break;
+				case DW_FORM_ref8: ref = sp_read_le(at, 8); break;
 				case DW_FORM_ref_udata:
 					if (!raw_uleb(&q, end, &ref))
 						attrs_ok = false;
@@ -960,7 +951,7 @@ static void raw_read_die(const raw_walk *w, const raw_abbrev *a, const unsigned 
 			seen_ranges = true;
 			if (form == DW_FORM_sec_offset ||
 			    (w->version < 4 && (form == DW_FORM_data4 || form == DW_FORM_data8))) {
-				ri->ranges_off = raw_le(at, form == DW_FORM_data8 ? 8
+				ri->ranges_off = sp_read_le(at, form == DW_FORM_data8 ? 8
 						     : form == DW_FORM_data4 ? 4 : w->osz);
 				ri->ranges = true;
 			}
@@ -1000,8 +991,8 @@ static bool raw_ranges(const raw_walk *w, uint64_t off, uint64_t base, raw_range
 		if (!lists) {
 			if ((size_t)(end - p) < 2 * asz)
 				goto bad;
-			b = raw_le(p, asz);
-			e = raw_le(p + asz, asz);
+			b = sp_read_le(p, asz);
+			e = sp_read_le(p + asz, asz);
 			p += 2 * asz;
 			if (b == escape) {
 				if (e == escape)
@@ -1028,20 +1019,20 @@ static bool raw_ranges(const raw_walk *w, uint64_t off, uint64_t base, raw_range
 			case DW_RLE_base_address:
 				if ((size_t)(end - p) < asz)
 					goto bad;
-				base = raw_le(p, asz);
+				base = sp_read_le(p, asz);
 				p += asz;
 				continue;
 			case DW_RLE_start_end:
 				if ((size_t)(end - p) < 2 * asz)
 					goto bad;
-				b = raw_le(p, asz);
-				e = raw_le(p + asz, asz);
+				b = sp_read_le(p, asz);
+				e = sp_read_le(p + asz, asz);
 				p += 2 * asz;
 				break;
 			case DW_RLE_start_length:
 				if ((size_t)(end - p) < asz)
 					goto bad;
-				b = raw_le(p, asz);
+				b = sp_read_le(p, asz);
 				p += asz;
 				if (!raw_uleb(&p, end, &e))
 					goto bad;

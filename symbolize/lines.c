@@ -110,9 +110,7 @@ static uint64_t rd_fixed(rd *r, size_t n)
 		r->p = r->end;
 		return 0;
 	}
-	uint64_t v = 0;
-	for (size_t i = n; i > 0; i--)
-		v = v << 8 | r->p[i - 1];
+	uint64_t v = sp_read_le(r->p, n);
 	r->p += n;
 	return v;
 }
