@@ -427,7 +427,9 @@ bool sp_lines_decode(const sp_line_sections *s, uint64_t offset, unsigned addr_s
 	unsigned line_range = (unsigned)rd_fixed(&r, 1);
 	unsigned opcode_base = (unsigned)rd_fixed(&r, 1);
 	(void)default_stmt;
-	if (r.bad || max_ops != 1 || line_range == 0 || opcode_base == 0 ||
+	/* header_length may end the header inside the fixed fields just read:
+	 * PROGRAM is then behind R.P and the difference must not be taken */
+	if (r.bad || program < r.p || max_ops != 1 || line_range == 0 || opcode_base == 0 ||
 	    opcode_base - 1 > (size_t)(program - r.p))
 		return false;
 	const unsigned char *lengths = r.p - 1; /* lengths[op] for 1 <= op < opcode_base */
