@@ -66,6 +66,10 @@ sp_error *sp_error_wrap(sp_error *cause, sp_errcode code, const char *fmt, ...)
 /* Wraps CAUSE keeping its code; typical use: sp_error_prefix(e, "%s", path). */
 sp_error *sp_error_prefix(sp_error *cause, const char *fmt, ...) SP_PRINTF(2, 3);
 void sp_error_free(sp_error *err);
+/* A deep copy of ERR with its whole cause chain, each link with its own
+ * code and message (caller frees); NULL for NULL.  For a cached failure
+ * that is returned again to callers who each free what they get. */
+sp_error *sp_error_dup(const sp_error *err);
 /* The innermost error's code (the reason), e.g. UNRECOGNIZED. */
 sp_errcode sp_error_root_code(const sp_error *err);
 /* "ctx: inner ctx: message" — newly allocated. */

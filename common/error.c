@@ -72,6 +72,19 @@ void sp_error_free(sp_error *err)
 	}
 }
 
+sp_error *sp_error_dup(const sp_error *err)
+{
+	sp_error *head = NULL, **tail = &head;
+	for (; err; err = err->cause) {
+		sp_error *e = sp_xcalloc(1, sizeof(*e));
+		e->code = err->code;
+		e->msg = err->msg ? sp_xstrdup(err->msg) : NULL;
+		*tail = e;
+		tail = &e->cause;
+	}
+	return head;
+}
+
 sp_errcode sp_error_root_code(const sp_error *err)
 {
 	if (!err)

@@ -381,16 +381,6 @@ sp_error *sp_profile_parse_maps(sp_profile *p, const char *text, size_t len)
 
 /* -- mapping rules ------------------------------------------------------------ */
 
-/* The model's id index is private and incremental; after ids are rewritten
- * or mappings move, make the next lookup rebuild it from scratch. */
-static void reset_mapping_index(sp_profile *p)
-{
-	size_t n = p->n_mappings;
-	p->n_mappings = 0;
-	(void)sp_profile_mapping(p, 0);
-	p->n_mappings = n;
-}
-
 static bool mergeable(const sp_profile *p, const sp_mapping *a, const sp_mapping *b)
 {
 	if (!a->filename || !b->filename)
@@ -523,7 +513,7 @@ void sp_profile_massage_mappings(sp_profile *p)
 	for (size_t i = 0; i < out; i++)
 		p->mappings[i].id = i + 1;
 	repoint_locations(p, old_ids, new_ids, n);
-	reset_mapping_index(p);
+	sp_profile_reindex(p); /* ids rewritten, mappings moved */
 	free(slot_id);
 	free(order);
 	free(slot);

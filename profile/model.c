@@ -322,6 +322,15 @@ INDEX_BY_ID(sp_profile_location, sp_location, locations, n_locations, location_b
 INDEX_BY_ID(sp_profile_function, sp_function, functions, n_functions, function_by_id,
 	    n_functions_indexed)
 
+void sp_profile_reindex(sp_profile *p)
+{
+	sp_profile_index *x = p->index;
+	sp_u64map_free(&x->mapping_by_id);
+	sp_u64map_free(&x->location_by_id);
+	sp_u64map_free(&x->function_by_id);
+	x->n_mappings_indexed = x->n_locations_indexed = x->n_functions_indexed = 0;
+}
+
 sp_mapping *sp_profile_mapping_for_address(const sp_profile *p, uint64_t addr)
 {
 	/* Mappings are few; a linear scan keeps first-match semantics (spec

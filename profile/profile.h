@@ -144,10 +144,18 @@ sp_sample *sp_profile_add_sample(sp_profile *p, const int64_t *values, const uin
 sp_label sp_label_num(sp_profile *p, const char *key, int64_t num, const char *unit);
 sp_label sp_label_str(sp_profile *p, const char *key, const char *value);
 
-/* -- lookups (hash index built on first use, kept up to date by adds) ---- */
+/* -- lookups (hash index built on first use, kept up to date by adds) ----
+ * The id index follows the arrays as they grow: an element appended by an
+ * add function, or directly with its id set, is found at the next lookup.
+ * Code that instead rewrites the ids of mappings, locations or functions in
+ * place, or removes or reorders their elements, must call
+ * sp_profile_reindex afterwards; until then lookups may return NULL or an
+ * element that had the id before. */
 sp_mapping *sp_profile_mapping(const sp_profile *p, uint64_t id);
 sp_location *sp_profile_location(const sp_profile *p, uint64_t id);
 sp_function *sp_profile_function(const sp_profile *p, uint64_t id);
+/* Forgets the id index, so the next lookup rebuilds it from the arrays. */
+void sp_profile_reindex(sp_profile *p);
 /* The mapping containing ADDR (start <= addr < limit), or NULL. */
 sp_mapping *sp_profile_mapping_for_address(const sp_profile *p, uint64_t addr);
 

@@ -168,12 +168,7 @@ sp_error *sp_symbolizer_sources(sp_symbolizer *s, const sp_jit_index **jit,
 	*jit = s->jit;
 	*perf = s->perf;
 	*ksyms = s->ksyms;
-	if (!s->sources_err)
-		return NULL;
-	char *msg = sp_error_string(s->sources_err);
-	sp_error *e = sp_error_new(sp_error_root_code(s->sources_err), "%s", msg);
-	free(msg);
-	return e;
+	return sp_error_dup(s->sources_err);
 }
 
 typedef struct {
@@ -232,7 +227,7 @@ sp_error *sp_symbolizer_object(sp_symbolizer *s, const char *path,
 	if (o) {
 		free(pkey);
 		if (o->err)
-			return sp_error_new(sp_error_root_code(o->err), "%s", o->err->msg);
+			return sp_error_dup(o->err);
 		sp_error *e = check_build_id(o, expected_build_id);
 		if (!e)
 			*out = o;
@@ -245,7 +240,7 @@ sp_error *sp_symbolizer_object(sp_symbolizer *s, const char *path,
 	if (err) {
 		o->err = err;
 		remember(s, pkey, add_object(s, o));
-		return sp_error_new(sp_error_root_code(err), "%s", err->msg);
+		return sp_error_dup(err);
 	}
 	o->have_info = true;
 

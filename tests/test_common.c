@@ -23,6 +23,24 @@ int main(void)
 	TAP_OK(sp_error_root_code(e) == SP_E_MALFORMED, "root code kept");
 	free(s);
 	sp_error_free(e);
+
+	/* a copy keeps every link: codes, messages, the message-less one */
+	e = sp_error_wrap(sp_error_new(SP_E_NOT_FOUND, NULL), SP_E_IO, "reading %s", "a.elf");
+	e = sp_error_prefix(e, "mapping %d", 3);
+	sp_error *d = sp_error_dup(e);
+	TAP_OK(d && d != e && d->cause && d->cause->cause && !d->cause->cause->cause,
+	       "dup: three links, none shared");
+	TAP_OK(d->code == SP_E_IO && d->cause->code == SP_E_IO &&
+		       d->cause->cause->code == SP_E_NOT_FOUND && !d->cause->cause->msg,
+	       "dup: each link's code, no message where there was none");
+	TAP_OK(d->msg != e->msg, "dup: messages are copies");
+	sp_error_free(e); /* the copy outlives the original */
+	s = sp_error_string(d);
+	TAP_EQ_STR(s, "mapping 3: reading a.elf: not found", "dup: whole chain in the message");
+	TAP_OK(sp_error_root_code(d) == SP_E_NOT_FOUND, "dup: root code");
+	free(s);
+	sp_error_free(d);
+	TAP_OK(sp_error_dup(NULL) == NULL, "dup of NULL");
 	sp_error_free(NULL);
 
 	/* numbers */

@@ -27,6 +27,24 @@ int main(void)
 	TAP_OK(sp_profile_mapping_for_address(p, 0x1fff) != NULL, "address in mapping");
 	TAP_OK(sp_profile_mapping_for_address(p, 0x2000) == NULL, "limit exclusive");
 
+	/* ids rewritten in place: lookups see them after sp_profile_reindex */
+	sp_mapping m2 = {.memory_start = 0x3000, .memory_limit = 0x4000};
+	sp_profile_add_mapping(p, &m2);
+	TAP_OK(sp_profile_mapping(p, 2) == &p->mappings[1], "second mapping by id");
+	p->mappings[0].id = 2;
+	p->mappings[1].id = 1;
+	sp_profile_reindex(p);
+	TAP_OK(sp_profile_mapping(p, 1) == &p->mappings[1] &&
+		       sp_profile_mapping(p, 2) == &p->mappings[0],
+	       "swapped mapping ids found after reindex");
+	p->n_mappings = 1;
+	sp_profile_reindex(p);
+	TAP_OK(sp_profile_mapping(p, 1) == NULL && sp_profile_mapping(p, 2) == &p->mappings[0],
+	       "a removed mapping is not found after reindex");
+	TAP_OK(sp_profile_location(p, l2)->address == 0x1200 &&
+		       sp_profile_function(p, f1) != NULL,
+	       "locations and functions found again after reindex");
+
 	size_t idx;
 	TAP_OK(!sp_profile_sample_index(p, NULL, &idx) && idx == 1, "default is last column");
 	TAP_OK(!sp_profile_sample_index(p, "inuse_space", &idx) && idx == 1, "inuse_ prefix");
