@@ -2,9 +2,9 @@
  *
  * The stacks are those of the folded output: root first, each location's
  * inline frames expanded (outermost first), unsymbolized frames as their
- * address.  Inlined frames carry "_[i]", frames of a "[jit]" mapping "_[j]"
- * and kernel frames ("[kernel.kallsyms]" mappings, addresses >= 2^63)
- * "_[k]"; the suffix picks the colour (aqua, green, orange; other frames
+ * address.  Frames carry the annotations of the folded output
+ * (sp_folded_annotation: "_[i]" inlined, "_[k]" kernel, "_[j]" JIT code);
+ * the suffix picks the colour (aqua, green, orange; other frames
  * get a warm colour chosen by a hash of the name) and is not displayed.
  * Stacks are merged into a tree whose root "all" is drawn at the bottom;
  * siblings are sorted by name; frames narrower than 0.1% of the total are
@@ -111,7 +111,7 @@ static size_t child_of(ftree *t, size_t parent, size_t name)
 /* Frame name of line LI of L with its annotation. */
 static char *frame_name(const sp_profile *p, const sp_location *l, size_t li)
 {
-	char kind = sp_report_frame_kind(p, l, li);
+	char kind = sp_folded_annotation(p, l, li);
 	char *base, *s;
 
 	if (l->n_lines == 0) {

@@ -64,29 +64,34 @@ static void append_name(sp_buf *b, const char *name)
 		b->data[e - 1] = '_';
 }
 
-static bool is_kernel(const sp_profile *p, const sp_location *l)
+char sp_folded_annotation(const sp_profile *p, const sp_location *l, size_t line_idx)
 {
-	if (l->address >= (UINT64_C(1) << 63))
-		return true;
-	const sp_mapping *m = sp_profile_mapping(p, l->mapping_id);
-	return m && strncmp(sp_profile_str(p, m->filename), "[kernel", 7) == 0;
+	if (line_idx + 1 < l->n_lines)
+		return 'i';
+	switch (sp_code_kind_of(p, sp_profile_mapping(p, l->mapping_id), l->address)) {
+	case SP_CODE_KERNEL: return 'k';
+	case SP_CODE_JIT: return 'j';
+	case SP_CODE_FILE:
+	case SP_CODE_ANONYMOUS: break;
+	}
+	return 0;
 }
 
-static bool is_jit(const sp_profile *p, const sp_location *l)
+static void annotate_frame(const sp_profile *p, const sp_location *l, size_t line_idx, sp_buf *b)
 {
-	const sp_mapping *m = sp_profile_mapping(p, l->mapping_id);
-	return m && strcmp(sp_profile_str(p, m->filename), "[jit]") == 0;
+	char kind = sp_folded_annotation(p, l, line_idx);
+	if (kind)
+		sp_buf_printf(b, "_[%c]", kind);
 }
 
 static void append_location(const sp_profile *p, const sp_location *l, bool annotate, sp_buf *b)
 {
-	const char *suffix = "";
-	if (annotate)
-		suffix = is_kernel(p, l) ? "_[k]" : is_jit(p, l) ? "_[j]" : "";
 	if (!l->n_lines) {
 		if (b->len)
 			sp_buf_puts(b, ";");
-		sp_buf_printf(b, "0x%" PRIx64 "%s", l->address, suffix);
+		sp_buf_printf(b, "0x%" PRIx64, l->address);
+		if (annotate)
+			annotate_frame(p, l, 0, b);
 		return;
 	}
 	for (size_t j = l->n_lines; j-- > 0;) {
@@ -101,7 +106,7 @@ static void append_location(const sp_profile *p, const sp_location *l, bool anno
 		else
 			sp_buf_printf(b, "0x%" PRIx64, l->address);
 		if (annotate)
-			sp_buf_puts(b, j + 1 < l->n_lines ? "_[i]" : suffix);
+			annotate_frame(p, l, j, b);
 	}
 }
 

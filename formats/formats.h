@@ -65,6 +65,12 @@ typedef struct {
 /* Folded stacks: root first, ';'-joined, inline frames expanded, one line
  * per distinct stack, sorted, summed; zero-valued stacks omitted. */
 sp_error *sp_folded_write(const sp_profile *p, const sp_folded_options *opts, sp_sink *out);
+/* The annotation of line LINE_IDX of L (index 0 the innermost; any index
+ * for a location without lines), as flamegraph.pl's collapse scripts mark
+ * frames: 'i' for every inlined frame (all but the outermost), else 'k' for
+ * kernel code, 'j' for JIT code (sp_code_kind_of), else 0.  The folded
+ * output and the flame graph both use it. */
+char sp_folded_annotation(const sp_profile *p, const sp_location *l, size_t line_idx);
 
 /* -- reports (graphs, top, flame graph) ------------------------------------ */
 

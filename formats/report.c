@@ -309,20 +309,6 @@ char *sp_report_address_name(const sp_profile *p, const sp_location *l)
 	return sp_xasprintf("0x%llx", (unsigned long long)l->address);
 }
 
-char sp_report_frame_kind(const sp_profile *p, const sp_location *l, size_t line_idx)
-{
-	const sp_mapping *m = l->mapping_id ? sp_profile_mapping(p, l->mapping_id) : NULL;
-	const char *file = m ? sp_profile_str(p, m->filename) : "";
-
-	if (!strncmp(file, "[kernel.kallsyms]", 17) || l->address >= (1ULL << 63))
-		return 'k';
-	if (!strcmp(file, "[jit]"))
-		return 'j';
-	if (l->n_lines > 0 && line_idx + 1 < l->n_lines)
-		return 'i';
-	return 0;
-}
-
 /* pprof's graph labels shorten function names (ShortenFunctionName) and
  * put each qualifier on its own line.  The patterns, in POSIX form:
  *   Java  "pkg.sub.Class.method(..." => "Class.method"

@@ -117,8 +117,4 @@ char *sp_report_address_name(const sp_profile *p, const sp_location *l);
  * graphviz need UTF-8).  Returns S. */
 char *sp_report_clean_name(char *s);
 
-/* Flame graph frame annotation for line LINE_IDX of L: 'k' kernel, 'j' JIT,
- * 'i' inlined, 0 none. */
-char sp_report_frame_kind(const sp_profile *p, const sp_location *l, size_t line_idx);
-
 #endif

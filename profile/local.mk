@@ -5,6 +5,7 @@ profile_libprofile_la_SOURCES = \
 	profile/check.c \
 	profile/dump.c \
 	profile/maps.c \
+	profile/kind.c \
 	profile/merge.c \
 	profile/prune.c
 profile_libprofile_la_LIBADD = common/libcommon.la

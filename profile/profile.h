@@ -217,6 +217,29 @@ bool sp_profile_same_kind(const sp_profile *a, const sp_profile *b);
 /* "[type/unit type/unit ...]": the sample types of P (caller frees). */
 char *sp_profile_types_string(const sp_profile *p);
 
+/* -- kinds of code -----------------------------------------------------------
+ * What a mapping or an address holds, for writers that mark frames (folded
+ * --annotate, flame graphs) and for the symbolizer's choice of name source.
+ * The kind is carried by the mapping's name (see kind.c), so it survives a
+ * round trip through pprof; nothing outside kind.c compares those names. */
+typedef enum {
+	SP_CODE_FILE = 0,  /* code of a mapped file */
+	SP_CODE_ANONYMOUS, /* no mapping, or a mapping without a file name */
+	SP_CODE_JIT,       /* a file-less mapping whose code a JIT emitted */
+	SP_CODE_KERNEL,    /* the kernel */
+} sp_code_kind;
+
+/* The kind of the code at ADDRESS in mapping M (NULL: none; P may then be
+ * NULL too): KERNEL for
+ * addresses in the upper half of the address space (>= 2^63) whatever the
+ * mapping, and for mappings perf names "[kernel...]"; JIT for a mapping
+ * named by sp_mapping_set_kind(..., SP_CODE_JIT); ANONYMOUS without a file
+ * name; FILE otherwise. */
+sp_code_kind sp_code_kind_of(const sp_profile *p, const sp_mapping *m, uint64_t address);
+/* Names the file-less mapping M after the kind of code found in it (JIT
+ * or KERNEL: "[jit]", "[kernel.kallsyms]"); other kinds leave it alone. */
+void sp_mapping_set_kind(sp_profile *p, sp_mapping *m, sp_code_kind kind);
+
 /* True when the mapping cannot be symbolized (pprof's Unsymbolizable). */
 bool sp_mapping_unsymbolizable(const sp_profile *p, const sp_mapping *m);
 

@@ -148,6 +148,25 @@ int main(void)
 	      "main;weird name x ;std::map<int: int>::find;foo_2 2\n",
 	      "annotated");
 
+	/* the annotation table the folded output and the flame graph share:
+	 * an inlined frame is 'i' whatever its mapping, the outermost gets its
+	 * code kind */
+	uint64_t inl_jit = loc(p, 2, 0x2100, "inl_in_jit", "jit_outer");
+	uint64_t inl_k = loc(p, 3, 0x3200, "inl_in_kernel", "kernel_outer");
+	const struct {
+		uint64_t id;
+		size_t line;
+		char want;
+	} rows[] = {
+		{1, 0, 0},         /* main in /bin/app */
+		{inl_jit, 0, 'i'}, {inl_jit, 1, 'j'}, {inl_k, 0, 'i'}, {inl_k, 1, 'k'},
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const sp_location *l = sp_profile_location(p, rows[i].id);
+		TAP_OK(sp_folded_annotation(p, l, rows[i].line) == rows[i].want,
+		       "annotation row %zu: '%c'", i, rows[i].want ? rows[i].want : '0');
+	}
+
 	o = (sp_folded_options){.sample_index = 2};
 	sp_sink *s = sp_sink_memory_new();
 	sp_error *e = sp_folded_write(p, &o, s);

@@ -45,6 +45,38 @@ int main(void)
 		       sp_profile_function(p, f1) != NULL,
 	       "locations and functions found again after reindex");
 
+	/* code kinds: the address, then the mapping's name */
+	const struct {
+		const char *file; /* NULL: no mapping */
+		uint64_t addr;
+		sp_code_kind want;
+	} kinds[] = {
+		{NULL, 0x1000, SP_CODE_ANONYMOUS},
+		{"", 0x1000, SP_CODE_ANONYMOUS},
+		{NULL, 0xffffffff81000000, SP_CODE_KERNEL},
+		{"/bin/app", 0xffffffff81000000, SP_CODE_KERNEL},
+		{"/bin/app", 0x1000, SP_CODE_FILE},
+		{"[kernel.kallsyms]", 0x1000, SP_CODE_KERNEL},
+		{"[kernel.kallsyms]_text", 0x1000, SP_CODE_KERNEL},
+		{"[jit]", 0x1000, SP_CODE_JIT},
+		{"/tmp/[jit]", 0x1000, SP_CODE_FILE},
+		{"[vdso]", 0x1000, SP_CODE_FILE},
+	};
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		sp_mapping km = {.filename = kinds[i].file ? sp_profile_intern(p, kinds[i].file) : 0};
+		TAP_OK(sp_code_kind_of(p, kinds[i].file ? &km : NULL, kinds[i].addr) ==
+			       kinds[i].want,
+		       "code kind of %#llx in %s", (unsigned long long)kinds[i].addr,
+		       kinds[i].file ? kinds[i].file : "no mapping");
+	}
+	sp_mapping named = {0};
+	sp_mapping_set_kind(p, &named, SP_CODE_JIT);
+	TAP_OK(sp_code_kind_of(p, &named, 0x1000) == SP_CODE_JIT, "a mapping named JIT is JIT");
+	sp_mapping_set_kind(p, &named, SP_CODE_KERNEL);
+	TAP_OK(sp_code_kind_of(p, &named, 0x1000) == SP_CODE_KERNEL,
+	       "a mapping named kernel is kernel");
+	TAP_EQ_STR(sp_profile_str(p, named.filename), "[kernel.kallsyms]", "perf's kernel name");
+
 	size_t idx;
 	TAP_OK(!sp_profile_sample_index(p, NULL, &idx) && idx == 1, "default is last column");
 	TAP_OK(!sp_profile_sample_index(p, "inuse_space", &idx) && idx == 1, "inuse_ prefix");

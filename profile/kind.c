@@ -1,0 +1,37 @@
+/* kind.c — what kind of code a mapping or an address holds.
+ *
+ * The model has no field for it: pprof's Mapping has none, and a profile
+ * read back from pprof must say the same.  The kind is carried by the
+ * names perf and pprof give to mappings without a file, "[jit]" and
+ * "[kernel.kallsyms]" (and perf's "[kernel.kallsyms]_text"), and by the
+ * address itself for the kernel half of the address space.  This file is
+ * the only one that knows those names: the symbolizer names a mapping
+ * through sp_mapping_set_kind, writers ask sp_code_kind_of.
+ */
+#include "profile/profile.h"
+
+#include <string.h>
+
+#define JIT_NAME "[jit]"
+#define KERNEL_NAME "[kernel.kallsyms]"
+#define KERNEL_PREFIX "[kernel" /* perf's [kernel.kallsyms], [kernel.vmlinux], ... */
+
+sp_code_kind sp_code_kind_of(const sp_profile *p, const sp_mapping *m, uint64_t address)
+{
+	if (address >= (UINT64_C(1) << 63))
+		return SP_CODE_KERNEL;
+	const char *name = m ? sp_profile_str(p, m->filename) : "";
+	if (!strncmp(name, KERNEL_PREFIX, strlen(KERNEL_PREFIX)))
+		return SP_CODE_KERNEL;
+	if (!strcmp(name, JIT_NAME))
+		return SP_CODE_JIT;
+	return *name ? SP_CODE_FILE : SP_CODE_ANONYMOUS;
+}
+
+void sp_mapping_set_kind(sp_profile *p, sp_mapping *m, sp_code_kind kind)
+{
+	if (kind == SP_CODE_JIT)
+		m->filename = sp_profile_intern(p, JIT_NAME);
+	else if (kind == SP_CODE_KERNEL)
+		m->filename = sp_profile_intern(p, KERNEL_NAME);
+}
