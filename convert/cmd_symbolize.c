@@ -94,10 +94,6 @@ typedef struct {
 	uint64_t rel_adjust; /* added to every address with --relative */
 	sp_object *obj;      /* -e FILE, or NULL */
 	sp_symbolizer *s;
-	sp_demangle_style demangle;
-	const sp_jit_index *jit; /* name sources: each NULL when not given */
-	const sp_perf_map *perf;
-	const sp_kallsyms *ksyms;
 	sink out;
 	text_slot *slots;
 	size_t n_slots, cap_slots; /* cap: a power of two */
@@ -361,44 +357,20 @@ static void format_frames(const sym_ctx *c, const sp_frame *fr, size_t n, sp_buf
 	b->data[b->len] = '\0';
 }
 
-/* Frames for ADDR (as given) and VADDR (ADDR in FILE's address space):
- * the JIT objects, FILE, the perf maps, kallsyms, the first that knows it.
- * A perf-map or kallsyms frame is built in *ONE, its demangled name in
- * *NAME (caller frees).  The frames last until the next lookup: each
- * address is looked up once, its text kept in the text cache. */
-static void lookup(sym_ctx *c, uint64_t addr, uint64_t vaddr, const sp_frame **fr, size_t *n,
-		   sp_frame *one, char **name)
+/* Frames for ADDR (as given) and VADDR (ADDR in FILE's address space)
+ * from the name sources, FILE right after the JIT objects (sources.c).
+ * The frames last until the next lookup: each address is looked up once,
+ * its text kept in the text cache. */
+static void lookup(sym_ctx *c, uint64_t addr, uint64_t vaddr, sp_named *out)
 {
-	const char *raw = NULL;
-	sp_error *e = NULL;
-
-	*n = 0;
-	if (c->jit) {
-		const char *path = sp_jit_index_lookup(c->jit, addr);
-		sp_object *o;
-		if (path && !(e = sp_symbolizer_object(c->s, path, NULL, &o)))
-			e = sp_object_resolve_once(o, addr, fr, n);
-		sp_error_free(e);
-		if (*n)
-			return;
-	}
-	if (c->obj) {
-		e = sp_object_resolve_once(c->obj, vaddr, fr, n);
-		sp_error_free(e);
-		if (*n)
-			return;
-		*n = 0;
-	}
-	if (c->perf)
-		raw = sp_perf_map_lookup(c->perf, addr);
-	if (!raw && c->ksyms && addr >= (1ULL << 63))
-		raw = sp_kallsyms_lookup(c->ksyms, addr);
-	if (!raw)
-		return;
-	*name = sp_demangle(raw, c->demangle);
-	*one = (sp_frame){.name = *name ? *name : raw, .system_name = raw};
-	*fr = one;
-	*n = 1;
+	sp_name_query q = {
+		.addr = addr,
+		.kind = sp_code_kind_of(NULL, NULL, addr),
+		.file = c->obj,
+		.file_addr = vaddr,
+		.once = true,
+	};
+	sp_name_address(c->s, &q, out);
 }
 
 /* Output text per address is kept (up to this much in all by default,
@@ -441,19 +413,15 @@ static void sort_misses(miss *m, miss *tmp, size_t n)
  * tables), once per distinct address. */
 static void resolve_misses(sym_ctx *c, miss *m, size_t n)
 {
+	sp_named named = {0};
 	if (n > 1)
 		sort_misses(m, c->misses_tmp, n);
 	for (size_t i = 0; i < n;) {
 		uint64_t addr = m[i].addr;
 		uint64_t vaddr = c->relative ? addr + c->rel_adjust : addr;
-		const sp_frame *fr = NULL;
-		size_t nf = 0;
-		sp_frame one;
-		char *name = NULL;
-		lookup(c, addr, vaddr, &fr, &nf, &one, &name);
+		lookup(c, addr, vaddr, &named);
 		size_t off = c->text.len;
-		format_frames(c, fr, nf, &c->text);
-		free(name);
+		format_frames(c, named.frames, named.n_frames, &c->text);
 		size_t tl = c->text.len - off;
 		uint8_t src = TXT_CACHE;
 		if (c->text.len <= c->cache_max && tl < 0xffffff) {
@@ -471,6 +439,7 @@ static void resolve_misses(sym_ctx *c, miss *m, size_t n)
 			e->len = tl;
 		}
 	}
+	sp_named_clear(&named);
 }
 
 /* Answers the batch's lines and writes them, in input order. */
@@ -745,9 +714,11 @@ int cmd_symbolize(int argc, char **argv)
 		}
 	}
 	sp_cli_sym_finish(&cli);
-	c.demangle = cli.sym.demangle;
 	c.s = sp_symbolizer_new(&cli.sym);
-	sp_error *err = sp_symbolizer_sources(c.s, &c.jit, &c.perf, &c.ksyms);
+	const sp_jit_index *jit;
+	const sp_perf_map *perf;
+	const sp_kallsyms *ksyms;
+	sp_error *err = sp_symbolizer_sources(c.s, &jit, &perf, &ksyms);
 	if (err) {
 		char *msg = sp_error_string(err);
 		fprintf(stderr, "symprof symbolize: %s\n", msg);
@@ -757,7 +728,7 @@ int cmd_symbolize(int argc, char **argv)
 		sp_cli_sym_clear(&cli);
 		return 1;
 	}
-	if (!exe && !c.jit && !c.perf && !c.ksyms)
+	if (!exe && !jit && !perf && !ksyms)
 		exe = "a.out";
 	if (exe && !open_exe(&c, &cli.sym, exe)) {
 		sp_symbolizer_free(c.s);

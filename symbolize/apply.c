@@ -4,12 +4,12 @@
  * by address.  For each mapping the binary is located once, opened once
  * through the session, its load base computed once from the first address,
  * and every distinct address resolved once; the frames become Line entries
- * (innermost first) pointing at de-duplicated Functions.  Addresses that no
- * file explains are offered to the name sources without files: JIT objects
- * (resolved with base 0 in the object whose section holds them), perf maps
- * and kallsyms.  Whatever stays unresolved is counted per reason in the
- * report, which has one entry per mapping (and one with id 0 for addresses
- * outside every mapping).
+ * (innermost first) pointing at de-duplicated Functions.  Before the file,
+ * every address is offered to the name sources without files (sources.c:
+ * JIT objects, resolved with base 0 in the object whose section holds them,
+ * perf maps and kallsyms).  Whatever stays unresolved is counted per reason
+ * in the report, which has one entry per mapping (and one with id 0 for
+ * addresses outside every mapping).
  */
 #include "symbolize/internal.h"
 
@@ -118,52 +118,16 @@ static void set_lines(ctx *c, const pending *pend, size_t n, const sp_frame *fra
 	}
 }
 
-static bool is_kernel(const sp_profile *p, const sp_mapping *m, uint64_t addr)
-{
-	if (addr >= (1ULL << 63))
-		return true;
-	return m && strncmp(sp_profile_str(p, m->filename), "[kernel", 7) == 0;
-}
-
-typedef enum { FILELESS_NONE, FILELESS_JIT, FILELESS_KERNEL } fileless_kind;
-
-/* Offers one address to the JIT objects, perf maps and kallsyms.  Returns
- * which of them resolved it (JIT for JIT objects and perf maps). */
-static fileless_kind resolve_fileless(ctx *c, const sp_mapping *m, const pending *pend,
-				      size_t n)
+/* Offers one address (PEND[0..n)) to the name sources that come before
+ * the mapping's file (sources.c); returns the one that named it. */
+static sp_name_source resolve_fileless(ctx *c, const sp_mapping *m, const pending *pend,
+				       size_t n, sp_named *named)
 {
 	uint64_t addr = pend[0].address;
-	if (c->src.jit) {
-		const char *obj_path = sp_jit_index_lookup(c->src.jit, addr);
-		if (obj_path) {
-			sp_object *obj;
-			sp_error *e = sp_symbolizer_object(c->s, obj_path, NULL, &obj);
-			const sp_frame *f = NULL;
-			size_t nf = 0;
-			if (!e)
-				e = sp_object_resolve(obj, addr, &f, &nf);
-			sp_error_free(e);
-			if (nf) {
-				set_lines(c, pend, n, f, nf);
-				return FILELESS_JIT;
-			}
-		}
-	}
-	const char *name = NULL;
-	fileless_kind kind = FILELESS_JIT;
-	if (c->src.perf)
-		name = sp_perf_map_lookup(c->src.perf, addr);
-	if (!name && c->src.ksyms && is_kernel(c->p, m, addr)) {
-		name = sp_kallsyms_lookup(c->src.ksyms, addr);
-		kind = FILELESS_KERNEL;
-	}
-	if (!name)
-		return FILELESS_NONE;
-	char *dn = sp_demangle(name, c->o->demangle);
-	sp_frame f = {.name = dn ? dn : name, .system_name = name};
-	set_lines(c, pend, n, &f, 1);
-	free(dn);
-	return kind;
+	sp_name_query q = {.addr = addr, .kind = sp_code_kind_of(c->p, m, addr)};
+	sp_name_source src = sp_name_address(c->s, &q, named);
+	set_lines(c, pend, n, named->frames, named->n_frames);
+	return src;
 }
 
 static sp_unresolved_reason classify(const sp_error *e)
@@ -225,24 +189,26 @@ static void do_mapping(ctx *c, sp_mapping_report *r, const pending *pend, size_t
 	bool has_sources = c->src.jit || c->src.perf || c->src.ksyms;
 	bool any_fileless = false, any_jit = false;
 	if (has_sources) {
+		sp_named named = {0};
 		for (size_t i = 0, j; i < n; i = j) {
 			for (j = i + 1; j < n && pend[j].address == pend[i].address;)
 				j++;
-			fileless_kind kind = resolve_fileless(c, m, pend + i, j - i);
-			if (kind != FILELESS_NONE) {
-				any_jit |= kind == FILELESS_JIT;
+			sp_name_source src = resolve_fileless(c, m, pend + i, j - i, &named);
+			if (src != SP_SOURCE_NONE) {
+				any_jit |= src != SP_SOURCE_KALLSYMS;
 				for (size_t k = i; k < j; k++)
 					done[k] = true;
 				r->n_resolved++;
 				any_fileless = true;
 			}
 		}
+		sp_named_clear(&named);
 	}
 	/* A mapping without a file (the placeholder of addresses outside the
 	 * recorded map) is named after what resolved its addresses: kernel
 	 * frames named from kallsyms only, or JIT code (perf's names). */
 	if (any_fileless && m && !*fname)
-		m->filename = sp_profile_intern(c->p, any_jit ? "[jit]" : "[kernel.kallsyms]");
+		sp_mapping_set_kind(c->p, m, any_jit ? SP_CODE_JIT : SP_CODE_KERNEL);
 
 	sp_unresolved_reason why = SP_UNRES_NONE;
 	sp_object *obj = NULL;
@@ -250,7 +216,7 @@ static void do_mapping(ctx *c, sp_mapping_report *r, const pending *pend, size_t
 	char *found = NULL;
 	if (!m) {
 		why = SP_UNRES_NO_MAPPING;
-	} else if (!*fname) { /* (fname is the name before any "[jit]") */
+	} else if (!*fname) { /* (fname: the name before sp_mapping_set_kind) */
 		why = SP_UNRES_ANONYMOUS;
 	} else if (sp_mapping_unsymbolizable(c->p, m)) {
 		why = SP_UNRES_UNSYMBOLIZABLE;

@@ -104,5 +104,9 @@ const sp_find_log *sp_object_debug_log(const sp_object *o);
 /* The session's finder, created at first use (borrowed until
  * sp_symbolizer_free): one debuginfod client per session. */
 sp_finder *sp_symbolizer_finder(sp_symbolizer *s);
+/* The name sources loaded by sp_symbolizer_sources (each NULL when not
+ * given, or not loaded yet); borrowed until sp_symbolizer_free. */
+void sp_symbolizer_loaded_sources(const sp_symbolizer *s, const sp_jit_index **jit,
+				  const sp_perf_map **perf, const sp_kallsyms **ksyms);
 
 #endif

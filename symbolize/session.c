@@ -165,10 +165,16 @@ sp_error *sp_symbolizer_sources(sp_symbolizer *s, const sp_jit_index **jit,
 		s->sources_loaded = true;
 		s->sources_err = load_sources(s);
 	}
+	sp_symbolizer_loaded_sources(s, jit, perf, ksyms);
+	return sp_error_dup(s->sources_err);
+}
+
+void sp_symbolizer_loaded_sources(const sp_symbolizer *s, const sp_jit_index **jit,
+				  const sp_perf_map **perf, const sp_kallsyms **ksyms)
+{
 	*jit = s->jit;
 	*perf = s->perf;
 	*ksyms = s->ksyms;
-	return sp_error_dup(s->sources_err);
 }
 
 typedef struct {

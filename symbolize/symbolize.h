@@ -314,6 +314,56 @@ sp_error *sp_symbolizer_sources(sp_symbolizer *s, const sp_jit_index **jit,
 				const sp_perf_map **perf, const sp_kallsyms **ksyms);
 
 /* ------------------------------------------------------------------------ */
+/* Which source names an address (sources.c).                               */
+
+/* The sources, in the one order they are asked (sp_name_address):
+ *   1. JIT objects (--jit-dir): frames with lines, base 0;
+ *   2. the mapped file, when the caller passes it (`symbolize -e FILE`);
+ *   3. perf maps (--perf-map): one name;
+ *   4. kallsyms (--kallsyms): one name, for kernel code only.
+ * `convert` resolves a mapping's file itself, per mapping and in batches
+ * (apply.c), after every address of the mapping was offered to 1, 3 and 4:
+ * there perf maps and kallsyms name an address before its file does, while
+ * for `symbolize -e FILE` the file comes first.  Both orders are those
+ * symprof has always had.  jitdump files will come after JIT objects.
+ * Sources are keyed by process: perf maps and jitdump files belong to one
+ * pid.  Today no source records its pid and pid 0 ("unknown") is asked of
+ * every source. */
+typedef enum {
+	SP_SOURCE_NONE = 0,
+	SP_SOURCE_JIT_OBJECT,
+	SP_SOURCE_FILE,
+	SP_SOURCE_PERF_MAP,
+	SP_SOURCE_KALLSYMS,
+} sp_name_source;
+
+typedef struct {
+	uint32_t pid;          /* the process, 0 when unknown */
+	uint64_t addr;         /* run-time address */
+	sp_code_kind kind;     /* sp_code_kind_of the address: kallsyms only for KERNEL */
+	sp_object *file;       /* the mapped file to ask at step 2, or NULL */
+	uint64_t file_addr;    /* ADDR as a symbol-file address of FILE */
+	bool once;             /* objects resolve without caching (sp_object_resolve_once) */
+} sp_name_query;
+
+typedef struct {
+	const sp_frame *frames; /* innermost first; see sp_name_address for lifetime */
+	size_t n_frames;
+	sp_name_source source;  /* NONE when no source knew the address */
+	sp_frame one;           /* storage of a name-only answer */
+	char *demangled;
+} sp_named;
+
+/* Asks the session's sources about Q->addr in the order above; fills *OUT
+ * with the first answer and returns its source.  The session's sources
+ * must have been loaded without error (sp_symbolizer_sources).  Frames of
+ * an object are borrowed until sp_symbolizer_free, or with Q->once until
+ * the next resolve on the object; a name-only frame lives in *OUT, cleared
+ * by sp_named_clear (also before *OUT is reused). */
+sp_name_source sp_name_address(sp_symbolizer *s, const sp_name_query *q, sp_named *out);
+void sp_named_clear(sp_named *n);
+
+/* ------------------------------------------------------------------------ */
 /* Symbolizing a profile.                                                   */
 
 typedef enum {

@@ -2,10 +2,12 @@
  * maps here; JIT directories and kallsyms go the same way) once: a second
  * profile symbolized by the same session still gets names after the perf
  * map file was removed, a new session does not, and a load failure is
- * reported by every call of the session that met it. */
+ * reported by every call of the session that met it.  Then the order in
+ * which sources.c asks the sources. */
 #include "symbolize/symbolize.h"
 #include "tests/tap.h"
 
+#include <link.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -34,6 +36,87 @@ static const char *name_at(const sp_profile *p, uint64_t loc)
 		return "(unresolved)";
 	const sp_function *f = sp_profile_function(p, l->lines[0].function_id);
 	return f ? sp_profile_str(p, f->name) : "(none)";
+}
+
+/* A function of this program for the mapped-file rows. */
+__attribute__((noinline)) int sp_order_probe(int x);
+__attribute__((noinline)) int sp_order_probe(int x)
+{
+	return x * 3 + 1;
+}
+
+static int find_base(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	*(uint64_t *)data = info->dlpi_addr; /* the first object: this program */
+	return 1;
+}
+
+/* The one order of sources.c: perf maps before kallsyms, kallsyms only for
+ * kernel code, and a file the caller passes before both. */
+static void order(void)
+{
+	char *perf = sp_xasprintf("%s/perf-8.map", dir);
+	char *ksyms = sp_xasprintf("%s/kallsyms", dir);
+	FILE *f = fopen(perf, "w");
+	fprintf(f, "%llx 40 perf_fn\nffffffff81000000 100 perf_kernel_fn\n",
+		(unsigned long long)(REGION + 0x100));
+	fclose(f);
+	f = fopen(ksyms, "w");
+	fprintf(f, "ffffffff81000000 T k_fn\nffffffff81001000 T k_other\n");
+	fclose(f);
+	const char *maps[] = {perf};
+	sp_symbolize_options opt = {
+		.perf_maps = maps, .n_perf_maps = 1, .kallsyms = ksyms, .no_debuginfod = true};
+	sp_symbolizer *s = sp_symbolizer_new(&opt);
+	const sp_jit_index *jit;
+	const sp_perf_map *pm;
+	const sp_kallsyms *ks;
+	sp_error *err = sp_symbolizer_sources(s, &jit, &pm, &ks);
+	TAP_OK(!err && pm && ks && !jit, "perf map and kallsyms loaded");
+	sp_error_free(err);
+
+	uint64_t base = 0;
+	dl_iterate_phdr(find_base, &base);
+	sp_object *self;
+	err = sp_symbolizer_object(s, "/proc/self/exe", NULL, &self);
+	TAP_OK(!err, "this program opens as the mapped file");
+	sp_error_free(err);
+
+	sp_named n = {0};
+	const struct {
+		uint64_t addr;
+		sp_code_kind kind;
+		bool with_file;
+		sp_name_source want;
+		const char *name;
+	} rows[] = {
+		{REGION + 0x110, SP_CODE_ANONYMOUS, false, SP_SOURCE_PERF_MAP, "perf_fn"},
+		{REGION + 0x110, SP_CODE_ANONYMOUS, true, SP_SOURCE_FILE, "sp_order_probe"},
+		{0xffffffff81000010, SP_CODE_KERNEL, false, SP_SOURCE_PERF_MAP, "perf_kernel_fn"},
+		{0xffffffff81001010, SP_CODE_KERNEL, false, SP_SOURCE_KALLSYMS, "k_other"},
+		{0xffffffff81001010, SP_CODE_FILE, false, SP_SOURCE_NONE, NULL},
+		{REGION + 0x300, SP_CODE_ANONYMOUS, false, SP_SOURCE_NONE, NULL},
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		sp_name_query q = {
+			.addr = rows[i].addr,
+			.kind = rows[i].kind,
+			.file = rows[i].with_file && self ? self : NULL,
+			.file_addr = (uint64_t)(uintptr_t)&sp_order_probe - base,
+		};
+		sp_name_source got = sp_name_address(s, &q, &n);
+		const char *name = n.n_frames ? n.frames[n.n_frames - 1].name : NULL;
+		TAP_OK(got == rows[i].want && n.source == got &&
+			       (rows[i].name ? name && !strcmp(name, rows[i].name) : !name),
+		       "order row %zu: source %d, %s", i, (int)got, name ? name : "nothing");
+	}
+	sp_named_clear(&n);
+	sp_symbolizer_free(s);
+	unlink(perf);
+	unlink(ksyms);
+	free(perf);
+	free(ksyms);
 }
 
 int main(void)
@@ -77,6 +160,8 @@ int main(void)
 	       "the failure is reported again by the same session");
 	sp_error_free(err);
 	free(m);
+
+	order();
 
 	sp_symbolizer_free(s);
 	sp_symbolizer_free(s2);
