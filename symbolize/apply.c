@@ -118,16 +118,54 @@ static void set_lines(ctx *c, const pending *pend, size_t n, const sp_frame *fra
 	}
 }
 
-/* Offers one address (PEND[0..n)) to the name sources that come before
- * the mapping's file (sources.c); returns the one that named it. */
-static sp_name_source resolve_fileless(ctx *c, const sp_mapping *m, const pending *pend,
-				       size_t n, sp_named *named)
+/* One mapping's work: its addresses and what became of them. */
+typedef struct {
+	sp_mapping *m;           /* NULL for addresses outside every mapping */
+	const char *fname, *bid; /* as recorded ("" when none) */
+	const pending *pend;     /* sorted by address */
+	size_t n;
+	bool *done;              /* per entry: named by a source without a file */
+	size_t first;            /* the first entry not done */
+	bool any_fileless;
+	sp_object *obj;          /* the mapping's file, open, or NULL */
+	uint64_t base;
+} job;
+
+/* Runs of equal address in J's entries: [i, run_end(j, i)). */
+static size_t run_end(const job *j, size_t i)
 {
-	uint64_t addr = pend[0].address;
-	sp_name_query q = {.addr = addr, .kind = sp_code_kind_of(c->p, m, addr)};
-	sp_name_source src = sp_name_address(c->s, &q, named);
-	set_lines(c, pend, n, named->frames, named->n_frames);
-	return src;
+	size_t k = i + 1;
+	while (k < j->n && j->pend[k].address == j->pend[i].address)
+		k++;
+	return k;
+}
+
+/* Step 1: every address is offered to the name sources that come before
+ * the mapping's file (sources.c). */
+static void name_from_sources(ctx *c, job *j, sp_mapping_report *r)
+{
+	bool any_jit = false;
+	sp_named named = {0};
+	for (size_t i = 0, e; i < j->n; i = e) {
+		e = run_end(j, i);
+		uint64_t addr = j->pend[i].address;
+		sp_name_query q = {.addr = addr, .kind = sp_code_kind_of(c->p, j->m, addr)};
+		sp_name_source src = sp_name_address(c->s, &q, &named);
+		if (src == SP_SOURCE_NONE)
+			continue;
+		set_lines(c, j->pend + i, e - i, named.frames, named.n_frames);
+		any_jit |= src != SP_SOURCE_KALLSYMS;
+		for (size_t k = i; k < e; k++)
+			j->done[k] = true;
+		r->n_resolved++;
+		j->any_fileless = true;
+	}
+	sp_named_clear(&named);
+	/* A mapping without a file (the placeholder of addresses outside the
+	 * recorded map) is named after what resolved its addresses: kernel
+	 * frames named from kallsyms only, or JIT code (perf's names). */
+	if (j->any_fileless && j->m && !*j->fname)
+		sp_mapping_set_kind(c->p, j->m, any_jit ? SP_CODE_JIT : SP_CODE_KERNEL);
 }
 
 static sp_unresolved_reason classify(const sp_error *e)
@@ -161,135 +199,95 @@ static bool in_loads(const sp_elf_info *info, uint64_t vaddr)
 	return false;
 }
 
-/* Symbolizes the addresses PEND[0..n) of one mapping (sorted by address). */
-static void do_mapping(ctx *c, sp_mapping_report *r, const pending *pend, size_t n)
+/* Step 2: the file of the mapping, through the session's cache of the
+ * finder's answers.  *FOUND is borrowed (from the session or J). */
+static sp_unresolved_reason locate(ctx *c, const job *j, sp_mapping_report *r,
+				   const char **found)
 {
-	sp_mapping *m = pend[0].mapping_id ? sp_profile_mapping(c->p, pend[0].mapping_id) : NULL;
-	const char *fname = m ? sp_profile_str(c->p, m->filename) : "";
-	const char *bid = m ? sp_profile_str(c->p, m->build_id) : "";
-	bool already = m && (m->has_functions || m->has_filenames || m->has_line_numbers ||
-			     m->has_inline_frames);
-
-	r->mapping_id = m ? m->id : 0;
-	r->recorded_path = sp_xstrdup(fname);
-	r->build_id = *bid ? sp_xstrdup(bid) : NULL;
-
-	/* Distinct addresses: runs of equal address. */
-	size_t n_addr = 0;
-	for (size_t i = 0; i < n; i++)
-		if (i == 0 || pend[i].address != pend[i - 1].address)
-			n_addr++;
-	r->n_addresses = n_addr;
-	if (already) {
-		r->n_reason[SP_UNRES_ALREADY] = n_addr;
-		return;
+	if (!j->m)
+		return SP_UNRES_NO_MAPPING;
+	if (!*j->fname) /* (the name before sp_mapping_set_kind) */
+		return SP_UNRES_ANONYMOUS;
+	if (sp_mapping_unsymbolizable(c->p, j->m))
+		return SP_UNRES_UNSYMBOLIZABLE;
+	const sp_find_log *log;
+	sp_error *e = sp_symbolizer_locate(c->s, j->fname, *j->bid ? j->bid : NULL, found, &log);
+	for (size_t k = 0; k < log->n; k++)
+		sp_find_log_add(&r->tried, log->v[k].path, log->v[k].status);
+	if (e && sp_error_root_code(e) == SP_E_UNSUPPORTED) {
+		/* no search available: the recorded path as is */
+		sp_error_free(e);
+		*found = j->fname;
+		return SP_UNRES_NONE;
 	}
+	if (!e)
+		return SP_UNRES_NONE;
+	sp_unresolved_reason why = classify(e);
+	/* "not found" after rejecting candidates says why */
+	for (size_t k = 0; why == SP_UNRES_FILE_NOT_FOUND && k < r->tried.n; k++)
+		if (r->tried.v[k].status == SP_TRY_BUILD_ID_MISMATCH)
+			why = SP_UNRES_BUILD_ID_MISMATCH;
+		else if (r->tried.v[k].status == SP_TRY_NOT_ELF)
+			why = SP_UNRES_NOT_ELF;
+	if (why == SP_UNRES_ERROR)
+		note_error(r, e);
+	sp_error_free(e);
+	return why;
+}
 
-	bool *done = sp_xcalloc(n, sizeof(bool));
-	bool has_sources = c->src.jit || c->src.perf || c->src.ksyms;
-	bool any_fileless = false, any_jit = false;
-	if (has_sources) {
-		sp_named named = {0};
-		for (size_t i = 0, j; i < n; i = j) {
-			for (j = i + 1; j < n && pend[j].address == pend[i].address;)
-				j++;
-			sp_name_source src = resolve_fileless(c, m, pend + i, j - i, &named);
-			if (src != SP_SOURCE_NONE) {
-				any_jit |= src != SP_SOURCE_KALLSYMS;
-				for (size_t k = i; k < j; k++)
-					done[k] = true;
-				r->n_resolved++;
-				any_fileless = true;
-			}
-		}
-		sp_named_clear(&named);
+/* Step 3: the object, opened through the session, and the mapping's load
+ * base from its first address left. */
+static sp_unresolved_reason open_and_base(ctx *c, job *j, sp_mapping_report *r,
+					  const char *found)
+{
+	sp_object *obj;
+	r->used_path = sp_xstrdup(found);
+	sp_error *e = sp_symbolizer_object(c->s, found, *j->bid ? j->bid : NULL, &obj);
+	const sp_elf_info *info = e ? NULL : sp_object_info(obj);
+	/* An ET_REL whose sections carry addresses (JIT output) is in run-time
+	 * addresses already: base 0.  Others (.ko) follow §6. */
+	if (info && !(info->elf_type == ET_REL && info->has_text && info->text_addr))
+		e = sp_mapping_base(info, j->m->memory_start, j->m->memory_limit,
+				    j->m->file_offset, j->pend[j->first].address, &j->base);
+	if (!e) {
+		j->obj = obj;
+		return SP_UNRES_NONE;
 	}
-	/* A mapping without a file (the placeholder of addresses outside the
-	 * recorded map) is named after what resolved its addresses: kernel
-	 * frames named from kallsyms only, or JIT code (perf's names). */
-	if (any_fileless && m && !*fname)
-		sp_mapping_set_kind(c->p, m, any_jit ? SP_CODE_JIT : SP_CODE_KERNEL);
+	sp_unresolved_reason why = obj ? SP_UNRES_OUTSIDE_FILE : classify(e);
+	note_error(r, e);
+	sp_error_free(e);
+	return why;
+}
 
-	sp_unresolved_reason why = SP_UNRES_NONE;
-	sp_object *obj = NULL;
-	uint64_t base = 0;
-	char *found = NULL;
-	if (!m) {
-		why = SP_UNRES_NO_MAPPING;
-	} else if (!*fname) { /* (fname: the name before sp_mapping_set_kind) */
-		why = SP_UNRES_ANONYMOUS;
-	} else if (sp_mapping_unsymbolizable(c->p, m)) {
-		why = SP_UNRES_UNSYMBOLIZABLE;
-	}
-
-	size_t first = 0;
-	while (first < n && done[first])
-		first++;
-	if (why == SP_UNRES_NONE && first < n) {
-		sp_error *e = sp_finder_binary(sp_symbolizer_finder(c->s), fname,
-					       *bid ? bid : NULL, &found, &r->tried);
-		if (e && sp_error_root_code(e) == SP_E_UNSUPPORTED) {
-			/* no search available: the recorded path as is */
-			sp_error_free(e);
-			e = NULL;
-			found = sp_xstrdup(fname);
-		}
-		if (e) {
-			why = classify(e);
-			/* "not found" after rejecting candidates says why */
-			for (size_t k = 0; why == SP_UNRES_FILE_NOT_FOUND && k < r->tried.n; k++)
-				if (r->tried.v[k].status == SP_TRY_BUILD_ID_MISMATCH)
-					why = SP_UNRES_BUILD_ID_MISMATCH;
-				else if (r->tried.v[k].status == SP_TRY_NOT_ELF)
-					why = SP_UNRES_NOT_ELF;
-			if (why == SP_UNRES_ERROR)
-				note_error(r, e);
-			sp_error_free(e);
-		}
-	}
-	if (why == SP_UNRES_NONE && first < n) {
-		r->used_path = sp_xstrdup(found);
-		sp_error *e = sp_symbolizer_object(c->s, found, *bid ? bid : NULL, &obj);
-		const sp_elf_info *info = e ? NULL : sp_object_info(obj);
-		/* An ET_REL whose sections carry addresses (JIT output) is in
-		 * run-time addresses already: base 0.  Others (.ko) follow §6. */
-		if (info && !(info->elf_type == ET_REL && info->has_text && info->text_addr))
-			e = sp_mapping_base(info, m->memory_start, m->memory_limit,
-					    m->file_offset, pend[first].address, &base);
-		if (e) {
-			why = obj ? SP_UNRES_OUTSIDE_FILE : classify(e);
-			note_error(r, e);
-			sp_error_free(e);
-			obj = NULL;
-		}
-	}
-
+/* Step 4: every address left, once each, in J's object; without one, each
+ * counts as WHY.  Returns whether any resolved. */
+static bool resolve(ctx *c, const job *j, sp_mapping_report *r, sp_unresolved_reason why)
+{
 	bool any = false;
-	for (size_t i = 0, j; i < n; i = j) {
-		for (j = i + 1; j < n && pend[j].address == pend[i].address;)
-			j++;
-		if (done[i])
+	for (size_t i = 0, e; i < j->n; i = e) {
+		e = run_end(j, i);
+		if (j->done[i])
 			continue;
-		if (!obj) {
+		if (!j->obj) {
 			r->n_reason[why]++;
 			continue;
 		}
-		uint64_t a = pend[i].address;
-		if (m->memory_limit > m->memory_start &&
-		    (a < m->memory_start || a >= m->memory_limit)) {
+		uint64_t a = j->pend[i].address;
+		if (j->m->memory_limit > j->m->memory_start &&
+		    (a < j->m->memory_start || a >= j->m->memory_limit)) {
 			r->n_reason[SP_UNRES_NO_MAPPING]++; /* not this mapping's */
 			continue;
 		}
-		if (!in_loads(sp_object_info(obj), a - base)) {
+		if (!in_loads(sp_object_info(j->obj), a - j->base)) {
 			r->n_reason[SP_UNRES_OUTSIDE_FILE]++;
 			continue;
 		}
 		const sp_frame *f = NULL;
 		size_t nf = 0;
-		sp_error *e = sp_object_resolve(obj, a - base, &f, &nf);
-		if (e) {
-			note_error(r, e);
-			sp_error_free(e);
+		sp_error *err = sp_object_resolve(j->obj, a - j->base, &f, &nf);
+		if (err) {
+			note_error(r, err);
+			sp_error_free(err);
 			r->n_reason[SP_UNRES_ERROR]++;
 			continue;
 		}
@@ -297,32 +295,76 @@ static void do_mapping(ctx *c, sp_mapping_report *r, const pending *pend, size_t
 			r->n_reason[SP_UNRES_NO_SYMBOLS]++;
 			continue;
 		}
-		set_lines(c, pend + i, j - i, f, nf);
+		set_lines(c, j->pend + i, e - i, f, nf);
 		r->n_resolved++;
 		any = true;
 	}
-	if (obj) {
-		const sp_elf_info *info = sp_object_info(obj);
-		const char *dbg = sp_object_debug_path(obj);
-		const sp_find_log *dl = sp_object_debug_log(obj);
-		if (dbg)
-			r->debug_path = sp_xstrdup(dbg);
-		for (size_t k = 0; dl && k < dl->n; k++)
-			sp_find_log_add(&r->tried, dl->v[k].path, dl->v[k].status);
-		if (!*bid && info->build_id && *info->build_id) {
-			m->build_id = sp_profile_intern(c->p, info->build_id);
-			free(r->build_id);
-			r->build_id = sp_xstrdup(info->build_id);
-		}
+	return any;
+}
+
+/* Step 5: what the object told about itself: separate debug file, where
+ * it was looked for, a build id the profile did not record. */
+static void report_object(ctx *c, const job *j, sp_mapping_report *r)
+{
+	const sp_elf_info *info = sp_object_info(j->obj);
+	const char *dbg = sp_object_debug_path(j->obj);
+	const sp_find_log *dl = sp_object_debug_log(j->obj);
+	if (dbg)
+		r->debug_path = sp_xstrdup(dbg);
+	for (size_t k = 0; dl && k < dl->n; k++)
+		sp_find_log_add(&r->tried, dl->v[k].path, dl->v[k].status);
+	if (!*j->bid && info->build_id && *info->build_id) {
+		j->m->build_id = sp_profile_intern(c->p, info->build_id);
+		free(r->build_id);
+		r->build_id = sp_xstrdup(info->build_id);
 	}
-	if (m && (any || any_fileless)) {
+}
+
+/* Symbolizes the addresses PEND[0..n) of one mapping (sorted by address):
+ * name sources, then locate the file, open it and take the load base,
+ * resolve, report. */
+static void do_mapping(ctx *c, sp_mapping_report *r, const pending *pend, size_t n)
+{
+	sp_mapping *m = pend[0].mapping_id ? sp_profile_mapping(c->p, pend[0].mapping_id) : NULL;
+	job j = {
+		.m = m,
+		.fname = m ? sp_profile_str(c->p, m->filename) : "",
+		.bid = m ? sp_profile_str(c->p, m->build_id) : "",
+		.pend = pend,
+		.n = n,
+	};
+	r->mapping_id = m ? m->id : 0;
+	r->recorded_path = sp_xstrdup(j.fname);
+	r->build_id = *j.bid ? sp_xstrdup(j.bid) : NULL;
+	for (size_t i = 0; i < n; i = run_end(&j, i))
+		r->n_addresses++;
+	if (m && (m->has_functions || m->has_filenames || m->has_line_numbers ||
+		  m->has_inline_frames)) {
+		r->n_reason[SP_UNRES_ALREADY] = r->n_addresses;
+		return;
+	}
+
+	j.done = sp_xcalloc(n, sizeof(bool));
+	if (c->src.jit || c->src.perf || c->src.ksyms)
+		name_from_sources(c, &j, r);
+	while (j.first < n && j.done[j.first])
+		j.first++;
+	sp_unresolved_reason why = SP_UNRES_NONE;
+	const char *found = NULL;
+	if (j.first < n)
+		why = locate(c, &j, r, &found);
+	if (j.first < n && why == SP_UNRES_NONE)
+		why = open_and_base(c, &j, r, found);
+	bool any = resolve(c, &j, r, why);
+	if (j.obj)
+		report_object(c, &j, r);
+	if (m && (any || j.any_fileless)) {
 		m->has_functions |= c->any_func;
 		m->has_filenames |= c->any_file;
 		m->has_line_numbers |= c->any_line;
 		m->has_inline_frames = true;
 	}
-	free(found);
-	free(done);
+	free(j.done);
 }
 
 sp_error *sp_symbolize_profile(sp_symbolizer *s, sp_profile *p, sp_symbolize_report *report)

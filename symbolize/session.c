@@ -6,6 +6,9 @@
  * per session.  A file that cannot be used (missing, not ELF) is cached as
  * a failure and reported again without touching the disk.  Each object
  * opens its libdw resolver (dwarf.c) at the first address it resolves.
+ * The finder's answer for a mapping's file (recorded path + build id ->
+ * the file found, or why none was) is kept too, so a mapping met again in
+ * another profile of the run is neither searched for nor read again.
  */
 #include "symbolize/internal.h"
 
@@ -27,6 +30,14 @@ typedef struct {
 	size_t obj;
 } obj_key;
 
+/* One answer of the finder: for the key "BUILDID\nRECORDED". */
+typedef struct {
+	char *key;
+	char *found;     /* NULL when err is set */
+	sp_error *err;
+	sp_find_log log; /* every candidate tried */
+} located;
+
 struct sp_symbolizer {
 	sp_symbolize_options opts;
 	/* storage behind opts */
@@ -41,6 +52,10 @@ struct sp_symbolizer {
 	size_t n_keys, cap_keys;
 	sp_idxset key_index;
 	sp_finder *finder; /* created at first use */
+	located *located;
+	size_t n_located, cap_located;
+	sp_idxset located_index;
+	size_t finder_calls;
 
 	/* name sources without a file, loaded at first use */
 	bool sources_loaded;
@@ -119,6 +134,15 @@ void sp_symbolizer_free(sp_symbolizer *s)
 		free(s->keys[i].key);
 	free(s->keys);
 	sp_idxset_free(&s->key_index);
+	for (size_t i = 0; i < s->n_located; i++) {
+		located *l = &s->located[i];
+		free(l->key);
+		free(l->found);
+		sp_error_free(l->err);
+		sp_find_log_clear(&l->log);
+	}
+	free(s->located);
+	sp_idxset_free(&s->located_index);
 	sp_finder_free(s->finder);
 	sp_jit_index_free(s->jit);
 	sp_perf_map_free(s->perf);
@@ -143,6 +167,45 @@ sp_finder *sp_symbolizer_finder(sp_symbolizer *s)
 	if (!s->finder)
 		s->finder = sp_finder_new(&s->opts);
 	return s->finder;
+}
+
+typedef struct {
+	const sp_symbolizer *s;
+	const char *key;
+} located_ctx;
+
+static bool located_eq(void *ctx, size_t idx)
+{
+	located_ctx *k = ctx;
+	return strcmp(k->s->located[idx].key, k->key) == 0;
+}
+
+sp_error *sp_symbolizer_locate(sp_symbolizer *s, const char *recorded, const char *build_id,
+			       const char **found, const sp_find_log **log)
+{
+	char *key = sp_xasprintf("%s\n%s", build_id ? build_id : "", recorded ? recorded : "");
+	uint64_t h = sp_hash_bytes(key, strlen(key), 0);
+	located_ctx k = {s, key};
+	size_t i = sp_idxset_find(&s->located_index, h, located_eq, &k);
+	if (i == SIZE_MAX) {
+		located l = {.key = key};
+		s->finder_calls++;
+		l.err = sp_finder_binary(sp_symbolizer_finder(s), recorded, build_id, &l.found,
+					 &l.log);
+		SP_PUSH(s->located, s->n_located, s->cap_located, l);
+		i = s->n_located - 1;
+		sp_idxset_add(&s->located_index, h, i);
+	} else {
+		free(key);
+	}
+	*found = s->located[i].found;
+	*log = &s->located[i].log;
+	return sp_error_dup(s->located[i].err);
+}
+
+size_t sp_symbolizer_finder_calls(const sp_symbolizer *s)
+{
+	return s->finder_calls;
 }
 
 static sp_error *load_sources(sp_symbolizer *s)

@@ -239,6 +239,10 @@ check_PROGRAMS += tests/test_jit_sources
 tests_test_jit_sources_SOURCES = tests/test_jit_sources.c tests/tap.h
 tests_test_jit_sources_LDADD = $(TEST_LIBS)
 TESTS += tests/test_jit_sources
+check_PROGRAMS += tests/test_locate_cache
+tests_test_locate_cache_SOURCES = tests/test_locate_cache.c tests/tap.h
+tests_test_locate_cache_LDADD = $(TEST_LIBS)
+TESTS += tests/test_locate_cache
 dist_check_SCRIPTS += tests/cli_jit.sh
 TESTS += tests/cli_jit.sh
 # --- end jit scatter/cli tests ---
