@@ -1,5 +1,6 @@
-/* cmd_convert.c — `symprof convert`: read one or more profiles, symbolize
- * them through one shared session, merge (or convert each), write. */
+/* cmd_convert.c — `symprof convert`: its options and output formats.  The
+ * run itself (read one or more profiles, symbolize them through one shared
+ * session, merge or convert each, write) is pipeline.c's. */
 #include "convert/convert.h"
 
 #include <errno.h>
@@ -169,21 +170,6 @@ static sp_error *emit(const convert_opts *o, out_format f, sp_profile *p, const 
 	return err;
 }
 
-static sp_error *symbolize_one(const convert_opts *o, sp_symbolizer *s, sp_profile *p,
-			       const char *name)
-{
-	if (o->sym.no_symbolize)
-		return NULL;
-	sp_symbolize_report r = {0};
-	sp_error *err = sp_symbolize_profile(s, p, &r);
-	if (!err && !o->sym.quiet)
-		sp_cli_print_summary(name, &r, stderr);
-	sp_symbolize_report_clear(&r);
-	if (err)
-		err = sp_error_prefix(err, "%s", name);
-	return err;
-}
-
 static char *each_output_path(const char *dir, const char *input, out_format f)
 {
 	const char *base = strrchr(input, '/');
@@ -215,36 +201,21 @@ static bool each_outputs_distinct(const char *dir, char **inputs, int n_inputs, 
 	return ok;
 }
 
-/* "[samples/count cpu/nanoseconds], period type cpu/nanoseconds" */
-static char *kind_string(const sp_profile *p)
-{
-	sp_buf b = {0};
-	char *types = sp_profile_types_string(p);
-	sp_buf_puts(&b, types);
-	free(types);
-	const char *pt = sp_profile_str(p, p->period_type.type);
-	if (*pt)
-		sp_buf_printf(&b, ", period type %s/%s", pt, sp_profile_str(p, p->period_type.unit));
-	else
-		sp_buf_puts(&b, ", no period type");
-	return sp_buf_take(&b);
-}
+/* The pipeline's output: written to -o, or with --each into -o DIR. */
+typedef struct {
+	const convert_opts *o;
+	out_format f;
+	char **inputs;
+} emit_ctx;
 
-/* Inputs to merge must be of one kind (spec 1.3: same sample types and period
- * type).  Checked as each input is read, before the work of symbolizing it, and
- * the error names both files; sp_profile_merge checks again. */
-static sp_error *check_same_kind(const sp_profile *first, const char *first_name,
-				 const sp_profile *p, const char *name)
+static sp_error *emit_output(void *ctx, const sp_pipeline_output *out)
 {
-	if (sp_profile_same_kind(first, p))
-		return NULL;
-	char *a = kind_string(first), *b = kind_string(p);
-	sp_error *err = sp_error_new(SP_E_USAGE,
-				     "%s: cannot merge with %s: profile kinds differ: %s vs %s; "
-				     "convert them separately or with --each",
-				     name, first_name, b, a);
-	free(a);
-	free(b);
+	const emit_ctx *e = ctx;
+	if (!e->o->each)
+		return emit(e->o, e->f, out->profile, out->name, e->o->out);
+	char *path = each_output_path(e->o->out, e->inputs[out->input], e->f);
+	sp_error *err = emit(e->o, e->f, out->profile, out->name, path);
+	free(path);
 	return err;
 }
 
@@ -279,44 +250,16 @@ static int run(convert_opts *o, char **inputs, int n_inputs)
 			return 2;
 	}
 
-	sp_symbolizer *s = o->sym.no_symbolize ? NULL : sp_symbolizer_new(&o->sym.sym);
-	sp_profile **profiles = sp_xcalloc((size_t)n_inputs, sizeof(*profiles));
-	sp_error *err = NULL;
-	int rc = 0;
-	for (int i = 0; i < n_inputs && !err; i++) {
-		err = sp_cli_load(&o->sym, inputs[i], &profiles[i], NULL);
-		if (!err && !o->each && i > 0)
-			err = check_same_kind(profiles[0], inputs[0], profiles[i], inputs[i]);
-		if (!err)
-			err = symbolize_one(o, s, profiles[i], inputs[i]);
-		if (!err && o->each) {
-			char *path = each_output_path(o->out, inputs[i], f);
-			err = emit(o, f, profiles[i], inputs[i], path);
-			free(path);
-			sp_profile_free(profiles[i]);
-			profiles[i] = NULL;
-		}
-	}
-	if (!err && !o->each) {
-		sp_profile *merged = NULL;
-		if (n_inputs == 1) {
-			merged = profiles[0];
-			profiles[0] = NULL;
-		} else {
-			err = sp_profile_merge(profiles, (size_t)n_inputs, &merged);
-		}
-		if (!err)
-			err = emit(o, f, merged, n_inputs == 1 ? inputs[0] : "merged profile",
-				   o->out);
-		sp_profile_free(merged);
-	}
-	if (err)
-		rc = sp_cli_fail(err);
-	for (int i = 0; i < n_inputs; i++)
-		sp_profile_free(profiles[i]);
-	free(profiles);
-	sp_symbolizer_free(s);
-	return rc;
+	emit_ctx ctx = {.o = o, .f = f, .inputs = inputs};
+	sp_pipeline pl = {
+		.sym = &o->sym,
+		.each = o->each,
+		.print_summary = true,
+		.name_errors = true,
+		.output = emit_output,
+		.ctx = &ctx,
+	};
+	return sp_pipeline_run(&pl, inputs, n_inputs);
 }
 
 static bool parse_double(const char *s, double *out)

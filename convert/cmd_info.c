@@ -86,6 +86,13 @@ static void print_info(const char *path, sp_input_format fmt, const sp_profile *
 	}
 }
 
+static sp_error *print_output(void *ctx, const sp_pipeline_output *out)
+{
+	(void)ctx;
+	print_info(out->name, out->format, out->profile, out->report, stdout);
+	return NULL;
+}
+
 int cmd_info(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -116,23 +123,8 @@ int cmd_info(int argc, char **argv)
 		goto out;
 	}
 	sp_cli_sym_finish(&o);
-	sp_symbolizer *s = o.no_symbolize ? NULL : sp_symbolizer_new(&o.sym);
-	for (int i = optind; i < argc; i++) {
-		sp_profile *p = NULL;
-		sp_input_format fmt = SP_FMT_UNKNOWN;
-		sp_error *err = sp_cli_load(&o, argv[i], &p, &fmt);
-		sp_symbolize_report r = {0};
-		if (!err && s)
-			err = sp_symbolize_profile(s, p, &r);
-		if (err) {
-			rc = sp_cli_fail(err);
-		} else {
-			print_info(argv[i], fmt, p, s ? &r : NULL, stdout);
-		}
-		sp_symbolize_report_clear(&r);
-		sp_profile_free(p);
-	}
-	sp_symbolizer_free(s);
+	sp_pipeline pl = {.sym = &o, .each = true, .keep_going = true, .output = print_output};
+	rc = sp_pipeline_run(&pl, argv + optind, argc - optind);
 out:
 	sp_cli_sym_clear(&o);
 	return rc;

@@ -1,6 +1,6 @@
 /* convert.h — the symprof command: subcommands, shared option handling and
- * the one place that sequences the pipeline (read → maps → symbolize →
- * merge → write). */
+ * the one place that sequences the pipeline (pipeline.c: read → maps →
+ * symbolize → merge → write). */
 #ifndef SYMPROF_CONVERT_H
 #define SYMPROF_CONVERT_H
 
@@ -88,5 +88,35 @@ sp_error *sp_cli_load(const sp_cli_sym *c, const char *path, sp_profile **out,
 void sp_cli_print_summary(const char *name, const sp_symbolize_report *r, FILE *f);
 /* Prints an error as "symprof: <message>" and frees it; returns 1. */
 int sp_cli_fail(sp_error *err);
+
+/* -- the pipeline (pipeline.c) ------------------------------------------------
+ * load → (unwind) → symbolize → merge → output, over the inputs of one
+ * command, with one symbolizer session for the whole run. */
+
+/* What the pipeline hands to its output. */
+typedef struct {
+	sp_profile *profile;               /* borrowed for the call; may be changed */
+	const char *name;                  /* the input's path, or "merged profile" */
+	int input;                         /* index of the input, -1 when merged */
+	sp_input_format format;            /* the input's format (UNKNOWN when merged) */
+	const sp_symbolize_report *report; /* NULL when not symbolized or merged */
+} sp_pipeline_output;
+
+typedef struct {
+	const sp_cli_sym *sym; /* reading and symbolizing (borrowed) */
+	bool each;             /* each input on its own, else all merged into one */
+	bool keep_going;       /* with each: after a failed input (error printed)
+				  go on with the next; the run still fails */
+	bool print_summary;    /* per-mapping summary on stderr unless sym->quiet */
+	bool name_errors;      /* symbolization errors prefixed with the input */
+	/* Called once per input with each, else once with the merged profile. */
+	sp_error *(*output)(void *ctx, const sp_pipeline_output *out);
+	void *ctx;
+} sp_pipeline;
+
+/* Runs PL over the N INPUTS; prints the first error that stops it (every
+ * error with keep_going) as sp_cli_fail does.  Returns 0, or 1 after an
+ * error. */
+int sp_pipeline_run(const sp_pipeline *pl, char **inputs, int n);
 
 #endif

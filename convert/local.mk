@@ -3,6 +3,7 @@ symprof_SOURCES = \
 	convert/convert.h \
 	convert/main.c \
 	convert/options.c \
+	convert/pipeline.c \
 	convert/cmd_convert.c \
 	convert/cmd_info.c \
 	convert/cmd_symbolize.c \
