@@ -9,29 +9,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-typedef enum {
-	OUT_NONE = 0,
-	OUT_PPROF,
-	OUT_FOLDED,
-	OUT_RAW,
-	OUT_DOT,
-	OUT_PDF,
-	OUT_SVG,
-	OUT_PNG,
-	OUT_TOP,
-	OUT_FLAMEGRAPH,
-} out_format;
 
 static const struct {
 	const char *name;
-	out_format f;
+	sp_out_format f;
 	const char *ext; /* for --each output names */
 } formats[] = {
-	{"pprof", OUT_PPROF, ".pb.gz"},    {"folded", OUT_FOLDED, ".folded"},
-	{"raw", OUT_RAW, ".raw"},          {"dot", OUT_DOT, ".dot"},
-	{"pdf", OUT_PDF, ".pdf"},          {"svg", OUT_SVG, ".svg"},
-	{"png", OUT_PNG, ".png"},          {"top", OUT_TOP, ".txt"},
-	{"flamegraph", OUT_FLAMEGRAPH, ".flame.svg"},
+	{"pprof", SP_OUT_PPROF, ".pb.gz"},    {"folded", SP_OUT_FOLDED, ".folded"},
+	{"raw", SP_OUT_RAW, ".raw"},          {"dot", SP_OUT_DOT, ".dot"},
+	{"pdf", SP_OUT_PDF, ".pdf"},          {"svg", SP_OUT_SVG, ".svg"},
+	{"png", SP_OUT_PNG, ".png"},          {"top", SP_OUT_TOP, ".txt"},
+	{"flamegraph", SP_OUT_FLAMEGRAPH, ".flame.svg"},
 };
 
 static bool ends_with(const char *s, const char *suffix)
@@ -40,33 +28,33 @@ static bool ends_with(const char *s, const char *suffix)
 	return a >= b && strcmp(s + a - b, suffix) == 0;
 }
 
-static out_format format_by_name(const char *name)
+static sp_out_format format_by_name(const char *name)
 {
 	for (size_t i = 0; i < SP_ARRAY_LEN(formats); i++)
 		if (!strcmp(formats[i].name, name))
 			return formats[i].f;
-	return OUT_NONE;
+	return SP_OUT_NONE;
 }
 
-static out_format format_by_extension(const char *path)
+static sp_out_format format_by_extension(const char *path)
 {
 	static const struct {
 		const char *ext;
-		out_format f;
+		sp_out_format f;
 	} exts[] = {
-		{".pb.gz", OUT_PPROF}, {".pb", OUT_PPROF},     {".pprof", OUT_PPROF},
-		{".folded", OUT_FOLDED}, {".collapsed", OUT_FOLDED}, {".raw", OUT_RAW},
-		{".dot", OUT_DOT},     {".pdf", OUT_PDF},      {".flame.svg", OUT_FLAMEGRAPH},
-		{".svg", OUT_SVG},     {".png", OUT_PNG},      {".txt", OUT_TOP},
-		{".top", OUT_TOP},
+		{".pb.gz", SP_OUT_PPROF}, {".pb", SP_OUT_PPROF},     {".pprof", SP_OUT_PPROF},
+		{".folded", SP_OUT_FOLDED}, {".collapsed", SP_OUT_FOLDED}, {".raw", SP_OUT_RAW},
+		{".dot", SP_OUT_DOT},     {".pdf", SP_OUT_PDF},      {".flame.svg", SP_OUT_FLAMEGRAPH},
+		{".svg", SP_OUT_SVG},     {".png", SP_OUT_PNG},      {".txt", SP_OUT_TOP},
+		{".top", SP_OUT_TOP},
 	};
 	for (size_t i = 0; i < SP_ARRAY_LEN(exts); i++)
 		if (ends_with(path, exts[i].ext))
 			return exts[i].f;
-	return OUT_NONE;
+	return SP_OUT_NONE;
 }
 
-static const char *format_ext(out_format f)
+static const char *format_ext(sp_out_format f)
 {
 	for (size_t i = 0; i < SP_ARRAY_LEN(formats); i++)
 		if (formats[i].f == f)
@@ -77,7 +65,7 @@ static const char *format_ext(out_format f)
 typedef struct {
 	sp_cli_sym sym;
 	const char *out;
-	out_format format;
+	sp_out_format format;
 	const char *sample_index;
 	bool annotate;
 	bool each;
@@ -110,67 +98,7 @@ static void usage(FILE *f)
 		"  --title TEXT\n" SP_CLI_SYM_HELP);
 }
 
-static sp_error *write_output(const convert_opts *o, out_format f, sp_profile *p,
-			      const char *name, sp_sink *sink)
-{
-	sp_error *err = NULL;
-	sp_report_options ro = o->report;
-	if (f != OUT_PPROF && f != OUT_RAW && !o->all_frames)
-		sp_profile_prune_frames(p);
-	if (f != OUT_PPROF && f != OUT_RAW) {
-		size_t idx;
-		err = sp_profile_sample_index(p, o->sample_index, &idx);
-		if (err)
-			return sp_error_prefix(err, "%s", name);
-		ro.sample_index = idx;
-	}
-	switch (f) {
-	case OUT_PPROF:
-		return sp_pprof_write(p, true, sink);
-	case OUT_RAW:
-		sp_profile_dump(p, sink);
-		return NULL;
-	case OUT_FOLDED: {
-		sp_folded_options fo = {.sample_index = ro.sample_index, .annotate = o->annotate};
-		return sp_folded_write(p, &fo, sink);
-	}
-	case OUT_DOT:
-		return sp_dot_write(p, &ro, sink);
-	case OUT_PDF:
-		return sp_graph_render(p, &ro, "pdf", sink);
-	case OUT_SVG:
-		return sp_graph_render(p, &ro, "svg", sink);
-	case OUT_PNG:
-		return sp_graph_render(p, &ro, "png", sink);
-	case OUT_TOP:
-		return sp_top_write(p, &ro, sink);
-	case OUT_FLAMEGRAPH:
-		return sp_flamegraph_write(p, &ro, sink);
-	case OUT_NONE:
-		break;
-	}
-	return sp_error_new(SP_E_USAGE, "no output format");
-}
-
-/* Writes P to PATH (atomically) or to stdout when PATH is NULL or "-". */
-static sp_error *emit(const convert_opts *o, out_format f, sp_profile *p, const char *name,
-		      const char *path)
-{
-	sp_sink *sink;
-	sp_error *err = NULL;
-	bool to_stdout = !path || !strcmp(path, "-");
-	if (to_stdout)
-		sink = sp_sink_fd_new(STDOUT_FILENO, "standard output");
-	else if ((err = sp_sink_file_new(path, &sink)))
-		return err;
-	err = write_output(o, f, p, name, sink);
-	if (!err)
-		err = sp_sink_finish(sink);
-	sp_sink_free(sink); /* an unfinished file is removed */
-	return err;
-}
-
-static char *each_output_path(const char *dir, const char *input, out_format f)
+static char *each_output_path(const char *dir, const char *input, sp_out_format f)
 {
 	const char *base = strrchr(input, '/');
 	base = base ? base + 1 : input;
@@ -179,7 +107,7 @@ static char *each_output_path(const char *dir, const char *input, out_format f)
 
 /* Two inputs of --each whose output paths coincide (same base name in two
  * directories) would overwrite each other: refuse before doing any work. */
-static bool each_outputs_distinct(const char *dir, char **inputs, int n_inputs, out_format f)
+static bool each_outputs_distinct(const char *dir, char **inputs, int n_inputs, sp_out_format f)
 {
 	char **paths = sp_xcalloc((size_t)n_inputs, sizeof(*paths));
 	bool ok = true;
@@ -204,7 +132,7 @@ static bool each_outputs_distinct(const char *dir, char **inputs, int n_inputs, 
 /* The pipeline's output: written to -o, or with --each into -o DIR. */
 typedef struct {
 	const convert_opts *o;
-	out_format f;
+	sp_output_options w;
 	char **inputs;
 } emit_ctx;
 
@@ -212,19 +140,19 @@ static sp_error *emit_output(void *ctx, const sp_pipeline_output *out)
 {
 	const emit_ctx *e = ctx;
 	if (!e->o->each)
-		return emit(e->o, e->f, out->profile, out->name, e->o->out);
-	char *path = each_output_path(e->o->out, e->inputs[out->input], e->f);
-	sp_error *err = emit(e->o, e->f, out->profile, out->name, path);
+		return sp_pipeline_write(&e->w, out->profile, out->name, e->o->out);
+	char *path = each_output_path(e->o->out, e->inputs[out->input], e->w.format);
+	sp_error *err = sp_pipeline_write(&e->w, out->profile, out->name, path);
 	free(path);
 	return err;
 }
 
 static int run(convert_opts *o, char **inputs, int n_inputs)
 {
-	out_format f = o->format;
-	if (f == OUT_NONE && o->out && !o->each)
+	sp_out_format f = o->format;
+	if (f == SP_OUT_NONE && o->out && !o->each)
 		f = format_by_extension(o->out);
-	if (f == OUT_NONE) {
+	if (f == SP_OUT_NONE) {
 		if (o->out && strcmp(o->out, "-") != 0 && !o->each) {
 			fprintf(stderr,
 				"symprof convert: cannot tell the output format from '%s'; use "
@@ -232,9 +160,9 @@ static int run(convert_opts *o, char **inputs, int n_inputs)
 				o->out);
 			return 2;
 		}
-		f = o->each ? OUT_PPROF : OUT_FOLDED;
+		f = o->each ? SP_OUT_PPROF : SP_OUT_FOLDED;
 	}
-	if ((f == OUT_PDF || f == OUT_PNG || f == OUT_PPROF) && !o->out && !o->each &&
+	if ((f == SP_OUT_PDF || f == SP_OUT_PNG || f == SP_OUT_PPROF) && !o->out && !o->each &&
 	    isatty(STDOUT_FILENO)) {
 		fprintf(stderr, "symprof convert: refusing to write binary output to a terminal; "
 				"use -o FILE\n");
@@ -250,7 +178,15 @@ static int run(convert_opts *o, char **inputs, int n_inputs)
 			return 2;
 	}
 
-	emit_ctx ctx = {.o = o, .f = f, .inputs = inputs};
+	emit_ctx ctx = {
+		.o = o,
+		.w = {.format = f,
+		      .sample_index = o->sample_index,
+		      .annotate = o->annotate,
+		      .all_frames = o->all_frames,
+		      .report = o->report},
+		.inputs = inputs,
+	};
 	sp_pipeline pl = {
 		.sym = &o->sym,
 		.each = o->each,
@@ -317,7 +253,7 @@ int cmd_convert(int argc, char **argv)
 			break;
 		case 'f':
 			o.format = format_by_name(optarg);
-			if (o.format == OUT_NONE) {
+			if (o.format == SP_OUT_NONE) {
 				fprintf(stderr, "symprof convert: unknown format '%s'\n", optarg);
 				rc = 2;
 				goto out;

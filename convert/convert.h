@@ -93,6 +93,34 @@ int sp_cli_fail(sp_error *err);
  * load → (unwind) → symbolize → merge → output, over the inputs of one
  * command, with one symbolizer session for the whole run. */
 
+typedef enum {
+	SP_OUT_NONE = 0,
+	SP_OUT_PPROF,
+	SP_OUT_FOLDED,
+	SP_OUT_RAW,
+	SP_OUT_DOT,
+	SP_OUT_PDF,
+	SP_OUT_SVG,
+	SP_OUT_PNG,
+	SP_OUT_TOP,
+	SP_OUT_FLAMEGRAPH,
+} sp_out_format;
+
+/* How `convert` writes its output. */
+typedef struct {
+	sp_out_format format;
+	const char *sample_index; /* --sample-index, NULL: the default */
+	bool annotate;            /* folded: _[k] _[j] _[i] */
+	bool all_frames;          /* keep frames drop_frames would remove */
+	sp_report_options report;
+} sp_output_options;
+
+/* Writes P (report formats may prune its frames) in O's format to PATH
+ * (through a temporary file renamed into place) or to stdout when PATH is
+ * NULL or "-"; NAME (the input) names P in errors. */
+sp_error *sp_pipeline_write(const sp_output_options *o, sp_profile *p, const char *name,
+			    const char *path);
+
 /* What the pipeline hands to its output. */
 typedef struct {
 	sp_profile *profile;               /* borrowed for the call; may be changed */

@@ -6,11 +6,79 @@
  * `convert` writes the output, `info` describes it.  With `each` every
  * input is symbolized and handed to the output on its own; otherwise the
  * inputs, which must be of one kind, are merged into one profile first
- * (a single input is handed over as it is).
+ * (a single input is handed over as it is).  `convert` writes with
+ * sp_pipeline_write: report formats first drop frames as the profile's
+ * drop_frames says and choose the value column, then the writer runs.
  */
 #include "convert/convert.h"
 
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* -- output ------------------------------------------------------------------ */
+
+static sp_error *write_output(const sp_output_options *o, sp_profile *p, const char *name,
+			      sp_sink *sink)
+{
+	sp_error *err = NULL;
+	sp_out_format f = o->format;
+	sp_report_options ro = o->report;
+	if (f != SP_OUT_PPROF && f != SP_OUT_RAW && !o->all_frames)
+		sp_profile_prune_frames(p);
+	if (f != SP_OUT_PPROF && f != SP_OUT_RAW) {
+		size_t idx;
+		err = sp_profile_sample_index(p, o->sample_index, &idx);
+		if (err)
+			return sp_error_prefix(err, "%s", name);
+		ro.sample_index = idx;
+	}
+	switch (f) {
+	case SP_OUT_PPROF:
+		return sp_pprof_write(p, true, sink);
+	case SP_OUT_RAW:
+		sp_profile_dump(p, sink);
+		return NULL;
+	case SP_OUT_FOLDED: {
+		sp_folded_options fo = {.sample_index = ro.sample_index, .annotate = o->annotate};
+		return sp_folded_write(p, &fo, sink);
+	}
+	case SP_OUT_DOT:
+		return sp_dot_write(p, &ro, sink);
+	case SP_OUT_PDF:
+		return sp_graph_render(p, &ro, "pdf", sink);
+	case SP_OUT_SVG:
+		return sp_graph_render(p, &ro, "svg", sink);
+	case SP_OUT_PNG:
+		return sp_graph_render(p, &ro, "png", sink);
+	case SP_OUT_TOP:
+		return sp_top_write(p, &ro, sink);
+	case SP_OUT_FLAMEGRAPH:
+		return sp_flamegraph_write(p, &ro, sink);
+	case SP_OUT_NONE:
+		break;
+	}
+	return sp_error_new(SP_E_USAGE, "no output format");
+}
+
+sp_error *sp_pipeline_write(const sp_output_options *o, sp_profile *p, const char *name,
+			    const char *path)
+{
+	sp_sink *sink;
+	sp_error *err = NULL;
+	bool to_stdout = !path || !strcmp(path, "-");
+	if (to_stdout)
+		sink = sp_sink_fd_new(STDOUT_FILENO, "standard output");
+	else if ((err = sp_sink_file_new(path, &sink)))
+		return err;
+	err = write_output(o, p, name, sink);
+	if (!err)
+		err = sp_sink_finish(sink);
+	sp_sink_free(sink); /* an unfinished file is removed */
+	return err;
+}
+
+/* -- merge -------------------------------------------------------------------- */
 
 /* "[samples/count cpu/nanoseconds], period type cpu/nanoseconds" */
 static char *kind_string(const sp_profile *p)
