@@ -743,12 +743,7 @@ int cmd_symbolize(int argc, char **argv)
 	}
 	if (c.relative) {
 		const sp_elf_info *info = sp_object_info(c.obj);
-		const sp_phdr *low = NULL;
-		for (size_t i = 0; i < info->n_loads; i++)
-			if (!low || info->loads[i].vaddr < low->vaddr)
-				low = &info->loads[i];
-		if (low)
-			c.rel_adjust = low->vaddr - low->offset;
+		c.rel_adjust = sp_relative_adjust(info->loads, info->n_loads);
 	}
 
 	fflush(stdout);

@@ -222,3 +222,12 @@ sp_error *sp_mapping_base(const sp_elf_info *info, uint64_t start, uint64_t limi
 		return sp_error_prefix(err, "%s", info->path ? info->path : "(ELF)");
 	return NULL;
 }
+
+uint64_t sp_relative_adjust(const sp_phdr *loads, size_t n)
+{
+	const sp_phdr *low = NULL;
+	for (size_t i = 0; i < n; i++)
+		if (!low || loads[i].vaddr < low->vaddr)
+			low = &loads[i];
+	return low ? low->vaddr - low->offset : 0;
+}

@@ -109,6 +109,13 @@ sp_error *sp_header_for_file_offset(const sp_phdr *phdrs, const size_t *cand, si
 				    uint64_t file_offset, size_t *out);
 /* The PF_X PT_LOAD containing .text (kernel-like mappings), or -1. */
 ssize_t sp_find_text_program_header(const sp_elf_info *info);
+/* `symbolize --relative`: addresses given as offsets from where the
+ * object's file offset 0 is loaded.  Symbol-file address = relative
+ * address + the result (modulo 2^64): p_vaddr - p_offset of the PT_LOAD
+ * with the lowest p_vaddr among LOADS[0..n) (the first of equals), 0 when
+ * there is none.  For most PIEs and shared libraries it is 0; for a
+ * non-PIE linked at 0x400000 it is 0x400000. */
+uint64_t sp_relative_adjust(const sp_phdr *loads, size_t n);
 /* The whole choice of spec §6.2–6.3 for one mapping, given the first
  * address seen in it (which must lie in [start, limit) unless the mapping
  * is kernel-like or the fake whole-space one).  Uses INFO's _stext when

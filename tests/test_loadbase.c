@@ -288,6 +288,56 @@ static void test_mapping_base(void)
 	sp_error_free(err);
 }
 
+/* --relative: one row per layout met in practice. */
+static void test_relative_adjust(void)
+{
+	static const sp_phdr exec[] = {
+		{PT_LOAD, PF_R, 0, 0x400000, 0x500, 0x500, 0x1000},
+		{PT_LOAD, PF_R | PF_X, 0x1000, 0x401000, 0x2000, 0x2000, 0x1000},
+	};
+	static const sp_phdr pie_loads[] = {
+		{PT_LOAD, PF_R, 0, 0, 0x600, 0x600, 0x1000},
+		{PT_LOAD, PF_R | PF_X, 0x1000, 0x1000, 0x2000, 0x2000, 0x1000},
+	};
+	/* headers out of order: the lowest p_vaddr counts, not the first */
+	static const sp_phdr unordered[] = {
+		{PT_LOAD, PF_R | PF_X, 0x1000, 0x401000, 0x2000, 0x2000, 0x1000},
+		{PT_LOAD, PF_R, 0, 0x400000, 0x500, 0x500, 0x1000},
+	};
+	/* prelinked library: vaddr and offset differ by the prelink address */
+	static const sp_phdr prelinked[] = {
+		{PT_LOAD, PF_R | PF_X, 0, 0x3a000000, 0x8000, 0x8000, 0x1000},
+		{PT_LOAD, PF_R | PF_W, 0x8000, 0x3a009000, 0x100, 0x200, 0x1000},
+	};
+	/* first segment not at offset 0 (a linker script with a gap) */
+	static const sp_phdr gap[] = {
+		{PT_LOAD, PF_R | PF_X, 0x200, 0x10000, 0x1000, 0x1000, 0x1000},
+	};
+	/* vaddr below offset: the difference wraps, as the addition undoes */
+	static const sp_phdr below[] = {
+		{PT_LOAD, PF_R | PF_X, 0x2000, 0x1000, 0x100, 0x100, 0x1000},
+	};
+	static const struct {
+		const char *what;
+		const sp_phdr *loads;
+		size_t n;
+		uint64_t want;
+	} rows[] = {
+		{"non-PIE at 0x400000", exec, 2, 0x400000},
+		{"PIE", pie_loads, 2, 0},
+		{"headers out of order", unordered, 2, 0x400000},
+		{"prelinked library", prelinked, 2, 0x3a000000},
+		{"first segment at offset 0x200", gap, 1, 0x10000 - 0x200},
+		{"vaddr below offset wraps", below, 1, (uint64_t)0 - 0x1000},
+		{"no PT_LOAD", NULL, 0, 0},
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+		TAP_EQ_U64(sp_relative_adjust(rows[i].loads, rows[i].n), rows[i].want,
+			   "relative adjust: %s", rows[i].what);
+	TAP_EQ_U64(0x1234 + sp_relative_adjust(below, 1), 0x234,
+		   "relative adjust: the wrapped difference adds back modulo 2^64");
+}
+
 int main(void)
 {
 	test_load_base();
@@ -295,5 +345,6 @@ int main(void)
 	test_header_for_file_offset();
 	test_text_header();
 	test_mapping_base();
+	test_relative_adjust();
 	return tap_done();
 }
