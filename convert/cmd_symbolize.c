@@ -77,12 +77,6 @@ typedef struct {
 	bool ok;
 } entry;
 
-/* An address not in the text cache, and the entry asking for it. */
-typedef struct {
-	uint64_t addr;
-	size_t ent;
-} miss;
-
 /* Lines resolved together: bounds the batch's memory whatever the input. */
 #define BATCH_LINES ((size_t)1 << 14)
 /* Longest prefix of one answer: {"address":"0x<16 digits>","frames": */
@@ -103,7 +97,7 @@ typedef struct {
 	sp_buf unknown;      /* the answer for a line that is not an address */
 	entry *ents;         /* the batch: BATCH_LINES each */
 	size_t n_ents;
-	miss *misses, *misses_tmp;
+	sp_addr_item *misses, *misses_tmp; /* addresses not in the text cache, tag: entry */
 	char *prefix;        /* BATCH_LINES * PREFIX_MAX */
 } sym_ctx;
 
@@ -378,45 +372,15 @@ static void lookup(sym_ctx *c, uint64_t addr, uint64_t vaddr, sp_named *out)
  * lookup and one copy. */
 #define TEXT_CACHE_MAX ((size_t)64 << 20)
 
-/* Sorts N misses by address (LSD radix sort, stable; only the bytes in
- * which addresses differ get a pass). */
-static void sort_misses(miss *m, miss *tmp, size_t n)
-{
-	size_t count[256];
-	uint64_t diff = 0;
-	miss *src = m, *dst = tmp;
-	for (size_t i = 1; i < n; i++)
-		diff |= m[i].addr ^ m[0].addr;
-	for (unsigned shift = 0; shift < 64; shift += 8) {
-		if (!((diff >> shift) & 255))
-			continue;
-		memset(count, 0, sizeof(count));
-		for (size_t i = 0; i < n; i++)
-			count[(src[i].addr >> shift) & 255]++;
-		for (size_t i = 0, sum = 0; i < 256; i++) {
-			size_t k = count[i];
-			count[i] = sum;
-			sum += k;
-		}
-		for (size_t i = 0; i < n; i++)
-			dst[count[(src[i].addr >> shift) & 255]++] = src[i];
-		miss *t = src;
-		src = dst;
-		dst = t;
-	}
-	if (src != m)
-		memcpy(m, src, n * sizeof(*m));
-}
-
 /* Answers every address of the batch that the text cache lacks, in
- * address order (neighbouring addresses share compile units and line
- * tables), once per distinct address. */
-static void resolve_misses(sym_ctx *c, miss *m, size_t n)
+ * address order (batch.c), once per distinct address. */
+static void resolve_misses(sym_ctx *c, sp_addr_item *m, size_t n)
 {
 	sp_named named = {0};
 	if (n > 1)
-		sort_misses(m, c->misses_tmp, n);
-	for (size_t i = 0; i < n;) {
+		sp_addr_items_sort(m, c->misses_tmp, n);
+	for (size_t i = 0, end; i < n; i = end) {
+		end = sp_addr_items_run(m, n, i);
 		uint64_t addr = m[i].addr;
 		uint64_t vaddr = c->relative ? addr + c->rel_adjust : addr;
 		lookup(c, addr, vaddr, &named);
@@ -432,8 +396,8 @@ static void resolve_misses(sym_ctx *c, miss *m, size_t n)
 			c->text.len = off;
 			off = c->tmp.len - tl;
 		}
-		for (; i < n && m[i].addr == addr; i++) {
-			entry *e = &c->ents[m[i].ent];
+		for (size_t k = i; k < end; k++) {
+			entry *e = &c->ents[m[k].tag];
 			e->src = src;
 			e->off = off;
 			e->len = tl;
@@ -455,7 +419,7 @@ static void run_batch(sym_ctx *c)
 			e->off = t->off;
 			e->len = t->len;
 		} else if (e->ok) {
-			c->misses[n_miss++] = (miss){e->addr, i};
+			c->misses[n_miss++] = (sp_addr_item){e->addr, i};
 		} else {
 			e->src = TXT_UNKNOWN;
 			e->off = 0;

@@ -53,21 +53,6 @@ void sp_symbolize_report_clear(sp_symbolize_report *r)
 	r->n_mappings = 0;
 }
 
-typedef struct {
-	uint64_t mapping_id, address;
-	size_t loc; /* index into p->locations */
-} pending;
-
-static int cmp_pending(const void *a, const void *b)
-{
-	const pending *x = a, *y = b;
-	if (x->mapping_id != y->mapping_id)
-		return x->mapping_id < y->mapping_id ? -1 : 1;
-	if (x->address != y->address)
-		return x->address < y->address ? -1 : 1;
-	return x->loc < y->loc ? -1 : x->loc > y->loc;
-}
-
 /* Name sources without a mapping file, the session's (borrowed). */
 typedef struct {
 	const sp_jit_index *jit;
@@ -84,7 +69,8 @@ typedef struct {
 } ctx;
 
 /* Fills the locations of one address (PEND[0..n)) with FRAMES. */
-static void set_lines(ctx *c, const pending *pend, size_t n, const sp_frame *frames, size_t nf)
+static void set_lines(ctx *c, const sp_addr_item *pend, size_t n, const sp_frame *frames,
+		      size_t nf)
 {
 	if (nf == 0)
 		return;
@@ -106,7 +92,7 @@ static void set_lines(ctx *c, const pending *pend, size_t n, const sp_frame *fra
 		c->any_line |= f->line != 0;
 	}
 	for (size_t k = 0; k < n; k++) {
-		sp_location *l = &c->p->locations[pend[k].loc];
+		sp_location *l = &c->p->locations[pend[k].tag];
 		free(l->lines);
 		if (k + 1 < n) {
 			l->lines = sp_xreallocarray(NULL, nf, sizeof(*lines));
@@ -122,7 +108,7 @@ static void set_lines(ctx *c, const pending *pend, size_t n, const sp_frame *fra
 typedef struct {
 	sp_mapping *m;           /* NULL for addresses outside every mapping */
 	const char *fname, *bid; /* as recorded ("" when none) */
-	const pending *pend;     /* sorted by address */
+	const sp_addr_item *pend; /* sorted by address; tag: index of the location */
 	size_t n;
 	bool *done;              /* per entry: named by a source without a file */
 	size_t first;            /* the first entry not done */
@@ -134,10 +120,7 @@ typedef struct {
 /* Runs of equal address in J's entries: [i, run_end(j, i)). */
 static size_t run_end(const job *j, size_t i)
 {
-	size_t k = i + 1;
-	while (k < j->n && j->pend[k].address == j->pend[i].address)
-		k++;
-	return k;
+	return sp_addr_items_run(j->pend, j->n, i);
 }
 
 /* Step 1: every address is offered to the name sources that come before
@@ -148,7 +131,7 @@ static void name_from_sources(ctx *c, job *j, sp_mapping_report *r)
 	sp_named named = {0};
 	for (size_t i = 0, e; i < j->n; i = e) {
 		e = run_end(j, i);
-		uint64_t addr = j->pend[i].address;
+		uint64_t addr = j->pend[i].addr;
 		sp_name_query q = {.addr = addr, .kind = sp_code_kind_of(c->p, j->m, addr)};
 		sp_name_source src = sp_name_address(c->s, &q, &named);
 		if (src == SP_SOURCE_NONE)
@@ -248,7 +231,7 @@ static sp_unresolved_reason open_and_base(ctx *c, job *j, sp_mapping_report *r,
 	 * addresses already: base 0.  Others (.ko) follow §6. */
 	if (info && !(info->elf_type == ET_REL && info->has_text && info->text_addr))
 		e = sp_mapping_base(info, j->m->memory_start, j->m->memory_limit,
-				    j->m->file_offset, j->pend[j->first].address, &j->base);
+				    j->m->file_offset, j->pend[j->first].addr, &j->base);
 	if (!e) {
 		j->obj = obj;
 		return SP_UNRES_NONE;
@@ -272,7 +255,7 @@ static bool resolve(ctx *c, const job *j, sp_mapping_report *r, sp_unresolved_re
 			r->n_reason[why]++;
 			continue;
 		}
-		uint64_t a = j->pend[i].address;
+		uint64_t a = j->pend[i].addr;
 		if (j->m->memory_limit > j->m->memory_start &&
 		    (a < j->m->memory_start || a >= j->m->memory_limit)) {
 			r->n_reason[SP_UNRES_NO_MAPPING]++; /* not this mapping's */
@@ -320,12 +303,13 @@ static void report_object(ctx *c, const job *j, sp_mapping_report *r)
 	}
 }
 
-/* Symbolizes the addresses PEND[0..n) of one mapping (sorted by address):
- * name sources, then locate the file, open it and take the load base,
- * resolve, report. */
-static void do_mapping(ctx *c, sp_mapping_report *r, const pending *pend, size_t n)
+/* Symbolizes the addresses PEND[0..n) of mapping MAPPING_ID (0: none),
+ * sorted by address: name sources, then locate the file, open it and take
+ * the load base, resolve, report. */
+static void do_mapping(ctx *c, sp_mapping_report *r, uint64_t mapping_id,
+		       const sp_addr_item *pend, size_t n)
 {
-	sp_mapping *m = pend[0].mapping_id ? sp_profile_mapping(c->p, pend[0].mapping_id) : NULL;
+	sp_mapping *m = mapping_id ? sp_profile_mapping(c->p, mapping_id) : NULL;
 	job j = {
 		.m = m,
 		.fname = m ? sp_profile_str(c->p, m->filename) : "",
@@ -377,7 +361,9 @@ sp_error *sp_symbolize_profile(sp_symbolizer *s, sp_profile *p, sp_symbolize_rep
 	if (err)
 		goto out;
 
-	pending *pend = NULL;
+	/* Locations without lines, grouped by mapping (ids ascending), each
+	 * group in address order, equal addresses in location order. */
+	sp_addr_item *by_map = NULL, *tmp, *pend;
 	size_t n = 0, cap = 0;
 	for (size_t i = 0; i < p->n_locations; i++) {
 		const sp_location *l = &p->locations[i];
@@ -386,21 +372,26 @@ sp_error *sp_symbolize_profile(sp_symbolizer *s, sp_profile *p, sp_symbolize_rep
 		uint64_t mid = l->mapping_id;
 		if (mid && !sp_profile_mapping(p, mid))
 			mid = 0;
-		pending e = {mid, l->address, i};
-		SP_PUSH(pend, n, cap, e);
+		sp_addr_item e = {mid, i};
+		SP_PUSH(by_map, n, cap, e);
 	}
-	if (n > 1) /* qsort must not get NULL, and empty tables may be */
-		qsort(pend, n, sizeof(*pend), cmp_pending);
+	tmp = sp_xreallocarray(NULL, n + 1, sizeof(*tmp));
+	pend = sp_xreallocarray(NULL, n + 1, sizeof(*pend));
+	sp_addr_items_sort(by_map, tmp, n);
+	for (size_t i = 0; i < n; i++)
+		pend[i] = (sp_addr_item){p->locations[by_map[i].tag].address, by_map[i].tag};
 
 	size_t cap_r = report->n_mappings;
 	for (size_t i = 0, j; i < n; i = j) {
-		for (j = i + 1; j < n && pend[j].mapping_id == pend[i].mapping_id;)
-			j++;
+		j = sp_addr_items_run(by_map, n, i);
+		sp_addr_items_sort(pend + i, tmp, j - i);
 		sp_mapping_report r = {0};
 		c.any_func = c.any_file = c.any_line = false;
-		do_mapping(&c, &r, pend + i, j - i);
+		do_mapping(&c, &r, by_map[i].addr, pend + i, j - i);
 		SP_PUSH(report->mappings, report->n_mappings, cap_r, r);
 	}
+	free(by_map);
+	free(tmp);
 	free(pend);
 out:
 	sp_symbolize_report_clear(&local);

@@ -10,6 +10,7 @@ symbolize_libsymbolize_la_SOURCES = \
 	symbolize/debuginfod_dl.c \
 	symbolize/demangle.c \
 	symbolize/session.c \
+	symbolize/batch.c \
 	symbolize/sources.c \
 	symbolize/apply.c \
 	symbolize/jit.c \

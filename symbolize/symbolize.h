@@ -321,6 +321,28 @@ sp_error *sp_symbolizer_sources(sp_symbolizer *s, const sp_jit_index **jit,
 				const sp_perf_map **perf, const sp_kallsyms **ksyms);
 
 /* ------------------------------------------------------------------------ */
+/* Batches of addresses (batch.c).                                          */
+
+/* An address to resolve and what it is for (an index of the caller's). */
+typedef struct {
+	uint64_t addr;
+	size_t tag;
+} sp_addr_item;
+
+/* Sorts ITEMS[0..n) by address, items of equal address in their order
+ * (stable), so that a batch is resolved in address order, each distinct
+ * address once (sp_addr_items_run).  TMP is room for N items. */
+void sp_addr_items_sort(sp_addr_item *items, sp_addr_item *tmp, size_t n);
+/* The end of the run of sorted ITEMS[i..n) that share ITEMS[i]'s address. */
+static inline size_t sp_addr_items_run(const sp_addr_item *items, size_t n, size_t i)
+{
+	size_t e = i + 1;
+	while (e < n && items[e].addr == items[i].addr)
+		e++;
+	return e;
+}
+
+/* ------------------------------------------------------------------------ */
 /* Which source names an address (sources.c).                               */
 
 /* The sources, in the one order they are asked (sp_name_address):
