@@ -53,18 +53,11 @@ void sp_symbolize_report_clear(sp_symbolize_report *r)
 	r->n_mappings = 0;
 }
 
-/* Name sources without a mapping file, the session's (borrowed). */
-typedef struct {
-	const sp_jit_index *jit;
-	const sp_perf_map *perf;
-	const sp_kallsyms *ksyms;
-} sources;
-
 typedef struct {
 	sp_symbolizer *s;
 	sp_profile *p;
 	const sp_symbolize_options *o;
-	sources src;
+	bool has_sources; /* name sources without a mapping file were given */
 	bool any_func, any_file, any_line; /* for the has_* flags */
 } ctx;
 
@@ -329,7 +322,7 @@ static void do_mapping(ctx *c, sp_mapping_report *r, uint64_t mapping_id,
 	}
 
 	j.done = sp_xcalloc(n, sizeof(bool));
-	if (c->src.jit || c->src.perf || c->src.ksyms)
+	if (c->has_sources)
 		name_from_sources(c, &j, r);
 	while (j.first < n && j.done[j.first])
 		j.first++;
@@ -357,7 +350,11 @@ sp_error *sp_symbolize_profile(sp_symbolizer *s, sp_profile *p, sp_symbolize_rep
 	if (!report)
 		report = &local;
 	ctx c = {.s = s, .p = p, .o = sp_symbolizer_options(s)};
-	sp_error *err = sp_symbolizer_sources(s, &c.src.jit, &c.src.perf, &c.src.ksyms);
+	const sp_jit_index *jit;
+	const sp_perf_map *perf;
+	const sp_kallsyms *ksyms;
+	sp_error *err = sp_symbolizer_sources(s, &jit, &perf, &ksyms);
+	c.has_sources = jit || perf || ksyms;
 	if (err)
 		goto out;
 

@@ -1,13 +1,17 @@
 /* symbolize.h — turning addresses into frames.
  *
- *   load base      pure arithmetic of spec/FORMATS.md §6.2–6.3 (table-tested)
+ *   load base      pure arithmetic of spec/FORMATS.md §6.2–6.3 and of
+ *                  `symbolize --relative` (loadbase.c, table-tested)
  *   ELF identity   build id, ELF type, PT_LOADs, debuglink (libelf)
  *   finding files  binary search path, sysroot, path maps, debug dirs,
  *                  build-id trees, debuglink with CRC, debuginfod
  *   session        sp_symbolizer: owns one cached object per ELF (keyed by
  *                  build id, else dev+inode+size+mtime, else path), each with
- *                  one lazily opened Dwfl; failures are cached too
+ *                  one lazily opened Dwfl, and the finder's answer per
+ *                  recorded path + build id; failures are cached too
  *   resolving      address -> frames with the inline chain, innermost first
+ *   batches        the address order a batch is resolved in (batch.c)
+ *   name sources   which source names an address, in one order (sources.c)
  *   demangling     libbfd, three styles
  *   profiles       sp_symbolize_profile: per mapping, de-duplicated, with a
  *                  report of what resolved and why the rest did not
