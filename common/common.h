@@ -37,7 +37,6 @@
 	X(LIBELF, "libelf error")                                           \
 	X(LIBDW, "libdw error")                                             \
 	X(ZLIB, "zlib error")                                               \
-	X(PROTOBUF, "protobuf error")                                       \
 	X(GRAPHVIZ, "graphviz error")                                       \
 	X(LIMIT, "size limit exceeded")
 
