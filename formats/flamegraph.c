@@ -115,7 +115,7 @@ static char *frame_name(const sp_profile *p, const sp_location *l, size_t li)
 	char *base, *s;
 
 	if (l->n_lines == 0) {
-		base = sp_report_address_name(p, l);
+		base = sp_location_address_name(p, l);
 	} else {
 		const sp_function *f = sp_profile_function(p, l->lines[li].function_id);
 		const char *name = f ? sp_profile_str(p, f->name) : "";
@@ -430,7 +430,7 @@ sp_error *sp_flamegraph_write(const sp_profile *p, const sp_report_options *o, s
 				    "flame graph: sample index %zu out of range (profile has %zu "
 				    "sample types)",
 				    si, p->n_sample_types);
-	if ((err = sp_sample_filter_new(p, o, &filter)))
+	if ((err = sp_sample_filter_new(p, o->focus, o->ignore, &filter)))
 		return err;
 	/* Names of every location's frames, outermost last as in lines. */
 	loc_off = sp_xcalloc(p->n_locations + 1, sizeof(size_t));

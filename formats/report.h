@@ -1,12 +1,18 @@
 /* report.h — private to the report writers (top, DOT, graphviz renders,
- * flame graph): the call graph built from a profile with pprof's rules, the
- * value formatting with units, and the frame naming shared with the flame
- * graph.  Nothing here includes graphviz.
+ * flame graph): the call graph built from a profile with pprof's rules
+ * (report.c, report_graph.c), the value formatting with units
+ * (report_units.c), and the frame naming shared with the flame graph
+ * (report_names.c).  Nothing here includes graphviz.
  */
 #ifndef SYMPROF_FORMATS_REPORT_H
 #define SYMPROF_FORMATS_REPORT_H
 
 #include "formats/formats.h"
+
+static inline int64_t sp_abs64(int64_t v)
+{
+	return v < 0 ? -v : v;
+}
 
 /* A node's tag (graphs only): the string labels of some of its samples,
  * or one value of their numeric "bytes" label. */
@@ -72,6 +78,16 @@ sp_error *sp_report_new(const sp_profile *p, const sp_report_options *o, sp_repo
 			sp_report **out);
 void sp_report_free(sp_report *r);
 
+/* report_graph.c: fills R's nodes, edges, orig_count and dropped counts
+ * from R->p, sample_index, nodefraction, edgefraction and nodecount, with
+ * O's focus, ignore, granularity and unit (for tags).  Errors: a bad
+ * focus or ignore expression (SP_E_USAGE). */
+sp_error *sp_report_build_graph(sp_report *r, const sp_report_options *o, sp_report_mode mode);
+
+/* VALUE in unit FROM expressed in unit TO ("minimum" or "auto": the
+ * largest unit giving a value of at least 1); *UNIT gets the canonical
+ * unit name ("" for counts). */
+double sp_report_scale(int64_t value, const char *from, const char *to, const char **unit);
 /* V formatted in the report's output unit, e.g. "1.50MB", "30ms", "12".
  * Caller frees. */
 char *sp_report_value(const sp_report *r, int64_t v);
@@ -98,19 +114,23 @@ sp_error *sp_dot_graph_new(const sp_profile *p, const sp_report_options *o,
 void sp_graphviz_lock(void);
 void sp_graphviz_unlock(void);
 
-/* -- sample filtering shared with the flame graph -------------------------- */
+/* -- naming (report_names.c) ------------------------------------------------ */
 
-typedef struct sp_sample_filter sp_sample_filter;
-/* Compiles O's focus and ignore expressions (POSIX extended). */
-sp_error *sp_sample_filter_new(const sp_profile *p, const sp_report_options *o,
-			       sp_sample_filter **out);
-/* True when sample S passes focus and ignore. */
-bool sp_sample_filter_keep(const sp_sample_filter *f, const sp_sample *s);
-void sp_sample_filter_free(sp_sample_filter *f);
+/* The names of the frames of P's locations at one granularity. */
+typedef struct sp_frame_namer sp_frame_namer;
+/* P is borrowed until sp_frame_namer_free. */
+sp_frame_namer *sp_frame_namer_new(const sp_profile *p, sp_granularity g);
+void sp_frame_namer_free(sp_frame_namer *nm);
+/* Name components of inline frame LI of L (any LI when L has no lines):
+ * *FIRST (function, file or address) and *SECOND (file:line for lines,
+ * else NULL), the graph label (*LABEL: multi-line shortened name, file base
+ * names), and *TIE: what else tells two nodes of one name apart (files
+ * granularity only, else NULL).  Caller frees each. */
+void sp_frame_namer_name(const sp_frame_namer *nm, const sp_location *l, size_t li,
+			 char **first, char **second, char **label, char **tie);
 
-/* The name shown for an unsymbolized location: "0x4011a2", or
- * "0x4011a2 [libfoo.so]" when its mapping has a file.  Caller frees. */
-char *sp_report_address_name(const sp_profile *p, const sp_location *l);
+/* The part of PATH after its last '/'.  Borrowed from PATH. */
+const char *sp_report_base_name(const char *path);
 
 /* Replaces, in place, bytes that are not valid UTF-8 and control
  * characters with '?' (names come from binaries and JIT maps; SVG and

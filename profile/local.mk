@@ -6,5 +6,6 @@ profile_libprofile_la_SOURCES = \
 	profile/dump.c \
 	profile/maps.c \
 	profile/merge.c \
-	profile/prune.c
+	profile/prune.c \
+	profile/filter.c
 profile_libprofile_la_LIBADD = common/libcommon.la
