@@ -19,7 +19,7 @@ formats_libformats_la_SOURCES = \
 	formats/report_graph.c \
 	formats/report_top.c \
 	formats/dot.c \
-	formats/gvc.c \
+	formats/graphviz.c \
 	formats/flamegraph.c
 formats_libformats_la_CFLAGS = $(AM_CFLAGS) $(PROTOBUFC_CFLAGS) $(GVC_CFLAGS)
 

@@ -102,17 +102,35 @@ const char *sp_report_pct(int64_t v, int64_t total, char *buf);
  * and the array. */
 char **sp_report_legend(const sp_report *r, size_t *n);
 
-/* -- graphviz (dot.c) -------------------------------------------------------- */
+/* -- graphviz (graphviz.c) ------------------------------------------------- */
 
-struct Agraph_s;
-/* Builds the cgraph graph of the report (see dot.c); the caller closes it
- * with agclose.  Call with sp_graphviz_lock held. */
-sp_error *sp_dot_graph_new(const sp_profile *p, const sp_report_options *o,
-			   struct Agraph_s **out);
+/* A graphviz graph under our own names; the only file that includes
+ * graphviz is graphviz.c.  Strings are copied by graphviz. */
+typedef struct sp_gv_graph sp_gv_graph;
+typedef struct sp_gv_node sp_gv_node;
+typedef struct sp_gv_edge sp_gv_edge;
 
-/* Serializes every use of graphviz in the process (gvc.c). */
-void sp_graphviz_lock(void);
-void sp_graphviz_unlock(void);
+/* A new directed graph named TITLE.  Every use of graphviz in the process
+ * is serialized: the graph holds the process's graphviz lock until
+ * sp_gv_free, so build, write or render it and free it promptly, in the
+ * same thread.  Errors: SP_E_GRAPHVIZ. */
+sp_error *sp_gv_new(const char *title, sp_gv_graph **out);
+void sp_gv_free(sp_gv_graph *g);
+/* The default of node attribute NAME (declared in the DOT text). */
+void sp_gv_node_default(sp_gv_graph *g, const char *name, const char *value);
+/* The node named ID, created when missing (borrowed until sp_gv_free). */
+sp_gv_node *sp_gv_node_new(sp_gv_graph *g, const char *id);
+/* The node named ID, or NULL. */
+sp_gv_node *sp_gv_node_find(sp_gv_graph *g, const char *id);
+/* A new edge SRC -> DST (borrowed until sp_gv_free). */
+sp_gv_edge *sp_gv_edge_new(sp_gv_graph *g, sp_gv_node *src, sp_gv_node *dst);
+/* Sets attribute NAME of OBJ (an sp_gv_node or sp_gv_edge) to VALUE. */
+void sp_gv_set(void *obj, const char *name, const char *value);
+/* Writes G as DOT text. */
+sp_error *sp_gv_write_dot(sp_gv_graph *g, sp_sink *out);
+/* Lays G out with dot and renders it as FORMAT ("pdf", "svg", "png").
+ * Errors: SP_E_GRAPHVIZ (layout, or a missing plugin). */
+sp_error *sp_gv_render(sp_gv_graph *g, const char *format, sp_sink *out);
 
 /* -- naming (report_names.c) ------------------------------------------------ */
 
