@@ -137,6 +137,28 @@ size_t sp_idxset_find(const sp_idxset *s, uint64_t hash, sp_idxset_eq eq, void *
 void sp_idxset_add(sp_idxset *s, uint64_t hash, size_t idx);
 void sp_idxset_free(sp_idxset *s);
 
+/* A table of strings, each found by its bytes (strtab.c): interning returns
+ * the index of the first equal string, appending a copy when there is
+ * none.  Zero-initialise to start.  strs[i] holds lens[i] bytes plus a NUL
+ * (a string may contain NULs; compare with its length); both arrays are
+ * borrowed until the next change. */
+typedef struct {
+	char **strs;
+	size_t *lens;
+	size_t n, cap;
+	sp_idxset set;
+} sp_strtab;
+/* The index of the first string equal to S (N bytes), or SIZE_MAX. */
+size_t sp_strtab_find(const sp_strtab *t, const char *s, size_t n);
+/* Appends a copy of S even when an equal string is present (the earlier
+ * one stays the one found); returns its index. */
+size_t sp_strtab_append(sp_strtab *t, const char *s, size_t n);
+/* Find-or-append; returns the index. */
+size_t sp_strtab_intern(sp_strtab *t, const char *s, size_t n);
+/* sp_strtab_intern of a NUL-terminated S. */
+size_t sp_strtab_intern_str(sp_strtab *t, const char *s);
+void sp_strtab_free(sp_strtab *t);
+
 /* ------------------------------------------------------------------------ */
 /* Output sinks.  Writers write to a sink and never open files.  Errors are
  * sticky: the first failure is kept and returned by sp_sink_finish.        */

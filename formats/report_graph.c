@@ -36,10 +36,11 @@ typedef struct {
 	const sp_profile *p;
 	size_t si;
 	sp_sample_filter *filter;
-	/* node keys */
-	char **names, **labels, **ties; /* ties: see sp_frame_namer_name; "" if none */
-	size_t n_keys, cap_keys, cap_labels, cap_ties;
-	sp_idxset key_set;
+	/* node keys: the name, a NUL, the tie (see sp_frame_namer_name; ""
+	 * if none); node k is keys.strs[k], labelled labels[k] */
+	sp_strtab keys;
+	char **labels;
+	size_t n_keys, cap_labels;
 	/* per location index: its node keys, outermost last (as lines) */
 	size_t *loc_off, *loc_cnt, *loc_nodes;
 	size_t n_loc_nodes, cap_loc_nodes;
@@ -51,7 +52,7 @@ typedef struct {
 	/* graphs only: the tags of sample i are tag_ids[tag_off[i] ..
 	 * tag_off[i + 1]] (see sample_tags) */
 	size_t *tag_ids, *tag_off;
-	size_t n_tags; /* distinct tags */
+	size_t n_tags, cap_tags; /* distinct tags */
 	sp_u64map tag_map; /* node * n_tags + tag -> index into tag_vals */
 	int64_t (*tag_vals)[2]; /* flat, cum */
 	size_t *tag_node;         /* the node of each tag_vals entry */
@@ -70,49 +71,39 @@ typedef struct {
 	sp_u64map edge_map;
 } builder;
 
-typedef struct {
-	builder *b;
-	const char *name, *tie;
-} key_ctx;
-
-static bool key_eq(void *ctx, size_t idx)
+static const char *node_name(const builder *b, size_t k)
 {
-	key_ctx *k = ctx;
+	return b->keys.strs[k];
+}
 
-	return !strcmp(k->b->names[idx], k->name) && !strcmp(k->b->ties[idx], k->tie);
+static const char *node_tie(const builder *b, size_t k)
+{
+	return b->keys.strs[k] + strlen(b->keys.strs[k]) + 1;
 }
 
 /* Interns a node for components FIRST/SECOND, TIE (may be NULL) and LABEL
  * (all consumed). */
 static size_t intern_node(builder *b, char *first, char *second, char *tie, char *label)
 {
-	char *name = second ? sp_xasprintf("%s %s", first, second) : sp_xstrdup(first);
-	if (!tie)
-		tie = sp_xstrdup("");
-	uint64_t h = sp_hash_combine(sp_hash_bytes(name, strlen(name), 7),
-				     sp_hash_bytes(tie, strlen(tie), 7));
-	key_ctx k = {b, name, tie};
-	size_t idx = sp_idxset_find(&b->key_set, h, key_eq, &k);
+	sp_buf key = {0};
+	size_t idx;
 
-	if (idx != SIZE_MAX) {
-		free(name);
-		free(first);
-		free(second);
-		free(tie);
+	sp_buf_puts(&key, first);
+	if (second)
+		sp_buf_printf(&key, " %s", second);
+	sp_buf_append(&key, "", 1);
+	sp_buf_puts(&key, tie ? tie : "");
+	idx = sp_strtab_find(&b->keys, key.data, key.len);
+	if (idx == SIZE_MAX) {
+		idx = sp_strtab_append(&b->keys, key.data, key.len);
+		SP_PUSH(b->labels, b->n_keys, b->cap_labels, label);
+	} else {
 		free(label);
-		return idx;
 	}
-	idx = b->n_keys;
-	sp_grow(&b->names, &b->cap_keys, idx + 1, sizeof(*b->names));
-	sp_grow(&b->labels, &b->cap_labels, idx + 1, sizeof(*b->labels));
-	sp_grow(&b->ties, &b->cap_ties, idx + 1, sizeof(*b->ties));
-	b->names[idx] = name;
-	b->labels[idx] = label;
-	b->ties[idx] = tie;
-	b->n_keys++;
-	sp_idxset_add(&b->key_set, h, idx);
+	sp_buf_free(&key);
 	free(first);
 	free(second);
+	free(tie);
 	return idx;
 }
 
@@ -170,15 +161,10 @@ static void builder_frames(builder *b)
 
 static void builder_free(builder *b)
 {
-	for (size_t i = 0; i < b->n_keys; i++) {
-		free(b->names[i]);
+	for (size_t i = 0; i < b->n_keys; i++)
 		free(b->labels[i]);
-		free(b->ties[i]);
-	}
-	free(b->names);
 	free(b->labels);
-	free(b->ties);
-	sp_idxset_free(&b->key_set);
+	sp_strtab_free(&b->keys);
 	free(b->loc_off);
 	free(b->loc_cnt);
 	free(b->loc_nodes);
@@ -204,34 +190,28 @@ static void builder_free(builder *b)
 	sp_sample_filter_free(b->filter);
 }
 
-typedef struct {
-	char **v;
-	size_t n, cap;
-	sp_idxset set;
-} strtab;
-
-static bool strtab_eq(void *ctx, size_t idx)
+/* The id of the tag KEY (consumed) in KEYS.  A new tag gets KIND, GROUP
+ * (copied), NAME (consumed; freed when the tag exists) and VALUE. */
+static size_t tag_id(builder *b, sp_strtab *keys, char *key, char kind, const char *group,
+		     char *name, int64_t value)
 {
-	void **c = ctx;
+	size_t id = sp_strtab_intern_str(keys, key);
 
-	return !strcmp(((strtab *)c[0])->v[idx], (const char *)c[1]);
-}
-
-/* Interns S (consumed). */
-static size_t strtab_id(strtab *t, char *s)
-{
-	uint64_t h = sp_hash_bytes(s, strlen(s), 5);
-	void *ctx[2] = {t, s};
-	size_t idx = sp_idxset_find(&t->set, h, strtab_eq, ctx);
-
-	if (idx != SIZE_MAX) {
-		free(s);
-		return idx;
+	free(key);
+	if (id < b->n_tags) {
+		free(name);
+		return id;
 	}
-	idx = t->n;
-	SP_PUSH(t->v, t->n, t->cap, s);
-	sp_idxset_add(&t->set, h, idx);
-	return idx;
+	sp_grow(&b->tag_kind, &b->cap_tags, id + 1, 1);
+	b->tag_group = sp_xreallocarray(b->tag_group, b->cap_tags, sizeof(char *));
+	b->tag_name = sp_xreallocarray(b->tag_name, b->cap_tags, sizeof(char *));
+	b->tag_value = sp_xreallocarray(b->tag_value, b->cap_tags, sizeof(int64_t));
+	b->tag_kind[id] = kind;
+	b->tag_group[id] = sp_xstrdup(group);
+	b->tag_name[id] = name;
+	b->tag_value[id] = value;
+	b->n_tags++;
+	return id;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -246,8 +226,8 @@ static int cmp_str(const void *a, const void *b)
 static void builder_tags(builder *b, const char *unit)
 {
 	const sp_profile *p = b->p;
-	strtab names = {0};
-	size_t n = 0, cap = 0, cap_info = 0;
+	sp_strtab keys = {0};
+	size_t n = 0, cap = 0;
 
 	b->tag_off = sp_xcalloc(p->n_samples + 1, sizeof(size_t));
 	for (size_t si = 0; si < p->n_samples; si++) {
@@ -275,19 +255,9 @@ static void builder_tags(builder *b, const char *unit)
 		}
 		free(strs);
 		if (ns) {
-			id = strtab_id(&names, sp_xasprintf("L%s", joined.data));
+			id = tag_id(b, &keys, sp_xasprintf("L%s", joined.data), 'L', joined.data,
+				    sp_xstrdup(joined.data), 0);
 			SP_PUSH(b->tag_ids, n, cap, id);
-			if (id == b->n_tags) {
-				sp_grow(&b->tag_kind, &cap_info, id + 1, 1);
-				b->tag_group = sp_xreallocarray(b->tag_group, cap_info, sizeof(char *));
-				b->tag_name = sp_xreallocarray(b->tag_name, cap_info, sizeof(char *));
-				b->tag_value = sp_xreallocarray(b->tag_value, cap_info, sizeof(int64_t));
-				b->tag_kind[id] = 'L';
-				b->tag_group[id] = sp_xstrdup(joined.data);
-				b->tag_name[id] = sp_xstrdup(joined.data);
-				b->tag_value[id] = 0;
-				b->n_tags++;
-			}
 		}
 		for (size_t i = 0; i < s->n_labels; i++) {
 			const sp_label *l = &s->labels[i];
@@ -297,29 +267,14 @@ static void builder_tags(builder *b, const char *unit)
 			if (l->str || strcmp(sp_profile_str(p, l->key), "bytes"))
 				continue;
 			v = sp_report_scaled_label(l->num, u[0] ? u : "bytes", unit);
-			id = strtab_id(&names, sp_xasprintf("N%s\x1f%s", joined.data, v));
+			id = tag_id(b, &keys, sp_xasprintf("N%s\x1f%s", joined.data, v), 'N',
+				    joined.data, v, l->num);
 			SP_PUSH(b->tag_ids, n, cap, id);
-			if (id == b->n_tags) {
-				sp_grow(&b->tag_kind, &cap_info, id + 1, 1);
-				b->tag_group = sp_xreallocarray(b->tag_group, cap_info, sizeof(char *));
-				b->tag_name = sp_xreallocarray(b->tag_name, cap_info, sizeof(char *));
-				b->tag_value = sp_xreallocarray(b->tag_value, cap_info, sizeof(int64_t));
-				b->tag_kind[id] = 'N';
-				b->tag_group[id] = sp_xstrdup(joined.data);
-				b->tag_name[id] = v;
-				b->tag_value[id] = l->num;
-				b->n_tags++;
-			} else {
-				free(v);
-			}
 		}
 		sp_buf_free(&joined);
 	}
 	b->tag_off[p->n_samples] = n;
-	for (size_t i = 0; i < names.n; i++)
-		free(names.v[i]);
-	free(names.v);
-	sp_idxset_free(&names.set);
+	sp_strtab_free(&keys);
 }
 
 static void add_tags(builder *b, size_t si, size_t node, int64_t w, int which)
@@ -470,7 +425,7 @@ static int cmp_nodes(const void *x, const void *y, void *arg)
 		if (sa != sb)
 			return sa > sb ? -1 : 1;
 	}
-	r = strcmp(c->b->names[a], c->b->names[b]);
+	r = strcmp(node_name(c->b, a), node_name(c->b, b));
 	if (r)
 		return r;
 	if (c->mode == SP_REPORT_TEXT) {
@@ -480,7 +435,7 @@ static int cmp_nodes(const void *x, const void *y, void *arg)
 		if (fa != fb)
 			return fa > fb ? -1 : 1;
 	}
-	if ((r = strcmp(c->b->ties[a], c->b->ties[b])))
+	if ((r = strcmp(node_tie(c->b, a), node_tie(c->b, b))))
 		return r;
 	return a < b ? -1 : a > b;
 }
@@ -595,9 +550,9 @@ static int cmp_edges(const void *x, const void *y, void *arg)
 
 	if (sp_abs64(ea->weight) != sp_abs64(eb->weight))
 		return sp_abs64(ea->weight) > sp_abs64(eb->weight) ? -1 : 1;
-	if ((r = strcmp(b->names[ea->src], b->names[eb->src])))
+	if ((r = strcmp(node_name(b, ea->src), node_name(b, eb->src))))
 		return r;
-	return strcmp(b->names[ea->dst], b->names[eb->dst]);
+	return strcmp(node_name(b, ea->dst), node_name(b, eb->dst));
 }
 
 /* True when DST can be reached from SRC without edge SKIP. */
@@ -734,7 +689,7 @@ sp_error *sp_report_build_graph(sp_report *r, const sp_report_options *o, sp_rep
 		size_t k = order[i];
 
 		pos[k] = i;
-		r->nodes[i].name = sp_xstrdup(b.names[k]);
+		r->nodes[i].name = sp_xstrdup(node_name(&b, k));
 		r->nodes[i].label = sp_xstrdup(b.labels[k]);
 		r->nodes[i].flat = b.nodes[k].flat;
 		r->nodes[i].cum = b.nodes[k].cum;

@@ -81,6 +81,8 @@ typedef struct sp_profile {
 	size_t n_locations, cap_locations;
 	sp_function *functions;
 	size_t n_functions, cap_functions;
+	/* The string table, read-only: it changes only through
+	 * sp_profile_intern* and sp_profile_append_string. */
 	char **strings; /* strings[0] == "" */
 	size_t *string_lens;
 	size_t n_strings, cap_strings;
