@@ -57,7 +57,7 @@ typedef struct sp_error {
 
 const char *sp_errcode_str(sp_errcode code);
 sp_error *sp_error_new(sp_errcode code, const char *fmt, ...) SP_PRINTF(2, 3);
-sp_error *sp_error_newv(sp_errcode code, const char *fmt, va_list ap);
+sp_error *sp_error_newv(sp_errcode code, const char *fmt, va_list ap) SP_PRINTF(2, 0);
 /* Adds context around CAUSE (consumed).  The new error takes CODE; pass the
  * cause's own code to keep it (see sp_error_prefix). */
 sp_error *sp_error_wrap(sp_error *cause, sp_errcode code, const char *fmt, ...)

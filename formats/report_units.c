@@ -72,7 +72,7 @@ static bool is_auto(const char *u)
  * a value >= 1); *UNIT gets the canonical unit name ("" for counts). */
 double sp_report_scale(int64_t value, const char *from, const char *to, const char **unit)
 {
-	if (value < 0 && -value > 0)
+	if (value < 0 && value > INT64_MIN)
 		return -sp_report_scale(-value, from, to, unit);
 	for (size_t t = 0; t < SP_ARRAY_LEN(unit_types); t++) {
 		const unit_type *ut = &unit_types[t];
