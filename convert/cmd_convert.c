@@ -110,7 +110,7 @@ static void usage(FILE *f)
 }
 
 static sp_error *write_output(const convert_opts *o, out_format f, sp_profile *p,
-			      const char *name, sp_sink *sink)
+			      sp_sink *sink)
 {
 	sp_error *err = NULL;
 	sp_report_options ro = o->report;
@@ -120,7 +120,7 @@ static sp_error *write_output(const convert_opts *o, out_format f, sp_profile *p
 		size_t idx;
 		err = sp_profile_sample_index(p, o->sample_index, &idx);
 		if (err)
-			return sp_error_prefix(err, "%s", name);
+			return err;
 		ro.sample_index = idx;
 	}
 	switch (f) {
@@ -162,8 +162,10 @@ static sp_error *emit(const convert_opts *o, out_format f, sp_profile *p, const 
 		sink = sp_sink_fd_new(STDOUT_FILENO, "standard output");
 	else if ((err = sp_sink_file_new(path, &sink)))
 		return err;
-	err = write_output(o, f, p, name, sink);
-	if (!err)
+	err = write_output(o, f, p, sink);
+	if (err)
+		err = sp_error_prefix(err, "%s", name); /* the input the writer refused */
+	else
 		err = sp_sink_finish(sink);
 	sp_sink_free(sink); /* an unfinished file is removed */
 	return err;
