@@ -219,8 +219,8 @@ static bool numeric_nodelets(sp_gv_graph *g, const sp_report *r, sp_gv_node *src
 			if (nd < d)
 				best = k, d = nd;
 		}
-		groups[best].flat += ts[i].flat;
-		groups[best].cum += ts[i].cum;
+		groups[best].flat = sp_sat_add(groups[best].flat, ts[i].flat);
+		groups[best].cum = sp_sat_add(groups[best].cum, ts[i].cum);
 		lo[best] = ts[i].value < lo[best] ? ts[i].value : lo[best];
 		hi[best] = ts[i].value > hi[best] ? ts[i].value : hi[best];
 		count[best]++;
@@ -311,7 +311,8 @@ static void add_edge(sp_gv_graph *g, const sp_report *r, const sp_redge *e, sp_g
 	sp_buf_printf(&s, " %s%s", w, e->is_inline ? "\\n (inline)" : "");
 	sp_gv_set(ed, "label", sp_buf_str(&s));
 	if (at != 0) {
-		int64_t weight = aw * 100 / at, width = aw * 5 / at;
+		/* aw <= at: an edge adds each sample once, the total all */
+		int64_t weight = sp_mul_div(aw, 100, at), width = sp_mul_div(aw, 5, at);
 
 		weight = 1 + (weight > 100 ? 100 : weight);
 		width = 1 + (width > 5 ? 5 : width);

@@ -57,12 +57,13 @@ static char *duration_line(const sp_report *r, int64_t duration)
 {
 	const char *unit;
 	double ns = sp_report_scale(r->total, r->sample_unit, "nanoseconds", &unit);
+	int64_t ns64 = sp_i64_from_double(ns);
 	char *d = sp_report_scaled_label(duration, "nanoseconds", "auto");
 	char *total = sp_report_value(r, r->total);
 	char pct[16], *ratio, *line;
 
 	if (!strcmp(unit, "ns") && ns != 0)
-		ratio = sp_xasprintf("(%s)", sp_report_pct((int64_t)ns, duration, pct));
+		ratio = sp_xasprintf("(%s)", sp_report_pct(ns64, duration, pct));
 	else
 		ratio = sp_xstrdup("");
 	line = sp_xasprintf("Duration: %s, Total samples = %s %s", d, total, ratio);
@@ -130,7 +131,7 @@ static char *select_output_unit(const sp_report *r)
 	sp_report_scale(minv, r->sample_unit, "minimum", &minu);
 	sp_report_scale(maxv, r->sample_unit, "minimum", &maxu);
 	u = minu;
-	if (strcmp(minu, maxu) && minv * 100 < maxv)
+	if (strcmp(minu, maxu) && minv <= (maxv - 1) / 100) /* minv * 100 < maxv */
 		sp_report_scale(100 * minv, r->sample_unit, "minimum", &u);
 	return sp_xstrdup(u[0] ? u : r->sample_unit);
 }
@@ -166,8 +167,19 @@ sp_error *sp_report_new(const sp_profile *p, const sp_report_options *opts,
 		r->nodecount = mode == SP_REPORT_TEXT ? -1 : 80;
 	else
 		r->nodecount = o.nodecount;
-	for (size_t i = 0; i < p->n_samples; i++)
-		r->total += sp_abs64(p->samples[i].values[o.sample_index]);
+	for (size_t i = 0; i < p->n_samples; i++) {
+		int64_t v = p->samples[i].values[o.sample_index];
+
+		if (v == INT64_MIN || __builtin_add_overflow(r->total, sp_abs64(v), &r->total)) {
+			err = sp_error_new(SP_E_LIMIT,
+					   "report: the values of sample type \"%s\" add up to "
+					   "more than 2^63-1 at sample %zu of %zu (value %lld); "
+					   "too large to total",
+					   r->sample_type, i + 1, p->n_samples, (long long)v);
+			sp_report_free(r);
+			return err;
+		}
+	}
 
 	if ((err = sp_report_build_graph(r, &o, mode))) {
 		sp_report_free(r);
@@ -208,7 +220,7 @@ void sp_report_free(sp_report *r)
 static char *dropped_line(const sp_report *r, size_t d, const char *what, const char *key,
 			  double fraction)
 {
-	char *v = sp_report_value(r, sp_abs64((int64_t)((double)r->total * fraction)));
+	char *v = sp_report_value(r, sp_abs64(sp_i64_from_double((double)r->total * fraction)));
 	char *s = sp_xasprintf("Dropped %zu %s%s (%s <= %s)", d, what, d > 1 ? "s" : "", key, v);
 
 	free(v);

@@ -9,9 +9,50 @@
 
 #include "formats/formats.h"
 
+/* -- arithmetic -----------------------------------------------------------------
+ * Report arithmetic never wraps.  sp_report_new refuses a profile whose
+ * chosen values do not total within 64 bits (the sum of |value| over all
+ * samples above 2^63-1, or a value of -2^63) with SP_E_LIMIT, naming the
+ * sample type and the sample where the total overflows.  Every node,
+ * edge, flat and legend sum adds each sample at most once, so it is
+ * bounded by that total and fits.  The sums that can add one sample more
+ * than once (a node's tags, the in/out totals of the entropy score, DOT
+ * nodelet groups) saturate at +-(2^63-1) with sp_sat_add, and doubles
+ * come back to int64 through sp_i64_from_double, which saturates too. */
+
+/* |V|; -2^63 gives 2^63-1. */
 static inline int64_t sp_abs64(int64_t v)
 {
-	return v < 0 ? -v : v;
+	return v >= 0 ? v : v == INT64_MIN ? INT64_MAX : -v;
+}
+
+/* A + B, saturated to [-(2^63-1), 2^63-1]. */
+static inline int64_t sp_sat_add(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_add_overflow(a, b, &r) || r == INT64_MIN)
+		return a < 0 ? -INT64_MAX : INT64_MAX;
+	return r;
+}
+
+/* D truncated to an integer, saturated to [-(2^63-1), 2^63-1]; NaN gives 0. */
+static inline int64_t sp_i64_from_double(double d)
+{
+	if (d != d)
+		return 0;
+	if (d >= 9223372036854775807.0) /* 2^63 as a double */
+		return INT64_MAX;
+	if (d <= -9223372036854775807.0)
+		return -INT64_MAX;
+	return (int64_t)d;
+}
+
+/* A * M / D for 0 <= A, 0 <= M, 0 < D, without overflow in between; the
+ * result must fit (callers have A <= D). */
+static inline int64_t sp_mul_div(int64_t a, int64_t m, int64_t d)
+{
+	return (int64_t)((unsigned __int128)a * (unsigned __int128)m / (unsigned __int128)d);
 }
 
 /* A node's tag (graphs only): the string labels of some of its samples,
@@ -56,7 +97,8 @@ typedef struct {
 	const char *sample_type; /* borrowed from p */
 	const char *sample_unit; /* borrowed from p */
 	char *output_unit;       /* "" = as recorded; "minimum" = each value scaled */
-	int64_t total;           /* sum of |value| over all samples, before focus/ignore */
+	int64_t total;           /* sum of |value| over all samples, before focus/ignore;
+				  * at most 2^63-1 (see "arithmetic" above) */
 	double nodefraction, edgefraction;
 	int nodecount;
 	char **headers;          /* "File: ...", "Type: ...", "Active filters:", ... */
@@ -72,8 +114,9 @@ typedef struct {
 } sp_report;
 
 /* Builds the trimmed graph of P (checked first) for O (NULL => defaults).
- * Errors: a bad sample index or regular expression (SP_E_USAGE).  *OUT is
- * freed with sp_report_free. */
+ * Errors: a bad sample index or regular expression (SP_E_USAGE); values
+ * that do not total within 64 bits (SP_E_LIMIT).  *OUT is freed with
+ * sp_report_free. */
 sp_error *sp_report_new(const sp_profile *p, const sp_report_options *o, sp_report_mode mode,
 			sp_report **out);
 void sp_report_free(sp_report *r);

@@ -292,7 +292,7 @@ static void add_tags(builder *b, size_t si, size_t node, int64_t w, int which)
 			b->tag_tag[idx] = b->tag_ids[i];
 			sp_u64map_put(&b->tag_map, key, idx);
 		}
-		b->tag_vals[idx][which] += w;
+		b->tag_vals[idx][which] = sp_sat_add(b->tag_vals[idx][which], w);
 	}
 }
 
@@ -472,8 +472,8 @@ static int64_t *entropy_scores(const builder *b)
 		in_n[e->dst]++;
 		out_n[e->src]++;
 		if (e->weight > 0) {
-			in_total[e->dst] += e->weight;
-			out_total[e->src] += e->weight;
+			in_total[e->dst] = sp_sat_add(in_total[e->dst], e->weight);
+			out_total[e->src] = sp_sat_add(out_total[e->src], e->weight);
 		}
 	}
 	for (size_t i = 0; i < b->n_edges; i++) {
@@ -497,7 +497,7 @@ static int64_t *entropy_scores(const builder *b)
 			sc += out_score[k] + (flat > 0 && out_total[k] != 0
 						      ? entropy_term(flat, out_total[k])
 						      : 0);
-		score[k] = (int64_t)(sc * (double)b->nodes[k].cum) + flat;
+		score[k] = sp_sat_add(sp_i64_from_double(sc * (double)b->nodes[k].cum), flat);
 	}
 	free(in_total);
 	free(out_total);
@@ -633,8 +633,8 @@ sp_error *sp_report_build_graph(sp_report *r, const sp_report_options *o, sp_rep
 	build_graph(&b, NULL);
 	for (size_t i = 0; i < b.n_keys; i++)
 		flat_total += b.nodes[i].flat;
-	node_cutoff = sp_abs64((int64_t)((double)flat_total * r->nodefraction));
-	edge_cutoff = sp_abs64((int64_t)((double)flat_total * r->edgefraction));
+	node_cutoff = sp_abs64(sp_i64_from_double((double)flat_total * r->nodefraction));
+	edge_cutoff = sp_abs64(sp_i64_from_double((double)flat_total * r->edgefraction));
 	if (node_cutoff > 0) {
 		size_t before = 0, after = 0;
 

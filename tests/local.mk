@@ -232,6 +232,8 @@ EXTRA_DIST += tests/cli_configure.sh
 # --- graphs and reports end to end (wip-h8) tests ---
 TESTS += tests/cli_reports.sh
 EXTRA_DIST += tests/flamegraph_cdp.py tests/cli_reports.sh tests/png_ink.py
+TESTS += tests/cli_report_overflow.sh
+EXTRA_DIST += tests/cli_report_overflow.sh
 # --- end graphs and reports end to end (wip-h8) tests ---
 # --- jit scatter/cli tests ---
 check_PROGRAMS += tests/test_jit_scatter
