@@ -37,7 +37,6 @@
 	X(LIBELF, "libelf error")                                           \
 	X(LIBDW, "libdw error")                                             \
 	X(ZLIB, "zlib error")                                               \
-	X(PROTOBUF, "protobuf error")                                       \
 	X(GRAPHVIZ, "graphviz error")                                       \
 	X(LIMIT, "size limit exceeded")
 
@@ -58,7 +57,7 @@ typedef struct sp_error {
 
 const char *sp_errcode_str(sp_errcode code);
 sp_error *sp_error_new(sp_errcode code, const char *fmt, ...) SP_PRINTF(2, 3);
-sp_error *sp_error_newv(sp_errcode code, const char *fmt, va_list ap);
+sp_error *sp_error_newv(sp_errcode code, const char *fmt, va_list ap) SP_PRINTF(2, 0);
 /* Adds context around CAUSE (consumed).  The new error takes CODE; pass the
  * cause's own code to keep it (see sp_error_prefix). */
 sp_error *sp_error_wrap(sp_error *cause, sp_errcode code, const char *fmt, ...)
@@ -141,6 +140,28 @@ typedef bool (*sp_idxset_eq)(void *ctx, size_t idx);
 size_t sp_idxset_find(const sp_idxset *s, uint64_t hash, sp_idxset_eq eq, void *ctx);
 void sp_idxset_add(sp_idxset *s, uint64_t hash, size_t idx);
 void sp_idxset_free(sp_idxset *s);
+
+/* A table of strings, each found by its bytes (strtab.c): interning returns
+ * the index of the first equal string, appending a copy when there is
+ * none.  Zero-initialise to start.  strs[i] holds lens[i] bytes plus a NUL
+ * (a string may contain NULs; compare with its length); both arrays are
+ * borrowed until the next change. */
+typedef struct {
+	char **strs;
+	size_t *lens;
+	size_t n, cap;
+	sp_idxset set;
+} sp_strtab;
+/* The index of the first string equal to S (N bytes), or SIZE_MAX. */
+size_t sp_strtab_find(const sp_strtab *t, const char *s, size_t n);
+/* Appends a copy of S even when an equal string is present (the earlier
+ * one stays the one found); returns its index. */
+size_t sp_strtab_append(sp_strtab *t, const char *s, size_t n);
+/* Find-or-append; returns the index. */
+size_t sp_strtab_intern(sp_strtab *t, const char *s, size_t n);
+/* sp_strtab_intern of a NUL-terminated S. */
+size_t sp_strtab_intern_str(sp_strtab *t, const char *s);
+void sp_strtab_free(sp_strtab *t);
 
 /* ------------------------------------------------------------------------ */
 /* Output sinks.  Writers write to a sink and never open files.  Errors are

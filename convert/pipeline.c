@@ -18,8 +18,7 @@
 
 /* -- output ------------------------------------------------------------------ */
 
-static sp_error *write_output(const sp_output_options *o, sp_profile *p, const char *name,
-			      sp_sink *sink)
+static sp_error *write_output(const sp_output_options *o, sp_profile *p, sp_sink *sink)
 {
 	sp_error *err = NULL;
 	sp_out_format f = o->format;
@@ -30,7 +29,7 @@ static sp_error *write_output(const sp_output_options *o, sp_profile *p, const c
 		size_t idx;
 		err = sp_profile_sample_index(p, o->sample_index, &idx);
 		if (err)
-			return sp_error_prefix(err, "%s", name);
+			return err;
 		ro.sample_index = idx;
 	}
 	switch (f) {
@@ -71,8 +70,10 @@ sp_error *sp_pipeline_write(const sp_output_options *o, sp_profile *p, const cha
 		sink = sp_sink_fd_new(STDOUT_FILENO, "standard output");
 	else if ((err = sp_sink_file_new(path, &sink)))
 		return err;
-	err = write_output(o, p, name, sink);
-	if (!err)
+	err = write_output(o, p, sink);
+	if (err)
+		err = sp_error_prefix(err, "%s", name); /* the input the writer refused */
+	else
 		err = sp_sink_finish(sink);
 	sp_sink_free(sink); /* an unfinished file is removed */
 	return err;

@@ -1,7 +1,6 @@
-/* dot.c — the call graph as a graphviz graph (cgraph), written as DOT text.
- *
- * One of the two files that include graphviz (with gvc.c, which lays the
- * same graph out and renders it).  The graph follows pprof's DOT report: a
+/* dot.c — the call graph as a graphviz graph, written as DOT text or laid
+ * out and rendered as PDF, SVG or PNG (through graphviz.c, the one file
+ * that talks to graphviz).  The graph follows pprof's DOT report: a
  * legend box, then nodes N1.. in report order (pprof's entropy score: cum
  * weighted by how much the node's edges branch, then name), each labelled
  * "name\nflat (flat%)\nof cum (cum%)" ("flat (flat%)" alone when flat ==
@@ -25,17 +24,10 @@
  */
 #include "formats/report.h"
 
-#include <graphviz/cgraph.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* cgraph takes char * everywhere; it does not modify these. */
-static void set(void *obj, const char *name, const char *value)
-{
-	agsafeset(obj, (char *)name, (char *)value, (char *)"");
-}
 
 /* "#rrggbb" for SCORE in [-1, 1]: grey near 0, red towards 1 (green for
  * negative values of diff profiles); pale for backgrounds. */
@@ -85,11 +77,11 @@ static double score_of(int64_t v, int64_t total)
 	return t ? (double)v / (double)t : 0;
 }
 
-static void add_legend(Agraph_t *g, const sp_report *r)
+static void add_legend(sp_gv_graph *g, const sp_report *r)
 {
 	/* A plain node, created first so dot puts it top left (pprof wraps
 	 * it in a cluster, which graphviz 2.42's dot layout leaks). */
-	Agnode_t *n = agnode(g, (char *)"legend", 1);
+	sp_gv_node *n = sp_gv_node_new(g, "legend");
 	sp_buf label = {0};
 	size_t nl;
 	char **lines = sp_report_legend(r, &nl);
@@ -100,24 +92,24 @@ static void add_legend(Agraph_t *g, const sp_report *r)
 		free(lines[i]);
 	}
 	free(lines);
-	set(n, "shape", "box");
-	set(n, "fontsize", "16");
-	set(n, "label", sp_buf_str(&label));
+	sp_gv_set(n, "shape", "box");
+	sp_gv_set(n, "fontsize", "16");
+	sp_gv_set(n, "label", sp_buf_str(&label));
 	sp_buf_free(&label);
 }
 
-static void add_node(Agraph_t *g, const sp_report *r, size_t i, int64_t max_flat,
-		     Agnode_t **nodes)
+static void add_node(sp_gv_graph *g, const sp_report *r, size_t i, int64_t max_flat,
+		     sp_gv_node **nodes)
 {
 	const sp_rnode *nd = &r->nodes[i];
 	char id[32], color[8], fill[8], *flat, *cum, pct[16];
 	int64_t af = nd->flat < 0 ? -nd->flat : nd->flat;
 	int fontsize = 8;
 	sp_buf label = {0};
-	Agnode_t *n;
+	sp_gv_node *n;
 
 	snprintf(id, sizeof(id), "N%zu", i + 1);
-	n = nodes[i] = agnode(g, id, 1);
+	n = nodes[i] = sp_gv_node_new(g, id);
 	flat = sp_report_value(r, nd->flat);
 	cum = sp_report_value(r, nd->cum);
 	escape_label(&label, nd->label, "\\n");
@@ -135,20 +127,20 @@ static void add_node(Agraph_t *g, const sp_report *r, size_t i, int64_t max_flat
 	}
 	if (max_flat > 0 && af > 0 && af <= max_flat)
 		fontsize += (int)ceil(16.0 * sqrt((double)af / (double)max_flat));
-	set(n, "label", sp_buf_str(&label));
+	sp_gv_set(n, "label", sp_buf_str(&label));
 	snprintf(id, sizeof(id), "node%zu", i + 1);
-	set(n, "id", id);
+	sp_gv_set(n, "id", id);
 	snprintf(id, sizeof(id), "%d", fontsize);
-	set(n, "fontsize", id);
-	set(n, "shape", "box");
+	sp_gv_set(n, "fontsize", id);
+	sp_gv_set(n, "shape", "box");
 	sp_buf_reset(&label);
 	escape_label(&label, nd->name, " ");
 	sp_buf_printf(&label, " (%s)", cum);
-	set(n, "tooltip", sp_buf_str(&label));
+	sp_gv_set(n, "tooltip", sp_buf_str(&label));
 	score_color(score_of(nd->cum, r->total), false, color);
 	score_color(score_of(nd->cum, r->total), true, fill);
-	set(n, "color", color);
-	set(n, "fillcolor", fill);
+	sp_gv_set(n, "color", color);
+	sp_gv_set(n, "fillcolor", fill);
 	sp_buf_free(&label);
 	free(flat);
 	free(cum);
@@ -173,24 +165,24 @@ static int cmp_tags(const void *x, const void *y, void *arg)
 }
 
 /* One nodelet SRC_ID_J hanging from SRC, weighing W. */
-static void add_nodelet(Agraph_t *g, const sp_report *r, Agnode_t *src, const char *id,
+static void add_nodelet(sp_gv_graph *g, const sp_report *r, sp_gv_node *src, const char *id,
 			const char *label, int64_t w, bool dotted)
 {
-	Agnode_t *n = agnode(g, (char *)id, 1);
-	Agedge_t *e = agedge(g, src, n, NULL, 1);
+	sp_gv_node *n = sp_gv_node_new(g, id);
+	sp_gv_edge *e = sp_gv_edge_new(g, src, n);
 	char *weight = sp_report_value(r, w), *el = sp_xasprintf(" %s", weight);
 
-	set(n, "label", label);
-	set(n, "id", id);
-	set(n, "fontsize", "8");
-	set(n, "shape", "box3d");
-	set(n, "tooltip", weight);
-	set(e, "label", el);
-	set(e, "weight", "100");
-	set(e, "tooltip", weight);
-	set(e, "labeltooltip", weight);
+	sp_gv_set(n, "label", label);
+	sp_gv_set(n, "id", id);
+	sp_gv_set(n, "fontsize", "8");
+	sp_gv_set(n, "shape", "box3d");
+	sp_gv_set(n, "tooltip", weight);
+	sp_gv_set(e, "label", el);
+	sp_gv_set(e, "weight", "100");
+	sp_gv_set(e, "tooltip", weight);
+	sp_gv_set(e, "labeltooltip", weight);
 	if (dotted)
-		set(e, "style", "dotted");
+		sp_gv_set(e, "style", "dotted");
 	free(el);
 	free(weight);
 }
@@ -203,7 +195,7 @@ static char *bytes_label(int64_t v)
 /* The numeric tags TS (N of them, in GROUP) of a node, at most four: when
  * there are more, each goes with the first four's closest value and the
  * groups are shown as "min..max". */
-static bool numeric_nodelets(Agraph_t *g, const sp_report *r, Agnode_t *src, const char *src_id,
+static bool numeric_nodelets(sp_gv_graph *g, const sp_report *r, sp_gv_node *src, const char *src_id,
 			     sp_rtag *ts, size_t n, bool flat_tags)
 {
 	sp_rtag groups[MAX_NODELETS];
@@ -227,8 +219,8 @@ static bool numeric_nodelets(Agraph_t *g, const sp_report *r, Agnode_t *src, con
 			if (nd < d)
 				best = k, d = nd;
 		}
-		groups[best].flat += ts[i].flat;
-		groups[best].cum += ts[i].cum;
+		groups[best].flat = sp_sat_add(groups[best].flat, ts[i].flat);
+		groups[best].cum = sp_sat_add(groups[best].cum, ts[i].cum);
 		lo[best] = ts[i].value < lo[best] ? ts[i].value : lo[best];
 		hi[best] = ts[i].value > hi[best] ? ts[i].value : hi[best];
 		count[best]++;
@@ -265,7 +257,7 @@ static bool numeric_nodelets(Agraph_t *g, const sp_report *r, Agnode_t *src, con
  * its samples' bytes label, and the bytes values of unlabelled samples.
  * Leaves show cum weights (their callees may have been dropped), other
  * nodes flat weights. */
-static bool add_nodelets(Agraph_t *g, const sp_report *r, size_t i, Agnode_t *node)
+static bool add_nodelets(sp_gv_graph *g, const sp_report *r, size_t i, sp_gv_node *node)
 {
 	const sp_rnode *nd = &r->nodes[i];
 	sp_rtag *labels = sp_xcalloc(nd->n_tags + 1, sizeof(*labels));
@@ -280,14 +272,14 @@ static bool add_nodelets(Agraph_t *g, const sp_report *r, size_t i, Agnode_t *no
 	qsort_r(labels, nl, sizeof(*labels), cmp_tags, &flat_tags);
 	for (size_t t = 0; t < nl && t < MAX_NODELETS; t++) {
 		int64_t w = flat_tags ? labels[t].flat : labels[t].cum;
-		Agnode_t *ln;
+		sp_gv_node *ln;
 
 		if (w == 0)
 			continue;
 		snprintf(id, sizeof(id), "N%zu_%zu", i + 1, t);
 		add_nodelet(g, r, node, id, labels[t].name, w, false);
 		any = true;
-		ln = agnode(g, id, 0);
+		ln = sp_gv_node_find(g, id);
 		nn = 0;
 		for (size_t k = 0; k < nd->n_tags; k++)
 			if (nd->tags[k].kind == 'N' && !strcmp(nd->tags[k].group, labels[t].name))
@@ -307,55 +299,56 @@ static bool add_nodelets(Agraph_t *g, const sp_report *r, size_t i, Agnode_t *no
 	return any;
 }
 
-static void add_edge(Agraph_t *g, const sp_report *r, const sp_redge *e, Agnode_t **nodes,
+static void add_edge(sp_gv_graph *g, const sp_report *r, const sp_redge *e, sp_gv_node **nodes,
 		     const bool *nodelets)
 {
-	Agedge_t *ed = agedge(g, nodes[e->src], nodes[e->dst], NULL, 1);
+	sp_gv_edge *ed = sp_gv_edge_new(g, nodes[e->src], nodes[e->dst]);
 	char *w = sp_report_value(r, e->weight), buf[32], color[8];
 	int64_t aw = e->weight < 0 ? -e->weight : e->weight;
 	int64_t at = r->total < 0 ? -r->total : r->total;
 	sp_buf s = {0};
 
 	sp_buf_printf(&s, " %s%s", w, e->is_inline ? "\\n (inline)" : "");
-	set(ed, "label", sp_buf_str(&s));
+	sp_gv_set(ed, "label", sp_buf_str(&s));
 	if (at != 0) {
-		int64_t weight = aw * 100 / at, width = aw * 5 / at;
+		/* aw <= at: an edge adds each sample once, the total all */
+		int64_t weight = sp_mul_div(aw, 100, at), width = sp_mul_div(aw, 5, at);
 
 		weight = 1 + (weight > 100 ? 100 : weight);
 		width = 1 + (width > 5 ? 5 : width);
 		if (weight > 1) {
 			snprintf(buf, sizeof(buf), "%lld", (long long)weight);
-			set(ed, "weight", buf);
+			sp_gv_set(ed, "weight", buf);
 		}
 		if (width > 1) {
 			snprintf(buf, sizeof(buf), "%lld", (long long)width);
-			set(ed, "penwidth", buf);
+			sp_gv_set(ed, "penwidth", buf);
 		}
 		score_color(score_of(e->weight, r->total), false, color);
-		set(ed, "color", color);
+		sp_gv_set(ed, "color", color);
 	}
 	sp_buf_reset(&s);
 	escape_label(&s, r->nodes[e->src].name, " ");
 	sp_buf_puts(&s, e->residual ? " ... " : " -> ");
 	escape_label(&s, r->nodes[e->dst].name, " ");
 	sp_buf_printf(&s, " (%s)", w);
-	set(ed, "tooltip", sp_buf_str(&s));
-	set(ed, "labeltooltip", sp_buf_str(&s));
+	sp_gv_set(ed, "tooltip", sp_buf_str(&s));
+	sp_gv_set(ed, "labeltooltip", sp_buf_str(&s));
 	if (e->residual)
-		set(ed, "style", "dotted");
+		sp_gv_set(ed, "style", "dotted");
 	if (nodelets[e->src])
-		set(ed, "minlen", "2"); /* room for the source's nodelets */
+		sp_gv_set(ed, "minlen", "2"); /* room for the source's nodelets */
 	sp_buf_free(&s);
 	free(w);
 }
 
-sp_error *sp_dot_graph_new(const sp_profile *p, const sp_report_options *o,
-			   struct Agraph_s **out)
+/* The graph of P's report for O; freed with sp_gv_free. */
+static sp_error *graph_new(const sp_profile *p, const sp_report_options *o, sp_gv_graph **out)
 {
 	sp_report *r;
 	sp_error *err;
-	Agraph_t *g;
-	Agnode_t **nodes;
+	sp_gv_graph *g;
+	sp_gv_node **nodes;
 	bool *nodelets;
 	const char *title = o ? o->title : NULL;
 	int64_t max_flat = 0;
@@ -364,20 +357,15 @@ sp_error *sp_dot_graph_new(const sp_profile *p, const sp_report_options *o,
 		return err;
 	if (!title || !title[0]) {
 		title = "unnamed";
-		if (p->n_mappings > 0 && sp_profile_str(p, p->mappings[0].filename)[0]) {
-			const char *f = sp_profile_str(p, p->mappings[0].filename);
-			const char *slash = strrchr(f, '/');
-
-			title = slash ? slash + 1 : f;
-		}
+		if (p->n_mappings > 0 && sp_profile_str(p, p->mappings[0].filename)[0])
+			title = sp_report_base_name(sp_profile_str(p, p->mappings[0].filename));
 	}
-	g = agopen((char *)title, Agdirected, NULL);
-	if (!g) {
+	if ((err = sp_gv_new(title, &g))) {
 		sp_report_free(r);
-		return sp_error_new(SP_E_GRAPHVIZ, "DOT: cannot create graph \"%s\"", title);
+		return err;
 	}
-	agattr(g, AGNODE, (char *)"style", (char *)"filled");
-	agattr(g, AGNODE, (char *)"fillcolor", (char *)"#f8f8f8");
+	sp_gv_node_default(g, "style", "filled");
+	sp_gv_node_default(g, "fillcolor", "#f8f8f8");
 	add_legend(g, r);
 	for (size_t i = 0; i < r->n_nodes; i++) {
 		int64_t af = r->nodes[i].flat < 0 ? -r->nodes[i].flat : r->nodes[i].flat;
@@ -402,33 +390,33 @@ sp_error *sp_dot_graph_new(const sp_profile *p, const sp_report_options *o,
 
 sp_error *sp_dot_write(const sp_profile *p, const sp_report_options *o, sp_sink *out)
 {
-	Agraph_t *g;
+	sp_gv_graph *g;
 	sp_error *err;
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f;
-	int rc;
 
-	sp_graphviz_lock();
-	if ((err = sp_dot_graph_new(p, o, &g))) {
-		sp_graphviz_unlock();
+	if ((err = graph_new(p, o, &g)))
 		return err;
-	}
-	f = open_memstream(&text, &len);
-	if (!f) {
-		agclose(g);
-		sp_graphviz_unlock();
-		return sp_error_new(SP_E_IO, "DOT: cannot open a memory stream");
-	}
-	rc = agwrite(g, f);
-	fclose(f);
-	agclose(g);
-	sp_graphviz_unlock();
-	if (rc != 0) {
-		free(text);
-		return sp_error_new(SP_E_GRAPHVIZ, "DOT: agwrite failed");
-	}
-	sp_sink_write(out, text, len);
-	free(text);
-	return NULL;
+	err = sp_gv_write_dot(g, out);
+	sp_gv_free(g);
+	return err;
+}
+
+sp_error *sp_graph_render(const sp_profile *p, const sp_report_options *o, const char *format,
+			  sp_sink *out)
+{
+	static const char *const formats[] = {"pdf", "svg", "png"};
+	sp_gv_graph *g;
+	sp_error *err;
+	bool known = false;
+
+	for (size_t i = 0; i < SP_ARRAY_LEN(formats); i++)
+		known |= format && !strcmp(format, formats[i]);
+	if (!known)
+		return sp_error_new(SP_E_USAGE,
+				    "graph: unknown output format \"%s\" (expected pdf, svg or png)",
+				    format ? format : "");
+	if ((err = graph_new(p, o, &g)))
+		return err;
+	err = sp_gv_render(g, format, out);
+	sp_gv_free(g);
+	return err;
 }

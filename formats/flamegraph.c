@@ -46,16 +46,12 @@ typedef struct {
 	fnode *nodes;
 	size_t n, cap;
 	sp_idxset set;
-	/* distinct frame names, with annotation suffix */
-	char **names;
-	size_t n_names, cap_names;
-	sp_idxset name_set;
+	sp_strtab names; /* distinct frame names, with annotation suffix */
 } ftree;
 
 typedef struct {
 	ftree *t;
 	size_t parent, name;
-	const char *str;
 } child_key;
 
 static bool child_eq(void *ctx, size_t idx)
@@ -65,27 +61,12 @@ static bool child_eq(void *ctx, size_t idx)
 	return k->t->nodes[idx].parent == k->parent && k->t->nodes[idx].name == k->name;
 }
 
-static bool name_eq(void *ctx, size_t idx)
-{
-	child_key *k = ctx;
-
-	return !strcmp(k->t->names[idx], k->str);
-}
-
 /* The index of NAME (consumed) in the name table. */
 static size_t intern_name(ftree *t, char *name)
 {
-	uint64_t h = sp_hash_bytes(name, strlen(name), 3);
-	child_key k = {.t = t, .str = name};
-	size_t idx = sp_idxset_find(&t->name_set, h, name_eq, &k);
+	size_t idx = sp_strtab_intern_str(&t->names, name);
 
-	if (idx != SIZE_MAX) {
-		free(name);
-		return idx;
-	}
-	idx = t->n_names;
-	SP_PUSH(t->names, t->n_names, t->cap_names, name);
-	sp_idxset_add(&t->name_set, h, idx);
+	free(name);
 	return idx;
 }
 
@@ -115,7 +96,7 @@ static char *frame_name(const sp_profile *p, const sp_location *l, size_t li)
 	char *base, *s;
 
 	if (l->n_lines == 0) {
-		base = sp_report_address_name(p, l);
+		base = sp_location_address_name(p, l);
 	} else {
 		const sp_function *f = sp_profile_function(p, l->lines[li].function_id);
 		const char *name = f ? sp_profile_str(p, f->name) : "";
@@ -165,8 +146,8 @@ static int cmp_children(const void *x, const void *y, void *arg)
 {
 	const ftree *t = arg;
 
-	return strcmp(t->names[t->nodes[*(const size_t *)x].name],
-		      t->names[t->nodes[*(const size_t *)y].name]);
+	return strcmp(t->names.strs[t->nodes[*(const size_t *)x].name],
+		      t->names.strs[t->nodes[*(const size_t *)y].name]);
 }
 
 /* Sorts children by name and gives every frame its start offset. */
@@ -327,7 +308,7 @@ static void write_frame(sp_sink *out, const ftree *t, size_t i, int64_t total,
 			size_t max_depth, const char *unit)
 {
 	const fnode *nd = &t->nodes[i];
-	const char *name = t->names[nd->name];
+	const char *name = t->names.strs[nd->name];
 	const double span = FG_WIDTH - 2 * FG_XPAD;
 	double x = FG_XPAD + span * (double)nd->start / (double)total;
 	double w = span * (double)nd->value / (double)total;
@@ -430,7 +411,7 @@ sp_error *sp_flamegraph_write(const sp_profile *p, const sp_report_options *o, s
 				    "flame graph: sample index %zu out of range (profile has %zu "
 				    "sample types)",
 				    si, p->n_sample_types);
-	if ((err = sp_sample_filter_new(p, o, &filter)))
+	if ((err = sp_sample_filter_new(p, o->focus, o->ignore, &filter)))
 		return err;
 	/* Names of every location's frames, outermost last as in lines. */
 	loc_off = sp_xcalloc(p->n_locations + 1, sizeof(size_t));
@@ -474,11 +455,8 @@ sp_error *sp_flamegraph_write(const sp_profile *p, const sp_report_options *o, s
 	write_svg(out, &t, o, sp_profile_str(p, p->sample_types[si].unit));
 	for (size_t i = 0; i < t.n; i++)
 		free(t.nodes[i].children);
-	for (size_t i = 0; i < t.n_names; i++)
-		free(t.names[i]);
 	free(t.nodes);
-	free(t.names);
+	sp_strtab_free(&t.names);
 	sp_idxset_free(&t.set);
-	sp_idxset_free(&t.name_set);
 	return NULL;
 }

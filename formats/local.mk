@@ -14,8 +14,12 @@ formats_libformats_la_SOURCES = \
 	formats/raw.c \
 	formats/folded_read.c \
 	formats/report.c \
+	formats/report_units.c \
+	formats/report_names.c \
+	formats/report_graph.c \
+	formats/report_top.c \
 	formats/dot.c \
-	formats/gvc.c \
+	formats/graphviz.c \
 	formats/flamegraph.c
 formats_libformats_la_CFLAGS = $(AM_CFLAGS) $(PROTOBUFC_CFLAGS) $(GVC_CFLAGS)
 

@@ -71,10 +71,14 @@ static bool next_token(const char **s, const char *e, const char **tok, size_t *
 	return true;
 }
 
-static sp_error *bad(const raw_state *st, size_t lineno, const char *fmt, const char *tok,
-		     size_t n)
+/* bad(st, lineno, "literal with one %.*s", tok, n): the format stays a
+ * literal at each call, so the compiler checks it. */
+#define bad(st, lineno, fmt, tok, n) \
+	bad_((st), (lineno), sp_xasprintf(fmt, (int)((n) > 60 ? 60 : (n)), (tok)))
+
+/* WHAT is consumed. */
+static sp_error *bad_(const raw_state *st, size_t lineno, char *what)
 {
-	char *what = sp_xasprintf(fmt, (int)(n > 60 ? 60 : n), tok);
 	sp_error *e = sp_error_new(SP_E_MALFORMED, "%s: line %zu: %s", st->name, lineno, what);
 	free(what);
 	return e;

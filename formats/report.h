@@ -1,12 +1,59 @@
 /* report.h — private to the report writers (top, DOT, graphviz renders,
- * flame graph): the call graph built from a profile with pprof's rules, the
- * value formatting with units, and the frame naming shared with the flame
- * graph.  Nothing here includes graphviz.
+ * flame graph): the call graph built from a profile with pprof's rules
+ * (report.c, report_graph.c), the value formatting with units
+ * (report_units.c), and the frame naming shared with the flame graph
+ * (report_names.c).  Nothing here includes graphviz.
  */
 #ifndef SYMPROF_FORMATS_REPORT_H
 #define SYMPROF_FORMATS_REPORT_H
 
 #include "formats/formats.h"
+
+/* -- arithmetic -----------------------------------------------------------------
+ * Report arithmetic never wraps.  sp_report_new refuses a profile whose
+ * chosen values do not total within 64 bits (the sum of |value| over all
+ * samples above 2^63-1, or a value of -2^63) with SP_E_LIMIT, naming the
+ * sample type and the sample where the total overflows.  Every node,
+ * edge, flat and legend sum adds each sample at most once, so it is
+ * bounded by that total and fits.  The sums that can add one sample more
+ * than once (a node's tags, the in/out totals of the entropy score, DOT
+ * nodelet groups) saturate at +-(2^63-1) with sp_sat_add, and doubles
+ * come back to int64 through sp_i64_from_double, which saturates too. */
+
+/* |V|; -2^63 gives 2^63-1. */
+static inline int64_t sp_abs64(int64_t v)
+{
+	return v >= 0 ? v : v == INT64_MIN ? INT64_MAX : -v;
+}
+
+/* A + B, saturated to [-(2^63-1), 2^63-1]. */
+static inline int64_t sp_sat_add(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_add_overflow(a, b, &r) || r == INT64_MIN)
+		return a < 0 ? -INT64_MAX : INT64_MAX;
+	return r;
+}
+
+/* D truncated to an integer, saturated to [-(2^63-1), 2^63-1]; NaN gives 0. */
+static inline int64_t sp_i64_from_double(double d)
+{
+	if (d != d)
+		return 0;
+	if (d >= 9223372036854775807.0) /* 2^63 as a double */
+		return INT64_MAX;
+	if (d <= -9223372036854775807.0)
+		return -INT64_MAX;
+	return (int64_t)d;
+}
+
+/* A * M / D for 0 <= A, 0 <= M, 0 < D, without overflow in between; the
+ * result must fit (callers have A <= D). */
+static inline int64_t sp_mul_div(int64_t a, int64_t m, int64_t d)
+{
+	return (int64_t)((unsigned __int128)a * (unsigned __int128)m / (unsigned __int128)d);
+}
 
 /* A node's tag (graphs only): the string labels of some of its samples,
  * or one value of their numeric "bytes" label. */
@@ -50,7 +97,8 @@ typedef struct {
 	const char *sample_type; /* borrowed from p */
 	const char *sample_unit; /* borrowed from p */
 	char *output_unit;       /* "" = as recorded; "minimum" = each value scaled */
-	int64_t total;           /* sum of |value| over all samples, before focus/ignore */
+	int64_t total;           /* sum of |value| over all samples, before focus/ignore;
+				  * at most 2^63-1 (see "arithmetic" above) */
 	double nodefraction, edgefraction;
 	int nodecount;
 	char **headers;          /* "File: ...", "Type: ...", "Active filters:", ... */
@@ -66,12 +114,23 @@ typedef struct {
 } sp_report;
 
 /* Builds the trimmed graph of P (checked first) for O (NULL => defaults).
- * Errors: a bad sample index or regular expression (SP_E_USAGE).  *OUT is
- * freed with sp_report_free. */
+ * Errors: a bad sample index or regular expression (SP_E_USAGE); values
+ * that do not total within 64 bits (SP_E_LIMIT).  *OUT is freed with
+ * sp_report_free. */
 sp_error *sp_report_new(const sp_profile *p, const sp_report_options *o, sp_report_mode mode,
 			sp_report **out);
 void sp_report_free(sp_report *r);
 
+/* report_graph.c: fills R's nodes, edges, orig_count and dropped counts
+ * from R->p, sample_index, nodefraction, edgefraction and nodecount, with
+ * O's focus, ignore, granularity and unit (for tags).  Errors: a bad
+ * focus or ignore expression (SP_E_USAGE). */
+sp_error *sp_report_build_graph(sp_report *r, const sp_report_options *o, sp_report_mode mode);
+
+/* VALUE in unit FROM expressed in unit TO ("minimum" or "auto": the
+ * largest unit giving a value of at least 1); *UNIT gets the canonical
+ * unit name ("" for counts). */
+double sp_report_scale(int64_t value, const char *from, const char *to, const char **unit);
 /* V formatted in the report's output unit, e.g. "1.50MB", "30ms", "12".
  * Caller frees. */
 char *sp_report_value(const sp_report *r, int64_t v);
@@ -86,31 +145,53 @@ const char *sp_report_pct(int64_t v, int64_t total, char *buf);
  * and the array. */
 char **sp_report_legend(const sp_report *r, size_t *n);
 
-/* -- graphviz (dot.c) -------------------------------------------------------- */
+/* -- graphviz (graphviz.c) ------------------------------------------------- */
 
-struct Agraph_s;
-/* Builds the cgraph graph of the report (see dot.c); the caller closes it
- * with agclose.  Call with sp_graphviz_lock held. */
-sp_error *sp_dot_graph_new(const sp_profile *p, const sp_report_options *o,
-			   struct Agraph_s **out);
+/* A graphviz graph under our own names; the only file that includes
+ * graphviz is graphviz.c.  Strings are copied by graphviz. */
+typedef struct sp_gv_graph sp_gv_graph;
+typedef struct sp_gv_node sp_gv_node;
+typedef struct sp_gv_edge sp_gv_edge;
 
-/* Serializes every use of graphviz in the process (gvc.c). */
-void sp_graphviz_lock(void);
-void sp_graphviz_unlock(void);
+/* A new directed graph named TITLE.  Every use of graphviz in the process
+ * is serialized: the graph holds the process's graphviz lock until
+ * sp_gv_free, so build, write or render it and free it promptly, in the
+ * same thread.  Errors: SP_E_GRAPHVIZ. */
+sp_error *sp_gv_new(const char *title, sp_gv_graph **out);
+void sp_gv_free(sp_gv_graph *g);
+/* The default of node attribute NAME (declared in the DOT text). */
+void sp_gv_node_default(sp_gv_graph *g, const char *name, const char *value);
+/* The node named ID, created when missing (borrowed until sp_gv_free). */
+sp_gv_node *sp_gv_node_new(sp_gv_graph *g, const char *id);
+/* The node named ID, or NULL. */
+sp_gv_node *sp_gv_node_find(sp_gv_graph *g, const char *id);
+/* A new edge SRC -> DST (borrowed until sp_gv_free). */
+sp_gv_edge *sp_gv_edge_new(sp_gv_graph *g, sp_gv_node *src, sp_gv_node *dst);
+/* Sets attribute NAME of OBJ (an sp_gv_node or sp_gv_edge) to VALUE. */
+void sp_gv_set(void *obj, const char *name, const char *value);
+/* Writes G as DOT text. */
+sp_error *sp_gv_write_dot(sp_gv_graph *g, sp_sink *out);
+/* Lays G out with dot and renders it as FORMAT ("pdf", "svg", "png").
+ * Errors: SP_E_GRAPHVIZ (layout, or a missing plugin). */
+sp_error *sp_gv_render(sp_gv_graph *g, const char *format, sp_sink *out);
 
-/* -- sample filtering shared with the flame graph -------------------------- */
+/* -- naming (report_names.c) ------------------------------------------------ */
 
-typedef struct sp_sample_filter sp_sample_filter;
-/* Compiles O's focus and ignore expressions (POSIX extended). */
-sp_error *sp_sample_filter_new(const sp_profile *p, const sp_report_options *o,
-			       sp_sample_filter **out);
-/* True when sample S passes focus and ignore. */
-bool sp_sample_filter_keep(const sp_sample_filter *f, const sp_sample *s);
-void sp_sample_filter_free(sp_sample_filter *f);
+/* The names of the frames of P's locations at one granularity. */
+typedef struct sp_frame_namer sp_frame_namer;
+/* P is borrowed until sp_frame_namer_free. */
+sp_frame_namer *sp_frame_namer_new(const sp_profile *p, sp_granularity g);
+void sp_frame_namer_free(sp_frame_namer *nm);
+/* Name components of inline frame LI of L (any LI when L has no lines):
+ * *FIRST (function, file or address) and *SECOND (file:line for lines,
+ * else NULL), the graph label (*LABEL: multi-line shortened name, file base
+ * names), and *TIE: what else tells two nodes of one name apart (files
+ * granularity only, else NULL).  Caller frees each. */
+void sp_frame_namer_name(const sp_frame_namer *nm, const sp_location *l, size_t li,
+			 char **first, char **second, char **label, char **tie);
 
-/* The name shown for an unsymbolized location: "0x4011a2", or
- * "0x4011a2 [libfoo.so]" when its mapping has a file.  Caller frees. */
-char *sp_report_address_name(const sp_profile *p, const sp_location *l);
+/* The part of PATH after its last '/'.  Borrowed from PATH. */
+const char *sp_report_base_name(const char *path);
 
 /* Replaces, in place, bytes that are not valid UTF-8 and control
  * characters with '?' (names come from binaries and JIT maps; SVG and

@@ -7,7 +7,7 @@
 #include <string.h>
 
 struct sp_profile_index {
-	sp_idxset strings;   /* -> string index */
+	sp_strtab strings;   /* owns p->strings and p->string_lens */
 	sp_idxset locs;      /* (mapping_id, address) of line-less locations */
 	sp_idxset funcs;     /* (name, system_name, filename, start_line) */
 	sp_u64map mapping_by_id, location_by_id, function_by_id; /* id -> index */
@@ -49,13 +49,9 @@ void sp_profile_free(sp_profile *p)
 	free(p->functions);
 	free(p->mappings);
 	free(p->sample_types);
-	for (size_t i = 0; i < p->n_strings; i++)
-		free(p->strings[i]);
-	free(p->strings);
-	free(p->string_lens);
 	free(p->comments);
 	if (p->index) {
-		sp_idxset_free(&p->index->strings);
+		sp_strtab_free(&p->index->strings);
 		sp_idxset_free(&p->index->locs);
 		sp_idxset_free(&p->index->funcs);
 		sp_u64map_free(&p->index->mapping_by_id);
@@ -68,43 +64,27 @@ void sp_profile_free(sp_profile *p)
 
 /* -- strings --------------------------------------------------------------- */
 
-typedef struct {
-	const sp_profile *p;
-	const char *s;
-	size_t n;
-} str_key;
-
-static bool str_eq(void *ctx, size_t i)
+/* The table lives in the private index; the profile's public fields are
+ * its arrays, read-only for everyone else, set again after every change. */
+static int64_t strings_changed(sp_profile *p, size_t i)
 {
-	str_key *k = ctx;
-	return k->p->string_lens[i] == k->n && memcmp(k->p->strings[i], k->s, k->n) == 0;
+	const sp_strtab *t = &idx(p)->strings;
+
+	p->strings = t->strs;
+	p->string_lens = t->lens;
+	p->n_strings = t->n;
+	p->cap_strings = t->cap;
+	return (int64_t)i;
 }
 
 int64_t sp_profile_append_string(sp_profile *p, const char *s, size_t n)
 {
-	size_t old_cap = p->cap_strings;
-	sp_grow(&p->strings, &p->cap_strings, p->n_strings + 1, sizeof(char *));
-	if (p->cap_strings != old_cap || !p->string_lens)
-		p->string_lens = sp_xreallocarray(p->string_lens, p->cap_strings, sizeof(size_t));
-	p->strings[p->n_strings] = sp_xstrndup(s, n);
-	p->string_lens[p->n_strings] = n;
-	size_t i = p->n_strings++;
-	/* keep the first occurrence findable by interning */
-	str_key k = {p, s, n};
-	uint64_t h = sp_hash_bytes(s, n, 0);
-	if (sp_idxset_find(&idx(p)->strings, h, str_eq, &k) == SIZE_MAX)
-		sp_idxset_add(&idx(p)->strings, h, i);
-	return (int64_t)i;
+	return strings_changed(p, sp_strtab_append(&idx(p)->strings, s, n));
 }
 
 int64_t sp_profile_intern_n(sp_profile *p, const char *s, size_t n)
 {
-	str_key k = {p, s, n};
-	uint64_t h = sp_hash_bytes(s, n, 0);
-	size_t i = sp_idxset_find(&idx(p)->strings, h, str_eq, &k);
-	if (i != SIZE_MAX)
-		return (int64_t)i;
-	return sp_profile_append_string(p, s, n);
+	return strings_changed(p, sp_strtab_intern(&idx(p)->strings, s, n));
 }
 
 int64_t sp_profile_intern(sp_profile *p, const char *s)

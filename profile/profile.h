@@ -81,6 +81,8 @@ typedef struct sp_profile {
 	size_t n_locations, cap_locations;
 	sp_function *functions;
 	size_t n_functions, cap_functions;
+	/* The string table, read-only: it changes only through
+	 * sp_profile_intern* and sp_profile_append_string. */
 	char **strings; /* strings[0] == "" */
 	size_t *string_lens;
 	size_t n_strings, cap_strings;
@@ -249,5 +251,24 @@ bool sp_mapping_unsymbolizable(const sp_profile *p, const sp_mapping *m);
  * first user frame (root side).  Changes nothing else (unused locations
  * stay).  A no-op when drop_frames is empty or does not compile. */
 void sp_profile_prune_frames(sp_profile *p);
+
+/* -- focus / ignore (filter.c) -------------------------------------------------
+ * pprof's -focus and -ignore: a sample is kept when no location of its
+ * stack matches IGNORE and, when FOCUS is given, one matches FOCUS.  A
+ * location matches by any inline frame's function name or file, by its
+ * mapping's file, and when it has no lines by sp_location_address_name. */
+typedef struct sp_sample_filter sp_sample_filter;
+/* Compiles FOCUS and IGNORE (POSIX extended; NULL or "" => none).  Errors:
+ * an invalid expression (SP_E_USAGE, naming which one).  P is borrowed
+ * until sp_sample_filter_free and must not change meanwhile. */
+sp_error *sp_sample_filter_new(const sp_profile *p, const char *focus, const char *ignore,
+			       sp_sample_filter **out);
+/* True when sample S of the filter's profile passes focus and ignore. */
+bool sp_sample_filter_keep(const sp_sample_filter *f, const sp_sample *s);
+void sp_sample_filter_free(sp_sample_filter *f);
+
+/* The name of an unsymbolized location: "0x4011a2", or "0x4011a2
+ * [libfoo.so]" (base name) when its mapping has a file.  Caller frees. */
+char *sp_location_address_name(const sp_profile *p, const sp_location *l);
 
 #endif

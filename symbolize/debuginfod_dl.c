@@ -4,13 +4,14 @@
  * it (TLS, Kerberos, LDAP...), which the dynamic loader maps and relocates
  * at every start: about 7 ms, on a one-address lookup of 25-35 ms in
  * all.  It is only needed when DEBUGINFOD_URLS is set, so these
- * functions stand in for the library's under the same names and open
- * libdebuginfod.so.1 with dlopen at debuginfod_begin, as libdwfl does for
- * itself.  The handle we return wraps the library's client together with
- * the library's entry points (no global state): the user data and progress
- * callback are kept in the wrapper, and the library's callback is routed
- * back to it, so a callback always sees the wrapper it was registered on.
- * When the library cannot be loaded, debuginfod_begin returns NULL, as it
+ * functions (the library's names with our sp_ prefix) stand in for the
+ * library's and open libdebuginfod.so.1 with dlopen at sp_debuginfod_begin,
+ * as libdwfl does for itself.  The handle we return wraps the library's
+ * client together with the library's entry points (no global state): the
+ * user data and progress callback are kept in the wrapper, and the
+ * library's callback is routed back to it, so a callback always sees the
+ * wrapper it was registered on.
+ * When the library cannot be loaded, sp_debuginfod_begin returns NULL, as it
  * does when the library itself cannot start a client.
  */
 #include <elfutils/debuginfod.h>
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 
 #include "common/common.h"
+#include "symbolize/debuginfod_dl.h"
 
 typedef debuginfod_client *(*begin_fn)(void);
 typedef int (*find_fn)(debuginfod_client *, const unsigned char *, int, char **);
@@ -54,7 +56,7 @@ static int progress_thunk(debuginfod_client *real, long a, long b)
 	return w && w->progress ? w->progress(w, a, b) : 0;
 }
 
-debuginfod_client *debuginfod_begin(void)
+debuginfod_client *sp_debuginfod_begin(void)
 {
 	void *dl = dlopen(DEBUGINFOD_SONAME, RTLD_NOW | RTLD_LOCAL);
 	if (!dl)
@@ -75,47 +77,47 @@ debuginfod_client *debuginfod_begin(void)
 		return NULL;
 	}
 	if (!(w->real = begin())) {
-		free(w); /* the library stays loaded: see debuginfod_end */
+		free(w); /* the library stays loaded: see sp_debuginfod_end */
 		return NULL;
 	}
 	w->set_user_data(w->real, w);
 	return w;
 }
 
-int debuginfod_find_debuginfo(debuginfod_client *w, const unsigned char *build_id,
-			      int build_id_len, char **path)
+int sp_debuginfod_find_debuginfo(debuginfod_client *w, const unsigned char *build_id,
+				 int build_id_len, char **path)
 {
 	return w->find_debuginfo(w->real, build_id, build_id_len, path);
 }
 
-int debuginfod_find_executable(debuginfod_client *w, const unsigned char *build_id,
-			       int build_id_len, char **path)
+int sp_debuginfod_find_executable(debuginfod_client *w, const unsigned char *build_id,
+				  int build_id_len, char **path)
 {
 	return w->find_executable(w->real, build_id, build_id_len, path);
 }
 
-void debuginfod_set_progressfn(debuginfod_client *w, debuginfod_progressfn_t fn)
+void sp_debuginfod_set_progressfn(debuginfod_client *w, debuginfod_progressfn_t fn)
 {
 	w->progress = fn;
 	w->set_progressfn(w->real, fn ? progress_thunk : NULL);
 }
 
-void debuginfod_set_user_data(debuginfod_client *w, void *value)
+void sp_debuginfod_set_user_data(debuginfod_client *w, void *value)
 {
 	w->user = value;
 }
 
-void *debuginfod_get_user_data(debuginfod_client *w)
+void *sp_debuginfod_get_user_data(debuginfod_client *w)
 {
 	return w->user;
 }
 
-const char *debuginfod_get_url(debuginfod_client *w)
+const char *sp_debuginfod_get_url(debuginfod_client *w)
 {
 	return w->get_url(w->real);
 }
 
-void debuginfod_end(debuginfod_client *w)
+void sp_debuginfod_end(debuginfod_client *w)
 {
 	if (!w)
 		return;

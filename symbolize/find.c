@@ -10,9 +10,9 @@
  * it, so a report can say where we looked.
  */
 #include "symbolize/symbolize.h"
+#include "symbolize/debuginfod_dl.h"
 
 #include <dirent.h>
-#include <elfutils/debuginfod.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -90,7 +90,7 @@ void sp_finder_free(sp_finder *f)
 	if (!f)
 		return;
 	if (f->dfd)
-		debuginfod_end(f->dfd);
+		sp_debuginfod_end(f->dfd);
 	free(f);
 }
 
@@ -104,10 +104,10 @@ static double elapsed(const struct timespec *a, const struct timespec *b)
  * answered (no download URL yet), give up after the connect bound. */
 static int debuginfod_progress(debuginfod_client *c, long a, long b)
 {
-	sp_finder *f = debuginfod_get_user_data(c);
+	sp_finder *f = sp_debuginfod_get_user_data(c);
 	struct timespec now;
 
-	if (!f || debuginfod_get_url(c))
+	if (!f || sp_debuginfod_get_url(c))
 		return 0;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	if (elapsed(&now, &f->query_start) > f->bound)
@@ -137,12 +137,12 @@ static debuginfod_client *finder_debuginfod(sp_finder *f)
 		f->dfd_started = true;
 		if (!urls || !*urls)
 			return NULL;
-		f->dfd = debuginfod_begin();
+		f->dfd = sp_debuginfod_begin();
 		if (!f->dfd) {
 			f->dfd_dead = true;
 			return NULL;
 		}
-		debuginfod_set_user_data(f->dfd, f);
+		sp_debuginfod_set_user_data(f->dfd, f);
 		/* libdebuginfod applies DEBUGINFOD_TIMEOUT to each attempt
 		 * and retries (DEBUGINFOD_RETRY_LIMIT, 2 by default), so a
 		 * server that accepts connections and never answers would
@@ -153,7 +153,7 @@ static debuginfod_client *finder_debuginfod(sp_finder *f)
 		char *end = NULL;
 		long secs = t && *t ? strtol(t, &end, 10) : 0;
 		f->bound = secs > 0 && end && *end == '\0' ? (double)secs : DEBUGINFOD_CONNECT_SECONDS;
-		debuginfod_set_progressfn(f->dfd, debuginfod_progress);
+		sp_debuginfod_set_progressfn(f->dfd, debuginfod_progress);
 	}
 	return f->dfd;
 }
@@ -323,8 +323,9 @@ static bool try_debuginfod(sp_finder *f, search *s, const char *build_id, bool d
 	char *got = NULL;
 	clock_gettime(CLOCK_MONOTONIC, &f->query_start);
 	f->cancelled = false;
-	int fd = debuginfo ? debuginfod_find_debuginfo(c, (const unsigned char *)build_id, 0, &got) :
-			     debuginfod_find_executable(c, (const unsigned char *)build_id, 0, &got);
+	int fd = debuginfo ?
+		 sp_debuginfod_find_debuginfo(c, (const unsigned char *)build_id, 0, &got) :
+		 sp_debuginfod_find_executable(c, (const unsigned char *)build_id, 0, &got);
 	if (fd < 0) {
 		/* "Not found" is an answer; anything else (including our
 		 * abandoning the query, which libdebuginfod reports as

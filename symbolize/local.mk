@@ -8,6 +8,7 @@ symbolize_libsymbolize_la_SOURCES = \
 	symbolize/elfinfo.c \
 	symbolize/find.c \
 	symbolize/debuginfod_dl.c \
+	symbolize/debuginfod_dl.h \
 	symbolize/demangle.c \
 	symbolize/session.c \
 	symbolize/batch.c \

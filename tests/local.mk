@@ -63,6 +63,10 @@ check_PROGRAMS += tests/test_prune
 tests_test_prune_SOURCES = tests/test_prune.c tests/tap.h
 tests_test_prune_LDADD = $(TEST_LIBS)
 TESTS += tests/test_prune
+check_PROGRAMS += tests/test_filter
+tests_test_filter_SOURCES = tests/test_filter.c tests/tap.h
+tests_test_filter_LDADD = $(TEST_LIBS)
+TESTS += tests/test_filter
 check_PROGRAMS += tests/test_folded
 tests_test_folded_SOURCES = tests/test_folded.c tests/tap.h
 tests_test_folded_LDADD = $(TEST_LIBS)
@@ -228,6 +232,8 @@ EXTRA_DIST += tests/cli_configure.sh
 # --- graphs and reports end to end (wip-h8) tests ---
 TESTS += tests/cli_reports.sh
 EXTRA_DIST += tests/flamegraph_cdp.py tests/cli_reports.sh tests/png_ink.py
+TESTS += tests/cli_report_overflow.sh
+EXTRA_DIST += tests/cli_report_overflow.sh
 # --- end graphs and reports end to end (wip-h8) tests ---
 # --- jit scatter/cli tests ---
 check_PROGRAMS += tests/test_jit_scatter

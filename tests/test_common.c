@@ -80,6 +80,28 @@ int main(void)
 		   "idxset miss");
 	sp_idxset_free(&set);
 
+	/* strtab: first-seen indices, lengths, embedded NULs, appended repeats */
+	sp_strtab st = {0};
+	TAP_EQ_U64(sp_strtab_intern_str(&st, "main"), 0, "strtab: first string is 0");
+	TAP_EQ_U64(sp_strtab_intern_str(&st, "leaf"), 1, "strtab: second string is 1");
+	TAP_EQ_U64(sp_strtab_intern_str(&st, "main"), 0, "strtab: repeat gives the first index");
+	TAP_EQ_U64(sp_strtab_intern(&st, "main\0x", 6), 2, "strtab: a NUL and more is another string");
+	TAP_EQ_U64(sp_strtab_find(&st, "main\0y", 6), SIZE_MAX, "strtab: compared past the NUL");
+	TAP_EQ_U64(sp_strtab_find(&st, "mai", 3), SIZE_MAX, "strtab: a prefix is not found");
+	TAP_EQ_U64(sp_strtab_append(&st, "leaf", 4), 3, "strtab: append adds a repeat");
+	TAP_EQ_U64(sp_strtab_find(&st, "leaf", 4), 1, "strtab: the earlier repeat is found");
+	for (int i = 0; i < 1000; i++) {
+		char w[16];
+		snprintf(w, sizeof(w), "w%d", i);
+		sp_strtab_intern_str(&st, w);
+	}
+	TAP_OK(st.n == 1004 && sp_strtab_find(&st, "w999", 4) == 1003 &&
+		       !strcmp(st.strs[1003], "w999") && st.lens[1003] == 4 &&
+		       sp_strtab_intern_str(&st, "main") == 0,
+	       "strtab: 1004 strings after growth, all found by content");
+	sp_strtab_free(&st);
+	TAP_OK(st.n == 0 && !st.strs, "strtab: free resets");
+
 	/* gzip sink round trip, deterministic */
 	sp_sink *mem = sp_sink_memory_new();
 	sp_sink *gz = sp_sink_gzip_new(mem);

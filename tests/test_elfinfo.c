@@ -46,9 +46,13 @@ SP_PRINTF(1, 2) static char *capture(const char *fmt, ...)
 	return out;
 }
 
-static uint64_t capture_u64(int base, const char *cmd, const char *file)
+/* capture_u64(base, "literal with one %s", file): the command's first line
+ * as a number; the format stays a literal at each call, so it is checked. */
+#define capture_u64(base, cmd, file) parse_u64((base), capture(cmd, file))
+
+/* S is consumed. */
+static uint64_t parse_u64(int base, char *s)
 {
-	char *s = capture(cmd, file);
 	uint64_t v = s ? strtoull(s, NULL, base) : UINT64_MAX;
 	free(s);
 	return v;

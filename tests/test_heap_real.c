@@ -76,7 +76,7 @@ static void check_heapprofile(const char *path, const char *exe)
 		return;
 	}
 	TAP_EQ_U64(p->period, 1, "heapprofile: period 1");
-	size_t objs, space;
+	size_t objs = 0, space = 0;
 	TAP_OK(!sp_profile_sample_index(p, "inuse_objects", &objs) &&
 		       !sp_profile_sample_index(p, "inuse_space", &space),
 	       "in-use columns present");

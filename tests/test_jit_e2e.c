@@ -86,7 +86,7 @@ int main(void)
 	jf_plan plan_b = {.base = REGION + 0x800, .step = 0x1000, .data_base = REGION + 0x200000,
 			  .place_empty = true};
 	jf_placed *a, *b;
-	size_t na, nb;
+	size_t na = 0, nb = 0;
 	TAP_OK(jf_load(o, pa, &plan_a, &a, &na) == 0 && jf_load(o, pb, &plan_b, &b, &nb) == 0,
 	       "two copies placed");
 	const jf_placed *a_add = jf_find(a, na, ".text.jit_add"), *a_entry = jf_find(a, na, ".text.jit_entry"),

@@ -221,8 +221,8 @@ static void test_dump(void)
 	char *c = sp_xasprintf("%s/testdata/jit/jitfuncs.c", src ? src : "..");
 	char *o = sp_xasprintf("%s/f.o", dir), *prefix = sp_xasprintf("%s/placed", dir);
 	char *cc[] = {"gcc", "-c", "-g", "-O2", "-ffunction-sections", "-o", o, c, NULL};
-	jf_placed *pl;
-	size_t npl;
+	jf_placed *pl = NULL;
+	size_t npl = 0;
 	jf_plan plan = {.base = 0x7f1200000000ULL, .step = 0x1000, .data_base = 0x7f1200100000ULL,
 			.with_null = true};
 	TAP_OK(jf_run(cc) == 0 && jf_load(o, prefix, &plan, &pl, &npl) == 0, "fixture built and placed");

@@ -1,0 +1,144 @@
+/* test_filter.c — focus and ignore (profile/filter.c) on a hand-built
+ * profile: matches by function name, by source file, by an inline frame,
+ * by the mapping's file and by the address name of unsymbolized
+ * locations; ignore winning over focus; invalid expressions refused with
+ * their name; the address names themselves. */
+#include "profile/profile.h"
+#include "tests/tap.h"
+
+#include <stdlib.h>
+
+/* Stacks, leaf first:
+ *   0: alloc_in_main (a.c, inlined into helper, h.c) <- main       [/usr/bin/app]
+ *   1: memcpy [/lib/libc.so.6] <- main
+ *   2: 0x7f00 [/usr/lib/libfoo.so] (no lines) <- main
+ *   3: 0x99 (no mapping, no lines) <- main */
+static sp_profile *fixture(void)
+{
+	sp_profile *p = sp_profile_new();
+	sp_mapping app = {.memory_start = 0x1000, .memory_limit = 0x2000,
+			  .filename = sp_profile_intern(p, "/usr/bin/app")};
+	sp_mapping libc = {.memory_start = 0x3000, .memory_limit = 0x4000,
+			   .filename = sp_profile_intern(p, "/lib/libc.so.6")};
+	sp_mapping foo = {.memory_start = 0x7000, .memory_limit = 0x8000,
+			  .filename = sp_profile_intern(p, "/usr/lib/libfoo.so")};
+	uint64_t m_app = sp_profile_add_mapping(p, &app)->id;
+	uint64_t m_libc = sp_profile_add_mapping(p, &libc)->id;
+	uint64_t m_foo = sp_profile_add_mapping(p, &foo)->id;
+	sp_function fa = {.name = sp_profile_intern(p, "alloc_in_main"),
+			  .filename = sp_profile_intern(p, "src/a.c")};
+	sp_function fh = {.name = sp_profile_intern(p, "helper"),
+			  .filename = sp_profile_intern(p, "src/h.c")};
+	sp_function fm = {.name = sp_profile_intern(p, "main"),
+			  .filename = sp_profile_intern(p, "src/main.c")};
+	sp_function fc = {.name = sp_profile_intern(p, "memcpy")};
+	uint64_t f_a = sp_profile_add_function(p, &fa)->id;
+	uint64_t f_h = sp_profile_add_function(p, &fh)->id;
+	uint64_t f_m = sp_profile_add_function(p, &fm)->id;
+	uint64_t f_c = sp_profile_add_function(p, &fc)->id;
+	sp_line inl[2] = {{.function_id = f_a, .line = 3}, {.function_id = f_h, .line = 9}};
+	sp_line lm = {.function_id = f_m, .line = 20}, lc = {.function_id = f_c};
+	sp_location la = {.mapping_id = m_app, .address = 0x1100, .lines = inl, .n_lines = 2};
+	sp_location lmain = {.mapping_id = m_app, .address = 0x1200, .lines = &lm, .n_lines = 1};
+	sp_location lcpy = {.mapping_id = m_libc, .address = 0x3100, .lines = &lc, .n_lines = 1};
+	sp_location lfoo = {.mapping_id = m_foo, .address = 0x7f00};
+	sp_location lbare = {.address = 0x99};
+	uint64_t id_a = sp_profile_add_location(p, &la)->id;
+	uint64_t id_main = sp_profile_add_location(p, &lmain)->id;
+	uint64_t id_cpy = sp_profile_add_location(p, &lcpy)->id;
+	uint64_t id_foo = sp_profile_add_location(p, &lfoo)->id;
+	uint64_t id_bare = sp_profile_add_location(p, &lbare)->id;
+	const uint64_t stacks[4][2] = {
+		{id_a, id_main}, {id_cpy, id_main}, {id_foo, id_main}, {id_bare, id_main}};
+	int64_t v = 1;
+
+	sp_profile_add_sample_type(p, "samples", "count");
+	for (size_t i = 0; i < 4; i++)
+		sp_profile_add_sample(p, &v, stacks[i], 2, NULL, 0);
+	return p;
+}
+
+/* "0101": which of the four samples FOCUS and IGNORE keep. */
+static char *kept(const sp_profile *p, const char *focus, const char *ignore)
+{
+	sp_sample_filter *f = NULL;
+	sp_error *err = sp_sample_filter_new(p, focus, ignore, &f);
+	char *s = sp_xcalloc(p->n_samples + 1, 1);
+
+	if (err) {
+		sp_error_free(err);
+		free(s);
+		return sp_xstrdup("error");
+	}
+	for (size_t i = 0; i < p->n_samples; i++)
+		s[i] = sp_sample_filter_keep(f, &p->samples[i]) ? '1' : '0';
+	sp_sample_filter_free(f);
+	return s;
+}
+
+#define KEPT(p, focus, ignore, want, ...)                                                \
+	do {                                                                             \
+		char *got_ = kept(p, focus, ignore);                                     \
+		TAP_EQ_STR(got_, want, __VA_ARGS__);                                     \
+		free(got_);                                                              \
+	} while (0)
+
+static void test_matches(const sp_profile *p)
+{
+	KEPT(p, NULL, NULL, "1111", "no expressions: every sample kept");
+	KEPT(p, "", "", "1111", "empty expressions are none");
+	KEPT(p, "^main$", NULL, "1111", "focus on the common root keeps all");
+	KEPT(p, "^alloc", NULL, "1000", "focus by function name");
+	KEPT(p, "^helper$", NULL, "1000", "focus by the outer function of an inline chain");
+	KEPT(p, "h\\.c$", NULL, "1000", "focus by source file of an inline frame");
+	KEPT(p, "libc\\.so", NULL, "0100", "focus by mapping file");
+	KEPT(p, NULL, "libc\\.so", "1011", "ignore by mapping file");
+	KEPT(p, "^0x7f00 \\[libfoo\\.so\\]$", NULL, "0010",
+	     "unsymbolized: focus by address name with the mapping's base name");
+	KEPT(p, "^0x99$", NULL, "0001", "unsymbolized, no mapping: bare address name");
+	KEPT(p, "0x1100", NULL, "0000", "symbolized locations do not match by address");
+	KEPT(p, "main", "memcpy", "1011", "ignore wins over focus");
+	KEPT(p, "alloc|memcpy", "alloc", "0100", "ignore drops a focused sample");
+}
+
+static void test_errors(const sp_profile *p)
+{
+	sp_sample_filter *f = NULL;
+	sp_error *err = sp_sample_filter_new(p, "(unclosed", NULL, &f);
+	char *msg = err ? sp_error_string(err) : NULL;
+
+	TAP_OK(err && err->code == SP_E_USAGE, "invalid focus: usage error");
+	TAP_OK(msg && !strncmp(msg, "focus: invalid regular expression \"(unclosed\"", 44),
+	       "invalid focus: the message names the option and the expression (%s)",
+	       msg ? msg : "none");
+	free(msg);
+	sp_error_free(err);
+	err = sp_sample_filter_new(p, "main", "[z-a]", &f);
+	msg = err ? sp_error_string(err) : NULL;
+	TAP_OK(msg && !strncmp(msg, "ignore: invalid regular expression \"[z-a]\"", 42),
+	       "invalid ignore: the message names ignore (%s)", msg ? msg : "none");
+	free(msg);
+	sp_error_free(err);
+}
+
+static void test_address_names(const sp_profile *p)
+{
+	char *a = sp_location_address_name(p, sp_profile_location(p, 4));
+	char *b = sp_location_address_name(p, sp_profile_location(p, 5));
+
+	TAP_EQ_STR(a, "0x7f00 [libfoo.so]", "address name with the mapping's base name");
+	TAP_EQ_STR(b, "0x99", "address name without a mapping");
+	free(a);
+	free(b);
+}
+
+int main(void)
+{
+	sp_profile *p = fixture();
+
+	test_matches(p);
+	test_errors(p);
+	test_address_names(p);
+	sp_profile_free(p);
+	return tap_done();
+}
