@@ -428,11 +428,13 @@ static sp_profile *build(reader *r)
 		sp_profile_add_comment(p, c);
 		free(c);
 	}
-	qsort(r->names, r->n_names, sizeof(*r->names), cmp_thread_name);
+	if (r->n_names)
+		qsort(r->names, r->n_names, sizeof(*r->names), cmp_thread_name);
 	sp_u64vec ids = {0};
 	for (size_t i = 0; i < r->n_out; i++) {
 		const pending *q = &r->out[i];
-		sp_legacy_locations(p, r->addrs.v + q->addrs_off, q->n_addrs, &ids);
+		sp_legacy_locations(p, q->n_addrs ? r->addrs.v + q->addrs_off : NULL, q->n_addrs,
+				    &ids);
 		sp_label lab[3];
 		size_t nl = 0;
 		lab[nl++] = sp_label_num(p, "bytes", q->blocksize, NULL);
@@ -442,7 +444,9 @@ static sp_profile *build(reader *r)
 			lab[nl++] = sp_label_str(p, "thread", uid);
 			thread_name key = {q->uid, NULL, 0};
 			const thread_name *tn =
-				bsearch(&key, r->names, r->n_names, sizeof(*r->names), cmp_thread_name);
+				r->n_names ? bsearch(&key, r->names, r->n_names, sizeof(*r->names),
+						     cmp_thread_name)
+					   : NULL;
 			if (tn) {
 				char *name = sp_xstrndup(tn->name, tn->len);
 				lab[nl++] = sp_label_str(p, "thread_name", name);
