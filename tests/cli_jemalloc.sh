@@ -5,7 +5,8 @@
 #
 # Dumps: prof.dump through mallctl with every allocation recorded (lg_prof_sample:0) with
 # and without prof_accum, the same with jemalloc's default sampling, prof_final and
-# prof_leak at exit, and prof_gdump.  Expected values come from the fixture's own report:
+# prof_leak at exit, prof_gdump, and a stripped executable with its debug info in a build-id
+# tree.  Expected values come from the fixture's own report:
 # for every site, blocks allocated and kept, the requested size and nallocx() of it (the
 # size class jemalloc reserves and records).  jemalloc's perl jeprof is the independent
 # reader of the totals.  Skipped when libjemalloc-dev is not installed.
@@ -193,6 +194,32 @@ if command -v jeprof >/dev/null 2>&1; then
 	[ -n "$j" ] && [ $((j - s)) -ge 0 ] && [ $((j - s)) -le $((2 * stacks)) ]
 	sp_ok $? "sampled: jeprof's total ${j:-none} = symprof's $s + truncated fractions"
 fi
+
+# A stripped executable whose debug info is in a build-id tree: the same frames and values
+# (jeprof names every frame of such a binary after a libc symbol it imports).
+bid=$(readelf -n "$fix/jefixture" | sed -n 's/^ *Build ID: *//p')
+bdir=$tmp/bt/.build-id/$(printf '%s' "$bid" | cut -c1-2)
+if ! { mkdir -p "$bdir" &&
+	objcopy --only-keep-debug "$fix/jefixture" "$bdir/$(printf '%s' "$bid" | cut -c3-).debug" &&
+	objcopy --strip-all "$fix/jefixture" "$fix/jestripped"; }; then
+	sp_bail "cannot strip jefixture"
+fi
+(cd "$fix" && env MALLOC_CONF=prof:true,prof_accum:true,lg_prof_sample:0 \
+	FIXTURE_JE_DUMP="$tmp/stripped.heap" ./jestripped) >/dev/null 2>&1 ||
+	sp_bail "no dump of the stripped executable"
+sp_run symprof convert --debug-dir "$tmp/bt" --debug-dir /usr/lib/debug "$tmp/stripped.heap" \
+	-o "$tmp/stripped.folded"
+sp_ok "$rc" "stripped: convert with the build-id tree exits 0" || sp_show_err
+while read -r suffix name; do
+	n=$(site "$name" 3)
+	c=$(class_of "$name")
+	sp_expect_suffix "$tmp/stripped.folded" "$suffix $((n * c))" "stripped: $name $n x $c bytes"
+done <<EOF
+$sites
+EOF
+sp_run symprof convert "$tmp/stripped.heap" -o "$tmp/nodebug.folded"
+sp_check "stripped, no debug info: the executable's frames stay addresses, none named stderr" \
+	sh -c "! grep -q 'stderr' '$tmp/nodebug.folded' && grep -q ';0x[0-9a-f]* [0-9]*\$' '$tmp/nodebug.folded'"
 
 # prof_final (and prof_leak) at exit, prof_gdump on every new high-water mark.
 (cd "$fix" && env MALLOC_CONF="prof:true,prof_accum:true,lg_prof_sample:0,prof_final:true,prof_leak:true,prof_prefix:$tmp/final" \
