@@ -308,17 +308,15 @@ static sp_error *end_stack(reader *r)
 				continue;
 			}
 			cum[c] += (uint64_t)r->threads[t].v[c];
-			/* total < 2^63 and cum <= weight < 2^64 * 2^20: the product fits 128 bits
-			 * as long as a stack has fewer than 2^20 thread lines per 2^64 weight;
-			 * divide first when it would not */
-			unsigned __int128 upto;
-			if (weight[c] >> 64)
-				upto = (unsigned __int128)(uint64_t)total[c] * (cum[c] >> 32) /
-				       (weight[c] >> 32);
-			else
-				upto = (unsigned __int128)(uint64_t)total[c] * cum[c] / weight[c];
-			v[c] = (int64_t)((uint64_t)upto - given[c]);
-			given[c] = (uint64_t)upto;
+			/* total < 2^63 times cum <= weight fits 128 bits once the weight fits
+			 * 64: shift both (the last thread still gets cum == weight) */
+			int sh = 0;
+			while (weight[c] >> (64 + sh))
+				sh++;
+			uint64_t upto = (uint64_t)((unsigned __int128)(uint64_t)total[c] *
+						   (cum[c] >> sh) / (weight[c] >> sh));
+			v[c] = (int64_t)(upto - given[c]);
+			given[c] = upto;
 		}
 		push(r, v, true, r->threads[t].uid, blocksize);
 	}

@@ -199,6 +199,23 @@ static void test_uneven_threads(void)
 		       "uneven: 3 objects and 300 bytes shared 1+2 and 150+150");
 	}
 	sp_profile_free(p);
+	/* thread lines adding up past 2^64: still shared exactly */
+	p = read_ok("heap_v2/1\n"
+		    "  t*: 0: 0 [0: 0]\n"
+		    "@ 0x1000\n"
+		    "  t*: 9: 9223372036854775807 [0: 0]\n"
+		    "  t0: 3: 9223372036854775807 [0: 0]\n"
+		    "  t1: 3: 9223372036854775807 [0: 0]\n"
+		    "  t2: 3: 9223372036854775807 [0: 0]\n",
+		    "huge");
+	if (p && TAP_OK(p->n_samples == 3, "huge: one sample per thread")) {
+		uint64_t sum = 0;
+		for (size_t i = 0; i < 3; i++)
+			sum += (uint64_t)p->samples[i].values[1];
+		TAP_OK(sum == INT64_MAX && p->samples[0].values[1] == INT64_MAX / 3,
+		       "huge: 2^63-1 bytes shared in thirds, adding up exactly");
+	}
+	sp_profile_free(p);
 }
 
 /* The leaf-most frames in libjemalloc's mapping are dropped; a stack made
