@@ -54,6 +54,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The heap profiles' allocator frames, and jemalloc's own entry points for
+ * programs that link it statically, often with the je_ prefix (its frames
+ * are then in the program's mapping, out of reach of
+ * sp_jemalloc_drop_allocator_frames). */
+#define JEMALLOC_DROP_FRAMES SP_HEAP_DROP_FRAMES "|je_[a-z_0-9]*|(m|r|x|s|d|sd)allocx"
+
 bool sp_jemalloc_unsample(int64_t count, int64_t bytes, int64_t period, int64_t *out_count,
 			  int64_t *out_bytes)
 {
@@ -408,7 +414,7 @@ static sp_profile *build(reader *r)
 	p->period_type.type = sp_profile_intern(p, "space");
 	p->period_type.unit = sp_profile_intern(p, "bytes");
 	p->period = r->period;
-	p->drop_frames = sp_profile_intern(p, SP_HEAP_DROP_FRAMES);
+	p->drop_frames = sp_profile_intern(p, JEMALLOC_DROP_FRAMES);
 	sp_profile_add_sample_type(p, "inuse_objects", "count");
 	sp_profile_add_sample_type(p, "inuse_space", "bytes");
 	if (r->has_alloc) {

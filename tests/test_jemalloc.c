@@ -261,6 +261,45 @@ static void test_allocator_frames(void)
 	sp_profile_free(p);
 }
 
+/* A statically linked jemalloc (frames in the program's own mapping):
+ * drop_frames cuts the stack at its je_-prefixed entry point. */
+static void test_static_entry_points(void)
+{
+	sp_profile *p = read_ok("heap_v2/1\n"
+				"  t*: 1: 8 [0: 0]\n"
+				"@ 0x1001 0x2001 0x3001\n"
+				"  t*: 1: 8 [0: 0]\n"
+				"@ 0x1001 0x4001 0x3001\n"
+				"  t*: 2: 16 [0: 0]\n",
+				"static");
+	static const struct {
+		uint64_t addr;
+		const char *name;
+	} names[] = {{0x1000, "prof_backtrace_impl"},
+		     {0x2000, "je_malloc"},
+		     {0x3000, "main"},
+		     {0x4000, "rallocx"}};
+	for (size_t i = 0; p && i < p->n_locations; i++)
+		for (size_t j = 0; j < SP_ARRAY_LEN(names); j++)
+			if (p->locations[i].address == names[j].addr) {
+				sp_line l = {sp_profile_function_for(p, names[j].name, names[j].name,
+								     "", 0),
+					     0, 0};
+				p->locations[i].lines = sp_xmalloc(sizeof(l));
+				p->locations[i].lines[0] = l;
+				p->locations[i].n_lines = 1;
+			}
+	if (p) {
+		sp_profile_prune_frames(p);
+		const sp_location *a = sp_profile_location(p, p->samples[0].location_ids[0]);
+		const sp_location *b = sp_profile_location(p, p->samples[1].location_ids[0]);
+		TAP_OK(p->samples[0].n_locations == 1 && a->address == 0x3000 &&
+			       p->samples[1].n_locations == 1 && b->address == 0x3000,
+		       "static: je_malloc and rallocx and what they call are dropped");
+	}
+	sp_profile_free(p);
+}
+
 int main(void)
 {
 	test_unsample();
@@ -270,5 +309,6 @@ int main(void)
 	test_sampled();
 	test_uneven_threads();
 	test_allocator_frames();
+	test_static_entry_points();
 	return tap_done();
 }
