@@ -60,6 +60,8 @@ static void print_info(const char *path, sp_input_format fmt, const sp_profile *
 		fprintf(f, "  period: %" PRId64 " %s/%s\n", p->period,
 			sp_profile_str(p, p->period_type.type),
 			sp_profile_str(p, p->period_type.unit));
+	for (size_t i = 0; i < p->n_comments; i++)
+		fprintf(f, "  comment: %s\n", sp_profile_str(p, p->comments[i]));
 	fprintf(f, "  samples: %zu  locations: %zu  functions: %zu  mappings: %zu\n",
 		p->n_samples, p->n_locations, p->n_functions, p->n_mappings);
 	for (size_t i = 0; i < p->n_mappings; i++) {

@@ -1,7 +1,8 @@
 /* detect.c — format detection (spec/FORMATS.md §1.3 "Decoding"): gunzip
  * when the input starts with the gzip magic, then the protobuf reader,
  * then the legacy readers in pprof's order (CPU, heap, Go count, thread,
- * contention), then symprof's raw stacks and folded stacks.  The first
+ * contention) with jemalloc's heap_v2 dumps after gperftools' heap
+ * profiles, then symprof's raw stacks and folded stacks.  The first
  * reader that says "mine but broken" ends the search with its error; a
  * profile that parses is checked for validity before it is returned.
  *
@@ -36,6 +37,8 @@ const char *sp_input_format_name(sp_input_format f)
 		return "raw";
 	case SP_FMT_FOLDED:
 		return "folded";
+	case SP_FMT_JEMALLOC:
+		return "jemalloc";
 	case SP_FMT_UNKNOWN:
 		break;
 	}
@@ -49,6 +52,7 @@ static const struct {
 	{SP_FMT_PPROF, sp_pprof_read},
 	{SP_FMT_CPU, sp_cpu_read},
 	{SP_FMT_HEAP, sp_heap_read},
+	{SP_FMT_JEMALLOC, sp_jemalloc_read},
 	{SP_FMT_GOCOUNT, sp_gocount_read},
 	{SP_FMT_THREAD, sp_thread_read},
 	{SP_FMT_CONTENTION, sp_contention_read},
@@ -107,8 +111,9 @@ sp_error *sp_read_profile(const char *name, const uint8_t *data, size_t len, sp_
 	if (i == SP_ARRAY_LEN(readers))
 		return sp_error_wrap(as_pprof, SP_E_UNRECOGNIZED,
 				     "%s: unrecognized profile format (expected pprof protobuf, "
-				     "gperftools heap/CPU/contention/thread text, Go count "
-				     "profiles, raw stacks or folded stacks); read as protobuf",
+				     "gperftools heap/CPU/contention/thread text, jemalloc "
+				     "heap, Go count profiles, raw stacks or folded stacks); "
+				     "read as protobuf",
 				     name);
 	err = sp_profile_check(p, name);
 	if (err) {

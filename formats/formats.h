@@ -27,6 +27,7 @@ typedef enum {
 	SP_FMT_GOCOUNT,    /* goroutine / threadcreate count profiles */
 	SP_FMT_RAW,        /* symprof raw address stacks */
 	SP_FMT_FOLDED,     /* folded stacks "a;b;c 12" */
+	SP_FMT_JEMALLOC,   /* jemalloc heap_v2 dump (prof.dump, prof_final, ...) */
 } sp_input_format;
 
 const char *sp_input_format_name(sp_input_format f);
@@ -51,6 +52,7 @@ sp_error *sp_thread_read(const char *name, const uint8_t *data, size_t len, sp_p
 sp_error *sp_gocount_read(const char *name, const uint8_t *data, size_t len, sp_profile **out);
 sp_error *sp_raw_read(const char *name, const uint8_t *data, size_t len, sp_profile **out);
 sp_error *sp_folded_read(const char *name, const uint8_t *data, size_t len, sp_profile **out);
+sp_error *sp_jemalloc_read(const char *name, const uint8_t *data, size_t len, sp_profile **out);
 
 /* -- writers ---------------------------------------------------------------- */
 

@@ -22,27 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Allocator frames, matched in full against simplified function names
- * (spec §1.4) so a heap profile's stacks end at the caller of the
- * allocator.  Written for both POSIX ERE and RE2. */
-#define HEAP_DROP_FRAMES                                                            \
-	"calloc|cfree|malloc|free|realloc|reallocarray|memalign|do_memalign|"          \
-	"(__)?posix_memalign|aligned_alloc|pvalloc|valloc|"                             \
-	"__libc_(malloc|calloc|realloc|free|memalign|valloc|pvalloc)|"                  \
-	"(__)?(malloc|calloc|realloc|free|memalign)_hook|"                              \
-	"tc_[a-z_0-9]*|tcmalloc::.*|tcmalloc_.*|"                                       \
-	"(\\(anonymous namespace\\)::)?do_(malloc|calloc|free|realloc|memalign|new|delete)[a-z_]*|" \
-	"(\\(anonymous namespace\\)::)?(cpp_alloc|nothrow_alloc|cpp_memalign)|"         \
-	"operator new(\\[\\])?|operator delete(\\[\\])?|"                               \
-	"__builtin_(vec_)?(new|delete)|"                                                \
-	"std::__new_alloc.*|std::__default_alloc_template.*|std::__malloc_alloc.*|"     \
-	"__gnu_cxx::new_allocator.*|std::allocator.*::(allocate|deallocate)|"           \
-	"(__)?(mmap|mmap64|munmap|mremap|sbrk)|"                                        \
-	"Malloc[A-Za-z]*Hook.*|MallocHook::.*|MallocExtension::.*|"                     \
-	"HeapProfileTable::.*|(Mmap|Munmap|Mremap|Sbrk|New|Delete)Hook|"                \
-	"RecordAlloc|RecordFree|"                                                       \
-	"__(start|stop)_(google_malloc|malloc_hook)"
-
 typedef enum { SAMPLING_NONE, SAMPLING_V2 } sampling;
 
 typedef struct {
@@ -284,7 +263,7 @@ sp_error *sp_heap_read(const char *name, const uint8_t *data, size_t len, sp_pro
 	p->period_type.type = sp_profile_intern(p, "space");
 	p->period_type.unit = sp_profile_intern(p, "bytes");
 	p->period = h.rate;
-	p->drop_frames = sp_profile_intern(p, HEAP_DROP_FRAMES);
+	p->drop_frames = sp_profile_intern(p, SP_HEAP_DROP_FRAMES);
 	if (h.has_alloc) {
 		sp_profile_add_sample_type(p, "alloc_objects", "count");
 		sp_profile_add_sample_type(p, "alloc_space", "bytes");
@@ -297,15 +276,9 @@ sp_error *sp_heap_read(const char *name, const uint8_t *data, size_t len, sp_pro
 
 	sp_u64vec addrs = {0}, ids = {0};
 	bool maps = false;
-	while (!err && sp_lines_next(&it)) {
+	while (!err && sp_legacy_next_line(&it, &maps)) {
 		const char *s = it.line;
 		size_t n = it.line_len;
-		if (sp_legacy_is_space_or_comment(s, n))
-			continue;
-		if (sp_legacy_is_maps_marker(s, n)) {
-			maps = true;
-			break;
-		}
 		cur c = {s, n, 0};
 		counts k;
 		if (!parse_counts(&c, true, &k)) {

@@ -74,6 +74,20 @@ bool sp_legacy_is_maps_marker(const char *s, size_t n)
 	return contains(s, n, "--- Memory map: ---") || contains(s, n, "MAPPED_LIBRARIES:");
 }
 
+bool sp_legacy_next_line(sp_lines *it, bool *maps)
+{
+	while (sp_lines_next(it)) {
+		if (sp_legacy_is_space_or_comment(it->line, it->line_len))
+			continue;
+		if (sp_legacy_is_maps_marker(it->line, it->line_len)) {
+			*maps = true;
+			return false;
+		}
+		return true;
+	}
+	return false;
+}
+
 bool sp_legacy_find_maps(const uint8_t *data, size_t len, size_t from, size_t *section)
 {
 	sp_lines it;

@@ -21,6 +21,28 @@
 
 #include "profile/profile.h"
 
+/* Allocator frames, matched in full against simplified function names
+ * (spec §1.4) so a heap profile's stacks end at the caller of the
+ * allocator.  Written for both POSIX ERE and RE2.  Set by the gperftools
+ * and jemalloc heap readers. */
+#define SP_HEAP_DROP_FRAMES                                                             \
+	"calloc|cfree|malloc|free|realloc|reallocarray|memalign|do_memalign|"           \
+	"(__)?posix_memalign|aligned_alloc|pvalloc|valloc|"                             \
+	"__libc_(malloc|calloc|realloc|free|memalign|valloc|pvalloc)|"                  \
+	"(__)?(malloc|calloc|realloc|free|memalign)_hook|"                              \
+	"tc_[a-z_0-9]*|tcmalloc::.*|tcmalloc_.*|"                                       \
+	"(\\(anonymous namespace\\)::)?do_(malloc|calloc|free|realloc|memalign|new|delete)[a-z_]*|" \
+	"(\\(anonymous namespace\\)::)?(cpp_alloc|nothrow_alloc|cpp_memalign)|"         \
+	"operator new(\\[\\])?|operator delete(\\[\\])?|"                               \
+	"__builtin_(vec_)?(new|delete)|"                                                \
+	"std::__new_alloc.*|std::__default_alloc_template.*|std::__malloc_alloc.*|"     \
+	"__gnu_cxx::new_allocator.*|std::allocator.*::(allocate|deallocate)|"           \
+	"(__)?(mmap|mmap64|munmap|mremap|sbrk)|"                                        \
+	"Malloc[A-Za-z]*Hook.*|MallocHook::.*|MallocExtension::.*|"                     \
+	"HeapProfileTable::.*|(Mmap|Munmap|Mremap|Sbrk|New|Delete)Hook|"                \
+	"RecordAlloc|RecordFree|"                                                       \
+	"__(start|stop)_(google_malloc|malloc_hook)"
+
 /* -- lines ------------------------------------------------------------------ */
 
 /* Iterates over the lines of a buffer like Go's bufio.ScanLines: the
@@ -46,6 +68,11 @@ size_t sp_lines_rest_len(const sp_lines *it);
 /* True when the line is blank (only whitespace) or its first non-blank
  * character is '#' (pprof's isSpaceOrComment). */
 bool sp_legacy_is_space_or_comment(const char *s, size_t n);
+
+/* Advances to the next line that is neither blank nor a comment.  False
+ * at the end of the buffer, and at a memory-map marker line (then *MAPS
+ * becomes true and sp_lines_rest is the map text). */
+bool sp_legacy_next_line(sp_lines *it, bool *maps);
 
 /* True when the line contains "--- Memory map: ---" or "MAPPED_LIBRARIES:". */
 bool sp_legacy_is_maps_marker(const char *s, size_t n);

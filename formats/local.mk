@@ -5,6 +5,8 @@ formats_libformats_la_SOURCES = \
 	formats/legacy.h \
 	formats/legacy.c \
 	formats/heap.c \
+	formats/jemalloc.h \
+	formats/jemalloc.c \
 	formats/contention.c \
 	formats/thread.c \
 	formats/gocount.c \

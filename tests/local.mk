@@ -88,6 +88,14 @@ check_PROGRAMS += tests/test_heap_real
 tests_test_heap_real_SOURCES = tests/test_heap_real.c tests/tap.h
 tests_test_heap_real_LDADD = $(TEST_LIBS)
 TESTS += tests/test_heap_real
+# --- jemalloc heap_v2 reader ---
+check_PROGRAMS += tests/test_jemalloc tests/fuzz/fuzz_jemalloc
+tests_test_jemalloc_SOURCES = tests/test_jemalloc.c tests/tap.h
+tests_test_jemalloc_LDADD = $(TEST_LIBS)
+tests_fuzz_fuzz_jemalloc_SOURCES = tests/fuzz/fuzz_jemalloc.c tests/fuzz/standalone.c
+tests_fuzz_fuzz_jemalloc_LDADD = $(TEST_LIBS)
+TESTS += tests/test_jemalloc tests/fuzz/fuzz_jemalloc tests/cli_jemalloc.sh
+dist_check_SCRIPTS += tests/cli_jemalloc.sh
 EXTRA_DIST += tests/fixtures/heap_fixture.cc
 
 # --- address-stack reader tests (cpu, contention, thread, gocount, raw, folded) ---

@@ -35,6 +35,18 @@ __attribute__((unused)) static sp_profile *reader_expect_ok(sp_reader_fn fn, con
 	return p;
 }
 
+/* P's canonical dump (sp_profile_dump) as a string; caller frees. */
+__attribute__((unused)) static char *reader_dump_string(const sp_profile *p)
+{
+	sp_sink *s = sp_sink_memory_new();
+	sp_profile_dump(p, s);
+	size_t n;
+	const uint8_t *d = sp_sink_memory_data(s, &n);
+	char *text = sp_xstrndup((const char *)d, n);
+	sp_sink_free(s);
+	return text;
+}
+
 /* Reads TEXT as the file NAME with FN: it must fail with root code CODE,
  * a message containing NEEDLE, and no profile. */
 __attribute__((unused)) static void reader_expect_error(sp_reader_fn fn, const char *name,
