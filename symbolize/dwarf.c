@@ -25,6 +25,7 @@
  * it.  Callers speak the file's own sh_addr space.
  */
 #include "symbolize/internal.h"
+#include "symbolize/dwcursor.h"
 
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>

@@ -2,6 +2,7 @@ noinst_LTLIBRARIES += symbolize/libsymbolize.la
 symbolize_libsymbolize_la_SOURCES = \
 	symbolize/symbolize.h \
 	symbolize/internal.h \
+	symbolize/dwcursor.h \
 	symbolize/dwarf.c \
 	symbolize/lines.c \
 	symbolize/loadbase.c \
