@@ -14,17 +14,11 @@
  * cached.  Without DWARF (or outside every CU) the ELF symbol tables give
  * the function name.
  *
- * ET_REL objects (code a JIT emitted, with section addresses already set to
- * run-time addresses) are laid out again by libdwfl when it reports them:
- * it moves the module, and re-places sections one by one (aligned, after
- * the previous one) as soon as some allocated section sits at 0, as the
- * sections a JIT never loaded do.  So no single shift maps the file's
- * addresses to libdwfl's: every placed section's own sh_addr is read before
- * libdwfl touches the headers and paired with the address libdwfl gave that
- * section, and each address is moved by the delta of the section holding
- * it.  Callers speak the file's own sh_addr space.
+ * The file, its Dwfl and its debug sections are module.c's; callers speak
+ * the file's own address space (for ET_REL objects, their sh_addr space),
+ * which module.c maps to libdwfl's.
  */
-#include "symbolize/internal.h"
+#include "symbolize/dwarfp.h"
 #include "symbolize/dwcursor.h"
 
 #include <elfutils/libdw.h>
@@ -43,37 +37,10 @@ typedef struct {
 } cu_range;
 
 
-/* A subprogram or inlined subroutine with code.  Node 0 is the root. */
-typedef struct {
-	Dwarf_Off off;        /* its DIE */
-	uint32_t parent;
-	uint32_t child_first; /* into cu_info.ranges */
-	uint32_t child_n;
-	bool named;           /* the fields below are filled */
-	bool from_raw;        /* origin and call_* read from the DIE bytes */
-	bool inlined;
-	Dwarf_Off origin;     /* DW_AT_abstract_origin's DIE, when from_raw */
-	int64_t call_file_idx; /* when from_raw */
-	const char *raw;      /* linkage name, else name; NULL if none */
-	const char *name;     /* demangled (or raw) */
-	const char *call_file;
-	int64_t call_line, call_col, decl_line;
-} fn_node;
+typedef sp_fn_node fn_node;
+typedef sp_fn_range fn_range;
 
-/* One range of a node, with the node's children (copied from the node,
- * so a descent reads the ranges only). */
-typedef struct {
-	uint64_t lo, hi;
-	uint32_t parent, node;
-	uint32_t child_first, child_n;
-} fn_range;
-
-typedef struct {
-	uint64_t base;
-	unsigned shift;
-	size_t nb;      /* 0: no index */
-	uint32_t *first;
-} bucket_index;
+typedef sp_buckets bucket_index;
 
 typedef struct {
 	Dwarf_Die die;
@@ -109,39 +76,17 @@ typedef struct {
 	bool sized;          /* st_size was given */
 } fsym;
 
-/* One allocated section of an ET_REL with its own address: file address
- * A in [lo, hi) is libdwfl address A + delta. */
-typedef struct {
-	uint64_t lo, hi;
-	int64_t delta;
-	size_t ndx;
-} rel_sec;
 
 #define FRAME_BLOCK 4096
 
 struct sp_dwarf {
-	char *path;
 	const sp_symbolize_options *opts;
-	const sp_elf_info *info;
-	sp_finder *finder;
 	sp_demangle_style style;
-	sp_find_log log;
 
 	bool opened;
 	sp_error *open_err; /* cached failure */
-	Dwfl *dwfl;
-	Dwfl_Module *mod;
-	Dwfl_Callbacks cb;
-	char *debuginfo_path;
-	int fd;
-	bool debug_searched; /* our search ran; debug_path is its answer */
-	char *debug_path;
-	Dwarf *dw;
-	Dwarf_Addr dwbias;
-	rel_sec *secs;      /* ET_REL placed sections, sorted by lo */
-	size_t n_secs;
-	sp_line_sections lsec; /* for lines.c; lsec.line NULL: libdw decodes */
-	bool direct_pc;        /* the raw walk reads pcs itself (see raw_read_die) */
+	sp_dwfl *dwfl;
+	sp_module *m;
 
 	cu_info *cus;
 	size_t n_cus;
@@ -174,12 +119,9 @@ sp_dwarf *sp_dwarf_new(const char *path, const sp_symbolize_options *opts,
 		       const sp_elf_info *info, sp_finder *finder)
 {
 	sp_dwarf *d = sp_xcalloc(1, sizeof(*d));
-	d->path = sp_xstrdup(path);
 	d->opts = opts;
-	d->info = info;
-	d->finder = finder;
+	d->m = sp_module_new(path, opts, info, finder);
 	d->style = opts ? opts->demangle : SP_DEMANGLE_TEMPLATES;
-	d->fd = -1;
 	return d;
 }
 
@@ -187,10 +129,8 @@ void sp_dwarf_free(sp_dwarf *d)
 {
 	if (!d)
 		return;
-	if (d->dwfl)
-		dwfl_end(d->dwfl); /* closes the fd it was given */
-	else if (d->fd >= 0)
-		close(d->fd);
+	sp_dwfl_free(d->dwfl); /* before the module it holds */
+	sp_module_free(d->m);
 	for (size_t i = 0; i < d->n_cus; i++) {
 		free(d->cus[i].lines);
 		free(d->cus[i].nodes);
@@ -203,7 +143,6 @@ void sp_dwarf_free(sp_dwarf *d)
 	free(d->cu_ranges);
 	free(d->cu_maxend);
 	free(d->syms);
-	free(d->secs);
 	sp_u64map_free(&d->addr_cache);
 	free(d->results);
 	for (size_t i = 0; i < d->n_blocks; i++)
@@ -218,72 +157,19 @@ void sp_dwarf_free(sp_dwarf *d)
 	free(d->dnames);
 	free(d->scratch);
 	sp_error_free(d->open_err);
-	free(d->debuginfo_path);
-	free(d->debug_path);
-	sp_find_log_clear(&d->log);
-	free(d->path);
 	free(d);
 }
 
 const char *sp_dwarf_debug_path(const sp_dwarf *d)
 {
-	return d->debug_path;
+	return d->m->debug_path;
 }
 
 const sp_find_log *sp_dwarf_find_log(const sp_dwarf *d)
 {
-	return &d->log;
+	return &d->m->log;
 }
 
-/* libdwfl asks here for separate debug info: our own search (build-id
- * trees, debuglink with CRC, debuginfod as the options say).  libdwfl's
- * standard search is used only when ours cannot run: it looks in the same
- * places, but when DEBUGINFOD_URLS is set it also asks debuginfod itself,
- * once per module, which would ignore --no-debuginfod and cost one timeout
- * per binary against a dead server. */
-static int find_debuginfo_cb(Dwfl_Module *mod, void **userdata, const char *modname,
-			     Dwarf_Addr base, const char *file_name, const char *debuglink_file,
-			     GElf_Word debuglink_crc, char **debuginfo_file_name)
-{
-	sp_dwarf *d = *userdata;
-
-	if (d && d->info) {
-		/* libdwfl asks again (for the symbol table) when the DWARF
-		 * search found nothing: answer from the first search, so every
-		 * place is tried, and listed, once. */
-		if (d->debug_searched) {
-			int fd = d->debug_path ? open(d->debug_path, O_RDONLY | O_CLOEXEC) : -1;
-			if (fd >= 0)
-				*debuginfo_file_name = sp_xstrdup(d->debug_path);
-			return fd;
-		}
-		d->debug_searched = true;
-		char *found = NULL;
-		sp_error *err = d->finder ? sp_finder_debuginfo(d->finder, d->path, d->info, &found,
-								&d->log)
-					  : sp_find_debuginfo(d->opts, d->path, d->info, &found,
-							      &d->log);
-		if (!err && found) {
-			int fd = open(found, O_RDONLY | O_CLOEXEC);
-			if (fd >= 0) {
-				free(d->debug_path);
-				d->debug_path = sp_xstrdup(found);
-				*debuginfo_file_name = found;
-				return fd;
-			}
-		}
-		free(found);
-		sp_error_free(err);
-		return -1;
-	}
-	int fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
-					      debuglink_file, debuglink_crc, debuginfo_file_name);
-	if (fd >= 0 && d && *debuginfo_file_name) {
-		free(d->debug_path);
-		d->debug_path = sp_xstrdup(*debuginfo_file_name);
-	}
-	return fd;
-}
 
 static int cmp_cu_range(const void *a, const void *b)
 {
@@ -295,128 +181,6 @@ static int cmp_cu_range(const void *a, const void *b)
 	return x->cu < y->cu ? -1 : x->cu > y->cu;
 }
 
-/* The allocated, non-empty sections of an ET_REL that have an address, read
- * before libdwfl changes the in-memory section headers; their deltas are
- * filled in by rel_sections_map. */
-static void rel_sections_read(sp_dwarf *d, int fd)
-{
-	size_t cap = 0;
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf)
-		return;
-	Elf_Scn *scn = NULL;
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh))
-			break;
-		if (!(sh.sh_flags & SHF_ALLOC) || sh.sh_addr == 0 || sh.sh_size == 0 ||
-		    sh.sh_addr + sh.sh_size < sh.sh_addr)
-			continue;
-		rel_sec r = {sh.sh_addr, sh.sh_addr + sh.sh_size, 0, elf_ndxscn(scn)};
-		SP_PUSH(d->secs, d->n_secs, cap, r);
-	}
-	elf_end(elf);
-}
-
-static int cmp_rel_sec(const void *a, const void *b)
-{
-	const rel_sec *x = a, *y = b;
-	if (x->lo != y->lo)
-		return x->lo < y->lo ? -1 : 1;
-	return x->ndx < y->ndx ? -1 : x->ndx > y->ndx;
-}
-
-/* Pairs each section read by rel_sections_read with the address libdwfl
- * laid it out at (its in-memory header plus the module bias, the address
- * its symbols and relocated DWARF use). */
-static void rel_sections_map(sp_dwarf *d)
-{
-	GElf_Addr ebias = 0;
-	Elf *elf = dwfl_module_getelf(d->mod, &ebias);
-	size_t k = 0;
-	for (size_t i = 0; elf && i < d->n_secs; i++) {
-		GElf_Shdr sh;
-		Elf_Scn *scn = elf_getscn(elf, d->secs[i].ndx);
-		if (!scn || !gelf_getshdr(scn, &sh))
-			continue;
-		d->secs[i].delta = (int64_t)(sh.sh_addr + ebias - d->secs[i].lo);
-		d->secs[k++] = d->secs[i];
-	}
-	d->n_secs = k;
-	qsort(d->secs, d->n_secs, sizeof(*d->secs), cmp_rel_sec);
-}
-
-/* The libdwfl address of file address ADDR: through the section holding it
- * in an ET_REL with placed sections (false when none holds it), else the
- * same address. */
-static bool to_dwfl(const sp_dwarf *d, uint64_t addr, uint64_t *out)
-{
-	if (!d->n_secs) {
-		*out = addr;
-		return true;
-	}
-	size_t lo = 0, hi = d->n_secs;
-	while (lo < hi) { /* first with secs.lo > addr */
-		size_t mid = lo + (hi - lo) / 2;
-		if (d->secs[mid].lo <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0 || addr >= d->secs[lo - 1].hi)
-		return false;
-	*out = addr + (uint64_t)d->secs[lo - 1].delta;
-	return true;
-}
-
-/* The debug sections open_module checks itself, as libdw reads them. */
-enum { SEC_INFO, SEC_STR, SEC_LINE_STR, N_SECS };
-
-/* In one pass over ELF's section headers, the data of .debug_info,
- * .debug_str and .debug_line_str (or their GNU-compressed .zdebug_ names)
- * as libdw reads them, decompressed and relocated: OUT[SEC_...], NULL for
- * a section that is absent or has no data.  Of two sections of one name,
- * the first counts. */
-static void debug_sections(Elf *elf, Elf_Data *out[N_SECS])
-{
-	static const char *const names[N_SECS] = {"info", "str", "line_str"};
-	bool found[N_SECS] = {false};
-	size_t shstrndx;
-	for (size_t i = 0; i < N_SECS; i++)
-		out[i] = NULL;
-	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
-		return;
-	Elf_Scn *scn = NULL;
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		GElf_Shdr sh;
-		const char *name;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
-		    !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
-			continue;
-		if (!strncmp(name, ".z", 2))
-			name++;
-		if (strncmp(name, ".debug_", 7))
-			continue;
-		for (size_t i = 0; i < N_SECS; i++)
-			if (!found[i] && !strcmp(name + 7, names[i])) {
-				Elf_Data *data = elf_getdata(scn, NULL);
-				out[i] = data && data->d_buf ? data : NULL;
-				found[i] = true;
-			}
-	}
-}
-
-/* Whether every string of a string section ends inside it (true for an
- * absent one).  libdw hands out pointers into .debug_str and
- * .debug_line_str without looking for the NUL (dwarf_formstring; the file
- * names of dwarf_getsrclines, which it measures with strlen), so in a
- * damaged file whose section lost its last NUL, libdw and every user of a
- * name read past the section, and past the mapped file when it ends
- * there. */
-static bool strings_terminated(const Elf_Data *data)
-{
-	return !data || !data->d_size || ((const char *)data->d_buf)[data->d_size - 1] == 0;
-}
 
 /* INFO_SIZE: the size of .debug_info as libdw reads it, 0 if unknown.
  * dwarf_nextcu takes a unit's length as it is: a damaged one puts the next
@@ -427,9 +191,9 @@ static void index_cus(sp_dwarf *d, size_t info_size)
 	size_t cap_cus = 0, cap_r = 0;
 	Dwarf_Off off = 0, next;
 	size_t hsize;
-	while (dwarf_nextcu(d->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+	while (dwarf_nextcu(d->m->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
 		Dwarf_Die cudie;
-		if (dwarf_offdie(d->dw, off + hsize, &cudie) != NULL) {
+		if (dwarf_offdie(d->m->dw, off + hsize, &cudie) != NULL) {
 			cu_info ci = {0};
 			ci.die = cudie;
 			ci.start = off;
@@ -464,75 +228,20 @@ static void index_cus(sp_dwarf *d, size_t info_size)
 static sp_error *open_module(sp_dwarf *d)
 {
 	d->opened = true;
-	d->fd = open(d->path, O_RDONLY | O_CLOEXEC);
-	if (d->fd < 0)
-		return sp_error_new(SP_E_IO, "%s: cannot open: %s", d->path, strerror(errno));
-
-	elf_version(EV_CURRENT);
-	GElf_Ehdr eh;
-	int etype = -1;
-	{
-		Elf *elf = elf_begin(d->fd, ELF_C_READ_MMAP, NULL);
-		if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
-			if (elf)
-				elf_end(elf);
-			return sp_error_new(SP_E_UNRECOGNIZED, "%s: not an ELF file", d->path);
-		}
-		etype = eh.e_type;
-		elf_end(elf);
-	}
-	if (etype == ET_REL)
-		rel_sections_read(d, d->fd);
-
-	/* ":.debug:DIR..." — the binary's own dir, its .debug/, then each
-	 * debug dir (libdwfl's default list when none is given). */
-	if (d->opts && d->opts->n_debug_dirs) {
-		sp_buf b = {0};
-		sp_buf_puts(&b, ":.debug");
-		for (size_t i = 0; i < d->opts->n_debug_dirs; i++) {
-			sp_buf_puts(&b, ":");
-			sp_buf_puts(&b, d->opts->debug_dirs[i]);
-		}
-		d->debuginfo_path = sp_buf_take(&b);
-	}
-	d->cb.find_elf = dwfl_build_id_find_elf;
-	d->cb.find_debuginfo = find_debuginfo_cb;
-	d->cb.section_address = dwfl_offline_section_address;
-	d->cb.debuginfo_path = d->debuginfo_path ? &d->debuginfo_path : NULL;
-	d->dwfl = dwfl_begin(&d->cb);
-	if (!d->dwfl)
-		return sp_error_new(SP_E_LIBDW, "%s: dwfl_begin: %s", d->path, dwfl_errmsg(-1));
-	dwfl_report_begin(d->dwfl);
-	int fd = d->fd;
-	d->fd = -1; /* libdwfl owns it from here */
-	d->mod = dwfl_report_elf(d->dwfl, d->path, d->path, fd, 0, true);
-	if (!d->mod || dwfl_report_end(d->dwfl, NULL, NULL) != 0)
-		return sp_error_new(SP_E_LIBDW, "%s: %s", d->path, dwfl_errmsg(-1));
-
-	void **ud;
-	dwfl_module_info(d->mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
-	*ud = d;
-	if (etype == ET_REL)
-		rel_sections_map(d);
-
-	d->dw = dwfl_module_getdwarf(d->mod, &d->dwbias);
-	/* libdwfl relocates an ET_REL's DWARF to the module's own layout: its
-	 * addresses are module addresses already, whatever bias it reports. */
-	if (etype == ET_REL)
-		d->dwbias = 0;
-	Elf_Data *sec[N_SECS];
-	if (d->dw) {
-		debug_sections(dwarf_getelf(d->dw), sec);
-		if (!strings_terminated(sec[SEC_STR]) || !strings_terminated(sec[SEC_LINE_STR]))
-			d->dw = NULL; /* malformed: the symbol tables name the functions */
-	}
-	if (d->dw) {
-		index_cus(d, sec[SEC_INFO] ? sec[SEC_INFO]->d_size : 0);
-		/* ET_REL objects are left to libdw, which relocates their
-		 * line tables */
-		if (etype != ET_REL)
-			d->direct_pc = sp_line_sections_get(dwarf_getelf(d->dw), &d->lsec);
-	}
+	sp_error *e = sp_module_open(d->m);
+	if (!e)
+		e = sp_dwfl_new(d->opts, d->m->path, &d->dwfl);
+	if (e)
+		return e;
+	Dwfl *dwfl = sp_dwfl_handle(d->dwfl);
+	dwfl_report_begin(dwfl);
+	if ((e = sp_module_report(d->m, dwfl, 0, true)) != NULL)
+		return e;
+	if (dwfl_report_end(dwfl, NULL, NULL) != 0)
+		return sp_error_new(SP_E_LIBDW, "%s: %s", d->m->path, dwfl_errmsg(-1));
+	sp_module_load(d->m);
+	if (d->m->dw)
+		index_cus(d, d->m->info_size);
 	return NULL;
 }
 
@@ -1243,13 +952,13 @@ static bool own_lines(sp_dwarf *d, cu_info *ci)
 	Dwarf_Die tmp;
 	Dwarf_Half version;
 	uint8_t asz, osz;
-	if (!d->lsec.line || !dwarf_attr(&ci->die, DW_AT_stmt_list, &a) ||
+	if (!d->m->lsec.line || !dwarf_attr(&ci->die, DW_AT_stmt_list, &a) ||
 	    dwarf_formudata(&a, &off) != 0 ||
 	    !dwarf_cu_die(ci->die.cu, &tmp, &version, NULL, &asz, &osz, NULL, NULL))
 		return false;
 	const char *comp_dir = dwarf_formstring(dwarf_attr(&ci->die, DW_AT_comp_dir, &a));
 	sp_line_table t;
-	if (!sp_lines_decode(&d->lsec, off, asz, comp_dir, &t))
+	if (!sp_lines_decode(&d->m->lsec, off, asz, comp_dir, &t))
 		return false;
 	ci->fnames = sp_xreallocarray(NULL, t.n_files ? t.n_files : 1, sizeof(*ci->fnames));
 	ci->n_files = t.n_files;
@@ -1330,7 +1039,7 @@ static void load_cu(sp_dwarf *d, cu_info *ci)
 
 	fn_node root = {0};
 	SP_PUSH(ci->nodes, ci->n_nodes, ci->cap_nodes, root);
-	raw_walk w = {.direct_pc = d->direct_pc, .sec = &d->lsec};
+	raw_walk w = {.direct_pc = d->m->direct_pc, .sec = &d->m->lsec};
 	if (w.direct_pc) {
 		/* the unit's base address, as libdw takes it for range lists */
 		Dwarf_Addr base;
@@ -1341,7 +1050,7 @@ static void load_cu(sp_dwarf *d, cu_info *ci)
 		w.base = base;
 		w.base_ok = base != (Dwarf_Addr)-1;
 	}
-	if (!raw_walk_cu(d->dw, ci, &w)) {
+	if (!raw_walk_cu(d->m->dw, ci, &w)) {
 		ci->n_nodes = 1;
 		ci->n_ranges = 0;
 		walk(ci, &ci->die, 0, 0);
@@ -1540,7 +1249,7 @@ static void name_node(sp_dwarf *d, cu_info *ci, fn_node *n)
 		/* origin and call attributes known: libdw only for a new origin */
 		uint64_t key = n->origin + 1;
 		bool found = sp_u64map_get(&d->origins, key, &v);
-		if (!found && dwarf_offdie(d->dw, n->origin, &origin)) {
+		if (!found && dwarf_offdie(d->m->dw, n->origin, &origin)) {
 			origin_names(d, &origin, key);
 			found = sp_u64map_get(&d->origins, key, &v);
 		}
@@ -1557,7 +1266,7 @@ static void name_node(sp_dwarf *d, cu_info *ci, fn_node *n)
 		}
 		n->call_line = n->call_col = 0;
 	}
-	if (!dwarf_offdie(d->dw, n->off, &die))
+	if (!dwarf_offdie(d->m->dw, n->off, &die))
 		return;
 	/* Every inlined copy of a function names the same abstract origin:
 	 * its name is worked out once. */
@@ -1626,13 +1335,13 @@ static void load_syms(sp_dwarf *d)
 	size_t cap = 0, k = 0;
 	d->syms_loaded = true;
 	GElf_Addr ebias = 0;
-	Elf *elf = dwfl_module_getelf(d->mod, &ebias);
-	int n = dwfl_module_getsymtab(d->mod);
+	Elf *elf = dwfl_module_getelf(d->m->mod, &ebias);
+	int n = dwfl_module_getsymtab(d->m->mod);
 	for (int i = 1; i < n; i++) {
 		GElf_Sym sym;
 		GElf_Addr addr;
 		GElf_Word shndx;
-		const char *name = dwfl_module_getsym_info(d->mod, i, &sym, &addr, &shndx, NULL, NULL);
+		const char *name = dwfl_module_getsym_info(d->m->mod, i, &sym, &addr, &shndx, NULL, NULL);
 		int type = GELF_ST_TYPE(sym.st_info), bind = GELF_ST_BIND(sym.st_info);
 		if (!name || !*name || shndx == SHN_UNDEF || (type != STT_FUNC && type != STT_GNU_IFUNC))
 			continue;
@@ -1726,12 +1435,12 @@ static size_t resolve_uncached(sp_dwarf *d, uint64_t addr, sp_frame **out)
 	size_t n = 0;
 
 	*out = d->scratch;
-	if (!to_dwfl(d, addr, &dwfl_addr))
+	if (!sp_module_to_dwfl(d->m, addr, &dwfl_addr))
 		return 0;
 
-	cu_info *ci = d->dw ? find_cu(d, dwfl_addr - d->dwbias) : NULL;
+	cu_info *ci = d->m->dw ? find_cu(d, dwfl_addr - d->m->dwbias) : NULL;
 	if (ci) {
-		uint64_t a = dwfl_addr - d->dwbias;
+		uint64_t a = dwfl_addr - d->m->dwbias;
 		uint32_t chain[64];
 		size_t depth = 0;
 		if (!ci->loaded)

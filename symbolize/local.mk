@@ -3,6 +3,8 @@ symbolize_libsymbolize_la_SOURCES = \
 	symbolize/symbolize.h \
 	symbolize/internal.h \
 	symbolize/dwcursor.h \
+	symbolize/dwarfp.h \
+	symbolize/module.c \
 	symbolize/dwarf.c \
 	symbolize/lines.c \
 	symbolize/loadbase.c \
