@@ -69,12 +69,6 @@ typedef struct {
 	int64_t decl_line;
 } oname;
 
-typedef struct {
-	uint64_t addr, size; /* module (dwfl) addresses */
-	const char *name;
-	int rank;            /* binding preference: global 2, weak 1, local 0 */
-	bool sized;          /* st_size was given */
-} fsym;
 
 
 #define FRAME_BLOCK 4096
@@ -94,9 +88,7 @@ struct sp_dwarf {
 	size_t n_cu_ranges;
 	uint64_t *cu_maxend; /* prefix maximum of cu_ranges[].hi */
 
-	bool syms_loaded;    /* function symbols, sorted, one per address */
-	fsym *syms;
-	size_t n_syms;
+	sp_elfsyms syms;     /* the fallback for names */
 
 	/* caches */
 	sp_u64map addr_cache;  /* address -> index into results */
@@ -142,7 +134,7 @@ void sp_dwarf_free(sp_dwarf *d)
 	free(d->cus);
 	free(d->cu_ranges);
 	free(d->cu_maxend);
-	free(d->syms);
+	sp_elfsyms_clear(&d->syms);
 	sp_u64map_free(&d->addr_cache);
 	free(d->results);
 	for (size_t i = 0; i < d->n_blocks; i++)
@@ -1314,94 +1306,6 @@ static cu_info *find_cu(const sp_dwarf *d, uint64_t addr)
 	return NULL;
 }
 
-static int cmp_fsym(const void *a, const void *b)
-{
-	const fsym *x = a, *y = b;
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	uint64_t xs = x->sized ? x->size : 0, ys = y->sized ? y->size : 0;
-	if (xs != ys)
-		return xs < ys ? -1 : 1;
-	if (x->rank != y->rank)
-		return x->rank < y->rank ? -1 : 1;
-	return strcmp(x->name, y->name);
-}
-
-/* The module's function symbols (.symtab, else .dynsym, as libdwfl picks),
- * sorted once: libdwfl's own address lookup scans every symbol per call.
- * Of several symbols at one address the largest, then global, one wins. */
-static void load_syms(sp_dwarf *d)
-{
-	size_t cap = 0, k = 0;
-	d->syms_loaded = true;
-	GElf_Addr ebias = 0;
-	Elf *elf = dwfl_module_getelf(d->m->mod, &ebias);
-	int n = dwfl_module_getsymtab(d->m->mod);
-	for (int i = 1; i < n; i++) {
-		GElf_Sym sym;
-		GElf_Addr addr;
-		GElf_Word shndx;
-		const char *name = dwfl_module_getsym_info(d->m->mod, i, &sym, &addr, &shndx, NULL, NULL);
-		int type = GELF_ST_TYPE(sym.st_info), bind = GELF_ST_BIND(sym.st_info);
-		if (!name || !*name || shndx == SHN_UNDEF || (type != STT_FUNC && type != STT_GNU_IFUNC))
-			continue;
-		/* A versioned symbol is "name@VERSION" or "name@@VERSION" in the
-		 * symbol table; the function is "name". */
-		const char *at = strchr(name, '@');
-		if (at && at != name) {
-			char *plain = sp_xstrndup(name, (size_t)(at - name));
-			SP_PUSH(d->dnames, d->n_dnames, d->cap_dnames, plain);
-			name = plain;
-		}
-		fsym f = {addr, sym.st_size, name,
-			  bind == STB_GLOBAL ? 2 : bind == STB_WEAK ? 1 : 0, sym.st_size != 0};
-		if (f.size == 0) {
-			/* no size: up to the end of its section at most */
-			GElf_Shdr sh;
-			Elf_Scn *scn = elf ? elf_getscn(elf, shndx) : NULL;
-			if (scn && gelf_getshdr(scn, &sh) && sh.sh_addr + ebias + sh.sh_size > addr)
-				f.size = sh.sh_addr + ebias + sh.sh_size - addr;
-			else
-				f.size = 1;
-		}
-		SP_PUSH(d->syms, d->n_syms, cap, f);
-	}
-	if (d->n_syms > 1) /* qsort must not get NULL, and empty tables may be */
-		qsort(d->syms, d->n_syms, sizeof(*d->syms), cmp_fsym);
-	for (size_t i = 0; i < d->n_syms; i++) {
-		if (k && d->syms[k - 1].addr == d->syms[i].addr)
-			k--; /* the later one is preferred */
-		d->syms[k++] = d->syms[i];
-	}
-	d->n_syms = k;
-	/* a symbol whose size came from its section ends at the next one */
-	for (size_t i = 0; i + 1 < k; i++)
-		if (d->syms[i].addr + d->syms[i].size > d->syms[i + 1].addr &&
-		    d->syms[i].size > 1 && !d->syms[i].sized)
-			d->syms[i].size = d->syms[i + 1].addr - d->syms[i].addr;
-}
-
-/* Name of the function symbol holding the module address A, or NULL. */
-static const char *sym_name(sp_dwarf *d, uint64_t a)
-{
-	if (!d->syms_loaded)
-		load_syms(d);
-	size_t lo = 0, hi = d->n_syms;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (d->syms[mid].addr <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0)
-		return NULL;
-	const fsym *f = &d->syms[lo - 1];
-	if (a - f->addr >= f->size)
-		return NULL;
-	return f->name;
-}
-
 static sp_frame *scratch(sp_dwarf *d, size_t n)
 {
 	if (n > d->cap_scratch) {
@@ -1491,7 +1395,7 @@ static size_t resolve_uncached(sp_dwarf *d, uint64_t addr, sp_frame **out)
 	/* The outermost frame takes the symbol table's name when there is one,
 	 * as llvm-symbolizer does: static functions and templates often carry
 	 * no linkage name in DWARF, while the symbol is mangled and unique. */
-	symname = sym_name(d, dwfl_addr);
+	symname = sp_elfsyms_name(&d->syms, d->m->mod, dwfl_addr);
 	if (symname) {
 		if (n == 0) {
 			sp_frame *f = scratch(d, 1);

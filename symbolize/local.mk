@@ -5,6 +5,7 @@ symbolize_libsymbolize_la_SOURCES = \
 	symbolize/dwcursor.h \
 	symbolize/dwarfp.h \
 	symbolize/module.c \
+	symbolize/elfsym.c \
 	symbolize/dwarf.c \
 	symbolize/lines.c \
 	symbolize/loadbase.c \
