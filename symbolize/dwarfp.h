@@ -18,6 +18,19 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 
+/* Binary search over sorted tables: the first index in [LO, HI) whose
+ * KEY_AT(i) is above ADDR (HI if none), left in LO. */
+#define SP_UPPER_BOUND(lo, hi, key_at, addr)                                             \
+	do {                                                                             \
+		while ((lo) < (hi)) {                                                    \
+			size_t mid_ = (lo) + ((hi) - (lo)) / 2;                          \
+			if (key_at(mid_) <= (addr))                                      \
+				(lo) = mid_ + 1;                                         \
+			else                                                             \
+				(hi) = mid_;                                             \
+		}                                                                        \
+	} while (0)
+
 /* ------------------------------------------------------------------------ */
 /* module.c: a Dwfl and its modules.                                        */
 

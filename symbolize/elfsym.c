@@ -115,13 +115,9 @@ const char *sp_elfsyms_name(sp_elfsyms *s, Dwfl_Module *mod, uint64_t a)
 	if (!s->loaded)
 		load_syms(s, mod);
 	size_t lo = 0, hi = s->n_syms;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (s->syms[mid].addr <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+#define SYM_ADDR(i) s->syms[i].addr
+	SP_UPPER_BOUND(lo, hi, SYM_ADDR, a);
+#undef SYM_ADDR
 	if (lo == 0)
 		return NULL;
 	const sp_fsym *f = &s->syms[lo - 1];

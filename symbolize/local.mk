@@ -6,7 +6,9 @@ symbolize_libsymbolize_la_SOURCES = \
 	symbolize/dwarfp.h \
 	symbolize/module.c \
 	symbolize/elfsym.c \
-	symbolize/dwarf.c \
+	symbolize/resolve.c \
+	symbolize/units.c \
+	symbolize/dwraw.c \
 	symbolize/lines.c \
 	symbolize/loadbase.c \
 	symbolize/elfinfo.c \

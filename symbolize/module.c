@@ -140,13 +140,9 @@ bool sp_module_to_dwfl(const sp_module *m, uint64_t addr, uint64_t *out)
 		return true;
 	}
 	size_t lo = 0, hi = m->n_secs;
-	while (lo < hi) { /* first with secs.lo > addr */
-		size_t mid = lo + (hi - lo) / 2;
-		if (m->secs[mid].lo <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+#define SEC_LO(i) m->secs[i].lo
+	SP_UPPER_BOUND(lo, hi, SEC_LO, addr);
+#undef SEC_LO
 	if (lo == 0 || addr >= m->secs[lo - 1].hi)
 		return false;
 	*out = addr + (uint64_t)m->secs[lo - 1].delta;
