@@ -223,6 +223,13 @@ bool sp_dwraw_walk(Dwarf *dw, sp_cu *cu, const sp_line_sections *sec, bool direc
 		   sp_fn_tree *t);
 
 /* ------------------------------------------------------------------------ */
+/* resolve.c                                                                */
+
+/* Opens D as sp_dwarf_resolve would and gives its units (borrowed until
+ * sp_dwarf_free; *OUT NULL without DWARF).  For tests of the walks. */
+sp_error *sp_dwarf_units(sp_dwarf *d, sp_units **out);
+
+/* ------------------------------------------------------------------------ */
 /* elfsym.c: function names from the ELF symbol tables.                     */
 
 typedef struct sp_fsym sp_fsym;

@@ -360,6 +360,15 @@ static sp_error *ensure_open(sp_dwarf *d)
 	return NULL;
 }
 
+sp_error *sp_dwarf_units(sp_dwarf *d, sp_units **out)
+{
+	*out = NULL;
+	sp_error *e = ensure_open(d);
+	if (!e && d->m->dw)
+		*out = &d->units;
+	return e;
+}
+
 sp_error *sp_dwarf_resolve_once(sp_dwarf *d, uint64_t addr, const sp_frame **frames, size_t *n)
 {
 	*frames = NULL;

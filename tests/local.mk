@@ -261,4 +261,9 @@ tests_test_dwarf_corrupt_SOURCES = tests/test_dwarf_corrupt.c tests/tap.h
 tests_test_dwarf_corrupt_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
 tests_test_dwarf_corrupt_LDADD = $(TEST_LIBS) $(LIBELF_LIBS)
 TESTS += tests/test_dwarf_corrupt
+check_PROGRAMS += tests/test_dwwalk
+tests_test_dwwalk_SOURCES = tests/test_dwwalk.c tests/tap.h
+tests_test_dwwalk_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS)
+tests_test_dwwalk_LDADD = $(TEST_LIBS) $(LIBDW_LIBS) $(LIBELF_LIBS)
+TESTS += tests/test_dwwalk
 # --- end corrupted debug info ---
