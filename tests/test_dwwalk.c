@@ -17,6 +17,7 @@
  * bytes has the values libdw reads for that DIE.
  */
 #include "symbolize/dwarfp.h"
+#include "tests/dwarf_fixtures.h"
 #include "tests/tap.h"
 
 #include <dwarf.h>
@@ -133,16 +134,6 @@ static void check_file(const char *path, const char *label)
 	sp_dwarf_free(d);
 }
 
-static bool build(const char *cc, const char *flags, const char *srcdir, const char *src,
-		  const char *out)
-{
-	char *cmd = sp_xasprintf("%s %s -I'%s' -o '%s' '%s/%s' 2>/dev/null", cc, flags, srcdir,
-				 out, srcdir, src);
-	int rc = system(cmd);
-	free(cmd);
-	return rc == 0;
-}
-
 int main(void)
 {
 	const char *srcdir = getenv("SP_SRCDIR") ? getenv("SP_SRCDIR") : "..";
@@ -150,32 +141,20 @@ int main(void)
 	if (!mkdtemp(tmpdir))
 		return 1;
 
-	static const struct {
-		const char *src, *cc, *opt;
-	} srcs[] = {
-		{"tests/symbolize/fixture.cc", "g++", "-O2"},
-		{"tests/symbolize/fixture.cc", "g++", "-O0"},
-		{"tests/fixtures/heap_fixture.cc", "g++", "-O2 -c"},
-		{"tests/jitfix.c", "gcc", "-O2 -c"},
-		{"tests/jitfix.c", "gcc", "-O0 -c"},
-		{"tests/symbolize/fixture.cc", "clang++", "-O2"},
-		{"tests/jitfix.c", "clang", "-O2 -c"},
-	};
-	static const char *const versions[] = {"2", "3", "4", "5"};
 	bool have_clang = system("clang --version >/dev/null 2>&1") == 0;
-	for (size_t i = 0; i < SP_ARRAY_LEN(srcs); i++) {
-		bool clang = !strncmp(srcs[i].cc, "clang", 5);
+	for (size_t i = 0; i < SP_ARRAY_LEN(dwarf_fixtures); i++) {
+		const dwarf_fixture *f = &dwarf_fixtures[i];
+		bool clang = i >= DWARF_FIXTURES_GCC;
 		if (clang && !have_clang) {
-			TAP_OK(true, "# SKIP %s with clang: not installed", srcs[i].src);
+			TAP_OK(true, "# SKIP %s with clang: not installed", f->src);
 			continue;
 		}
-		for (size_t v = clang ? 2 : 0; v < SP_ARRAY_LEN(versions); v++) {
-			char out[512], label[256], flags[128];
-			snprintf(out, sizeof(out), "%s/bin%zu-%s", tmpdir, i, versions[v]);
-			snprintf(label, sizeof(label), "%s %s %s DWARF %s", srcs[i].src, srcs[i].cc,
-				 srcs[i].opt, versions[v]);
-			snprintf(flags, sizeof(flags), "%s -g -gdwarf-%s", srcs[i].opt, versions[v]);
-			bool ok = build(srcs[i].cc, flags, srcdir, srcs[i].src, out);
+		for (size_t v = clang ? 2 : 0; v < SP_ARRAY_LEN(dwarf_versions); v++) {
+			char out[512], label[256];
+			snprintf(out, sizeof(out), "%s/bin%zu-%s", tmpdir, i, dwarf_versions[v]);
+			snprintf(label, sizeof(label), "%s %s %s DWARF %s", f->src, f->cc, f->opt,
+				 dwarf_versions[v]);
+			bool ok = dwarf_fixture_build(f, dwarf_versions[v], srcdir, out);
 			TAP_OK(ok, "built %s", label);
 			if (ok)
 				check_file(out, label);
@@ -187,10 +166,11 @@ int main(void)
 		char out[512], src[256];
 		snprintf(out, sizeof(out), "%s/fx%zu.so", tmpdir, i);
 		snprintf(src, sizeof(src), "testdata/fixture/%s", fixture_srcs[i]);
-		bool ok = build("g++",
-				"-shared -fPIC -O2 -g -fno-omit-frame-pointer "
-				"-fno-optimize-sibling-calls -fno-ipa-icf",
-				srcdir, src, out);
+		/* as testdata/fixture/build.sh compiles them */
+		dwarf_fixture fx = {src, "g++",
+				    "-shared -fPIC -O2 -fno-omit-frame-pointer "
+				    "-fno-optimize-sibling-calls -fno-ipa-icf"};
+		bool ok = dwarf_fixture_build(&fx, "5", srcdir, out);
 		TAP_OK(ok, "built %s", src);
 		if (ok)
 			check_file(out, src);
