@@ -71,6 +71,8 @@ static inline uint64_t sp_cur_fixed(sp_cur *c, size_t n)
 
 static inline uint64_t sp_cur_uleb(sp_cur *c)
 {
+	if (c->p < c->end && *c->p < 0x80) /* one byte, as most are */
+		return *c->p++;
 	uint64_t v = 0;
 	for (unsigned shift = 0; c->p < c->end && shift <= 63; shift += 7) {
 		unsigned char b = *c->p++;
