@@ -98,7 +98,16 @@ void sp_module_load(sp_module *m);
 /* The libdwfl address of file address ADDR: through the section holding
  * it in an ET_REL with placed sections (false when none holds it), else
  * the same address. */
-bool sp_module_to_dwfl(const sp_module *m, uint64_t addr, uint64_t *out);
+/* The same through the ET_REL section table (M->n_secs > 0). */
+bool sp_module_to_dwfl_rel(const sp_module *m, uint64_t addr, uint64_t *out);
+static inline bool sp_module_to_dwfl(const sp_module *m, uint64_t addr, uint64_t *out)
+{
+	if (!m->n_secs) {
+		*out = addr;
+		return true;
+	}
+	return sp_module_to_dwfl_rel(m, addr, out);
+}
 
 /* ------------------------------------------------------------------------ */
 /* Function trees: what the DIE walks (dwraw.c, units.c) build per unit.    */
@@ -138,9 +147,22 @@ typedef struct {
 } sp_fn_tree;
 
 /* Appends a node for the DIE at OFF under PARENT; returns its index. */
-uint32_t sp_fn_add_node(sp_fn_tree *t, Dwarf_Off off, uint32_t parent);
+static inline uint32_t sp_fn_add_node(sp_fn_tree *t, Dwarf_Off off, uint32_t parent)
+{
+	sp_fn_node n = {0};
+	n.off = off;
+	n.parent = parent;
+	SP_PUSH(t->nodes, t->n_nodes, t->cap_nodes, n);
+	return (uint32_t)(t->n_nodes - 1);
+}
+
 /* Appends [LO, HI) of NODE, a child of PARENT. */
-void sp_fn_add_range(sp_fn_tree *t, uint64_t lo, uint64_t hi, uint32_t parent, uint32_t node);
+static inline void sp_fn_add_range(sp_fn_tree *t, uint64_t lo, uint64_t hi, uint32_t parent,
+				   uint32_t node)
+{
+	sp_fn_range r = {lo, hi, parent, node, 0, 0};
+	SP_PUSH(t->ranges, t->n_ranges, t->cap_ranges, r);
+}
 /* Adds the ranges dwarf_ranges gives DIE, as node DIE under PARENT when
  * there is one (*NODE, 0 when none and then left 0). */
 void sp_fn_add_die_ranges(sp_fn_tree *t, Dwarf_Die *die, uint32_t parent, uint32_t *node);
@@ -198,10 +220,9 @@ void sp_units_index(sp_units *u, const sp_module *m);
 void sp_units_clear(sp_units *u);
 /* The unit whose ranges hold the DWARF address ADDR, loaded, or NULL. */
 sp_cu *sp_units_find(sp_units *u, uint64_t addr);
-/* Of the N ranges from FIRST (children of one node; of the root when
- * ROOT), the one holding ADDR, or NULL. */
-const sp_fn_range *sp_cu_child(const sp_cu *cu, uint32_t first, uint32_t n, bool root,
-			       uint64_t addr);
+/* The nodes of the functions holding ADDR, outermost first, at most MAX
+ * of them, into CHAIN: returns how many. */
+size_t sp_cu_chain(const sp_cu *cu, uint64_t addr, uint32_t *chain, size_t max);
 /* The line row in force at ADDR, or NULL. */
 const sp_line_row *sp_cu_line(const sp_cu *cu, uint64_t addr);
 

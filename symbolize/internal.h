@@ -9,7 +9,7 @@
 #include <libelf.h>
 
 /* ------------------------------------------------------------------------ */
-/* dwarf.c: the resolver for one ELF file.                                   */
+/* resolve.c: the resolver for one ELF file (its parts: see dwarfp.h).      */
 
 typedef struct sp_dwarf sp_dwarf;
 

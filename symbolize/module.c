@@ -133,12 +133,8 @@ static void rel_sections_map(sp_module *m)
 	qsort(m->secs, m->n_secs, sizeof(*m->secs), cmp_rel_sec);
 }
 
-bool sp_module_to_dwfl(const sp_module *m, uint64_t addr, uint64_t *out)
+bool sp_module_to_dwfl_rel(const sp_module *m, uint64_t addr, uint64_t *out)
 {
-	if (!m->n_secs) {
-		*out = addr;
-		return true;
-	}
 	size_t lo = 0, hi = m->n_secs;
 #define SEC_LO(i) m->secs[i].lo
 	SP_UPPER_BOUND(lo, hi, SEC_LO, addr);

@@ -290,15 +290,7 @@ static size_t resolve_uncached(sp_dwarf *d, uint64_t addr, sp_frame **out)
 	if (ci) {
 		uint64_t a = dwfl_addr - d->m->dwbias;
 		uint32_t chain[64];
-		size_t depth = 0;
-		uint32_t first = ci->fn.nodes[0].child_first, nc = ci->fn.nodes[0].child_n;
-		const sp_fn_range *hit;
-		while (depth < SP_ARRAY_LEN(chain) &&
-		       (hit = sp_cu_child(ci, first, nc, depth == 0, a)) != NULL) {
-			chain[depth++] = hit->node;
-			first = hit->child_first;
-			nc = hit->child_n;
-		}
+		size_t depth = sp_cu_chain(ci, a, chain, SP_ARRAY_LEN(chain));
 		const sp_line_row *row = sp_cu_line(ci, a);
 		const char *row_file = row && row->file < ci->n_files ? ci->fnames[row->file] : NULL;
 		size_t nf = depth ? depth : 1;

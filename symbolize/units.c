@@ -15,21 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-uint32_t sp_fn_add_node(sp_fn_tree *t, Dwarf_Off off, uint32_t parent)
-{
-	sp_fn_node n = {0};
-	n.off = off;
-	n.parent = parent;
-	SP_PUSH(t->nodes, t->n_nodes, t->cap_nodes, n);
-	return (uint32_t)(t->n_nodes - 1);
-}
-
-void sp_fn_add_range(sp_fn_tree *t, uint64_t lo, uint64_t hi, uint32_t parent, uint32_t node)
-{
-	sp_fn_range r = {lo, hi, parent, node, 0, 0};
-	SP_PUSH(t->ranges, t->n_ranges, t->cap_ranges, r);
-}
-
 void sp_fn_add_die_ranges(sp_fn_tree *t, Dwarf_Die *die, uint32_t parent, uint32_t *node)
 {
 	Dwarf_Addr base, lo, hi;
@@ -402,7 +387,7 @@ static void bucket_bounds(const sp_buckets *bi, size_t n, uint64_t addr, size_t 
 
 /* Of the N ranges from FIRST (the children of one node; of the root when
  * ROOT), the one containing ADDR, or NULL. */
-const sp_fn_range *sp_cu_child(const sp_cu *ci, uint32_t first, uint32_t n, bool root,
+static const sp_fn_range *find_child(const sp_cu *ci, uint32_t first, uint32_t n, bool root,
 				  uint64_t addr)
 {
 	const sp_fn_range *r = ci->fn.ranges + first;
@@ -417,6 +402,19 @@ const sp_fn_range *sp_cu_child(const sp_cu *ci, uint32_t first, uint32_t n, bool
 		if (addr >= r[i - 1].lo && addr < r[i - 1].hi)
 			return &r[i - 1];
 	return NULL;
+}
+
+size_t sp_cu_chain(const sp_cu *ci, uint64_t addr, uint32_t *chain, size_t max)
+{
+	size_t depth = 0;
+	uint32_t first = ci->fn.nodes[0].child_first, nc = ci->fn.nodes[0].child_n;
+	const sp_fn_range *hit;
+	while (depth < max && (hit = find_child(ci, first, nc, depth == 0, addr)) != NULL) {
+		chain[depth++] = hit->node;
+		first = hit->child_first;
+		nc = hit->child_n;
+	}
+	return depth;
 }
 
 const sp_line_row *sp_cu_line(const sp_cu *ci, uint64_t addr)
