@@ -163,6 +163,7 @@ static inline void sp_fn_add_range(sp_fn_tree *t, uint64_t lo, uint64_t hi, uint
 	sp_fn_range r = {lo, hi, parent, node, 0, 0};
 	SP_PUSH(t->ranges, t->n_ranges, t->cap_ranges, r);
 }
+
 /* Adds the ranges dwarf_ranges gives DIE, as node DIE under PARENT when
  * there is one (*NODE, 0 when none and then left 0). */
 void sp_fn_add_die_ranges(sp_fn_tree *t, Dwarf_Die *die, uint32_t parent, uint32_t *node);
@@ -214,8 +215,8 @@ typedef struct {
 	size_t n_names, cap_names;
 } sp_units;
 
-/* Indexes every unit of DW (from the module M: its lsec, direct_pc and
- * info_size; borrowed until sp_units_clear) that has code. */
+/* Indexes every unit with code of the loaded module M (its Dwarf and
+ * lsec, borrowed until sp_units_clear; its direct_pc and info_size). */
 void sp_units_index(sp_units *u, const sp_module *m);
 void sp_units_clear(sp_units *u);
 /* The unit whose ranges hold the DWARF address ADDR, loaded, or NULL. */
