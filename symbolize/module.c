@@ -130,7 +130,8 @@ static void rel_sections_map(sp_module *m)
 		m->secs[k++] = m->secs[i];
 	}
 	m->n_secs = k;
-	qsort(m->secs, m->n_secs, sizeof(*m->secs), cmp_rel_sec);
+	if (m->n_secs > 1) /* qsort must not get NULL: an object with no placed section */
+		qsort(m->secs, m->n_secs, sizeof(*m->secs), cmp_rel_sec);
 }
 
 bool sp_module_to_dwfl_rel(const sp_module *m, uint64_t addr, uint64_t *out)
