@@ -9,6 +9,10 @@
  *    (no libraries needed: symbols may stay undefined);
  *  - this test program (linked, hundreds of units).
  *
+ * And two of those programs reported into one Dwfl (symbolize/module.c) at
+ * bases chosen here, as a per-process unwinder would: each module has its
+ * own DWARF and bias, and its code is its own in the Dwfl.
+ *
  * For every compile unit: the raw walk reads the unit itself (it falls back
  * to libdw only on unusual input, and none of these is), and its function
  * tree has the same nodes (DIE offset, parent) and the same ranges (low,
@@ -134,6 +138,49 @@ static void check_file(const char *path, const char *label)
 	sp_dwarf_free(d);
 }
 
+/* Two programs as modules of one Dwfl, as a per-process unwinder reports
+ * them, at bases of our choosing: each module gets its own DWARF, and the
+ * code of its first unit, moved by its bias, belongs to it in the Dwfl. */
+static void check_one_dwfl(const char *a, const char *b)
+{
+	const char *paths[2] = {a, b};
+	const Dwarf_Addr bases[2] = {0x10000000, 0x7f0000000000};
+	sp_dwfl *s = NULL;
+	sp_error *e = sp_dwfl_new(&opts, "two modules", &s);
+	TAP_OK(!e, "one Dwfl made");
+	sp_error_free(e);
+	sp_module *m[2];
+	Dwfl *dwfl = sp_dwfl_handle(s);
+	dwfl_report_begin(dwfl);
+	for (size_t i = 0; i < 2; i++) {
+		m[i] = sp_module_new(paths[i], &opts, NULL, NULL);
+		e = sp_module_open(m[i]);
+		if (!e)
+			e = sp_module_report(m[i], dwfl, bases[i], false);
+		TAP_OK(!e, "module %zu reported at %#llx", i, (unsigned long long)bases[i]);
+		sp_error_free(e);
+	}
+	TAP_OK(dwfl_report_end(dwfl, NULL, NULL) == 0, "report round ended");
+	for (size_t i = 0; i < 2; i++) {
+		sp_module_load(m[i]);
+		sp_units u = {0};
+		if (m[i]->dw)
+			sp_units_index(&u, m[i]);
+		TAP_OK(m[i]->dw && u.n_ranges > 0, "module %zu has its DWARF (%zu unit ranges)", i,
+		       u.n_ranges);
+		if (u.n_ranges) {
+			Dwarf_Addr at = u.ranges[0].lo + m[i]->dwbias;
+			TAP_OK(m[i]->dwbias == bases[i] && dwfl_addrmodule(dwfl, at) == m[i]->mod,
+			       "module %zu: bias %#llx, its first unit's code at %#llx is its own", i,
+			       (unsigned long long)m[i]->dwbias, (unsigned long long)at);
+		}
+		sp_units_clear(&u);
+	}
+	sp_dwfl_free(s);
+	sp_module_free(m[0]);
+	sp_module_free(m[1]);
+}
+
 int main(void)
 {
 	const char *srcdir = getenv("SP_SRCDIR") ? getenv("SP_SRCDIR") : "..";
@@ -176,6 +223,11 @@ int main(void)
 			check_file(out, src);
 	}
 	check_file("/proc/self/exe", "this test program");
+	/* fixture.cc -O2 from g++ and from clang++ (or g++ -O0), both DWARF 5 */
+	char a[512], b[512];
+	snprintf(a, sizeof(a), "%s/bin0-5", tmpdir);
+	snprintf(b, sizeof(b), "%s/bin%d-5", tmpdir, have_clang ? DWARF_FIXTURES_GCC : 1);
+	check_one_dwfl(a, b);
 
 	char *rm = sp_xasprintf("rm -rf '%s'", tmpdir);
 	if (system(rm) != 0)
