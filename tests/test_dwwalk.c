@@ -7,6 +7,8 @@
  *  - the sources of testdata/fixture, compiled as their build.sh does (-O2
  *    -g, frame pointers, no sibling calls), each linked as a shared object
  *    (no libraries needed: symbols may stay undefined);
+ *  - test_dwarf_corrupt's program of three units (tests/dwc_fixture.h), built
+ *    as that test builds it: g++ DWARF 5 and 4, clang++ DWARF 5;
  *  - this test program (linked, hundreds of units).
  *
  * And two of those programs reported into one Dwfl (symbolize/module.c) at
@@ -22,6 +24,7 @@
  */
 #include "symbolize/dwarfp.h"
 #include "tests/dwarf_fixtures.h"
+#include "tests/dwc_fixture.h"
 #include "tests/tap.h"
 
 #include <dwarf.h>
@@ -221,6 +224,29 @@ int main(void)
 		TAP_OK(ok, "built %s", src);
 		if (ok)
 			check_file(out, src);
+	}
+	/* test_dwarf_corrupt's program of three units, built as it builds it */
+	static const char *const dwc_builds[][2] = {
+		{"g++", "-gdwarf-5"}, {"g++", "-gdwarf-4"}, {"clang++", "-gdwarf-5"}};
+	bool wrote = dwc_fixture_write(tmpdir);
+	TAP_OK(wrote, "wrote test_dwarf_corrupt's three units");
+	for (size_t i = 0; wrote && i < SP_ARRAY_LEN(dwc_builds); i++) {
+		char label[128];
+		snprintf(label, sizeof(label), "dwc_fixture.h %s %s", dwc_builds[i][0],
+			 dwc_builds[i][1]);
+		if (i == 2 && !have_clang) {
+			TAP_OK(true, "# SKIP %s: clang not installed", label);
+			continue;
+		}
+		char *exe = sp_xasprintf("%s/dwc%zu", tmpdir, i);
+		char *cmd = sp_xasprintf("cd '%s' && %s -O2 -g %s -o '%s' a.cc b.cc c.cc 2>/dev/null",
+					 tmpdir, dwc_builds[i][0], dwc_builds[i][1], exe);
+		bool ok = system(cmd) == 0;
+		TAP_OK(ok, "built %s", label);
+		if (ok)
+			check_file(exe, label);
+		free(cmd);
+		free(exe);
 	}
 	check_file("/proc/self/exe", "this test program");
 	/* fixture.cc -O2 from g++ and from clang++ (or g++ -O0), both DWARF 5 */
