@@ -489,6 +489,9 @@ static uint32_t raw_function(Dwarf *dw, const sp_cu *ci, raw_walk *w, const raw_
 #define RAW_DEAD UINT32_MAX
 #define RAW_MAX_LEVEL 201 /* units.c's walk stops below this nesting level */
 
+/* The walk of CI's DIEs: CTX[level] is the node that functions found at
+ * that nesting level hang on (RAW_DEAD below a DIE whose children are not
+ * collected), as units.c's walk passes its PARENT down. */
 static bool raw_walk_cu(Dwarf *dw, sp_cu *ci, raw_walk *w, sp_fn_tree *t)
 {
 	Dwarf_Die *cudie = &ci->die;
