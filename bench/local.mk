@@ -2,7 +2,7 @@
 #   make bench                     generate, build and time (see bench/README.md)
 #   make bench BENCH_ARGS='-r 5 -s "1000 100000" /path/to/elf'
 EXTRA_DIST += bench/gen.py bench/addrs.py bench/run.sh bench/agree.py bench/README.md \
-	bench/compare-pipeline.sh
+	bench/compare-pipeline.sh bench/compare-builds.sh
 BENCH_ARGS =
 bench: symprof$(EXEEXT)
 	SYMPROF=$(abs_top_builddir)/symprof$(EXEEXT) $(SHELL) $(top_srcdir)/bench/run.sh $(BENCH_ARGS)

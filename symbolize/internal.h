@@ -9,7 +9,7 @@
 #include <libelf.h>
 
 /* ------------------------------------------------------------------------ */
-/* dwarf.c: the resolver for one ELF file.                                   */
+/* resolve.c: the resolver for one ELF file (its parts: see dwarfp.h).      */
 
 typedef struct sp_dwarf sp_dwarf;
 
@@ -37,16 +37,6 @@ sp_error *sp_dwarf_resolve_once(sp_dwarf *d, uint64_t addr, const sp_frame **fra
 const char *sp_dwarf_debug_path(const sp_dwarf *d);
 /* Every place looked for separate debug info (borrowed). */
 const sp_find_log *sp_dwarf_find_log(const sp_dwarf *d);
-
-/* The N little-endian bytes at P (N <= 8) as a number: the DWARF readers
- * of dwarf.c and lines.c, which check their bounds first. */
-static inline uint64_t sp_read_le(const unsigned char *p, size_t n)
-{
-	uint64_t v = 0;
-	for (size_t i = n; i > 0; i--)
-		v = v << 8 | p[i - 1];
-	return v;
-}
 
 /* ------------------------------------------------------------------------ */
 /* lines.c: a compile unit's line table without libdw.                      */

@@ -21,111 +21,15 @@
  * not fit libdw's row fields, any malformed byte).
  */
 #include "symbolize/internal.h"
+#include "symbolize/dwcursor.h"
 
+#include <dwarf.h>
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* DWARF constants used here (values from the DWARF 5 standard). */
-enum {
-	LNS_copy = 1,
-	LNS_advance_pc,
-	LNS_advance_line,
-	LNS_set_file,
-	LNS_set_column,
-	LNS_negate_stmt,
-	LNS_set_basic_block,
-	LNS_const_add_pc,
-	LNS_fixed_advance_pc,
-	LNS_set_prologue_end,
-	LNS_set_epilogue_begin,
-	LNS_set_isa,
-	LNE_end_sequence = 1,
-	LNE_set_address,
-	LNE_define_file,
-	LNE_set_discriminator,
-	LNCT_path = 1,
-	LNCT_directory_index,
-	FORM_block = 0x09,
-	FORM_data2 = 0x05,
-	FORM_data4 = 0x06,
-	FORM_data8 = 0x07,
-	FORM_string = 0x08,
-	FORM_data1 = 0x0b,
-	FORM_strp = 0x0e,
-	FORM_udata = 0x0f,
-	FORM_data16 = 0x1e,
-	FORM_line_strp = 0x1f,
-};
-
 /* Operand counts of the standard opcodes 1..12. */
 static const unsigned char std_lengths[13] = {0, 0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 1};
-
-typedef struct {
-	const unsigned char *p, *end;
-	bool bad;
-} rd;
-
-static uint64_t rd_uleb(rd *r)
-{
-	uint64_t v = 0;
-	for (unsigned shift = 0;; shift += 7) {
-		if (r->p >= r->end || shift > 63) {
-			r->bad = true;
-			return 0;
-		}
-		unsigned char b = *r->p++;
-		if (shift == 63 && (b & 0x7e))
-			r->bad = true;
-		v |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80))
-			return v;
-	}
-}
-
-static int64_t rd_sleb(rd *r)
-{
-	uint64_t v = 0;
-	unsigned shift = 0;
-	unsigned char b;
-	do {
-		if (r->p >= r->end || shift > 63) {
-			r->bad = true;
-			return 0;
-		}
-		b = *r->p++;
-		v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-	} while (b & 0x80);
-	if (shift < 64 && (b & 0x40))
-		v |= ~(uint64_t)0 << shift;
-	return (int64_t)v;
-}
-
-/* N little-endian bytes (N <= 8). */
-static uint64_t rd_fixed(rd *r, size_t n)
-{
-	if ((size_t)(r->end - r->p) < n) {
-		r->bad = true;
-		r->p = r->end;
-		return 0;
-	}
-	uint64_t v = sp_read_le(r->p, n);
-	r->p += n;
-	return v;
-}
-
-static const char *rd_cstr(rd *r)
-{
-	const unsigned char *nul = r->p < r->end ? memchr(r->p, 0, (size_t)(r->end - r->p)) : NULL;
-	if (!nul) {
-		r->bad = true;
-		return NULL;
-	}
-	const char *s = (const char *)r->p;
-	r->p = nul + 1;
-	return s;
-}
 
 /* The string at OFF of a string section, or NULL. */
 static const char *sec_str(const unsigned char *sec, size_t size, uint64_t off)
@@ -138,36 +42,24 @@ static const char *sec_str(const unsigned char *sec, size_t size, uint64_t off)
 /* One attribute of a DWARF 5 directory or file entry: a string (*STR) for
  * a path, a number (*NUM) for a directory index.  False for a form this
  * decoder does not read. */
-static bool rd_form(rd *r, const sp_line_sections *s, unsigned form, const char **str,
+static bool rd_form(sp_cur *r, const sp_line_sections *s, unsigned form, const char **str,
 		    uint64_t *num, bool *is_num)
 {
 	*str = NULL;
 	*is_num = false;
 	switch (form) {
-	case FORM_string: *str = rd_cstr(r); return true;
-	case FORM_line_strp:
-		*str = sec_str(s->line_str, s->line_str_size, rd_fixed(r, 4));
+	case DW_FORM_string: *str = sp_cur_cstr(r); return true;
+	case DW_FORM_line_strp:
+		*str = sec_str(s->line_str, s->line_str_size, sp_cur_fixed(r, 4));
 		return true;
-	case FORM_strp: *str = sec_str(s->str, s->str_size, rd_fixed(r, 4)); return true;
-	case FORM_udata: *num = rd_uleb(r); *is_num = true; return true;
-	case FORM_data1: *num = rd_fixed(r, 1); *is_num = true; return true;
-	case FORM_data2: *num = rd_fixed(r, 2); *is_num = true; return true;
-	case FORM_data4: *num = rd_fixed(r, 4); *is_num = true; return true;
-	case FORM_data8: *num = rd_fixed(r, 8); *is_num = true; return true;
-	case FORM_data16:
-		if (r->end - r->p < 16)
-			r->bad = true;
-		else
-			r->p += 16;
-		return true;
-	case FORM_block: {
-		uint64_t n = rd_uleb(r);
-		if ((uint64_t)(r->end - r->p) < n)
-			r->bad = true;
-		else
-			r->p += n;
-		return true;
-	}
+	case DW_FORM_strp: *str = sec_str(s->str, s->str_size, sp_cur_fixed(r, 4)); return true;
+	case DW_FORM_udata: *num = sp_cur_uleb(r); *is_num = true; return true;
+	case DW_FORM_data1: *num = sp_cur_fixed(r, 1); *is_num = true; return true;
+	case DW_FORM_data2: *num = sp_cur_fixed(r, 2); *is_num = true; return true;
+	case DW_FORM_data4: *num = sp_cur_fixed(r, 4); *is_num = true; return true;
+	case DW_FORM_data8: *num = sp_cur_fixed(r, 8); *is_num = true; return true;
+	case DW_FORM_data16: sp_cur_skip(r, 16); return true;
+	case DW_FORM_block: sp_cur_skip(r, sp_cur_uleb(r)); return true;
 	default: return false;
 	}
 }
@@ -190,21 +82,21 @@ void sp_line_table_clear(sp_line_table *t)
 }
 
 /* Reads a DWARF 5 entry format: up to 255 (content type, form) pairs. */
-static bool rd_format(rd *r, unsigned char *n, uint64_t types[255], uint64_t forms[255])
+static bool rd_format(sp_cur *r, unsigned char *n, uint64_t types[255], uint64_t forms[255])
 {
 	if (r->p >= r->end)
 		return false;
 	*n = *r->p++;
 	for (unsigned i = 0; i < *n; i++) {
-		types[i] = rd_uleb(r);
-		forms[i] = rd_uleb(r);
+		types[i] = sp_cur_uleb(r);
+		forms[i] = sp_cur_uleb(r);
 	}
 	return !r->bad;
 }
 
 /* One DWARF 5 directory or file entry of format (TYPES, FORMS, NF): its
  * path (a string form) and, when it has one, its directory index. */
-static bool rd_entry(rd *r, const sp_line_sections *s, unsigned nf, const uint64_t *types,
+static bool rd_entry(sp_cur *r, const sp_line_sections *s, unsigned nf, const uint64_t *types,
 		     const uint64_t *forms, const char **path, uint64_t *dir, bool *have_dir)
 {
 	*path = NULL;
@@ -215,11 +107,11 @@ static bool rd_entry(rd *r, const sp_line_sections *s, unsigned nf, const uint64
 		bool is_num;
 		if (!rd_form(r, s, (unsigned)forms[k], &str, &num, &is_num))
 			return false;
-		if (types[k] == LNCT_path) {
+		if (types[k] == DW_LNCT_path) {
 			if (is_num || !str)
 				return false;
 			*path = str;
-		} else if (types[k] == LNCT_directory_index) {
+		} else if (types[k] == DW_LNCT_directory_index) {
 			if (!is_num)
 				return false;
 			*dir = num;
@@ -230,7 +122,7 @@ static bool rd_entry(rd *r, const sp_line_sections *s, unsigned nf, const uint64
 }
 
 /* The directory and file tables of a DWARF 5 header. */
-static bool read_tables5(rd *r, const sp_line_sections *s, sp_line_table *t)
+static bool read_tables5(sp_cur *r, const sp_line_sections *s, sp_line_table *t)
 {
 	uint64_t types[255], forms[255];
 	unsigned char nf;
@@ -240,7 +132,7 @@ static bool read_tables5(rd *r, const sp_line_sections *s, sp_line_table *t)
 
 	if (!rd_format(r, &nf, types, forms))
 		return false;
-	uint64_t n_dirs = rd_uleb(r);
+	uint64_t n_dirs = sp_cur_uleb(r);
 	if (r->bad || (nf == 0 && n_dirs) || (nf && n_dirs > (size_t)(r->end - r->p) / nf))
 		return false;
 	dirs = sp_xreallocarray(NULL, n_dirs + 1, sizeof(*dirs));
@@ -250,7 +142,7 @@ static bool read_tables5(rd *r, const sp_line_sections *s, sp_line_table *t)
 
 	if (!rd_format(r, &nf, types, forms))
 		goto out;
-	uint64_t n_files = rd_uleb(r);
+	uint64_t n_files = sp_cur_uleb(r);
 	if (r->bad || (nf == 0 && n_files) || (nf && n_files > (size_t)(r->end - r->p) / nf))
 		goto out;
 	t->files = sp_xreallocarray(NULL, n_files ? n_files : 1, sizeof(*t->files));
@@ -270,7 +162,7 @@ out:
 }
 
 /* The directory and file tables of a DWARF 2-4 header. */
-static bool read_tables4(rd *r, const char *comp_dir, sp_line_table *t)
+static bool read_tables4(sp_cur *r, const char *comp_dir, sp_line_table *t)
 {
 	const char **dirs = NULL;
 	size_t n_dirs = 0, cap_dirs = 0, cap_files = 0;
@@ -278,7 +170,7 @@ static bool read_tables4(rd *r, const char *comp_dir, sp_line_table *t)
 
 	SP_PUSH(dirs, n_dirs, cap_dirs, comp_dir);
 	while (r->p < r->end && *r->p) {
-		const char *d = rd_cstr(r);
+		const char *d = sp_cur_cstr(r);
 		if (!d)
 			goto out;
 		SP_PUSH(dirs, n_dirs, cap_dirs, d);
@@ -288,10 +180,10 @@ static bool read_tables4(rd *r, const char *comp_dir, sp_line_table *t)
 	r->p++;
 	SP_PUSH(t->files, t->n_files, cap_files, sp_xstrdup("???"));
 	while (r->p < r->end && *r->p) {
-		const char *name = rd_cstr(r);
-		uint64_t dir = rd_uleb(r);
-		rd_uleb(r); /* modification time */
-		rd_uleb(r); /* length */
+		const char *name = sp_cur_cstr(r);
+		uint64_t dir = sp_cur_uleb(r);
+		sp_cur_uleb(r); /* modification time */
+		sp_cur_uleb(r); /* length */
 		if (r->bad || !name || dir >= n_dirs)
 			goto out;
 		SP_PUSH(t->files, t->n_files, cap_files, join(dirs[dir], name));
@@ -397,153 +289,189 @@ static void sort_rows(sp_line_table *t)
 	free(runs);
 }
 
-bool sp_lines_decode(const sp_line_sections *s, uint64_t offset, unsigned addr_size,
-		     const char *comp_dir, sp_line_table *t)
+/* What the header of a line program says about the program. */
+typedef struct {
+	unsigned min_len, line_range, opcode_base;
+	int line_base;
+	const unsigned char *lengths; /* lengths[op] for 1 <= op < opcode_base */
+	sp_cur program;               /* the opcodes, to the end of the unit */
+} line_header;
+
+/* Reads the header of the line program at OFFSET into *H and its tables
+ * into *T: false for anything left to libdw. */
+static bool read_header(const sp_line_sections *s, uint64_t offset, unsigned addr_size,
+			const char *comp_dir, sp_line_table *t, line_header *h)
 {
-	*t = (sp_line_table){0};
 	if (!s->line || offset >= s->line_size || (addr_size != 4 && addr_size != 8))
 		return false;
-	rd r = {s->line + offset, s->line + s->line_size, false};
-	uint64_t unit_length = rd_fixed(&r, 4);
-	if (r.bad || unit_length >= 0xfffffff0u || unit_length > (uint64_t)(r.end - r.p))
+	sp_cur r = {s->line + offset, s->line + s->line_size, false};
+	uint64_t unit_length = sp_cur_fixed(&r, 4);
+	if (r.bad || unit_length >= 0xfffffff0u || unit_length > sp_cur_left(&r))
 		return false; /* 64-bit DWARF, reserved lengths or truncated */
 	r.end = r.p + unit_length;
-	unsigned version = (unsigned)rd_fixed(&r, 2);
+	unsigned version = (unsigned)sp_cur_fixed(&r, 2);
 	if (r.bad || version < 2 || version > 5)
 		return false;
 	if (version >= 5) {
-		unsigned asz = (unsigned)rd_fixed(&r, 1), seg = (unsigned)rd_fixed(&r, 1);
+		unsigned asz = (unsigned)sp_cur_fixed(&r, 1), seg = (unsigned)sp_cur_fixed(&r, 1);
 		if (r.bad || asz != addr_size || seg != 0)
 			return false;
 	}
-	uint64_t header_length = rd_fixed(&r, 4);
-	if (r.bad || header_length > (uint64_t)(r.end - r.p))
+	uint64_t header_length = sp_cur_fixed(&r, 4);
+	if (r.bad || header_length > sp_cur_left(&r))
 		return false;
 	const unsigned char *program = r.p + header_length;
-	unsigned min_len = (unsigned)rd_fixed(&r, 1);
-	unsigned max_ops = version >= 4 ? (unsigned)rd_fixed(&r, 1) : 1;
-	bool default_stmt = rd_fixed(&r, 1) != 0;
-	int line_base = (int8_t)rd_fixed(&r, 1);
-	unsigned line_range = (unsigned)rd_fixed(&r, 1);
-	unsigned opcode_base = (unsigned)rd_fixed(&r, 1);
-	(void)default_stmt;
+	h->min_len = (unsigned)sp_cur_fixed(&r, 1);
+	unsigned max_ops = version >= 4 ? (unsigned)sp_cur_fixed(&r, 1) : 1;
+	sp_cur_fixed(&r, 1); /* default_is_stmt */
+	h->line_base = (int8_t)sp_cur_fixed(&r, 1);
+	h->line_range = (unsigned)sp_cur_fixed(&r, 1);
+	h->opcode_base = (unsigned)sp_cur_fixed(&r, 1);
 	/* header_length may end the header inside the fixed fields just read:
 	 * PROGRAM is then behind R.P and the difference must not be taken */
-	if (r.bad || program < r.p || max_ops != 1 || line_range == 0 || opcode_base == 0 ||
-	    opcode_base - 1 > (size_t)(program - r.p))
+	if (r.bad || program < r.p || max_ops != 1 || h->line_range == 0 || h->opcode_base == 0 ||
+	    h->opcode_base - 1 > (size_t)(program - r.p))
 		return false;
-	const unsigned char *lengths = r.p - 1; /* lengths[op] for 1 <= op < opcode_base */
-	for (unsigned op = 1; op < opcode_base && op <= LNS_set_isa; op++)
-		if (lengths[op] != std_lengths[op])
+	h->lengths = r.p - 1;
+	for (unsigned op = 1; op < h->opcode_base && op <= DW_LNS_set_isa; op++)
+		if (h->lengths[op] != std_lengths[op])
 			return false;
-	r.p += opcode_base - 1;
+	r.p += h->opcode_base - 1;
 
-	rd hdr = {r.p, program, false};
+	sp_cur hdr = {r.p, program, false};
 	if (!(version >= 5 ? read_tables5(&hdr, s, t) : read_tables4(&hdr, comp_dir, t)) ||
 	    hdr.bad || hdr.p != program)
-		goto unusual;
+		return false;
+	h->program = (sp_cur){program, r.end, false};
+	return true;
+}
 
-	rd p = {program, r.end, false};
+/* The row registers of the line-number state machine. */
+typedef struct {
+	uint64_t addr, file, col, isa, discr;
+	int64_t line;
+} line_regs;
+
+static const line_regs initial_regs = {.file = 1, .line = 1};
+
+/* One extended opcode (after its 0): false for anything left to libdw. */
+static bool extended_op(sp_cur *p, unsigned addr_size, line_regs *regs, bool *end_seq)
+{
+	if (p->end - p->p < 2)
+		return false;
+	unsigned len = *p->p++;
+	if (len == 0 || len >= 0x80 || sp_cur_left(p) < len)
+		return false;
+	unsigned sub = *p->p++;
+	switch (sub) {
+	case DW_LNE_end_sequence: *end_seq = true; break;
+	case DW_LNE_set_address:
+		if (len != addr_size + 1)
+			return false;
+		regs->addr = sp_cur_fixed(p, addr_size);
+		break;
+	case DW_LNE_set_discriminator: regs->discr = sp_cur_uleb(p); break;
+	case DW_LNE_define_file: return false;
+	default: p->p += len - 1; break;
+	}
+	return true;
+}
+
+/* One standard opcode OP: false for anything left to libdw. */
+static bool standard_op(sp_cur *p, const line_header *h, unsigned op, line_regs *regs,
+			bool *emit)
+{
+	uint64_t u;
+	int64_t sv;
+	switch (op) {
+	case DW_LNS_copy: *emit = true; break;
+	case DW_LNS_advance_pc:
+		u = sp_cur_uleb(p);
+		if (u > UINT32_MAX || u * h->min_len > UINT32_MAX)
+			return false; /* libdw computes this in 32 bits */
+		regs->addr += u * h->min_len;
+		break;
+	case DW_LNS_advance_line:
+		sv = sp_cur_sleb(p);
+		if (sv < INT32_MIN || sv > INT32_MAX)
+			return false;
+		regs->line += sv;
+		break;
+	case DW_LNS_set_file:
+		regs->file = sp_cur_uleb(p);
+		if (regs->file > UINT32_MAX)
+			return false;
+		break;
+	case DW_LNS_set_column: regs->col = sp_cur_uleb(p); break;
+	case DW_LNS_const_add_pc:
+		regs->addr += (uint64_t)h->min_len * ((255 - h->opcode_base) / h->line_range);
+		break;
+	case DW_LNS_fixed_advance_pc: regs->addr += sp_cur_fixed(p, 2); break;
+	case DW_LNS_set_isa: regs->isa = sp_cur_uleb(p); break;
+	default: break; /* negate_stmt, basic_block, prologue, epilogue */
+	}
+	return true;
+}
+
+/* Runs the program H describes into T's rows. */
+static bool run_program(const line_header *h, unsigned addr_size, sp_line_table *t)
+{
+	sp_cur p = h->program;
 	size_t cap = 0;
-	uint64_t addr = 0, file = 1, col = 0, isa = 0, discr = 0;
-	int64_t line = 1;
+	line_regs regs = initial_regs;
 	while (p.p < p.end) {
 		unsigned op = *p.p++;
 		bool emit = false, end_seq = false;
-		if (op >= opcode_base) {
-			unsigned adj = op - opcode_base;
-			line += line_base + (int)(adj % line_range);
-			addr += (uint64_t)min_len * (adj / line_range);
+		if (op >= h->opcode_base) {
+			unsigned adj = op - h->opcode_base;
+			regs.line += h->line_base + (int)(adj % h->line_range);
+			regs.addr += (uint64_t)h->min_len * (adj / h->line_range);
 			emit = true;
 		} else if (op == 0) {
-			if (p.end - p.p < 2)
-				goto unusual;
-			unsigned len = *p.p++;
-			if (len == 0 || len >= 0x80 || (size_t)(p.end - p.p) < len)
-				goto unusual;
-			unsigned sub = *p.p++;
-			switch (sub) {
-			case LNE_end_sequence:
-				emit = end_seq = true;
-				break;
-			case LNE_set_address:
-				if (len != addr_size + 1)
-					goto unusual;
-				addr = rd_fixed(&p, addr_size);
-				break;
-			case LNE_set_discriminator:
-				discr = rd_uleb(&p);
-				break;
-			case LNE_define_file:
-				goto unusual;
-			default:
-				p.p += len - 1;
-				break;
-			}
-		} else if (op <= LNS_set_isa) {
-			uint64_t u;
-			int64_t sv;
-			switch (op) {
-			case LNS_copy: emit = true; break;
-			case LNS_advance_pc:
-				u = rd_uleb(&p);
-				if (u > UINT32_MAX || u * min_len > UINT32_MAX)
-					goto unusual; /* libdw computes this in 32 bits */
-				addr += u * min_len;
-				break;
-			case LNS_advance_line:
-				sv = rd_sleb(&p);
-				if (sv < INT32_MIN || sv > INT32_MAX)
-					goto unusual;
-				line += sv;
-				break;
-			case LNS_set_file:
-				file = rd_uleb(&p);
-				if (file > UINT32_MAX)
-					goto unusual;
-				break;
-			case LNS_set_column: col = rd_uleb(&p); break;
-			case LNS_const_add_pc:
-				addr += (uint64_t)min_len * ((255 - opcode_base) / line_range);
-				break;
-			case LNS_fixed_advance_pc: addr += rd_fixed(&p, 2); break;
-			case LNS_set_isa: isa = rd_uleb(&p); break;
-			default: break; /* negate_stmt, basic_block, prologue, epilogue */
-			}
+			if (!extended_op(&p, addr_size, &regs, &end_seq))
+				return false;
+			emit = end_seq;
+		} else if (op <= DW_LNS_set_isa) {
+			if (!standard_op(&p, h, op, &regs, &emit))
+				return false;
 		} else {
-			for (unsigned k = lengths[op]; k > 0; k--)
-				rd_uleb(&p);
+			for (unsigned k = h->lengths[op]; k > 0; k--)
+				sp_cur_uleb(&p);
 		}
 		if (p.bad)
-			goto unusual;
+			return false;
 		if (!emit)
 			continue;
 		/* values libdw's row fields would not hold make it fail */
-		if (line < INT32_MIN || line > INT32_MAX || col > 0xffff || isa > 0xff ||
-		    discr > 0xffffff)
-			goto unusual;
-		sp_line_row row = {addr, (uint32_t)file, (int32_t)line, (int32_t)col, end_seq};
+		if (regs.line < INT32_MIN || regs.line > INT32_MAX || regs.col > 0xffff ||
+		    regs.isa > 0xff || regs.discr > 0xffffff)
+			return false;
+		sp_line_row row = {regs.addr, (uint32_t)regs.file, (int32_t)regs.line,
+				   (int32_t)regs.col, end_seq};
 		if (t->n_rows == cap) /* a row takes a byte or two of program, as a rule */
-			sp_grow(&t->rows, &cap, t->n_rows + 1 + (size_t)(p.end - p.p) / 2,
+			sp_grow(&t->rows, &cap, t->n_rows + 1 + sp_cur_left(&p) / 2,
 				sizeof(*t->rows));
 		t->rows[t->n_rows++] = row;
-		discr = 0;
-		if (end_seq) {
-			addr = 0;
-			file = 1;
-			line = 1;
-			col = 0;
-			isa = 0;
-		}
+		regs.discr = 0;
+		if (end_seq)
+			regs = initial_regs;
+	}
+	return true;
+}
+
+bool sp_lines_decode(const sp_line_sections *s, uint64_t offset, unsigned addr_size,
+		     const char *comp_dir, sp_line_table *t)
+{
+	line_header h;
+	*t = (sp_line_table){0};
+	if (!read_header(s, offset, addr_size, comp_dir, t, &h) || !run_program(&h, addr_size, t)) {
+		sp_line_table_clear(t);
+		return false;
 	}
 	sort_rows(t);
 	if (t->n_rows)
 		t->rows[t->n_rows - 1].end_seq = true;
 	return true;
-
-unusual:
-	sp_line_table_clear(t);
-	return false;
 }
 
 bool sp_line_sections_get(Elf *elf, sp_line_sections *out)

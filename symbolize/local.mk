@@ -2,7 +2,13 @@ noinst_LTLIBRARIES += symbolize/libsymbolize.la
 symbolize_libsymbolize_la_SOURCES = \
 	symbolize/symbolize.h \
 	symbolize/internal.h \
-	symbolize/dwarf.c \
+	symbolize/dwcursor.h \
+	symbolize/dwarfp.h \
+	symbolize/module.c \
+	symbolize/elfsym.c \
+	symbolize/resolve.c \
+	symbolize/units.c \
+	symbolize/dwraw.c \
 	symbolize/lines.c \
 	symbolize/loadbase.c \
 	symbolize/elfinfo.c \

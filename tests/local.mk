@@ -145,7 +145,7 @@ tests_test_dwarf_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
 tests_test_dwarf_LDADD = $(TEST_LIBS) $(LIBELF_LIBS)
 TESTS += tests/test_dwarf
 check_PROGRAMS += tests/test_lines
-tests_test_lines_SOURCES = tests/test_lines.c tests/tap.h
+tests_test_lines_SOURCES = tests/test_lines.c tests/dwarf_fixtures.h tests/tap.h
 tests_test_lines_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS)
 tests_test_lines_LDADD = $(TEST_LIBS) $(LIBDW_LIBS) $(LIBELF_LIBS)
 TESTS += tests/test_lines
@@ -275,8 +275,14 @@ EXTRA_DIST += testdata/jit/mcjit_funcs.c testdata/jit/mcjit_funcs2.c
 # --- end MCJIT end to end ---
 # --- corrupted debug info against the resolver's own DWARF readers ---
 check_PROGRAMS += tests/test_dwarf_corrupt
-tests_test_dwarf_corrupt_SOURCES = tests/test_dwarf_corrupt.c tests/tap.h
+tests_test_dwarf_corrupt_SOURCES = tests/test_dwarf_corrupt.c tests/dwc_fixture.h tests/tap.h
 tests_test_dwarf_corrupt_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
 tests_test_dwarf_corrupt_LDADD = $(TEST_LIBS) $(LIBELF_LIBS)
 TESTS += tests/test_dwarf_corrupt
+check_PROGRAMS += tests/test_dwwalk
+tests_test_dwwalk_SOURCES = tests/test_dwwalk.c tests/dwarf_fixtures.h tests/dwc_fixture.h \
+	tests/tap.h
+tests_test_dwwalk_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS)
+tests_test_dwwalk_LDADD = $(TEST_LIBS) $(LIBDW_LIBS) $(LIBELF_LIBS)
+TESTS += tests/test_dwwalk
 # --- end corrupted debug info ---

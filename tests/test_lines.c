@@ -13,6 +13,7 @@
  *    column too wide for libdw, truncated programs) is refused.
  */
 #include "symbolize/internal.h"
+#include "tests/dwarf_fixtures.h"
 #include "tests/tap.h"
 
 #include <elfutils/libdw.h>
@@ -403,29 +404,16 @@ int main(void)
 		return 1;
 	test_written();
 
-	static const struct {
-		const char *src, *cc, *opt;
-	} srcs[] = {
-		{"tests/symbolize/fixture.cc", "g++", "-O2"},
-		{"tests/symbolize/fixture.cc", "g++", "-O0"},
-		{"tests/fixtures/heap_fixture.cc", "g++", "-O2 -c"},
-		{"tests/jitfix.c", "gcc", "-O2 -c"},
-		{"tests/jitfix.c", "gcc", "-O0 -c"},
-	};
-	static const char *const versions[] = {"2", "3", "4", "5"};
-	for (size_t i = 0; i < SP_ARRAY_LEN(srcs); i++) {
-		for (size_t v = 0; v < SP_ARRAY_LEN(versions); v++) {
+	for (size_t i = 0; i < DWARF_FIXTURES_GCC; i++) {
+		const dwarf_fixture *f = &dwarf_fixtures[i];
+		for (size_t v = 0; v < SP_ARRAY_LEN(dwarf_versions); v++) {
 			char out[512], label[256];
-			snprintf(out, sizeof(out), "%s/bin%zu-%s", tmpdir, i, versions[v]);
-			snprintf(label, sizeof(label), "%s %s DWARF %s", srcs[i].src, srcs[i].opt,
-				 versions[v]);
-			char *cmd = sp_xasprintf("%s %s -g -gdwarf-%s -I'%s' -o '%s' '%s/%s' 2>/dev/null",
-						 srcs[i].cc, srcs[i].opt, versions[v], srcdir, out,
-						 srcdir, srcs[i].src);
-			int rc = system(cmd);
-			free(cmd);
-			TAP_OK(rc == 0, "built %s", label);
-			if (rc == 0)
+			snprintf(out, sizeof(out), "%s/bin%zu-%s", tmpdir, i, dwarf_versions[v]);
+			snprintf(label, sizeof(label), "%s %s DWARF %s", f->src, f->opt,
+				 dwarf_versions[v]);
+			bool ok = dwarf_fixture_build(f, dwarf_versions[v], srcdir, out);
+			TAP_OK(ok, "built %s", label);
+			if (ok)
 				compare_file(out, label);
 		}
 	}

@@ -1,0 +1,273 @@
+/* dwarfp.h — private interfaces between the files of the DWARF resolver:
+ *
+ *   module.c   a Dwfl and the modules reported into it (debug-info search,
+ *              checked debug sections, the ET_REL section table);
+ *   dwraw.c    the raw DWARF reader: forms, abbreviations, DIE walk, range
+ *              lists (on the cursor of dwcursor.h, shared with lines.c);
+ *   units.c    the compile-unit index, per-unit function trees, buckets;
+ *   elfsym.c   the ELF symbol-table fallback;
+ *   resolve.c  resolution and caches: the sp_dwarf_* API of internal.h.
+ *
+ * Nothing outside these files (except unit tests) includes this header.
+ */
+#ifndef SYMPROF_SYMBOLIZE_DWARFP_H
+#define SYMPROF_SYMBOLIZE_DWARFP_H
+
+#include "symbolize/internal.h"
+
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+
+/* Binary search over sorted tables: the first index in [LO, HI) whose
+ * KEY_AT(i) is above ADDR (HI if none), left in LO. */
+#define SP_UPPER_BOUND(lo, hi, key_at, addr)                                             \
+	do {                                                                             \
+		while ((lo) < (hi)) {                                                    \
+			size_t mid_ = (lo) + ((hi) - (lo)) / 2;                          \
+			if (key_at(mid_) <= (addr))                                      \
+				(lo) = mid_ + 1;                                         \
+			else                                                             \
+				(hi) = mid_;                                             \
+		}                                                                        \
+	} while (0)
+
+/* ------------------------------------------------------------------------ */
+/* module.c: a Dwfl and its modules.                                        */
+
+/* A Dwfl whose modules look for separate debug info with our search (see
+ * sp_module) and otherwise with libdwfl's standard one.  One per resolved
+ * object today; a per-process Dwfl holds several modules. */
+typedef struct sp_dwfl sp_dwfl;
+
+/* A Dwfl with the debug directories of OPTS (may be NULL; borrowed until
+ * sp_dwfl_free).  WHAT names it in the error. */
+sp_error *sp_dwfl_new(const sp_symbolize_options *opts, const char *what, sp_dwfl **out);
+/* Ends the Dwfl: every module reported into it, and their files. */
+void sp_dwfl_free(sp_dwfl *s);
+/* The handle, for dwfl_report_begin/end and look-ups (borrowed). */
+Dwfl *sp_dwfl_handle(sp_dwfl *s);
+
+/* One allocated section of an ET_REL with its own address: file address
+ * A in [lo, hi) is libdwfl address A + delta. */
+typedef struct {
+	uint64_t lo, hi;
+	int64_t delta;
+	size_t ndx;
+} sp_rel_sec;
+
+/* One ELF file as a module of a Dwfl.  Fields are read by the other
+ * files of the resolver; only module.c writes them. */
+typedef struct {
+	char *path;
+	const sp_symbolize_options *opts; /* these three borrowed, may be NULL */
+	const sp_elf_info *info;
+	sp_finder *finder;
+	sp_find_log log;      /* every place looked for separate debug info */
+	bool debug_searched;  /* our search ran; debug_path is its answer */
+	char *debug_path;     /* the separate debug file in use, or NULL */
+	int fd;               /* until libdwfl owns it */
+	int etype;
+	Dwfl_Module *mod;     /* once reported */
+	Dwarf *dw;            /* once loaded; NULL without usable DWARF */
+	Dwarf_Addr dwbias;
+	size_t info_size;     /* of .debug_info as libdw reads it; 0 unknown */
+	sp_rel_sec *secs;     /* ET_REL placed sections, sorted by lo */
+	size_t n_secs;
+	sp_line_sections lsec; /* for lines.c and dwraw.c; lsec.line NULL: libdw decodes */
+	bool direct_pc;        /* the raw walk reads pcs itself (see dwraw.c) */
+} sp_module;
+
+/* A module for the ELF at PATH; nothing is opened yet.  OPTS, INFO and
+ * FINDER are borrowed until sp_module_free and used to find separate
+ * debug info (the finder, else sp_find_debuginfo; libdwfl's standard
+ * search without INFO). */
+sp_module *sp_module_new(const char *path, const sp_symbolize_options *opts,
+			 const sp_elf_info *info, sp_finder *finder);
+/* Frees M; its Dwfl_Module belongs to the Dwfl (free that one first). */
+void sp_module_free(sp_module *m);
+/* Opens the file and checks that it is ELF. */
+sp_error *sp_module_open(sp_module *m);
+/* Reports the opened M into DWFL, between the caller's dwfl_report_begin
+ * and dwfl_report_end, at BASE (ADD_P_VADDR as dwfl_report_elf takes it).
+ * DWFL owns the file from here. */
+sp_error *sp_module_report(sp_module *m, Dwfl *dwfl, Dwarf_Addr base, bool add_p_vaddr);
+/* After dwfl_report_end: pairs ET_REL sections with libdwfl's layout,
+ * gets the DWARF (separate debug info included) and checks its string
+ * sections; M->dw stays NULL when there is none or it is malformed. */
+void sp_module_load(sp_module *m);
+/* The libdwfl address of file address ADDR: through the section holding
+ * it in an ET_REL with placed sections (false when none holds it), else
+ * the same address. */
+/* The same through the ET_REL section table (M->n_secs > 0). */
+bool sp_module_to_dwfl_rel(const sp_module *m, uint64_t addr, uint64_t *out);
+static inline bool sp_module_to_dwfl(const sp_module *m, uint64_t addr, uint64_t *out)
+{
+	if (!m->n_secs) {
+		*out = addr;
+		return true;
+	}
+	return sp_module_to_dwfl_rel(m, addr, out);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Function trees: what the DIE walks (dwraw.c, units.c) build per unit.    */
+
+/* A subprogram or inlined subroutine with code.  Node 0 is the root. */
+typedef struct {
+	Dwarf_Off off;        /* its DIE */
+	uint32_t parent;
+	uint32_t child_first; /* into sp_fn_tree.ranges */
+	uint32_t child_n;
+	bool named;           /* the fields below are filled */
+	bool from_raw;        /* origin and call_* read from the DIE bytes */
+	bool inlined;
+	Dwarf_Off origin;     /* DW_AT_abstract_origin's DIE, when from_raw */
+	int64_t call_file_idx; /* when from_raw */
+	const char *raw;      /* linkage name, else name; NULL if none */
+	const char *name;     /* demangled (or raw) */
+	const char *call_file;
+	int64_t call_line, call_col, decl_line;
+} sp_fn_node;
+
+/* One range of a node, with the node's children (copied from the node,
+ * so a descent reads the ranges only). */
+typedef struct {
+	uint64_t lo, hi;
+	uint32_t parent, node;
+	uint32_t child_first, child_n;
+} sp_fn_range;
+
+/* Nodes and ranges in the walk's (pre-)order; ranges are sorted by
+ * units.c once the walk is done. */
+typedef struct {
+	sp_fn_node *nodes;
+	size_t n_nodes, cap_nodes;
+	sp_fn_range *ranges;
+	size_t n_ranges, cap_ranges;
+} sp_fn_tree;
+
+/* Appends a node for the DIE at OFF under PARENT; returns its index. */
+static inline uint32_t sp_fn_add_node(sp_fn_tree *t, Dwarf_Off off, uint32_t parent)
+{
+	sp_fn_node n = {0};
+	n.off = off;
+	n.parent = parent;
+	SP_PUSH(t->nodes, t->n_nodes, t->cap_nodes, n);
+	return (uint32_t)(t->n_nodes - 1);
+}
+
+/* Appends [LO, HI) of NODE, a child of PARENT. */
+static inline void sp_fn_add_range(sp_fn_tree *t, uint64_t lo, uint64_t hi, uint32_t parent,
+				   uint32_t node)
+{
+	sp_fn_range r = {lo, hi, parent, node, 0, 0};
+	SP_PUSH(t->ranges, t->n_ranges, t->cap_ranges, r);
+}
+
+/* Adds the ranges dwarf_ranges gives DIE, as node DIE under PARENT when
+ * there is one (*NODE, 0 when none and then left 0). */
+void sp_fn_add_die_ranges(sp_fn_tree *t, Dwarf_Die *die, uint32_t parent, uint32_t *node);
+/* Whether the walks skip the children of a DIE with TAG: they hold no
+ * code (parameters, variables, types, call sites). */
+bool sp_fn_skip_children(int tag);
+void sp_fn_tree_clear(sp_fn_tree *t);
+
+/* ------------------------------------------------------------------------ */
+/* units.c: the compile units of one Dwarf.                                 */
+
+typedef struct {
+	uint64_t base;
+	unsigned shift;
+	size_t nb;      /* 0: no index */
+	uint32_t *first;
+} sp_buckets;
+
+typedef struct {
+	Dwarf_Die die;
+	Dwarf_Off start;      /* offset of the unit (its header) */
+	Dwarf_Off end;        /* offset of the next unit, at most the section's size; 0: unknown */
+	bool loaded;
+	sp_line_row *lines;   /* file: index into fnames */
+	size_t n_lines;
+	sp_fn_tree fn;
+	const char **fnames;  /* absolute file names (borrowed from libdw or sp_units) */
+	size_t n_files;
+	sp_buckets line_index; /* over lines */
+	sp_buckets root_index; /* over the root's child ranges */
+} sp_cu;
+
+typedef struct {
+	uint64_t lo, hi;
+	uint32_t cu;
+} sp_cu_range;
+
+typedef struct {
+	Dwarf *dw;
+	const sp_line_sections *lsec; /* borrowed */
+	bool direct_pc;
+	sp_cu *cus;
+	size_t n_cus;
+	sp_cu_range *ranges;  /* sorted */
+	size_t n_ranges;
+	uint64_t *maxend;     /* prefix maximum of ranges[].hi */
+	sp_u64map paths;      /* relative file name pointer -> index into names + 1 */
+	char **names;         /* file names made here */
+	size_t n_names, cap_names;
+} sp_units;
+
+/* Indexes every unit with code of the loaded module M (its Dwarf and
+ * lsec, borrowed until sp_units_clear; its direct_pc and info_size). */
+void sp_units_index(sp_units *u, const sp_module *m);
+void sp_units_clear(sp_units *u);
+/* The unit whose ranges hold the DWARF address ADDR, loaded, or NULL. */
+sp_cu *sp_units_find(sp_units *u, uint64_t addr);
+/* The nodes of the functions holding ADDR, outermost first, at most MAX
+ * of them, into CHAIN: returns how many. */
+size_t sp_cu_chain(const sp_cu *cu, uint64_t addr, uint32_t *chain, size_t max);
+/* The line row in force at ADDR, or NULL. */
+const sp_line_row *sp_cu_line(const sp_cu *cu, uint64_t addr);
+
+/* The function tree of unit I as the raw walk (RAW) or libdw's walk
+ * builds it, before sorting, into *T (cleared by the caller with
+ * sp_fn_tree_clear).  False when the raw walk leaves the unit to libdw.
+ * For tests: the two must give the same nodes in the same order. */
+bool sp_units_walk(sp_units *u, size_t i, bool raw, sp_fn_tree *t);
+
+/* ------------------------------------------------------------------------ */
+/* dwraw.c: the raw DIE walk.                                               */
+
+/* Walks the DIE tree of CU over its raw bytes (with libdw's abbreviations,
+ * libdw's ranges where the bytes are not plain) into T, in the order of
+ * libdw's walk.  SEC gives the range-list sections; DIRECT_PC that pcs
+ * may be read from the bytes.  False for anything it does not know: T
+ * is then partial and the caller walks with libdw. */
+bool sp_dwraw_walk(Dwarf *dw, sp_cu *cu, const sp_line_sections *sec, bool direct_pc,
+		   sp_fn_tree *t);
+
+/* ------------------------------------------------------------------------ */
+/* resolve.c                                                                */
+
+/* Opens D as sp_dwarf_resolve would and gives its units (borrowed until
+ * sp_dwarf_free; *OUT NULL without DWARF).  For tests of the walks. */
+sp_error *sp_dwarf_units(sp_dwarf *d, sp_units **out);
+
+/* ------------------------------------------------------------------------ */
+/* elfsym.c: function names from the ELF symbol tables.                     */
+
+typedef struct sp_fsym sp_fsym;
+
+typedef struct {
+	bool loaded;
+	sp_fsym *syms;     /* sorted, one per address */
+	size_t n_syms;
+	char **names;      /* names made here (versions cut off) */
+	size_t n_names, cap_names;
+} sp_elfsyms;
+
+/* Name of the function symbol of MOD holding the module address A, or
+ * NULL (borrowed until sp_elfsyms_clear).  The table is read at the first
+ * call. */
+const char *sp_elfsyms_name(sp_elfsyms *s, Dwfl_Module *mod, uint64_t a);
+void sp_elfsyms_clear(sp_elfsyms *s);
+
+#endif

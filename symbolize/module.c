@@ -1,0 +1,321 @@
+/* module.c — one ELF file as a module of a Dwfl.
+ *
+ * A module is opened and checked first (sp_module_open), reported into a
+ * Dwfl by its owner (sp_module_report, inside the owner's report round,
+ * so a per-process Dwfl can hold several), then its DWARF is loaded
+ * (sp_module_load).  Its separate debug info is found by our own search
+ * (find_debuginfo_cb), which libdwfl calls with the module as user data.
+ *
+ * ET_REL objects (code a JIT emitted, with section addresses already set to
+ * run-time addresses) are laid out again by libdwfl when it reports them:
+ * it moves the module, and re-places sections one by one (aligned, after
+ * the previous one) as soon as some allocated section sits at 0, as the
+ * sections a JIT never loaded do.  So no single shift maps the file's
+ * addresses to libdwfl's: every placed section's own sh_addr is read before
+ * libdwfl touches the headers and paired with the address libdwfl gave that
+ * section, and each address is moved by the delta of the section holding
+ * it.  Callers speak the file's own sh_addr space.
+ */
+#include "symbolize/dwarfp.h"
+
+#include <dwarf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct sp_dwfl {
+	Dwfl *dwfl;
+	Dwfl_Callbacks cb; /* libdwfl keeps a pointer to it */
+	char *debuginfo_path;
+};
+
+/* libdwfl asks here for separate debug info: our own search (build-id
+ * trees, debuglink with CRC, debuginfod as the options say).  libdwfl's
+ * standard search is used only when ours cannot run: it looks in the same
+ * places, but when DEBUGINFOD_URLS is set it also asks debuginfod itself,
+ * once per module, which would ignore --no-debuginfod and cost one timeout
+ * per binary against a dead server. */
+static int find_debuginfo_cb(Dwfl_Module *mod, void **userdata, const char *modname,
+			     Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			     GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	sp_module *m = *userdata;
+
+	if (m && m->info) {
+		/* libdwfl asks again (for the symbol table) when the DWARF
+		 * search found nothing: answer from the first search, so every
+		 * place is tried, and listed, once. */
+		if (m->debug_searched) {
+			int fd = m->debug_path ? open(m->debug_path, O_RDONLY | O_CLOEXEC) : -1;
+			if (fd >= 0)
+				*debuginfo_file_name = sp_xstrdup(m->debug_path);
+			return fd;
+		}
+		m->debug_searched = true;
+		char *found = NULL;
+		sp_error *err = m->finder ? sp_finder_debuginfo(m->finder, m->path, m->info, &found,
+								&m->log)
+					  : sp_find_debuginfo(m->opts, m->path, m->info, &found,
+							      &m->log);
+		if (!err && found) {
+			int fd = open(found, O_RDONLY | O_CLOEXEC);
+			if (fd >= 0) {
+				free(m->debug_path);
+				m->debug_path = sp_xstrdup(found);
+				*debuginfo_file_name = found;
+				return fd;
+			}
+		}
+		free(found);
+		sp_error_free(err);
+		return -1;
+	}
+	int fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
+					      debuglink_file, debuglink_crc, debuginfo_file_name);
+	if (fd >= 0 && m && *debuginfo_file_name) {
+		free(m->debug_path);
+		m->debug_path = sp_xstrdup(*debuginfo_file_name);
+	}
+	return fd;
+}
+
+/* The allocated, non-empty sections of an ET_REL that have an address, read
+ * before libdwfl changes the in-memory section headers; their deltas are
+ * filled in by rel_sections_map. */
+static void rel_sections_read(sp_module *m, int fd)
+{
+	size_t cap = 0;
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf)
+		return;
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh))
+			break;
+		if (!(sh.sh_flags & SHF_ALLOC) || sh.sh_addr == 0 || sh.sh_size == 0 ||
+		    sh.sh_addr + sh.sh_size < sh.sh_addr)
+			continue;
+		sp_rel_sec r = {sh.sh_addr, sh.sh_addr + sh.sh_size, 0, elf_ndxscn(scn)};
+		SP_PUSH(m->secs, m->n_secs, cap, r);
+	}
+	elf_end(elf);
+}
+
+static int cmp_rel_sec(const void *a, const void *b)
+{
+	const sp_rel_sec *x = a, *y = b;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->ndx < y->ndx ? -1 : x->ndx > y->ndx;
+}
+
+/* Pairs each section read by rel_sections_read with the address libdwfl
+ * laid it out at (its in-memory header plus the module bias, the address
+ * its symbols and relocated DWARF use). */
+static void rel_sections_map(sp_module *m)
+{
+	GElf_Addr ebias = 0;
+	Elf *elf = dwfl_module_getelf(m->mod, &ebias);
+	size_t k = 0;
+	for (size_t i = 0; elf && i < m->n_secs; i++) {
+		GElf_Shdr sh;
+		Elf_Scn *scn = elf_getscn(elf, m->secs[i].ndx);
+		if (!scn || !gelf_getshdr(scn, &sh))
+			continue;
+		m->secs[i].delta = (int64_t)(sh.sh_addr + ebias - m->secs[i].lo);
+		m->secs[k++] = m->secs[i];
+	}
+	m->n_secs = k;
+	if (m->n_secs > 1) /* qsort must not get NULL: an object with no placed section */
+		qsort(m->secs, m->n_secs, sizeof(*m->secs), cmp_rel_sec);
+}
+
+bool sp_module_to_dwfl_rel(const sp_module *m, uint64_t addr, uint64_t *out)
+{
+	size_t lo = 0, hi = m->n_secs;
+#define SEC_LO(i) m->secs[i].lo
+	SP_UPPER_BOUND(lo, hi, SEC_LO, addr);
+#undef SEC_LO
+	if (lo == 0 || addr >= m->secs[lo - 1].hi)
+		return false;
+	*out = addr + (uint64_t)m->secs[lo - 1].delta;
+	return true;
+}
+
+/* The debug sections sp_module_load checks itself, as libdw reads them. */
+enum { SEC_INFO, SEC_STR, SEC_LINE_STR, N_SECS };
+
+/* In one pass over ELF's section headers, the data of .debug_info,
+ * .debug_str and .debug_line_str (or their GNU-compressed .zdebug_ names)
+ * as libdw reads them, decompressed and relocated: OUT[SEC_...], NULL for
+ * a section that is absent or has no data.  Of two sections of one name,
+ * the first counts. */
+static void debug_sections(Elf *elf, Elf_Data *out[N_SECS])
+{
+	static const char *const names[N_SECS] = {"info", "str", "line_str"};
+	bool found[N_SECS] = {false};
+	size_t shstrndx;
+	for (size_t i = 0; i < N_SECS; i++)
+		out[i] = NULL;
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return;
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		const char *name;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
+		    !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
+			continue;
+		if (!strncmp(name, ".z", 2))
+			name++;
+		if (strncmp(name, ".debug_", 7))
+			continue;
+		for (size_t i = 0; i < N_SECS; i++)
+			if (!found[i] && !strcmp(name + 7, names[i])) {
+				Elf_Data *data = elf_getdata(scn, NULL);
+				out[i] = data && data->d_buf ? data : NULL;
+				found[i] = true;
+			}
+	}
+}
+
+/* Whether every string of a string section ends inside it (true for an
+ * absent one).  libdw hands out pointers into .debug_str and
+ * .debug_line_str without looking for the NUL (dwarf_formstring; the file
+ * names of dwarf_getsrclines, which it measures with strlen), so in a
+ * damaged file whose section lost its last NUL, libdw and every user of a
+ * name read past the section, and past the mapped file when it ends
+ * there. */
+static bool strings_terminated(const Elf_Data *data)
+{
+	return !data || !data->d_size || ((const char *)data->d_buf)[data->d_size - 1] == 0;
+}
+
+sp_error *sp_dwfl_new(const sp_symbolize_options *opts, const char *what, sp_dwfl **out)
+{
+	sp_dwfl *s = sp_xcalloc(1, sizeof(*s));
+	*out = s;
+	/* ":.debug:DIR..." — the binary's own dir, its .debug/, then each
+	 * debug dir (libdwfl's default list when none is given). */
+	if (opts && opts->n_debug_dirs) {
+		sp_buf b = {0};
+		sp_buf_puts(&b, ":.debug");
+		for (size_t i = 0; i < opts->n_debug_dirs; i++) {
+			sp_buf_puts(&b, ":");
+			sp_buf_puts(&b, opts->debug_dirs[i]);
+		}
+		s->debuginfo_path = sp_buf_take(&b);
+	}
+	s->cb.find_elf = dwfl_build_id_find_elf;
+	s->cb.find_debuginfo = find_debuginfo_cb;
+	s->cb.section_address = dwfl_offline_section_address;
+	s->cb.debuginfo_path = s->debuginfo_path ? &s->debuginfo_path : NULL;
+	s->dwfl = dwfl_begin(&s->cb);
+	if (!s->dwfl)
+		return sp_error_new(SP_E_LIBDW, "%s: dwfl_begin: %s", what, dwfl_errmsg(-1));
+	return NULL;
+}
+
+void sp_dwfl_free(sp_dwfl *s)
+{
+	if (!s)
+		return;
+	if (s->dwfl)
+		dwfl_end(s->dwfl); /* closes the files it was given */
+	free(s->debuginfo_path);
+	free(s);
+}
+
+Dwfl *sp_dwfl_handle(sp_dwfl *s)
+{
+	return s->dwfl;
+}
+
+sp_module *sp_module_new(const char *path, const sp_symbolize_options *opts,
+			 const sp_elf_info *info, sp_finder *finder)
+{
+	sp_module *m = sp_xcalloc(1, sizeof(*m));
+	m->path = sp_xstrdup(path);
+	m->opts = opts;
+	m->info = info;
+	m->finder = finder;
+	m->fd = -1;
+	m->etype = -1;
+	return m;
+}
+
+void sp_module_free(sp_module *m)
+{
+	if (!m)
+		return;
+	if (m->fd >= 0)
+		close(m->fd);
+	free(m->secs);
+	free(m->debug_path);
+	sp_find_log_clear(&m->log);
+	free(m->path);
+	free(m);
+}
+
+sp_error *sp_module_open(sp_module *m)
+{
+	m->fd = open(m->path, O_RDONLY | O_CLOEXEC);
+	if (m->fd < 0)
+		return sp_error_new(SP_E_IO, "%s: cannot open: %s", m->path, strerror(errno));
+
+	elf_version(EV_CURRENT);
+	GElf_Ehdr eh;
+	Elf *elf = elf_begin(m->fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
+		if (elf)
+			elf_end(elf);
+		return sp_error_new(SP_E_UNRECOGNIZED, "%s: not an ELF file", m->path);
+	}
+	m->etype = eh.e_type;
+	elf_end(elf);
+	if (m->etype == ET_REL)
+		rel_sections_read(m, m->fd);
+	return NULL;
+}
+
+sp_error *sp_module_report(sp_module *m, Dwfl *dwfl, Dwarf_Addr base, bool add_p_vaddr)
+{
+	int fd = m->fd;
+	m->fd = -1; /* libdwfl owns it from here */
+	m->mod = dwfl_report_elf(dwfl, m->path, m->path, fd, base, add_p_vaddr);
+	if (!m->mod)
+		return sp_error_new(SP_E_LIBDW, "%s: %s", m->path, dwfl_errmsg(-1));
+	void **ud;
+	dwfl_module_info(m->mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
+	*ud = m;
+	return NULL;
+}
+
+void sp_module_load(sp_module *m)
+{
+	if (m->etype == ET_REL)
+		rel_sections_map(m);
+
+	m->dw = dwfl_module_getdwarf(m->mod, &m->dwbias);
+	/* libdwfl relocates an ET_REL's DWARF to the module's own layout: its
+	 * addresses are module addresses already, whatever bias it reports. */
+	if (m->etype == ET_REL)
+		m->dwbias = 0;
+	Elf_Data *sec[N_SECS];
+	if (m->dw) {
+		debug_sections(dwarf_getelf(m->dw), sec);
+		if (!strings_terminated(sec[SEC_STR]) || !strings_terminated(sec[SEC_LINE_STR]))
+			m->dw = NULL; /* malformed: the symbol tables name the functions */
+	}
+	if (m->dw) {
+		m->info_size = sec[SEC_INFO] ? sec[SEC_INFO]->d_size : 0;
+		/* ET_REL objects are left to libdw, which relocates their
+		 * line tables */
+		if (m->etype != ET_REL)
+			m->direct_pc = sp_line_sections_get(dwarf_getelf(m->dw), &m->lsec);
+	}
+}

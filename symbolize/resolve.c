@@ -1,0 +1,399 @@
+/* resolve.c — address -> frames for one ELF file: the sp_dwarf_* API.
+ *
+ * Each resolver holds one Dwfl with the single module of its file
+ * (module.c), opened at the first address.  An address is looked up in the
+ * compile units (units.c): the chain of subprogram and inlined subroutines
+ * holding it, innermost first, with the line row in force; the names of
+ * their DIEs are worked out here once per node (once per abstract origin
+ * for inlined copies).  Names, demangled names and whole results per
+ * address are cached.  Without DWARF (or outside every unit) the ELF
+ * symbol tables (elfsym.c) give the function name, and they name the
+ * outermost frame whenever they can.
+ *
+ * Callers speak the file's own address space (for ET_REL objects, their
+ * sh_addr space), which module.c maps to libdwfl's.
+ */
+#include "symbolize/dwarfp.h"
+
+#include <dwarf.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+	const sp_frame *f;
+	size_t n;
+} result;
+
+typedef struct {
+	const char *raw, *name;
+	int64_t decl_line;
+} oname;
+
+#define FRAME_BLOCK 4096
+
+struct sp_dwarf {
+	const sp_symbolize_options *opts;
+	sp_demangle_style style;
+
+	bool opened;
+	sp_error *open_err; /* cached failure */
+	sp_dwfl *dwfl;
+	sp_module *m;
+
+	sp_units units;      /* when the module has DWARF */
+
+	sp_elfsyms syms;     /* the fallback for names */
+
+	/* caches */
+	sp_u64map addr_cache;  /* address -> index into results */
+	result *results;
+	size_t n_results, cap_results;
+	sp_frame **blocks;
+	size_t n_blocks, cap_blocks, block_used;
+	sp_u64map names;       /* raw name pointer -> index into dnames + 1 */
+	sp_u64map origins;     /* abstract origin DIE offset + 1 -> index into onames */
+	oname *onames;
+	size_t n_onames, cap_onames;
+	char **dnames;
+	size_t n_dnames, cap_dnames;
+	sp_frame *scratch;
+	size_t cap_scratch;
+};
+
+sp_dwarf *sp_dwarf_new(const char *path, const sp_symbolize_options *opts,
+		       const sp_elf_info *info, sp_finder *finder)
+{
+	sp_dwarf *d = sp_xcalloc(1, sizeof(*d));
+	d->opts = opts;
+	d->m = sp_module_new(path, opts, info, finder);
+	d->style = opts ? opts->demangle : SP_DEMANGLE_TEMPLATES;
+	return d;
+}
+
+void sp_dwarf_free(sp_dwarf *d)
+{
+	if (!d)
+		return;
+	sp_dwfl_free(d->dwfl); /* before the module it holds */
+	sp_module_free(d->m);
+	sp_units_clear(&d->units);
+	sp_elfsyms_clear(&d->syms);
+	sp_u64map_free(&d->addr_cache);
+	free(d->results);
+	for (size_t i = 0; i < d->n_blocks; i++)
+		free(d->blocks[i]);
+	free(d->blocks);
+	sp_u64map_free(&d->names);
+	sp_u64map_free(&d->origins);
+	free(d->onames);
+	for (size_t i = 0; i < d->n_dnames; i++)
+		free(d->dnames[i]);
+	free(d->dnames);
+	free(d->scratch);
+	sp_error_free(d->open_err);
+	free(d);
+}
+
+const char *sp_dwarf_debug_path(const sp_dwarf *d)
+{
+	return d->m->debug_path;
+}
+
+const sp_find_log *sp_dwarf_find_log(const sp_dwarf *d)
+{
+	return &d->m->log;
+}
+
+
+
+
+
+static sp_error *open_module(sp_dwarf *d)
+{
+	d->opened = true;
+	sp_error *e = sp_module_open(d->m);
+	if (!e)
+		e = sp_dwfl_new(d->opts, d->m->path, &d->dwfl);
+	if (e)
+		return e;
+	Dwfl *dwfl = sp_dwfl_handle(d->dwfl);
+	dwfl_report_begin(dwfl);
+	if ((e = sp_module_report(d->m, dwfl, 0, true)) != NULL)
+		return e;
+	if (dwfl_report_end(dwfl, NULL, NULL) != 0)
+		return sp_error_new(SP_E_LIBDW, "%s: %s", d->m->path, dwfl_errmsg(-1));
+	sp_module_load(d->m);
+	if (d->m->dw)
+		sp_units_index(&d->units, d->m);
+	return NULL;
+}
+
+static const char *attr_string(Dwarf_Die *die, int name)
+{
+	Dwarf_Attribute a;
+	if (!dwarf_attr_integrate(die, name, &a))
+		return NULL;
+	return dwarf_formstring(&a);
+}
+
+static int64_t attr_int(Dwarf_Die *die, int name, bool integrate)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word w;
+	if (!(integrate ? dwarf_attr_integrate(die, name, &a) : dwarf_attr(die, name, &a)))
+		return 0;
+	if (dwarf_formudata(&a, &w) != 0)
+		return 0;
+	return (int64_t)w;
+}
+
+/* The demangled form of RAW, cached by the pointer (names live in the
+ * debug sections or symbol tables for the resolver's lifetime). */
+static const char *demangled(sp_dwarf *d, const char *raw)
+{
+	uint64_t v;
+	if (!raw)
+		return NULL;
+	if (sp_u64map_get(&d->names, (uint64_t)(uintptr_t)raw, &v))
+		return v ? d->dnames[v - 1] : raw;
+	char *dn = sp_demangle(raw, d->style);
+	if (!dn) {
+		sp_u64map_put(&d->names, (uint64_t)(uintptr_t)raw, 0);
+		return raw;
+	}
+	SP_PUSH(d->dnames, d->n_dnames, d->cap_dnames, dn);
+	sp_u64map_put(&d->names, (uint64_t)(uintptr_t)raw, d->n_dnames);
+	return dn;
+}
+
+/* The linkage name of DIE, else its name (through origins and
+ * specifications), or NULL. */
+static const char *die_raw_name(Dwarf_Die *die)
+{
+	const char *raw = attr_string(die, DW_AT_linkage_name);
+	if (!raw)
+		raw = attr_string(die, DW_AT_MIPS_linkage_name);
+	if (!raw)
+		raw = attr_string(die, DW_AT_name);
+	return raw;
+}
+
+/* Works out the names of the abstract origin ORIGIN once, as entry
+ * KEY of d->origins. */
+static void origin_names(sp_dwarf *d, Dwarf_Die *origin, uint64_t key)
+{
+	oname o;
+	o.raw = die_raw_name(origin);
+	o.name = demangled(d, o.raw);
+	o.decl_line = attr_int(origin, DW_AT_decl_line, true);
+	SP_PUSH(d->onames, d->n_onames, d->cap_onames, o);
+	sp_u64map_put(&d->origins, key, d->n_onames - 1);
+}
+
+static void name_node(sp_dwarf *d, const sp_cu *ci, sp_fn_node *n)
+{
+	Dwarf_Die die, origin;
+	Dwarf_Attribute a;
+	uint64_t v;
+	n->named = true;
+	if (n->from_raw) {
+		/* origin and call attributes known: libdw only for a new origin */
+		uint64_t key = n->origin + 1;
+		bool found = sp_u64map_get(&d->origins, key, &v);
+		if (!found && dwarf_offdie(d->m->dw, n->origin, &origin)) {
+			origin_names(d, &origin, key);
+			found = sp_u64map_get(&d->origins, key, &v);
+		}
+		if (found) {
+			n->raw = d->onames[v].raw;
+			n->name = d->onames[v].name;
+			n->decl_line = d->onames[v].decl_line;
+			if (n->inlined && n->call_file_idx >= 0 &&
+			    (uint64_t)n->call_file_idx < ci->n_files)
+				n->call_file = ci->fnames[n->call_file_idx];
+			if (!n->inlined)
+				n->call_line = n->call_col = 0;
+			return;
+		}
+		n->call_line = n->call_col = 0;
+	}
+	if (!dwarf_offdie(d->m->dw, n->off, &die))
+		return;
+	/* Every inlined copy of a function names the same abstract origin:
+	 * its name is worked out once. */
+	Dwarf_Die *from = &die;
+	uint64_t key = 0;
+	if (dwarf_attr(&die, DW_AT_abstract_origin, &a) && dwarf_formref_die(&a, &origin)) {
+		from = &origin;
+		key = dwarf_dieoffset(&origin) + 1;
+	}
+	if (key && !sp_u64map_get(&d->origins, key, &v)) {
+		origin_names(d, from, key);
+		sp_u64map_get(&d->origins, key, &v);
+	}
+	if (key) {
+		n->raw = d->onames[v].raw;
+		n->name = d->onames[v].name;
+		n->decl_line = d->onames[v].decl_line;
+	} else {
+		n->raw = die_raw_name(from);
+		n->name = demangled(d, n->raw);
+		n->decl_line = attr_int(from, DW_AT_decl_line, true);
+	}
+	if (dwarf_tag(&die) == DW_TAG_inlined_subroutine) {
+		int64_t f = attr_int(&die, DW_AT_call_file, false);
+		if (f >= 0 && (size_t)f < ci->n_files)
+			n->call_file = ci->fnames[f];
+		n->call_line = attr_int(&die, DW_AT_call_line, false);
+		n->call_col = attr_int(&die, DW_AT_call_column, false);
+	}
+}
+
+
+static sp_frame *scratch(sp_dwarf *d, size_t n)
+{
+	if (n > d->cap_scratch) {
+		d->cap_scratch = n * 2;
+		d->scratch = sp_xreallocarray(d->scratch, d->cap_scratch, sizeof(sp_frame));
+	}
+	return d->scratch;
+}
+
+/* Copies N frames (N <= 64 + 1, the deepest chain kept) into stable
+ * storage: blocks that never move. */
+static const sp_frame *keep_frames(sp_dwarf *d, const sp_frame *f, size_t n)
+{
+	if (n == 0)
+		return NULL;
+	if (d->n_blocks == 0 || d->block_used + n > FRAME_BLOCK) {
+		SP_PUSH(d->blocks, d->n_blocks, d->cap_blocks,
+			sp_xreallocarray(NULL, FRAME_BLOCK, sizeof(sp_frame)));
+		d->block_used = 0;
+	}
+	sp_frame *dst = d->blocks[d->n_blocks - 1] + d->block_used;
+	memcpy(dst, f, n * sizeof(*f));
+	d->block_used += n;
+	return dst;
+}
+
+static size_t resolve_uncached(sp_dwarf *d, uint64_t addr, sp_frame **out)
+{
+	uint64_t dwfl_addr;
+	const char *symname = NULL;
+	size_t n = 0;
+
+	*out = d->scratch;
+	if (!sp_module_to_dwfl(d->m, addr, &dwfl_addr))
+		return 0;
+
+	sp_cu *ci = d->m->dw ? sp_units_find(&d->units, dwfl_addr - d->m->dwbias) : NULL;
+	if (ci) {
+		uint64_t a = dwfl_addr - d->m->dwbias;
+		uint32_t chain[64];
+		size_t depth = sp_cu_chain(ci, a, chain, SP_ARRAY_LEN(chain));
+		const sp_line_row *row = sp_cu_line(ci, a);
+		const char *row_file = row && row->file < ci->n_files ? ci->fnames[row->file] : NULL;
+		size_t nf = depth ? depth : 1;
+		sp_frame *f = scratch(d, nf);
+		memset(f, 0, nf * sizeof(*f));
+		for (size_t i = 0; i < depth; i++) {
+			sp_fn_node *fn = &ci->fn.nodes[chain[depth - 1 - i]];
+			if (!fn->named)
+				name_node(d, ci, fn);
+			f[i].name = fn->name;
+			f[i].system_name = fn->raw;
+			f[i].start_line = fn->decl_line;
+			f[i].inlined = i + 1 < depth;
+			if (i == 0) {
+				if (row) {
+					f[i].file = row_file;
+					f[i].line = row->line;
+					f[i].column = row->col;
+				}
+			} else {
+				sp_fn_node *inner = &ci->fn.nodes[chain[depth - i]];
+				f[i].file = inner->call_file;
+				f[i].line = inner->call_line;
+				f[i].column = inner->call_col;
+			}
+		}
+		if (depth == 0 && row) {
+			f[0].file = row_file;
+			f[0].line = row->line;
+			f[0].column = row->col;
+		}
+		n = nf;
+		if (depth == 0 && !row)
+			n = 0;
+	}
+	/* The outermost frame takes the symbol table's name when there is one,
+	 * as llvm-symbolizer does: static functions and templates often carry
+	 * no linkage name in DWARF, while the symbol is mangled and unique. */
+	symname = sp_elfsyms_name(&d->syms, d->m->mod, dwfl_addr);
+	if (symname) {
+		if (n == 0) {
+			sp_frame *f = scratch(d, 1);
+			memset(f, 0, sizeof(*f));
+			n = 1;
+		}
+		d->scratch[n - 1].system_name = symname;
+		d->scratch[n - 1].name = demangled(d, symname);
+	}
+	*out = d->scratch;
+	return n;
+}
+
+static sp_error *ensure_open(sp_dwarf *d)
+{
+	if (!d->opened)
+		d->open_err = open_module(d);
+	if (d->open_err)
+		return sp_error_new(sp_error_root_code(d->open_err), "%s", d->open_err->msg);
+	return NULL;
+}
+
+sp_error *sp_dwarf_units(sp_dwarf *d, sp_units **out)
+{
+	*out = NULL;
+	sp_error *e = ensure_open(d);
+	if (!e && d->m->dw)
+		*out = &d->units;
+	return e;
+}
+
+sp_error *sp_dwarf_resolve_once(sp_dwarf *d, uint64_t addr, const sp_frame **frames, size_t *n)
+{
+	*frames = NULL;
+	*n = 0;
+	sp_error *e = ensure_open(d);
+	if (e)
+		return e;
+	sp_frame *f;
+	*n = resolve_uncached(d, addr, &f);
+	*frames = *n ? f : NULL;
+	return NULL;
+}
+
+sp_error *sp_dwarf_resolve(sp_dwarf *d, uint64_t addr, const sp_frame **frames, size_t *n)
+{
+	*frames = NULL;
+	*n = 0;
+	sp_error *e = ensure_open(d);
+	if (e)
+		return e;
+	uint64_t v;
+	if (sp_u64map_get(&d->addr_cache, addr, &v)) {
+		*frames = d->results[v].f;
+		*n = d->results[v].n;
+		return NULL;
+	}
+	sp_frame *f;
+	size_t nf = resolve_uncached(d, addr, &f);
+	result r = {keep_frames(d, f, nf), nf};
+	SP_PUSH(d->results, d->n_results, d->cap_results, r);
+	sp_u64map_put(&d->addr_cache, addr, d->n_results - 1);
+	*frames = r.f;
+	*n = r.n;
+	return NULL;
+}
+
