@@ -348,7 +348,7 @@ static sp_error *ensure_open(sp_dwarf *d)
 	if (!d->opened)
 		d->open_err = open_module(d);
 	if (d->open_err)
-		return sp_error_new(sp_error_root_code(d->open_err), "%s", d->open_err->msg);
+		return sp_error_dup(d->open_err);
 	return NULL;
 }
 

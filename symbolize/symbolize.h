@@ -17,6 +17,20 @@
  *                  report of what resolved and why the rest did not
  *
  * Nothing here is global: every cache hangs off an sp_symbolizer.
+ *
+ * Address kinds.  Three kinds of address meet here, and parameter names
+ * say which one a function takes:
+ *   addr        run-time address, as the profiler recorded it (a location's
+ *               address; for callers already "return address - 1", the rule
+ *               of spec/FORMATS.md §2.7 applied once by the reader);
+ *   file_offset offset in the mapped file (a mapping's `offset`);
+ *   vaddr       symbol-file address: what DWARF, .symtab and the ELF's
+ *               p_vaddr speak (the `file_addr` of sp_name_query is one).
+ * The one rule: vaddr = addr - base, base from sp_mapping_base() (ET_EXEC,
+ * ET_DYN and kernels) or 0 for ET_REL objects a JIT placed at run-time
+ * addresses; `symbolize --relative` input is shifted by
+ * sp_relative_adjust().  Every conversion is a pure function of loadbase.c
+ * with rows in tests/test_loadbase.c; nothing else does this arithmetic.
  */
 #ifndef SYMPROF_SYMBOLIZE_H
 #define SYMPROF_SYMBOLIZE_H
