@@ -15,7 +15,10 @@
 #ifndef SYMPROF_FORMATS_H
 #define SYMPROF_FORMATS_H
 
+#include "profile/capture.h"
 #include "profile/profile.h"
+
+#include <stdio.h>
 
 typedef enum {
 	SP_FMT_UNKNOWN = 0,
@@ -27,6 +30,7 @@ typedef enum {
 	SP_FMT_GOCOUNT,    /* goroutine / threadcreate count profiles */
 	SP_FMT_RAW,        /* symprof raw address stacks */
 	SP_FMT_FOLDED,     /* folded stacks "a;b;c 12" */
+	SP_FMT_PERF,       /* perf.data (perf record), file or pipe mode */
 } sp_input_format;
 
 const char *sp_input_format_name(sp_input_format f);
@@ -51,6 +55,28 @@ sp_error *sp_thread_read(const char *name, const uint8_t *data, size_t len, sp_p
 sp_error *sp_gocount_read(const char *name, const uint8_t *data, size_t len, sp_profile **out);
 sp_error *sp_raw_read(const char *name, const uint8_t *data, size_t len, sp_profile **out);
 sp_error *sp_folded_read(const char *name, const uint8_t *data, size_t len, sp_profile **out);
+sp_error *sp_perf_read(const char *name, const uint8_t *data, size_t len, sp_profile **out);
+
+/* -- perf.data (formats/perf.c) ---------------------------------------------- */
+
+/* True when DATA starts with perf.data's magic, in either byte order. */
+bool sp_perf_is_perf_data(const uint8_t *data, size_t len);
+/* sp_perf_read from a stream F (positioned at the file's start, not
+ * closed): a regular file is read with seeks, a pipe in one pass; only one
+ * record at a time is held in memory.  PATH names F in errors. */
+sp_error *sp_perf_read_file(const char *path, FILE *f, sp_profile **out);
+
+/* Called at every FINISHED_ROUND and at the end with the capture holding
+ * the samples read since the last call; it may consume them
+ * (sp_capture_clear_samples).  A returned error stops the reading. */
+typedef sp_error *(*sp_perf_round_fn)(sp_capture *c, void *arg);
+/* Reads perf.data into a capture (caller frees with sp_capture_free):
+ * events, processes and maps, thread names, build ids, the header's host
+ * facts, and the samples ON_ROUND (may be NULL) left in it. */
+sp_error *sp_perf_read_capture(const char *name, const uint8_t *data, size_t len,
+			       sp_perf_round_fn on_round, void *arg, sp_capture **out);
+sp_error *sp_perf_read_capture_file(const char *path, FILE *f, sp_perf_round_fn on_round,
+				    void *arg, sp_capture **out);
 
 /* -- writers ---------------------------------------------------------------- */
 

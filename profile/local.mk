@@ -8,3 +8,5 @@ profile_libprofile_la_SOURCES = \
 	profile/merge.c \
 	profile/prune.c
 profile_libprofile_la_LIBADD = common/libcommon.la
+# raw captures (perf.data) before they become profiles
+profile_libprofile_la_SOURCES += profile/capture.h profile/capture.c
