@@ -148,17 +148,20 @@ static bool attr_flag(const pd *d, const uint8_t *flags, unsigned k)
 
 /* -- reading ------------------------------------------------------------------ */
 
-/* Makes [OFF, OFF+N) available at *OUT (borrowed until the next read).
- * WHAT names the expected thing for the error when the input ends. */
-static sp_error *read_at(pd *d, uint64_t off, size_t n, const uint8_t **out, const char *what)
+/* Makes [OFF, OFF+N) available at *OUT (borrowed until the next read);
+ * a stream's bytes land at d->buf + KEEP, after KEEP bytes already read
+ * (*OUT then points at d->buf, KEEP bytes before OFF).  WHAT names the
+ * expected thing for the error when the input ends. */
+static sp_error *read_keep(pd *d, uint64_t off, size_t n, size_t keep, const uint8_t **out,
+			   const char *what)
 {
 	if (d->len == UINT64_MAX && n > READ_LIMIT)
 		return bad(d, off, "%s of %zu bytes: expected at most %d", what, n, READ_LIMIT);
 	if (d->len != UINT64_MAX && (off > d->len || n > d->len - off))
 		return bad(d, off, "truncated %s: expected %zu bytes, the file has %" PRIu64 " left",
-			   what, n, off > d->len ? 0 : d->len - off);
+			   what, n + keep, off > d->len ? 0 : d->len - off + keep);
 	if (d->mem) {
-		*out = d->mem + off;
+		*out = d->mem + off - keep;
 		return NULL;
 	}
 	if (off != d->pos) {
@@ -167,18 +170,23 @@ static sp_error *read_at(pd *d, uint64_t off, size_t n, const uint8_t **out, con
 					    d->name, off, d->pipe ? "not seekable" : strerror(errno));
 		d->pos = off;
 	}
-	sp_grow(&d->buf, &d->cap, n ? n : 1, 1);
-	size_t got = n ? fread(d->buf, 1, n, d->f) : 0;
+	sp_grow(&d->buf, &d->cap, keep + n + 1, 1);
+	size_t got = n ? fread(d->buf + keep, 1, n, d->f) : 0;
 	d->pos += got;
 	if (got != n) {
 		if (ferror(d->f))
 			return sp_error_new(SP_E_IO, "%s: read failed at offset %" PRIu64 ": %s",
 					    d->name, off + got, strerror(errno));
-		return bad(d, off, "truncated %s: expected %zu bytes, the file has %zu left", what,
-			   n, got);
+		return bad(d, off - keep, "truncated %s: expected %zu bytes, the file has %zu left",
+			   what, n + keep, got + keep);
 	}
 	*out = d->buf;
 	return NULL;
+}
+
+static sp_error *read_at(pd *d, uint64_t off, size_t n, const uint8_t **out, const char *what)
+{
+	return read_keep(d, off, n, 0, out, what);
 }
 
 /* A cursor over one record or section already in memory. */
@@ -282,6 +290,9 @@ static sp_error *take_attr(cur *k, attr_fields *a)
 		return bad(k->d, off,
 			   "attr.size %" PRIu32 ": expected a multiple of 8 of at least %d",
 			   a->size, ATTR_SIZE_VER0);
+	if (a->size > k->len - k->at)
+		return bad(k->d, off + 4, "attr.size %" PRIu32 " runs past its %zu-byte %s",
+			   a->size, k->len, k->what);
 	const uint8_t *q = NULL;
 	sp_error *e = take(k, a->size, &q, "perf_event_attr");
 	if (e)
@@ -907,13 +918,15 @@ static sp_error *records(pd *d, uint64_t off, uint64_t end)
 			return e;
 		uint16_t size = rd16(d, q + 6);
 		uint32_t type = rd32(d, q);
-		if (size < 8 || size % 8)
-			return bad(d, off, "record of type %" PRIu32 " has size %u: expected a "
-				   "multiple of 8 of at least 8", type, size);
+		/* (perf's own records, features for one, need not be 8-aligned) */
+		if (size < 8)
+			return bad(d, off, "record of type %" PRIu32 " has size %u: expected at "
+				   "least its 8-byte header", type, size);
 		if (end != UINT64_MAX && size > end - off)
 			return bad(d, off, "record of type %" PRIu32 " and %u bytes runs past the "
 				   "end of the data section at offset %" PRIu64, type, size, end);
-		if ((e = read_at(d, off, size, &q, "record")))
+		/* the rest after the header, which a pipe cannot read again */
+		if ((e = read_keep(d, off + 8, size - 8u, 8, &q, "record")))
 			return e;
 		cur k = mkcur(d, q, size, off, "record");
 		uint64_t extra = 0;
@@ -1012,14 +1025,14 @@ static sp_error *parse(pd *d)
 		if (a.size > attr_size - SECTION_SIZE)
 			return bad(d, off + 4, "attr.size %" PRIu32 " leaves no room for its ids "
 				   "section in an attr_size of %" PRIu64, a.size, attr_size);
-		uint64_t ids_off = rd64(d, q + attr_size - SECTION_SIZE),
-			 ids_size = rd64(d, q + attr_size - 8);
+		/* the ids section follows the attr's own size, as perf reads it */
+		uint64_t ids_off = rd64(d, q + a.size), ids_size = rd64(d, q + a.size + 8);
 		add_event(d, &a);
 		if (ids_size == 0)
 			continue;
 		if (ids_size % 8 || (d->len != UINT64_MAX &&
 				     (ids_off > d->len || ids_size > d->len - ids_off)))
-			return bad(d, off + attr_size - SECTION_SIZE,
+			return bad(d, off + a.size,
 				   "ids section [%" PRIu64 ", +%" PRIu64 ") of attr %" PRIu64
 				   ": expected whole u64 ids inside the file", ids_off, ids_size, i);
 		if ((e = read_at(d, ids_off, (size_t)ids_size, &q, "sample ids")))

@@ -343,6 +343,7 @@ typedef struct {
 	const uint64_t *locs;
 	size_t n;
 	const sp_label *labels;
+	size_t n_labels;
 } sample_key;
 
 static bool same_sample(void *ctx, size_t idx)
@@ -350,7 +351,8 @@ static bool same_sample(void *ctx, size_t idx)
 	const sample_key *k = ctx;
 	const sp_sample *s = &k->p->samples[idx];
 	return s->n_locations == k->n && !memcmp(s->location_ids, k->locs, k->n * sizeof(*k->locs)) &&
-	       s->n_labels == 3 && !memcmp(s->labels, k->labels, 3 * sizeof(sp_label));
+	       s->n_labels == k->n_labels &&
+	       !memcmp(s->labels, k->labels, k->n_labels * sizeof(sp_label));
 }
 
 static void add_one(sp_capture_profiler *b, sp_capture *c, const sp_capture_sample *s)
@@ -382,19 +384,22 @@ static void add_one(sp_capture_profiler *b, sp_capture *c, const sp_capture_samp
 	if (n_addr == 0 && s->ip)
 		add_frame(b, c, s, ctx, s->ip);
 
+	/* no comm label for a thread never named (an empty string label
+	 * would read back as a number) */
+	int64_t comm = sp_profile_intern(b->p, sp_capture_comm_at(c, s->tid, s->time));
 	sp_label labels[3] = {
 		{.key = b->k_pid, .num = s->pid},
 		{.key = b->k_tid, .num = s->tid},
-		{.key = b->k_comm, .str = sp_profile_intern(b->p, sp_capture_comm_at(c, s->tid,
-										    s->time))},
+		{.key = b->k_comm, .str = comm},
 	};
-	sample_key k = {b->p, b->locs, b->n_locs, labels};
+	size_t n_labels = comm ? 3 : 2;
+	sample_key k = {b->p, b->locs, b->n_locs, labels, n_labels};
 	uint64_t h = sp_hash_bytes(b->locs, b->n_locs * sizeof(uint64_t),
-				   sp_hash_bytes(labels, sizeof(labels), 0));
+				   sp_hash_bytes(labels, n_labels * sizeof(sp_label), 0));
 	size_t j = sp_idxset_find(&b->seen, h, same_sample, &k);
 	if (j == SIZE_MAX) {
 		memset(b->values, 0, (1 + b->n_events) * sizeof(int64_t));
-		sp_profile_add_sample(b->p, b->values, b->locs, b->n_locs, labels, 3);
+		sp_profile_add_sample(b->p, b->values, b->locs, b->n_locs, labels, n_labels);
 		j = b->p->n_samples - 1;
 		sp_idxset_add(&b->seen, h, j);
 	}

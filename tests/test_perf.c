@@ -1,0 +1,527 @@
+/* test_perf.c — the perf.data reader on small recordings built byte by
+ * byte here: file mode in both byte orders with attrs of several sizes,
+ * pipe mode, two events told apart by IDENTIFIER, maps of two processes at
+ * the same addresses, a library mapped mid-run, kernel frames behind a
+ * context marker, thread names, lost samples, unknown records; the same
+ * recording must give the same profile in every encoding.  Then the
+ * positioned errors of damaged streams. */
+#include "formats/formats.h"
+#include "tests/tap.h"
+
+#include <linux/perf_event.h>
+#include <stdlib.h>
+
+/* -- a tiny perf.data writer ---------------------------------------------- */
+
+typedef struct {
+	sp_buf b;
+	bool swap;
+} wr;
+
+static void put(wr *w, const void *p, size_t n)
+{
+	sp_buf_append(&w->b, p, n);
+}
+
+static void put16(wr *w, uint16_t v)
+{
+	v = w->swap ? __builtin_bswap16(v) : v;
+	put(w, &v, 2);
+}
+
+static void put32(wr *w, uint32_t v)
+{
+	v = w->swap ? __builtin_bswap32(v) : v;
+	put(w, &v, 4);
+}
+
+static void put64(wr *w, uint64_t v)
+{
+	v = w->swap ? __builtin_bswap64(v) : v;
+	put(w, &v, 8);
+}
+
+static void set64(wr *w, size_t at, uint64_t v)
+{
+	v = w->swap ? __builtin_bswap64(v) : v;
+	memcpy(w->b.data + at, &v, 8);
+}
+
+static void set16(wr *w, size_t at, uint16_t v)
+{
+	v = w->swap ? __builtin_bswap16(v) : v;
+	memcpy(w->b.data + at, &v, 2);
+}
+
+static void pad8(wr *w)
+{
+	while (w->b.len % 8)
+		put(w, "", 1);
+}
+
+/* NUL-terminated, padded to 8 */
+static void put_name(wr *w, const char *s)
+{
+	put(w, s, strlen(s) + 1);
+	pad8(w);
+}
+
+/* {u32 len; char[len]} with len a multiple of 8 */
+static void put_str(wr *w, const char *s)
+{
+	size_t n = (strlen(s) + 1 + 7) / 8 * 8;
+	put32(w, (uint32_t)n);
+	put(w, s, strlen(s));
+	for (size_t i = strlen(s); i < n; i++)
+		put(w, "", 1);
+}
+
+static size_t rec_begin(wr *w, uint32_t type, uint16_t misc)
+{
+	size_t at = w->b.len;
+	put32(w, type);
+	put16(w, misc);
+	put16(w, 0);
+	return at;
+}
+
+static void rec_end(wr *w, size_t at)
+{
+	set16(w, at + 6, (uint16_t)(w->b.len - at));
+}
+
+#define ST (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+	    PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN)
+
+/* The sample_id trailer of non-sample records: TID, TIME, IDENTIFIER. */
+static void trailer(wr *w, uint32_t pid, uint32_t tid, uint64_t time)
+{
+	put32(w, pid);
+	put32(w, tid);
+	put64(w, time);
+	put64(w, 1000); /* id of event 0 */
+}
+
+static void attr(wr *w, uint32_t size, uint32_t type, uint64_t config)
+{
+	size_t at = w->b.len;
+	put32(w, type);
+	put32(w, size);
+	put64(w, config);
+	put64(w, 4000);  /* sample_freq */
+	put64(w, ST);    /* sample_type */
+	put64(w, 0);     /* read_format */
+	/* flags: freq (10) and sample_id_all (18); a big-endian compiler
+	 * allocates bitfields from each byte's top bit */
+	uint8_t flags[8] = {0};
+	unsigned bits[] = {10, 18};
+	for (size_t i = 0; i < 2; i++)
+		flags[bits[i] / 8] |= w->swap ? 0x80 >> (bits[i] % 8) : 1 << (bits[i] % 8);
+	put(w, flags, 8);
+	while (w->b.len < at + size)
+		put(w, "", 1);
+}
+
+static void sample(wr *w, uint64_t id, uint16_t misc, uint32_t pid, uint32_t tid, uint64_t time,
+		   uint64_t period, const uint64_t *chain, size_t n)
+{
+	size_t r = rec_begin(w, PERF_RECORD_SAMPLE, misc);
+	put64(w, id);
+	put64(w, n > 1 ? chain[1] : 0); /* ip: the first address after the marker */
+	put32(w, pid);
+	put32(w, tid);
+	put64(w, time);
+	put64(w, period);
+	put64(w, n);
+	for (size_t i = 0; i < n; i++)
+		put64(w, chain[i]);
+	rec_end(w, r);
+}
+
+static void mmap2(wr *w, uint32_t pid, uint64_t addr, uint64_t len, const char *path,
+		  uint64_t time, const uint8_t *bid)
+{
+	size_t r = rec_begin(w, PERF_RECORD_MMAP2,
+			     PERF_RECORD_MISC_USER | (bid ? PERF_RECORD_MISC_MMAP_BUILD_ID : 0));
+	put32(w, pid);
+	put32(w, pid);
+	put64(w, addr);
+	put64(w, len);
+	put64(w, 0);
+	if (bid) {
+		uint8_t u[24] = {20};
+		memcpy(u + 4, bid, 20);
+		put(w, u, 24);
+	} else {
+		put64(w, 0x0801);
+		put64(w, 1234);
+		put64(w, 0);
+	}
+	put32(w, 5); /* PROT_READ | PROT_EXEC */
+	put32(w, 2);
+	put_name(w, path);
+	trailer(w, pid, pid, time);
+	rec_end(w, r);
+}
+
+#define CTX_USER ((uint64_t)PERF_CONTEXT_USER)
+#define CTX_KERNEL ((uint64_t)PERF_CONTEXT_KERNEL)
+
+/* The records every encoding carries. */
+static void body(wr *w)
+{
+	static const uint8_t bid[20] = {0xab, 0xcd, 1, 2, 3, 4, 5, 6, 7, 8, 9,
+					10, 11, 12, 13, 14, 15, 16, 17, 18};
+	size_t r = rec_begin(w, PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC);
+	put32(w, 100);
+	put32(w, 100);
+	put_name(w, "prog");
+	trailer(w, 100, 100, 5);
+	rec_end(w, r);
+	r = rec_begin(w, PERF_RECORD_COMM, 0);
+	put32(w, 100);
+	put32(w, 101);
+	put_name(w, "worker");
+	trailer(w, 100, 101, 6);
+	rec_end(w, r);
+	mmap2(w, 100, 0x400000, 0x1000, "/bin/prog", 6, bid);
+	mmap2(w, 200, 0x400000, 0x1000, "/bin/other", 6, NULL);
+	/* the kernel, synthesized by perf as a pid -1 MMAP */
+	r = rec_begin(w, PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL);
+	put32(w, (uint32_t)-1);
+	put32(w, 0);
+	put64(w, 0xffffffff81000000);
+	put64(w, 0x1000000);
+	put64(w, 0xffffffff81000000);
+	put_name(w, "[kernel.kallsyms]_text");
+	trailer(w, (uint32_t)-1, 0, 0);
+	rec_end(w, r);
+
+	uint64_t c1[] = {CTX_USER, 0x400010, 0x400105, 0}; /* 0 ends the walk */
+	sample(w, 1000, PERF_RECORD_MISC_USER, 100, 101, 10, 250000, c1, 4);
+	sample(w, 1000, PERF_RECORD_MISC_USER, 100, 101, 11, 250000, c1, 4);
+	uint64_t c2[] = {CTX_KERNEL, 0xffffffff81000100, 0xffffffff81000201,
+			 CTX_USER,   0x400020,           0x400105};
+	sample(w, 2000, PERF_RECORD_MISC_KERNEL, 100, 100, 12, 7, c2, 6);
+	/* the same addresses in another process */
+	sample(w, 1000, PERF_RECORD_MISC_USER, 200, 200, 13, 250000, c1, 3);
+	/* a library address before and after its dlopen() */
+	uint64_t c3[] = {CTX_USER, 0x7f0010, 0x400105};
+	sample(w, 1000, PERF_RECORD_MISC_USER, 100, 100, 15, 250000, c3, 3);
+	r = rec_begin(w, 68, 0); /* FINISHED_ROUND */
+	rec_end(w, r);
+	mmap2(w, 100, 0x7f0000, 0x1000, "/lib/plugin.so", 20, NULL);
+	sample(w, 1000, PERF_RECORD_MISC_USER, 100, 100, 25, 250000, c3, 3);
+	r = rec_begin(w, PERF_RECORD_LOST_SAMPLES, 0);
+	put64(w, 3);
+	trailer(w, 100, 100, 26);
+	rec_end(w, r);
+	r = rec_begin(w, 99, 0); /* unknown to us: skipped by its size */
+	put64(w, 42);
+	rec_end(w, r);
+}
+
+static void feature_osrelease(wr *w)
+{
+	put_str(w, "6.1.0-test");
+}
+
+static void feature_cmdline(wr *w)
+{
+	put32(w, 2);
+	put_str(w, "perf");
+	put_str(w, "record");
+}
+
+/* A build-id table entry for /lib/plugin.so (not in its MMAP2). */
+static void feature_build_id(wr *w)
+{
+	size_t r = rec_begin(w, 0, PERF_RECORD_MISC_USER | (1u << 15));
+	put32(w, 100);
+	uint8_t id[24] = {0x11, 0x22, 0x33, 0x44};
+	id[20] = 4;
+	put(w, id, 24);
+	put_name(w, "/lib/plugin.so");
+	rec_end(w, r);
+}
+
+static uint8_t *file_mode(bool swap, uint32_t attr_size, size_t *len)
+{
+	wr w = {.swap = swap};
+	put(&w, swap ? "2ELIFREP" : "PERFILE2", 8);
+	put64(&w, 104);
+	put64(&w, attr_size + 16);
+	for (int i = 0; i < 3; i++)
+		put64(&w, 0), put64(&w, 0); /* attrs, data, event_types: set below */
+	uint64_t bits = 1u << 2 | 1u << 4 | 1u << 11 | 1u << 13; /* 13: skipped */
+	put64(&w, bits);
+	put64(&w, 0), put64(&w, 0), put64(&w, 0);
+	/* ids */
+	size_t ids = w.b.len;
+	put64(&w, 1000);
+	put64(&w, 2000);
+	size_t attrs = w.b.len;
+	attr(&w, attr_size, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK);
+	put64(&w, ids), put64(&w, 8);
+	attr(&w, attr_size, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS);
+	put64(&w, ids + 8), put64(&w, 8);
+	size_t data = w.b.len;
+	body(&w);
+	size_t data_end = w.b.len;
+	set64(&w, 24, attrs);
+	set64(&w, 32, data - attrs);
+	set64(&w, 40, data);
+	set64(&w, 48, data_end - data);
+	/* the feature table, then the sections */
+	size_t table = w.b.len;
+	for (int i = 0; i < 4; i++)
+		put64(&w, 0), put64(&w, 0);
+	void (*feat[4])(wr *) = {feature_build_id, feature_osrelease, feature_cmdline, NULL};
+	for (int i = 0; i < 4; i++) {
+		size_t at = w.b.len;
+		if (feat[i])
+			feat[i](&w);
+		else
+			put64(&w, 77); /* a feature we do not read */
+		set64(&w, table + 16 * (size_t)i, at);
+		set64(&w, table + 16 * (size_t)i + 8, w.b.len - at);
+	}
+	*len = w.b.len;
+	return (uint8_t *)w.b.data;
+}
+
+static void header_attr(wr *w, uint32_t attr_size, uint32_t type, uint64_t config, uint64_t id)
+{
+	size_t r = rec_begin(w, 64, 0);
+	attr(w, attr_size, type, config);
+	put64(w, id);
+	rec_end(w, r);
+}
+
+static void header_feature(wr *w, uint64_t feat, void (*fn)(wr *))
+{
+	size_t r = rec_begin(w, 80, 0);
+	put64(w, feat);
+	fn(w);
+	rec_end(w, r);
+}
+
+static uint8_t *pipe_mode(bool swap, uint32_t attr_size, size_t *len)
+{
+	wr w = {.swap = swap};
+	put(&w, swap ? "2ELIFREP" : "PERFILE2", 8);
+	put64(&w, 16);
+	header_attr(&w, attr_size, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, 1000);
+	header_attr(&w, attr_size, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 2000);
+	header_feature(&w, 4, feature_osrelease);
+	header_feature(&w, 11, feature_cmdline);
+	/* pipe mode has build ids as records of their own */
+	size_t at = w.b.len;
+	feature_build_id(&w);
+	uint32_t t67 = swap ? __builtin_bswap32(67) : 67;
+	memcpy(w.b.data + at, &t67, 4);
+	body(&w);
+	*len = w.b.len;
+	return (uint8_t *)w.b.data;
+}
+
+/* -- what the profile must say -------------------------------------------- */
+
+/* One line per sample: values, labels, then each frame as
+ * "mapping-file@address". */
+static char *render(const sp_profile *p)
+{
+	sp_buf b = {0};
+	for (size_t i = 0; i < p->n_sample_types; i++)
+		sp_buf_printf(&b, "%s%s/%s", i ? " " : "", sp_profile_str(p, p->sample_types[i].type),
+			      sp_profile_str(p, p->sample_types[i].unit));
+	sp_buf_printf(&b, " default=%s\n", sp_profile_str(p, p->default_sample_type));
+	for (size_t i = 0; i < p->n_samples; i++) {
+		const sp_sample *s = &p->samples[i];
+		for (size_t v = 0; v < p->n_sample_types; v++)
+			sp_buf_printf(&b, "%" PRId64 " ", s->values[v]);
+		for (size_t l = 0; l < s->n_labels; l++) {
+			const sp_label *lb = &s->labels[l];
+			if (lb->str)
+				sp_buf_printf(&b, "%s=%s ", sp_profile_str(p, lb->key),
+					      sp_profile_str(p, lb->str));
+			else
+				sp_buf_printf(&b, "%s=%" PRId64 " ", sp_profile_str(p, lb->key),
+					      lb->num);
+		}
+		sp_buf_puts(&b, "@");
+		for (size_t j = 0; j < s->n_locations; j++) {
+			const sp_location *loc = sp_profile_location(p, s->location_ids[j]);
+			const sp_mapping *m = sp_profile_mapping(p, loc->mapping_id);
+			sp_buf_printf(&b, " %s#%" PRIu64 "@%" PRIx64,
+				      m ? sp_profile_str(p, m->filename) : "-", m ? m->id : 0,
+				      loc->address);
+		}
+		sp_buf_puts(&b, "\n");
+	}
+	for (size_t i = 0; i < p->n_mappings; i++) {
+		const sp_mapping *m = &p->mappings[i];
+		sp_buf_printf(&b, "mapping %" PRIu64 " %" PRIx64 "-%" PRIx64 " %s %s\n", m->id,
+			      m->memory_start, m->memory_limit, sp_profile_str(p, m->filename),
+			      sp_profile_str(p, m->build_id));
+	}
+	for (size_t i = 0; i < p->n_comments; i++)
+		sp_buf_printf(&b, "# %s\n", sp_profile_str(p, p->comments[i]));
+	return sp_buf_take(&b);
+}
+
+/* Written from the records of body(): frames leaf first; the sample IP and
+ * the first address after each marker exact, later ones minus one; the
+ * kernel's frames in the kernel mapping; both processes' /bin at 0x400000
+ * as two mappings; the plugin address unmapped before its MMAP2 at time
+ * 20, mapped after. */
+static const char want[] =
+	"samples/count cpu-clock/nanoseconds instructions/count default=cpu-clock\n"
+	"2 500000 0 pid=100 tid=101 comm=worker @ /bin/prog#1@400010 /bin/prog#1@400104\n"
+	"1 0 7 pid=100 tid=100 comm=prog @ [kernel.kallsyms]_text#2@ffffffff81000100 "
+	"[kernel.kallsyms]_text#2@ffffffff81000200 /bin/prog#1@400020 /bin/prog#1@400104\n"
+	"1 250000 0 pid=200 tid=200 @ /bin/other#3@400010 /bin/other#3@400104\n"
+	"1 250000 0 pid=100 tid=100 comm=prog @ -#0@7f0010 /bin/prog#1@400104\n"
+	"1 250000 0 pid=100 tid=100 comm=prog @ /lib/plugin.so#4@7f0010 /bin/prog#1@400104\n"
+	"mapping 1 400000-401000 /bin/prog abcd0102030405060708090a0b0c0d0e0f101112\n"
+	"mapping 2 ffffffff81000000-ffffffff82000000 [kernel.kallsyms]_text \n"
+	"mapping 3 400000-401000 /bin/other \n"
+	"mapping 4 7f0000-7f1000 /lib/plugin.so 11223344\n"
+	"# perf.data: host ?, kernel 6.1.0-test, arch ?\n"
+	"# command: perf record\n"
+	"# lost samples: 3\n";
+
+static void check_encoding(const char *what, uint8_t *data, size_t len)
+{
+	sp_profile *p = NULL;
+	sp_input_format fmt;
+	sp_error *e = sp_read_profile(what, data, len, &p, &fmt);
+	char *msg = e ? sp_error_string(e) : NULL;
+	if (!TAP_OK(!e && p && fmt == SP_FMT_PERF, "%s: read as perf.data", what))
+		printf("#   %s\n", msg ? msg : "");
+	if (p) {
+		char *got = render(p);
+		TAP_EQ_STR(got, want, "%s: samples, labels, frames and mappings", what);
+		free(got);
+	}
+	/* the same bytes streamed from a file give the same profile */
+	FILE *f = tmpfile();
+	if (f && fwrite(data, 1, len, f) == len && fflush(f) == 0 && fseek(f, 0, SEEK_SET) == 0) {
+		sp_profile *q = NULL;
+		sp_error *fe = sp_perf_read_file(what, f, &q);
+		char *a = p ? render(p) : NULL, *b = q ? render(q) : NULL;
+		TAP_OK(!fe && a && b && !strcmp(a, b), "%s: streamed from a file, the same", what);
+		free(a);
+		free(b);
+		sp_error_free(fe);
+		sp_profile_free(q);
+	}
+	if (f)
+		fclose(f);
+	free(msg);
+	sp_error_free(e);
+	sp_profile_free(p);
+	free(data);
+}
+
+/* -- damaged streams ------------------------------------------------------ */
+
+static void expect_error(const char *what, const uint8_t *data, size_t len, const char *text)
+{
+	sp_profile *p = NULL;
+	sp_error *e = sp_perf_read(what, data, len, &p);
+	char *msg = e ? sp_error_string(e) : NULL;
+	bool ok = e && !p && strstr(msg, what) && strstr(msg, text);
+	if (!TAP_OK(ok, "%s refused with \"%s\"", what, text))
+		printf("#   got: %s\n", msg ? msg : "(no error)");
+	free(msg);
+	sp_error_free(e);
+	sp_profile_free(p);
+}
+
+/* Pipe-mode bytes with one record appended after the attrs. */
+static uint8_t *pipe_with(void (*rec)(wr *), size_t *len)
+{
+	wr w = {0};
+	put(&w, "PERFILE2", 8);
+	put64(&w, 16);
+	header_attr(&w, 128, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, 1000);
+	rec(&w);
+	*len = w.b.len;
+	return (uint8_t *)w.b.data;
+}
+
+static void rec_chain_past_end(wr *w)
+{
+	size_t r = rec_begin(w, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+	put64(w, 1000);
+	put64(w, 0x400000);
+	put32(w, 1), put32(w, 1);
+	put64(w, 1);
+	put64(w, 1);
+	put64(w, 1u << 20); /* callchain nr */
+	put64(w, CTX_USER);
+	rec_end(w, r);
+}
+
+static void rec_size_past_end(wr *w)
+{
+	size_t r = rec_begin(w, PERF_RECORD_MMAP, 0);
+	put64(w, 0);
+	rec_end(w, r);
+	set16(w, r + 6, 0xfff8);
+}
+
+static void rec_compressed(wr *w)
+{
+	size_t r = rec_begin(w, 81, 0);
+	put64(w, 0);
+	rec_end(w, r);
+}
+
+int main(void)
+{
+	size_t len;
+	uint8_t *d;
+	d = file_mode(false, 128, &len);
+	check_encoding("file-le-128", d, len);
+	d = file_mode(true, 128, &len);
+	check_encoding("file-be-128", d, len);
+	d = file_mode(false, 72, &len); /* PERF_ATTR_SIZE_VER1 */
+	check_encoding("file-le-72", d, len);
+	d = file_mode(true, 152, &len); /* larger than any perf knows */
+	check_encoding("file-be-152", d, len);
+	d = pipe_mode(false, 112, &len);
+	check_encoding("pipe-le-112", d, len);
+	d = pipe_mode(true, 64, &len); /* PERF_ATTR_SIZE_VER0 */
+	check_encoding("pipe-be-64", d, len);
+
+	/* not mine: another format's bytes, and too short for the magic */
+	sp_profile *p = NULL;
+	sp_error *e = sp_perf_read("x", (const uint8_t *)"PERFILE", 7, &p);
+	TAP_OK(e && sp_error_root_code(e) == SP_E_UNRECOGNIZED, "7 bytes: not mine");
+	sp_error_free(e);
+
+	d = file_mode(false, 128, &len);
+	expect_error("truncated-header", d, 60, "offset 0: truncated perf.data header");
+	set64(&(wr){.b = {.data = (char *)d, .len = len}}, 16, 40);
+	expect_error("attr-size-small", d, len, "offset 16: attr_size 40");
+	free(d);
+	d = file_mode(false, 128, &len);
+	/* attr.size of the first attr: larger than its entry */
+	uint32_t big = 200;
+	memcpy(d + 104 + 16 + 4, &big, 4);
+	expect_error("attr-size-big", d, len, "offset 124: attr.size 200 runs past its 144-byte");
+	free(d);
+	d = pipe_with(rec_chain_past_end, &len);
+	expect_error("chain-past-end", d, len,
+		     "callchain of 1048576 entries but only 8 bytes left in the 64-byte sample");
+	free(d);
+	d = pipe_with(rec_size_past_end, &len);
+	expect_error("size-past-end", d, len, "truncated record: expected 65528 bytes");
+	free(d);
+	d = pipe_with(rec_compressed, &len);
+	expect_error("compressed", d, len, "compressed records (perf record -z) are not supported");
+	free(d);
+	return tap_done();
+}
