@@ -251,8 +251,16 @@ sp_capture_profiler *sp_capture_profiler_new(const sp_capture *c)
 	b->p = sp_profile_new();
 	b->n_events = c->n_events;
 	sp_profile_add_sample_type(b->p, "samples", "count");
-	for (size_t i = 0; i < c->n_events; i++)
-		sp_profile_add_sample_type(b->p, c->events[i].name, c->events[i].unit);
+	for (size_t i = 0; i < c->n_events; i++) {
+		/* a second event of the same name gets a column of its own name */
+		size_t same = 0;
+		for (size_t j = 0; j < i; j++)
+			same += !strcmp(c->events[j].name, c->events[i].name);
+		char *name = same ? sp_xasprintf("%s-%zu", c->events[i].name, same + 1) :
+				    sp_xstrdup(c->events[i].name);
+		sp_profile_add_sample_type(b->p, name, c->events[i].unit);
+		free(name);
+	}
 	if (c->n_events) {
 		const sp_capture_event *e0 = &c->events[0];
 		b->p->default_sample_type = sp_profile_intern(b->p, e0->name);
