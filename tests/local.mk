@@ -270,3 +270,5 @@ tests_test_perf_LDADD = $(TEST_LIBS)
 tests_fuzz_fuzz_perf_SOURCES = tests/fuzz/fuzz_perf.c tests/fuzz/standalone.c
 tests_fuzz_fuzz_perf_LDADD = $(TEST_LIBS)
 TESTS += tests/test_perf tests/fuzz/fuzz_perf
+TESTS += tests/cli_perf.sh
+EXTRA_DIST += tests/cli_perf.sh testdata/perf
