@@ -209,7 +209,8 @@ const char *sp_capture_comm_at(sp_capture *c, int64_t tid, uint64_t time)
 {
 	static const char none[] = "";
 	if (!c->comms_sorted) { /* sorted on demand: names come rarely */
-		qsort(c->comms, c->n_comms, sizeof(*c->comms), comm_cmp);
+		if (c->n_comms)
+			qsort(c->comms, c->n_comms, sizeof(*c->comms), comm_cmp);
 		c->comms_sorted = true;
 	}
 	size_t lo = 0, hi = c->n_comms;
@@ -358,7 +359,8 @@ static bool same_sample(void *ctx, size_t idx)
 {
 	const sample_key *k = ctx;
 	const sp_sample *s = &k->p->samples[idx];
-	return s->n_locations == k->n && !memcmp(s->location_ids, k->locs, k->n * sizeof(*k->locs)) &&
+	return s->n_locations == k->n &&
+	       (!k->n || !memcmp(s->location_ids, k->locs, k->n * sizeof(*k->locs))) &&
 	       s->n_labels == k->n_labels &&
 	       !memcmp(s->labels, k->labels, k->n_labels * sizeof(sp_label));
 }
