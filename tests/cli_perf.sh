@@ -129,7 +129,7 @@ EOF
 	# function's first byte is the end of a call in the function before it, which perf
 	# names without the -1 (spec/PERF-DATA.md 7) -- symprof names the caller.  perf
 	# spells versioned names NAME@@VERSION.
-	if [ "$mode" = file ] && [ -r /proc/kallsyms ] &&
+	if [ -r /proc/kallsyms ] &&
 		awk '$1 != "0000000000000000" { found = 1; exit } END { exit !found }' /proc/kallsyms; then
 		cp /proc/kallsyms "$tmp/kallsyms"
 		sp_run symprof convert --kallsyms "$tmp/kallsyms" "$data"

@@ -219,6 +219,23 @@ static void body(wr *w)
 	r = rec_begin(w, 99, 0); /* unknown to us: skipped by its size */
 	put64(w, 42);
 	rec_end(w, r);
+	/* process 300 forked from 100 at time 8 runs with a copy of its maps */
+	r = rec_begin(w, PERF_RECORD_FORK, 0);
+	put32(w, 300), put32(w, 100), put32(w, 300), put32(w, 100);
+	put64(w, 8);
+	trailer(w, 300, 300, 8);
+	rec_end(w, r);
+	sample(w, 1000, PERF_RECORD_MISC_USER, 300, 300, 9, 250000, c1, 3);
+	/* process 100 exec()s at time 30: its old maps end, a new program starts */
+	r = rec_begin(w, PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC);
+	put32(w, 100);
+	put32(w, 100);
+	put_name(w, "newprog");
+	trailer(w, 100, 100, 30);
+	rec_end(w, r);
+	mmap2(w, 100, 0x400000, 0x1000, "/bin/new", 30, NULL);
+	sample(w, 1000, PERF_RECORD_MISC_USER, 100, 100, 31, 250000, c1, 3);
+	sample(w, 1000, PERF_RECORD_MISC_USER, 100, 101, 32, 250000, c3, 3);
 }
 
 static void feature_osrelease(wr *w)
@@ -231,6 +248,17 @@ static void feature_cmdline(wr *w)
 	put32(w, 2);
 	put_str(w, "perf");
 	put_str(w, "record");
+}
+
+/* The event names perf gave on its command line. */
+static void feature_event_desc(wr *w)
+{
+	put32(w, 1);
+	put32(w, 64);
+	attr(w, 64, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS);
+	put32(w, 1);
+	put_str(w, "instructions:u");
+	put64(w, 2000);
 }
 
 /* A build-id table entry for /lib/plugin.so (not in its MMAP2). */
@@ -253,7 +281,7 @@ static uint8_t *file_mode(bool swap, uint32_t attr_size, size_t *len)
 	put64(&w, attr_size + 16);
 	for (int i = 0; i < 3; i++)
 		put64(&w, 0), put64(&w, 0); /* attrs, data, event_types: set below */
-	uint64_t bits = 1u << 2 | 1u << 4 | 1u << 11 | 1u << 13; /* 13: skipped */
+	uint64_t bits = 1u << 2 | 1u << 4 | 1u << 11 | 1u << 12 | 1u << 13; /* 13: skipped */
 	put64(&w, bits);
 	put64(&w, 0), put64(&w, 0), put64(&w, 0);
 	/* ids */
@@ -274,10 +302,11 @@ static uint8_t *file_mode(bool swap, uint32_t attr_size, size_t *len)
 	set64(&w, 48, data_end - data);
 	/* the feature table, then the sections */
 	size_t table = w.b.len;
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 5; i++)
 		put64(&w, 0), put64(&w, 0);
-	void (*feat[4])(wr *) = {feature_build_id, feature_osrelease, feature_cmdline, NULL};
-	for (int i = 0; i < 4; i++) {
+	void (*feat[5])(wr *) = {feature_build_id, feature_osrelease, feature_cmdline,
+				 feature_event_desc, NULL};
+	for (int i = 0; i < 5; i++) {
 		size_t at = w.b.len;
 		if (feat[i])
 			feat[i](&w);
@@ -315,6 +344,7 @@ static uint8_t *pipe_mode(bool swap, uint32_t attr_size, size_t *len)
 	header_attr(&w, attr_size, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 2000);
 	header_feature(&w, 4, feature_osrelease);
 	header_feature(&w, 11, feature_cmdline);
+	header_feature(&w, 12, feature_event_desc);
 	/* pipe mode has build ids as records of their own */
 	size_t at = w.b.len;
 	feature_build_id(&w);
@@ -374,19 +404,25 @@ static char *render(const sp_profile *p)
  * the first address after each marker exact, later ones minus one; the
  * kernel's frames in the kernel mapping; both processes' /bin at 0x400000
  * as two mappings; the plugin address unmapped before its MMAP2 at time
- * 20, mapped after. */
+ * 20, mapped after; the forked process 300 with its own copy of 100's maps;
+ * after 100's exec() at time 30 the new program's map, and no plugin. */
 static const char want[] =
-	"samples/count cpu-clock/nanoseconds instructions/count default=cpu-clock\n"
+	"samples/count cpu-clock/nanoseconds instructions:u/count default=cpu-clock\n"
 	"2 500000 0 pid=100 tid=101 comm=worker @ /bin/prog#1@400010 /bin/prog#1@400104\n"
 	"1 0 7 pid=100 tid=100 comm=prog @ [kernel.kallsyms]_text#2@ffffffff81000100 "
 	"[kernel.kallsyms]_text#2@ffffffff81000200 /bin/prog#1@400020 /bin/prog#1@400104\n"
 	"1 250000 0 pid=200 tid=200 @ /bin/other#3@400010 /bin/other#3@400104\n"
 	"1 250000 0 pid=100 tid=100 comm=prog @ -#0@7f0010 /bin/prog#1@400104\n"
 	"1 250000 0 pid=100 tid=100 comm=prog @ /lib/plugin.so#4@7f0010 /bin/prog#1@400104\n"
+	"1 250000 0 pid=300 tid=300 @ /bin/prog#5@400010 /bin/prog#5@400104\n"
+	"1 250000 0 pid=100 tid=100 comm=newprog @ /bin/new#6@400010 /bin/new#6@400104\n"
+	"1 250000 0 pid=100 tid=101 comm=worker @ -#0@7f0010 /bin/new#6@400104\n"
 	"mapping 1 400000-401000 /bin/prog abcd0102030405060708090a0b0c0d0e0f101112\n"
 	"mapping 2 ffffffff81000000-ffffffff82000000 [kernel.kallsyms]_text \n"
 	"mapping 3 400000-401000 /bin/other \n"
 	"mapping 4 7f0000-7f1000 /lib/plugin.so 11223344\n"
+	"mapping 5 400000-401000 /bin/prog abcd0102030405060708090a0b0c0d0e0f101112\n"
+	"mapping 6 400000-401000 /bin/new \n"
 	"# perf.data: host ?, kernel 6.1.0-test, arch ?\n"
 	"# command: perf record\n"
 	"# lost samples: 3\n";
