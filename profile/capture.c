@@ -268,6 +268,9 @@ sp_capture_profiler *sp_capture_profiler_new(const sp_capture *c)
 		b->p->period_type.type = sp_profile_intern(b->p, e0->name);
 		b->p->period_type.unit = sp_profile_intern(b->p, e0->unit);
 		b->p->period = (int64_t)e0->period;
+		/* a clock sampled at a frequency: its nominal period in ns */
+		if (!e0->period && e0->freq && !strcmp(e0->unit, "nanoseconds"))
+			b->p->period = (int64_t)(1000000000 / e0->freq);
 	}
 	b->values = sp_xcalloc(1 + c->n_events, sizeof(int64_t));
 	b->k_pid = sp_profile_intern(b->p, "pid");
