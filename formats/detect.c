@@ -127,7 +127,8 @@ sp_error *sp_read_profile(const char *name, const uint8_t *data, size_t len, sp_
 }
 
 /* perf.data is streamed rather than read whole: it can be far larger than
- * the profile it makes.  Returns NULL with *DONE false when PATH is not
+ * the profile it makes, and `perf record -o -` may be piped in (the magic
+ * read here is handed over: a pipe cannot be rewound).  Returns NULL with *DONE false when PATH is not
  * perf.data (or cannot be opened: sp_read_file says why). */
 static sp_error *read_perf_file(const char *path, sp_profile **out, bool *done)
 {
@@ -138,9 +139,9 @@ static sp_error *read_perf_file(const char *path, sp_profile **out, bool *done)
 	uint8_t magic[8];
 	size_t n = fread(magic, 1, sizeof(magic), f);
 	sp_error *e = NULL;
-	if (sp_perf_is_perf_data(magic, n) && fseeko(f, 0, SEEK_SET) == 0) {
+	if (sp_perf_is_perf_data(magic, n)) {
 		*done = true;
-		e = sp_perf_read_file(path, f, out);
+		e = sp_perf_read_file(path, f, magic, n, out);
 		if (!e && (e = sp_profile_check(*out, path))) {
 			sp_profile_free(*out);
 			*out = NULL;

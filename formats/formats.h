@@ -61,10 +61,14 @@ sp_error *sp_perf_read(const char *name, const uint8_t *data, size_t len, sp_pro
 
 /* True when DATA starts with perf.data's magic, in either byte order. */
 bool sp_perf_is_perf_data(const uint8_t *data, size_t len);
-/* sp_perf_read from a stream F (positioned at the file's start, not
- * closed): a regular file is read with seeks, a pipe in one pass; only one
- * record at a time is held in memory.  PATH names F in errors. */
-sp_error *sp_perf_read_file(const char *path, FILE *f, sp_profile **out);
+/* sp_perf_read from a stream F (not closed): a regular file is read with
+ * seeks, a pipe in one pass; only one record at a time is held in memory.
+ * HEAD (may be NULL) holds the N_HEAD bytes already read from F, which is
+ * positioned after them (the magic, read to detect the format: a pipe
+ * cannot go back); without HEAD, F is at the start.  PATH names F in
+ * errors. */
+sp_error *sp_perf_read_file(const char *path, FILE *f, const uint8_t *head, size_t n_head,
+			    sp_profile **out);
 
 /* Called at every FINISHED_ROUND and at the end with the capture holding
  * the samples read since the last call; it may consume them
@@ -75,8 +79,9 @@ typedef sp_error *(*sp_perf_round_fn)(sp_capture *c, void *arg);
  * facts, and the samples ON_ROUND (may be NULL) left in it. */
 sp_error *sp_perf_read_capture(const char *name, const uint8_t *data, size_t len,
 			       sp_perf_round_fn on_round, void *arg, sp_capture **out);
-sp_error *sp_perf_read_capture_file(const char *path, FILE *f, sp_perf_round_fn on_round,
-				    void *arg, sp_capture **out);
+sp_error *sp_perf_read_capture_file(const char *path, FILE *f, const uint8_t *head,
+				    size_t n_head, sp_perf_round_fn on_round, void *arg,
+				    sp_capture **out);
 
 /* -- writers ---------------------------------------------------------------- */
 

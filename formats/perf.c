@@ -79,6 +79,8 @@ typedef struct {
 	const char *name;
 	const uint8_t *mem; /* memory input, or */
 	FILE *f;            /* a stream */
+	const uint8_t *head; /* the stream's first N_HEAD bytes, already read from F */
+	size_t n_head;
 	uint64_t len;       /* bytes available (UINT64_MAX: unknown, a pipe) */
 	uint64_t pos;       /* stream position of f */
 	bool swap;
@@ -164,15 +166,27 @@ static sp_error *read_keep(pd *d, uint64_t off, size_t n, size_t keep, const uin
 		*out = d->mem + off - keep;
 		return NULL;
 	}
-	if (off != d->pos) {
-		if (d->pipe || fseeko(d->f, (off_t)off, SEEK_SET) != 0)
-			return sp_error_new(SP_E_IO, "%s: cannot seek to offset %" PRIu64 ": %s",
-					    d->name, off, d->pipe ? "not seekable" : strerror(errno));
-		d->pos = off;
-	}
 	sp_grow(&d->buf, &d->cap, keep + n + 1, 1);
-	size_t got = n ? fread(d->buf + keep, 1, n, d->f) : 0;
-	d->pos += got;
+	size_t got = 0;
+	if (off < d->n_head) { /* bytes read before the stream was handed over */
+		got = n < d->n_head - off ? n : (size_t)(d->n_head - off);
+		memcpy(d->buf + keep, d->head + off, got);
+	}
+	if (got < n && off + got != d->pos) {
+		if (d->pipe || fseeko(d->f, (off_t)(off + got), SEEK_SET) != 0)
+			return sp_error_new(SP_E_IO, "%s: cannot seek to offset %" PRIu64 ": %s%s",
+					    d->name, off + got,
+					    d->pipe ? "not seekable" : strerror(errno),
+					    d->pipe ? "" : " (a file-mode perf.data must be a file; "
+							   "`perf record -o -` writes one that "
+							   "can be piped)");
+		d->pos = off + got;
+	}
+	if (got < n) {
+		size_t more = fread(d->buf + keep + got, 1, n - got, d->f);
+		d->pos += more;
+		got += more;
+	}
 	if (got != n) {
 		if (ferror(d->f))
 			return sp_error_new(SP_E_IO, "%s: read failed at offset %" PRIu64 ": %s",
@@ -1077,16 +1091,17 @@ sp_error *sp_perf_read_capture(const char *name, const uint8_t *data, size_t len
 	return read_capture(&d, out);
 }
 
-sp_error *sp_perf_read_capture_file(const char *path, FILE *f, sp_perf_round_fn on_round,
-				    void *arg, sp_capture **out)
+sp_error *sp_perf_read_capture_file(const char *path, FILE *f, const uint8_t *head,
+				    size_t n_head, sp_perf_round_fn on_round, void *arg,
+				    sp_capture **out)
 {
 	*out = NULL;
 	struct stat st;
-	pd d = {.name = path, .f = f, .len = UINT64_MAX, .on_round = on_round, .arg = arg};
+	pd d = {.name = path, .f = f, .head = head, .n_head = head ? n_head : 0,
+		.len = UINT64_MAX, .on_round = on_round, .arg = arg};
+	d.pos = d.n_head;
 	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode))
 		d.len = (uint64_t)st.st_size;
-	long at = ftell(f);
-	d.pos = at > 0 ? (uint64_t)at : 0;
 	if (d.len != UINT64_MAX && d.len < 8)
 		return sp_error_new(SP_E_UNRECOGNIZED, "%s: not perf.data", path);
 	return read_capture(&d, out);
@@ -1132,11 +1147,12 @@ sp_error *sp_perf_read(const char *name, const uint8_t *data, size_t len, sp_pro
 	return finish_profile(e, &t, c, out);
 }
 
-sp_error *sp_perf_read_file(const char *path, FILE *f, sp_profile **out)
+sp_error *sp_perf_read_file(const char *path, FILE *f, const uint8_t *head, size_t n_head,
+			    sp_profile **out)
 {
 	*out = NULL;
 	to_profile t = {0};
 	sp_capture *c = NULL;
-	sp_error *e = sp_perf_read_capture_file(path, f, profile_round, &t, &c);
+	sp_error *e = sp_perf_read_capture_file(path, f, head, n_head, profile_round, &t, &c);
 	return finish_profile(e, &t, c, out);
 }

@@ -153,6 +153,19 @@ EOF
 	grep -q '^samples/count cpu-clock/nanoseconds\[dflt\]' "$tmp/out"
 	sp_ok $? "$mode: sample types samples/count then cpu-clock/nanoseconds, the default"
 
+	# through a pipe: a pipe-mode recording streams, a file-mode one cannot
+	cat "$data" | "$SYMPROF" convert --sample-index samples /dev/stdin \
+		>"$tmp/$mode.stdin.folded" 2>"$tmp/stdin.err"
+	st=$?
+	if [ "$mode" = pipe ]; then
+		[ "$st" -eq 0 ] && cmp -s "$tmp/$mode.folded" "$tmp/$mode.stdin.folded"
+		sp_ok $? "$mode: read from a pipe, the same folded stacks"
+	else
+		[ "$st" -ne 0 ] && grep -q 'cannot seek to offset 8:.*perf record -o -' "$tmp/stdin.err"
+		sp_ok $? "$mode: from a pipe, refused with a hint to record with -o -" ||
+			sed 's/^/#   /' "$tmp/stdin.err"
+	fi
+
 	sp_run symprof convert "$data" -o "$tmp/$mode.pb.gz"
 	sp_ok "$rc" "$mode: convert -o $mode.pb.gz exits 0" || sp_show_err
 	sp_run symprof convert --sample-index samples "$tmp/$mode.pb.gz" -o "$tmp/$mode.back.folded"

@@ -444,7 +444,7 @@ static void check_encoding(const char *what, uint8_t *data, size_t len)
 	FILE *f = tmpfile();
 	if (f && fwrite(data, 1, len, f) == len && fflush(f) == 0 && fseek(f, 0, SEEK_SET) == 0) {
 		sp_profile *q = NULL;
-		sp_error *fe = sp_perf_read_file(what, f, &q);
+		sp_error *fe = sp_perf_read_file(what, f, NULL, 0, &q);
 		char *a = p ? render(p) : NULL, *b = q ? render(q) : NULL;
 		TAP_OK(!fe && a && b && !strcmp(a, b), "%s: streamed from a file, the same", what);
 		free(a);
