@@ -515,8 +515,42 @@ static void rec_compressed(wr *w)
 	rec_end(w, r);
 }
 
+/* The capture's time rules on their own: a later map over the same range
+ * replaces an earlier one from its time on; names are per thread and time. */
+static void capture_rules(void)
+{
+	sp_capture *c = sp_capture_new();
+	sp_capture_map a = {.start = 0x1000, .limit = 0x3000, .time = 10, .path = "/a",
+			    .exec = true};
+	sp_capture_map b = {.start = 0x2000, .limit = 0x4000, .time = 50, .path = "/b",
+			    .exec = true};
+	sp_capture_map data = {.start = 0x4000, .limit = 0x5000, .time = 0, .path = "/d"};
+	sp_capture_add_map(c, 7, &b); /* out of time order, as CPUs deliver them */
+	sp_capture_add_map(c, 7, &a);
+	sp_capture_add_map(c, 7, &data);
+	const sp_capture_map *m;
+	m = sp_capture_map_at(c, 7, 0x2100, 5);
+	TAP_OK(!m, "nothing mapped before the first map's time");
+	m = sp_capture_map_at(c, 7, 0x2100, 20);
+	TAP_OK(m && !strcmp(m->path, "/a"), "the earlier map before the later one's time");
+	m = sp_capture_map_at(c, 7, 0x2100, 60);
+	TAP_OK(m && !strcmp(m->path, "/b"), "the later map from its time on");
+	m = sp_capture_map_at(c, 7, 0x1100, 60);
+	TAP_OK(m && !strcmp(m->path, "/a"), "the earlier map where the later does not reach");
+	TAP_OK(!sp_capture_map_at(c, 7, 0x4100, 60), "a data map never symbolizes");
+	TAP_OK(!sp_capture_map_at(c, 8, 0x2100, 60), "another process has none of them");
+	sp_capture_add_comm(c, 7, 9, 40, "late");
+	sp_capture_add_comm(c, 7, 9, 10, "early");
+	TAP_EQ_STR(sp_capture_comm_at(c, 9, 20), "early", "thread name at its time");
+	TAP_EQ_STR(sp_capture_comm_at(c, 9, 45), "late", "renamed later");
+	TAP_EQ_STR(sp_capture_comm_at(c, 9, 1), "early", "before any name: the first");
+	TAP_EQ_STR(sp_capture_comm_at(c, 10, 45), "", "a thread never named");
+	sp_capture_free(c);
+}
+
 int main(void)
 {
+	capture_rules();
 	size_t len;
 	uint8_t *d;
 	d = file_mode(false, 128, &len);
