@@ -20,6 +20,7 @@ static void free_process(sp_capture_process *pr)
 	}
 	free(pr->maps);
 	free(pr->exec_times);
+	free(pr->by_start);
 }
 
 void sp_capture_free(sp_capture *c)
@@ -81,12 +82,46 @@ static const sp_capture_process *process_get(const sp_capture *c, int64_t pid)
 	return sp_u64map_get(&c->proc_index, (uint64_t)pid, &i) ? &c->procs[i - 1] : NULL;
 }
 
+/* Whether an exec() of PR in (since, time] ended a map recorded at SINCE. */
+static bool ended_by_exec(const sp_capture_process *pr, uint64_t since, uint64_t time)
+{
+	for (size_t i = 0; i < pr->n_exec; i++)
+		if (pr->exec_times[i] > since && pr->exec_times[i] <= time)
+			return true;
+	return false;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
 static void push_map(sp_capture_process *pr, const sp_capture_map *m)
 {
+	/* a map recorded again (perf re-synthesizes, a library is reloaded
+	 * at the same place) adds nothing while the first is still valid and
+	 * nothing recorded since covers any of its range */
+	const sp_capture_map *same = NULL;
+	for (size_t i = pr->n_maps; i-- > 0 && !same;) {
+		const sp_capture_map *o = &pr->maps[i];
+		if (o->start == m->start && o->limit == m->limit && o->pgoff == m->pgoff &&
+		    o->exec == m->exec && o->time <= m->time && same_str(o->path, m->path) &&
+		    same_str(o->build_id, m->build_id) && !ended_by_exec(pr, o->time, m->time))
+			same = o;
+	}
+	for (size_t i = 0; same && i < pr->n_maps; i++) {
+		const sp_capture_map *o = &pr->maps[i];
+		if (o->start < m->limit && m->start < o->limit && o->time > same->time &&
+		    o->time <= m->time)
+			same = NULL;
+	}
+	if (same)
+		return;
 	sp_capture_map copy = *m;
 	copy.path = sp_xstrdup(m->path ? m->path : "");
 	copy.build_id = m->build_id ? sp_xstrdup(m->build_id) : NULL;
 	SP_PUSH(pr->maps, pr->n_maps, pr->cap_maps, copy);
+	pr->by_start_dirty = true;
 }
 
 void sp_capture_add_map(sp_capture *c, int64_t pid, const sp_capture_map *m)
@@ -113,15 +148,38 @@ void sp_capture_fork(sp_capture *c, int64_t parent, int64_t child, uint64_t time
 void sp_capture_exec(sp_capture *c, int64_t pid, uint64_t time)
 {
 	sp_capture_process *pr = sp_capture_process_for(c, pid);
+	for (size_t i = 0; i < pr->n_exec; i++)
+		if (pr->exec_times[i] == time)
+			return; /* recorded again */
 	SP_PUSH(pr->exec_times, pr->n_exec, pr->cap_exec, time);
+}
+
+static int comm_cmp(const void *a, const void *b)
+{
+	const sp_capture_comm *x = a, *y = b;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return 0;
 }
 
 void sp_capture_add_comm(sp_capture *c, int64_t pid, int64_t tid, uint64_t time,
 			 const char *comm)
 {
-	sp_capture_comm e = {.pid = pid, .tid = tid, .time = time, .comm = sp_xstrdup(comm)};
-	SP_PUSH(c->comms, c->n_comms, c->cap_comms, e);
-	c->comms_sorted = false;
+	/* kept ordered by (tid, time): names arrive mostly in order, so the
+	 * place is found from the end */
+	sp_capture_comm e = {.pid = pid, .tid = tid, .time = time};
+	size_t at = c->n_comms;
+	while (at > 0 && comm_cmp(&c->comms[at - 1], &e) > 0)
+		at--;
+	if (at > 0 && !comm_cmp(&c->comms[at - 1], &e) && !strcmp(c->comms[at - 1].comm, comm))
+		return; /* the same name recorded again */
+	e.comm = sp_xstrdup(comm);
+	sp_grow(&c->comms, &c->cap_comms, c->n_comms + 1, sizeof(*c->comms));
+	memmove(c->comms + at + 1, c->comms + at, (c->n_comms - at) * sizeof(*c->comms));
+	c->comms[at] = e;
+	c->n_comms++;
 }
 
 void sp_capture_add_build_id(sp_capture *c, int64_t pid, const char *path, const char *build_id)
@@ -160,59 +218,82 @@ void sp_capture_clear_samples(sp_capture *c)
 	c->bytes.len = 0;
 }
 
-/* Whether an exec() of PR in (since, time] ended a map recorded at SINCE. */
-static bool ended_by_exec(const sp_capture_process *pr, uint64_t since, uint64_t time)
+static const sp_capture_map *sort_maps;
+
+static int by_start_cmp(const void *a, const void *b)
 {
-	for (size_t i = 0; i < pr->n_exec; i++)
-		if (pr->exec_times[i] > since && pr->exec_times[i] <= time)
-			return true;
-	return false;
+	const size_t *x = a, *y = b;
+	uint64_t s = sort_maps[*x].start, t = sort_maps[*y].start;
+	if (s != t)
+		return s < t ? -1 : 1;
+	return *x < *y ? -1 : *x > *y;
 }
 
-static size_t map_index_at(const sp_capture_process *pr, uint64_t addr, uint64_t time)
+static void index_maps(sp_capture_process *pr)
 {
-	size_t best = SIZE_MAX;
+	pr->by_start = sp_xreallocarray(pr->by_start, pr->n_maps ? pr->n_maps : 1,
+					sizeof(size_t));
+	pr->n_by_start = 0;
+	pr->max_len = 0;
 	for (size_t i = 0; i < pr->n_maps; i++) {
 		const sp_capture_map *m = &pr->maps[i];
-		if (!m->exec || addr < m->start || addr >= m->limit || m->time > time)
+		if (!m->exec)
+			continue;
+		pr->by_start[pr->n_by_start++] = i;
+		if (m->limit - m->start > pr->max_len)
+			pr->max_len = m->limit - m->start;
+	}
+	sort_maps = pr->maps; /* qsort has no context argument */
+	qsort(pr->by_start, pr->n_by_start, sizeof(size_t), by_start_cmp);
+	sort_maps = NULL;
+	pr->by_start_dirty = false;
+}
+
+static size_t map_index_at(sp_capture_process *pr, uint64_t addr, uint64_t time)
+{
+	if (pr->by_start_dirty)
+		index_maps(pr);
+	/* the maps starting at or below ADDR, from the nearest down to those
+	 * too far below to reach it */
+	size_t lo = 0, hi = pr->n_by_start;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (pr->maps[pr->by_start[mid]].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	size_t best = SIZE_MAX;
+	for (size_t k = lo; k-- > 0;) {
+		size_t i = pr->by_start[k];
+		const sp_capture_map *m = &pr->maps[i];
+		if (addr - m->start >= pr->max_len)
+			break;
+		if (addr >= m->limit || m->time > time)
 			continue;
 		if (ended_by_exec(pr, m->time, time))
 			continue;
 		/* the latest wins; among equal times the one recorded last */
-		if (best == SIZE_MAX || m->time >= pr->maps[best].time)
+		if (best == SIZE_MAX || m->time > pr->maps[best].time ||
+		    (m->time == pr->maps[best].time && i > best))
 			best = i;
 	}
 	return best;
 }
 
-const sp_capture_map *sp_capture_map_at(const sp_capture *c, int64_t pid, uint64_t addr,
+const sp_capture_map *sp_capture_map_at(sp_capture *c, int64_t pid, uint64_t addr,
 					uint64_t time)
 {
-	const sp_capture_process *pr = process_get(c, pid);
+	sp_capture_process *pr = (sp_capture_process *)process_get(c, pid);
 	if (!pr)
 		return NULL;
 	size_t i = map_index_at(pr, addr, time);
 	return i == SIZE_MAX ? NULL : &pr->maps[i];
 }
 
-static int comm_cmp(const void *a, const void *b)
-{
-	const sp_capture_comm *x = a, *y = b;
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return 0;
-}
-
-const char *sp_capture_comm_at(sp_capture *c, int64_t tid, uint64_t time)
+const char *sp_capture_comm_at(const sp_capture *c, int64_t tid, uint64_t time)
 {
 	static const char none[] = "";
-	if (!c->comms_sorted) { /* sorted on demand: names come rarely */
-		if (c->n_comms)
-			qsort(c->comms, c->n_comms, sizeof(*c->comms), comm_cmp);
-		c->comms_sorted = true;
-	}
 	size_t lo = 0, hi = c->n_comms;
 	/* first entry with (tid, time) > (TID, TIME) */
 	while (lo < hi) {
@@ -302,13 +383,13 @@ static uint64_t kernel_fallback(sp_capture_profiler *b)
 }
 
 /* The mapping id for ADDR in process PID at TIME (0: no map holds it). */
-static uint64_t mapping_for(sp_capture_profiler *b, const sp_capture *c, int64_t pid,
+static uint64_t mapping_for(sp_capture_profiler *b, sp_capture *c, int64_t pid,
 			    uint64_t addr, uint64_t time)
 {
 	uint64_t pi;
 	if (!sp_u64map_get(&c->proc_index, (uint64_t)pid, &pi))
 		return pid == SP_CAPTURE_KERNEL_PID ? kernel_fallback(b) : 0;
-	const sp_capture_process *pr = &c->procs[pi - 1];
+	sp_capture_process *pr = &c->procs[pi - 1];
 	size_t mi = map_index_at(pr, addr, time);
 	if (mi == SIZE_MAX)
 		return pid == SP_CAPTURE_KERNEL_PID ? kernel_fallback(b) : 0;
@@ -337,7 +418,7 @@ static bool is_kernel_context(uint64_t ctx)
 
 /* Appends the location of ADDR (already adjusted) in the address space
  * CTX of sample S. */
-static void add_frame(sp_capture_profiler *b, const sp_capture *c, const sp_capture_sample *s,
+static void add_frame(sp_capture_profiler *b, sp_capture *c, const sp_capture_sample *s,
 		      uint64_t ctx, uint64_t addr)
 {
 	uint64_t mid = 0;

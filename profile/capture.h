@@ -68,6 +68,12 @@ typedef struct {
 	size_t n_maps, cap_maps;
 	uint64_t *exec_times; /* times of exec(): older maps end there */
 	size_t n_exec, cap_exec;
+	/* private: the executable maps' indices sorted by start, rebuilt when
+	 * maps were added, and the longest of them */
+	size_t *by_start;
+	size_t n_by_start;
+	bool by_start_dirty;
+	uint64_t max_len;
 } sp_capture_process;
 
 typedef struct {
@@ -103,9 +109,8 @@ typedef struct sp_capture {
 	sp_capture_process *procs;
 	size_t n_procs, cap_procs;
 	sp_u64map proc_index; /* pid (as u64) -> index + 1 */
-	sp_capture_comm *comms;
+	sp_capture_comm *comms; /* ordered by (tid, time) */
 	size_t n_comms, cap_comms;
-	bool comms_sorted; /* private: comms ordered by (tid, time) */
 	sp_capture_sample *samples;
 	size_t n_samples, cap_samples;
 	uint64_t *chain; /* callchain entries of every sample */
@@ -129,7 +134,8 @@ void sp_capture_free(sp_capture *c);
 size_t sp_capture_add_event(sp_capture *c, const sp_capture_event *ev);
 /* Find-or-add the process PID. */
 sp_capture_process *sp_capture_process_for(sp_capture *c, int64_t pid);
-/* Adds a map to process PID; *M's strings are copied. */
+/* Adds a map to process PID; *M's strings are copied.  A map equal to one
+ * still valid at its time is not added again. */
 void sp_capture_add_map(sp_capture *c, int64_t pid, const sp_capture_map *m);
 /* Process CHILD starts at TIME with a copy of PARENT's maps valid then
  * (fork of a new process; threads share their process's maps). */
@@ -151,10 +157,10 @@ void sp_capture_clear_samples(sp_capture *c);
 /* The executable map of process PID holding ADDR at TIME: among the maps
  * recorded at or before TIME and not ended by an exec() at or before TIME,
  * the latest one.  NULL when none.  Borrowed. */
-const sp_capture_map *sp_capture_map_at(const sp_capture *c, int64_t pid, uint64_t addr,
+const sp_capture_map *sp_capture_map_at(sp_capture *c, int64_t pid, uint64_t addr,
 					uint64_t time);
 /* The name of thread TID at TIME ("" when unknown).  Borrowed. */
-const char *sp_capture_comm_at(sp_capture *c, int64_t tid, uint64_t time);
+const char *sp_capture_comm_at(const sp_capture *c, int64_t tid, uint64_t time);
 
 /* -- capture -> profile ------------------------------------------------------
  * For samples whose callchain is complete (frame pointers, or the leaf

@@ -539,6 +539,12 @@ static void capture_rules(void)
 	TAP_OK(m && !strcmp(m->path, "/a"), "the earlier map where the later does not reach");
 	TAP_OK(!sp_capture_map_at(c, 7, 0x4100, 60), "a data map never symbolizes");
 	TAP_OK(!sp_capture_map_at(c, 8, 0x2100, 60), "another process has none of them");
+	sp_capture_add_map(c, 7, &a); /* recorded twice: one map */
+	TAP_EQ_U64(c->procs[0].n_maps, 3, "a map recorded again is kept once");
+	a.time = 70; /* /a mapped again over /b */
+	sp_capture_add_map(c, 7, &a);
+	m = sp_capture_map_at(c, 7, 0x2100, 80);
+	TAP_OK(m && !strcmp(m->path, "/a"), "a map mapped again over a later one wins again");
 	sp_capture_add_comm(c, 7, 9, 40, "late");
 	sp_capture_add_comm(c, 7, 9, 10, "early");
 	TAP_EQ_STR(sp_capture_comm_at(c, 9, 20), "early", "thread name at its time");
