@@ -102,14 +102,15 @@ static void trailer(wr *w, uint32_t pid, uint32_t tid, uint64_t time)
 	put64(w, 1000); /* id of event 0 */
 }
 
-static void attr(wr *w, uint32_t size, uint32_t type, uint64_t config)
+static void attr_full(wr *w, uint32_t size, uint32_t type, uint64_t config, uint64_t st,
+		      uint64_t regs_user, uint32_t stack_user)
 {
 	size_t at = w->b.len;
 	put32(w, type);
 	put32(w, size);
 	put64(w, config);
 	put64(w, 4000);  /* sample_freq */
-	put64(w, ST);    /* sample_type */
+	put64(w, st);    /* sample_type */
 	put64(w, 0);     /* read_format */
 	/* flags: freq (10) and sample_id_all (18); a big-endian compiler
 	 * allocates bitfields from each byte's top bit */
@@ -118,8 +119,19 @@ static void attr(wr *w, uint32_t size, uint32_t type, uint64_t config)
 	for (size_t i = 0; i < 2; i++)
 		flags[bits[i] / 8] |= w->swap ? 0x80 >> (bits[i] % 8) : 1 << (bits[i] % 8);
 	put(w, flags, 8);
+	if (size >= 96) {
+		while (w->b.len < at + 80)
+			put(w, "", 1);
+		put64(w, regs_user);
+		put32(w, stack_user);
+	}
 	while (w->b.len < at + size)
 		put(w, "", 1);
+}
+
+static void attr(wr *w, uint32_t size, uint32_t type, uint64_t config)
+{
+	attr_full(w, size, type, config, ST, 0, 0);
 }
 
 static void sample(wr *w, uint64_t id, uint16_t misc, uint32_t pid, uint32_t tid, uint64_t time,
@@ -554,9 +566,82 @@ static void capture_rules(void)
 	sp_capture_free(c);
 }
 
+/* --call-graph dwarf samples: the capture keeps the user registers and the
+ * valid part (dyn_size) of the stack copy as bytes, for an unwinder. */
+static void stack_samples(void)
+{
+	wr w = {.swap = true}; /* big-endian: register values are swapped, stack bytes not */
+	put(&w, "2ELIFREP", 8);
+	put64(&w, 16);
+	uint64_t st = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD |
+		      PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	size_t r = rec_begin(&w, 64, 0);
+	attr_full(&w, 112, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, st, 0x3, 32);
+	put64(&w, 1000);
+	rec_end(&w, r);
+	uint8_t stack[32];
+	for (int i = 0; i < 32; i++)
+		stack[i] = (uint8_t)(0xa0 + i);
+	r = rec_begin(&w, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+	put64(&w, 0x401234);
+	put32(&w, 5), put32(&w, 6);
+	put64(&w, 77);
+	put64(&w, 1000);
+	put64(&w, 0); /* callchain: the user part is left to the unwinder */
+	put64(&w, 2);
+	put64(&w, 0x7ffc0000), put64(&w, 0x401234);
+	put64(&w, 32);
+	put(&w, stack, 32);
+	put64(&w, 24); /* dyn_size: the stack ended 8 bytes short */
+	rec_end(&w, r);
+	r = rec_begin(&w, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL);
+	put64(&w, 0xffffffff81000010);
+	put32(&w, 5), put32(&w, 6);
+	put64(&w, 78);
+	put64(&w, 1000);
+	put64(&w, 2);
+	put64(&w, CTX_KERNEL), put64(&w, 0xffffffff81000010);
+	put64(&w, 0); /* abi NONE: no registers */
+	put64(&w, 0); /* no stack copy, no dyn_size */
+	rec_end(&w, r);
+
+	sp_capture *c = NULL;
+	sp_error *e = sp_perf_read_capture("dwarf", (const uint8_t *)w.b.data, w.b.len, NULL, NULL,
+					   &c);
+	TAP_OK(!e && c && c->n_samples == 2, "dwarf-style samples read into a capture");
+	if (c && c->n_samples == 2) {
+		const sp_capture_sample *s = &c->samples[0];
+		uint64_t regs[2];
+		memcpy(regs, c->bytes.data + s->regs.off, sizeof(regs));
+		TAP_OK(s->regs_abi == 2 && s->regs.len == 16 &&
+			       __builtin_bswap64(regs[0]) == 0x7ffc0000 &&
+			       __builtin_bswap64(regs[1]) == 0x401234,
+		       "user registers kept as recorded bytes, in mask order");
+		TAP_OK(s->stack.len == 24 && !memcmp(c->bytes.data + s->stack.off, stack, 24),
+		       "stack copy kept up to dyn_size");
+		TAP_OK(s->ip == 0x401234 && s->n_chain == 0 && s->pid == 5 && s->tid == 6 &&
+			       s->time == 77,
+		       "ip, pid, tid and time of the stack sample");
+		s = &c->samples[1];
+		TAP_OK(s->regs_abi == 0 && s->regs.len == 0 && s->stack.len == 0 && s->n_chain == 2,
+		       "a kernel sample without user registers or stack");
+	}
+	sp_capture_free(c);
+	sp_error_free(e);
+	sp_profile *p = NULL;
+	e = sp_perf_read("dwarf", (const uint8_t *)w.b.data, w.b.len, &p);
+	TAP_OK(!e && p && p->n_samples == 2 && p->samples[0].n_locations == 1 &&
+		       sp_profile_location(p, p->samples[0].location_ids[0])->address == 0x401234,
+	       "without unwinding, a stack sample keeps its leaf");
+	sp_error_free(e);
+	sp_profile_free(p);
+	sp_buf_free(&w.b);
+}
+
 int main(void)
 {
 	capture_rules();
+	stack_samples();
 	size_t len;
 	uint8_t *d;
 	d = file_mode(false, 128, &len);
