@@ -624,6 +624,10 @@ static sp_error *rec_mmap(pd *d, cur *k, uint32_t type, uint16_t misc)
 		free(bid);
 		return e;
 	}
+	static const char deleted[] = " (deleted)"; /* a file replaced since it was mapped */
+	size_t pn = strlen(path);
+	if (pn > strlen(deleted) && !strcmp(path + pn - strlen(deleted), deleted))
+		path[pn - strlen(deleted)] = 0;
 	m.path = path;
 	m.build_id = bid;
 	/* the kernel's maps: perf records them with pid -1 */

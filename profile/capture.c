@@ -453,8 +453,10 @@ static void add_one(sp_capture_profiler *b, sp_capture *c, const sp_capture_samp
 {
 	uint8_t mode = s->cpumode & 7;
 	uint64_t ctx = mode == 1 ? SP_CAPTURE_CONTEXT_KERNEL :
-		       mode == 3 ? SP_CAPTURE_CONTEXT_HV :
 		       mode == 2 ? SP_CAPTURE_CONTEXT_USER :
+		       mode == 3 ? SP_CAPTURE_CONTEXT_HV :
+		       mode == 4 ? SP_CAPTURE_CONTEXT_GUEST_KERNEL :
+		       mode == 5 ? SP_CAPTURE_CONTEXT_GUEST_USER :
 		       s->ip >= (1ULL << 63) ? SP_CAPTURE_CONTEXT_KERNEL : SP_CAPTURE_CONTEXT_USER;
 	b->n_locs = 0;
 	const uint64_t *chain = c->chain + s->chain_off;
@@ -509,10 +511,53 @@ void sp_capture_profiler_add(sp_capture_profiler *b, sp_capture *c)
 		add_one(b, c, &c->samples[i]);
 }
 
+/* Whether M looks like a program rather than a library, the kernel or an
+ * anonymous region. */
+static bool is_program(const sp_profile *p, const sp_mapping *m)
+{
+	const char *f = sp_profile_str(p, m->filename);
+	const char *base = strrchr(f, '/');
+	base = base ? base + 1 : f;
+	return !sp_mapping_unsymbolizable(p, m) && !strstr(base, ".so");
+}
+
+/* pprof takes the first mapping for the main binary: the first program
+ * mapped (mappings are made in the order samples use them) moves to the
+ * front and ids follow the new order. */
+static void main_binary_first(sp_profile *p)
+{
+	size_t j = 0;
+	while (j < p->n_mappings && !is_program(p, &p->mappings[j]))
+		j++;
+	if (j == 0 || j == p->n_mappings)
+		return;
+	sp_mapping main = p->mappings[j];
+	memmove(p->mappings + 1, p->mappings, j * sizeof(*p->mappings));
+	p->mappings[0] = main;
+	sp_u64map renum = {0};
+	for (size_t i = 0; i < p->n_mappings; i++) {
+		sp_u64map_put(&renum, p->mappings[i].id, i + 1);
+		p->mappings[i].id = i + 1;
+	}
+	for (size_t i = 0; i < p->n_locations; i++) {
+		uint64_t id;
+		if (p->locations[i].mapping_id &&
+		    sp_u64map_get(&renum, p->locations[i].mapping_id, &id))
+			p->locations[i].mapping_id = id;
+	}
+	sp_u64map_free(&renum);
+	/* the id index is rebuilt from scratch at the next lookup */
+	size_t n = p->n_mappings;
+	p->n_mappings = 0;
+	(void)sp_profile_mapping(p, 0);
+	p->n_mappings = n;
+}
+
 sp_profile *sp_capture_profiler_finish(sp_capture_profiler *b, const sp_capture *c)
 {
 	sp_profile *p = b->p;
 	b->p = NULL;
+	main_binary_first(p);
 	if (c->hostname || c->osrelease || c->arch) {
 		char *s = sp_xasprintf("perf.data: host %s, kernel %s, arch %s",
 				       c->hostname ? c->hostname : "?",

@@ -166,6 +166,12 @@ EOF
 			sed 's/^/#   /' "$tmp/stdin.err"
 	fi
 
+	# samples in ld.so come first, but the program is the main binary
+	sp_run symprof convert --format top "$data"
+	grep -q '^File: perfbusy$' "$tmp/out"
+	sp_ok $? "$mode: the top report names perfbusy as the main binary" ||
+		head -n 2 "$tmp/out" | sed 's/^/#   /'
+
 	sp_run symprof convert "$data" -o "$tmp/$mode.pb.gz"
 	sp_ok "$rc" "$mode: convert -o $mode.pb.gz exits 0" || sp_show_err
 	sp_run symprof convert --sample-index samples "$tmp/$mode.pb.gz" -o "$tmp/$mode.back.folded"
