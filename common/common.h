@@ -85,6 +85,8 @@ void *sp_xreallocarray(void *p, size_t n, size_t size);
 char *sp_xstrdup(const char *s);
 char *sp_xstrndup(const char *s, size_t n);
 char *sp_xasprintf(const char *fmt, ...) SP_PRINTF(1, 2);
+/* N bytes as 2N lowercase hex digits (build ids). */
+char *sp_hex_string(const uint8_t *p, size_t n);
 
 /* Grow *ARR (element size ELSZ, capacity *CAP) so it holds at least NEED. */
 void sp_grow(void *arrp, size_t *cap, size_t need, size_t elsz);

@@ -67,6 +67,18 @@ char *sp_xasprintf(const char *fmt, ...)
 	return s;
 }
 
+char *sp_hex_string(const uint8_t *p, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+	char *s = sp_xmalloc(2 * n + 1);
+	for (size_t i = 0; i < n; i++) {
+		s[2 * i] = digits[p[i] >> 4];
+		s[2 * i + 1] = digits[p[i] & 15];
+	}
+	s[2 * n] = '\0';
+	return s;
+}
+
 void sp_grow(void *arrp, size_t *cap, size_t need, size_t elsz)
 {
 	void **arr = arrp;

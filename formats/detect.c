@@ -1,8 +1,9 @@
 /* detect.c — format detection (spec/FORMATS.md §1.3 "Decoding"): gunzip
- * when the input starts with the gzip magic, then the protobuf reader,
- * then the legacy readers in pprof's order (CPU, heap, Go count, thread,
- * contention) with jemalloc's heap_v2 dumps after gperftools' heap
- * profiles, then symprof's raw stacks and folded stacks.  The first
+ * when the input starts with the gzip magic, then perf.data (by its
+ * magic), then the protobuf reader, then the legacy readers in pprof's
+ * order (CPU, heap, Go count, thread, contention) with jemalloc's heap_v2
+ * dumps after gperftools' heap profiles, then symprof's raw stacks and
+ * folded stacks.  The first
  * reader that says "mine but broken" ends the search with its error; a
  * profile that parses is checked for validity before it is returned.
  *
@@ -39,6 +40,8 @@ const char *sp_input_format_name(sp_input_format f)
 		return "folded";
 	case SP_FMT_JEMALLOC:
 		return "jemalloc";
+	case SP_FMT_PERF:
+		return "perf";
 	case SP_FMT_UNKNOWN:
 		break;
 	}
@@ -49,6 +52,7 @@ static const struct {
 	sp_input_format fmt;
 	sp_reader_fn read;
 } readers[] = {
+	{SP_FMT_PERF, sp_perf_read}, /* by its magic: never mistaken for protobuf */
 	{SP_FMT_PPROF, sp_pprof_read},
 	{SP_FMT_CPU, sp_cpu_read},
 	{SP_FMT_HEAP, sp_heap_read},
@@ -111,9 +115,9 @@ sp_error *sp_read_profile(const char *name, const uint8_t *data, size_t len, sp_
 	if (i == SP_ARRAY_LEN(readers))
 		return sp_error_wrap(as_pprof, SP_E_UNRECOGNIZED,
 				     "%s: unrecognized profile format (expected pprof protobuf, "
-				     "gperftools heap/CPU/contention/thread text, jemalloc "
-				     "heap, Go count profiles, raw stacks or folded stacks); "
-				     "read as protobuf",
+				     "perf.data, gperftools heap/CPU/contention/thread text, "
+				     "jemalloc heap, Go count profiles, raw stacks or folded "
+				     "stacks); read as protobuf",
 				     name);
 	err = sp_profile_check(p, name);
 	if (err) {
@@ -126,6 +130,31 @@ sp_error *sp_read_profile(const char *name, const uint8_t *data, size_t len, sp_
 	return NULL;
 }
 
+/* perf.data is streamed rather than read whole: it can be far larger than
+ * the profile it makes, and `perf record -o -` may be piped in (the magic
+ * read here is handed over: a pipe cannot be rewound).  Returns NULL with *DONE false when PATH is not
+ * perf.data (or cannot be opened: sp_read_file says why). */
+static sp_error *read_perf_file(const char *path, sp_profile **out, bool *done)
+{
+	*done = false;
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	uint8_t magic[8];
+	size_t n = fread(magic, 1, sizeof(magic), f);
+	sp_error *e = NULL;
+	if (sp_perf_is_perf_data(magic, n)) {
+		*done = true;
+		e = sp_perf_read_file(path, f, magic, n, out);
+		if (!e && (e = sp_profile_check(*out, path))) {
+			sp_profile_free(*out);
+			*out = NULL;
+		}
+	}
+	fclose(f);
+	return e;
+}
+
 sp_error *sp_read_profile_file(const char *path, sp_profile **out, sp_input_format *fmt)
 {
 	uint8_t *data;
@@ -133,7 +162,14 @@ sp_error *sp_read_profile_file(const char *path, sp_profile **out, sp_input_form
 	*out = NULL;
 	if (fmt)
 		*fmt = SP_FMT_UNKNOWN;
-	sp_error *e = sp_read_file(path, &data, &len);
+	bool perf;
+	sp_error *e = read_perf_file(path, out, &perf);
+	if (perf) {
+		if (!e && fmt)
+			*fmt = SP_FMT_PERF;
+		return e;
+	}
+	e = sp_read_file(path, &data, &len);
 	if (e)
 		return e;
 	e = sp_read_profile(path, data, len, out, fmt);

@@ -15,7 +15,10 @@
 #ifndef SYMPROF_FORMATS_H
 #define SYMPROF_FORMATS_H
 
+#include "profile/capture.h"
 #include "profile/profile.h"
+
+#include <stdio.h>
 
 typedef enum {
 	SP_FMT_UNKNOWN = 0,
@@ -28,6 +31,7 @@ typedef enum {
 	SP_FMT_RAW,        /* symprof raw address stacks */
 	SP_FMT_FOLDED,     /* folded stacks "a;b;c 12" */
 	SP_FMT_JEMALLOC,   /* jemalloc heap_v2 dump (prof.dump, prof_final, ...) */
+	SP_FMT_PERF,       /* perf.data (perf record), file or pipe mode */
 } sp_input_format;
 
 const char *sp_input_format_name(sp_input_format f);
@@ -53,6 +57,33 @@ sp_error *sp_gocount_read(const char *name, const uint8_t *data, size_t len, sp_
 sp_error *sp_raw_read(const char *name, const uint8_t *data, size_t len, sp_profile **out);
 sp_error *sp_folded_read(const char *name, const uint8_t *data, size_t len, sp_profile **out);
 sp_error *sp_jemalloc_read(const char *name, const uint8_t *data, size_t len, sp_profile **out);
+sp_error *sp_perf_read(const char *name, const uint8_t *data, size_t len, sp_profile **out);
+
+/* -- perf.data (formats/perf.c) ---------------------------------------------- */
+
+/* True when DATA starts with perf.data's magic, in either byte order. */
+bool sp_perf_is_perf_data(const uint8_t *data, size_t len);
+/* sp_perf_read from a stream F (not closed): a regular file is read with
+ * seeks, a pipe in one pass; only one record at a time is held in memory.
+ * HEAD (may be NULL) holds the N_HEAD bytes already read from F, which is
+ * positioned after them (the magic, read to detect the format: a pipe
+ * cannot go back); without HEAD, F is at the start.  PATH names F in
+ * errors. */
+sp_error *sp_perf_read_file(const char *path, FILE *f, const uint8_t *head, size_t n_head,
+			    sp_profile **out);
+
+/* Called at every FINISHED_ROUND and at the end with the capture holding
+ * the samples read since the last call; it may consume them
+ * (sp_capture_clear_samples).  A returned error stops the reading. */
+typedef sp_error *(*sp_perf_round_fn)(sp_capture *c, void *arg);
+/* Reads perf.data into a capture (caller frees with sp_capture_free):
+ * events, processes and maps, thread names, build ids, the header's host
+ * facts, and the samples ON_ROUND (may be NULL) left in it. */
+sp_error *sp_perf_read_capture(const char *name, const uint8_t *data, size_t len,
+			       sp_perf_round_fn on_round, void *arg, sp_capture **out);
+sp_error *sp_perf_read_capture_file(const char *path, FILE *f, const uint8_t *head,
+				    size_t n_head, sp_perf_round_fn on_round, void *arg,
+				    sp_capture **out);
 
 /* -- writers ---------------------------------------------------------------- */
 

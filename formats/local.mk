@@ -44,3 +44,5 @@ formats_libformats_la_LIBADD = profile/libprofile.la common/libcommon.la $(PROTO
 formats_libformats_la_SOURCES += formats/stacks.h formats/stacks.c
 # reports: private header
 formats_libformats_la_SOURCES += formats/report.h
+# perf.data (perf record)
+formats_libformats_la_SOURCES += formats/perf.c

@@ -10,3 +10,5 @@ profile_libprofile_la_SOURCES = \
 	profile/prune.c \
 	profile/filter.c
 profile_libprofile_la_LIBADD = common/libcommon.la
+# raw captures (perf.data) before they become profiles
+profile_libprofile_la_SOURCES += profile/capture.h profile/capture.c

@@ -23,18 +23,6 @@ static sp_error *elf_err(const char *path, const char *what)
 	return sp_error_new(SP_E_LIBELF, "%s: %s: %s", path, what, elf_errmsg(-1));
 }
 
-static char *hex_string(const uint8_t *p, size_t n)
-{
-	static const char digits[] = "0123456789abcdef";
-	char *s = sp_xmalloc(2 * n + 1);
-	for (size_t i = 0; i < n; i++) {
-		s[2 * i] = digits[p[i] >> 4];
-		s[2 * i + 1] = digits[p[i] & 15];
-	}
-	s[2 * n] = '\0';
-	return s;
-}
-
 /* Looks through one block of notes for the GNU build id (name "GNU", type
  * NT_GNU_BUILD_ID).  Sets *ID (caller frees) when there is exactly one; two
  * in one block is an error, as nobody could tell which one is meant. */
@@ -56,7 +44,7 @@ static sp_error *gnu_build_id(const char *path, Elf_Data *data, char **id)
 					    "%s: two GNU build id notes: cannot tell which one to use",
 					    path);
 		}
-		*id = hex_string((const uint8_t *)data->d_buf + desc_off, nh.n_descsz);
+		*id = sp_hex_string((const uint8_t *)data->d_buf + desc_off, nh.n_descsz);
 	}
 	return NULL;
 }

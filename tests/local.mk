@@ -286,3 +286,13 @@ tests_test_dwwalk_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS)
 tests_test_dwwalk_LDADD = $(TEST_LIBS) $(LIBDW_LIBS) $(LIBELF_LIBS)
 TESTS += tests/test_dwwalk
 # --- end corrupted debug info ---
+
+# --- perf.data reader: hand-built streams, fuzz harness, real recordings ---
+check_PROGRAMS += tests/test_perf tests/fuzz/fuzz_perf
+tests_test_perf_SOURCES = tests/test_perf.c tests/tap.h
+tests_test_perf_LDADD = $(TEST_LIBS)
+tests_fuzz_fuzz_perf_SOURCES = tests/fuzz/fuzz_perf.c tests/fuzz/standalone.c
+tests_fuzz_fuzz_perf_LDADD = $(TEST_LIBS)
+TESTS += tests/test_perf tests/fuzz/fuzz_perf
+TESTS += tests/cli_perf.sh
+EXTRA_DIST += tests/cli_perf.sh testdata/perf

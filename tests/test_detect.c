@@ -46,10 +46,10 @@ int main(void)
 	const char junk[] = "\x01\x02 this is not a profile\n";
 	e = sp_read_profile("junk.bin", (const uint8_t *)junk, sizeof(junk) - 1, &p, &f);
 	char *m = err_str(e);
-	TAP_EQ_STR(m, "junk.bin: unrecognized profile format (expected pprof protobuf, gperftools "
-		      "heap/CPU/contention/thread text, jemalloc heap, Go count profiles, raw "
-		      "stacks or folded stacks); read as protobuf: junk.bin: offset 0: invalid "
-		      "field number 0",
+	TAP_EQ_STR(m, "junk.bin: unrecognized profile format (expected pprof protobuf, perf.data, "
+		      "gperftools heap/CPU/contention/thread text, jemalloc heap, Go count "
+		      "profiles, raw stacks or folded stacks); read as protobuf: junk.bin: "
+		      "offset 0: invalid field number 0",
 		   "unrecognized message keeps the protobuf reader's position");
 	TAP_OK(e && sp_error_root_code(e) == SP_E_UNRECOGNIZED && !p && f == SP_FMT_UNKNOWN,
 	       "unrecognized code, no profile");
@@ -92,7 +92,7 @@ int main(void)
 		     {SP_FMT_HEAP, "heap"},       {SP_FMT_CPU, "cpu"},
 		     {SP_FMT_CONTENTION, "contention"}, {SP_FMT_THREAD, "thread"},
 		     {SP_FMT_GOCOUNT, "gocount"}, {SP_FMT_RAW, "raw"},
-		     {SP_FMT_FOLDED, "folded"}};
+		     {SP_FMT_FOLDED, "folded"}, {SP_FMT_PERF, "perf"}};
 	for (size_t i = 0; i < SP_ARRAY_LEN(names); i++)
 		TAP_EQ_STR(sp_input_format_name(names[i].f), names[i].name, "format name %zu", i);
 	return tap_done();

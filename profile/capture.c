@@ -1,0 +1,581 @@
+/* capture.c — the raw capture (processes, maps, thread names, raw samples)
+ * and its conversion into a profile for samples with complete callchains.
+ * See capture.h for the rules; the −1 rule is spec/FORMATS.md §2.7, the
+ * context markers spec/PERF-DATA.md §6. */
+#include "profile/capture.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+sp_capture *sp_capture_new(void)
+{
+	return sp_xcalloc(1, sizeof(sp_capture));
+}
+
+static void free_process(sp_capture_process *pr)
+{
+	for (size_t i = 0; i < pr->n_maps; i++) {
+		free(pr->maps[i].path);
+		free(pr->maps[i].build_id);
+	}
+	free(pr->maps);
+	free(pr->exec_times);
+	free(pr->by_start);
+}
+
+void sp_capture_free(sp_capture *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n_events; i++) {
+		free(c->events[i].name);
+		free(c->events[i].unit);
+	}
+	free(c->events);
+	for (size_t i = 0; i < c->n_procs; i++)
+		free_process(&c->procs[i]);
+	free(c->procs);
+	sp_u64map_free(&c->proc_index);
+	for (size_t i = 0; i < c->n_comms; i++)
+		free(c->comms[i].comm);
+	free(c->comms);
+	free(c->samples);
+	free(c->chain);
+	sp_buf_free(&c->bytes);
+	for (size_t i = 0; i < c->n_build_ids; i++) {
+		free(c->build_ids[i].path);
+		free(c->build_ids[i].build_id);
+	}
+	free(c->build_ids);
+	free(c->hostname);
+	free(c->osrelease);
+	free(c->arch);
+	for (size_t i = 0; i < c->n_cmdline; i++)
+		free(c->cmdline[i]);
+	free(c->cmdline);
+	free(c);
+}
+
+size_t sp_capture_add_event(sp_capture *c, const sp_capture_event *ev)
+{
+	sp_capture_event e = *ev;
+	e.name = sp_xstrdup(ev->name ? ev->name : "");
+	e.unit = sp_xstrdup(ev->unit ? ev->unit : "count");
+	SP_PUSH(c->events, c->n_events, c->cap_events, e);
+	return c->n_events - 1;
+}
+
+sp_capture_process *sp_capture_process_for(sp_capture *c, int64_t pid)
+{
+	uint64_t i;
+	if (sp_u64map_get(&c->proc_index, (uint64_t)pid, &i))
+		return &c->procs[i - 1];
+	sp_capture_process pr = {.pid = pid};
+	SP_PUSH(c->procs, c->n_procs, c->cap_procs, pr);
+	sp_u64map_put(&c->proc_index, (uint64_t)pid, c->n_procs);
+	return &c->procs[c->n_procs - 1];
+}
+
+static const sp_capture_process *process_get(const sp_capture *c, int64_t pid)
+{
+	uint64_t i;
+	return sp_u64map_get(&c->proc_index, (uint64_t)pid, &i) ? &c->procs[i - 1] : NULL;
+}
+
+/* Whether an exec() of PR in (since, time] ended a map recorded at SINCE. */
+static bool ended_by_exec(const sp_capture_process *pr, uint64_t since, uint64_t time)
+{
+	for (size_t i = 0; i < pr->n_exec; i++)
+		if (pr->exec_times[i] > since && pr->exec_times[i] <= time)
+			return true;
+	return false;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+static void push_map(sp_capture_process *pr, const sp_capture_map *m)
+{
+	/* a map recorded again (perf re-synthesizes, a library is reloaded
+	 * at the same place) adds nothing while the first is still valid and
+	 * nothing recorded since covers any of its range */
+	const sp_capture_map *same = NULL;
+	for (size_t i = pr->n_maps; i-- > 0 && !same;) {
+		const sp_capture_map *o = &pr->maps[i];
+		if (o->start == m->start && o->limit == m->limit && o->pgoff == m->pgoff &&
+		    o->exec == m->exec && o->time <= m->time && same_str(o->path, m->path) &&
+		    same_str(o->build_id, m->build_id) && !ended_by_exec(pr, o->time, m->time))
+			same = o;
+	}
+	for (size_t i = 0; same && i < pr->n_maps; i++) {
+		const sp_capture_map *o = &pr->maps[i];
+		if (o->start < m->limit && m->start < o->limit && o->time > same->time &&
+		    o->time <= m->time)
+			same = NULL;
+	}
+	if (same)
+		return;
+	sp_capture_map copy = *m;
+	copy.path = sp_xstrdup(m->path ? m->path : "");
+	copy.build_id = m->build_id ? sp_xstrdup(m->build_id) : NULL;
+	SP_PUSH(pr->maps, pr->n_maps, pr->cap_maps, copy);
+	pr->by_start_dirty = true;
+}
+
+void sp_capture_add_map(sp_capture *c, int64_t pid, const sp_capture_map *m)
+{
+	push_map(sp_capture_process_for(c, pid), m);
+}
+
+void sp_capture_fork(sp_capture *c, int64_t parent, int64_t child, uint64_t time)
+{
+	if (parent == child)
+		return;
+	sp_capture_process *ch = sp_capture_process_for(c, child);
+	const sp_capture_process *pa = process_get(c, parent); /* after: PUSH may move */
+	if (!pa)
+		return;
+	for (size_t i = 0; i < pa->n_maps; i++)
+		if (pa->maps[i].time <= time)
+			push_map(ch, &pa->maps[i]);
+	for (size_t i = 0; i < pa->n_exec; i++)
+		if (pa->exec_times[i] <= time)
+			SP_PUSH(ch->exec_times, ch->n_exec, ch->cap_exec, pa->exec_times[i]);
+}
+
+void sp_capture_exec(sp_capture *c, int64_t pid, uint64_t time)
+{
+	sp_capture_process *pr = sp_capture_process_for(c, pid);
+	for (size_t i = 0; i < pr->n_exec; i++)
+		if (pr->exec_times[i] == time)
+			return; /* recorded again */
+	SP_PUSH(pr->exec_times, pr->n_exec, pr->cap_exec, time);
+}
+
+static int comm_cmp(const void *a, const void *b)
+{
+	const sp_capture_comm *x = a, *y = b;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return 0;
+}
+
+void sp_capture_add_comm(sp_capture *c, int64_t pid, int64_t tid, uint64_t time,
+			 const char *comm)
+{
+	/* kept ordered by (tid, time): names arrive mostly in order, so the
+	 * place is found from the end */
+	sp_capture_comm e = {.pid = pid, .tid = tid, .time = time};
+	size_t at = c->n_comms;
+	while (at > 0 && comm_cmp(&c->comms[at - 1], &e) > 0)
+		at--;
+	if (at > 0 && !comm_cmp(&c->comms[at - 1], &e) && !strcmp(c->comms[at - 1].comm, comm))
+		return; /* the same name recorded again */
+	e.comm = sp_xstrdup(comm);
+	sp_grow(&c->comms, &c->cap_comms, c->n_comms + 1, sizeof(*c->comms));
+	memmove(c->comms + at + 1, c->comms + at, (c->n_comms - at) * sizeof(*c->comms));
+	c->comms[at] = e;
+	c->n_comms++;
+}
+
+void sp_capture_add_build_id(sp_capture *c, int64_t pid, const char *path, const char *build_id)
+{
+	sp_capture_build_id b = {.pid = pid, .path = sp_xstrdup(path),
+				 .build_id = sp_xstrdup(build_id)};
+	SP_PUSH(c->build_ids, c->n_build_ids, c->cap_build_ids, b);
+}
+
+void sp_capture_add_sample(sp_capture *c, const sp_capture_sample *s, const uint64_t *chain,
+			   size_t n, const void *regs, size_t regs_len, const void *stack,
+			   size_t stack_len)
+{
+	sp_capture_sample copy = *s;
+	copy.chain_off = c->n_chain;
+	copy.n_chain = n;
+	if (n) {
+		sp_grow(&c->chain, &c->cap_chain, c->n_chain + n, sizeof(uint64_t));
+		memcpy(c->chain + c->n_chain, chain, n * sizeof(uint64_t));
+		c->n_chain += n;
+	}
+	copy.regs = (sp_capture_range){c->bytes.len, regs_len};
+	if (regs_len)
+		sp_buf_append(&c->bytes, regs, regs_len);
+	copy.stack = (sp_capture_range){c->bytes.len, stack_len};
+	if (stack_len)
+		sp_buf_append(&c->bytes, stack, stack_len);
+	SP_PUSH(c->samples, c->n_samples, c->cap_samples, copy);
+	c->total_samples++;
+}
+
+void sp_capture_clear_samples(sp_capture *c)
+{
+	c->n_samples = 0;
+	c->n_chain = 0;
+	c->bytes.len = 0;
+}
+
+static const sp_capture_map *sort_maps;
+
+static int by_start_cmp(const void *a, const void *b)
+{
+	const size_t *x = a, *y = b;
+	uint64_t s = sort_maps[*x].start, t = sort_maps[*y].start;
+	if (s != t)
+		return s < t ? -1 : 1;
+	return *x < *y ? -1 : *x > *y;
+}
+
+static void index_maps(sp_capture_process *pr)
+{
+	pr->by_start = sp_xreallocarray(pr->by_start, pr->n_maps ? pr->n_maps : 1,
+					sizeof(size_t));
+	pr->n_by_start = 0;
+	pr->max_len = 0;
+	for (size_t i = 0; i < pr->n_maps; i++) {
+		const sp_capture_map *m = &pr->maps[i];
+		if (!m->exec)
+			continue;
+		pr->by_start[pr->n_by_start++] = i;
+		if (m->limit - m->start > pr->max_len)
+			pr->max_len = m->limit - m->start;
+	}
+	sort_maps = pr->maps; /* qsort has no context argument */
+	qsort(pr->by_start, pr->n_by_start, sizeof(size_t), by_start_cmp);
+	sort_maps = NULL;
+	pr->by_start_dirty = false;
+}
+
+static size_t map_index_at(sp_capture_process *pr, uint64_t addr, uint64_t time)
+{
+	if (pr->by_start_dirty)
+		index_maps(pr);
+	/* the maps starting at or below ADDR, from the nearest down to those
+	 * too far below to reach it */
+	size_t lo = 0, hi = pr->n_by_start;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (pr->maps[pr->by_start[mid]].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	size_t best = SIZE_MAX;
+	for (size_t k = lo; k-- > 0;) {
+		size_t i = pr->by_start[k];
+		const sp_capture_map *m = &pr->maps[i];
+		if (addr - m->start >= pr->max_len)
+			break;
+		if (addr >= m->limit || m->time > time)
+			continue;
+		if (ended_by_exec(pr, m->time, time))
+			continue;
+		/* the latest wins; among equal times the one recorded last */
+		if (best == SIZE_MAX || m->time > pr->maps[best].time ||
+		    (m->time == pr->maps[best].time && i > best))
+			best = i;
+	}
+	return best;
+}
+
+const sp_capture_map *sp_capture_map_at(sp_capture *c, int64_t pid, uint64_t addr,
+					uint64_t time)
+{
+	sp_capture_process *pr = (sp_capture_process *)process_get(c, pid);
+	if (!pr)
+		return NULL;
+	size_t i = map_index_at(pr, addr, time);
+	return i == SIZE_MAX ? NULL : &pr->maps[i];
+}
+
+const char *sp_capture_comm_at(const sp_capture *c, int64_t tid, uint64_t time)
+{
+	static const char none[] = "";
+	size_t lo = 0, hi = c->n_comms;
+	/* first entry with (tid, time) > (TID, TIME) */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const sp_capture_comm *m = &c->comms[mid];
+		if (m->tid < tid || (m->tid == tid && m->time <= time))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo > 0 && c->comms[lo - 1].tid == tid)
+		return c->comms[lo - 1].comm;
+	/* named only after TIME (a thread sampled before its COMM arrived):
+	 * its first name is still the best answer */
+	if (lo < c->n_comms && c->comms[lo].tid == tid)
+		return c->comms[lo].comm;
+	return none;
+}
+
+/* -- capture -> profile ------------------------------------------------------ */
+
+struct sp_capture_profiler {
+	sp_profile *p;
+	size_t n_events;
+	sp_u64map mapping_of; /* (process index << 32 | map index) + 1 -> mapping id */
+	uint64_t kernel_fallback; /* mapping id of "[kernel.kallsyms]", 0 until used */
+	sp_idxset seen;           /* distinct (stack, labels) -> sample index */
+	int64_t *values;
+	uint64_t *locs;
+	size_t n_locs, cap_locs;
+	int64_t k_pid, k_tid, k_comm;
+};
+
+sp_capture_profiler *sp_capture_profiler_new(const sp_capture *c)
+{
+	sp_capture_profiler *b = sp_xcalloc(1, sizeof(*b));
+	b->p = sp_profile_new();
+	b->n_events = c->n_events;
+	sp_profile_add_sample_type(b->p, "samples", "count");
+	for (size_t i = 0; i < c->n_events; i++) {
+		/* a second event of the same name gets a column of its own name */
+		size_t same = 0;
+		for (size_t j = 0; j < i; j++)
+			same += !strcmp(c->events[j].name, c->events[i].name);
+		char *name = same ? sp_xasprintf("%s-%zu", c->events[i].name, same + 1) :
+				    sp_xstrdup(c->events[i].name);
+		sp_profile_add_sample_type(b->p, name, c->events[i].unit);
+		free(name);
+	}
+	if (c->n_events) {
+		const sp_capture_event *e0 = &c->events[0];
+		b->p->default_sample_type = sp_profile_intern(b->p, e0->name);
+		b->p->period_type.type = sp_profile_intern(b->p, e0->name);
+		b->p->period_type.unit = sp_profile_intern(b->p, e0->unit);
+		b->p->period = (int64_t)e0->period;
+		/* a clock sampled at a frequency: its nominal period in ns */
+		if (!e0->period && e0->freq && !strcmp(e0->unit, "nanoseconds"))
+			b->p->period = (int64_t)(1000000000 / e0->freq);
+	}
+	b->values = sp_xcalloc(1 + c->n_events, sizeof(int64_t));
+	b->k_pid = sp_profile_intern(b->p, "pid");
+	b->k_tid = sp_profile_intern(b->p, "tid");
+	b->k_comm = sp_profile_intern(b->p, "comm");
+	return b;
+}
+
+void sp_capture_profiler_free(sp_capture_profiler *b)
+{
+	if (!b)
+		return;
+	sp_profile_free(b->p);
+	sp_u64map_free(&b->mapping_of);
+	sp_idxset_free(&b->seen);
+	free(b->values);
+	free(b->locs);
+	free(b);
+}
+
+static uint64_t kernel_fallback(sp_capture_profiler *b)
+{
+	if (!b->kernel_fallback) {
+		sp_mapping m = {.memory_start = 1ULL << 63, .memory_limit = UINT64_MAX,
+				.filename = sp_profile_intern(b->p, "[kernel.kallsyms]")};
+		b->kernel_fallback = sp_profile_add_mapping(b->p, &m)->id;
+	}
+	return b->kernel_fallback;
+}
+
+/* The mapping id for ADDR in process PID at TIME (0: no map holds it). */
+static uint64_t mapping_for(sp_capture_profiler *b, sp_capture *c, int64_t pid,
+			    uint64_t addr, uint64_t time)
+{
+	uint64_t pi;
+	if (!sp_u64map_get(&c->proc_index, (uint64_t)pid, &pi))
+		return pid == SP_CAPTURE_KERNEL_PID ? kernel_fallback(b) : 0;
+	sp_capture_process *pr = &c->procs[pi - 1];
+	size_t mi = map_index_at(pr, addr, time);
+	if (mi == SIZE_MAX)
+		return pid == SP_CAPTURE_KERNEL_PID ? kernel_fallback(b) : 0;
+	uint64_t key = ((pi - 1) << 32 | mi) + 1, id;
+	if (sp_u64map_get(&b->mapping_of, key, &id))
+		return id;
+	const sp_capture_map *cm = &pr->maps[mi];
+	const char *bid = cm->build_id;
+	for (size_t i = 0; !bid && i < c->n_build_ids; i++)
+		if (!strcmp(c->build_ids[i].path, cm->path) &&
+		    (c->build_ids[i].pid == pid || c->build_ids[i].pid == -1 ||
+		     pid == SP_CAPTURE_KERNEL_PID))
+			bid = c->build_ids[i].build_id;
+	sp_mapping m = {.memory_start = cm->start, .memory_limit = cm->limit,
+			.file_offset = cm->pgoff, .filename = sp_profile_intern(b->p, cm->path),
+			.build_id = bid ? sp_profile_intern(b->p, bid) : 0};
+	id = sp_profile_add_mapping(b->p, &m)->id;
+	sp_u64map_put(&b->mapping_of, key, id);
+	return id;
+}
+
+static bool is_kernel_context(uint64_t ctx)
+{
+	return ctx == SP_CAPTURE_CONTEXT_KERNEL;
+}
+
+/* Appends the location of ADDR (already adjusted) in the address space
+ * CTX of sample S. */
+static void add_frame(sp_capture_profiler *b, sp_capture *c, const sp_capture_sample *s,
+		      uint64_t ctx, uint64_t addr)
+{
+	uint64_t mid = 0;
+	if (is_kernel_context(ctx))
+		mid = mapping_for(b, c, SP_CAPTURE_KERNEL_PID, addr, s->time);
+	else if (ctx == SP_CAPTURE_CONTEXT_USER)
+		mid = mapping_for(b, c, s->pid, addr, s->time);
+	/* hypervisor and guest addresses: no map of ours holds them */
+	uint64_t loc = sp_profile_location_for_address(b->p, mid, addr);
+	SP_PUSH(b->locs, b->n_locs, b->cap_locs, loc);
+}
+
+typedef struct {
+	const sp_profile *p;
+	const uint64_t *locs;
+	size_t n;
+	const sp_label *labels;
+	size_t n_labels;
+} sample_key;
+
+static bool same_sample(void *ctx, size_t idx)
+{
+	const sample_key *k = ctx;
+	const sp_sample *s = &k->p->samples[idx];
+	return s->n_locations == k->n &&
+	       (!k->n || !memcmp(s->location_ids, k->locs, k->n * sizeof(*k->locs))) &&
+	       s->n_labels == k->n_labels &&
+	       !memcmp(s->labels, k->labels, k->n_labels * sizeof(sp_label));
+}
+
+static void add_one(sp_capture_profiler *b, sp_capture *c, const sp_capture_sample *s)
+{
+	uint8_t mode = s->cpumode & 7;
+	uint64_t ctx = mode == 1 ? SP_CAPTURE_CONTEXT_KERNEL :
+		       mode == 2 ? SP_CAPTURE_CONTEXT_USER :
+		       mode == 3 ? SP_CAPTURE_CONTEXT_HV :
+		       mode == 4 ? SP_CAPTURE_CONTEXT_GUEST_KERNEL :
+		       mode == 5 ? SP_CAPTURE_CONTEXT_GUEST_USER :
+		       s->ip >= (1ULL << 63) ? SP_CAPTURE_CONTEXT_KERNEL : SP_CAPTURE_CONTEXT_USER;
+	b->n_locs = 0;
+	const uint64_t *chain = c->chain + s->chain_off;
+	size_t n_addr = 0;
+	bool first = true;
+	for (size_t i = 0; i < s->n_chain; i++) {
+		uint64_t e = chain[i];
+		if (e >= SP_CAPTURE_CONTEXT_MAX) {
+			ctx = e;
+			first = true;
+			continue;
+		}
+		if (e == 0) /* the end of a frame-pointer walk, not an address */
+			continue;
+		add_frame(b, c, s, ctx, first ? e : e - 1);
+		first = false;
+		n_addr++;
+	}
+	/* no callchain recorded, or an empty one (user part left to an
+	 * unwinder): the sample IP is the leaf */
+	if (n_addr == 0 && s->ip)
+		add_frame(b, c, s, ctx, s->ip);
+
+	/* no comm label for a thread never named (an empty string label
+	 * would read back as a number) */
+	int64_t comm = sp_profile_intern(b->p, sp_capture_comm_at(c, s->tid, s->time));
+	sp_label labels[3] = {
+		{.key = b->k_pid, .num = s->pid},
+		{.key = b->k_tid, .num = s->tid},
+		{.key = b->k_comm, .str = comm},
+	};
+	size_t n_labels = comm ? 3 : 2;
+	sample_key k = {b->p, b->locs, b->n_locs, labels, n_labels};
+	uint64_t h = sp_hash_bytes(b->locs, b->n_locs * sizeof(uint64_t),
+				   sp_hash_bytes(labels, n_labels * sizeof(sp_label), 0));
+	size_t j = sp_idxset_find(&b->seen, h, same_sample, &k);
+	if (j == SIZE_MAX) {
+		memset(b->values, 0, (1 + b->n_events) * sizeof(int64_t));
+		sp_profile_add_sample(b->p, b->values, b->locs, b->n_locs, labels, n_labels);
+		j = b->p->n_samples - 1;
+		sp_idxset_add(&b->seen, h, j);
+	}
+	int64_t *v = b->p->samples[j].values;
+	v[0] += 1;
+	if (s->event < b->n_events)
+		v[1 + s->event] = (int64_t)((uint64_t)v[1 + s->event] + s->period);
+}
+
+void sp_capture_profiler_add(sp_capture_profiler *b, sp_capture *c)
+{
+	for (size_t i = 0; i < c->n_samples; i++)
+		add_one(b, c, &c->samples[i]);
+}
+
+/* Whether M looks like a program rather than a library, the kernel or an
+ * anonymous region. */
+static bool is_program(const sp_profile *p, const sp_mapping *m)
+{
+	const char *f = sp_profile_str(p, m->filename);
+	const char *base = strrchr(f, '/');
+	base = base ? base + 1 : f;
+	return !sp_mapping_unsymbolizable(p, m) && !strstr(base, ".so");
+}
+
+/* pprof takes the first mapping for the main binary: the first program
+ * mapped (mappings are made in the order samples use them) moves to the
+ * front and ids follow the new order. */
+static void main_binary_first(sp_profile *p)
+{
+	size_t j = 0;
+	while (j < p->n_mappings && !is_program(p, &p->mappings[j]))
+		j++;
+	if (j == 0 || j == p->n_mappings)
+		return;
+	sp_mapping main = p->mappings[j];
+	memmove(p->mappings + 1, p->mappings, j * sizeof(*p->mappings));
+	p->mappings[0] = main;
+	sp_u64map renum = {0};
+	for (size_t i = 0; i < p->n_mappings; i++) {
+		sp_u64map_put(&renum, p->mappings[i].id, i + 1);
+		p->mappings[i].id = i + 1;
+	}
+	for (size_t i = 0; i < p->n_locations; i++) {
+		uint64_t id;
+		if (p->locations[i].mapping_id &&
+		    sp_u64map_get(&renum, p->locations[i].mapping_id, &id))
+			p->locations[i].mapping_id = id;
+	}
+	sp_u64map_free(&renum);
+	sp_profile_reindex(p);
+}
+
+sp_profile *sp_capture_profiler_finish(sp_capture_profiler *b, const sp_capture *c)
+{
+	sp_profile *p = b->p;
+	b->p = NULL;
+	main_binary_first(p);
+	if (c->hostname || c->osrelease || c->arch) {
+		char *s = sp_xasprintf("perf.data: host %s, kernel %s, arch %s",
+				       c->hostname ? c->hostname : "?",
+				       c->osrelease ? c->osrelease : "?", c->arch ? c->arch : "?");
+		sp_profile_add_comment(p, s);
+		free(s);
+	}
+	if (c->n_cmdline) {
+		sp_buf cmd = {0};
+		sp_buf_puts(&cmd, "command:");
+		for (size_t i = 0; i < c->n_cmdline; i++) {
+			sp_buf_puts(&cmd, " ");
+			sp_buf_puts(&cmd, c->cmdline[i]);
+		}
+		sp_profile_add_comment(p, sp_buf_str(&cmd));
+		sp_buf_free(&cmd);
+	}
+	if (c->lost) {
+		char *s = sp_xasprintf("lost samples: %llu", (unsigned long long)c->lost);
+		sp_profile_add_comment(p, s);
+		free(s);
+	}
+	sp_capture_profiler_free(b);
+	return p;
+}
