@@ -225,37 +225,47 @@ static sp_error *cur_short(const cur *k, size_t need, const char *field)
 		   field, k->len - k->at, k->len, k->what);
 }
 
+/* The next N bytes of K, consumed, or NULL when fewer are left. */
+static const uint8_t *next(cur *k, size_t n)
+{
+	if (n > k->len - k->at || !k->p)
+		return NULL;
+	const uint8_t *q = k->p + k->at;
+	k->at += n;
+	return q;
+}
+
 static sp_error *take(cur *k, size_t n, const uint8_t **out, const char *field)
 {
-	if (n > k->len - k->at)
+	const uint8_t *q = next(k, n);
+	if (!q)
 		return cur_short(k, n, field);
-	*out = k->p + k->at;
-	k->at += n;
+	*out = q;
 	return NULL;
 }
 
 static sp_error *take64(cur *k, uint64_t *v, const char *field)
 {
-	const uint8_t *q = NULL;
-	sp_error *e = take(k, 8, &q, field);
-	if (!e)
-		*v = rd64(k->d, q);
-	return e;
+	const uint8_t *q = next(k, 8);
+	if (!q)
+		return cur_short(k, 8, field);
+	*v = rd64(k->d, q);
+	return NULL;
 }
 
 static sp_error *take32(cur *k, uint32_t *v, const char *field)
 {
-	const uint8_t *q = NULL;
-	sp_error *e = take(k, 4, &q, field);
-	if (!e)
-		*v = rd32(k->d, q);
-	return e;
+	const uint8_t *q = next(k, 4);
+	if (!q)
+		return cur_short(k, 4, field);
+	*v = rd32(k->d, q);
+	return NULL;
 }
 
 /* A perf string: {u32 len; char[len]} NUL-padded.  *S is a new string. */
 static sp_error *take_str(cur *k, char **s, const char *field)
 {
-	uint32_t n;
+	uint32_t n = 0;
 	const uint8_t *q = NULL;
 	sp_error *e = take32(k, &n, field);
 	if (!e)
@@ -387,10 +397,9 @@ static sp_error *take_ids(pd *d, cur *k, uint64_t n, size_t ev)
  * perf_record_header_build_id), as a feature section or a record. */
 static sp_error *build_id_record(pd *d, cur *k, uint16_t misc, size_t end)
 {
-	const uint8_t *q = NULL;
-	sp_error *e = take(k, 4 + 24, &q, "build id");
-	if (e)
-		return e;
+	const uint8_t *q = next(k, 4 + 24);
+	if (!q)
+		return cur_short(k, 4 + 24, "build id");
 	int32_t pid = (int32_t)rd32(d, q);
 	size_t n = 20;
 	if (misc & MISC_BUILD_ID_SIZE) {
@@ -403,7 +412,8 @@ static sp_error *build_id_record(pd *d, cur *k, uint16_t misc, size_t end)
 			n--;
 	}
 	char *name;
-	if ((e = take_name(k, end, &name, "build-id file name")))
+	sp_error *e = take_name(k, end, &name, "build-id file name");
+	if (e)
 		return e;
 	if (n) {
 		char *id = sp_hex_string(q + 4, n);
