@@ -14,9 +14,10 @@
 fix=$tmp/fix
 "$SP_SRCDIR/testdata/fixture/build.sh" "$fix" >"$tmp/build.log" 2>&1 ||
 	{ sed 's/^/# /' "$tmp/build.log"; sp_bail "fixture does not build"; }
-(cd "$fix" && env HEAPPROFILE="$tmp/d" FIXTURE_HEAP_DIFF=1 ./fixture) >/dev/null 2>&1 &&
-	[ -s "$tmp/d.0001.heap" ] && [ -s "$tmp/d.0002.heap" ] ||
+if ! (cd "$fix" && env HEAPPROFILE="$tmp/d" FIXTURE_HEAP_DIFF=1 ./fixture) >/dev/null 2>&1 ||
+	[ ! -s "$tmp/d.0001.heap" ] || [ ! -s "$tmp/d.0002.heap" ]; then
 	sp_bail "fixture did not write two heap dumps"
+fi
 d1=$tmp/d.0001.heap
 d2=$tmp/d.0002.heap
 main="_start;__libc_start_main;__libc_start_call_main;main"
