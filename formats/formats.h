@@ -106,6 +106,9 @@ sp_error *sp_dot_write(const sp_profile *p, const sp_report_options *o, sp_sink 
 /* Renders the call graph through graphviz: FORMAT is "pdf", "svg" or "png". */
 sp_error *sp_graph_render(const sp_profile *p, const sp_report_options *o, const char *format,
 			  sp_sink *out);
+/* The interactive flame graph; differential (colours by change, before and
+ * after in the tooltips, a legend) when P has base samples
+ * (sp_profile_has_base). */
 sp_error *sp_flamegraph_write(const sp_profile *p, const sp_report_options *o, sp_sink *out);
 
 #endif

@@ -108,7 +108,69 @@ else
 	sp_skip "go not installed"
 fi
 
-# (d) CPU profiles: two copies minus one is one; kinds that differ are refused.
+# (d) the differential flame graph: widths from dump 2, colours by change.
+sp_run symprof convert -q "$d2" --base "$d1" -o "$tmp/diff.flame.svg"
+sp_ok "$rc" "--base -o diff.flame.svg exits 0" || sp_show_err
+sp_check "the differential flame graph is well-formed XML" xmllint --noout "$tmp/diff.flame.svg"
+fg_attr()
+{
+	xmllint --xpath "string($1)" "$tmp/diff.flame.svg" 2>/dev/null
+}
+frame()
+{
+	echo "//*[local-name()='g'][@class='f'][@data-n='$1']"
+}
+# fill rgb(R,G,B) -> "R G B"
+fg_rgb()
+{
+	fg_attr "$(frame "$1")/*[local-name()='rect']/@fill" | sed 's/rgb(\(.*\))/\1/; s/,/ /g'
+}
+# shellcheck disable=SC2046 # three words
+set -- $(fg_rgb fixture::alloc_in_main)
+[ "$#" -eq 3 ] && [ "$3" -eq 255 ] && [ "$1" -lt 255 ] && [ "$1" -eq "$2" ]
+sp_ok $? "alloc_in_main (shrank) is blue: rgb($*)"
+shrank_r=$1
+# shellcheck disable=SC2046 # three words
+set -- $(fg_rgb second_phase)
+[ "$#" -eq 3 ] && [ "$1" -eq 255 ] && [ "$2" -lt 255 ] && [ "$2" -eq "$3" ]
+sp_ok $? "second_phase (grew) is red: rgb($*)"
+# shellcheck disable=SC2046 # three words
+set -- $(fg_rgb "fixture::fill<double>")
+[ "$#" -eq 3 ] && [ "$1" -eq "$2" ] && [ "$2" -eq "$3" ]
+sp_ok $? "fill<double> (unchanged) is grey: rgb($*)"
+# shellcheck disable=SC2046 # three words
+set -- $(fg_rgb main)
+[ "$#" -eq 3 ] && [ "$3" -eq 255 ] && [ "$1" -lt "$shrank_r" ]
+sp_ok $? "main (shrank by 1020 KiB) is a deeper blue than alloc_in_main (16 KiB): rgb($*)"
+[ "$(fg_attr "$(frame all)/@data-v")" = "$(awk '{ s += $NF } END { print s }' "$tmp/d2.folded")" ]
+sp_ok $? "widths are dump 2's: the root is dump 2's total"
+[ -z "$(fg_attr "$(frame fixture::big_alloc)/@data-v")" ]
+sp_ok $? "big_alloc, all freed, has no width in the newer profile"
+fg_attr "$(frame fixture::alloc_in_main)/*[local-name()='title']" |
+	grep -q '^fixture::alloc_in_main (before 40960, after 24576 bytes, change -16384)$'
+sp_ok $? "the tooltip gives before, after and the change"
+fg_attr "//*[local-name()='g'][@id='legend']" | grep -q 'grew.*shrank'
+sp_ok $? "the graph has a legend"
+sp_run symprof convert -q "$d2" -o "$tmp/plain.flame.svg"
+! grep -q 'id="legend"' "$tmp/plain.flame.svg" && ! grep -q 'before' "$tmp/plain.flame.svg"
+sp_ok $? "a flame graph without a base is not differential"
+
+# DOT colours growth and shrinkage as pprof does: red, green.
+sp_run symprof convert -q "$d2" --base "$d1" --format dot
+dot_color()
+{
+	# (the wanted label through the environment: awk -v would turn \n into a newline)
+	want=$1 awk '/^\tN[0-9]+\t\[color="#/ { c = substr($0, index($0, "#") + 1, 6) }
+		index($0, ENVIRON["want"]) { print c; exit }' "$tmp/out"
+}
+big=$(dot_color 'label="fixture\nbig_alloc')
+grew=$(dot_color 'label="fixture\nfill<int>')
+[ -n "$big" ] && [ $((0x${big%????})) -lt $((0x$(echo "$big" | cut -c3-4))) ]
+sp_ok $? "DOT: big_alloc (shrank) is green (#$big)"
+[ -n "$grew" ] && [ $((0x${grew%????})) -gt $((0x$(echo "$grew" | cut -c3-4))) ]
+sp_ok $? "DOT: fill<int> (grew) is red-tinted (#$grew)"
+
+# (e) CPU profiles: two copies minus one is one; kinds that differ are refused.
 cpu=$SP_SRCDIR/testdata/profiles/cpu-example.prof
 heap=$SP_SRCDIR/testdata/profiles/heapprofile-small.heap
 sp_run symprof convert --no-symbolize "$cpu" "$cpu" --base "$cpu"
