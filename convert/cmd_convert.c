@@ -20,6 +20,7 @@ static const struct {
 	{"pdf", SP_OUT_PDF, ".pdf"},          {"svg", SP_OUT_SVG, ".svg"},
 	{"png", SP_OUT_PNG, ".png"},          {"top", SP_OUT_TOP, ".txt"},
 	{"flamegraph", SP_OUT_FLAMEGRAPH, ".flame.svg"},
+	{"folded-diff", SP_OUT_FOLDED_DIFF, ".diff.folded"},
 };
 
 static bool ends_with(const char *s, const char *suffix)
@@ -42,6 +43,7 @@ static sp_out_format format_by_extension(const char *path)
 		const char *ext;
 		sp_out_format f;
 	} exts[] = {
+		{".diff.folded", SP_OUT_FOLDED_DIFF},
 		{".pb.gz", SP_OUT_PPROF}, {".pb", SP_OUT_PPROF},     {".pprof", SP_OUT_PPROF},
 		{".folded", SP_OUT_FOLDED}, {".collapsed", SP_OUT_FOLDED}, {".raw", SP_OUT_RAW},
 		{".dot", SP_OUT_DOT},     {".pdf", SP_OUT_PDF},      {".flame.svg", SP_OUT_FLAMEGRAPH},
@@ -70,6 +72,8 @@ typedef struct {
 	bool annotate;
 	bool each;
 	bool all_frames;
+	const char *base;
+	bool diff_base;
 	sp_report_options report;
 } convert_opts;
 
@@ -86,13 +90,19 @@ static void usage(FILE *f)
 		"output:\n"
 		"  -o, --output OUT      output file ('-' = stdout); the format follows its\n"
 		"                        extension (.pb.gz .folded .raw .dot .pdf .svg .png .txt\n"
-		"                        .flame.svg); without -o folded stacks go to stdout\n"
-		"  --format F            pprof, folded, raw, dot, pdf, svg, png, top, flamegraph\n"
+		"                        .flame.svg .diff.folded); without -o folded stacks go\n"
+		"                        to stdout\n"
+		"  --format F            pprof, folded, raw, dot, pdf, svg, png, top, flamegraph,\n"
+		"                        folded-diff (\"stack before after\", needs a base)\n"
 		"  --each                convert every input on its own; -o names a directory\n"
 		"  --sample-index I      value column: a type name or a number (default: the\n"
 		"                        default sample type, else the last column)\n"
 		"  --annotate            folded: mark kernel _[k], JIT _[j], inlined _[i] frames\n"
 		"  --all-frames          keep frames that drop_frames would remove\n"
+		"differences:\n"
+		"  --base FILE           subtract FILE (same kind of profile) from the inputs\n"
+		"  --diff-base FILE      the same, keeping FILE's samples as negative ones\n"
+		"                        labelled pprof::base=true (pprof -diff_base)\n"
 		"reports (dot, pdf, svg, png, top, flamegraph):\n"
 		"  --focus RE  --ignore RE  --functions | --lines | --files  --unit UNIT\n"
 		"  --nodecount N (80, 0 = all)  --nodefraction F (0.005)  --edgefraction F (0.001)\n"
@@ -188,11 +198,19 @@ static int run(convert_opts *o, char **inputs, int n_inputs)
 		      .report = o->report},
 		.inputs = inputs,
 	};
+	if (f == SP_OUT_FOLDED_DIFF && !o->base) {
+		fprintf(stderr, "symprof convert: --format folded-diff needs --base or "
+				"--diff-base\n");
+		return 2;
+	}
 	sp_pipeline pl = {
 		.sym = &o->sym,
 		.each = o->each,
 		.print_summary = true,
 		.name_errors = true,
+		.base = o->base,
+		/* writers that draw both sides tell them apart by the label */
+		.keep_base = o->diff_base || f == SP_OUT_FOLDED_DIFF || f == SP_OUT_FLAMEGRAPH,
 		.output = emit_output,
 		.ctx = &ctx,
 	};
@@ -229,6 +247,8 @@ int cmd_convert(int argc, char **argv)
 		{"unit", required_argument, NULL, 2011},
 		{"title", required_argument, NULL, 2012},
 		{"all-frames", no_argument, NULL, 2013},
+		{"base", required_argument, NULL, 2014},
+		{"diff-base", required_argument, NULL, 2015},
 		{"help", no_argument, NULL, 'h'},
 		SP_CLI_SYM_OPTIONS,
 		{NULL, 0, NULL, 0},
@@ -319,6 +339,16 @@ int cmd_convert(int argc, char **argv)
 			break;
 		case 2013:
 			o.all_frames = true;
+			break;
+		case 2014:
+		case 2015:
+			if (o.base) {
+				fprintf(stderr, "symprof convert: one --base or --diff-base\n");
+				rc = 2;
+				goto out;
+			}
+			o.base = optarg;
+			o.diff_base = c == 2015;
 			break;
 		case 'h':
 			usage(stdout);

@@ -52,6 +52,7 @@ typedef struct {
 	{"no-inline", no_argument, NULL, 1009},                         \
 	{"no-symbolize", no_argument, NULL, 1010},                      \
 	{"maps", required_argument, NULL, 1011},                        \
+	{"force-mismatch", no_argument, NULL, 1012},                    \
 	{"quiet", no_argument, NULL, 'q'}
 
 #define SP_CLI_FIND_HELP                                                                 \
@@ -71,6 +72,7 @@ typedef struct {
 	"  --no-inline           keep only the outermost frame of inlined code\n"        \
 	"  --no-symbolize        keep addresses as they are\n"                           \
 	"  --maps FILE           memory map for raw address stacks\n"                    \
+	"  --force-mismatch      use a file whose segments do not match its mapping\n"  \
 	"  -q, --quiet           no per-mapping summary on stderr\n"
 
 void sp_cli_sym_init(sp_cli_sym *c);
@@ -90,8 +92,8 @@ void sp_cli_print_summary(const char *name, const sp_symbolize_report *r, FILE *
 int sp_cli_fail(sp_error *err);
 
 /* -- the pipeline (pipeline.c) ------------------------------------------------
- * load → (unwind) → symbolize → merge → output, over the inputs of one
- * command, with one symbolizer session for the whole run. */
+ * load → (unwind) → symbolize → merge → diff → output, over the inputs of one
+ * command (and the base), with one symbolizer session for the whole run. */
 
 typedef enum {
 	SP_OUT_NONE = 0,
@@ -104,6 +106,7 @@ typedef enum {
 	SP_OUT_PNG,
 	SP_OUT_TOP,
 	SP_OUT_FLAMEGRAPH,
+	SP_OUT_FOLDED_DIFF,
 } sp_out_format;
 
 /* How `convert` writes its output. */
@@ -137,6 +140,9 @@ typedef struct {
 				  go on with the next; the run still fails */
 	bool print_summary;    /* per-mapping summary on stderr unless sym->quiet */
 	bool name_errors;      /* symbolization errors prefixed with the input */
+	const char *base;      /* --base / --diff-base: subtracted from the
+				  merged profile (from each input with each) */
+	bool keep_base;        /* the base's samples stay, labelled pprof::base */
 	/* Called once per input with each, else once with the merged profile. */
 	sp_error *(*output)(void *ctx, const sp_pipeline_output *out);
 	void *ctx;

@@ -1,12 +1,16 @@
 /* pipeline.c — the one place that sequences a run over input profiles:
  *
  *   load (read, --maps, check) → (unwind: raw captures, to come)
- *     → symbolize (one session for the whole run) → merge → output
+ *     → symbolize (one session for the whole run) → merge → diff → output
  *
  * `convert` writes the output, `info` describes it.  With `each` every
  * input is symbolized and handed to the output on its own; otherwise the
  * inputs, which must be of one kind, are merged into one profile first
- * (a single input is handed over as it is).  `convert` writes with
+ * (a single input is handed over as it is).  With a base (--base,
+ * --diff-base) the base is loaded and symbolized first, through the same
+ * session, so a function has one name on both sides; every input must be
+ * of its kind, and the base is subtracted from what goes to the output
+ * (sp_profile_diff).  `convert` writes with
  * sp_pipeline_write: report formats first drop frames as the profile's
  * drop_frames says and choose the value column, then the writer runs.
  */
@@ -38,8 +42,11 @@ static sp_error *write_output(const sp_output_options *o, sp_profile *p, sp_sink
 	case SP_OUT_RAW:
 		sp_profile_dump(p, sink);
 		return NULL;
-	case SP_OUT_FOLDED: {
-		sp_folded_options fo = {.sample_index = ro.sample_index, .annotate = o->annotate};
+	case SP_OUT_FOLDED:
+	case SP_OUT_FOLDED_DIFF: {
+		sp_folded_options fo = {.sample_index = ro.sample_index,
+					.annotate = o->annotate,
+					.two_sides = f == SP_OUT_FOLDED_DIFF};
 		return sp_folded_write(p, &fo, sink);
 	}
 	case SP_OUT_DOT:
@@ -81,33 +88,19 @@ sp_error *sp_pipeline_write(const sp_output_options *o, sp_profile *p, const cha
 
 /* -- merge -------------------------------------------------------------------- */
 
-/* "[samples/count cpu/nanoseconds], period type cpu/nanoseconds" */
-static char *kind_string(const sp_profile *p)
-{
-	sp_buf b = {0};
-	char *types = sp_profile_types_string(p);
-	sp_buf_puts(&b, types);
-	free(types);
-	const char *pt = sp_profile_str(p, p->period_type.type);
-	if (*pt)
-		sp_buf_printf(&b, ", period type %s/%s", pt, sp_profile_str(p, p->period_type.unit));
-	else
-		sp_buf_puts(&b, ", no period type");
-	return sp_buf_take(&b);
-}
-
 /* Inputs to merge must be of one kind (spec 1.3: same sample types and period
  * type).  Checked as each input is read, before the work of symbolizing it, and
  * the error names both files; sp_profile_merge checks again. */
 static sp_error *check_same_kind(const sp_profile *first, const char *first_name,
-				 const sp_profile *p, const char *name)
+				 const sp_profile *p, const char *name, bool base)
 {
 	if (sp_profile_same_kind(first, p))
 		return NULL;
-	char *a = kind_string(first), *b = kind_string(p);
+	char *a = sp_profile_kind_string(first), *b = sp_profile_kind_string(p);
 	sp_error *err = sp_error_new(SP_E_USAGE,
-				     "%s: cannot merge with %s: profile kinds differ: %s vs %s; "
-				     "convert them separately or with --each",
+				     base ? "%s: cannot subtract base %s: profile kinds differ: %s vs %s"
+					  : "%s: cannot merge with %s: profile kinds differ: %s vs "
+					    "%s; convert them separately or with --each",
 				     name, first_name, b, a);
 	free(a);
 	free(b);
@@ -128,21 +121,53 @@ static sp_error *symbolize(const sp_pipeline *pl, sp_symbolizer *s, sp_profile *
 	return err;
 }
 
-/* Loads and symbolizes input I into *P; for a merge, checks its kind
- * against the first input's. */
+/* Loads and symbolizes input I into *P; checks its kind against the
+ * base's, and for a merge against the first input's. */
 static sp_error *prepare(const sp_pipeline *pl, sp_symbolizer *s, char **inputs, int i,
-			 sp_profile **profiles, sp_pipeline_output *out, sp_symbolize_report *r)
+			 sp_profile **profiles, sp_profile *base, sp_pipeline_output *out,
+			 sp_symbolize_report *r)
 {
 	sp_error *err = sp_cli_load(pl->sym, inputs[i], &profiles[i], &out->format);
+	if (!err && base)
+		err = check_same_kind(base, pl->base, profiles[i], inputs[i], true);
 	if (!err && !pl->each && i > 0)
-		err = check_same_kind(profiles[0], inputs[0], profiles[i], inputs[i]);
+		err = check_same_kind(profiles[0], inputs[0], profiles[i], inputs[i], false);
 	if (!err)
 		err = symbolize(pl, s, profiles[i], inputs[i], r);
 	return err;
 }
 
+/* Loads and symbolizes the base (NULL without one). */
+static sp_error *load_base(const sp_pipeline *pl, sp_symbolizer *s, sp_profile **base)
+{
+	*base = NULL;
+	if (!pl->base)
+		return NULL;
+	sp_input_format fmt;
+	sp_symbolize_report r = {0};
+	sp_error *err = sp_cli_load(pl->sym, pl->base, base, &fmt);
+	if (!err)
+		err = symbolize(pl, s, *base, pl->base, &r);
+	sp_symbolize_report_clear(&r);
+	return err;
+}
+
+/* Replaces *P by *P − BASE (when there is a base). */
+static sp_error *subtract_base(const sp_pipeline *pl, sp_profile *base, sp_profile **p)
+{
+	if (!base)
+		return NULL;
+	sp_profile *d = NULL;
+	sp_error *err = sp_profile_diff(*p, base, pl->keep_base, &d);
+	if (err)
+		return sp_error_prefix(err, "%s", pl->base);
+	sp_profile_free(*p);
+	*p = d;
+	return NULL;
+}
+
 static sp_error *merge_and_output(const sp_pipeline *pl, sp_profile **profiles, char **inputs,
-				  int n, const sp_pipeline_output *last)
+				  int n, sp_profile *base, const sp_pipeline_output *last)
 {
 	sp_pipeline_output out = {.input = -1, .format = SP_FMT_UNKNOWN};
 	sp_error *err = NULL;
@@ -156,6 +181,8 @@ static sp_error *merge_and_output(const sp_pipeline *pl, sp_profile **profiles, 
 		out.name = "merged profile";
 	}
 	if (!err)
+		err = subtract_base(pl, base, &out.profile);
+	if (!err)
 		err = pl->output(pl->ctx, &out);
 	sp_profile_free(out.profile);
 	return err;
@@ -165,15 +192,19 @@ int sp_pipeline_run(const sp_pipeline *pl, char **inputs, int n)
 {
 	sp_symbolizer *s = pl->sym->no_symbolize ? NULL : sp_symbolizer_new(&pl->sym->sym);
 	sp_profile **profiles = sp_xcalloc((size_t)n, sizeof(*profiles));
+	sp_profile *base = NULL;
 	sp_pipeline_output out = {0};
-	sp_error *err = NULL;
+	sp_error *err = load_base(pl, s, &base);
 	int rc = 0;
-	for (int i = 0; i < n && (!err || pl->keep_going); i++) {
+	/* an error before the first input is the base's: nothing to go on with */
+	for (int i = 0; i < n && (!err || (pl->keep_going && i > 0)); i++) {
 		if (err)
 			rc = sp_cli_fail(err);
 		sp_symbolize_report r = {0};
 		out = (sp_pipeline_output){.name = inputs[i], .input = i};
-		err = prepare(pl, s, inputs, i, profiles, &out, &r);
+		err = prepare(pl, s, inputs, i, profiles, base, &out, &r);
+		if (!err && pl->each)
+			err = subtract_base(pl, base, &profiles[i]);
 		out.report = s ? &r : NULL;
 		if (!err && pl->each) {
 			out.profile = profiles[i];
@@ -184,12 +215,13 @@ int sp_pipeline_run(const sp_pipeline *pl, char **inputs, int n)
 		sp_symbolize_report_clear(&r);
 	}
 	if (!err && !pl->each)
-		err = merge_and_output(pl, profiles, inputs, n, &out);
+		err = merge_and_output(pl, profiles, inputs, n, base, &out);
 	if (err)
 		rc = sp_cli_fail(err);
 	for (int i = 0; i < n; i++)
 		sp_profile_free(profiles[i]);
 	free(profiles);
+	sp_profile_free(base);
 	sp_symbolizer_free(s);
 	return rc;
 }

@@ -13,7 +13,15 @@
  *   <g class="f" data-s="START" data-v="VALUE" data-d="DEPTH">
  *     <title>main (90 samples, 90.00%)</title><rect .../><text ...>main</text></g>
  *
- * and the embedded script shows the hovered frame, zooms on click (the
+ * A difference that kept its base's samples (sp_profile_diff with
+ * keep_base: labelled pprof::base=true) is drawn as a differential flame
+ * graph: widths are the newer profile's, each frame's colour its change
+ * (after − before of its cumulative value): red where it grew, blue where
+ * it shrank, deeper the larger the change relative to the largest one,
+ * grey when unchanged; the title gives both values and the change, and a
+ * legend says so.  Stacks only in the base have no width and are not drawn.
+ *
+ * The embedded script shows the hovered frame, zooms on click (the
  * "Reset Zoom" button or a click on "all" goes back), and searches by
  * regular expression (Ctrl-F or the "Search" button), highlighting matches
  * and showing the share of the total they cover.  The fragments
@@ -36,6 +44,7 @@ typedef struct {
 	size_t parent;
 	size_t name; /* index into ftree.names */
 	int64_t value;
+	int64_t before; /* differential: the base's value */
 	size_t depth;
 	size_t *children;
 	size_t n_children, cap_children;
@@ -304,8 +313,25 @@ static const char *unit_word(const char *unit)
 	return unit;
 }
 
+#define DIFF_COLOR_LEN 40
+
+/* Differential colour: red grew, blue shrank, intensity by |DELTA| / MAX.
+ * BUF holds DIFF_COLOR_LEN bytes. */
+static void diff_color(int64_t delta, int64_t max, char *buf)
+{
+	int c = 240;
+	if (delta != 0 && max > 0)
+		c = 225 - (int)(195.0 * ((double)(delta < 0 ? -delta : delta) / (double)max));
+	if (delta > 0)
+		snprintf(buf, DIFF_COLOR_LEN, "rgb(255,%d,%d)", c, c);
+	else if (delta < 0)
+		snprintf(buf, DIFF_COLOR_LEN, "rgb(%d,%d,255)", c, c);
+	else
+		snprintf(buf, DIFF_COLOR_LEN, "rgb(%d,%d,%d)", c, c, c);
+}
+
 static void write_frame(sp_sink *out, const ftree *t, size_t i, int64_t total,
-			size_t max_depth, const char *unit)
+			size_t max_depth, const char *unit, const int64_t *max_change)
 {
 	const fnode *nd = &t->nodes[i];
 	const char *name = t->names.strs[nd->name];
@@ -314,16 +340,24 @@ static void write_frame(sp_sink *out, const ftree *t, size_t i, int64_t total,
 	double w = span * (double)nd->value / (double)total;
 	double y = FG_TOP + (double)(max_depth - nd->depth) * FG_FRAME;
 	size_t len, fitc;
-	char kind = annotation(name, &len), color[24];
+	char kind = annotation(name, &len), color[DIFF_COLOR_LEN];
 
-	frame_color(name, len, kind, color);
+	if (max_change)
+		diff_color(nd->value - nd->before, *max_change, color);
+	else
+		frame_color(name, len, kind, color);
 	sp_sink_printf(out, "<g class=\"f\" data-s=\"%lld\" data-v=\"%lld\" data-d=\"%zu\" data-n=\"",
 		       (long long)nd->start, (long long)nd->value, nd->depth);
 	xml_escape(out, name, len);
 	sp_sink_puts(out, "\"><title>");
 	xml_escape(out, name, len);
-	sp_sink_printf(out, " (%lld %s, %.2f%%)</title>", (long long)nd->value, unit_word(unit),
-		       100.0 * (double)nd->value / (double)total);
+	if (max_change)
+		sp_sink_printf(out, " (before %lld, after %lld %s, change %+lld)</title>",
+			       (long long)nd->before, (long long)nd->value, unit_word(unit),
+			       (long long)(nd->value - nd->before));
+	else
+		sp_sink_printf(out, " (%lld %s, %.2f%%)</title>", (long long)nd->value,
+			       unit_word(unit), 100.0 * (double)nd->value / (double)total);
 	sp_sink_printf(out,
 		       "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" fill=\"%s\" "
 		       "data-fill=\"%s\" rx=\"2\" ry=\"2\"/>",
@@ -341,16 +375,42 @@ static void write_frame(sp_sink *out, const ftree *t, size_t i, int64_t total,
 	sp_sink_puts(out, "</text></g>\n");
 }
 
-static void write_svg(sp_sink *out, const ftree *t, const sp_report_options *o,
-		      const char *unit)
+/* The legend of a differential flame graph, under the title. */
+static void write_legend(sp_sink *out, int64_t max_change, const char *unit)
 {
-	int64_t total = t->nodes[0].value, min = (total + 999) / 1000;
-	size_t max_depth = 0, height;
-	const char *title = o && o->title && o->title[0] ? o->title : "Flame Graph";
+	char grew[DIFF_COLOR_LEN], shrank[DIFF_COLOR_LEN];
+	diff_color(1, 1, grew);
+	diff_color(-1, 1, shrank);
+	sp_sink_printf(out,
+		       "<g id=\"legend\"><rect x=\"%d\" y=\"36\" width=\"12\" height=\"12\" "
+		       "fill=\"%s\"/><text x=\"%d\" y=\"46\">grew</text>"
+		       "<rect x=\"%d\" y=\"36\" width=\"12\" height=\"12\" fill=\"%s\"/>"
+		       "<text x=\"%d\" y=\"46\">shrank</text>"
+		       "<text x=\"%d\" y=\"46\">widths: after; colour: change, deepest at "
+		       "%lld %s</text></g>\n",
+		       FG_XPAD, grew, FG_XPAD + 16, FG_XPAD + 60, shrank, FG_XPAD + 76, FG_XPAD + 136,
+		       (long long)max_change, unit_word(unit));
+}
 
-	for (size_t i = 0; i < t->n; i++)
-		if (t->nodes[i].value >= min && t->nodes[i].depth > max_depth)
-			max_depth = t->nodes[i].depth;
+static void write_svg(sp_sink *out, const ftree *t, const sp_report_options *o,
+		      const char *unit, bool differential)
+{
+	int64_t total = t->nodes[0].value, min = (total + 999) / 1000, max_change = 0;
+	size_t max_depth = 0, height;
+	const char *title = o && o->title && o->title[0] ? o->title
+			    : differential             ? "Differential Flame Graph"
+						       : "Flame Graph";
+
+	for (size_t i = 0; i < t->n; i++) {
+		const fnode *nd = &t->nodes[i];
+		int64_t change = nd->value - nd->before;
+		if (nd->value < min || nd->value <= 0)
+			continue;
+		if (nd->depth > max_depth)
+			max_depth = nd->depth;
+		if ((change < 0 ? -change : change) > max_change)
+			max_change = change < 0 ? -change : change;
+	}
 	height = FG_TOP + (max_depth + 1) * FG_FRAME + FG_BOTTOM;
 	sp_sink_puts(out, "<?xml version=\"1.0\" standalone=\"no\"?>\n");
 	sp_sink_printf(out,
@@ -384,10 +444,13 @@ static void write_svg(sp_sink *out, const ftree *t, const sp_report_options *o,
 		       height - 12);
 	sp_sink_printf(out, "<text id=\"matched\" x=\"%d\" y=\"%zu\" text-anchor=\"end\"></text>\n",
 		       FG_WIDTH - FG_XPAD, height - 12);
+	if (differential)
+		write_legend(out, max_change, unit);
 	/* Parents before children, so the root is the first frame. */
 	for (size_t i = 0; i < t->n; i++)
 		if (t->nodes[i].value >= min && t->nodes[i].value > 0)
-			write_frame(out, t, i, total, max_depth, unit);
+			write_frame(out, t, i, total, max_depth, unit,
+				    differential ? &max_change : NULL);
 	sp_sink_puts(out, "</svg>\n");
 }
 
@@ -426,15 +489,23 @@ sp_error *sp_flamegraph_write(const sp_profile *p, const sp_report_options *o, s
 	}
 	loc_off[p->n_locations] = n_loc_names;
 	SP_PUSH(t.nodes, t.n, t.cap, ((fnode){.name = intern_name(&t, sp_xstrdup("all"))}));
+	bool differential = sp_profile_has_base(p);
 	for (size_t i = 0; i < p->n_samples; i++) {
 		const sp_sample *s = &p->samples[i];
 		int64_t w = s->values[si];
+		bool before = differential && sp_sample_is_base(p, s);
 		size_t cur = 0;
 
-		/* Widths cannot be negative: diff profiles are not drawn. */
+		/* Base samples are negated: their value is -w.  Widths cannot be
+		 * negative: a difference without its base's samples is not drawn. */
+		if (before)
+			w = (int64_t)(0 - (uint64_t)w);
 		if (w <= 0 || !sp_sample_filter_keep(filter, s))
 			continue;
-		t.nodes[0].value += w;
+		if (before)
+			t.nodes[0].before += w;
+		else
+			t.nodes[0].value += w;
 		for (size_t k = s->n_locations; k-- > 0;) {
 			const sp_location *l = sp_profile_location(p, s->location_ids[k]);
 			size_t li;
@@ -444,7 +515,10 @@ sp_error *sp_flamegraph_write(const sp_profile *p, const sp_report_options *o, s
 			li = (size_t)(l - p->locations);
 			for (size_t j = loc_off[li + 1]; j-- > loc_off[li];) {
 				cur = child_of(&t, cur, loc_names[j]);
-				t.nodes[cur].value += w;
+				if (before)
+					t.nodes[cur].before += w;
+				else
+					t.nodes[cur].value += w;
 			}
 		}
 	}
@@ -452,7 +526,7 @@ sp_error *sp_flamegraph_write(const sp_profile *p, const sp_report_options *o, s
 	free(loc_names);
 	sp_sample_filter_free(filter);
 	layout(&t);
-	write_svg(out, &t, o, sp_profile_str(p, p->sample_types[si].unit));
+	write_svg(out, &t, o, sp_profile_str(p, p->sample_types[si].unit), differential);
 	for (size_t i = 0; i < t.n; i++)
 		free(t.nodes[i].children);
 	free(t.nodes);

@@ -13,8 +13,14 @@
  * whitespace + digits ("foo 2") would be taken for a count: the last
  * whitespace before such trailing digits becomes '_' ("foo_2"), in every
  * frame so a function prints the same wherever it appears.  Lines are
- * sorted bytewise; stacks summing to zero are left out.  Pruning
- * (drop_frames) is the caller's business, not this writer's. */
+ * sorted bytewise; stacks summing to zero are left out.  Values are
+ * signed: the difference of two profiles prints its shrinkage negative.
+ * The two-sided form (two_sides) prints difffolded.pl's columns for a
+ * difference that kept its base samples (labelled pprof::base=true):
+ *
+ *   main;run;parse_config 4096 1024      (before after)
+ *
+ * Pruning (drop_frames) is the caller's business, not this writer's. */
 #include "formats/formats.h"
 
 #include <inttypes.h>
@@ -24,7 +30,8 @@
 typedef struct {
 	char *stack;
 	size_t len;
-	int64_t sum;
+	int64_t sum;    /* after, or the only column */
+	int64_t before; /* two_sides: the base's value */
 } entry;
 
 typedef struct {
@@ -118,7 +125,7 @@ static int cmp_lines(const void *a, const void *b)
 sp_error *sp_folded_write(const sp_profile *p, const sp_folded_options *opts, sp_sink *out)
 {
 	size_t col;
-	bool annotate = opts && opts->annotate;
+	bool annotate = opts && opts->annotate, two_sides = opts && opts->two_sides;
 	if (opts) {
 		col = opts->sample_index;
 	} else {
@@ -158,11 +165,16 @@ sp_error *sp_folded_write(const sp_profile *p, const sp_folded_options *opts, sp
 		uint64_t h = sp_hash_bytes(b.data, b.len, 0);
 		size_t at = sp_idxset_find(&set, h, entry_eq, &t);
 		int64_t v = s->values[col];
+		bool before = two_sides && sp_sample_is_base(p, s);
 		if (at == SIZE_MAX) {
-			entry e = {sp_xstrndup(b.data, b.len), b.len, v};
+			entry e = {sp_xstrndup(b.data, b.len), b.len, 0, 0};
 			SP_PUSH(t.v, t.n, t.cap, e);
-			sp_idxset_add(&set, h, t.n - 1);
-		} else if (__builtin_add_overflow(t.v[at].sum, v, &t.v[at].sum)) {
+			at = t.n - 1;
+			sp_idxset_add(&set, h, at);
+		}
+		/* base samples are negated: subtracting gives the base's value */
+		if (before ? __builtin_sub_overflow(t.v[at].before, v, &t.v[at].before)
+			   : __builtin_add_overflow(t.v[at].sum, v, &t.v[at].sum)) {
 			err = sp_error_new(SP_E_LIMIT, "folded output: sum of values overflows for stack %.80s",
 					   t.v[at].stack);
 		}
@@ -171,9 +183,11 @@ sp_error *sp_folded_write(const sp_profile *p, const sp_folded_options *opts, sp
 	char **lines = NULL;
 	size_t n_lines = 0, cap_lines = 0;
 	for (size_t i = 0; i < t.n && !err; i++) {
-		if (t.v[i].sum == 0)
+		if (t.v[i].sum == 0 && t.v[i].before == 0)
 			continue;
-		char *line = sp_xasprintf("%s %" PRId64 "\n", t.v[i].stack, t.v[i].sum);
+		char *line = two_sides ? sp_xasprintf("%s %" PRId64 " %" PRId64 "\n", t.v[i].stack,
+						      t.v[i].before, t.v[i].sum)
+				       : sp_xasprintf("%s %" PRId64 "\n", t.v[i].stack, t.v[i].sum);
 		SP_PUSH(lines, n_lines, cap_lines, line);
 	}
 	if (n_lines)

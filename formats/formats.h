@@ -93,10 +93,16 @@ sp_error *sp_pprof_write(const sp_profile *p, bool gzip, sp_sink *out);
 typedef struct {
 	size_t sample_index; /* column to print; see sp_profile_sample_index */
 	bool annotate;       /* append _[k] / _[j] / _[i] to kernel, JIT, inlined frames */
+	bool two_sides;      /* "stack before after" (difffolded's form) */
 } sp_folded_options;
 
 /* Folded stacks: root first, ';'-joined, inline frames expanded, one line
- * per distinct stack, sorted, summed; zero-valued stacks omitted. */
+ * per distinct stack, sorted, summed (signed: a difference prints
+ * negative values); zero-valued stacks omitted.  With two_sides, the
+ * profile is a difference whose base samples are labelled (sp_profile_diff
+ * with keep_base): each line is "stack before after", before the base's
+ * value (its samples negated back), after the rest; stacks whose two sides
+ * are both zero are omitted. */
 sp_error *sp_folded_write(const sp_profile *p, const sp_folded_options *opts, sp_sink *out);
 /* The annotation of line LINE_IDX of L (index 0 the innermost; any index
  * for a location without lines), as flamegraph.pl's collapse scripts mark
@@ -133,6 +139,9 @@ sp_error *sp_dot_write(const sp_profile *p, const sp_report_options *o, sp_sink 
 /* Renders the call graph through graphviz: FORMAT is "pdf", "svg" or "png". */
 sp_error *sp_graph_render(const sp_profile *p, const sp_report_options *o, const char *format,
 			  sp_sink *out);
+/* The interactive flame graph; differential (colours by change, before and
+ * after in the tooltips, a legend) when P has base samples
+ * (sp_profile_has_base). */
 sp_error *sp_flamegraph_write(const sp_profile *p, const sp_report_options *o, sp_sink *out);
 
 #endif

@@ -7,6 +7,7 @@ profile_libprofile_la_SOURCES = \
 	profile/maps.c \
 	profile/kind.c \
 	profile/merge.c \
+	profile/diff.c \
 	profile/prune.c \
 	profile/filter.c
 profile_libprofile_la_LIBADD = common/libcommon.la

@@ -313,6 +313,20 @@ char *sp_profile_types_string(const sp_profile *p)
 	return sp_buf_take(&b);
 }
 
+char *sp_profile_kind_string(const sp_profile *p)
+{
+	sp_buf b = {0};
+	char *types = sp_profile_types_string(p);
+	sp_buf_puts(&b, types);
+	free(types);
+	const char *pt = sp_profile_str(p, p->period_type.type);
+	if (*pt)
+		sp_buf_printf(&b, ", period type %s/%s", pt, sp_profile_str(p, p->period_type.unit));
+	else
+		sp_buf_puts(&b, ", no period type");
+	return sp_buf_take(&b);
+}
+
 static sp_error *compatible(const sp_profile *a, const sp_profile *b, size_t bi)
 {
 	bool same = a->n_sample_types == b->n_sample_types;

@@ -218,6 +218,25 @@ sp_error *sp_profile_merge(sp_profile *const *profiles, size_t n, sp_profile **o
 bool sp_profile_same_kind(const sp_profile *a, const sp_profile *b);
 /* "[type/unit type/unit ...]": the sample types of P (caller frees). */
 char *sp_profile_types_string(const sp_profile *p);
+/* The sample types and the period type, for errors about kinds:
+ * "[samples/count cpu/nanoseconds], period type cpu/nanoseconds" (caller
+ * frees). */
+char *sp_profile_kind_string(const sp_profile *p);
+
+/* -- differences (diff.c; pprof's -base and -diff_base) ------------------------
+ * *OUT = P − BASE: BASE's samples, values negated, merged into P's with
+ * sp_profile_merge's identity rules, so a stack present in both carries its
+ * change.  With KEEP_BASE (-diff_base) every negated sample is labelled
+ * SP_BASE_LABEL=true and so stays a sample of its own, which lets a reader
+ * show both sides; without it (-base) stacks whose values cancel are
+ * dropped.  Profiles of different kinds are refused (SP_E_USAGE, naming
+ * both kinds).  The inputs are not modified. */
+#define SP_BASE_LABEL "pprof::base"
+sp_error *sp_profile_diff(sp_profile *p, sp_profile *base, bool keep_base, sp_profile **out);
+/* True when sample S of P carries SP_BASE_LABEL=true (a base sample). */
+bool sp_sample_is_base(const sp_profile *p, const sp_sample *s);
+/* True when some sample of P is a base sample. */
+bool sp_profile_has_base(const sp_profile *p);
 
 /* -- kinds of code -----------------------------------------------------------
  * What a mapping or an address holds, for writers that mark frames (folded

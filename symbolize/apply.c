@@ -14,6 +14,7 @@
 #include "symbolize/internal.h"
 
 #include <elf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +27,7 @@ const char *sp_unresolved_reason_str(sp_unresolved_reason r)
 	case SP_UNRES_ANONYMOUS: return "anonymous region";
 	case SP_UNRES_FILE_NOT_FOUND: return "file not found";
 	case SP_UNRES_BUILD_ID_MISMATCH: return "build-id mismatch";
+	case SP_UNRES_FILE_MISMATCH: return "file does not match the recorded mapping";
 	case SP_UNRES_NOT_ELF: return "not ELF";
 	case SP_UNRES_NO_SYMBOLS: return "no symbols";
 	case SP_UNRES_OUTSIDE_FILE: return "outside the file";
@@ -211,8 +213,35 @@ static sp_unresolved_reason locate(ctx *c, const job *j, sp_mapping_report *r,
 	return why;
 }
 
-/* Step 3: the object, opened through the session, and the mapping's load
- * base from its first address left. */
+/* Without a build id to compare, whether the file still looks like the one
+ * mapped (mapcheck.c); a mismatch is noted in R's detail. */
+static bool file_matches(ctx *c, const job *j, const sp_elf_info *info, sp_mapping_report *r)
+{
+	if (c->o->force_mismatch || (*j->bid && info->build_id && *info->build_id))
+		return true; /* the finder compared the build ids */
+	const sp_mapping *m = j->m;
+	sp_mapping_record rec = {m->memory_start, m->memory_limit, m->file_offset, 0, 0};
+	uint64_t seg;
+	sp_file_match w = sp_mapping_file_match(&rec, info, &seg);
+	if (w == SP_FILE_MATCHES)
+		return true;
+	if (!r->detail) {
+		char there[48] = "";
+		if (seg)
+			snprintf(there, sizeof(there), ", the segment there %#llx",
+				 (unsigned long long)seg);
+		r->detail = sp_xasprintf("%s: %s: mapping at file offset %#llx is %#llx bytes%s; "
+					 "--force-mismatch uses it anyway",
+					 info->path, sp_file_match_str(w),
+					 (unsigned long long)m->file_offset,
+					 (unsigned long long)(m->memory_limit - m->memory_start),
+					 there);
+	}
+	return false;
+}
+
+/* Step 3: the object, opened through the session, checked against the
+ * mapping, and the mapping's load base from its first address left. */
 static sp_unresolved_reason open_and_base(ctx *c, job *j, sp_mapping_report *r,
 					  const char *found)
 {
@@ -220,6 +249,8 @@ static sp_unresolved_reason open_and_base(ctx *c, job *j, sp_mapping_report *r,
 	r->used_path = sp_xstrdup(found);
 	sp_error *e = sp_symbolizer_object(c->s, found, *j->bid ? j->bid : NULL, &obj);
 	const sp_elf_info *info = e ? NULL : sp_object_info(obj);
+	if (info && !file_matches(c, j, info, r))
+		return SP_UNRES_FILE_MISMATCH;
 	/* An ET_REL whose sections carry addresses (JIT output) is in run-time
 	 * addresses already: base 0.  Others (.ko) follow §6. */
 	if (info && !(info->elf_type == ET_REL && info->has_text && info->text_addr))

@@ -11,6 +11,7 @@ symbolize_libsymbolize_la_SOURCES = \
 	symbolize/dwraw.c \
 	symbolize/lines.c \
 	symbolize/loadbase.c \
+	symbolize/mapcheck.c \
 	symbolize/elfinfo.c \
 	symbolize/find.c \
 	symbolize/debuginfod_dl.c \

@@ -67,6 +67,8 @@ typedef struct {
 	const char *kallsyms;            /* --kallsyms FILE */
 	bool no_debuginfod;
 	bool no_inline;                  /* keep only the outermost frame */
+	bool force_mismatch;             /* use a file that does not match its
+					    mapping (sp_mapping_file_match) */
 	sp_demangle_style demangle;
 } sp_symbolize_options;
 
@@ -141,6 +143,33 @@ uint64_t sp_relative_adjust(const sp_phdr *loads, size_t n);
  * addresses are already run-time addresses, use base 0 and bypass this. */
 sp_error *sp_mapping_base(const sp_elf_info *info, uint64_t start, uint64_t limit,
 			  uint64_t offset, uint64_t first_addr, uint64_t *base);
+
+/* ------------------------------------------------------------------------ */
+/* Does a found file match the recorded mapping? (mapcheck.c; pure)         */
+
+/* What the profile recorded about a mapping and its file. */
+typedef struct {
+	uint64_t start, limit, offset; /* the mapping */
+	uint64_t file_size;            /* 0: not recorded */
+	int64_t mtime_ns;              /* 0: not recorded */
+} sp_mapping_record;
+
+typedef enum {
+	SP_FILE_MATCHES = 0,     /* or nothing could be compared */
+	SP_FILE_NO_EXEC_SEGMENT, /* no executable PT_LOAD in the mapping's file range */
+	SP_FILE_EXTENT_DIFFERS,  /* the mapping does not end where an executable
+				    PT_LOAD's page-rounded extent does */
+	SP_FILE_SIZE_DIFFERS,    /* recorded file size != the file's */
+	SP_FILE_MTIME_DIFFERS,   /* recorded modification time != the file's */
+} sp_file_match;
+
+/* Compares mapping M with the file described by INFO (its PT_LOADs, size
+ * and mtime); see mapcheck.c for the rules.  For SP_FILE_EXTENT_DIFFERS,
+ * *SEG_SIZE gets the size (4 KiB pages) from the mapping's file offset to
+ * the page end of an executable segment it overlaps, else 0. */
+sp_file_match sp_mapping_file_match(const sp_mapping_record *m, const sp_elf_info *info,
+				    uint64_t *seg_size);
+const char *sp_file_match_str(sp_file_match w);
 
 /* ------------------------------------------------------------------------ */
 /* Finding files.                                                           */
@@ -420,6 +449,8 @@ typedef enum {
 	SP_UNRES_ANONYMOUS,        /* file-less region (e.g. JIT code without objects) */
 	SP_UNRES_FILE_NOT_FOUND,
 	SP_UNRES_BUILD_ID_MISMATCH,
+	SP_UNRES_FILE_MISMATCH,    /* the file's segments (or size, mtime) are not
+				      those of the recorded mapping: rebuilt since */
 	SP_UNRES_NOT_ELF,
 	SP_UNRES_NO_SYMBOLS,       /* no DWARF and no symbol for the address */
 	SP_UNRES_OUTSIDE_FILE,     /* no PT_LOAD covers the address */

@@ -16,6 +16,10 @@ tests_test_pprof_SOURCES = tests/test_pprof.c tests/tap.h
 tests_test_pprof_LDADD = $(TEST_LIBS)
 tests_test_merge_SOURCES = tests/test_merge.c tests/tap.h
 tests_test_merge_LDADD = $(TEST_LIBS)
+check_PROGRAMS += tests/test_diff
+tests_test_diff_SOURCES = tests/test_diff.c tests/tap.h
+tests_test_diff_LDADD = $(TEST_LIBS)
+TESTS += tests/test_diff
 tests_pprof_tool_SOURCES = tests/pprof_tool.c
 tests_pprof_tool_LDADD = $(TEST_LIBS)
 check_PROGRAMS += tests/fuzz/fuzz_pprof
@@ -34,6 +38,10 @@ tests_test_elfinfo_LDADD = $(TEST_LIBS)
 tests_test_demangle_SOURCES = tests/test_demangle.c tests/tap.h
 tests_test_demangle_LDADD = $(TEST_LIBS)
 TESTS += tests/test_loadbase tests/test_elfinfo tests/test_demangle
+check_PROGRAMS += tests/test_mapcheck
+tests_test_mapcheck_SOURCES = tests/test_mapcheck.c tests/tap.h
+tests_test_mapcheck_LDADD = $(TEST_LIBS)
+TESTS += tests/test_mapcheck
 check_PROGRAMS += tests/find_tool
 tests_find_tool_SOURCES = tests/find_tool.c
 tests_find_tool_LDADD = $(TEST_LIBS)
@@ -41,7 +49,7 @@ TESTS += tests/test_find.sh
 EXTRA_DIST += tests/test_find.sh
 # --- end symbolize: load base, ELF identity, demangling, finding files ---
 # --- harness tests (CLI, end to end; see tests/cli_lib.sh) ---
-CLI_TESTS = tests/cli_heap.sh tests/cli_malformed.sh tests/cli_golden.sh
+CLI_TESTS = tests/cli_heap.sh tests/cli_malformed.sh tests/cli_golden.sh tests/cli_diff.sh tests/cli_mismatch.sh
 TESTS += $(CLI_TESTS)
 EXTRA_DIST += $(CLI_TESTS) tests/cli_lib.sh tests/malformed \
 	testdata/fixture testdata/profiles testdata/golden testdata/demo \

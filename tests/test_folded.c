@@ -2,7 +2,8 @@
  * hand-built profile: root-first order with inline chains expanded,
  * unresolved frames as hex, stacks summed across samples, zero sums
  * omitted, the value column chosen by index (default: the last), the
- * _[i]/_[j]/_[k] annotations and the escaping of names. */
+ * _[i]/_[j]/_[k] annotations, the escaping of names, and a difference
+ * (signed, and two-sided "stack before after"). */
 #include "formats/formats.h"
 #include "tests/tap.h"
 
@@ -182,6 +183,27 @@ int main(void)
 	      "main;run;inl_inner 15\n"
 	      "main;weird name x ;std::map<int: int>::find;foo_2 2\n",
 	      "default_sample_type honoured");
+	sp_profile_free(p);
+
+	/* a difference: signed sums; two sides from the base's labelled samples */
+	p = sp_profile_new();
+	sp_profile_add_sample_type(p, "inuse_space", "bytes");
+	sp_mapping m = {.memory_start = 0x1000, .memory_limit = 0x2000,
+			.filename = sp_profile_intern(p, "/bin/app")};
+	sp_profile_add_mapping(p, &m);
+	uint64_t lm = loc(p, 1, 0x1000, "main", NULL), la = loc(p, 1, 0x1100, "grow", NULL),
+		 lf = loc(p, 1, 0x1200, "freed", NULL);
+	sp_label base = sp_label_str(p, SP_BASE_LABEL, "true");
+	sp_profile_add_sample(p, (int64_t[]){300}, (uint64_t[]){la, lm}, 2, NULL, 0);
+	sp_profile_add_sample(p, (int64_t[]){-100}, (uint64_t[]){la, lm}, 2, &base, 1);
+	sp_profile_add_sample(p, (int64_t[]){-64}, (uint64_t[]){lf, lm}, 2, &base, 1);
+	sp_profile_add_sample(p, (int64_t[]){8}, (uint64_t[]){lm}, 1, NULL, 0);
+	sp_profile_add_sample(p, (int64_t[]){-8}, (uint64_t[]){lm}, 1, &base, 1);
+	check(p, NULL, "main;freed -64\nmain;grow 200\n",
+	      "difference: signed sums, unchanged stack left out");
+	o = (sp_folded_options){.sample_index = 0, .two_sides = true};
+	check(p, &o, "main 8 8\nmain;freed 64 0\nmain;grow 100 300\n",
+	      "two sides: before after, base negated back");
 	sp_profile_free(p);
 
 	/* an empty profile writes nothing */
