@@ -170,7 +170,14 @@ sp_sink *sp_sink_memory_new(void);
 const uint8_t *sp_sink_memory_data(const sp_sink *s, size_t *len);
 /* Writes to an already open descriptor (not closed by the sink). */
 sp_sink *sp_sink_fd_new(int fd, const char *name);
-/* Writes PATH.tmp.XXXXXX next to PATH and renames it to PATH on finish. */
+/* The one way symprof opens an output file.  PATH is first followed
+ * through symbolic links (the links stay; their target is written).  A
+ * character or block device or a FIFO is opened and written to directly.
+ * A regular file, or a name that does not exist yet, is written as
+ * TARGET.tmp.XXXXXX beside the target and renamed over it on finish, so
+ * it appears whole or not at all; a replaced file keeps its permission
+ * bits, a new one gets 0666 minus the umask.  Anything else (a directory,
+ * a socket) is refused. */
 sp_error *sp_sink_file_new(const char *path, sp_sink **out);
 /* gzip-compresses into INNER (borrowed; finish/free it after this one). */
 sp_sink *sp_sink_gzip_new(sp_sink *inner);

@@ -1,7 +1,9 @@
-/* sink.c — output sinks: memory, file descriptor, and atomic files. */
+/* sink.c — output sinks: memory, file descriptor, and output files (atomic
+ * replacement of regular files, direct writes to devices and FIFOs). */
 #include "common/common.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,6 +123,7 @@ typedef struct {
 	sp_sink base;
 	int fd;
 	bool own;          /* atomic file: we created tmp and must rename */
+	bool close_fd;     /* the sink opened fd and closes it */
 	bool done;
 	char *name;        /* for messages */
 	char *path, *tmp;
@@ -171,20 +174,20 @@ static sp_error *fd_finish(sp_sink *s)
 {
 	fd_sink *f = (fd_sink *)s;
 	fd_flush(f);
-	if (s->err)
-		return NULL;
-	if (!f->own)
+	if (s->err || !f->close_fd)
 		return NULL;
 	/* No fsync: the rename makes the output appear whole or not at all,
 	 * which is the promise; durability across power loss is not, and an
 	 * fsync per file made batch conversion pay a disk flush per output. */
 	if (close(f->fd) != 0) {
 		f->fd = -1;
-		return sp_error_new(SP_E_IO, "%s: close failed: %s", f->path, strerror(errno));
+		return sp_error_new(SP_E_IO, "%s: close failed: %s", f->name, strerror(errno));
 	}
 	f->fd = -1;
+	if (!f->own)
+		return NULL;
 	if (rename(f->tmp, f->path) != 0)
-		return sp_error_new(SP_E_IO, "%s: cannot rename %s into place: %s", f->path,
+		return sp_error_new(SP_E_IO, "%s: cannot rename %s into place: %s", f->name,
 				    f->tmp, strerror(errno));
 	f->done = true;
 	return NULL;
@@ -193,12 +196,10 @@ static sp_error *fd_finish(sp_sink *s)
 static void fd_destroy(sp_sink *s)
 {
 	fd_sink *f = (fd_sink *)s;
-	if (f->own) {
-		if (f->fd >= 0)
-			close(f->fd);
-		if (!f->done)
-			unlink(f->tmp);
-	}
+	if (f->close_fd && f->fd >= 0)
+		close(f->fd);
+	if (f->own && !f->done)
+		unlink(f->tmp);
 	free(f->name);
 	free(f->path);
 	free(f->tmp);
@@ -216,24 +217,114 @@ sp_sink *sp_sink_fd_new(int fd, const char *name)
 	return &f->base;
 }
 
+/* Follows PATH through symbolic links (at most 40, like the kernel) to the
+ * name that is really written: *REAL is newly allocated; *EXISTS tells
+ * whether it names something, described by *ST.  A dangling link resolves
+ * to the path it points at, which is then created. */
+static sp_error *resolve_output(const char *path, char **real, bool *exists, struct stat *st)
+{
+	char *cur = sp_xstrdup(path);
+	for (int hops = 0; hops <= 40; hops++) {
+		if (lstat(cur, st) != 0) {
+			if (errno != ENOENT) {
+				sp_error *e = sp_error_new(SP_E_IO, "%s: cannot stat output %s: %s",
+							   path, cur, strerror(errno));
+				free(cur);
+				return e;
+			}
+			*exists = false;
+			*real = cur;
+			return NULL;
+		}
+		if (!S_ISLNK(st->st_mode)) {
+			*exists = true;
+			*real = cur;
+			return NULL;
+		}
+		sp_buf target = {0};
+		sp_grow(&target.data, &target.cap, (size_t)st->st_size + 2, 1);
+		ssize_t n = readlink(cur, target.data, target.cap);
+		if (n < 0 || (size_t)n >= target.cap) {
+			/* changed under us or unreadable: report it rather than guess */
+			sp_error *e = sp_error_new(SP_E_IO, "%s: cannot read symbolic link %s: %s",
+						   path, cur, n < 0 ? strerror(errno) : "link changed");
+			sp_buf_free(&target);
+			free(cur);
+			return e;
+		}
+		target.len = (size_t)n;
+		target.data[n] = '\0';
+		char *next;
+		const char *slash = strrchr(cur, '/');
+		if (target.data[0] == '/' || !slash)
+			next = sp_buf_take(&target);
+		else
+			next = sp_xasprintf("%.*s/%s", (int)(slash - cur), cur, target.data);
+		sp_buf_free(&target);
+		free(cur);
+		cur = next;
+	}
+	free(cur);
+	return sp_error_new(SP_E_IO, "%s: too many levels of symbolic links", path);
+}
+
 sp_error *sp_sink_file_new(const char *path, sp_sink **out)
 {
 	*out = NULL;
-	char *tmp = sp_xasprintf("%s.tmp.XXXXXX", path);
+	char *real = NULL;
+	bool exists = false;
+	struct stat st;
+	sp_error *e = resolve_output(path, &real, &exists, &st);
+	if (e)
+		return e;
+	if (exists && (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) || S_ISFIFO(st.st_mode))) {
+		/* Devices and FIFOs cannot be replaced, only written to. */
+		int fd = open(real, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+		free(real);
+		if (fd < 0)
+			return sp_error_new(SP_E_IO, "%s: cannot open output: %s", path,
+					    strerror(errno));
+		fd_sink *f = (fd_sink *)sp_sink_fd_new(fd, path);
+		f->close_fd = true;
+		*out = &f->base;
+		return NULL;
+	}
+	if (exists && !S_ISREG(st.st_mode)) {
+		free(real);
+		return sp_error_new(SP_E_IO, "%s: output is %s, not a regular file, device or FIFO",
+				    path, S_ISDIR(st.st_mode) ? "a directory" : "a special file");
+	}
+	char *tmp = sp_xasprintf("%s.tmp.XXXXXX", real);
 	int fd = mkstemp(tmp);
 	if (fd < 0) {
-		sp_error *e = sp_error_new(SP_E_IO, "%s: cannot create output: %s", path,
-					   strerror(errno));
+		e = sp_error_new(SP_E_IO, "%s: cannot create output: %s", path, strerror(errno));
 		free(tmp);
+		free(real);
 		return e;
 	}
-	/* mkstemp makes 0600; give the output the usual permissions. */
-	mode_t um = umask(0);
-	umask(um);
-	fchmod(fd, 0666 & ~um);
+	/* mkstemp makes 0600: a replaced file keeps its mode, a new one gets
+	 * the usual permissions. */
+	mode_t mode;
+	if (exists) {
+		mode = st.st_mode & 07777;
+	} else {
+		mode_t um = umask(0);
+		umask(um);
+		mode = 0666 & ~um;
+	}
+	if (fchmod(fd, mode) != 0) {
+		e = sp_error_new(SP_E_IO, "%s: cannot set the mode of %s: %s", path, tmp,
+				 strerror(errno));
+		close(fd);
+		unlink(tmp);
+		free(tmp);
+		free(real);
+		return e;
+	}
 	fd_sink *f = (fd_sink *)sp_sink_fd_new(fd, path);
 	f->own = true;
-	f->path = sp_xstrdup(path);
+	f->close_fd = true;
+	f->path = real;
 	f->tmp = tmp;
 	*out = &f->base;
 	return NULL;

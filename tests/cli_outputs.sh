@@ -1,0 +1,99 @@
+#!/bin/sh
+# cli_outputs.sh — what `-o` does to what it names, and what is left behind when a
+# conversion does not finish.
+#
+# A device or a FIFO is written to directly (it stays a device or a FIFO); a symbolic
+# link keeps pointing where it did and its target gets the output; a regular file is
+# replaced whole, keeping its permission bits; a new file gets 0666 minus the umask.
+. "${SP_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}/tests/cli_lib.sh"
+
+printf 'main;a 3\nmain;b 4\n' >"$tmp/in.folded"
+printf 'main;a 3\nmain;b 4\n' >"$tmp/want"
+
+# same_output FILE DESCRIPTION: FILE holds the conversion of in.folded.
+same_output()
+{
+	if cmp -s "$tmp/want" "$1"; then
+		sp_ok 0 "$2"
+	else
+		sp_ok 1 "$2"
+		diff "$tmp/want" "$1" 2>&1 | head -n 5 | sed 's/^/#   /'
+	fi
+}
+
+# leftovers DIR: no temporary output is left in DIR.
+leftovers()
+{
+	ls -a "$1" | grep -q '\.tmp\.' && return 1
+	return 0
+}
+
+# --- a character device ---------------------------------------------------------------
+# One made here when allowed (so that a wrong rename cannot hurt the system's node),
+# else /dev/null itself.
+dev=$tmp/null
+mknod "$dev" c 1 3 2>/dev/null && [ -c "$dev" ] && : >"$dev" 2>/dev/null || dev=/dev/null
+sp_run symprof convert -q "$tmp/in.folded" --format folded -o "$dev"
+sp_ok "$rc" "-o $dev (a character device) exits 0" || sp_show_err
+sp_check "$dev is still a character device" test -c "$dev"
+sp_check "no temporary file beside $dev" leftovers "$(dirname "$dev")"
+
+# --- a FIFO: read what is written through it ------------------------------------------
+mkfifo "$tmp/fifo"
+cat "$tmp/fifo" >"$tmp/fifo.out" &
+reader=$!
+sp_run symprof convert -q "$tmp/in.folded" --format folded -o "$tmp/fifo"
+sp_ok "$rc" "-o FIFO exits 0" || sp_show_err
+if [ -p "$tmp/fifo" ]; then
+	sp_ok 0 "the FIFO is still a FIFO"
+	wait "$reader"
+else
+	sp_ok 1 "the FIFO is still a FIFO"
+	kill "$reader" 2>/dev/null
+fi
+same_output "$tmp/fifo.out" "the reader of the FIFO got the output"
+
+# --- a symbolic link: its target is replaced, the link stays ---------------------------
+mkdir "$tmp/real" "$tmp/links"
+echo old >"$tmp/real/target.folded"
+ln -s ../real/target.folded "$tmp/links/out.folded"
+sp_run symprof convert -q "$tmp/in.folded" -o "$tmp/links/out.folded"
+sp_ok "$rc" "-o SYMLINK exits 0" || sp_show_err
+sp_check "the link is still a link" test -L "$tmp/links/out.folded"
+sp_check "the link still points to its target" \
+	test "$(readlink "$tmp/links/out.folded")" = ../real/target.folded
+same_output "$tmp/real/target.folded" "the link's target holds the output"
+sp_check "no temporary file beside the link" leftovers "$tmp/links"
+sp_check "no temporary file beside the target" leftovers "$tmp/real"
+
+# A dangling link creates its target.
+ln -s ../real/new.folded "$tmp/links/dangling.folded"
+sp_run symprof convert -q "$tmp/in.folded" -o "$tmp/links/dangling.folded"
+sp_ok "$rc" "-o DANGLING-SYMLINK exits 0" || sp_show_err
+sp_check "the dangling link is still a link" test -L "$tmp/links/dangling.folded"
+same_output "$tmp/real/new.folded" "the dangling link's target was created"
+
+# --- a regular file keeps its mode; a new one follows the umask ------------------------
+echo old >"$tmp/private.folded"
+chmod 600 "$tmp/private.folded"
+sp_run symprof convert -q "$tmp/in.folded" -o "$tmp/private.folded"
+sp_ok "$rc" "-o an existing 0600 file exits 0" || sp_show_err
+sp_check "the replaced file is still 0600" \
+	test "$(stat -c %a "$tmp/private.folded")" = 600
+same_output "$tmp/private.folded" "the replaced file holds the output"
+chmod 640 "$tmp/private.folded"
+sp_run symprof convert -q "$tmp/in.folded" -o "$tmp/private.folded"
+sp_check "a 0640 file is still 0640" test "$(stat -c %a "$tmp/private.folded")" = 640
+
+(umask 027 && "$SYMPROF" convert -q "$tmp/in.folded" -o "$tmp/new.folded")
+sp_check "a new file gets 0666 minus the umask (027: 640)" \
+	test "$(stat -c %a "$tmp/new.folded")" = 640
+sp_check "no temporary file is left in the test directory" leftovers "$tmp"
+
+# --- what cannot be an output ----------------------------------------------------------
+mkdir "$tmp/adir"
+sp_run symprof convert -q "$tmp/in.folded" --format folded -o "$tmp/adir"
+sp_check "-o DIRECTORY fails" test "$rc" -eq 1
+sp_check "and says it is a directory" grep -q "adir: output is a directory" "$tmp/err"
+
+sp_done
