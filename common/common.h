@@ -179,6 +179,11 @@ sp_sink *sp_sink_fd_new(int fd, const char *name);
  * bits, a new one gets 0666 minus the umask.  Anything else (a directory,
  * a socket) is refused. */
 sp_error *sp_sink_file_new(const char *path, sp_sink **out);
+/* Unlinks every temporary output not yet renamed into place; for paths that
+ * end the process without unwinding (allocation failure).  Async-signal-
+ * safe: SIGINT, SIGTERM, SIGHUP and SIGABRT do the same, then end the
+ * process with the signal's default action. */
+void sp_sink_remove_pending(void);
 /* gzip-compresses into INNER (borrowed; finish/free it after this one). */
 sp_sink *sp_sink_gzip_new(sp_sink *inner);
 

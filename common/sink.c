@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,6 +118,95 @@ const uint8_t *sp_sink_memory_data(const sp_sink *s, size_t *len)
 	return m->buf.data ? (const uint8_t *)m->buf.data : (const uint8_t *)"";
 }
 
+/* -- temporary files pending rename ----------------------------------------- */
+
+/* Every temporary output not yet renamed into place is on this list, so that
+ * a signal that ends the process removes it.  The list is changed only with
+ * those signals blocked, and the handler only reads it, unlinks and re-raises:
+ * all async-signal-safe.  It is the process's, not a session's: signals are. */
+typedef struct pending_tmp {
+	struct pending_tmp *prev, *next;
+	const char *path;
+} pending_tmp;
+
+static pending_tmp *volatile pending_head;
+static const int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGABRT};
+
+static void remove_pending(void)
+{
+	for (pending_tmp *t = pending_head; t; t = t->next)
+		unlink(t->path);
+}
+
+static void on_fatal_signal(int sig)
+{
+	remove_pending();
+	/* the default action happens once the handler returns and SIG is
+	 * unblocked */
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void block_cleanup_signals(sigset_t *old)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	for (size_t i = 0; i < SP_ARRAY_LEN(cleanup_signals); i++)
+		sigaddset(&set, cleanup_signals[i]);
+	sigprocmask(SIG_BLOCK, &set, old);
+}
+
+/* Installs the handler once; a signal the process was told to ignore
+ * (nohup, background jobs) stays ignored. */
+static void install_handlers(void)
+{
+	static bool installed;
+	if (installed)
+		return;
+	installed = true;
+	for (size_t i = 0; i < SP_ARRAY_LEN(cleanup_signals); i++) {
+		struct sigaction old, sa;
+		if (sigaction(cleanup_signals[i], NULL, &old) != 0 || old.sa_handler == SIG_IGN)
+			continue;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_fatal_signal;
+		sigemptyset(&sa.sa_mask);
+		sigaction(cleanup_signals[i], &sa, NULL);
+	}
+}
+
+/* Called with the cleanup signals blocked. */
+static void pending_add(pending_tmp *t)
+{
+	install_handlers();
+	t->prev = NULL;
+	t->next = pending_head;
+	if (pending_head)
+		pending_head->prev = t;
+	pending_head = t;
+}
+
+static void pending_remove(pending_tmp *t)
+{
+	if (!t->path)
+		return;
+	sigset_t old;
+	block_cleanup_signals(&old);
+	if (t->prev)
+		t->prev->next = t->next;
+	else
+		pending_head = t->next;
+	if (t->next)
+		t->next->prev = t->prev;
+	t->path = NULL;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+void sp_sink_remove_pending(void)
+{
+	remove_pending();
+}
+
 /* -- file descriptor (buffered) and atomic file ---------------------------- */
 
 typedef struct {
@@ -127,6 +217,7 @@ typedef struct {
 	bool done;
 	char *name;        /* for messages */
 	char *path, *tmp;
+	pending_tmp pending; /* tmp, while it is not renamed */
 	char buf[65536];
 	size_t n;
 } fd_sink;
@@ -190,6 +281,7 @@ static sp_error *fd_finish(sp_sink *s)
 		return sp_error_new(SP_E_IO, "%s: cannot rename %s into place: %s", f->name,
 				    f->tmp, strerror(errno));
 	f->done = true;
+	pending_remove(&f->pending);
 	return NULL;
 }
 
@@ -198,8 +290,10 @@ static void fd_destroy(sp_sink *s)
 	fd_sink *f = (fd_sink *)s;
 	if (f->close_fd && f->fd >= 0)
 		close(f->fd);
-	if (f->own && !f->done)
+	if (f->own && !f->done) {
+		pending_remove(&f->pending);
 		unlink(f->tmp);
+	}
 	free(f->name);
 	free(f->path);
 	free(f->tmp);
@@ -295,11 +389,27 @@ sp_error *sp_sink_file_new(const char *path, sp_sink **out)
 				    path, S_ISDIR(st.st_mode) ? "a directory" : "a special file");
 	}
 	char *tmp = sp_xasprintf("%s.tmp.XXXXXX", real);
+	fd_sink *f = (fd_sink *)sp_sink_fd_new(-1, path);
+	/* from its creation on, a signal removes the temporary file */
+	sigset_t old;
+	block_cleanup_signals(&old);
 	int fd = mkstemp(tmp);
+	int mkstemp_errno = errno;
+	if (fd >= 0) {
+		f->pending.path = tmp;
+		pending_add(&f->pending);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	f->fd = fd;
+	f->own = true;
+	f->close_fd = true;
+	f->path = real;
+	f->tmp = tmp;
 	if (fd < 0) {
-		e = sp_error_new(SP_E_IO, "%s: cannot create output: %s", path, strerror(errno));
-		free(tmp);
-		free(real);
+		e = sp_error_new(SP_E_IO, "%s: cannot create output: %s", path,
+				 strerror(mkstemp_errno));
+		f->own = false;
+		sp_sink_free(&f->base);
 		return e;
 	}
 	/* mkstemp makes 0600: a replaced file keeps its mode, a new one gets
@@ -315,17 +425,9 @@ sp_error *sp_sink_file_new(const char *path, sp_sink **out)
 	if (fchmod(fd, mode) != 0) {
 		e = sp_error_new(SP_E_IO, "%s: cannot set the mode of %s: %s", path, tmp,
 				 strerror(errno));
-		close(fd);
-		unlink(tmp);
-		free(tmp);
-		free(real);
+		sp_sink_free(&f->base);
 		return e;
 	}
-	fd_sink *f = (fd_sink *)sp_sink_fd_new(fd, path);
-	f->own = true;
-	f->close_fd = true;
-	f->path = real;
-	f->tmp = tmp;
 	*out = &f->base;
 	return NULL;
 }

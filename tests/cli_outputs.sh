@@ -90,6 +90,46 @@ sp_check "a new file gets 0666 minus the umask (027: 640)" \
 	test "$(stat -c %a "$tmp/new.folded")" = 640
 sp_check "no temporary file is left in the test directory" leftovers "$tmp"
 
+# --- a conversion ended by a signal leaves no temporary file -----------------------------
+# Inputs large enough that writing the pprof takes a while (150,000 distinct stacks).
+# The program is stopped, the temporary output is seen to exist, then the signal is sent
+# and the program continued, so the signal always arrives in the middle of the write.
+awk 'BEGIN { srand(1); for (i = 0; i < 150000; i++) {
+	s = "main"
+	for (d = 0; d < 12; d++) s = s ";f" int(rand() * 5000)
+	print s, i + 1 } }' >"$tmp/big.folded"
+mkdir "$tmp/sig"
+for sig in TERM:15 INT:2 HUP:1; do
+	signo=${sig#*:}
+	sig=${sig%:*}
+	rm -f "$tmp/sig/"*
+	# a background job starts with SIGINT ignored; give the program the default
+	env --default-signal=INT "$SYMPROF" convert -q "$tmp/big.folded" \
+		-o "$tmp/sig/out.pb.gz" 2>"$tmp/err" &
+	pid=$!
+	caught=
+	while kill -0 "$pid" 2>/dev/null; do
+		kill -STOP "$pid" 2>/dev/null || break
+		if ls "$tmp/sig" | grep -q '^out\.pb\.gz\.tmp\.'; then
+			kill -"$sig" "$pid"
+			caught=yes
+		fi
+		kill -CONT "$pid" 2>/dev/null
+		[ -n "$caught" ] && break
+		sleep 0.02
+	done
+	wait "$pid"
+	st=$?
+	if [ -z "$caught" ]; then
+		sp_skip "SIG$sig: the conversion ended before its temporary file was seen"
+		continue
+	fi
+	sp_check "SIG$sig in the middle of the write ends the program by the signal ($st)" \
+		test "$st" -eq $((128 + signo))
+	sp_check "SIG$sig: no out.pb.gz.tmp.* is left" leftovers "$tmp/sig"
+	sp_check "SIG$sig: no out.pb.gz either" test ! -e "$tmp/sig/out.pb.gz"
+done
+
 # --- what cannot be an output ----------------------------------------------------------
 mkdir "$tmp/adir"
 sp_run symprof convert -q "$tmp/in.folded" --format folded -o "$tmp/adir"
