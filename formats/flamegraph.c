@@ -453,7 +453,15 @@ sp_error *sp_flamegraph_write(const sp_profile *p, const sp_report_options *o, s
 		/* Widths cannot be negative: diff profiles are not drawn. */
 		if (w <= 0 || !sp_sample_filter_keep(filter, s))
 			continue;
-		t.nodes[0].value += w;
+		/* every frame's width is part of the root's: if the total
+		 * fits, so does every sum below it (profile.h: refuse) */
+		if (__builtin_add_overflow(t.nodes[0].value, w, &t.nodes[0].value)) {
+			err = sp_error_new(SP_E_LIMIT,
+					   "flame graph: the %s values add up to more than an "
+					   "int64 holds",
+					   sp_profile_str(p, p->sample_types[si].type));
+			break;
+		}
 		for (size_t k = s->n_locations; k-- > 0;) {
 			const sp_location *l = sp_profile_location(p, s->location_ids[k]);
 			size_t li;
@@ -470,8 +478,10 @@ sp_error *sp_flamegraph_write(const sp_profile *p, const sp_report_options *o, s
 	free(loc_off);
 	free(loc_names);
 	sp_sample_filter_free(filter);
-	layout(&t);
-	write_svg(out, &t, o, sp_profile_str(p, p->sample_types[si].unit));
+	if (!err) {
+		layout(&t);
+		write_svg(out, &t, o, sp_profile_str(p, p->sample_types[si].unit));
+	}
 	for (size_t i = 0; i < t.n; i++)
 		free(t.nodes[i].children);
 	for (size_t i = 0; i < t.n_names; i++)
@@ -480,5 +490,5 @@ sp_error *sp_flamegraph_write(const sp_profile *p, const sp_report_options *o, s
 	free(t.names);
 	sp_idxset_free(&t.set);
 	sp_idxset_free(&t.name_set);
-	return NULL;
+	return err;
 }

@@ -41,7 +41,8 @@ TESTS += tests/test_find.sh
 EXTRA_DIST += tests/test_find.sh
 # --- end symbolize: load base, ELF identity, demangling, finding files ---
 # --- harness tests (CLI, end to end; see tests/cli_lib.sh) ---
-CLI_TESTS = tests/cli_heap.sh tests/cli_malformed.sh tests/cli_golden.sh tests/cli_outputs.sh
+CLI_TESTS = tests/cli_heap.sh tests/cli_malformed.sh tests/cli_golden.sh tests/cli_outputs.sh \
+	tests/cli_limits.sh
 TESTS += $(CLI_TESTS)
 EXTRA_DIST += $(CLI_TESTS) tests/cli_lib.sh tests/malformed \
 	testdata/fixture testdata/profiles testdata/golden testdata/demo \
