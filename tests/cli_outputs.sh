@@ -130,6 +130,20 @@ for sig in TERM:15 INT:2 HUP:1; do
 	sp_check "SIG$sig: no out.pb.gz either" test ! -e "$tmp/sig/out.pb.gz"
 done
 
+# --- output lost on standard output is an error ------------------------------------------
+if [ -w /dev/full ]; then
+	for cmd in "info --no-symbolize" "convert -q --no-symbolize" "--help"; do
+		# shellcheck disable=SC2086 # the command's words
+		sp_symprof $cmd "$tmp/in.folded" >/dev/full 2>"$tmp/err"
+		st=$?
+		sp_check "symprof $cmd >/dev/full exits 1 ($st)" test "$st" -eq 1
+		sp_check "... saying the output was lost" \
+			grep -q "standard output: write failed: No space left on device" "$tmp/err"
+	done
+else
+	sp_skip "no writable /dev/full"
+fi
+
 # --- what cannot be an output ----------------------------------------------------------
 mkdir "$tmp/adir"
 sp_run symprof convert -q "$tmp/in.folded" --format folded -o "$tmp/adir"
