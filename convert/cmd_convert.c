@@ -304,6 +304,7 @@ static int run(convert_opts *o, char **inputs, int n_inputs)
 			merged = profiles[0];
 			profiles[0] = NULL;
 		} else {
+			sp_mem_set_input("merged profile");
 			err = sp_profile_merge(profiles, (size_t)n_inputs, &merged);
 		}
 		if (!err)

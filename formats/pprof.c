@@ -114,7 +114,7 @@ static sp_error *wire_err(const reader *r, size_t off, const char *fmt, ...)
 	va_start(ap, fmt);
 	char *msg = NULL;
 	if (vasprintf(&msg, fmt, ap) < 0)
-		abort();
+		sp_oom();
 	va_end(ap);
 	sp_error *e = sp_error_new(SP_E_UNRECOGNIZED, "%s: offset %zu: %s", r->name, off, msg);
 	free(msg);
@@ -141,7 +141,7 @@ static sp_error *field_err(const reader *r, const field *f, size_t off, const ch
 	va_start(ap, fmt);
 	char *msg = NULL;
 	if (vasprintf(&msg, fmt, ap) < 0)
-		abort();
+		sp_oom();
 	va_end(ap);
 	char *fl = field_label(f->md, f->num);
 	sp_error *e = wire_err(r, off, "%s: %s", fl, msg);
