@@ -124,7 +124,8 @@ TESTS += tests/fuzz/fuzz_cpu tests/fuzz/fuzz_contention tests/fuzz/fuzz_thread \
 TESTS += tests/test_stacks_malformed.sh tests/test_stacks_go.sh
 dist_check_SCRIPTS += tests/test_stacks_malformed.sh tests/test_stacks_go.sh
 EXTRA_DIST += tests/malformed/cpu tests/malformed/contention tests/malformed/thread \
-	tests/malformed/gocount tests/malformed/raw tests/malformed/folded tests/data/stacks
+	tests/malformed/gocount tests/malformed/raw tests/malformed/folded tests/data/stacks \
+	tests/data/graphs
 # --- end address-stack reader tests ---
 
 # --- symbolize: session, resolver, profiles (wip-hs2) tests ---
