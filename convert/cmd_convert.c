@@ -305,7 +305,8 @@ static int run(convert_opts *o, char **inputs, int n_inputs)
 			profiles[0] = NULL;
 		} else {
 			sp_mem_set_input("merged profile");
-			err = sp_profile_merge(profiles, (size_t)n_inputs, &merged);
+			err = sp_profile_merge_named(profiles, (const char *const *)inputs,
+						     (size_t)n_inputs, &merged);
 		}
 		if (!err)
 			err = emit(o, f, merged, n_inputs == 1 ? inputs[0] : "merged profile",

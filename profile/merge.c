@@ -388,6 +388,12 @@ static sp_error *merge_header(merger *m, const sp_profile *src, bool first)
 
 sp_error *sp_profile_merge(sp_profile *const *profiles, size_t n, sp_profile **out)
 {
+	return sp_profile_merge_named(profiles, NULL, n, out);
+}
+
+sp_error *sp_profile_merge_named(sp_profile *const *profiles, const char *const *names,
+				 size_t n, sp_profile **out)
+{
 	*out = NULL;
 	if (n == 0)
 		return sp_error_new(SP_E_USAGE, "no profiles to merge");
@@ -416,7 +422,9 @@ sp_error *sp_profile_merge(sp_profile *const *profiles, size_t n, sp_profile **o
 		for (size_t j = 0; j < src->n_samples && !err; j++)
 			if (!zero_sample(src, &src->samples[j]))
 				err = map_sample(&m, &src->samples[j]);
-		if (err)
+		if (err && names)
+			err = sp_error_prefix(err, "merging %s", names[i]);
+		else if (err)
 			err = sp_error_prefix(err, "merging profile %zu", i + 1);
 	}
 

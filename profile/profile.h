@@ -214,6 +214,9 @@ void sp_profile_attach_locations(sp_profile *p);
  * into a new profile with pprof's identity rules; N == 1 compacts.  The
  * inputs are not modified. */
 sp_error *sp_profile_merge(sp_profile *const *profiles, size_t n, sp_profile **out);
+/* The same, with errors about profile i naming NAMES[i] (its file). */
+sp_error *sp_profile_merge_named(sp_profile *const *profiles, const char *const *names,
+				 size_t n, sp_profile **out);
 /* True when A and B are of one kind, the condition for merging them: equal
  * sample types (type and unit, in order) and equal period type. */
 bool sp_profile_same_kind(const sp_profile *a, const sp_profile *b);

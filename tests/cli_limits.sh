@@ -27,7 +27,7 @@ printf 'main;work %s\n' "$max" >"$tmp/a.folded"
 printf 'main;work 1\n' >"$tmp/b.folded"
 sp_run symprof convert -q "$tmp/a.folded" "$tmp/b.folded" -o "$tmp/merged.folded"
 refused "merging two profiles whose equal stacks add up past 2^63-1 is refused" \
-	"merging profile 2: the samples values of sample 1 add up to more than an int64 holds"
+	"merging $tmp/b.folded: the samples values of sample 1 add up to more than an int64 holds"
 sp_check "... and writes nothing" no_output "$tmp/merged.folded"
 
 printf 'main;work %s\nmain;idle 1\n' "$max" >"$tmp/c.folded"
