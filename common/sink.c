@@ -413,9 +413,14 @@ sp_error *sp_sink_file_new(const char *path, sp_sink **out)
 		return e;
 	}
 	/* mkstemp makes 0600: a replaced file keeps its mode, a new one gets
-	 * the usual permissions. */
+	 * the usual permissions */
 	mode_t mode;
 	if (exists) {
+		/* the owner too where allowed (root, or a group of ours);
+		 * before the chmod, which a chown may clear bits of */
+		if (fchown(fd, st.st_uid, st.st_gid) != 0) {
+			/* not allowed: the file becomes ours, as any rewrite would */
+		}
 		mode = st.st_mode & 07777;
 	} else {
 		mode_t um = umask(0);

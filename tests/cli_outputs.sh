@@ -85,6 +85,15 @@ chmod 640 "$tmp/private.folded"
 sp_run symprof convert -q "$tmp/in.folded" -o "$tmp/private.folded"
 sp_check "a 0640 file is still 0640" test "$(stat -c %a "$tmp/private.folded")" = 640
 
+# The owner is kept where the rename would change it and chown is allowed (as root).
+if [ "$(id -u)" = 0 ] && chown 65534:65534 "$tmp/private.folded" 2>/dev/null; then
+	sp_run symprof convert -q "$tmp/in.folded" -o "$tmp/private.folded"
+	sp_check "a file of another user keeps its owner and group" \
+		test "$(stat -c %u:%g "$tmp/private.folded")" = 65534:65534
+else
+	sp_skip "not root: owners cannot be given away"
+fi
+
 (umask 027 && "$SYMPROF" convert -q "$tmp/in.folded" -o "$tmp/new.folded")
 sp_check "a new file gets 0666 minus the umask (027: 640)" \
 	test "$(stat -c %a "$tmp/new.folded")" = 640
