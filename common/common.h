@@ -8,7 +8,10 @@
  *   - "borrowed until Y" means the pointer stays valid until Y happens and
  *     must not be freed by the caller; "consumes" means ownership moves in.
  *   - Running out of memory is not an error path: sp_xmalloc and friends
- *     print a message and abort, like git's xmalloc.
+ *     keep the process within its memory budget (sp_mem_set_limit) and,
+ *     when it would be passed or malloc fails, print a message naming the
+ *     input being worked on and the limit, remove temporary outputs and
+ *     exit with status 1, like git's xmalloc but without the abort.
  */
 #ifndef SYMPROF_COMMON_H
 #define SYMPROF_COMMON_H
@@ -75,7 +78,28 @@ sp_errcode sp_error_root_code(const sp_error *err);
 char *sp_error_string(const sp_error *err);
 
 /* ------------------------------------------------------------------------ */
-/* Memory. Abort on exhaustion.                                             */
+/* Memory.  A budget for the whole process; exhaustion ends the run.        */
+
+/* The smallest budget accepted, and the default's ceiling in GiB. */
+#define SP_MEM_MIN_LIMIT ((size_t)64 << 20)
+#define SP_MEM_DEFAULT_MAX_GIB 8
+/* Limits the process to BYTES (raised to SP_MEM_MIN_LIMIT; 0 = no limit):
+ * the heap in use, plus a fixed 16 MiB for code and stacks.  Inputs are
+ * read and decompressed only up to this size too. */
+void sp_mem_set_limit(size_t bytes);
+size_t sp_mem_limit(void); /* 0 = none */
+/* Half of physical memory, at most SP_MEM_DEFAULT_MAX_GIB GiB. */
+size_t sp_mem_default_limit(void);
+/* NAME (borrowed until the next call) is what messages about memory name:
+ * the input being read or written. NULL for none. */
+void sp_mem_set_input(const char *name);
+/* "4G", "512M", "65536K", "1048576" (binary units, optional B). */
+bool sp_mem_parse_size(const char *s, size_t *out);
+/* "4 GiB", "256 MiB" or "1000 bytes" into BUF. */
+void sp_format_size(char *buf, size_t n, size_t bytes);
+/* Reports exhaustion (naming the input and the limit), removes temporary
+ * outputs and exits with status 1. */
+__attribute__((noreturn)) void sp_oom(void);
 
 void *sp_xmalloc(size_t n);
 void *sp_xcalloc(size_t n, size_t size);
@@ -197,20 +221,34 @@ sp_sink *sp_sink_memory_new(void);
 const uint8_t *sp_sink_memory_data(const sp_sink *s, size_t *len);
 /* Writes to an already open descriptor (not closed by the sink). */
 sp_sink *sp_sink_fd_new(int fd, const char *name);
-/* Writes PATH.tmp.XXXXXX next to PATH and renames it to PATH on finish. */
+/* The one way symprof opens an output file.  PATH is first followed
+ * through symbolic links (the links stay; their target is written).  A
+ * character or block device or a FIFO is opened and written to directly.
+ * A regular file, or a name that does not exist yet, is written as
+ * TARGET.tmp.XXXXXX beside the target and renamed over it on finish, so
+ * it appears whole or not at all; a replaced file keeps its permission
+ * bits, a new one gets 0666 minus the umask.  Anything else (a directory,
+ * a socket) is refused. */
 sp_error *sp_sink_file_new(const char *path, sp_sink **out);
+/* Unlinks every temporary output not yet renamed into place; for paths that
+ * end the process without unwinding (allocation failure).  Async-signal-
+ * safe: SIGINT, SIGTERM, SIGHUP and SIGABRT do the same, then end the
+ * process with the signal's default action. */
+void sp_sink_remove_pending(void);
 /* gzip-compresses into INNER (borrowed; finish/free it after this one). */
 sp_sink *sp_sink_gzip_new(sp_sink *inner);
 
 /* ------------------------------------------------------------------------ */
 /* Input.                                                                   */
 
-/* Reads a whole file.  *data is NUL-terminated (not counted in *len). */
+/* Reads a whole file.  *data is NUL-terminated (not counted in *len).  A
+ * file larger than the memory limit (sp_mem_limit), or a pipe or device
+ * that gives more, is refused with SP_E_LIMIT. */
 sp_error *sp_read_file(const char *path, uint8_t **data, size_t *len);
 /* True when DATA starts with the gzip magic 1f 8b. */
 bool sp_is_gzip(const uint8_t *data, size_t len);
 /* Decompresses a gzip stream (concatenated members allowed); refuses to
- * produce more than MAX bytes.  *out is NUL-terminated. NAME is used in
+ * produce more than MAX bytes, or than the memory limit.  *out is NUL-terminated. NAME is used in
  * error messages. */
 sp_error *sp_gunzip(const char *name, const uint8_t *in, size_t len, size_t max,
 		    uint8_t **out, size_t *outlen);

@@ -24,10 +24,8 @@ sp_error *sp_error_newv(sp_errcode code, const char *fmt, va_list ap)
 	e->code = code;
 	if (fmt) {
 		char *s = NULL;
-		if (vasprintf(&s, fmt, ap) < 0) {
-			fputs("symprof: out of memory\n", stderr);
-			abort();
-		}
+		if (vasprintf(&s, fmt, ap) < 0)
+			sp_oom();
 		e->msg = s;
 	}
 	return e;

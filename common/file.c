@@ -9,6 +9,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+static sp_error *too_large(const char *path, size_t limit)
+{
+	char lim[64];
+	sp_format_size(lim, sizeof(lim), limit);
+	return sp_error_new(SP_E_LIMIT,
+			    "%s: input larger than the memory limit of %s (--max-memory)", path,
+			    lim);
+}
+
 sp_error *sp_read_file(const char *path, uint8_t **data, size_t *len)
 {
 	*data = NULL;
@@ -26,12 +35,24 @@ sp_error *sp_read_file(const char *path, uint8_t **data, size_t *len)
 		close(fd);
 		return sp_error_new(SP_E_IO, "%s: is a directory", path);
 	}
+	/* the whole input is in memory: it cannot be larger than the budget,
+	 * and a pipe or a device (/dev/zero) is read only that far */
+	size_t limit = sp_mem_limit() ? sp_mem_limit() : SIZE_MAX - 1;
+	if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > limit) {
+		close(fd);
+		return too_large(path, limit);
+	}
 	size_t cap = S_ISREG(st.st_mode) ? (size_t)st.st_size + 1 : 65536;
 	uint8_t *buf = sp_xmalloc(cap);
 	size_t n = 0;
 	for (;;) {
+		if (n > limit) {
+			free(buf);
+			close(fd);
+			return too_large(path, limit);
+		}
 		if (n + 1 >= cap) {
-			cap *= 2;
+			cap = cap > limit / 2 ? limit + 2 : cap * 2;
 			buf = sp_xrealloc(buf, cap);
 		}
 		ssize_t r = read(fd, buf + n, cap - n - 1);

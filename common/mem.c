@@ -1,44 +1,184 @@
-/* mem.c — allocation that aborts on exhaustion, and growable buffers. */
+/* mem.c — allocation with a memory budget, and growable buffers.
+ *
+ * Exhaustion is not an error path that callers handle: when malloc fails,
+ * or when the heap would grow past the budget, symprof says which input it
+ * was working on and what the limit is, removes its temporary outputs and
+ * exits with status 1 (never an abort).  The budget is checked against the
+ * heap in use as malloc reports it (mallinfo2), which counts libraries'
+ * allocations too, once per BUDGET_STEP bytes requested and before any
+ * request that large on its own; between checks the heap can pass the
+ * limit by at most one step.  (Under AddressSanitizer, whose allocator
+ * mallinfo2 does not see, the sanitizer's own count is used.)
+ */
 #include "common/common.h"
 
+#include <inttypes.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#ifdef __SANITIZE_ADDRESS__
+/* libasan's (sanitizer/allocator_interface.h, which gcc does not install) */
+size_t __sanitizer_get_current_allocated_bytes(void);
+#endif
 
-static void oom(void)
+/* The process's budget: like the signal handlers of sink.c, it belongs to
+ * the process, not to a session. */
+static struct {
+	size_t limit;        /* bytes; 0 = none */
+	size_t step;         /* bytes requested between two checks */
+	size_t since_check;
+	const char *input;   /* borrowed; named in messages */
+} budget;
+
+/* Code, stacks and the libraries' static data are not on the heap but are
+ * part of the process's size: the heap gets the limit minus this. */
+#define BUDGET_RESERVE ((size_t)16 << 20)
+
+void sp_format_size(char *buf, size_t n, size_t bytes)
 {
-	fputs("symprof: out of memory\n", stderr);
-	abort();
+	if (bytes >= ((size_t)1 << 30) && bytes % ((size_t)1 << 30) == 0)
+		snprintf(buf, n, "%zu GiB", bytes >> 30);
+	else if (bytes >= ((size_t)1 << 20) && bytes % ((size_t)1 << 20) == 0)
+		snprintf(buf, n, "%zu MiB", bytes >> 20);
+	else
+		snprintf(buf, n, "%zu bytes", bytes);
+}
+
+static __attribute__((noreturn)) void give_up(const char *why)
+{
+	char lim[64] = "";
+	if (budget.limit)
+		sp_format_size(lim, sizeof(lim), budget.limit);
+	/* no allocation from here on */
+	fprintf(stderr, "symprof: %s%s%s%s%s\n", budget.input ? budget.input : "",
+		budget.input ? ": " : "", why, budget.limit ? lim : "",
+		budget.limit ? " (--max-memory)" : "");
+	sp_sink_remove_pending();
+	exit(1);
+}
+
+__attribute__((noreturn)) void sp_oom(void)
+{
+	give_up(budget.limit ? "out of memory below the memory limit of " : "out of memory");
+}
+
+static void over_budget(void)
+{
+	give_up("needs more memory than the limit of ");
+}
+
+static size_t heap_in_use(void)
+{
+#ifdef __SANITIZE_ADDRESS__
+	/* AddressSanitizer's allocator replaces malloc's arenas */
+	return __sanitizer_get_current_allocated_bytes();
+#else
+	struct mallinfo2 mi = mallinfo2();
+	return mi.uordblks + mi.hblkhd;
+#endif
+}
+
+/* Called before a request of N bytes. */
+static void account(size_t n)
+{
+	if (!budget.limit)
+		return;
+	budget.since_check += n;
+	if (budget.since_check < budget.step && n < budget.step)
+		return;
+	budget.since_check = 0;
+	size_t heap_limit = budget.limit - BUDGET_RESERVE;
+	size_t used = heap_in_use();
+	if (used > heap_limit || n > heap_limit - used)
+		over_budget();
+}
+
+void sp_mem_set_limit(size_t bytes)
+{
+	if (bytes && bytes < SP_MEM_MIN_LIMIT)
+		bytes = SP_MEM_MIN_LIMIT;
+	budget.limit = bytes;
+	budget.step = bytes / 64 < ((size_t)1 << 20) ? bytes / 64 : (size_t)1 << 20;
+	budget.since_check = 0;
+}
+
+size_t sp_mem_limit(void)
+{
+	return budget.limit;
+}
+
+size_t sp_mem_default_limit(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+	size_t half = pages > 0 && page > 0 ? (size_t)pages / 2 * (size_t)page : 0;
+	size_t cap = (size_t)SP_MEM_DEFAULT_MAX_GIB << 30;
+	if (!half || half > cap)
+		return cap;
+	return half < SP_MEM_MIN_LIMIT ? SP_MEM_MIN_LIMIT : half;
+}
+
+void sp_mem_set_input(const char *name)
+{
+	budget.input = name;
+}
+
+bool sp_mem_parse_size(const char *s, size_t *out)
+{
+	size_t n = strlen(s), shift = 0;
+	if (n && (s[n - 1] == 'B' || s[n - 1] == 'b') && n > 1 &&
+	    strchr("kKmMgGtT", s[n - 2]))
+		n--;
+	if (n) {
+		switch (s[n - 1]) {
+		case 'k': case 'K': shift = 10; break;
+		case 'm': case 'M': shift = 20; break;
+		case 'g': case 'G': shift = 30; break;
+		case 't': case 'T': shift = 40; break;
+		default: break;
+		}
+	}
+	uint64_t v;
+	if (!sp_parse_u64(s, s + n - (shift ? 1 : 0), 10, &v) || v > (SIZE_MAX >> shift))
+		return false;
+	*out = (size_t)v << shift;
+	return true;
 }
 
 void *sp_xmalloc(size_t n)
 {
+	account(n);
 	void *p = malloc(n ? n : 1);
 	if (!p)
-		oom();
+		sp_oom();
 	return p;
 }
 
 void *sp_xcalloc(size_t n, size_t size)
 {
+	if (size && n > SIZE_MAX / size)
+		sp_oom();
+	account(n * size);
 	void *p = calloc(n ? n : 1, size ? size : 1);
 	if (!p)
-		oom();
+		sp_oom();
 	return p;
 }
 
 void *sp_xrealloc(void *p, size_t n)
 {
+	account(n);
 	p = realloc(p, n ? n : 1);
 	if (!p)
-		oom();
+		sp_oom();
 	return p;
 }
 
 void *sp_xreallocarray(void *p, size_t n, size_t size)
 {
 	if (size && n > SIZE_MAX / size)
-		oom();
+		sp_oom();
 	return sp_xrealloc(p, n * size);
 }
 
@@ -63,7 +203,7 @@ char *sp_xasprintf(const char *fmt, ...)
 	int r = vasprintf(&s, fmt, ap);
 	va_end(ap);
 	if (r < 0)
-		oom();
+		sp_oom();
 	return s;
 }
 
@@ -87,7 +227,7 @@ void sp_grow(void *arrp, size_t *cap, size_t need, size_t elsz)
 	size_t ncap = *cap ? *cap : 8;
 	while (ncap < need) {
 		if (ncap > SIZE_MAX / 2)
-			oom();
+			sp_oom();
 		ncap *= 2;
 	}
 	*arr = sp_xreallocarray(*arr, ncap, elsz);
@@ -118,7 +258,7 @@ void sp_buf_printf(sp_buf *b, const char *fmt, ...)
 	int n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
 	va_end(ap);
 	if (n < 0)
-		oom();
+		sp_oom();
 	if ((size_t)n < sizeof(tmp)) {
 		sp_buf_append(b, tmp, (size_t)n);
 	} else {

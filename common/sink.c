@@ -1,7 +1,10 @@
-/* sink.c — output sinks: memory, file descriptor, and atomic files. */
+/* sink.c — output sinks: memory, file descriptor, and output files (atomic
+ * replacement of regular files, direct writes to devices and FIFOs). */
 #include "common/common.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,15 +118,106 @@ const uint8_t *sp_sink_memory_data(const sp_sink *s, size_t *len)
 	return m->buf.data ? (const uint8_t *)m->buf.data : (const uint8_t *)"";
 }
 
+/* -- temporary files pending rename ----------------------------------------- */
+
+/* Every temporary output not yet renamed into place is on this list, so that
+ * a signal that ends the process removes it.  The list is changed only with
+ * those signals blocked, and the handler only reads it, unlinks and re-raises:
+ * all async-signal-safe.  It is the process's, not a session's: signals are. */
+typedef struct pending_tmp {
+	struct pending_tmp *prev, *next;
+	const char *path;
+} pending_tmp;
+
+static pending_tmp *volatile pending_head;
+static const int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGABRT};
+
+static void remove_pending(void)
+{
+	for (pending_tmp *t = pending_head; t; t = t->next)
+		unlink(t->path);
+}
+
+static void on_fatal_signal(int sig)
+{
+	remove_pending();
+	/* the default action happens once the handler returns and SIG is
+	 * unblocked */
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void block_cleanup_signals(sigset_t *old)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	for (size_t i = 0; i < SP_ARRAY_LEN(cleanup_signals); i++)
+		sigaddset(&set, cleanup_signals[i]);
+	sigprocmask(SIG_BLOCK, &set, old);
+}
+
+/* Installs the handler once; a signal the process was told to ignore
+ * (nohup, background jobs) stays ignored. */
+static void install_handlers(void)
+{
+	static bool installed;
+	if (installed)
+		return;
+	installed = true;
+	for (size_t i = 0; i < SP_ARRAY_LEN(cleanup_signals); i++) {
+		struct sigaction old, sa;
+		if (sigaction(cleanup_signals[i], NULL, &old) != 0 || old.sa_handler == SIG_IGN)
+			continue;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_fatal_signal;
+		sigemptyset(&sa.sa_mask);
+		sigaction(cleanup_signals[i], &sa, NULL);
+	}
+}
+
+/* Called with the cleanup signals blocked. */
+static void pending_add(pending_tmp *t)
+{
+	install_handlers();
+	t->prev = NULL;
+	t->next = pending_head;
+	if (pending_head)
+		pending_head->prev = t;
+	pending_head = t;
+}
+
+static void pending_remove(pending_tmp *t)
+{
+	if (!t->path)
+		return;
+	sigset_t old;
+	block_cleanup_signals(&old);
+	if (t->prev)
+		t->prev->next = t->next;
+	else
+		pending_head = t->next;
+	if (t->next)
+		t->next->prev = t->prev;
+	t->path = NULL;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+void sp_sink_remove_pending(void)
+{
+	remove_pending();
+}
+
 /* -- file descriptor (buffered) and atomic file ---------------------------- */
 
 typedef struct {
 	sp_sink base;
 	int fd;
 	bool own;          /* atomic file: we created tmp and must rename */
+	bool close_fd;     /* the sink opened fd and closes it */
 	bool done;
 	char *name;        /* for messages */
 	char *path, *tmp;
+	pending_tmp pending; /* tmp, while it is not renamed */
 	char buf[65536];
 	size_t n;
 } fd_sink;
@@ -171,33 +265,34 @@ static sp_error *fd_finish(sp_sink *s)
 {
 	fd_sink *f = (fd_sink *)s;
 	fd_flush(f);
-	if (s->err)
-		return NULL;
-	if (!f->own)
+	if (s->err || !f->close_fd)
 		return NULL;
 	/* No fsync: the rename makes the output appear whole or not at all,
 	 * which is the promise; durability across power loss is not, and an
 	 * fsync per file made batch conversion pay a disk flush per output. */
 	if (close(f->fd) != 0) {
 		f->fd = -1;
-		return sp_error_new(SP_E_IO, "%s: close failed: %s", f->path, strerror(errno));
+		return sp_error_new(SP_E_IO, "%s: close failed: %s", f->name, strerror(errno));
 	}
 	f->fd = -1;
+	if (!f->own)
+		return NULL;
 	if (rename(f->tmp, f->path) != 0)
-		return sp_error_new(SP_E_IO, "%s: cannot rename %s into place: %s", f->path,
+		return sp_error_new(SP_E_IO, "%s: cannot rename %s into place: %s", f->name,
 				    f->tmp, strerror(errno));
 	f->done = true;
+	pending_remove(&f->pending);
 	return NULL;
 }
 
 static void fd_destroy(sp_sink *s)
 {
 	fd_sink *f = (fd_sink *)s;
-	if (f->own) {
-		if (f->fd >= 0)
-			close(f->fd);
-		if (!f->done)
-			unlink(f->tmp);
+	if (f->close_fd && f->fd >= 0)
+		close(f->fd);
+	if (f->own && !f->done) {
+		pending_remove(&f->pending);
+		unlink(f->tmp);
 	}
 	free(f->name);
 	free(f->path);
@@ -216,25 +311,128 @@ sp_sink *sp_sink_fd_new(int fd, const char *name)
 	return &f->base;
 }
 
+/* Follows PATH through symbolic links (at most 40, like the kernel) to the
+ * name that is really written: *REAL is newly allocated; *EXISTS tells
+ * whether it names something, described by *ST.  A dangling link resolves
+ * to the path it points at, which is then created. */
+static sp_error *resolve_output(const char *path, char **real, bool *exists, struct stat *st)
+{
+	char *cur = sp_xstrdup(path);
+	for (int hops = 0; hops <= 40; hops++) {
+		if (lstat(cur, st) != 0) {
+			if (errno != ENOENT) {
+				sp_error *e = sp_error_new(SP_E_IO, "%s: cannot stat output %s: %s",
+							   path, cur, strerror(errno));
+				free(cur);
+				return e;
+			}
+			*exists = false;
+			*real = cur;
+			return NULL;
+		}
+		if (!S_ISLNK(st->st_mode)) {
+			*exists = true;
+			*real = cur;
+			return NULL;
+		}
+		sp_buf target = {0};
+		sp_grow(&target.data, &target.cap, (size_t)st->st_size + 2, 1);
+		ssize_t n = readlink(cur, target.data, target.cap);
+		if (n < 0 || (size_t)n >= target.cap) {
+			/* changed under us or unreadable: report it rather than guess */
+			sp_error *e = sp_error_new(SP_E_IO, "%s: cannot read symbolic link %s: %s",
+						   path, cur, n < 0 ? strerror(errno) : "link changed");
+			sp_buf_free(&target);
+			free(cur);
+			return e;
+		}
+		target.len = (size_t)n;
+		target.data[n] = '\0';
+		char *next;
+		const char *slash = strrchr(cur, '/');
+		if (target.data[0] == '/' || !slash)
+			next = sp_buf_take(&target);
+		else
+			next = sp_xasprintf("%.*s/%s", (int)(slash - cur), cur, target.data);
+		sp_buf_free(&target);
+		free(cur);
+		cur = next;
+	}
+	free(cur);
+	return sp_error_new(SP_E_IO, "%s: too many levels of symbolic links", path);
+}
+
 sp_error *sp_sink_file_new(const char *path, sp_sink **out)
 {
 	*out = NULL;
-	char *tmp = sp_xasprintf("%s.tmp.XXXXXX", path);
+	char *real = NULL;
+	bool exists = false;
+	struct stat st;
+	sp_error *e = resolve_output(path, &real, &exists, &st);
+	if (e)
+		return e;
+	if (exists && (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) || S_ISFIFO(st.st_mode))) {
+		/* Devices and FIFOs cannot be replaced, only written to. */
+		int fd = open(real, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+		free(real);
+		if (fd < 0)
+			return sp_error_new(SP_E_IO, "%s: cannot open output: %s", path,
+					    strerror(errno));
+		fd_sink *f = (fd_sink *)sp_sink_fd_new(fd, path);
+		f->close_fd = true;
+		*out = &f->base;
+		return NULL;
+	}
+	if (exists && !S_ISREG(st.st_mode)) {
+		free(real);
+		return sp_error_new(SP_E_IO, "%s: output is %s, not a regular file, device or FIFO",
+				    path, S_ISDIR(st.st_mode) ? "a directory" : "a special file");
+	}
+	char *tmp = sp_xasprintf("%s.tmp.XXXXXX", real);
+	fd_sink *f = (fd_sink *)sp_sink_fd_new(-1, path);
+	/* from its creation on, a signal removes the temporary file */
+	sigset_t old;
+	block_cleanup_signals(&old);
 	int fd = mkstemp(tmp);
+	int mkstemp_errno = errno;
+	if (fd >= 0) {
+		f->pending.path = tmp;
+		pending_add(&f->pending);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	f->fd = fd;
+	f->own = true;
+	f->close_fd = true;
+	f->path = real;
+	f->tmp = tmp;
 	if (fd < 0) {
-		sp_error *e = sp_error_new(SP_E_IO, "%s: cannot create output: %s", path,
-					   strerror(errno));
-		free(tmp);
+		e = sp_error_new(SP_E_IO, "%s: cannot create output: %s", path,
+				 strerror(mkstemp_errno));
+		f->own = false;
+		sp_sink_free(&f->base);
 		return e;
 	}
-	/* mkstemp makes 0600; give the output the usual permissions. */
-	mode_t um = umask(0);
-	umask(um);
-	fchmod(fd, 0666 & ~um);
-	fd_sink *f = (fd_sink *)sp_sink_fd_new(fd, path);
-	f->own = true;
-	f->path = sp_xstrdup(path);
-	f->tmp = tmp;
+	/* mkstemp makes 0600: a replaced file keeps its mode, a new one gets
+	 * the usual permissions */
+	mode_t mode;
+	if (exists) {
+		/* the owner too where allowed (root, or a group of ours);
+		 * before the chmod, which a chown may clear bits of */
+		if (fchown(fd, st.st_uid, st.st_gid) != 0) {
+			/* not allowed: the file becomes ours, as any rewrite would */
+		}
+		mode = st.st_mode & 07777;
+	} else {
+		mode_t um = umask(0);
+		umask(um);
+		mode = 0666 & ~um;
+	}
+	if (fchmod(fd, mode) != 0) {
+		e = sp_error_new(SP_E_IO, "%s: cannot set the mode of %s: %s", path, tmp,
+				 strerror(errno));
+		sp_sink_free(&f->base);
+		return e;
+	}
 	*out = &f->base;
 	return NULL;
 }

@@ -10,6 +10,9 @@ sp_error *sp_gunzip(const char *name, const uint8_t *in, size_t len, size_t max,
 {
 	*out = NULL;
 	*outlen = 0;
+	bool by_budget = sp_mem_limit() && sp_mem_limit() < max;
+	if (by_budget)
+		max = sp_mem_limit();
 	z_stream zs;
 	memset(&zs, 0, sizeof(zs));
 	if (inflateInit2(&zs, 15 + 16) != Z_OK)
@@ -31,6 +34,14 @@ sp_error *sp_gunzip(const char *name, const uint8_t *in, size_t len, size_t max,
 		if (b.len + got > max) {
 			inflateEnd(&zs);
 			sp_buf_free(&b);
+			if (by_budget) {
+				char lim[64];
+				sp_format_size(lim, sizeof(lim), max);
+				return sp_error_new(SP_E_LIMIT,
+						    "%s: decompressed data exceeds the memory "
+						    "limit of %s (--max-memory)",
+						    name, lim);
+			}
 			return sp_error_new(SP_E_LIMIT,
 					    "%s: decompressed data exceeds %zu bytes", name, max);
 		}

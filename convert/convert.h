@@ -53,6 +53,7 @@ typedef struct {
 	{"no-symbolize", no_argument, NULL, 1010},                      \
 	{"maps", required_argument, NULL, 1011},                        \
 	{"force-mismatch", no_argument, NULL, 1012},                    \
+	{"max-memory", required_argument, NULL, 1013},                  \
 	{"quiet", no_argument, NULL, 'q'}
 
 #define SP_CLI_FIND_HELP                                                                 \
@@ -73,6 +74,9 @@ typedef struct {
 	"  --no-symbolize        keep addresses as they are\n"                           \
 	"  --maps FILE           memory map for raw address stacks\n"                    \
 	"  --force-mismatch      use a file whose segments do not match its mapping\n"  \
+	"  --max-memory SIZE     memory budget (e.g. 512M, 4G; default: half of physical\n" \
+	"                        memory, at most 8G; 0 = none): a profile that needs more\n" \
+	"                        is refused\n"                                           \
 	"  -q, --quiet           no per-mapping summary on stderr\n"
 
 void sp_cli_sym_init(sp_cli_sym *c);

@@ -1,6 +1,7 @@
 /* main.c — symprof: dispatch to subcommands. */
 #include "convert/convert.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -23,7 +24,23 @@ static void usage(FILE *f)
 	fprintf(f, "\nRun 'symprof COMMAND --help' for a command's options.\n");
 }
 
-int main(int argc, char **argv)
+/* Output lost on the way out (a full disk, /dev/full, a closed pipe) is an
+ * error like any other: whatever the command wrote through stdio is only
+ * known to have arrived once stdout is flushed and closed. */
+static int close_stdout(int rc)
+{
+	errno = 0;
+	bool failed = ferror(stdout) != 0;
+	if (fclose(stdout) != 0)
+		failed = true;
+	if (!failed)
+		return rc;
+	fprintf(stderr, "symprof: standard output: write failed%s%s\n", errno ? ": " : "",
+		errno ? strerror(errno) : "");
+	return rc ? rc : 1;
+}
+
+static int run(int argc, char **argv)
 {
 	if (argc < 2) {
 		usage(stderr);
@@ -43,4 +60,10 @@ int main(int argc, char **argv)
 	fprintf(stderr, "symprof: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	sp_mem_set_limit(sp_mem_default_limit()); /* --max-memory may change it */
+	return close_stdout(run(argc, argv));
 }

@@ -76,6 +76,18 @@ int sp_cli_sym_option(sp_cli_sym *c, int opt, const char *arg)
 	case 1012:
 		c->sym.force_mismatch = true;
 		return 0;
+	case 1013: {
+		size_t bytes;
+		if (!sp_mem_parse_size(arg, &bytes)) {
+			fprintf(stderr,
+				"symprof: --max-memory expects a size such as 512M or 4G, got "
+				"'%s'\n",
+				arg);
+			return 2;
+		}
+		sp_mem_set_limit(bytes);
+		return 0;
+	}
 	case 'q':
 		c->quiet = true;
 		return 0;
@@ -130,6 +142,7 @@ sp_error *sp_cli_load(const sp_cli_sym *c, const char *path, sp_profile **out,
 		      sp_input_format *fmt)
 {
 	sp_profile *p = NULL;
+	sp_mem_set_input(path); /* what running out of memory names */
 	sp_error *err = sp_read_profile_file(path, &p, fmt);
 	if (err)
 		return err;

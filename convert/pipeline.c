@@ -177,7 +177,9 @@ static sp_error *merge_and_output(const sp_pipeline *pl, sp_profile **profiles, 
 		out.profile = profiles[0];
 		profiles[0] = NULL;
 	} else {
-		err = sp_profile_merge(profiles, (size_t)n, &out.profile);
+		sp_mem_set_input("merged profile");
+		err = sp_profile_merge_named(profiles, (const char *const *)inputs, (size_t)n,
+					     &out.profile);
 		out.name = "merged profile";
 	}
 	if (!err)

@@ -107,7 +107,11 @@ static sp_error *parse_sample(sp_profile *p, contention_state *st, const char *n
 						    name, lineno, (long long)delay);
 			delay = (int64_t)ns;
 		}
-		count = (int64_t)((uint64_t)count * (uint64_t)st->period);
+		if (__builtin_mul_overflow(count, st->period, &count))
+			return sp_error_new(SP_E_MALFORMED,
+					    "%s: line %zu: count times the sampling period %lld "
+					    "does not fit an int64",
+					    name, lineno, (long long)st->period);
 	}
 	sp_legacy_adjust_pcs(st->addrs.v, st->addrs.n, true);
 	sp_legacy_locations(p, st->addrs.v, st->addrs.n, &st->locs);
@@ -159,8 +163,11 @@ static sp_error *parse(sp_profile *p, contention_state *st, const char *name,
 			st->hz = x;
 		else if (kn == 15)
 			p->period = x;
-		else
-			p->duration_nanos = (int64_t)((uint64_t)x * 1000000u);
+		else if (__builtin_mul_overflow(x, (int64_t)1000000, &p->duration_nanos))
+			return sp_error_new(SP_E_MALFORMED,
+					    "%s: line %zu: duration %lld ms does not fit an int64 "
+					    "of nanoseconds",
+					    name, it.lineno, (long long)x);
 	}
 	st->period = p->period;
 

@@ -75,7 +75,7 @@ static int detect(const uint8_t *data, size_t len, words *w, uint64_t *period)
  * return *text_off is where the maps text starts (end of data when there
  * is no trailer). */
 static sp_error *read_records(const char *name, const words *w, int64_t period_ns,
-			      sp_profile *p, size_t *text_off)
+			      sp_profile *p, size_t *text_off, sp_u64vec *where)
 {
 	size_t off = 5 * (size_t)w->ws;
 	sp_u64vec pcs_v = {0}, locs = {0};
@@ -111,8 +111,19 @@ static sp_error *read_records(const char *name, const words *w, int64_t period_n
 		 * addresses */
 		sp_legacy_adjust_pcs(pcs_v.v, pcs_v.n, false);
 		sp_legacy_locations(p, pcs_v.v, pcs_v.n, &locs);
-		int64_t v[2] = {(int64_t)count, (int64_t)(count * (uint64_t)period_ns)};
+		int64_t v[2];
+		if (count > (uint64_t)INT64_MAX ||
+		    __builtin_mul_overflow((int64_t)count, period_ns, &v[1])) {
+			sp_u64vec_free(&pcs_v);
+			sp_u64vec_free(&locs);
+			return sp_error_new(SP_E_MALFORMED,
+					    "%s: offset %zu: count %" PRIu64 " times the period "
+					    "of %" PRId64 " ns does not fit an int64",
+					    name, off, count, period_ns);
+		}
+		v[0] = (int64_t)count;
 		sp_profile_add_sample(p, v, locs.v, locs.n, NULL, 0);
+		SP_PUSH(where->v, where->n, where->cap, off);
 		off = pcs + (size_t)n * w->ws;
 	}
 	sp_u64vec_free(&pcs_v);
@@ -210,15 +221,18 @@ sp_error *sp_cpu_read(const char *name, const uint8_t *data, size_t len, sp_prof
 	p->drop_frames = sp_profile_intern(p, CPU_DROP_FRAMES);
 
 	size_t text_off = len;
-	sp_error *err = read_records(name, &w, period_ns, p, &text_off);
+	sp_u64vec where = {0}; /* offset of each record */
+	sp_error *err = read_records(name, &w, period_ns, p, &text_off, &where);
 	if (!err) {
 		/* on the records as written, before summing: N is pprof's
 		 * record count, and a stack repeated by evictions counts once
 		 * per record */
 		drop_signal_frames(p);
-		sp_fmt_sum_identical_samples(p);
-		err = sp_legacy_finish_maps(p, name, (const char *)data + text_off, len - text_off);
+		err = sp_fmt_sum_identical_samples(p, name, "offset", where.v);
 	}
+	sp_u64vec_free(&where);
+	if (!err)
+		err = sp_legacy_finish_maps(p, name, (const char *)data + text_off, len - text_off);
 	if (err) {
 		sp_profile_free(p);
 		return err;

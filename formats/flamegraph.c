@@ -502,10 +502,16 @@ sp_error *sp_flamegraph_write(const sp_profile *p, const sp_report_options *o, s
 			w = (int64_t)(0 - (uint64_t)w);
 		if (w <= 0 || !sp_sample_filter_keep(filter, s))
 			continue;
-		if (before)
-			t.nodes[0].before += w;
-		else
-			t.nodes[0].value += w;
+		/* every frame's width is part of the root's: if the total
+		 * fits, so does every sum below it (profile.h: refuse) */
+		if (__builtin_add_overflow(before ? t.nodes[0].before : t.nodes[0].value, w,
+					   before ? &t.nodes[0].before : &t.nodes[0].value)) {
+			err = sp_error_new(SP_E_LIMIT,
+					   "flame graph: the %s values add up to more than an "
+					   "int64 holds",
+					   sp_profile_str(p, p->sample_types[si].type));
+			break;
+		}
 		for (size_t k = s->n_locations; k-- > 0;) {
 			const sp_location *l = sp_profile_location(p, s->location_ids[k]);
 			size_t li;
@@ -525,12 +531,14 @@ sp_error *sp_flamegraph_write(const sp_profile *p, const sp_report_options *o, s
 	free(loc_off);
 	free(loc_names);
 	sp_sample_filter_free(filter);
-	layout(&t);
-	write_svg(out, &t, o, sp_profile_str(p, p->sample_types[si].unit), differential);
+	if (!err) {
+		layout(&t);
+		write_svg(out, &t, o, sp_profile_str(p, p->sample_types[si].unit), differential);
+	}
 	for (size_t i = 0; i < t.n; i++)
 		free(t.nodes[i].children);
 	free(t.nodes);
 	sp_strtab_free(&t.names);
 	sp_idxset_free(&t.set);
-	return NULL;
+	return err;
 }

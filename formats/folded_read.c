@@ -70,6 +70,8 @@ typedef struct {
 	sp_u64map loc_of_func; /* function id -> location id */
 	uint64_t *stack;
 	size_t cap;
+	uint64_t *where; /* line of each sample */
+	size_t n_where, cap_where;
 } folded_state;
 
 static uint64_t frame_location(folded_state *st, const char *f, size_t n)
@@ -146,6 +148,7 @@ static sp_error *parse_line(folded_state *st, const char *name, size_t lineno, c
 	}
 	int64_t v = (int64_t)count;
 	sp_profile_add_sample(st->p, &v, st->stack, n, NULL, 0);
+	SP_PUSH(st->where, st->n_where, st->cap_where, lineno);
 	return NULL;
 }
 
@@ -178,13 +181,15 @@ sp_error *sp_folded_read(const char *name, const uint8_t *data, size_t len, sp_p
 	}
 	if (!err && first)
 		err = sp_error_new(SP_E_UNRECOGNIZED, "%s: no folded stacks", name);
+	if (!err)
+		err = sp_fmt_sum_identical_samples(st.p, name, "line", st.where);
 	free(st.stack);
+	free(st.where);
 	sp_u64map_free(&st.loc_of_func);
 	if (err) {
 		sp_profile_free(st.p);
 		return err;
 	}
-	sp_fmt_sum_identical_samples(st.p);
 	*out = st.p;
 	return NULL;
 }

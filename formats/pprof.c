@@ -114,7 +114,7 @@ static sp_error *wire_err(const reader *r, size_t off, const char *fmt, ...)
 	va_start(ap, fmt);
 	char *msg = NULL;
 	if (vasprintf(&msg, fmt, ap) < 0)
-		abort();
+		sp_oom();
 	va_end(ap);
 	sp_error *e = sp_error_new(SP_E_UNRECOGNIZED, "%s: offset %zu: %s", r->name, off, msg);
 	free(msg);
@@ -141,7 +141,7 @@ static sp_error *field_err(const reader *r, const field *f, size_t off, const ch
 	va_start(ap, fmt);
 	char *msg = NULL;
 	if (vasprintf(&msg, fmt, ap) < 0)
-		abort();
+		sp_oom();
 	va_end(ap);
 	char *fl = field_label(f->md, f->num);
 	sp_error *e = wire_err(r, off, "%s: %s", fl, msg);
@@ -680,24 +680,62 @@ typedef Perftools__Profiles__Location pb_location;
 typedef Perftools__Profiles__Line pb_line;
 typedef Perftools__Profiles__Function pb_function;
 
-/* Every allocation made for one pack, freed together. */
-typedef struct {
-	void **ptrs;
-	size_t n, cap;
-} arena;
+/* The Profile message is written one element at a time, so that writing
+ * needs memory for one sample, mapping, location or function, not a copy
+ * of the whole profile in protobuf-c's structs.  protobuf-c packs fields in
+ * field-number order and a repeated message as (tag, length, message) per
+ * element; the pieces below follow that order, so the bytes are those of
+ * packing the whole message at once. */
 
-static void *arena_alloc(arena *a, size_t n, size_t size)
+/* Growable scratch arrays reused from one element to the next. */
+typedef struct {
+	pb_label *labels;
+	pb_label **label_ptrs;
+	size_t cap_labels;
+	pb_line *lines;
+	pb_line **line_ptrs;
+	size_t cap_lines;
+} scratch;
+
+static void scratch_labels(scratch *sc, size_t n)
 {
-	void *p = sp_xcalloc(n ? n : 1, size);
-	SP_PUSH(a->ptrs, a->n, a->cap, p);
-	return p;
+	size_t cap = sc->cap_labels;
+	sp_grow(&sc->labels, &cap, n, sizeof(*sc->labels));
+	sp_grow(&sc->label_ptrs, &sc->cap_labels, n, sizeof(*sc->label_ptrs));
 }
 
-static void arena_free(arena *a)
+static void scratch_lines(scratch *sc, size_t n)
 {
-	for (size_t i = 0; i < a->n; i++)
-		free(a->ptrs[i]);
-	free(a->ptrs);
+	size_t cap = sc->cap_lines;
+	sp_grow(&sc->lines, &cap, n, sizeof(*sc->lines));
+	sp_grow(&sc->line_ptrs, &sc->cap_lines, n, sizeof(*sc->line_ptrs));
+}
+
+static void scratch_free(scratch *sc)
+{
+	free(sc->labels);
+	free(sc->label_ptrs);
+	free(sc->lines);
+	free(sc->line_ptrs);
+}
+
+static void put_varint(ProtobufCBuffer *b, uint64_t v)
+{
+	uint8_t buf[10];
+	size_t n = 0;
+	do {
+		buf[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+		v >>= 7;
+	} while (v);
+	b->append(b, n, buf);
+}
+
+/* One element of a repeated message field NUM. */
+static void put_element(ProtobufCBuffer *b, uint32_t num, const ProtobufCMessage *m)
+{
+	put_varint(b, (uint64_t)num << 3 | 2);
+	put_varint(b, protobuf_c_message_get_packed_size(m));
+	protobuf_c_message_pack_to_buffer(m, b);
 }
 
 static void fill_value_type(pb_value_type *dst, const sp_value_type *src)
@@ -707,119 +745,115 @@ static void fill_value_type(pb_value_type *dst, const sp_value_type *src)
 	dst->unit = src->unit;
 }
 
-static void pack(const sp_profile *p, arena *a, pb_profile *pb)
+static void put_sample(ProtobufCBuffer *b, scratch *sc, const sp_profile *p, const sp_sample *s)
 {
-	*pb = (pb_profile)PERFTOOLS__PROFILES__PROFILE__INIT;
+	pb_sample o = PERFTOOLS__PROFILES__SAMPLE__INIT;
+	o.n_location_id = s->n_locations;
+	o.location_id = s->location_ids;
+	o.n_value = p->n_sample_types;
+	o.value = s->values;
+	scratch_labels(sc, s->n_labels);
+	o.label = sc->label_ptrs;
+	o.n_label = s->n_labels;
+	for (size_t j = 0; j < s->n_labels; j++) {
+		pb_label *l = &sc->labels[j];
+		*l = (pb_label)PERFTOOLS__PROFILES__LABEL__INIT;
+		l->key = s->labels[j].key;
+		l->str = s->labels[j].str;
+		l->num = s->labels[j].num;
+		l->num_unit = s->labels[j].num_unit;
+		o.label[j] = l;
+	}
+	put_element(b, 2, &o.base);
+}
 
-	pb_value_type *vts = arena_alloc(a, p->n_sample_types, sizeof(*vts));
-	pb->sample_type = arena_alloc(a, p->n_sample_types, sizeof(*pb->sample_type));
-	pb->n_sample_type = p->n_sample_types;
+static void put_mapping(ProtobufCBuffer *b, const sp_mapping *m)
+{
+	pb_mapping o = PERFTOOLS__PROFILES__MAPPING__INIT;
+	o.id = m->id;
+	o.memory_start = m->memory_start;
+	o.memory_limit = m->memory_limit;
+	o.file_offset = m->file_offset;
+	o.filename = m->filename;
+	o.build_id = m->build_id;
+	o.has_functions = m->has_functions;
+	o.has_filenames = m->has_filenames;
+	o.has_line_numbers = m->has_line_numbers;
+	o.has_inline_frames = m->has_inline_frames;
+	put_element(b, 3, &o.base);
+}
+
+static void put_location(ProtobufCBuffer *b, scratch *sc, const sp_location *l)
+{
+	pb_location o = PERFTOOLS__PROFILES__LOCATION__INIT;
+	o.id = l->id;
+	o.mapping_id = l->mapping_id;
+	o.address = l->address;
+	o.is_folded = l->is_folded;
+	scratch_lines(sc, l->n_lines);
+	o.line = sc->line_ptrs;
+	o.n_line = l->n_lines;
+	for (size_t j = 0; j < l->n_lines; j++) {
+		pb_line *ln = &sc->lines[j];
+		*ln = (pb_line)PERFTOOLS__PROFILES__LINE__INIT;
+		ln->function_id = l->lines[j].function_id;
+		ln->line = l->lines[j].line;
+		ln->column = l->lines[j].column;
+		o.line[j] = ln;
+	}
+	put_element(b, 4, &o.base);
+}
+
+static void put_function(ProtobufCBuffer *b, const sp_function *f)
+{
+	pb_function o = PERFTOOLS__PROFILES__FUNCTION__INIT;
+	o.id = f->id;
+	o.name = f->name;
+	o.system_name = f->system_name;
+	o.filename = f->filename;
+	o.start_line = f->start_line;
+	put_element(b, 5, &o.base);
+}
+
+/* Field 1 (sample_type), then the elements of fields 2-5, then fields 6-15
+ * packed as a Profile that holds only them. */
+static void put_profile(ProtobufCBuffer *b, const sp_profile *p)
+{
+	scratch sc = {0};
 	for (size_t i = 0; i < p->n_sample_types; i++) {
-		fill_value_type(&vts[i], &p->sample_types[i]);
-		pb->sample_type[i] = &vts[i];
+		pb_value_type vt;
+		fill_value_type(&vt, &p->sample_types[i]);
+		put_element(b, 1, &vt.base);
 	}
+	for (size_t i = 0; i < p->n_samples; i++)
+		put_sample(b, &sc, p, &p->samples[i]);
+	for (size_t i = 0; i < p->n_mappings; i++)
+		put_mapping(b, &p->mappings[i]);
+	for (size_t i = 0; i < p->n_locations; i++)
+		put_location(b, &sc, &p->locations[i]);
+	for (size_t i = 0; i < p->n_functions; i++)
+		put_function(b, &p->functions[i]);
+	scratch_free(&sc);
 
-	pb_sample *ss = arena_alloc(a, p->n_samples, sizeof(*ss));
-	pb->sample = arena_alloc(a, p->n_samples, sizeof(*pb->sample));
-	pb->n_sample = p->n_samples;
-	for (size_t i = 0; i < p->n_samples; i++) {
-		const sp_sample *s = &p->samples[i];
-		pb_sample *o = &ss[i];
-		*o = (pb_sample)PERFTOOLS__PROFILES__SAMPLE__INIT;
-		o->n_location_id = s->n_locations;
-		o->location_id = s->location_ids;
-		o->n_value = p->n_sample_types;
-		o->value = s->values;
-		pb_label *ls = arena_alloc(a, s->n_labels, sizeof(*ls));
-		o->label = arena_alloc(a, s->n_labels, sizeof(*o->label));
-		o->n_label = s->n_labels;
-		for (size_t j = 0; j < s->n_labels; j++) {
-			ls[j] = (pb_label)PERFTOOLS__PROFILES__LABEL__INIT;
-			ls[j].key = s->labels[j].key;
-			ls[j].str = s->labels[j].str;
-			ls[j].num = s->labels[j].num;
-			ls[j].num_unit = s->labels[j].num_unit;
-			o->label[j] = &ls[j];
-		}
-		pb->sample[i] = o;
-	}
-
-	pb_mapping *ms = arena_alloc(a, p->n_mappings, sizeof(*ms));
-	pb->mapping = arena_alloc(a, p->n_mappings, sizeof(*pb->mapping));
-	pb->n_mapping = p->n_mappings;
-	for (size_t i = 0; i < p->n_mappings; i++) {
-		const sp_mapping *m = &p->mappings[i];
-		pb_mapping *o = &ms[i];
-		*o = (pb_mapping)PERFTOOLS__PROFILES__MAPPING__INIT;
-		o->id = m->id;
-		o->memory_start = m->memory_start;
-		o->memory_limit = m->memory_limit;
-		o->file_offset = m->file_offset;
-		o->filename = m->filename;
-		o->build_id = m->build_id;
-		o->has_functions = m->has_functions;
-		o->has_filenames = m->has_filenames;
-		o->has_line_numbers = m->has_line_numbers;
-		o->has_inline_frames = m->has_inline_frames;
-		pb->mapping[i] = o;
-	}
-
-	pb_location *locs = arena_alloc(a, p->n_locations, sizeof(*locs));
-	pb->location = arena_alloc(a, p->n_locations, sizeof(*pb->location));
-	pb->n_location = p->n_locations;
-	for (size_t i = 0; i < p->n_locations; i++) {
-		const sp_location *l = &p->locations[i];
-		pb_location *o = &locs[i];
-		*o = (pb_location)PERFTOOLS__PROFILES__LOCATION__INIT;
-		o->id = l->id;
-		o->mapping_id = l->mapping_id;
-		o->address = l->address;
-		o->is_folded = l->is_folded;
-		pb_line *lines = arena_alloc(a, l->n_lines, sizeof(*lines));
-		o->line = arena_alloc(a, l->n_lines, sizeof(*o->line));
-		o->n_line = l->n_lines;
-		for (size_t j = 0; j < l->n_lines; j++) {
-			lines[j] = (pb_line)PERFTOOLS__PROFILES__LINE__INIT;
-			lines[j].function_id = l->lines[j].function_id;
-			lines[j].line = l->lines[j].line;
-			lines[j].column = l->lines[j].column;
-			o->line[j] = &lines[j];
-		}
-		pb->location[i] = o;
-	}
-
-	pb_function *fs = arena_alloc(a, p->n_functions, sizeof(*fs));
-	pb->function = arena_alloc(a, p->n_functions, sizeof(*pb->function));
-	pb->n_function = p->n_functions;
-	for (size_t i = 0; i < p->n_functions; i++) {
-		const sp_function *f = &p->functions[i];
-		pb_function *o = &fs[i];
-		*o = (pb_function)PERFTOOLS__PROFILES__FUNCTION__INIT;
-		o->id = f->id;
-		o->name = f->name;
-		o->system_name = f->system_name;
-		o->filename = f->filename;
-		o->start_line = f->start_line;
-		pb->function[i] = o;
-	}
-
-	pb->n_string_table = p->n_strings;
-	pb->string_table = p->strings;
-	pb->drop_frames = p->drop_frames;
-	pb->keep_frames = p->keep_frames;
-	pb->time_nanos = p->time_nanos;
-	pb->duration_nanos = p->duration_nanos;
+	pb_profile rest = PERFTOOLS__PROFILES__PROFILE__INIT;
+	rest.n_string_table = p->n_strings;
+	rest.string_table = p->strings;
+	rest.drop_frames = p->drop_frames;
+	rest.keep_frames = p->keep_frames;
+	rest.time_nanos = p->time_nanos;
+	rest.duration_nanos = p->duration_nanos;
 	/* like pprof, period_type only when it says something */
+	pb_value_type pt;
 	if (p->period_type.type || p->period_type.unit) {
-		pb_value_type *pt = arena_alloc(a, 1, sizeof(*pt));
-		fill_value_type(pt, &p->period_type);
-		pb->period_type = pt;
+		fill_value_type(&pt, &p->period_type);
+		rest.period_type = &pt;
 	}
-	pb->period = p->period;
-	pb->n_comment = p->n_comments;
-	pb->comment = p->comments;
-	pb->default_sample_type = p->default_sample_type;
-	pb->doc_url = p->doc_url;
+	rest.period = p->period;
+	rest.n_comment = p->n_comments;
+	rest.comment = p->comments;
+	rest.default_sample_type = p->default_sample_type;
+	rest.doc_url = p->doc_url;
+	protobuf_c_message_pack_to_buffer(&rest.base, b);
 }
 
 sp_error *sp_pprof_write(const sp_profile *p, bool gzip, sp_sink *out)
@@ -832,13 +866,9 @@ sp_error *sp_pprof_write(const sp_profile *p, bool gzip, sp_sink *out)
 		if (strlen(p->strings[i]) != p->string_lens[i])
 			return sp_error_new(SP_E_UNSUPPORTED,
 					    "pprof output: string %zu contains a NUL byte", i);
-	arena a = {0};
-	pb_profile pb;
-	pack(p, &a, &pb);
 	sp_sink *gz = gzip ? sp_sink_gzip_new(out) : NULL;
 	sink_buffer sb = {.base = {.append = sink_append}, .sink = gz ? gz : out};
-	protobuf_c_message_pack_to_buffer(&pb.base, &sb.base);
-	arena_free(&a);
+	put_profile(&sb.base, p);
 	if (gz) {
 		err = sp_sink_finish(gz);
 		sp_sink_free(gz);

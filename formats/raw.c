@@ -39,6 +39,7 @@ typedef struct {
 	int64_t *values;
 	size_t cap_values;
 	sp_u64vec addrs, locs;
+	sp_u64vec where; /* line of each sample */
 } raw_state;
 
 static bool is_blank(char c)
@@ -217,6 +218,7 @@ static sp_error *sample_line(raw_state *st, size_t lineno, const char *s, size_t
 		sp_legacy_adjust_pcs(st->addrs.v, st->addrs.n, false);
 	sp_legacy_locations(p, st->addrs.v, st->addrs.n, &st->locs);
 	sp_profile_add_sample(p, st->values, st->locs.v, st->locs.n, NULL, 0);
+	SP_PUSH(st->where.v, st->where.n, st->where.cap, lineno);
 	return NULL;
 }
 
@@ -265,7 +267,9 @@ static sp_error *parse(raw_state *st, const uint8_t *data, size_t len)
 		if (err)
 			return err;
 	}
-	sp_fmt_sum_identical_samples(st->p);
+	sp_error *err = sp_fmt_sum_identical_samples(st->p, st->name, "line", st->where.v);
+	if (err)
+		return err;
 	if (maps)
 		return sp_legacy_finish_maps(st->p, st->name, sp_lines_rest(&it),
 					     sp_lines_rest_len(&it));
@@ -280,6 +284,7 @@ sp_error *sp_raw_read(const char *name, const uint8_t *data, size_t len, sp_prof
 	free(st.values);
 	sp_u64vec_free(&st.addrs);
 	sp_u64vec_free(&st.locs);
+	sp_u64vec_free(&st.where);
 	if (err) {
 		sp_profile_free(st.p);
 		return err;

@@ -4,6 +4,7 @@
  * every record as a sample, then call sp_fmt_sum_identical_samples. */
 #include "formats/stacks.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,11 +31,13 @@ static uint64_t stack_hash(const sp_sample *s)
 	return h;
 }
 
-void sp_fmt_sum_identical_samples(sp_profile *p)
+sp_error *sp_fmt_sum_identical_samples(sp_profile *p, const char *name, const char *unit,
+				       const uint64_t *where)
 {
 	sp_idxset seen = {0};
-	size_t kept = 0;
-	for (size_t i = 0; i < p->n_samples; i++) {
+	sp_error *err = NULL;
+	size_t kept = 0, i;
+	for (i = 0; i < p->n_samples && !err; i++) {
 		sp_sample *s = &p->samples[i];
 		if (s->n_labels) {
 			p->samples[kept++] = *s;
@@ -49,15 +52,29 @@ void sp_fmt_sum_identical_samples(sp_profile *p)
 			kept++;
 			continue;
 		}
+		int64_t sum;
+		for (size_t v = 0; v < p->n_sample_types && !err; v++)
+			if (__builtin_add_overflow(p->samples[j].values[v], s->values[v], &sum))
+				err = sp_error_new(SP_E_MALFORMED,
+						   "%s: %s %" PRIu64 ": %s values of this stack "
+						   "add up to more than an int64 holds",
+						   name, unit, where[i],
+						   sp_profile_str(p, p->sample_types[v].type));
+		if (err) {
+			p->samples[kept++] = *s; /* still owned: freed with P */
+			continue;
+		}
 		for (size_t v = 0; v < p->n_sample_types; v++)
-			p->samples[j].values[v] = (int64_t)((uint64_t)p->samples[j].values[v] +
-							    (uint64_t)s->values[v]);
+			p->samples[j].values[v] += s->values[v];
 		free(s->location_ids);
 		free(s->values);
 		free(s->labels);
 	}
-	p->n_samples = kept;
+	/* after an error, the samples not looked at yet stay with P */
+	memmove(&p->samples[kept], &p->samples[i], (p->n_samples - i) * sizeof(*p->samples));
+	p->n_samples = kept + (p->n_samples - i);
 	sp_idxset_free(&seen);
+	return err;
 }
 
 void sp_fmt_sample_remove_location(sp_sample *s, size_t i)

@@ -285,11 +285,6 @@ static size_t glog_prefix(const char *s, size_t len)
 	return e + 2;
 }
 
-typedef struct {
-	char *key; /* "$name" */
-	char *val;
-} attr;
-
 static void trim(const char **s, const char **e)
 {
 	while (*s < *e && is_ws(**s))
@@ -298,36 +293,107 @@ static void trim(const char **s, const char **e)
 		(*e)--;
 }
 
-/* strings.Replacer semantics: at each position the first key (in order of
- * definition) that matches is replaced; replaced text is not re-scanned. */
-static void substitute(const attr *attrs, size_t n, const char *s, size_t len, sp_buf *out)
+/* The `$name` substitutions defined so far, as a trie over the bytes of
+ * "$name": node 0 is the root, children are found through one hash map
+ * keyed by (node, byte), and a node where a name ends keeps the index of
+ * the first definition of that name.  Replacing at a position walks the
+ * trie once, so a line costs its length times at most the longest name
+ * (MAX_ATTR_NAME + 1), whatever the number of definitions. */
+#define MAX_ATTR_NAME 256
+/* A substituted line longer than this is refused: values repeated through
+ * their names could otherwise grow one line without bound. */
+#define MAX_SUBSTITUTED_LINE (1u << 20)
+
+typedef struct {
+	char **vals;           /* by definition index */
+	size_t n_vals, cap_vals;
+	size_t *end;           /* per node: definition index + 1, 0 = no name ends here */
+	size_t n_nodes, cap_nodes;
+	sp_u64map child;       /* (node << 8 | byte) -> child node */
+} attrs;
+
+static size_t attrs_node(attrs *a, size_t parent, uint8_t c)
+{
+	uint64_t key = (uint64_t)parent << 8 | c, v;
+	if (sp_u64map_get(&a->child, key, &v))
+		return (size_t)v;
+	size_t zero = 0;
+	SP_PUSH(a->end, a->n_nodes, a->cap_nodes, zero);
+	sp_u64map_put(&a->child, key, a->n_nodes - 1);
+	return a->n_nodes - 1;
+}
+
+/* Defines $NAME; an earlier definition of the same name keeps winning. */
+static void attrs_add(attrs *a, const char *name, size_t nl, const char *val, size_t vl)
+{
+	if (!a->n_nodes) {
+		size_t zero = 0;
+		SP_PUSH(a->end, a->n_nodes, a->cap_nodes, zero);
+	}
+	size_t nd = attrs_node(a, 0, '$');
+	for (size_t i = 0; i < nl; i++)
+		nd = attrs_node(a, nd, (uint8_t)name[i]);
+	char *v = sp_xstrndup(val, vl);
+	SP_PUSH(a->vals, a->n_vals, a->cap_vals, v);
+	if (!a->end[nd])
+		a->end[nd] = a->n_vals;
+}
+
+static void attrs_clear(attrs *a)
+{
+	for (size_t i = 0; i < a->n_vals; i++)
+		free(a->vals[i]);
+	free(a->vals);
+	free(a->end);
+	sp_u64map_free(&a->child);
+}
+
+/* strings.Replacer semantics: at each position the first name (in order of
+ * definition) that matches is replaced; replaced text is not re-scanned.
+ * False when the result would pass MAX_SUBSTITUTED_LINE. */
+static bool substitute(const attrs *a, const char *s, size_t len, sp_buf *out)
 {
 	sp_buf_reset(out);
-	for (size_t i = 0; i < len;) {
-		size_t j;
-		for (j = 0; j < n; j++) {
-			size_t kl = strlen(attrs[j].key);
-			if (kl <= len - i && memcmp(s + i, attrs[j].key, kl) == 0)
+	size_t i = 0, copied = 0;
+	while (i < len) {
+		size_t best = 0, best_len = 0, nd = 0;
+		for (size_t k = i; a->n_nodes && k < len; k++) {
+			uint64_t v;
+			if (!sp_u64map_get(&a->child, (uint64_t)nd << 8 | (uint8_t)s[k], &v))
 				break;
+			nd = (size_t)v;
+			if (a->end[nd] && (!best || a->end[nd] < best)) {
+				best = a->end[nd];
+				best_len = k - i + 1;
+			}
 		}
-		if (j < n) {
-			sp_buf_puts(out, attrs[j].val);
-			i += strlen(attrs[j].key);
-		} else {
-			sp_buf_append(out, s + i, 1);
+		if (!best) {
 			i++;
+			continue;
 		}
+		const char *val = a->vals[best - 1];
+		size_t vl = strlen(val);
+		if (out->len + (i - copied) + vl > MAX_SUBSTITUTED_LINE)
+			return false;
+		sp_buf_append(out, s + copied, i - copied);
+		sp_buf_append(out, val, vl);
+		i += best_len;
+		copied = i;
 	}
+	if (out->len + (len - copied) > MAX_SUBSTITUTED_LINE)
+		return false;
+	sp_buf_append(out, s + copied, len - copied);
 	sp_buf_str(out);
+	return true;
 }
 
 sp_error *sp_profile_parse_maps(sp_profile *p, const char *text, size_t len)
 {
-	attr *attrs = NULL;
-	size_t n_attrs = 0, cap_attrs = 0;
+	attrs at = {0};
 	sp_buf line = {0};
-	size_t pos = 0;
+	size_t pos = 0, lineno = 0;
 	uint64_t max_id = 0;
+	sp_error *err = NULL;
 	for (size_t i = 0; i < p->n_mappings; i++)
 		if (p->mappings[i].id > max_id)
 			max_id = p->mappings[i].id;
@@ -336,8 +402,15 @@ sp_error *sp_profile_parse_maps(sp_profile *p, const char *text, size_t len)
 		const char *nl = memchr(ls, '\n', len - pos);
 		size_t ll = nl ? (size_t)(nl - ls) : len - pos;
 		pos += ll + (nl ? 1 : 0);
+		lineno++;
 		size_t skip = glog_prefix(ls, ll);
-		substitute(attrs, n_attrs, ls + skip, ll - skip, &line);
+		if (!substitute(&at, ls + skip, ll - skip, &line)) {
+			err = sp_error_new(SP_E_LIMIT,
+					   "line %zu: $name substitutions make the line longer "
+					   "than %u bytes",
+					   lineno, MAX_SUBSTITUTED_LINE);
+			break;
+		}
 		const char *s = line.len ? line.data : "";
 		sp_maps_entry e;
 		if (!sp_maps_parse_line(s, line.len, &e)) {
@@ -346,9 +419,9 @@ sp_error *sp_profile_parse_maps(sp_profile *p, const char *text, size_t len)
 				const char *ks = s, *ke = eq, *vs = eq + 1, *ve = s + line.len;
 				trim(&ks, &ke);
 				trim(&vs, &ve);
-				attr a = {sp_xasprintf("$%.*s", (int)(ke - ks), ks),
-					  sp_xstrndup(vs, (size_t)(ve - vs))};
-				SP_PUSH(attrs, n_attrs, cap_attrs, a);
+				/* longer "names" are text, not definitions */
+				if ((size_t)(ke - ks) <= MAX_ATTR_NAME)
+					attrs_add(&at, ks, (size_t)(ke - ks), vs, (size_t)(ve - vs));
 			}
 			continue;
 		}
@@ -369,12 +442,10 @@ sp_error *sp_profile_parse_maps(sp_profile *p, const char *text, size_t len)
 		sp_profile_add_mapping(p, &m);
 		sp_maps_entry_clear(&e);
 	}
-	for (size_t i = 0; i < n_attrs; i++) {
-		free(attrs[i].key);
-		free(attrs[i].val);
-	}
-	free(attrs);
+	attrs_clear(&at);
 	sp_buf_free(&line);
+	if (err)
+		return err;
 	sp_profile_massage_mappings(p);
 	return NULL;
 }

@@ -265,8 +265,16 @@ static sp_error *map_sample(merger *m, const sp_sample *src)
 	size_t i = sp_idxset_find(&m->samples, h, sample_eq, &c);
 	if (i != SIZE_MAX) {
 		sp_sample *s = &m->out->samples[i];
-		for (size_t k = 0; k < m->out->n_sample_types; k++)
-			s->values[k] = (int64_t)((uint64_t)s->values[k] + (uint64_t)src->values[k]);
+		int64_t sum;
+		for (size_t k = 0; k < m->out->n_sample_types && !err; k++)
+			if (__builtin_add_overflow(s->values[k], src->values[k], &sum))
+				err = sp_error_new(SP_E_INVALID_PROFILE,
+						   "the %s values of sample %zu add up to more "
+						   "than an int64 holds",
+						   sp_profile_str(m->out, m->out->sample_types[k].type),
+						   (size_t)(src - m->src->samples) + 1);
+		for (size_t k = 0; k < m->out->n_sample_types && !err; k++)
+			s->values[k] += src->values[k];
 		free(sorted);
 	} else {
 		sp_profile_add_sample(m->out, src->values, locs, src->n_locations, labels,
@@ -353,7 +361,7 @@ static sp_error *compatible(const sp_profile *a, const sp_profile *b, size_t bi)
 
 /* -- the merge ----------------------------------------------------------------- */
 
-static void merge_header(merger *m, const sp_profile *src, bool first)
+static sp_error *merge_header(merger *m, const sp_profile *src, bool first)
 {
 	sp_profile *out = m->out;
 	if (first) {
@@ -369,7 +377,10 @@ static void merge_header(merger *m, const sp_profile *src, bool first)
 	}
 	if (src->time_nanos && (!out->time_nanos || src->time_nanos < out->time_nanos))
 		out->time_nanos = src->time_nanos;
-	out->duration_nanos += src->duration_nanos;
+	if (__builtin_add_overflow(out->duration_nanos, src->duration_nanos,
+				   &out->duration_nanos))
+		return sp_error_new(SP_E_INVALID_PROFILE,
+				    "the durations add up to more than an int64 of nanoseconds");
 	for (size_t i = 0; i < src->n_comments; i++) {
 		int64_t c = str_of(m, src->comments[i]);
 		bool dup = false;
@@ -386,9 +397,16 @@ static void merge_header(merger *m, const sp_profile *src, bool first)
 	FIRST_STR(drop_frames)
 	FIRST_STR(keep_frames)
 #undef FIRST_STR
+	return NULL;
 }
 
 sp_error *sp_profile_merge(sp_profile *const *profiles, size_t n, sp_profile **out)
+{
+	return sp_profile_merge_named(profiles, NULL, n, out);
+}
+
+sp_error *sp_profile_merge_named(sp_profile *const *profiles, const char *const *names,
+				 size_t n, sp_profile **out)
 {
 	*out = NULL;
 	if (n == 0)
@@ -411,14 +429,16 @@ sp_error *sp_profile_merge(sp_profile *const *profiles, size_t n, sp_profile **o
 		sp_u64map_free(&m.mapping_ids);
 		sp_u64map_free(&m.location_ids);
 		sp_u64map_free(&m.function_ids);
-		merge_header(&m, src, i == 0);
+		err = merge_header(&m, src, i == 0);
 		/* keep the main binary (mapping[0] by convention) first */
-		if (m.out->n_mappings == 0 && src->n_mappings > 0)
+		if (!err && m.out->n_mappings == 0 && src->n_mappings > 0)
 			map_mapping(&m, &src->mappings[0]);
 		for (size_t j = 0; j < src->n_samples && !err; j++)
 			if (!zero_sample(src, &src->samples[j]))
 				err = map_sample(&m, &src->samples[j]);
-		if (err)
+		if (err && names)
+			err = sp_error_prefix(err, "merging %s", names[i]);
+		else if (err)
 			err = sp_error_prefix(err, "merging profile %zu", i + 1);
 	}
 

@@ -9,6 +9,17 @@
  * Ownership: the profile owns every array and string reachable from it.
  * Pointers returned by lookups are borrowed until the next call that adds
  * to the same array (arrays grow by realloc).
+ *
+ * Values that do not fit: every sample value, period and duration is an
+ * int64.  A value read from a file, or computed from values read from a
+ * file (a count times the period, the sum of samples with the same stack,
+ * the sum over merged profiles), that does not fit is refused, never
+ * wrapped or saturated: the reader's error names the file and the line or
+ * byte offset of the record where the value stopped fitting, and a merge
+ * names the profile.  Writers that add values up for display (a flame
+ * graph's widths, folded output's sums of equal stacks) refuse the profile
+ * the same way, naming the sample type.  pprof wraps silently; a wrapped
+ * value is a wrong profile that looks right.
  */
 #ifndef SYMPROF_PROFILE_H
 #define SYMPROF_PROFILE_H
@@ -213,6 +224,9 @@ void sp_profile_attach_locations(sp_profile *p);
  * into a new profile with pprof's identity rules; N == 1 compacts.  The
  * inputs are not modified. */
 sp_error *sp_profile_merge(sp_profile *const *profiles, size_t n, sp_profile **out);
+/* The same, with errors about profile i naming NAMES[i] (its file). */
+sp_error *sp_profile_merge_named(sp_profile *const *profiles, const char *const *names,
+				 size_t n, sp_profile **out);
 /* True when A and B are of one kind, the condition for merging them: equal
  * sample types (type and unit, in order) and equal period type. */
 bool sp_profile_same_kind(const sp_profile *a, const sp_profile *b);

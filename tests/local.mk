@@ -49,7 +49,8 @@ TESTS += tests/test_find.sh
 EXTRA_DIST += tests/test_find.sh
 # --- end symbolize: load base, ELF identity, demangling, finding files ---
 # --- harness tests (CLI, end to end; see tests/cli_lib.sh) ---
-CLI_TESTS = tests/cli_heap.sh tests/cli_malformed.sh tests/cli_golden.sh tests/cli_diff.sh tests/cli_mismatch.sh
+CLI_TESTS = tests/cli_heap.sh tests/cli_malformed.sh tests/cli_golden.sh tests/cli_diff.sh \
+	tests/cli_mismatch.sh tests/cli_outputs.sh tests/cli_limits.sh
 TESTS += $(CLI_TESTS)
 EXTRA_DIST += $(CLI_TESTS) tests/cli_lib.sh tests/malformed \
 	testdata/fixture testdata/profiles testdata/golden testdata/demo \
@@ -143,7 +144,8 @@ TESTS += tests/fuzz/fuzz_cpu tests/fuzz/fuzz_contention tests/fuzz/fuzz_thread \
 TESTS += tests/test_stacks_malformed.sh tests/test_stacks_go.sh
 dist_check_SCRIPTS += tests/test_stacks_malformed.sh tests/test_stacks_go.sh
 EXTRA_DIST += tests/malformed/cpu tests/malformed/contention tests/malformed/thread \
-	tests/malformed/gocount tests/malformed/raw tests/malformed/folded tests/data/stacks
+	tests/malformed/gocount tests/malformed/raw tests/malformed/folded tests/data/stacks \
+	tests/data/graphs
 # --- end address-stack reader tests ---
 
 # --- symbolize: session, resolver, profiles (wip-hs2) tests ---

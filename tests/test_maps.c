@@ -306,10 +306,77 @@ static void test_unsymbolizable(void)
 	sp_profile_free(p);
 }
 
+/* $name substitutions: first definition wins, replaced text is not
+ * re-scanned, and the work is linear in the section (100,000 lines, half of
+ * them definitions, each used once; quadratic work took minutes here). */
+static void test_substitution(void)
+{
+	/* (names are not hex digits: "ab=..." would be a map line from a to b) */
+	sp_profile *p = parse("g=/first\n"
+			      "gh=/second\n"
+			      "g=/ignored\n"
+			      "self=$self/x\n"
+			      "0x1000-0x2000 $g$gh/lib.so\n"
+			      "0x3000-0x4000 $ghi$self$$g\n");
+	TAP_EQ_U64(p->n_mappings, 2, "two mappings");
+	/* (the one that is not a .so is taken for the main binary: first) */
+	TAP_EQ_STR(mfile(p, 1), "/first/firsth/lib.so",
+		   "the first definition wins, even over a longer name");
+	TAP_EQ_STR(mfile(p, 0), "/firsthi$self/x$/first", "replaced text is not scanned again");
+	sp_profile_free(p);
+
+	enum { N = 50000 };
+	sp_buf text = {0};
+	for (unsigned i = 0; i < N; i++) {
+		/* fixed width: no name is a prefix of another */
+		sp_buf_printf(&text, "dir%06u = /opt/v%u\n", i, i * 7);
+		sp_buf_printf(&text, "%x-%x r-xp 00000000 08:01 %u $dir%06u/lib%u.so\n",
+			      0x100000u + i * 0x10000u, 0x100000u + i * 0x10000u + 0x8000u, i + 1, i, i);
+	}
+	p = sp_profile_new();
+	sp_error *e = sp_profile_parse_maps(p, text.data, text.len);
+	TAP_OK(e == NULL, "100,000 lines parse");
+	sp_error_free(e);
+	TAP_EQ_U64(p->n_mappings, N, "one mapping per map line");
+	size_t bad = 0;
+	for (size_t k = 0; k < p->n_mappings; k++) {
+		unsigned i = (unsigned)((p->mappings[k].memory_start - 0x100000u) / 0x10000u);
+		char want[64];
+		snprintf(want, sizeof(want), "/opt/v%u/lib%u.so", i * 7, i);
+		if (strcmp(mfile(p, k), want) != 0 && bad++ < 3)
+			printf("#   mapping at %#llx: %s, want %s\n",
+			       (unsigned long long)p->mappings[k].memory_start, mfile(p, k), want);
+	}
+	TAP_EQ_U64(bad, 0, "every path substituted with its own definition");
+	sp_profile_free(p);
+
+	/* a value used over and over cannot grow one line without bound */
+	sp_buf_reset(&text);
+	sp_buf_puts(&text, "0x1000-0x2000 /ok\nv=");
+	for (int i = 0; i < 1024; i++)
+		sp_buf_puts(&text, "x");
+	sp_buf_puts(&text, "\n0x3000-0x4000 ");
+	for (int i = 0; i < 1100; i++)
+		sp_buf_puts(&text, "$v");
+	sp_buf_puts(&text, "\n");
+	p = sp_profile_new();
+	e = sp_profile_parse_maps(p, text.data, text.len);
+	char *msg = e ? sp_error_string(e) : NULL;
+	TAP_OK(e && e->code == SP_E_LIMIT && msg &&
+		       strstr(msg, "line 3: $name substitutions make the line longer than 1048576 bytes"),
+	       "a line that substitutions grow past 1 MiB is refused with its number: %s",
+	       msg ? msg : "(no error)");
+	free(msg);
+	sp_error_free(e);
+	sp_profile_free(p);
+	sp_buf_free(&text);
+}
+
 int main(void)
 {
 	test_lines();
 	test_section();
+	test_substitution();
 	test_merge();
 	test_attach();
 	test_unsymbolizable();

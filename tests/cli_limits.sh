@@ -1,0 +1,151 @@
+#!/bin/sh
+# cli_limits.sh — values and sizes past what symprof holds are refused with a message
+# naming the input, never wrapped, never an abort, and nothing is left behind.
+. "${SP_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}/tests/cli_lib.sh"
+
+# refused WHAT EXPECTED-TEXT: the last sp_run exited 1 and said EXPECTED-TEXT.
+refused()
+{
+	if [ "$rc" -eq 1 ] && grep -qF -- "$2" "$tmp/err"; then
+		sp_ok 0 "$1"
+	else
+		sp_ok 1 "$1"
+		sp_diag "exit $rc, want 1 and \"$2\""
+		sp_show_err
+	fi
+}
+
+# no_output FILE: neither FILE nor a temporary file beside it exists.
+no_output()
+{
+	[ ! -e "$1" ] && ! ls -a "$(dirname "$1")" | grep -q "^$(basename "$1")\\.tmp\\."
+}
+
+# --- sums of int64 values (profile/profile.h: refused, never wrapped) -----------------
+max=9223372036854775807
+printf 'main;work %s\n' "$max" >"$tmp/a.folded"
+printf 'main;work 1\n' >"$tmp/b.folded"
+sp_run symprof convert -q "$tmp/a.folded" "$tmp/b.folded" -o "$tmp/merged.folded"
+refused "merging two profiles whose equal stacks add up past 2^63-1 is refused" \
+	"merging $tmp/b.folded: the samples values of sample 1 add up to more than an int64 holds"
+sp_check "... and writes nothing" no_output "$tmp/merged.folded"
+
+printf 'main;work %s\nmain;idle 1\n' "$max" >"$tmp/c.folded"
+sp_run symprof convert -q "$tmp/c.folded" -o "$tmp/c.flame.svg"
+refused "a flame graph whose total passes 2^63-1 is refused" \
+	"flame graph: the samples values add up to more than an int64 holds"
+sp_check "... and writes nothing" no_output "$tmp/c.flame.svg"
+sp_run symprof convert -q "$tmp/c.folded" -o "$tmp/c.folded.out" --format folded
+sp_ok "$rc" "the same profile as folded stacks (no sum needed) is written" || sp_show_err
+
+# --- memory: a budget (--max-memory) and inputs bounded by it --------------------------
+# Under AddressSanitizer the process's size is mostly shadow memory and quarantine:
+# refusals are checked there too, peak sizes only in a plain build.
+asan=
+ldd "$SYMPROF" 2>/dev/null | grep -q libasan && asan=yes
+
+# peak_below KB DESCRIPTION: the last timed run's peak resident size ($tmp/rss, from
+# /usr/bin/time -f %M) stayed below KB.
+peak_below()
+{
+	if [ -n "$asan" ]; then
+		sp_skip "$2 (AddressSanitizer build)"
+	elif [ ! -x /usr/bin/time ]; then
+		sp_skip "$2 (no /usr/bin/time)"
+	else
+		peak=$(tail -n 1 "$tmp/rss")
+		sp_check "$2 (peak $peak KB)" test "$peak" -lt "$1"
+	fi
+}
+
+# timed_run ARGS...: sp_run symprof ARGS under /usr/bin/time when there is one.
+timed_run()
+{
+	if [ -x /usr/bin/time ] && [ -z "$asan" ]; then
+		/usr/bin/time -o "$tmp/rss" -f %M "$SYMPROF" "$@" >"$tmp/out" 2>"$tmp/err"
+		rc=$?
+	else
+		sp_run symprof "$@"
+	fi
+}
+
+# A pprof "bomb": 64 KiB of gzip inflating to MIB MiB of 4-byte samples (field 2, one
+# value each), after a header declaring one sample type.  Every sample is valid: it is
+# the number of them that is the attack.
+bomb()
+{
+	python3 - "$1" "$2" <<'PY'
+import gzip, sys
+mib, path = int(sys.argv[1]), sys.argv[2]
+head = b'\x0a\x04\x08\x01\x10\x02' + b'\x32\x00' + b'\x32\x07samples' + b'\x32\x05count'
+unit = b'\x12\x02\x10\x01'
+n = ((mib << 20) - len(head)) // len(unit)
+with gzip.open(path, 'wb', compresslevel=9) as f:
+    f.write(head)
+    chunk = unit * 65536
+    for _ in range(n // 65536):
+        f.write(chunk)
+    f.write(unit * (n % 65536))
+PY
+}
+
+mkdir "$tmp/bomb"
+if command -v python3 >/dev/null 2>&1; then
+	# 64 MiB passes the gunzip step and is refused as the samples fill the budget;
+	# 256 MiB is where the unbounded reader used to abort
+	for mib in 64 256; do
+		bomb "$mib" "$tmp/bomb$mib.pb.gz"
+		timed_run convert --max-memory 256M -q --no-symbolize "$tmp/bomb$mib.pb.gz" \
+			-o "$tmp/bomb/out.pb.gz"
+		refused "a pprof.gz inflating to $mib MiB of samples is refused, not aborted" \
+			"bomb$mib.pb.gz: needs more memory than the limit of 256 MiB (--max-memory)"
+		sp_check "... and leaves nothing in the output directory" \
+			test -z "$(ls -A "$tmp/bomb")"
+		peak_below 262144 "... within the budget"
+		rm -f "$tmp/bomb$mib.pb.gz"
+	done
+else
+	sp_skip "no python3 to write the pprof bombs"
+fi
+
+# /dev/zero never ends: it is read up to the budget, then refused.
+timed_run convert --max-memory 128M -q --no-symbolize /dev/zero -o "$tmp/bomb/zero.folded"
+refused "/dev/zero as input is refused at the memory limit" \
+	"/dev/zero: needs more memory than the limit of 128 MiB (--max-memory)"
+peak_below 131072 "... within the budget"
+# So is a pipe that never ends.
+yes 'main;work 1' | "$SYMPROF" convert --max-memory 64M -q --no-symbolize /dev/stdin \
+	-o "$tmp/bomb/pipe.folded" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+refused "an endless pipe as input is refused at the memory limit" \
+	"/dev/stdin: needs more memory than the limit of 64 MiB (--max-memory)"
+
+# A budget passed while writing: the temporary output goes with the process.
+awk 'BEGIN { srand(1); for (i = 0; i < 200000; i++) {
+	s = "main"
+	for (d = 0; d < 12; d++) s = s ";f" int(rand() * 5000)
+	print s, i + 1 } }' >"$tmp/big.folded"
+timed_run convert --max-memory 160M -q "$tmp/big.folded" -o "$tmp/bomb/big.flame.svg"
+refused "a flame graph that passes the budget while being written is refused" \
+	"big.folded: needs more memory than the limit of 160 MiB (--max-memory)"
+sp_check "... and its temporary file is removed" test -z "$(ls -A "$tmp/bomb")"
+peak_below 163840 "... within the budget"
+timed_run convert --max-memory 1G -q "$tmp/big.folded" -o "$tmp/bomb/big.flame.svg"
+sp_ok "$rc" "with --max-memory 1G the same flame graph is written" || sp_show_err
+
+# --- a call graph of a recursive profile --------------------------------------------------
+# dot reverses edges to break the cycles of tests/data/graphs/recursive.folded; with
+# SP_VALGRIND=1 this is the run whose graphviz-internal leak tests/valgrind.supp names.
+# LeakSanitizer's suppression of it (formats/gvc.c) needs the whole allocation stack,
+# which its fast unwinder loses in graphviz (built without frame pointers).
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0" \
+	sp_run symprof convert -q "$SP_SRCDIR/tests/data/graphs/recursive.folded" \
+	-o "$tmp/rec.svg"
+sp_ok "$rc" "a recursive profile renders to SVG${SP_VALGRIND:+ (valgrind: no definite leak)}" ||
+	sp_show_err
+sp_check "... an SVG document" grep -q '<svg' "$tmp/rec.svg"
+
+sp_run symprof convert --max-memory lots "$tmp/a.folded"
+sp_check "--max-memory lots is a usage error" test "$rc" -eq 2
+
+sp_done
