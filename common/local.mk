@@ -4,6 +4,7 @@ common_libcommon_la_SOURCES = \
 	common/error.c \
 	common/mem.c \
 	common/hash.c \
+	common/interval.c \
 	common/sink.c \
 	common/file.c \
 	common/zlib.c

@@ -9,6 +9,10 @@ tests_test_common_LDADD = $(TEST_LIBS)
 tests_test_model_SOURCES = tests/test_model.c tests/tap.h
 tests_test_model_LDADD = $(TEST_LIBS)
 TESTS += tests/test_common tests/test_model
+check_PROGRAMS += tests/test_interval
+tests_test_interval_SOURCES = tests/test_interval.c tests/tap.h
+tests_test_interval_LDADD = $(TEST_LIBS)
+TESTS += tests/test_interval
 
 # --- pprof reader/writer and merge tests ---
 check_PROGRAMS += tests/test_pprof tests/test_merge tests/pprof_tool

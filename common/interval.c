@@ -1,0 +1,120 @@
+/* interval.c — interval tables: the best range holding an address, where
+ * ranges nest and overlap freely and "best" is the caller's order.
+ *
+ * The starts and ends of all ranges cut the addresses they cover into
+ * elementary runs (at most 2n - 1).  Ranges are painted onto the runs best
+ * first; a painted run keeps its value, and a "next unpainted run" forest
+ * (union-find with path halving) lets each run be painted once, so building
+ * costs the sort of the 2n bounds plus near-linear painting, and a lookup is
+ * one binary search over the runs, merged where neighbours agree.  A walk
+ * from the nearest start backwards, by contrast, costs the number of ranges
+ * enclosing the address: all of them when one range encloses the rest. */
+#include "common/common.h"
+
+#include <stdlib.h>
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The first index of B[0..n) whose bound is >= X. */
+static size_t lower_bound(const uint64_t *b, size_t n, uint64_t x)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (b[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The first unpainted run at or after K (NEXT[k] == k: K is unpainted). */
+static size_t unpainted(size_t *next, size_t k)
+{
+	while (next[k] != k) {
+		next[k] = next[next[k]];
+		k = next[k];
+	}
+	return k;
+}
+
+void sp_interval_table_build(sp_interval_table *t, const sp_interval *v, size_t n)
+{
+	sp_interval_table_clear(t);
+	uint64_t *b = sp_xreallocarray(NULL, n ? n : 1, 2 * sizeof(*b));
+	size_t nb = 0;
+	for (size_t i = 0; i < n; i++)
+		if (v[i].end > v[i].start) {
+			b[nb++] = v[i].start;
+			b[nb++] = v[i].end;
+		}
+	if (!nb) {
+		free(b);
+		return;
+	}
+	qsort(b, nb, sizeof(*b), cmp_u64);
+	size_t m = 1;
+	for (size_t i = 1; i < nb; i++)
+		if (b[i] != b[m - 1])
+			b[m++] = b[i];
+	/* run k is [b[k], b[k + 1]) for k < m - 1 (m >= 2: some range is not
+	 * empty); run m - 1, past the last end, is held by nothing */
+	size_t *val = sp_xreallocarray(NULL, m, sizeof(*val));
+	size_t *next = sp_xreallocarray(NULL, m, sizeof(*next));
+	for (size_t k = 0; k < m; k++) {
+		val[k] = SIZE_MAX;
+		next[k] = k; /* next[m - 1]: the sentinel no range reaches */
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].end <= v[i].start)
+			continue;
+		size_t hi = lower_bound(b, m, v[i].end);
+		for (size_t k = unpainted(next, lower_bound(b, m, v[i].start)); k < hi;
+		     k = unpainted(next, k + 1)) {
+			val[k] = v[i].value;
+			next[k] = k + 1;
+		}
+	}
+	free(next);
+	/* merge neighbours in place (the write index never passes the read
+	 * index); the last bound starts the run that nothing holds */
+	size_t o = 0;
+	for (size_t k = 0; k < m; k++) {
+		if (o && val[o - 1] == val[k])
+			continue;
+		b[o] = b[k];
+		val[o++] = val[k];
+	}
+	t->start = sp_xreallocarray(b, o, sizeof(*b));
+	t->value = sp_xreallocarray(val, o, sizeof(*val));
+	t->n = o;
+}
+
+size_t sp_interval_table_find(const sp_interval_table *t, uint64_t addr)
+{
+	if (!t->n || addr < t->start[0])
+		return SIZE_MAX;
+	size_t lo = 0, hi = t->n;
+	while (lo < hi) { /* the first run starting after ADDR */
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->start[mid] <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return t->value[lo - 1];
+}
+
+void sp_interval_table_clear(sp_interval_table *t)
+{
+	free(t->start);
+	free(t->value);
+	t->start = NULL;
+	t->value = NULL;
+	t->n = 0;
+}
