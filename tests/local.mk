@@ -214,6 +214,11 @@ tests_fuzz_fuzz_lines_SOURCES = tests/fuzz/fuzz_lines.c tests/fuzz/standalone.c
 tests_fuzz_fuzz_lines_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS)
 tests_fuzz_fuzz_lines_LDADD = $(TEST_LIBS) $(LIBDW_LIBS) $(LIBELF_LIBS)
 TESTS += tests/fuzz/fuzz_lines
+check_PROGRAMS += tests/fuzz/fuzz_elf
+tests_fuzz_fuzz_elf_SOURCES = tests/fuzz/fuzz_elf.c tests/fuzz/standalone.c
+tests_fuzz_fuzz_elf_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(ZLIB_CFLAGS)
+tests_fuzz_fuzz_elf_LDADD = $(TEST_LIBS) $(LIBELF_LIBS) $(ZLIB_LIBS)
+TESTS += tests/fuzz/fuzz_elf
 EXTRA_DIST += tests/fuzz/seeds
 # --- end fuzz harnesses of the JIT readers ---
 EXTRA_DIST += tests/fuzz/reader.h

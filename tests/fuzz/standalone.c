@@ -13,6 +13,8 @@
 #include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+/* A harness whose inputs are costly defines how many mutations to run. */
+extern const size_t sp_fuzz_mutations __attribute__((weak));
 
 static const char *const seeds[] = {
 	"heap profile:    2:    18432 [     2:    18432] @ heap_v2/524288\n"
@@ -133,7 +135,7 @@ int main(int argc, char **argv)
 		feed(c.v[i], c.len[i]);
 	static const char dict[] = "0123456789abcdefx :[]@/-\n#$=()_.XZ\x00\xff";
 	uint64_t s = 0x9e3779b97f4a7c15ULL;
-	size_t runs = 20000;
+	size_t runs = &sp_fuzz_mutations ? sp_fuzz_mutations : 20000;
 	uint8_t *buf = NULL;
 	size_t cap = 0;
 	for (size_t r = 0; r < runs; r++) {
