@@ -215,7 +215,7 @@ tests_fuzz_fuzz_lines_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS)
 tests_fuzz_fuzz_lines_LDADD = $(TEST_LIBS) $(LIBDW_LIBS) $(LIBELF_LIBS)
 TESTS += tests/fuzz/fuzz_lines
 check_PROGRAMS += tests/fuzz/fuzz_elf
-tests_fuzz_fuzz_elf_SOURCES = tests/fuzz/fuzz_elf.c tests/fuzz/standalone.c
+tests_fuzz_fuzz_elf_SOURCES = tests/fuzz/fuzz_elf.c tests/fuzz/standalone.c tests/file_util.h
 tests_fuzz_fuzz_elf_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(ZLIB_CFLAGS)
 tests_fuzz_fuzz_elf_LDADD = $(TEST_LIBS) $(LIBELF_LIBS) $(ZLIB_LIBS)
 TESTS += tests/fuzz/fuzz_elf
@@ -266,7 +266,7 @@ EXTRA_DIST += testdata/jit/mcjit_funcs.c testdata/jit/mcjit_funcs2.c
 # --- end MCJIT end to end ---
 # --- corrupted debug info against the resolver's own DWARF readers ---
 check_PROGRAMS += tests/test_dwarf_corrupt
-tests_test_dwarf_corrupt_SOURCES = tests/test_dwarf_corrupt.c tests/tap.h
+tests_test_dwarf_corrupt_SOURCES = tests/test_dwarf_corrupt.c tests/tap.h tests/file_util.h
 tests_test_dwarf_corrupt_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
 tests_test_dwarf_corrupt_LDADD = $(TEST_LIBS) $(LIBELF_LIBS)
 TESTS += tests/test_dwarf_corrupt

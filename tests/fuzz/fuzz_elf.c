@@ -25,6 +25,7 @@
  * DIR at setup.  "make check" replays them and 300 mutations.
  * fuzz-runs: 3000 (executions of each scripts/fuzz CI pass: about 10 s) */
 #include "symbolize/symbolize.h"
+#include "tests/file_util.h"
 
 #include <fcntl.h>
 #include <gelf.h>
@@ -47,24 +48,23 @@ static const char *const targets[] = {
 };
 
 static const char fixture_src[] =
-	"volatile int sink;\n"
-	"static inline __attribute__((always_inline)) int twice(int x) { sink = x; return x * 2; }\n"
-	"static inline __attribute__((always_inline)) int thrice(int x) { return twice(x) + x; }\n"
-	"__attribute__((noipa)) int alpha(int x)\n"
+	"volatile unsigned acc;\n"
+	"static inline __attribute__((always_inline)) unsigned mix(unsigned v) { acc ^= v; return v * 31u; }\n"
+	"static inline __attribute__((always_inline)) unsigned step(unsigned v) { return mix(v + 7u) ^ v; }\n"
+	"__attribute__((noipa)) unsigned walk(unsigned n)\n"
 	"{\n"
-	"	int r = 0;\n"
-	"	for (int i = 0; i < x; i++)\n"
-	"		r += thrice(i ^ x);\n"
-	"	return r;\n"
+	"	unsigned h = 5381u;\n"
+	"	while (n--)\n"
+	"		h = step(h) + n;\n"
+	"	return h;\n"
 	"}\n"
-	"__attribute__((noipa)) long beta(long x) { return twice((int)x) + x * sink; }\n"
-	"__attribute__((noipa, cold)) void gamma_cold(void) { sink = 3; }\n"
+	"__attribute__((noipa)) unsigned pick(unsigned k) { switch (k & 3u) { case 0: return walk(k); case 1: return mix(k); default: return acc; } }\n"
+	"__attribute__((noipa, cold)) void rare(void) { acc = 0; }\n"
 	"int main(int argc, char **argv)\n"
 	"{\n"
-	"	(void)argv;\n"
-	"	if (argc > 5)\n"
-	"		gamma_cold();\n"
-	"	return alpha(argc) + (int)beta(argc);\n"
+	"	if (argv[0] == 0)\n"
+	"		rare();\n"
+	"	return (int)(pick((unsigned)argc) + walk((unsigned)argc));\n"
 	"}\n";
 
 static struct {
@@ -90,13 +90,16 @@ static void cleanup(void)
 	free(base.elf);
 }
 
-static bool write_file(const char *path, const uint8_t *d, size_t n)
+/* A function's first, middle and last bytes and the byte after it. */
+static void add_probes(void *ctx, const GElf_Sym *s)
 {
-	FILE *f = fopen(path, "wb");
-	if (!f)
-		return false;
-	bool ok = fwrite(d, 1, n, f) == n;
-	return fclose(f) == 0 && ok;
+	(void)ctx;
+	if (!s->st_size || base.n_addrs + 4 > SP_ARRAY_LEN(base.addrs))
+		return;
+	uint64_t v[4] = {s->st_value, s->st_value + s->st_size / 2, s->st_value + s->st_size - 1,
+			 s->st_value + s->st_size};
+	for (int j = 0; j < 4; j++)
+		base.addrs[base.n_addrs++] = v[j];
 }
 
 /* Reads the base binary: its target sections and its functions' first,
@@ -132,20 +135,8 @@ static bool read_base(const char *path)
 				base.secs[i].size = sh.sh_size;
 				base.secs[i].header = eh.e_shoff + elf_ndxscn(scn) * sizeof(Elf64_Shdr);
 			}
-		if (sh.sh_type != SHT_SYMTAB)
-			continue;
-		Elf_Data *d = elf_getdata(scn, NULL);
-		for (size_t k = 0; d && sh.sh_entsize && k < sh.sh_size / sh.sh_entsize; k++) {
-			GElf_Sym s;
-			if (!gelf_getsym(d, (int)k, &s) || GELF_ST_TYPE(s.st_info) != STT_FUNC ||
-			    s.st_shndx == SHN_UNDEF || !s.st_value || !s.st_size ||
-			    base.n_addrs + 4 > SP_ARRAY_LEN(base.addrs))
-				continue;
-			uint64_t v[4] = {s.st_value, s.st_value + s.st_size / 2,
-					 s.st_value + s.st_size - 1, s.st_value + s.st_size};
-			for (int j = 0; j < 4; j++)
-				base.addrs[base.n_addrs++] = v[j];
-		}
+		if (sh.sh_type == SHT_SYMTAB)
+			sp_test_func_syms(scn, &sh, add_probes, NULL);
 	}
 	if (elf)
 		elf_end(elf);
@@ -161,7 +152,7 @@ static sp_symbolize_options session_opts(void)
 				      .n_debug_dirs = 1, .demangle = SP_DEMANGLE_NONE};
 }
 
-/* The unchanged base gives alpha's first byte a frame with a file and a
+/* The unchanged base gives walk's first byte a frame with a file and a
  * line: the damaged copies are measured against a working path. */
 static bool resolves_base(const char *exe)
 {
@@ -174,7 +165,7 @@ static bool resolves_base(const char *exe)
 	bool ok = false;
 	for (size_t i = 0; !e && i < base.n_addrs && !ok; i += 4) {
 		e = sp_object_resolve(obj, base.addrs[i], &f, &nf);
-		ok = !e && nf && f[nf - 1].system_name && !strcmp(f[nf - 1].system_name, "alpha") &&
+		ok = !e && nf && f[nf - 1].system_name && !strcmp(f[nf - 1].system_name, "walk") &&
 		     f[nf - 1].file && f[nf - 1].line > 0;
 	}
 	sp_error_free(e);
@@ -211,7 +202,7 @@ static void write_seeds(const char *dir)
 			}
 			char *path = sp_xasprintf("%s/%s%s", dir, name,
 						  mode == 0 ? "" : mode == 1 ? ".z" : ".chdr");
-			if (!write_file(path, d, len))
+			if (!sp_test_write_file(path, d, len))
 				fprintf(stderr, "fuzz_elf: could not write %s\n", path);
 			free(path);
 		}
@@ -237,7 +228,7 @@ static bool setup(void)
 	char *cmd = sp_xasprintf("cd '%s' && gcc -O2 -g -gdwarf-5 -fdebug-prefix-map='%s'=/fx "
 				 "-o fx fx.c",
 				 base.dir, base.dir);
-	base.ok = write_file(src, (const uint8_t *)fixture_src, sizeof(fixture_src) - 1) &&
+	base.ok = sp_test_write_file(src, (const uint8_t *)fixture_src, sizeof(fixture_src) - 1) &&
 		  system(cmd) == 0 && read_base(exe);
 	if (!base.ok)
 		fprintf(stderr, "fuzz_elf: could not build the base binary in %s\n", base.dir);
@@ -316,7 +307,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	else
 		sh.sh_flags &= ~(uint64_t)SHF_COMPRESSED;
 	memcpy(buf + base.secs[which].header, &sh, sizeof(sh));
-	bool ok = write_file(base.copy, buf, len);
+	bool ok = sp_test_write_file(base.copy, buf, len);
 	free(buf);
 	if (!ok)
 		abort(); /* the harness's own failure, not the input's */
