@@ -219,6 +219,10 @@ tests_fuzz_fuzz_elf_SOURCES = tests/fuzz/fuzz_elf.c tests/fuzz/standalone.c test
 tests_fuzz_fuzz_elf_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(ZLIB_CFLAGS)
 tests_fuzz_fuzz_elf_LDADD = $(TEST_LIBS) $(LIBELF_LIBS) $(ZLIB_LIBS)
 TESTS += tests/fuzz/fuzz_elf
+check_PROGRAMS += tests/fuzz/fuzz_roundtrip
+tests_fuzz_fuzz_roundtrip_SOURCES = tests/fuzz/fuzz_roundtrip.c tests/fuzz/standalone.c
+tests_fuzz_fuzz_roundtrip_LDADD = $(TEST_LIBS)
+TESTS += tests/fuzz/fuzz_roundtrip
 EXTRA_DIST += tests/fuzz/seeds
 # --- end fuzz harnesses of the JIT readers ---
 EXTRA_DIST += tests/fuzz/reader.h
