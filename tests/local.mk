@@ -223,7 +223,7 @@ check_PROGRAMS += tests/fuzz/fuzz_roundtrip
 tests_fuzz_fuzz_roundtrip_SOURCES = tests/fuzz/fuzz_roundtrip.c tests/fuzz/standalone.c
 tests_fuzz_fuzz_roundtrip_LDADD = $(TEST_LIBS)
 TESTS += tests/fuzz/fuzz_roundtrip
-EXTRA_DIST += tests/fuzz/seeds
+EXTRA_DIST += tests/fuzz/seeds tests/fuzz/corpus
 # --- end fuzz harnesses of the JIT readers ---
 EXTRA_DIST += tests/fuzz/reader.h
 
