@@ -99,9 +99,24 @@ static void random_sets(void)
 		for (uint64_t a = 0; a < 110; a++)
 			bad += sp_interval_table_find(&t, a) != scan(v, n, a);
 	}
-	sp_interval_table_clear(&t);
 	TAP_EQ_U64(bad, 0, "%zu random sets of nested and overlapping ranges agree with a scan",
 		   sets);
+	/* one large set: bound searches that jump far in both directions */
+	size_t big_n = 3000;
+	sp_interval *big = sp_xreallocarray(NULL, big_n, sizeof(*big));
+	for (size_t i = 0; i < big_n; i++) {
+		big[i].start = rng(&s) % 100000;
+		big[i].end = big[i].start + 1 + rng(&s) % (i % 7 ? 300 : 30000);
+		big[i].value = i;
+	}
+	sp_interval_table_build(&t, big, big_n);
+	bad = 0;
+	for (uint64_t a = 0; a < 131000; a += 7)
+		bad += sp_interval_table_find(&t, a) != scan(big, big_n, a);
+	TAP_OK(bad == 0 && agrees(big, big_n, &t),
+	       "%zu random ranges in random order agree with a scan (%zu differ)", big_n, bad);
+	free(big);
+	sp_interval_table_clear(&t);
 }
 
 /* pprof's loop (and profile/maps.c's): the first mapping that holds A or,
