@@ -23,7 +23,7 @@
  * (tests/fuzz/seeds/elf/) are the base binary's own sections, in each of
  * the three forms: SP_FUZZ_ELF_SEEDS=DIR makes the harness write them to
  * DIR at setup.  "make check" replays them and 300 mutations.
- * fuzz-runs: 3000 (executions of each scripts/fuzz CI pass: about 10 s) */
+ * fuzz-runs: 2000 (executions of each scripts/fuzz CI pass: about 10 s) */
 #include "symbolize/symbolize.h"
 #include "tests/file_util.h"
 

@@ -3,7 +3,7 @@
  * locations attached to the result; the profile must stay valid and every
  * address must land in a mapping.  Built like fuzz_heap.c, with
  * tests/fuzz/fuzz_maps.c in place of fuzz_heap.c.
- * fuzz-runs: 200000 (executions of each scripts/fuzz CI pass: about 10 s) */
+ * fuzz-runs: 40000 (executions of each scripts/fuzz CI pass: about 10 s) */
 #include "profile/profile.h"
 
 #include <stdlib.h>

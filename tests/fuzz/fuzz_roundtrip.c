@@ -6,7 +6,7 @@
  * one must give the same bytes again.  Anything else aborts.  Its seeds
  * (tests/fuzz/seeds/roundtrip/) are the uncompressed pprof conversions of
  * testdata/profiles/.
- * fuzz-runs: 100000 (executions of each scripts/fuzz CI pass: about 10 s) */
+ * fuzz-runs: 120000 (executions of each scripts/fuzz CI pass: about 10 s) */
 #include "formats/formats.h"
 
 #include <stdlib.h>
