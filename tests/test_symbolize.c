@@ -477,6 +477,60 @@ static void test_rel_mapping(const char *src)
 	free(obj);
 }
 
+/* The debuginfod places a mapping's report lists. */
+static size_t n_debuginfod(const sp_mapping_report *r)
+{
+	size_t n = 0;
+	for (size_t i = 0; r && i < r->tried.n; i++)
+		n += strncmp(r->tried.v[i].path, "debuginfod:", 11) == 0;
+	return n;
+}
+
+/* debuginfod is asked about the mappings samples use; a mapping only
+ * unsampled locations name is not asked about, even when it comes first
+ * (the server refuses connections: the first query fails fast). */
+static void test_debuginfod_sampled(void)
+{
+	char *cache = sp_xasprintf("%s/dcache", tmpdir);
+	setenv("DEBUGINFOD_URLS", "http://127.0.0.1:1", 1);
+	setenv("DEBUGINFOD_CACHE_PATH", cache, 1);
+	sp_profile *p = sp_profile_new();
+	sp_profile_add_sample_type(p, "samples", "count");
+	sp_mapping un = {.memory_start = 0x10000, .memory_limit = 0x20000};
+	un.filename = sp_profile_intern(p, "/nonexistent/unsampled.so");
+	un.build_id = sp_profile_intern(p, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
+	sp_profile_add_mapping(p, &un); /* 1 */
+	sp_mapping used = {.memory_start = 0x30000, .memory_limit = 0x40000};
+	used.filename = sp_profile_intern(p, "/nonexistent/sampled.so");
+	used.build_id = sp_profile_intern(p, "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb");
+	sp_profile_add_mapping(p, &used); /* 2 */
+	sp_profile_location_for_address(p, 1, 0x10100);
+	uint64_t l = sp_profile_location_for_address(p, 2, 0x30100);
+	int64_t v = 1;
+	sp_profile_add_sample(p, &v, &l, 1, NULL, 0);
+	sp_symbolizer *s = sp_symbolizer_new(NULL);
+	sp_symbolize_report rep = {0};
+	sp_error *e = sp_symbolize_profile(s, p, &rep);
+	TAP_OK(!e && rep.n_mappings == 2 && rep.mappings[0].mapping_id == 1 &&
+		       rep.mappings[1].mapping_id == 2,
+	       "unsampled mapping first: one report per mapping, in mapping order");
+	size_t n_un = n_debuginfod(report_for(&rep, 1)), n_used = n_debuginfod(report_for(&rep, 2));
+	if (n_un + n_used == 0)
+		TAP_OK(1, "debuginfod asked about sampled mappings only # SKIP libdebuginfod "
+			  "not loadable");
+	else
+		TAP_OK(n_un == 0 && n_used == 1,
+		       "debuginfod asked about sampled mappings only (unsampled %zu, sampled %zu)",
+		       n_un, n_used);
+	sp_error_free(e);
+	sp_symbolize_report_clear(&rep);
+	sp_symbolizer_free(s);
+	sp_profile_free(p);
+	unsetenv("DEBUGINFOD_URLS");
+	unsetenv("DEBUGINFOD_CACHE_PATH");
+	free(cache);
+}
+
 int main(void)
 {
 	const char *srcdir = getenv("SP_SRCDIR");
@@ -497,6 +551,7 @@ int main(void)
 	test_profile(exe, src, true);
 	test_separate_debug(exe);
 	test_rel_mapping(src);
+	test_debuginfod_sampled();
 
 	sh("rm -rf '%s'", tmpdir);
 	free(exe);
