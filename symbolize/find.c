@@ -31,10 +31,14 @@
  * libdebuginfod's retries included (DEBUGINFOD_MAXTIME, when a positive
  * number of seconds, lowers it).  One file may have DEBUGINFOD_MAX_FILE
  * bytes (DEBUGINFOD_MAXSIZE lowers it), and a run fetches at most
- * DEBUGINFOD_MAX_RUN bytes in all.  libdebuginfod is told the deadline and
- * the size through those two variables (it checks the size against the
- * announced length and bounds each transfer's time); the progress callback
- * enforces both on the bytes as they arrive.  DEBUGINFOD_TIMEOUT keeps its
+ * DEBUGINFOD_MAX_RUN bytes in all.  libdebuginfod is told the time left
+ * through DEBUGINFOD_MAXTIME (it bounds each transfer with it); the
+ * progress callback enforces the deadline and the sizes, on the announced
+ * length and on the bytes as they arrive (a body without a length is not
+ * checked by the library).  DEBUGINFOD_MAXSIZE is read from the user and
+ * hidden from the library during a query: given one, libdebuginfod 0.188
+ * logs "using max size" with dprintf to its verbose descriptor even when
+ * there is none (-1), and glibc leaks that call's buffer.  DEBUGINFOD_TIMEOUT keeps its
  * meaning (a server that does not send 100 kB within that many seconds is
  * given up), but once per build id: the DEBUGINFOD_RETRY_LIMIT retries
  * (2 by default) are ours, within the deadline, and only after failures
@@ -401,15 +405,17 @@ static int ask(sp_finder *f, debuginfod_client *c, const char *build_id, bool de
 	f->cancelled = false;
 	f->fetched = 0;
 	f->query_max = f->max_file < f->run_left ? f->max_file : f->run_left;
-	char *old_time, *old_size, *old_retry;
+	char *old_time, *old_retry, *old_size;
 	set_limit("DEBUGINFOD_MAXTIME", (uint64_t)left + 1, &old_time);
-	set_limit("DEBUGINFOD_MAXSIZE", f->query_max, &old_size);
 	set_limit("DEBUGINFOD_RETRY_LIMIT", 0, &old_retry);
+	const char *user_size = getenv("DEBUGINFOD_MAXSIZE");
+	old_size = user_size ? sp_xstrdup(user_size) : NULL;
+	unsetenv("DEBUGINFOD_MAXSIZE");
 	int fd = debuginfo ? debuginfod_find_debuginfo(c, (const unsigned char *)build_id, 0, got) :
 			     debuginfod_find_executable(c, (const unsigned char *)build_id, 0, got);
 	put_back("DEBUGINFOD_MAXTIME", old_time);
-	put_back("DEBUGINFOD_MAXSIZE", old_size);
 	put_back("DEBUGINFOD_RETRY_LIMIT", old_retry);
+	put_back("DEBUGINFOD_MAXSIZE", old_size);
 	struct stat st;
 	uint64_t size = fd >= 0 && fstat(fd, &st) == 0 && st.st_size > 0 ? (uint64_t)st.st_size : 0;
 	/* what arrived counts, even when the query failed */
