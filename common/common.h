@@ -190,6 +190,34 @@ size_t sp_strtab_intern_str(sp_strtab *t, const char *s);
 void sp_strtab_free(sp_strtab *t);
 
 /* ------------------------------------------------------------------------ */
+/* Interval tables: which range holds an address.                           */
+
+/* A half-open range [start, end) of addresses and the caller's value for it
+ * (an index into the caller's own array). */
+typedef struct {
+	uint64_t start, end;
+	size_t value;
+} sp_interval;
+
+/* Ranges may nest and overlap in any way; the caller decides which one an
+ * address belongs to by the order it gives them in: best first.  The table
+ * is the flattened answer, one entry per run of addresses with the same
+ * best range, so a lookup is one binary search however deep the nesting.
+ * It holds at most 2n - 1 entries. */
+typedef struct {
+	uint64_t *start; /* start[i]: first address of run i, increasing */
+	size_t *value;   /* value of run i, SIZE_MAX where no range holds it */
+	size_t n;
+} sp_interval_table;
+
+/* Builds T (zero-initialised or cleared) from V[0..n), best first; empty
+ * ranges (end <= start) hold nothing.  V is not kept.  O(n log n). */
+void sp_interval_table_build(sp_interval_table *t, const sp_interval *v, size_t n);
+/* The value of the first range of V that holds ADDR, or SIZE_MAX.  O(log n). */
+size_t sp_interval_table_find(const sp_interval_table *t, uint64_t addr);
+void sp_interval_table_clear(sp_interval_table *t);
+
+/* ------------------------------------------------------------------------ */
 /* Output sinks.  Writers write to a sink and never open files.  Errors are
  * sticky: the first failure is kept and returned by sp_sink_finish.        */
 

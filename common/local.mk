@@ -5,6 +5,7 @@ common_libcommon_la_SOURCES = \
 	common/mem.c \
 	common/hash.c \
 	common/strtab.c \
+	common/interval.c \
 	common/sink.c \
 	common/file.c \
 	common/zlib.c

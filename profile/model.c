@@ -323,6 +323,33 @@ sp_mapping *sp_profile_mapping_for_address(const sp_profile *p, uint64_t addr)
 	return NULL;
 }
 
+void sp_mapping_index_build(sp_mapping_index *x, const sp_profile *p, bool unencoded)
+{
+	/* two ranges per mapping, both in the mapping's place in the order */
+	sp_interval *r = sp_xreallocarray(NULL, p->n_mappings ? p->n_mappings : 1, 2 * sizeof(*r));
+	size_t n = 0;
+	for (size_t i = 0; i < p->n_mappings; i++) {
+		const sp_mapping *m = &p->mappings[i];
+		if (m->memory_limit <= m->memory_start)
+			continue;
+		r[n++] = (sp_interval){m->memory_start, m->memory_limit, i};
+		if (unencoded && m->file_offset && m->memory_start >= m->file_offset)
+			r[n++] = (sp_interval){m->memory_start - m->file_offset, m->memory_start, i};
+	}
+	sp_interval_table_build(&x->table, r, n);
+	free(r);
+}
+
+size_t sp_mapping_index_find(const sp_mapping_index *x, uint64_t addr)
+{
+	return sp_interval_table_find(&x->table, addr);
+}
+
+void sp_mapping_index_clear(sp_mapping_index *x)
+{
+	sp_interval_table_clear(&x->table);
+}
+
 sp_error *sp_profile_sample_index(const sp_profile *p, const char *spec, size_t *index)
 {
 	if (!p->n_sample_types)

@@ -172,6 +172,25 @@ void sp_profile_reindex(sp_profile *p);
 /* The mapping containing ADDR (start <= addr < limit), or NULL. */
 sp_mapping *sp_profile_mapping_for_address(const sp_profile *p, uint64_t addr);
 
+/* Address -> mapping for many addresses at once (attaching locations):
+ * O(log n) per address where a scan of the mappings is O(n).  Built from
+ * the current mappings; find gives the slot in p->mappings of the first
+ * mapping (in array order, pprof's rule) that holds ADDR in
+ * [memory_start, memory_limit), or, with UNENCODED, in its unencoded first
+ * part [memory_start - file_offset, memory_start) when file_offset is not 0
+ * (pprof's "first part of a split mapping was not encoded"); SIZE_MAX when
+ * none does.  A mapping with memory_limit <= memory_start holds nothing.
+ * Valid until mappings are added, removed or moved; moving memory_start
+ * down to memory_start - file_offset (and file_offset to 0) keeps it valid,
+ * as the union it covers stays the same. */
+typedef struct {
+	sp_interval_table table;
+} sp_mapping_index;
+/* X zero-initialised or cleared. */
+void sp_mapping_index_build(sp_mapping_index *x, const sp_profile *p, bool unencoded);
+size_t sp_mapping_index_find(const sp_mapping_index *x, uint64_t addr);
+void sp_mapping_index_clear(sp_mapping_index *x);
+
 /* Index of the sample column chosen by SPEC with pprof's SampleIndexByName
  * semantics: NULL or "" => default_sample_type if it names a column, else
  * the last column; digits => that column; a name => exact type match, also

@@ -375,6 +375,19 @@ static void do_mapping(ctx *c, sp_mapping_report *r, uint64_t mapping_id,
 	free(j.done);
 }
 
+/* Which locations (by slot) some sample refers to. */
+static bool *sampled_locations(const sp_profile *p)
+{
+	bool *used = sp_xcalloc(p->n_locations ? p->n_locations : 1, sizeof(bool));
+	for (size_t i = 0; i < p->n_samples; i++)
+		for (size_t k = 0; k < p->samples[i].n_locations; k++) {
+			const sp_location *l = sp_profile_location(p, p->samples[i].location_ids[k]);
+			if (l)
+				used[l - p->locations] = true;
+		}
+	return used;
+}
+
 sp_error *sp_symbolize_profile(sp_symbolizer *s, sp_profile *p, sp_symbolize_report *report)
 {
 	sp_symbolize_report local = {0};
@@ -409,15 +422,36 @@ sp_error *sp_symbolize_profile(sp_symbolizer *s, sp_profile *p, sp_symbolize_rep
 	for (size_t i = 0; i < n; i++)
 		pend[i] = (sp_addr_item){p->locations[by_map[i].tag].address, by_map[i].tag};
 
-	size_t cap_r = report->n_mappings;
-	for (size_t i = 0, j; i < n; i = j) {
-		j = sp_addr_items_run(by_map, n, i);
-		sp_addr_items_sort(pend + i, tmp, j - i);
-		sp_mapping_report r = {0};
-		c.any_func = c.any_file = c.any_line = false;
-		do_mapping(&c, &r, by_map[i].addr, pend + i, j - i);
-		SP_PUSH(report->mappings, report->n_mappings, cap_r, r);
+	/* One report per mapping, in mapping order.  debuginfod is asked only
+	 * about mappings some sample uses, so a profile cannot choose how many
+	 * build ids are fetched by listing locations no sample refers to;
+	 * those mappings come second, so an object they share with a sampled
+	 * mapping has been opened (and its debug info fetched) already. */
+	size_t n_groups = 0;
+	for (size_t i = 0; i < n; i = sp_addr_items_run(by_map, n, i))
+		n_groups++;
+	size_t first_r = report->n_mappings, cap_r = first_r;
+	sp_grow(&report->mappings, &cap_r, first_r + n_groups, sizeof(*report->mappings));
+	memset(report->mappings + first_r, 0, n_groups * sizeof(*report->mappings));
+	report->n_mappings = first_r + n_groups;
+	bool *sampled = sampled_locations(p);
+	sp_finder *finder = sp_symbolizer_finder(s);
+	for (int pass = 0; pass < 2; pass++) {
+		sp_finder_allow_debuginfod(finder, pass == 0);
+		for (size_t i = 0, j, g = 0; i < n; i = j, g++) {
+			j = sp_addr_items_run(by_map, n, i);
+			bool used = false;
+			for (size_t k = i; k < j; k++)
+				used |= sampled[by_map[k].tag];
+			if (used != (pass == 0))
+				continue;
+			sp_addr_items_sort(pend + i, tmp, j - i);
+			c.any_func = c.any_file = c.any_line = false;
+			do_mapping(&c, &report->mappings[first_r + g], by_map[i].addr, pend + i, j - i);
+		}
 	}
+	sp_finder_allow_debuginfod(finder, true);
+	free(sampled);
 	free(by_map);
 	free(tmp);
 	free(pend);

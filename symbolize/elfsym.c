@@ -57,6 +57,37 @@ static int cmp_fsym(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* The string tables of ELF's symbol tables, as libdwfl reads them
+ * (decompressed), appended to TABS (at most 4 in all). */
+static void symbol_strings(Elf *elf, Elf_Data **tabs, size_t *n)
+{
+	Elf_Scn *scn = NULL;
+	while (elf && *n < 4 && (scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
+			continue;
+		Elf_Scn *str = elf_getscn(elf, sh.sh_link);
+		Elf_Data *data = str ? elf_getdata(str, NULL) : NULL;
+		if (data && data->d_buf && data->d_size)
+			tabs[(*n)++] = data;
+	}
+}
+
+/* Whether NAME ends inside the string table it points into.  libelf
+ * checks a name's NUL against the section as stored, and a compressed
+ * string table decompressed without its last NUL hands out a name that
+ * runs off the end of its buffer.  A name in no table we know (libdwfl's
+ * MiniDebugInfo) is taken as it is. */
+static bool name_terminated(Elf_Data *const *tabs, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *b = tabs[i]->d_buf, *e = b + tabs[i]->d_size;
+		if (name >= b && name < e)
+			return memchr(name, 0, (size_t)(e - name)) != NULL;
+	}
+	return true;
+}
+
 /* The function symbols of MOD (.symtab, else .dynsym, as libdwfl picks),
  * sorted once, one per address (see the top of this file). */
 static void load_syms(sp_elfsyms *s, Dwfl_Module *mod)
@@ -66,13 +97,20 @@ static void load_syms(sp_elfsyms *s, Dwfl_Module *mod)
 	GElf_Addr ebias = 0;
 	Elf *elf = dwfl_module_getelf(mod, &ebias);
 	int n = dwfl_module_getsymtab(mod);
+	Elf_Data *tabs[4];
+	size_t n_tabs = 0;
+	GElf_Addr dwbias;
+	Dwarf *dw = n > 0 ? dwfl_module_getdwarf(mod, &dwbias) : NULL;
+	symbol_strings(elf, tabs, &n_tabs);
+	symbol_strings(dw ? dwarf_getelf(dw) : NULL, tabs, &n_tabs);
 	for (int i = 1; i < n; i++) {
 		GElf_Sym sym;
 		GElf_Addr addr;
 		GElf_Word shndx;
 		const char *name = dwfl_module_getsym_info(mod, i, &sym, &addr, &shndx, NULL, NULL);
 		int type = GELF_ST_TYPE(sym.st_info), bind = GELF_ST_BIND(sym.st_info);
-		if (!name || !*name || shndx == SHN_UNDEF || (type != STT_FUNC && type != STT_GNU_IFUNC))
+		if (!name || !name_terminated(tabs, n_tabs, name) || !*name || shndx == SHN_UNDEF ||
+		    (type != STT_FUNC && type != STT_GNU_IFUNC))
 			continue;
 		/* A versioned symbol is "name@VERSION" or "name@@VERSION" in the
 		 * symbol table; the function is "name". */

@@ -15,6 +15,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -25,6 +26,26 @@
 /* Without DEBUGINFOD_TIMEOUT, a query that has not reached any server
  * after this long is abandoned. */
 #define DEBUGINFOD_CONNECT_SECONDS 5.0
+/* Our own limits on what debuginfod may cost a run.  One build id gets one
+ * wall-clock deadline, its executable and debug-info queries, transfers and
+ * libdebuginfod's retries included (DEBUGINFOD_MAXTIME, when a positive
+ * number of seconds, lowers it).  One file may have DEBUGINFOD_MAX_FILE
+ * bytes (DEBUGINFOD_MAXSIZE lowers it), and a run fetches at most
+ * DEBUGINFOD_MAX_RUN bytes in all.  libdebuginfod is told the time left
+ * through DEBUGINFOD_MAXTIME (it bounds each transfer with it); the
+ * progress callback enforces the deadline and the sizes, on the announced
+ * length and on the bytes as they arrive (a body without a length is not
+ * checked by the library).  DEBUGINFOD_MAXSIZE is read from the user and
+ * hidden from the library during a query: given one, libdebuginfod 0.188
+ * logs "using max size" with dprintf to its verbose descriptor even when
+ * there is none (-1), and glibc leaks that call's buffer.  DEBUGINFOD_TIMEOUT keeps its
+ * meaning (a server that does not send 100 kB within that many seconds is
+ * given up), but once per build id: the DEBUGINFOD_RETRY_LIMIT retries
+ * (2 by default) are ours, within the deadline, and only after failures
+ * other than a timeout or an oversized file. */
+#define DEBUGINFOD_DEADLINE_SECONDS 60.0
+#define DEBUGINFOD_MAX_FILE (1ULL << 30)
+#define DEBUGINFOD_MAX_RUN (4ULL << 30)
 
 static const char *const default_debug_dirs[] = { "/usr/lib/debug" };
 
@@ -34,9 +55,19 @@ struct sp_finder {
 	debuginfod_client *dfd;
 	bool dfd_started;  /* debuginfod_begin was called */
 	bool dfd_dead;     /* a server failed: do not ask again */
+	bool dfd_denied;   /* the caller said not to ask now */
 	bool cancelled;    /* the current query was abandoned by us */
 	double bound;      /* seconds a query may wait for a first answer */
 	struct timespec query_start;
+	/* the limits above: */
+	double deadline;          /* seconds per build id */
+	uint64_t max_file;        /* bytes per file */
+	uint64_t run_left;        /* bytes the run may still fetch */
+	uint64_t query_max;       /* bytes the current query may fetch */
+	char *bid;                /* the build id the deadline runs for */
+	struct timespec bid_start;
+	uint64_t fetched;         /* bytes the current query has received */
+	uint64_t retries;         /* DEBUGINFOD_RETRY_LIMIT: attempts after the first */
 };
 
 const char *sp_try_status_str(sp_try_status s)
@@ -91,7 +122,13 @@ void sp_finder_free(sp_finder *f)
 		return;
 	if (f->dfd)
 		sp_debuginfod_end(f->dfd);
+	free(f->bid);
 	free(f);
+}
+
+void sp_finder_allow_debuginfod(sp_finder *f, bool allowed)
+{
+	f->dfd_denied = !allowed;
 }
 
 /* A - B in seconds. */
@@ -101,18 +138,38 @@ static double elapsed(const struct timespec *a, const struct timespec *b)
 }
 
 /* Called by libdebuginfod while a query runs.  Until a server has
- * answered (no download URL yet), give up after the connect bound. */
+ * answered (no download URL yet), give up after the connect bound; once one
+ * has, A counts the bytes received and B the announced length (or -1).
+ * Give up, too, past the build id's deadline or the query's bytes. */
 static int debuginfod_progress(debuginfod_client *c, long a, long b)
 {
 	sp_finder *f = sp_debuginfod_get_user_data(c);
 	struct timespec now;
 
-	if (!f || sp_debuginfod_get_url(c))
+	if (!f)
 		return 0;
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (elapsed(&now, &f->query_start) > f->bound)
+	if (!sp_debuginfod_get_url(c)) {
+		if (elapsed(&now, &f->query_start) > f->bound)
+			f->cancelled = true;
+	} else {
+		if (a > 0 && (uint64_t)a > f->fetched)
+			f->fetched = (uint64_t)a;
+		if (f->fetched > f->query_max || (b > 0 && (uint64_t)b > f->query_max))
+			f->cancelled = true;
+	}
+	if (elapsed(&now, &f->bid_start) > f->deadline)
 		f->cancelled = true;
 	return f->cancelled;
+}
+
+/* A positive whole number from the environment variable NAME, else 0. */
+static uint64_t env_positive(const char *name)
+{
+	const char *t = getenv(name);
+	char *end = NULL;
+	unsigned long long v = t && *t >= '0' && *t <= '9' ? strtoull(t, &end, 10) : 0;
+	return end && *end == '\0' ? (uint64_t)v : 0;
 }
 
 static bool is_hex(const char *s)
@@ -130,7 +187,7 @@ static bool is_hex(const char *s)
  * to be asked (disabled, no URLs, or a server failed before). */
 static debuginfod_client *finder_debuginfod(sp_finder *f)
 {
-	if (f->o->no_debuginfod || f->dfd_dead)
+	if (f->o->no_debuginfod || f->dfd_dead || f->dfd_denied)
 		return NULL;
 	if (!f->dfd_started) {
 		const char *urls = getenv("DEBUGINFOD_URLS");
@@ -153,6 +210,15 @@ static debuginfod_client *finder_debuginfod(sp_finder *f)
 		char *end = NULL;
 		long secs = t && *t ? strtol(t, &end, 10) : 0;
 		f->bound = secs > 0 && end && *end == '\0' ? (double)secs : DEBUGINFOD_CONNECT_SECONDS;
+		uint64_t maxtime = env_positive("DEBUGINFOD_MAXTIME");
+		uint64_t maxsize = env_positive("DEBUGINFOD_MAXSIZE");
+		f->deadline = maxtime && (double)maxtime < DEBUGINFOD_DEADLINE_SECONDS
+				      ? (double)maxtime
+				      : DEBUGINFOD_DEADLINE_SECONDS;
+		f->max_file = maxsize && maxsize < DEBUGINFOD_MAX_FILE ? maxsize : DEBUGINFOD_MAX_FILE;
+		f->run_left = DEBUGINFOD_MAX_RUN;
+		const char *r = getenv("DEBUGINFOD_RETRY_LIMIT");
+		f->retries = r && *r >= '0' && *r <= '9' ? env_positive("DEBUGINFOD_RETRY_LIMIT") : 2;
 		sp_debuginfod_set_progressfn(f->dfd, debuginfod_progress);
 	}
 	return f->dfd;
@@ -191,6 +257,7 @@ static char *dir_name(const char *path)
 /* What a candidate has to satisfy. */
 typedef struct {
 	const char *build_id;   /* must match when both known; may be NULL */
+	bool need_build_id;     /* ... and the candidate must have one */
 	bool need_dwarf;
 	bool check_crc;
 	uint32_t crc;
@@ -254,7 +321,8 @@ static bool try_path(search *s, char *path, const want *w)
 						  SP_TRY_FAILED;
 		sp_error_free(err);
 	} else {
-		if (w->build_id && info.build_id && strcasecmp(w->build_id, info.build_id) != 0)
+		if (w->build_id && (info.build_id ? strcasecmp(w->build_id, info.build_id) != 0
+						  : w->need_build_id))
 			status = SP_TRY_BUILD_ID_MISMATCH;
 		else if (w->check_crc)
 			status = crc_status(path, w->crc);
@@ -308,8 +376,68 @@ static bool try_dir_entries(search *s, const char *dir, const want *w)
 	return done;
 }
 
+/* Sets libdebuginfod's own limits for one query, NAME=VALUE, the user's
+ * setting saved in *OLD (NULL: none) for put_back. */
+static void set_limit(const char *name, uint64_t value, char **old)
+{
+	const char *cur = getenv(name);
+	*old = cur ? sp_xstrdup(cur) : NULL;
+	char num[32];
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)value);
+	setenv(name, num, 1);
+}
+
+static void put_back(const char *name, char *old)
+{
+	if (old)
+		setenv(name, old, 1);
+	else
+		unsetenv(name);
+	free(old);
+}
+
+/* One query of BUILD_ID, without libdebuginfod's retries, LEFT seconds
+ * before the deadline; the bytes that arrive count against the run's. */
+static int ask(sp_finder *f, debuginfod_client *c, const char *build_id, bool debuginfo,
+	       double left, char **got)
+{
+	clock_gettime(CLOCK_MONOTONIC, &f->query_start);
+	f->cancelled = false;
+	f->fetched = 0;
+	f->query_max = f->max_file < f->run_left ? f->max_file : f->run_left;
+	char *old_time, *old_retry, *old_size;
+	set_limit("DEBUGINFOD_MAXTIME", (uint64_t)left + 1, &old_time);
+	set_limit("DEBUGINFOD_RETRY_LIMIT", 0, &old_retry);
+	const char *user_size = getenv("DEBUGINFOD_MAXSIZE");
+	old_size = user_size ? sp_xstrdup(user_size) : NULL;
+	unsetenv("DEBUGINFOD_MAXSIZE");
+	int fd = debuginfo ? sp_debuginfod_find_debuginfo(c, (const unsigned char *)build_id, 0, got) :
+			     sp_debuginfod_find_executable(c, (const unsigned char *)build_id, 0, got);
+	put_back("DEBUGINFOD_MAXTIME", old_time);
+	put_back("DEBUGINFOD_RETRY_LIMIT", old_retry);
+	put_back("DEBUGINFOD_MAXSIZE", old_size);
+	struct stat st;
+	uint64_t size = fd >= 0 && fstat(fd, &st) == 0 && st.st_size > 0 ? (uint64_t)st.st_size : 0;
+	/* what arrived counts, even when the query failed */
+	uint64_t spent = f->fetched > size ? f->fetched : size;
+	f->run_left -= spent < f->run_left ? spent : f->run_left;
+	return fd;
+}
+
+/* A file the cache got from a server that is not what was asked for: it
+ * goes, and so does its build id's directory when that is left empty. */
+static void uncache(const char *path)
+{
+	if (unlink(path) != 0)
+		return;
+	char *dir = dir_name(path);
+	rmdir(dir);
+	free(dir);
+}
+
 /* Asks debuginfod for the executable or the debug info of BUILD_ID and
- * checks what it returns like any other candidate. */
+ * checks what it returns like any other candidate (a build id is required
+ * of it); a file that fails the check is removed from the cache. */
 static bool try_debuginfod(sp_finder *f, search *s, const char *build_id, bool debuginfo,
 			   const want *w)
 {
@@ -320,12 +448,37 @@ static bool try_debuginfod(sp_finder *f, search *s, const char *build_id, bool d
 		return false;
 	char *where = sp_xasprintf("debuginfod:%s/%s", build_id,
 				   debuginfo ? "debuginfo" : "executable");
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (!f->bid || strcasecmp(f->bid, build_id) != 0) {
+		free(f->bid);
+		f->bid = sp_xstrdup(build_id);
+		f->bid_start = now;
+	}
+	double left = f->deadline - elapsed(&now, &f->bid_start);
+	if (left <= 0 || f->run_left == 0) {
+		/* this build id's time or the run's bytes are used up */
+		if (f->run_left == 0)
+			f->dfd_dead = true;
+		sp_find_log_add(s->log, where, SP_TRY_FAILED);
+		free(where);
+		return false;
+	}
+	/* libdebuginfod's retries are made here, so that they share the
+	 * deadline, and a server that answered too slowly or sent too much is
+	 * not asked again. */
 	char *got = NULL;
-	clock_gettime(CLOCK_MONOTONIC, &f->query_start);
-	f->cancelled = false;
-	int fd = debuginfo ?
-		 sp_debuginfod_find_debuginfo(c, (const unsigned char *)build_id, 0, &got) :
-		 sp_debuginfod_find_executable(c, (const unsigned char *)build_id, 0, &got);
+	int fd;
+	for (uint64_t attempt = 0;; attempt++) {
+		fd = ask(f, c, build_id, debuginfo, left, &got);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left = f->deadline - elapsed(&now, &f->bid_start);
+		if (fd >= 0 || fd == -ENOENT || fd == -ETIME || fd == -ETIMEDOUT || fd == -EFBIG ||
+		    f->cancelled || attempt >= f->retries || left <= 0 || f->run_left == 0)
+			break;
+		free(got);
+		got = NULL;
+	}
 	if (fd < 0) {
 		/* "Not found" is an answer; anything else (including our
 		 * abandoning the query, which libdebuginfod reports as
@@ -343,9 +496,14 @@ static bool try_debuginfod(sp_finder *f, search *s, const char *build_id, bool d
 	free(where);
 	if (!got)
 		return false;
-	char *path = sp_xstrdup(got);
+	want strict = *w;
+	strict.need_build_id = true;
+	size_t at = s->log->n;
+	bool done = try_path(s, sp_xstrdup(got), &strict);
+	if (!done && s->log->n > at && s->log->v[s->log->n - 1].status != SP_TRY_MISSING)
+		uncache(got);
 	free(got);
-	return try_path(s, path, w);
+	return done;
 }
 
 static void search_begin(search *s, sp_find_log *log, sp_find_log *own)

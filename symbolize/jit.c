@@ -12,8 +12,8 @@
  * that is not an unsigned integer is an error naming the file, the byte
  * offset and what was expected; unknown keys are skipped.  Loaded executable
  * sections (start and size non-zero, SHF_EXECINSTR in the .elf) of every
- * object go into one interval table sorted by start, so one binary search
- * finds the object; the .elf's section addresses are its run-time
+ * object go into one interval table (common/interval.c), so one binary search
+ * finds the object however sections nest; the .elf's section addresses are its run-time
  * addresses, so the session resolves with base 0.
  */
 #include "symbolize/symbolize.h"
@@ -529,15 +529,10 @@ sp_error *sp_jit_object_sections(const char *name, const void *obj, size_t size,
 /* ------------------------------------------------------------------------ */
 /* The index.                                                               */
 
-typedef struct {
-	uint64_t start, end; /* end exclusive */
-	size_t obj;
-} jit_range;
-
 struct sp_jit_index {
-	jit_range *v;
+	sp_interval *v; /* value: the object (index into paths); freed once indexed */
 	size_t n, cap;
-	uint64_t *max_end; /* running maximum of v[0..i].end */
+	sp_interval_table table;
 	char **paths;
 	size_t n_paths, cap_paths;
 };
@@ -550,7 +545,7 @@ void sp_jit_index_free(sp_jit_index *idx)
 		free(idx->paths[i]);
 	free(idx->paths);
 	free(idx->v);
-	free(idx->max_end);
+	sp_interval_table_clear(&idx->table);
 	free(idx);
 }
 
@@ -611,10 +606,10 @@ static void add_object(sp_jit_index *idx, size_t obj, const sp_jit_section *meta
 		}
 		if (!exec)
 			continue;
-		jit_range r = {
+		sp_interval r = {
 			.start = m->start,
 			.end = m->size > UINT64_MAX - m->start ? UINT64_MAX : m->start + m->size,
-			.obj = obj,
+			.value = obj,
 		};
 		SP_PUSH(idx->v, idx->n, idx->cap, r);
 	}
@@ -665,14 +660,17 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int cmp_range(const void *a, const void *b)
+/* Which range an address belongs to, best first: the greatest start (the
+ * innermost, when a section encloses others), then the greatest end, then
+ * the object loaded last. */
+static int cmp_best(const void *a, const void *b)
 {
-	const jit_range *x = a, *y = b;
+	const sp_interval *x = a, *y = b;
 	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
+		return x->start > y->start ? -1 : 1;
 	if (x->end != y->end)
-		return x->end < y->end ? -1 : 1;
-	return x->obj < y->obj ? -1 : x->obj > y->obj;
+		return x->end > y->end ? -1 : 1;
+	return x->value > y->value ? -1 : x->value < y->value;
 }
 
 static sp_error *load_dir(sp_jit_index *idx, const char *dir)
@@ -719,14 +717,11 @@ sp_error *sp_jit_index_load(const char *const *dirs, size_t n_dirs, sp_jit_index
 		}
 	}
 	if (idx->n)
-		qsort(idx->v, idx->n, sizeof(*idx->v), cmp_range);
-	idx->max_end = sp_xreallocarray(NULL, idx->n ? idx->n : 1, sizeof(*idx->max_end));
-	uint64_t mx = 0;
-	for (size_t i = 0; i < idx->n; i++) {
-		if (idx->v[i].end > mx)
-			mx = idx->v[i].end;
-		idx->max_end[i] = mx;
-	}
+		qsort(idx->v, idx->n, sizeof(*idx->v), cmp_best);
+	sp_interval_table_build(&idx->table, idx->v, idx->n);
+	free(idx->v);
+	idx->v = NULL;
+	idx->cap = 0;
 	*out = idx;
 	return NULL;
 }
@@ -736,26 +731,11 @@ size_t sp_jit_index_count(const sp_jit_index *idx)
 	return idx ? idx->n : 0;
 }
 
-/* The range with the greatest start at or below ADDR that contains it (the
- * innermost, should ranges ever nest); the walk back stops as soon as no
- * earlier range reaches ADDR. */
+/* One binary search, however the sections nest (cmp_best says which wins). */
 const char *sp_jit_index_lookup(const sp_jit_index *idx, uint64_t addr)
 {
-	if (!idx || !idx->n)
+	if (!idx)
 		return NULL;
-	size_t lo = 0, hi = idx->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (idx->v[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (size_t i = lo; i-- > 0;) {
-		if (idx->max_end[i] <= addr)
-			break;
-		if (idx->v[i].end > addr)
-			return idx->paths[idx->v[i].obj];
-	}
-	return NULL;
+	size_t obj = sp_interval_table_find(&idx->table, addr);
+	return obj == SIZE_MAX ? NULL : idx->paths[obj];
 }

@@ -56,6 +56,7 @@ typedef struct {
 	uint64_t core_size;
 	core_seg *segs;
 	size_t n_segs, cap_segs;
+	sp_interval_table seg_table; /* address -> the first PT_LOAD holding it */
 } memsrc;
 
 static sp_error *read_live(memsrc *m, uint64_t addr, void *buf, size_t n)
@@ -100,12 +101,8 @@ static sp_error *read_core(memsrc *m, uint64_t addr, void *buf, size_t n)
 	size_t got = 0;
 	while (got < n) {
 		uint64_t a = addr + got;
-		const core_seg *s = NULL;
-		for (size_t i = 0; i < m->n_segs; i++)
-			if (a >= m->segs[i].vaddr && a - m->segs[i].vaddr < m->segs[i].memsz) {
-				s = &m->segs[i];
-				break;
-			}
+		size_t si = sp_interval_table_find(&m->seg_table, a);
+		const core_seg *s = si == SIZE_MAX ? NULL : &m->segs[si];
 		if (!s)
 			return sp_error_new(SP_E_IO, "%s: unreadable memory at %#llx: no PT_LOAD segment holds it",
 					    m->core_path, (unsigned long long)a);
@@ -528,6 +525,16 @@ sp_error *sp_jit_read_core(const char *core, const char *exe, sp_jit_objects *ou
 	}
 	if (err)
 		goto out;
+	/* segments in program-header order, the first holding an address wins */
+	sp_interval *r = sp_xreallocarray(NULL, m.n_segs ? m.n_segs : 1, sizeof(*r));
+	for (size_t i = 0; i < m.n_segs; i++) {
+		const core_seg *g = &m.segs[i];
+		r[i] = (sp_interval){g->vaddr,
+				     g->memsz > UINT64_MAX - g->vaddr ? UINT64_MAX : g->vaddr + g->memsz,
+				     i};
+	}
+	sp_interval_table_build(&m.seg_table, r, m.n_segs);
+	free(r);
 
 	/* The executable: its bias from AT_ENTRY, else from its NT_FILE maps. */
 	int xfd = open(exe, O_RDONLY | O_CLOEXEC);
@@ -563,6 +570,7 @@ out:
 	elf_end(e);
 	close(m.core_fd);
 	free(m.segs);
+	sp_interval_table_clear(&m.seg_table);
 	free(cand);
 	mapped_files_clear(&files);
 	return err;

@@ -7,7 +7,10 @@
  *   ffffffffc0a01000 t ext4_fill_super	[ext4]
  *
  * Only text symbols (t, T, w, W) are kept, sorted by address; an address
- * resolves to the symbol with the greatest start at or below it.  Module
+ * resolves to the symbol with the greatest start at or below it.  Symbols
+ * have no sizes here, so each reaches the next one and nothing overlaps:
+ * the sorted starts are the whole interval table (the other name sources'
+ * ranges nest and overlap, and use common/interval.c).  Module
  * symbols are named "name [module]".  A file whose text symbols all sit at
  * address 0 was copied with kptr_restrict in force and is refused.
  */
@@ -151,6 +154,13 @@ sp_error *sp_kallsyms_load(const char *path, sp_kallsyms **out)
 	}
 	if (k->n)
 		qsort(k->v, k->n, sizeof(*k->v), cmp_ksym);
+	/* Aliases: of the symbols at one address the first in the file names
+	 * it, so the others go, and a lookup is one binary search. */
+	size_t o = 0;
+	for (size_t i = 0; i < k->n; i++)
+		if (!o || k->v[o - 1].addr != k->v[i].addr)
+			k->v[o++] = k->v[i];
+	k->n = o;
 	*out = k;
 	return NULL;
 }
@@ -159,7 +169,7 @@ const char *sp_kallsyms_lookup(const sp_kallsyms *k, uint64_t addr)
 {
 	if (!k || !k->n || addr < k->v[0].addr)
 		return NULL;
-	/* Greatest start <= addr; among equal starts the first in the file. */
+	/* Greatest start <= addr (distinct, see sp_kallsyms_load). */
 	size_t lo = 0, hi = k->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -168,8 +178,5 @@ const char *sp_kallsyms_lookup(const sp_kallsyms *k, uint64_t addr)
 		else
 			hi = mid;
 	}
-	size_t i = lo - 1;
-	while (i > 0 && k->v[i - 1].addr == k->v[i].addr)
-		i--;
-	return k->v[i].name;
+	return k->v[lo - 1].name;
 }

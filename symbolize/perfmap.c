@@ -26,7 +26,7 @@ typedef struct {
 struct sp_perf_map {
 	perf_entry *v;
 	size_t n, cap;
-	uint64_t *max_end; /* max_end[i] = max(v[0..i].end): bounds the search */
+	sp_interval_table table; /* value: index into v */
 	char **bufs;       /* file contents the names point into */
 	size_t n_bufs, cap_bufs;
 };
@@ -39,7 +39,7 @@ void sp_perf_map_free(sp_perf_map *m)
 		free(m->bufs[i]);
 	free(m->bufs);
 	free(m->v);
-	free(m->max_end);
+	sp_interval_table_clear(&m->table);
 	free(m);
 }
 
@@ -142,34 +142,21 @@ sp_error *sp_perf_map_load(const char *const *files, size_t n_files, sp_perf_map
 	}
 	if (m->n)
 		qsort(m->v, m->n, sizeof(*m->v), cmp_entry);
-	m->max_end = sp_xreallocarray(NULL, m->n ? m->n : 1, sizeof(*m->max_end));
-	uint64_t mx = 0;
-	for (size_t i = 0; i < m->n; i++) {
-		if (m->v[i].end > mx)
-			mx = m->v[i].end;
-		m->max_end[i] = mx;
-	}
+	/* the sorted order is the order of preference */
+	sp_interval *r = sp_xreallocarray(NULL, m->n ? m->n : 1, sizeof(*r));
+	for (size_t i = 0; i < m->n; i++)
+		r[i] = (sp_interval){m->v[i].start, m->v[i].end, i};
+	sp_interval_table_build(&m->table, r, m->n);
+	free(r);
 	*out = m;
 	return NULL;
 }
 
-/* The first entry (in (start, size) order) containing ADDR is the first
- * index whose running maximum end passes ADDR, provided it starts at or
- * before ADDR: every earlier entry ends at or before ADDR, every later one
- * starts no earlier. */
+/* The first entry (in (start, size) order) containing ADDR. */
 const char *sp_perf_map_lookup(const sp_perf_map *m, uint64_t addr)
 {
-	if (!m || !m->n)
+	if (!m)
 		return NULL;
-	size_t lo = 0, hi = m->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (m->max_end[mid] > addr)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	if (lo == m->n || m->v[lo].start > addr)
-		return NULL;
-	return m->v[lo].name;
+	size_t i = sp_interval_table_find(&m->table, addr);
+	return i == SIZE_MAX ? NULL : m->v[i].name;
 }

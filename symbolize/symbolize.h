@@ -222,11 +222,20 @@ sp_error *sp_find_debuginfo(const sp_symbolize_options *o, const char *binary,
  * costs one bounded wait per finder, not one per lookup.  A query that no
  * server has answered after DEBUGINFOD_TIMEOUT seconds (when that is a
  * positive number; libdebuginfod's own knob), else after 5 s, is abandoned,
- * libdebuginfod's retries included.
+ * libdebuginfod's retries included.  One build id may take 60 s in all
+ * (its queries, transfers and retries; DEBUGINFOD_MAXTIME lowers it), one
+ * file 1 GiB (DEBUGINFOD_MAXSIZE lowers it) and a run 4 GiB; a query past
+ * either is abandoned, and a server that timed out or sent too much is
+ * not asked again (libdebuginfod's retries are made within the deadline,
+ * after other failures only).  A file a server sends that is not the one asked for
+ * (not ELF, no or another build id, no debug info) is removed from the
+ * debuginfod cache.
  * OPTS is borrowed until sp_finder_free. */
 typedef struct sp_finder sp_finder;
 sp_finder *sp_finder_new(const sp_symbolize_options *opts);
 void sp_finder_free(sp_finder *f);
+/* Whether debuginfod may be asked (it may, unless this said otherwise). */
+void sp_finder_allow_debuginfod(sp_finder *f, bool allowed);
 /* As sp_find_binary.  Without a sysroot the recorded path itself is tried
  * after the path-mapped one; with a sysroot it is not, because it names a
  * file of another machine's tree.  Errors (root code): SP_E_BUILD_ID_MISMATCH

@@ -599,14 +599,19 @@ while time.monotonic() < end:
     except socket.timeout:
         pass
 EOF
+	# wait_port FILE: the port a server of ours writes to FILE once it listens.
+	wait_port()
+	{
+		i=0
+		while [ ! -s "$1" ] && [ $i -lt 50 ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		cat "$1" 2>/dev/null
+	}
 	python3 "$tmp/hang.py" "$tmp/hang.port" &
 	sp_pids="$sp_pids $!"
-	i=0
-	while [ ! -s "$tmp/hang.port" ] && [ $i -lt 50 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	hp=$(cat "$tmp/hang.port" 2>/dev/null)
+	hp=$(wait_port "$tmp/hang.port")
 	if [ -n "$hp" ]; then
 		DEBUGINFOD_URLS=http://127.0.0.1:$hp
 		DEBUGINFOD_CACHE_PATH=$tmp/dcache2
@@ -636,6 +641,127 @@ EOF
 	else
 		sp_ok 1 "the silent listener started"
 	fi
+
+	# Servers that answer and then hurt: MODE drip sends headers announcing 100 kB and
+	# then 200 bytes/s; huge sends an endless body without a length, biglen announces
+	# 3 GiB; garbage sends 4 kB that are not ELF.  Each request's path is logged.
+	cat >"$tmp/hostile.py" <<'EOF2'
+import http.server, os, socketserver, sys, time
+mode, portfile, log = sys.argv[1], sys.argv[2], sys.argv[3]
+class H(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.0"
+    def log_message(self, *a):
+        pass
+    def do_GET(self):
+        with open(log, "a") as f:
+            f.write(self.path + "\n")
+        self.send_response(200)
+        self.send_header("Content-Type", "application/octet-stream")
+        if mode == "drip":
+            self.send_header("Content-Length", "100000")
+        elif mode == "biglen":
+            self.send_header("Content-Length", str(3 << 30))
+        elif mode == "garbage":
+            self.send_header("Content-Length", "4096")
+        self.end_headers()
+        try:
+            if mode == "garbage":
+                self.wfile.write(b"not an ELF file\n" * 256)
+                return
+            chunk = b"\x7fELF" + b"\0" * 65532
+            end = time.monotonic() + 60
+            while time.monotonic() < end:
+                if mode == "drip":
+                    self.wfile.write(b"x" * 20)
+                    self.wfile.flush()
+                    time.sleep(0.1)
+                else:
+                    self.wfile.write(chunk)
+        except OSError:
+            pass
+class S(socketserver.ThreadingMixIn, http.server.HTTPServer):
+    daemon_threads = True
+srv = S(("127.0.0.1", 0), H)
+with open(portfile + ".tmp", "w") as f:
+    f.write("%d\n" % srv.server_address[1])
+os.rename(portfile + ".tmp", portfile)
+srv.timeout = 0.5
+end = time.monotonic() + 120
+while time.monotonic() < end:
+    srv.handle_request()
+EOF2
+	# hostile MODE: starts the server, leaves its URL in DEBUGINFOD_URLS, an empty cache
+	# in DEBUGINFOD_CACHE_PATH and its request log in $tmp/MODE.log.
+	hostile()
+	{
+		rm -f "$tmp/$1.port" "$tmp/$1.log"
+		: >"$tmp/$1.log"
+		python3 "$tmp/hostile.py" "$1" "$tmp/$1.port" "$tmp/$1.log" &
+		sp_pids="$sp_pids $!"
+		port=$(wait_port "$tmp/$1.port")
+		DEBUGINFOD_URLS=http://127.0.0.1:$port
+		DEBUGINFOD_CACHE_PATH=$tmp/cache-$1
+		[ -n "$port" ]
+	}
+	# cached: the non-empty files the debuginfod cache holds for build ids (libdebuginfod
+	# keeps empty ones as its record of failed queries, and its settings at the top).
+	cached()
+	{
+		find "$DEBUGINFOD_CACHE_PATH" -mindepth 2 -type f -size +0 2>/dev/null | wc -l
+	}
+	requests()
+	{
+		wc -l <"$tmp/$1.log"
+	}
+	DEBUGINFOD_TIMEOUT=10
+	export DEBUGINFOD_TIMEOUT DEBUGINFOD_MAXTIME DEBUGINFOD_MAXSIZE
+	if hostile drip; then
+		# Before: 3 attempts of DEBUGINFOD_MAXTIME each for one build id (270 s with the
+		# defaults); one deadline covers them now.
+		DEBUGINFOD_MAXTIME=3
+		wall symprof convert "$tmp/many.heap"
+		[ "$rc" -eq 0 ] && within "$base_many" 5
+		sp_ok $? "server dripping 200 B/s, DEBUGINFOD_MAXTIME=3: conversion takes ${t}s (< ${base_many}s + 3 s + 2 s)"
+		[ "$(requests drip)" -le 3 ] && [ "$(cached)" -eq 0 ]
+		sp_ok $? "dripping server: one build id asked about ($(requests drip) requests), nothing cached ($(cached) files)"
+		unset DEBUGINFOD_MAXTIME
+		# Before: libdebuginfod's two retries made it three DEBUGINFOD_TIMEOUTs.
+		DEBUGINFOD_TIMEOUT=2
+		DEBUGINFOD_CACHE_PATH=$tmp/cache-drip2
+		: >"$tmp/drip.log"
+		wall symprof convert "$tmp/many.heap"
+		[ "$rc" -eq 0 ] && within "$base_many" 4 && [ "$(requests drip)" -eq 1 ]
+		sp_ok $? "dripping server, DEBUGINFOD_TIMEOUT=2: one attempt, ${t}s (< ${base_many}s + 2 s + 2 s; $(requests drip) requests)"
+		DEBUGINFOD_TIMEOUT=10
+	else
+		sp_ok 1 "the dripping server started"
+		sp_skip "no dripping server"
+		sp_skip "no dripping server"
+	fi
+	for mode in huge biglen; do
+		if hostile $mode; then
+			# Before: 3 GiB bodies were cached whole, for as many build ids as the
+			# profile names.
+			DEBUGINFOD_MAXSIZE=2000000
+			wall symprof convert "$tmp/many.heap"
+			[ "$rc" -eq 0 ] && within "$base_many" 5 && [ "$(cached)" -eq 0 ]
+			sp_ok $? "$mode body, DEBUGINFOD_MAXSIZE=2000000: refused in ${t}s, nothing cached ($(cached) files)"
+			[ "$(requests $mode)" -le 3 ]
+			sp_ok $? "$mode body: one build id asked about ($(requests $mode) requests)"
+			unset DEBUGINFOD_MAXSIZE
+		else
+			sp_ok 1 "the $mode server started"
+			sp_skip "no $mode server"
+		fi
+	done
+	if hostile garbage; then
+		wall symprof convert "$tmp/many.heap"
+		[ "$rc" -eq 0 ] && [ "$(requests garbage)" -ge 40 ] && [ "$(cached)" -eq 0 ]
+		sp_ok $? "a server sending files that are not ELF: all $(requests garbage) removed from the cache ($(cached) left)"
+	else
+		sp_ok 1 "the garbage server started"
+	fi
+	unset DEBUGINFOD_TIMEOUT
 else
 	sp_skip "python3 not installed: no silent-server timing"
 fi

@@ -9,6 +9,10 @@ tests_test_common_LDADD = $(TEST_LIBS)
 tests_test_model_SOURCES = tests/test_model.c tests/tap.h
 tests_test_model_LDADD = $(TEST_LIBS)
 TESTS += tests/test_common tests/test_model
+check_PROGRAMS += tests/test_interval
+tests_test_interval_SOURCES = tests/test_interval.c tests/tap.h
+tests_test_interval_LDADD = $(TEST_LIBS)
+TESTS += tests/test_interval
 
 # --- pprof reader/writer and merge tests ---
 check_PROGRAMS += tests/test_pprof tests/test_merge tests/pprof_tool
@@ -232,7 +236,16 @@ tests_fuzz_fuzz_lines_SOURCES = tests/fuzz/fuzz_lines.c tests/fuzz/standalone.c
 tests_fuzz_fuzz_lines_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS)
 tests_fuzz_fuzz_lines_LDADD = $(TEST_LIBS) $(LIBDW_LIBS) $(LIBELF_LIBS)
 TESTS += tests/fuzz/fuzz_lines
-EXTRA_DIST += tests/fuzz/seeds
+check_PROGRAMS += tests/fuzz/fuzz_elf
+tests_fuzz_fuzz_elf_SOURCES = tests/fuzz/fuzz_elf.c tests/fuzz/standalone.c tests/file_util.h
+tests_fuzz_fuzz_elf_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(ZLIB_CFLAGS)
+tests_fuzz_fuzz_elf_LDADD = $(TEST_LIBS) $(LIBELF_LIBS) $(ZLIB_LIBS)
+TESTS += tests/fuzz/fuzz_elf
+check_PROGRAMS += tests/fuzz/fuzz_roundtrip
+tests_fuzz_fuzz_roundtrip_SOURCES = tests/fuzz/fuzz_roundtrip.c tests/fuzz/standalone.c
+tests_fuzz_fuzz_roundtrip_LDADD = $(TEST_LIBS)
+TESTS += tests/fuzz/fuzz_roundtrip
+EXTRA_DIST += tests/fuzz/seeds tests/fuzz/corpus
 # --- end fuzz harnesses of the JIT readers ---
 EXTRA_DIST += tests/fuzz/reader.h
 
@@ -285,7 +298,8 @@ EXTRA_DIST += testdata/jit/mcjit_funcs.c testdata/jit/mcjit_funcs2.c
 # --- end MCJIT end to end ---
 # --- corrupted debug info against the resolver's own DWARF readers ---
 check_PROGRAMS += tests/test_dwarf_corrupt
-tests_test_dwarf_corrupt_SOURCES = tests/test_dwarf_corrupt.c tests/dwc_fixture.h tests/tap.h
+tests_test_dwarf_corrupt_SOURCES = tests/test_dwarf_corrupt.c tests/dwc_fixture.h tests/tap.h \
+	tests/file_util.h
 tests_test_dwarf_corrupt_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
 tests_test_dwarf_corrupt_LDADD = $(TEST_LIBS) $(LIBELF_LIBS)
 TESTS += tests/test_dwarf_corrupt

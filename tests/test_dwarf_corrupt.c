@@ -25,6 +25,7 @@
  */
 #include "symbolize/internal.h"
 #include "tests/dwc_fixture.h"
+#include "tests/file_util.h"
 #include "tests/tap.h"
 
 #include <fcntl.h>
@@ -94,6 +95,20 @@ typedef struct {
 	bool compressed;
 } fixture;
 
+typedef struct {
+	fixture *fx;
+	Elf *elf;
+	size_t strndx, *cap;
+} sym_ctx;
+
+static void add_sym(void *ctx, const GElf_Sym *s)
+{
+	sym_ctx *c = ctx;
+	const char *sn = elf_strptr(c->elf, c->strndx, s->st_name);
+	sym y = {sp_xstrdup(sn ? sn : ""), s->st_value, s->st_size};
+	SP_PUSH(c->fx->syms, c->fx->n_syms, *c->cap, y);
+}
+
 /* Function symbols and the debug sections of the ELF at PATH, with libelf. */
 static bool fixture_read(const char *path, fixture *fx)
 {
@@ -132,17 +147,9 @@ static bool fixture_read(const char *path, fixture *fx)
 			if (sh.sh_flags & SHF_COMPRESSED)
 				fx->compressed = true;
 		}
-		if (sh.sh_type != SHT_SYMTAB)
-			continue;
-		Elf_Data *d = elf_getdata(scn, NULL);
-		for (size_t k = 0; d && sh.sh_entsize && k < sh.sh_size / sh.sh_entsize; k++) {
-			GElf_Sym s;
-			if (!gelf_getsym(d, (int)k, &s) || GELF_ST_TYPE(s.st_info) != STT_FUNC ||
-			    s.st_shndx == SHN_UNDEF || s.st_value == 0)
-				continue;
-			const char *sn = elf_strptr(elf, sh.sh_link, s.st_name);
-			sym y = {sp_xstrdup(sn ? sn : ""), s.st_value, s.st_size};
-			SP_PUSH(fx->syms, fx->n_syms, cap, y);
+		if (sh.sh_type == SHT_SYMTAB) {
+			sym_ctx c = {fx, elf, sh.sh_link, &cap};
+			sp_test_func_syms(scn, &sh, add_sym, &c);
 		}
 	}
 	elf_end(elf);
@@ -383,15 +390,6 @@ static uint8_t *moved_copy(const fixture *fx, const section *sec, size_t *len, s
 	return buf;
 }
 
-static bool write_file(const char *path, const uint8_t *data, size_t len)
-{
-	FILE *f = fopen(path, "wb");
-	if (!f)
-		return false;
-	bool ok = fwrite(data, 1, len, f) == len;
-	return fclose(f) == 0 && ok;
-}
-
 static const sym *find_sym(const fixture *fx, const char *name)
 {
 	for (size_t i = 0; i < fx->n_syms; i++)
@@ -499,7 +497,7 @@ static void run_build(const build *bd, int k)
 		if (!buf)
 			continue;
 		corrupt(sec, buf + at, kind, what, sizeof(what));
-		bool ok = write_file(copy, buf, len);
+		bool ok = sp_test_write_file(copy, buf, len);
 		free(buf);
 		if (!ok)
 			continue;

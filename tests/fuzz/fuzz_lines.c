@@ -10,7 +10,8 @@
  * row an end of sequence, and a name for every file.  scripts/fuzz builds
  * it with libFuzzer; "make check" links it with tests/fuzz/standalone.c,
  * which also replays tests/fuzz/seeds/lines/ (the .debug_line sections of
- * a two-unit program built with -gdwarf-2 to -gdwarf-5). */
+ * a two-unit program built with -gdwarf-2 to -gdwarf-5).
+ * fuzz-runs: 200000 (executions of each scripts/fuzz CI pass: about 10 s) */
 #include "symbolize/internal.h"
 
 #include <stdlib.h>

@@ -2,7 +2,8 @@
  * Both read files, so the input is handed over through a memfd.  Every
  * input either fails with an error or loads; lookups on a loaded table
  * must be safe at any address.  scripts/fuzz builds it with libFuzzer;
- * "make check" links it with tests/fuzz/standalone.c. */
+ * "make check" links it with tests/fuzz/standalone.c.
+ * fuzz-runs: 70000 (executions of each scripts/fuzz CI pass: about 10 s) */
 #include "symbolize/symbolize.h"
 
 #include <stdio.h>

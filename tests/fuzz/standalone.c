@@ -1,7 +1,8 @@
 /* standalone.c — replays inputs through a libFuzzer harness without
  * libFuzzer.  With file arguments, runs each file.  Without, runs every
  * tests/malformed/<fmt>/<case>.in, every file of tests/fuzz/seeds/<name>
- * for the harness fuzz_<name>, and the built-in seeds, then a fixed
+ * and tests/fuzz/corpus/<name> for the harness fuzz_<name> (what
+ * scripts/fuzz replays and starts from), and the built-in seeds, then a fixed
  * number of deterministic mutations of them, and prints one TAP line: a
  * crash (or a sanitizer report) fails the test. */
 #include "common/common.h"
@@ -12,6 +13,8 @@
 #include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+/* A harness whose inputs are costly defines how many mutations to run. */
+extern const size_t sp_fuzz_mutations __attribute__((weak));
 
 static const char *const seeds[] = {
 	"heap profile:    2:    18432 [     2:    18432] @ heap_v2/524288\n"
@@ -116,21 +119,23 @@ int main(int argc, char **argv)
 	char *root = sp_xasprintf("%s/tests/malformed", src && *src ? src : ".");
 	load_dir(&c, root, false);
 	free(root);
-	/* the harness's own seeds: tests/fuzz/seeds/NAME for fuzz_NAME */
+	/* the harness's own inputs: its seeds and regression inputs, and what
+	 * campaigns reached (scripts/fuzz --campaign) */
 	const char *base = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
 	if (strncmp(base, "lt-", 3) == 0)
 		base += 3;
-	if (strncmp(base, "fuzz_", 5) == 0) {
-		char *seeds_dir = sp_xasprintf("%s/tests/fuzz/seeds/%s", src && *src ? src : ".",
-					       base + 5);
-		load_dir(&c, seeds_dir, true);
-		free(seeds_dir);
+	static const char *const own[] = {"seeds", "corpus"};
+	for (size_t i = 0; strncmp(base, "fuzz_", 5) == 0 && i < 2; i++) {
+		char *dir = sp_xasprintf("%s/tests/fuzz/%s/%s", src && *src ? src : ".", own[i],
+					 base + 5);
+		load_dir(&c, dir, true);
+		free(dir);
 	}
 	for (size_t i = 0; i < c.n; i++)
 		feed(c.v[i], c.len[i]);
 	static const char dict[] = "0123456789abcdefx :[]@/-\n#$=()_.XZ\x00\xff";
 	uint64_t s = 0x9e3779b97f4a7c15ULL;
-	size_t runs = 20000;
+	size_t runs = &sp_fuzz_mutations ? sp_fuzz_mutations : 20000;
 	uint8_t *buf = NULL;
 	size_t cap = 0;
 	for (size_t r = 0; r < runs; r++) {
