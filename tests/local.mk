@@ -280,3 +280,6 @@ tests_test_dwarf_corrupt_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
 tests_test_dwarf_corrupt_LDADD = $(TEST_LIBS) $(LIBELF_LIBS)
 TESTS += tests/test_dwarf_corrupt
 # --- end corrupted debug info ---
+# --- installation: manual pages, completion, documents ---
+TESTS += tests/cli_install.sh
+EXTRA_DIST += tests/cli_install.sh
