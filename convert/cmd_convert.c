@@ -95,6 +95,7 @@ static void usage(FILE *f)
 		"  --all-frames          keep frames that drop_frames would remove\n"
 		"reports (dot, pdf, svg, png, top, flamegraph):\n"
 		"  --focus RE  --ignore RE  --functions | --lines | --files  --unit UNIT\n"
+		"      (RE: POSIX extended regular expression; a leading (?i) ignores case)\n"
 		"  --nodecount N (80, 0 = all)  --nodefraction F (0.005)  --edgefraction F (0.001)\n"
 		"  --title TEXT\n" SP_CLI_SYM_HELP);
 }
@@ -117,10 +118,8 @@ static bool each_outputs_distinct(const char *dir, char **inputs, int n_inputs, 
 		for (int j = 0; j < i && ok; j++) {
 			if (strcmp(paths[i], paths[j]) != 0)
 				continue;
-			fprintf(stderr,
-				"symprof convert: --each: %s and %s would both be written to "
-				"%s\n",
-				inputs[j], inputs[i], paths[i]);
+			sp_cli_usage("convert", "--each: %s and %s would both be written to %s",
+				     inputs[j], inputs[i], paths[i]);
 			ok = false;
 		}
 	}
@@ -154,27 +153,20 @@ static int run(convert_opts *o, char **inputs, int n_inputs)
 	if (f == SP_OUT_NONE && o->out && !o->each)
 		f = format_by_extension(o->out);
 	if (f == SP_OUT_NONE) {
-		if (o->out && strcmp(o->out, "-") != 0 && !o->each) {
-			fprintf(stderr,
-				"symprof convert: cannot tell the output format from '%s'; use "
-				"--format\n",
-				o->out);
-			return 2;
-		}
+		if (o->out && strcmp(o->out, "-") != 0 && !o->each)
+			return sp_cli_usage("convert",
+					    "cannot tell the output format from '%s'; use --format",
+					    o->out);
 		f = o->each ? SP_OUT_PPROF : SP_OUT_FOLDED;
 	}
 	if ((f == SP_OUT_PDF || f == SP_OUT_PNG || f == SP_OUT_PPROF) && !o->out && !o->each &&
-	    isatty(STDOUT_FILENO)) {
-		fprintf(stderr, "symprof convert: refusing to write binary output to a terminal; "
-				"use -o FILE\n");
-		return 2;
-	}
+	    isatty(STDOUT_FILENO))
+		return sp_cli_usage("convert",
+				    "refusing to write binary output to a terminal; use -o FILE");
 	if (o->each) {
 		struct stat st;
-		if (!o->out || stat(o->out, &st) != 0 || !S_ISDIR(st.st_mode)) {
-			fprintf(stderr, "symprof convert: --each needs -o DIR naming a directory\n");
-			return 2;
-		}
+		if (!o->out || stat(o->out, &st) != 0 || !S_ISDIR(st.st_mode))
+			return sp_cli_usage("convert", "--each needs -o DIR naming a directory");
 		if (!each_outputs_distinct(o->out, inputs, n_inputs, f))
 			return 2;
 	}
@@ -197,6 +189,23 @@ static int run(convert_opts *o, char **inputs, int n_inputs)
 		.ctx = &ctx,
 	};
 	return sp_pipeline_run(&pl, inputs, n_inputs);
+}
+
+/* --focus and --ignore are compiled here so that a bad expression is a
+ * usage error before any input is read. */
+static bool regex_ok(const char *what, const char *src)
+{
+	regex_t re;
+	sp_error *err = sp_regex_compile(what, src, &re);
+	if (!err) {
+		regfree(&re);
+		return true;
+	}
+	char *msg = sp_error_string(err);
+	sp_cli_usage("convert", "--%s", msg);
+	free(msg);
+	sp_error_free(err);
+	return false;
 }
 
 static bool parse_double(const char *s, double *out)
@@ -236,10 +245,12 @@ int cmd_convert(int argc, char **argv)
 	convert_opts o;
 	memset(&o, 0, sizeof(o));
 	sp_cli_sym_init(&o.sym);
+	o.sym.cmd = "convert";
 	sp_report_options_init(&o.report);
 	int c, rc = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:f:qh", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:f:qh", longopts, NULL)) != -1) {
 		int r = sp_cli_sym_option(&o.sym, c, optarg);
 		if (r == 0)
 			continue;
@@ -255,8 +266,7 @@ int cmd_convert(int argc, char **argv)
 		case 'f':
 			o.format = format_by_name(optarg);
 			if (o.format == SP_OUT_NONE) {
-				fprintf(stderr, "symprof convert: unknown format '%s'\n", optarg);
-				rc = 2;
+				rc = sp_cli_usage("convert", "unknown format '%s'", optarg);
 				goto out;
 			}
 			break;
@@ -270,10 +280,12 @@ int cmd_convert(int argc, char **argv)
 			o.each = true;
 			break;
 		case 2003:
-			o.report.focus = optarg;
-			break;
 		case 2004:
-			o.report.ignore = optarg;
+			if (!regex_ok(c == 2003 ? "focus" : "ignore", optarg)) {
+				rc = 2;
+				goto out;
+			}
+			*(c == 2003 ? &o.report.focus : &o.report.ignore) = optarg;
 			break;
 		case 2005:
 			o.report.granularity = SP_GRAN_FUNCTIONS;
@@ -288,8 +300,7 @@ int cmd_convert(int argc, char **argv)
 			uint64_t n;
 			if (!sp_parse_u64(optarg, optarg + strlen(optarg), 10, &n) ||
 			    n > 1000000) {
-				fprintf(stderr, "symprof convert: --nodecount expects a number\n");
-				rc = 2;
+				rc = sp_cli_usage("convert", "--nodecount expects a number");
 				goto out;
 			}
 			/* 0 means "no limit" to users, as in pprof; the report
@@ -300,10 +311,8 @@ int cmd_convert(int argc, char **argv)
 		case 2009:
 		case 2010:
 			if (!parse_double(optarg, &d) || d < 0 || d > 1) {
-				fprintf(stderr,
-					"symprof convert: --%s expects a fraction in [0, 1]\n",
-					c == 2009 ? "nodefraction" : "edgefraction");
-				rc = 2;
+				rc = sp_cli_usage("convert", "--%s expects a fraction in [0, 1]",
+						  c == 2009 ? "nodefraction" : "edgefraction");
 				goto out;
 			}
 			if (c == 2009)
@@ -324,15 +333,12 @@ int cmd_convert(int argc, char **argv)
 			usage(stdout);
 			goto out;
 		default:
-			usage(stderr);
-			rc = 2;
+			rc = sp_cli_bad_option("convert", c, argv);
 			goto out;
 		}
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "symprof convert: no input profile\n");
-		usage(stderr);
-		rc = 2;
+		rc = sp_cli_usage("convert", "no input profile");
 		goto out;
 	}
 	sp_cli_sym_finish(&o.sym);

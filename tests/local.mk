@@ -283,3 +283,6 @@ TESTS += tests/test_dwarf_corrupt
 # --- installation: manual pages, completion, documents ---
 TESTS += tests/cli_install.sh
 EXTRA_DIST += tests/cli_install.sh
+# --- usage errors: one line, a pointer to --help, exit 2 ---
+TESTS += tests/cli_usage.sh
+EXTRA_DIST += tests/cli_usage.sh
