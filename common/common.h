@@ -203,7 +203,9 @@ sp_sink *sp_sink_gzip_new(sp_sink *inner);
 /* ------------------------------------------------------------------------ */
 /* Input.                                                                   */
 
-/* Reads a whole file.  *data is NUL-terminated (not counted in *len). */
+/* Reads a whole file, or standard input when PATH is "-" (errors then name
+ * it SP_STDIN_NAME).  *data is NUL-terminated (not counted in *len). */
+#define SP_STDIN_NAME "standard input"
 sp_error *sp_read_file(const char *path, uint8_t **data, size_t *len);
 /* True when DATA starts with the gzip magic 1f 8b. */
 bool sp_is_gzip(const uint8_t *data, size_t len);
