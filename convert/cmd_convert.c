@@ -77,11 +77,12 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: symprof convert [OPTIONS] PROFILE... [-o OUT]\n"
+		"       zcat x.heap.gz | symprof convert [OPTIONS] - [-o OUT]\n"
 		"\n"
 		"Reads pprof protobuf (gzip or not), gperftools heap/CPU/contention/thread\n"
 		"profiles, jemalloc heap dumps, Go count profiles, raw address stacks and\n"
-		"folded stacks; symbolizes them; writes one output (several inputs are\n"
-		"merged).\n"
+		"folded stacks ('-' is standard input); symbolizes them; writes one output\n"
+		"(several inputs are merged).\n"
 		"\n"
 		"output:\n"
 		"  -o, --output OUT      output file ('-' = stdout); the format follows its\n"
@@ -104,6 +105,8 @@ static char *each_output_path(const char *dir, const char *input, sp_out_format 
 {
 	const char *base = strrchr(input, '/');
 	base = base ? base + 1 : input;
+	if (!strcmp(input, "-"))
+		base = "stdin";
 	return sp_xasprintf("%s/%s%s", dir, base, format_ext(f));
 }
 
@@ -339,6 +342,13 @@ int cmd_convert(int argc, char **argv)
 	}
 	if (optind >= argc) {
 		rc = sp_cli_usage("convert", "no input profile");
+		goto out;
+	}
+	int n_stdin = 0;
+	for (int i = optind; i < argc; i++)
+		n_stdin += !strcmp(argv[i], "-");
+	if (n_stdin > 1) {
+		rc = sp_cli_usage("convert", "standard input ('-') can be read only once");
 		goto out;
 	}
 	sp_cli_sym_finish(&o.sym);

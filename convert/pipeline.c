@@ -128,6 +128,12 @@ static sp_error *symbolize(const sp_pipeline *pl, sp_symbolizer *s, sp_profile *
 	return err;
 }
 
+/* How input PATH is named in messages ("-" is standard input). */
+static const char *input_name(const char *path)
+{
+	return strcmp(path, "-") ? path : SP_STDIN_NAME;
+}
+
 /* Loads and symbolizes input I into *P; for a merge, checks its kind
  * against the first input's. */
 static sp_error *prepare(const sp_pipeline *pl, sp_symbolizer *s, char **inputs, int i,
@@ -135,9 +141,10 @@ static sp_error *prepare(const sp_pipeline *pl, sp_symbolizer *s, char **inputs,
 {
 	sp_error *err = sp_cli_load(pl->sym, inputs[i], &profiles[i], &out->format);
 	if (!err && !pl->each && i > 0)
-		err = check_same_kind(profiles[0], inputs[0], profiles[i], inputs[i]);
+		err = check_same_kind(profiles[0], input_name(inputs[0]), profiles[i],
+				      input_name(inputs[i]));
 	if (!err)
-		err = symbolize(pl, s, profiles[i], inputs[i], r);
+		err = symbolize(pl, s, profiles[i], input_name(inputs[i]), r);
 	return err;
 }
 
@@ -172,7 +179,7 @@ int sp_pipeline_run(const sp_pipeline *pl, char **inputs, int n)
 		if (err)
 			rc = sp_cli_fail(err);
 		sp_symbolize_report r = {0};
-		out = (sp_pipeline_output){.name = inputs[i], .input = i};
+		out = (sp_pipeline_output){.name = input_name(inputs[i]), .input = i};
 		err = prepare(pl, s, inputs, i, profiles, &out, &r);
 		out.report = s ? &r : NULL;
 		if (!err && pl->each) {

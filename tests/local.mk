@@ -286,3 +286,6 @@ EXTRA_DIST += tests/cli_install.sh
 # --- usage errors: one line, a pointer to --help, exit 2 ---
 TESTS += tests/cli_usage.sh
 EXTRA_DIST += tests/cli_usage.sh
+# --- reading a profile from standard input ---
+TESTS += tests/cli_stdin.sh
+EXTRA_DIST += tests/cli_stdin.sh
