@@ -146,6 +146,9 @@ typedef struct {
 	bool name_errors;      /* symbolization errors prefixed with the input */
 	/* Called once per input with each, else once with the merged profile. */
 	sp_error *(*output)(void *ctx, const sp_pipeline_output *out);
+	/* With each, when set: called after every input that was handed to
+	 * output (ERR NULL) or failed (ERR, borrowed; not printed). */
+	void (*input_done)(void *ctx, int input, const sp_error *err);
 	void *ctx;
 } sp_pipeline;
 

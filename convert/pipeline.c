@@ -168,16 +168,27 @@ static sp_error *merge_and_output(const sp_pipeline *pl, sp_profile **profiles, 
 	return err;
 }
 
+/* Input I (-1: the merged profile) failed with ERR: reported through
+ * input_done with each, else printed.  Returns 1. */
+static int input_failed(const sp_pipeline *pl, int i, sp_error *err)
+{
+	if (!pl->each || !pl->input_done)
+		return sp_cli_fail(err);
+	pl->input_done(pl->ctx, i, err);
+	sp_error_free(err);
+	return 1;
+}
+
 int sp_pipeline_run(const sp_pipeline *pl, char **inputs, int n)
 {
 	sp_symbolizer *s = pl->sym->no_symbolize ? NULL : sp_symbolizer_new(&pl->sym->sym);
 	sp_profile **profiles = sp_xcalloc((size_t)n, sizeof(*profiles));
 	sp_pipeline_output out = {0};
 	sp_error *err = NULL;
-	int rc = 0;
-	for (int i = 0; i < n && (!err || pl->keep_going); i++) {
+	int rc = 0, i;
+	for (i = 0; i < n && (!err || pl->keep_going); i++) {
 		if (err)
-			rc = sp_cli_fail(err);
+			rc = input_failed(pl, i - 1, err);
 		sp_symbolize_report r = {0};
 		out = (sp_pipeline_output){.name = input_name(inputs[i]), .input = i};
 		err = prepare(pl, s, inputs, i, profiles, &out, &r);
@@ -187,14 +198,16 @@ int sp_pipeline_run(const sp_pipeline *pl, char **inputs, int n)
 			err = pl->output(pl->ctx, &out);
 			sp_profile_free(profiles[i]);
 			profiles[i] = NULL;
+			if (!err && pl->input_done)
+				pl->input_done(pl->ctx, i, NULL);
 		}
 		sp_symbolize_report_clear(&r);
 	}
 	if (!err && !pl->each)
 		err = merge_and_output(pl, profiles, inputs, n, &out);
 	if (err)
-		rc = sp_cli_fail(err);
-	for (int i = 0; i < n; i++)
+		rc = input_failed(pl, pl->each ? i - 1 : -1, err);
+	for (i = 0; i < n; i++)
 		sp_profile_free(profiles[i]);
 	free(profiles);
 	sp_symbolizer_free(s);
