@@ -89,7 +89,8 @@ static void usage(FILE *f)
 		"                        extension (.pb.gz .folded .raw .dot .pdf .svg .png .txt\n"
 		"                        .flame.svg); without -o folded stacks go to stdout\n"
 		"  --format F            pprof, folded, raw, dot, pdf, svg, png, top, flamegraph\n"
-		"  --each                convert every input on its own; -o names a directory\n"
+		"  --each                convert every input on its own into -o DIR (created if\n"
+		"                        missing); go on past bad inputs; a line per input\n"
 		"  --sample-index I      value column: a type name or a number (default: the\n"
 		"                        default sample type, else the last column)\n"
 		"  --annotate            folded: mark kernel _[k], JIT _[j], inlined _[i] frames\n"
@@ -137,6 +138,7 @@ typedef struct {
 	const convert_opts *o;
 	sp_output_options w;
 	char **inputs;
+	int n_ok, n_failed; /* with --each */
 } emit_ctx;
 
 static sp_error *emit_output(void *ctx, const sp_pipeline_output *out)
@@ -148,6 +150,41 @@ static sp_error *emit_output(void *ctx, const sp_pipeline_output *out)
 	sp_error *err = sp_pipeline_write(&e->w, out->profile, out->name, path);
 	free(path);
 	return err;
+}
+
+/* --each: one line per input, "IN: ok -> OUT" or "IN: failed: REASON". */
+static void each_done(void *ctx, int input, const sp_error *err)
+{
+	emit_ctx *e = ctx;
+	const char *in = e->inputs[input];
+	if (!err) {
+		char *path = each_output_path(e->o->out, in, e->w.format);
+		fprintf(stderr, "symprof convert: %s: ok -> %s\n", in, path);
+		free(path);
+		e->n_ok++;
+		return;
+	}
+	char *msg = sp_error_string(err);
+	const char *reason = msg;
+	size_t len = strlen(in);
+	if (!strncmp(reason, in, len) && !strncmp(reason + len, ": ", 2))
+		reason += len + 2; /* the line names the input already */
+	fprintf(stderr, "symprof convert: %s: failed: %s\n", in, reason);
+	free(msg);
+	e->n_failed++;
+}
+
+/* --each -o DIR: DIR is created when missing. */
+static int each_dir(const char *dir)
+{
+	struct stat st;
+	if (mkdir(dir, 0777) == 0 || (errno == EEXIST && stat(dir, &st) == 0 && S_ISDIR(st.st_mode)))
+		return 0;
+	if (errno == EEXIST)
+		return sp_cli_usage("convert", "--each: -o %s is not a directory", dir);
+	fprintf(stderr, "symprof convert: --each: cannot create directory %s: %s\n", dir,
+		strerror(errno));
+	return 1;
 }
 
 static int run(convert_opts *o, char **inputs, int n_inputs)
@@ -167,11 +204,13 @@ static int run(convert_opts *o, char **inputs, int n_inputs)
 		return sp_cli_usage("convert",
 				    "refusing to write binary output to a terminal; use -o FILE");
 	if (o->each) {
-		struct stat st;
-		if (!o->out || stat(o->out, &st) != 0 || !S_ISDIR(st.st_mode))
+		if (!o->out)
 			return sp_cli_usage("convert", "--each needs -o DIR naming a directory");
 		if (!each_outputs_distinct(o->out, inputs, n_inputs, f))
 			return 2;
+		int r = each_dir(o->out);
+		if (r)
+			return r;
 	}
 
 	emit_ctx ctx = {
@@ -186,12 +225,18 @@ static int run(convert_opts *o, char **inputs, int n_inputs)
 	sp_pipeline pl = {
 		.sym = &o->sym,
 		.each = o->each,
+		.keep_going = o->each,
 		.print_summary = true,
 		.name_errors = true,
 		.output = emit_output,
+		.input_done = o->each ? each_done : NULL,
 		.ctx = &ctx,
 	};
-	return sp_pipeline_run(&pl, inputs, n_inputs);
+	int rc = sp_pipeline_run(&pl, inputs, n_inputs);
+	if (o->each)
+		fprintf(stderr, "symprof convert: %d of %d inputs converted into %s, %d failed\n",
+			ctx.n_ok, n_inputs, o->out, ctx.n_failed);
+	return rc;
 }
 
 /* --focus and --ignore are compiled here so that a bad expression is a

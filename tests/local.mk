@@ -289,3 +289,6 @@ EXTRA_DIST += tests/cli_usage.sh
 # --- reading a profile from standard input ---
 TESTS += tests/cli_stdin.sh
 EXTRA_DIST += tests/cli_stdin.sh
+# --- convert --each: going on past bad inputs ---
+TESTS += tests/cli_each.sh
+EXTRA_DIST += tests/cli_each.sh
