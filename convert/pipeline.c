@@ -23,14 +23,18 @@ static sp_error *write_output(const sp_output_options *o, sp_profile *p, sp_sink
 	sp_error *err = NULL;
 	sp_out_format f = o->format;
 	sp_report_options ro = o->report;
-	if (f != SP_OUT_PPROF && f != SP_OUT_RAW && !o->all_frames)
+	bool report = f != SP_OUT_PPROF && f != SP_OUT_RAW;
+	if (report && !o->all_frames)
 		sp_profile_prune_frames(p);
-	if (f != SP_OUT_PPROF && f != SP_OUT_RAW) {
+	if (report || o->sample_index) {
 		size_t idx;
 		err = sp_profile_sample_index(p, o->sample_index, &idx);
 		if (err)
 			return err;
 		ro.sample_index = idx;
+		/* pprof output keeps every column and opens on the chosen one */
+		if (f == SP_OUT_PPROF)
+			p->default_sample_type = p->sample_types[idx].type;
 	}
 	switch (f) {
 	case SP_OUT_PPROF:
