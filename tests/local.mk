@@ -292,3 +292,6 @@ EXTRA_DIST += tests/cli_stdin.sh
 # --- convert --each: going on past bad inputs ---
 TESTS += tests/cli_each.sh
 EXTRA_DIST += tests/cli_each.sh
+# --- --sample-index checked and applied to pprof output ---
+TESTS += tests/cli_sample_index.sh
+EXTRA_DIST += tests/cli_sample_index.sh
