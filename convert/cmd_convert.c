@@ -82,7 +82,7 @@ static void usage(FILE *f)
 		"Reads pprof protobuf (gzip or not), gperftools heap/CPU/contention/thread\n"
 		"profiles, jemalloc heap dumps, Go count profiles, raw address stacks and\n"
 		"folded stacks ('-' is standard input); symbolizes them; writes one output\n"
-		"(several inputs are merged).\n"
+		"(several inputs are merged).  An ELF file among them is the main binary.\n"
 		"\n"
 		"output:\n"
 		"  -o, --output OUT      output file ('-' = stdout); the format follows its\n"
@@ -240,6 +240,49 @@ static int run(convert_opts *o, char **inputs, int n_inputs)
 	return rc;
 }
 
+static bool is_elf_file(const char *path)
+{
+	char magic[4];
+	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : NULL;
+	bool elf = f && fread(magic, 1, 4, f) == 4 && !memcmp(magic, "\177ELF", 4);
+	if (f)
+		fclose(f);
+	return elf;
+}
+
+/* pprof's habit, `symprof convert ./prog prog.0001.heap`: an ELF file among
+ * the inputs is the main binary, not a profile.  It is taken out of INPUTS
+ * (*N shrinks) and its directory searched first, as with --binary-path;
+ * a build id, when recorded, still has to match.  Returns 0 or 2. */
+static int take_binary(convert_opts *o, char **inputs, int *n)
+{
+	int kept = 0;
+	const char *binary = NULL;
+	for (int i = 0; i < *n; i++) {
+		if (!is_elf_file(inputs[i])) {
+			inputs[kept++] = inputs[i];
+			continue;
+		}
+		if (binary)
+			return sp_cli_usage("convert", "two ELF files among the inputs: %s and %s",
+					    binary, inputs[i]);
+		binary = inputs[i];
+	}
+	if (!binary)
+		return 0;
+	const char *slash = strrchr(binary, '/');
+	char *dir = slash ? sp_xstrndup(binary, (size_t)(slash - binary) + !!(slash == binary))
+			  : sp_xstrdup(".");
+	fprintf(stderr,
+		"symprof convert: %s is an ELF file, taken as the main binary (its "
+		"directory %s is searched first, as with --binary-path)\n",
+		binary, dir);
+	sp_cli_sym_option(&o->sym, 1000, dir);
+	free(dir);
+	*n = kept;
+	return kept ? 0 : sp_cli_usage("convert", "no input profile, only the binary %s", binary);
+}
+
 /* --focus and --ignore are compiled here so that a bad expression is a
  * usage error before any input is read. */
 static bool regex_ok(const char *what, const char *src)
@@ -390,15 +433,18 @@ int cmd_convert(int argc, char **argv)
 		rc = sp_cli_usage("convert", "no input profile");
 		goto out;
 	}
+	int n_inputs = argc - optind;
+	if ((rc = take_binary(&o, argv + optind, &n_inputs)))
+		goto out;
 	int n_stdin = 0;
-	for (int i = optind; i < argc; i++)
+	for (int i = optind; i < optind + n_inputs; i++)
 		n_stdin += !strcmp(argv[i], "-");
 	if (n_stdin > 1) {
 		rc = sp_cli_usage("convert", "standard input ('-') can be read only once");
 		goto out;
 	}
 	sp_cli_sym_finish(&o.sym);
-	rc = run(&o, argv + optind, argc - optind);
+	rc = run(&o, argv + optind, n_inputs);
 out:
 	sp_cli_sym_clear(&o.sym);
 	return rc;

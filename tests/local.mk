@@ -295,3 +295,6 @@ EXTRA_DIST += tests/cli_each.sh
 # --- --sample-index checked and applied to pprof output ---
 TESTS += tests/cli_sample_index.sh
 EXTRA_DIST += tests/cli_sample_index.sh
+# --- an ELF file among convert's inputs is the main binary ---
+TESTS += tests/cli_binary_arg.sh
+EXTRA_DIST += tests/cli_binary_arg.sh
