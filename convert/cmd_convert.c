@@ -70,6 +70,7 @@ typedef struct {
 	bool annotate;
 	bool each;
 	bool all_frames;
+	double min_resolved; /* --min-resolved PERCENT; < 0: not given */
 	sp_report_options report;
 } convert_opts;
 
@@ -96,6 +97,8 @@ static void usage(FILE *f)
 		"                        output keeps all and makes I the default type\n"
 		"  --annotate            folded: mark kernel _[k], JIT _[j], inlined _[i] frames\n"
 		"  --all-frames          keep frames that drop_frames would remove\n"
+		"  --min-resolved PCT    exit 3 when fewer than PCT percent of the frames\n"
+		"                        (weighted by their samples) resolved\n"
 		"reports (dot, pdf, svg, png, top, flamegraph):\n"
 		"  --focus RE  --ignore RE  --functions | --lines | --files  --unit UNIT\n"
 		"      (RE: POSIX extended regular expression; a leading (?i) ignores case)\n"
@@ -140,11 +143,52 @@ typedef struct {
 	sp_output_options w;
 	char **inputs;
 	int n_ok, n_failed; /* with --each */
+	bool below_min;     /* an output had fewer frames resolved than --min-resolved */
 } emit_ctx;
+
+/* The share of frames that resolved (have a function), each frame weighted
+ * by its sample's value in column COL, in percent; 100 without frames. */
+static double resolved_percent(const sp_profile *p, size_t col)
+{
+	double all = 0, resolved = 0;
+	for (size_t i = 0; i < p->n_samples; i++) {
+		const sp_sample *s = &p->samples[i];
+		double w = s->values[col] < 0 ? -(double)s->values[col] : (double)s->values[col];
+		for (size_t j = 0; j < s->n_locations; j++) {
+			const sp_location *l = sp_profile_location(p, s->location_ids[j]);
+			all += w;
+			if (l && l->n_lines)
+				resolved += w;
+		}
+	}
+	return all > 0 ? 100.0 * resolved / all : 100.0;
+}
+
+/* --min-resolved: says so when OUT resolved too little (the output is
+ * written all the same; the run then exits 3). */
+static void check_resolved(emit_ctx *e, const sp_pipeline_output *out)
+{
+	size_t col;
+	sp_error *err = sp_profile_sample_index(out->profile, e->o->sample_index, &col);
+	if (err) {
+		sp_error_free(err); /* the writer reports it */
+		return;
+	}
+	double pct = resolved_percent(out->profile, col);
+	if (pct >= e->o->min_resolved)
+		return;
+	fprintf(stderr,
+		"symprof convert: %s: %.1f%% of frames resolved (by sample weight), fewer than "
+		"--min-resolved %g\n",
+		out->name, pct, e->o->min_resolved);
+	e->below_min = true;
+}
 
 static sp_error *emit_output(void *ctx, const sp_pipeline_output *out)
 {
-	const emit_ctx *e = ctx;
+	emit_ctx *e = ctx;
+	if (e->o->min_resolved >= 0)
+		check_resolved(e, out);
 	if (!e->o->each)
 		return sp_pipeline_write(&e->w, out->profile, out->name, e->o->out);
 	char *path = each_output_path(e->o->out, e->inputs[out->input], e->w.format);
@@ -237,7 +281,7 @@ static int run(convert_opts *o, char **inputs, int n_inputs)
 	if (o->each)
 		fprintf(stderr, "symprof convert: %d of %d inputs converted into %s, %d failed\n",
 			ctx.n_ok, n_inputs, o->out, ctx.n_failed);
-	return rc;
+	return rc == 0 && ctx.below_min ? 3 : rc;
 }
 
 static bool is_elf_file(const char *path)
@@ -330,6 +374,7 @@ int cmd_convert(int argc, char **argv)
 		{"unit", required_argument, NULL, 2011},
 		{"title", required_argument, NULL, 2012},
 		{"all-frames", no_argument, NULL, 2013},
+		{"min-resolved", required_argument, NULL, 2014},
 		{"help", no_argument, NULL, 'h'},
 		SP_CLI_SYM_OPTIONS,
 		{NULL, 0, NULL, 0},
@@ -339,6 +384,7 @@ int cmd_convert(int argc, char **argv)
 	sp_cli_sym_init(&o.sym);
 	o.sym.cmd = "convert";
 	sp_report_options_init(&o.report);
+	o.min_resolved = -1;
 	int c, rc = 0;
 	optind = 1;
 	opterr = 0;
@@ -420,6 +466,14 @@ int cmd_convert(int argc, char **argv)
 			break;
 		case 2013:
 			o.all_frames = true;
+			break;
+		case 2014:
+			if (!parse_double(optarg, &d) || d < 0 || d > 100) {
+				rc = sp_cli_usage("convert", "--min-resolved expects a percentage "
+							     "in [0, 100]");
+				goto out;
+			}
+			o.min_resolved = d;
 			break;
 		case 'h':
 			usage(stdout);

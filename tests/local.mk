@@ -298,3 +298,6 @@ EXTRA_DIST += tests/cli_sample_index.sh
 # --- an ELF file among convert's inputs is the main binary ---
 TESTS += tests/cli_binary_arg.sh
 EXTRA_DIST += tests/cli_binary_arg.sh
+# --- convert --min-resolved: exit 3 when too little resolved ---
+TESTS += tests/cli_min_resolved.sh
+EXTRA_DIST += tests/cli_min_resolved.sh
