@@ -7,6 +7,7 @@
 # heap_v2-example.heap: one stack, unsampled to 57 objects and 528909 bytes, columns
 # objects/count and space/bytes, no default type (pprof then opens on the last, space).
 heap=$SP_SRCDIR/testdata/profiles/heap_v2-example.heap
+[ -x "$SP_BUILDDIR/tests/pprof_tool" ] || sp_bail "tests/pprof_tool is not built (make check builds it)"
 dump()
 {
 	"$SP_BUILDDIR/tests/pprof_tool" dump "$1" | sed -n '/^Samples:/{n;p;q}'
