@@ -88,7 +88,8 @@ sp_error *sp_cli_load(const sp_cli_sym *c, const char *path, sp_profile **out,
 /* Prints one line per mapping that did not fully resolve. */
 void sp_cli_print_summary(const char *name, const sp_symbolize_report *r, FILE *f);
 /* Prints a usage error as one line "symprof CMD: <message>" and a pointer
- * to --help; returns 2 (the exit status of usage errors). */
+ * to --help (CMD NULL: "symprof: ..."); returns 2 (the exit status of
+ * usage errors). */
 int sp_cli_usage(const char *cmd, const char *fmt, ...) SP_PRINTF(2, 3);
 /* For getopt_long run with opterr = 0 and an option string beginning with
  * ':': reports what its result C ('?' or ':') means, as sp_cli_usage. */

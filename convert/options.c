@@ -181,11 +181,13 @@ void sp_cli_print_summary(const char *name, const sp_symbolize_report *r, FILE *
 int sp_cli_usage(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
+	const char *sep = cmd ? " " : "";
+	cmd = cmd ? cmd : ""; /* a caller that did not set sp_cli_sym.cmd */
 	va_start(ap, fmt);
-	fprintf(stderr, "symprof %s: ", cmd);
+	fprintf(stderr, "symprof%s%s: ", sep, cmd);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nTry 'symprof %s --help' for more information.\n", cmd);
+	fprintf(stderr, "\nTry 'symprof%s%s --help' for more information.\n", sep, cmd);
 	return 2;
 }
 
