@@ -269,9 +269,11 @@ sp_sink *sp_sink_gzip_new(sp_sink *inner);
 /* ------------------------------------------------------------------------ */
 /* Input.                                                                   */
 
-/* Reads a whole file.  *data is NUL-terminated (not counted in *len).  A
+/* Reads a whole file, or standard input when PATH is "-" (errors then name
+ * it SP_STDIN_NAME).  *data is NUL-terminated (not counted in *len).  A
  * file larger than the memory limit (sp_mem_limit), or a pipe or device
  * that gives more, is refused with SP_E_LIMIT. */
+#define SP_STDIN_NAME "standard input"
 sp_error *sp_read_file(const char *path, uint8_t **data, size_t *len);
 /* True when DATA starts with the gzip magic 1f 8b. */
 bool sp_is_gzip(const uint8_t *data, size_t len);

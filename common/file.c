@@ -22,7 +22,10 @@ sp_error *sp_read_file(const char *path, uint8_t **data, size_t *len)
 {
 	*data = NULL;
 	*len = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool in = !strcmp(path, "-");
+	int fd = in ? dup(STDIN_FILENO) : open(path, O_RDONLY | O_CLOEXEC);
+	if (in)
+		path = SP_STDIN_NAME;
 	if (fd < 0)
 		return sp_error_new(SP_E_IO, "%s: cannot open: %s", path, strerror(errno));
 	struct stat st;

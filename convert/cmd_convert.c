@@ -74,6 +74,7 @@ typedef struct {
 	bool all_frames;
 	const char *base;
 	bool diff_base;
+	double min_resolved; /* --min-resolved PERCENT; < 0: not given */
 	sp_report_options report;
 } convert_opts;
 
@@ -81,11 +82,12 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: symprof convert [OPTIONS] PROFILE... [-o OUT]\n"
+		"       zcat x.heap.gz | symprof convert [OPTIONS] - [-o OUT]\n"
 		"\n"
 		"Reads pprof protobuf (gzip or not), gperftools heap/CPU/contention/thread\n"
 		"profiles, jemalloc heap dumps, Go count profiles, raw address stacks and\n"
-		"folded stacks; symbolizes them; writes one output (several inputs are\n"
-		"merged).\n"
+		"folded stacks ('-' is standard input); symbolizes them; writes one output\n"
+		"(several inputs are merged).  An ELF file among them is the main binary.\n"
 		"\n"
 		"output:\n"
 		"  -o, --output OUT      output file ('-' = stdout; a device or FIFO is written\n"
@@ -95,17 +97,22 @@ static void usage(FILE *f)
 		"                        to stdout\n"
 		"  --format F            pprof, folded, raw, dot, pdf, svg, png, top, flamegraph,\n"
 		"                        folded-diff (\"stack before after\", needs a base)\n"
-		"  --each                convert every input on its own; -o names a directory\n"
+		"  --each                convert every input on its own into -o DIR (created if\n"
+		"                        missing); go on past bad inputs; a line per input\n"
 		"  --sample-index I      value column: a type name or a number (default: the\n"
-		"                        default sample type, else the last column)\n"
+		"                        default sample type, else the last column); pprof\n"
+		"                        output keeps all and makes I the default type\n"
 		"  --annotate            folded: mark kernel _[k], JIT _[j], inlined _[i] frames\n"
 		"  --all-frames          keep frames that drop_frames would remove\n"
+		"  --min-resolved PCT    exit 3 when fewer than PCT percent of the frames\n"
+		"                        (weighted by their samples) resolved\n"
 		"differences:\n"
 		"  --base FILE           subtract FILE (same kind of profile) from the inputs\n"
 		"  --diff-base FILE      the same, keeping FILE's samples as negative ones\n"
 		"                        labelled pprof::base=true (pprof -diff_base)\n"
 		"reports (dot, pdf, svg, png, top, flamegraph):\n"
 		"  --focus RE  --ignore RE  --functions | --lines | --files  --unit UNIT\n"
+		"      (RE: POSIX extended regular expression; a leading (?i) ignores case)\n"
 		"  --nodecount N (80, 0 = all)  --nodefraction F (0.005)  --edgefraction F (0.001)\n"
 		"  --title TEXT\n" SP_CLI_SYM_HELP);
 }
@@ -114,6 +121,8 @@ static char *each_output_path(const char *dir, const char *input, sp_out_format 
 {
 	const char *base = strrchr(input, '/');
 	base = base ? base + 1 : input;
+	if (!strcmp(input, "-"))
+		base = "stdin";
 	return sp_xasprintf("%s/%s%s", dir, base, format_ext(f));
 }
 
@@ -128,10 +137,8 @@ static bool each_outputs_distinct(const char *dir, char **inputs, int n_inputs, 
 		for (int j = 0; j < i && ok; j++) {
 			if (strcmp(paths[i], paths[j]) != 0)
 				continue;
-			fprintf(stderr,
-				"symprof convert: --each: %s and %s would both be written to "
-				"%s\n",
-				inputs[j], inputs[i], paths[i]);
+			sp_cli_usage("convert", "--each: %s and %s would both be written to %s",
+				     inputs[j], inputs[i], paths[i]);
 			ok = false;
 		}
 	}
@@ -146,11 +153,53 @@ typedef struct {
 	const convert_opts *o;
 	sp_output_options w;
 	char **inputs;
+	int n_ok, n_failed; /* with --each */
+	bool below_min;     /* an output had fewer frames resolved than --min-resolved */
 } emit_ctx;
+
+/* The share of frames that resolved (have a function), each frame weighted
+ * by its sample's value in column COL, in percent; 100 without frames. */
+static double resolved_percent(const sp_profile *p, size_t col)
+{
+	double all = 0, resolved = 0;
+	for (size_t i = 0; i < p->n_samples; i++) {
+		const sp_sample *s = &p->samples[i];
+		double w = s->values[col] < 0 ? -(double)s->values[col] : (double)s->values[col];
+		for (size_t j = 0; j < s->n_locations; j++) {
+			const sp_location *l = sp_profile_location(p, s->location_ids[j]);
+			all += w;
+			if (l && l->n_lines)
+				resolved += w;
+		}
+	}
+	return all > 0 ? 100.0 * resolved / all : 100.0;
+}
+
+/* --min-resolved: says so when OUT resolved too little (the output is
+ * written all the same; the run then exits 3). */
+static void check_resolved(emit_ctx *e, const sp_pipeline_output *out)
+{
+	size_t col;
+	sp_error *err = sp_profile_sample_index(out->profile, e->o->sample_index, &col);
+	if (err) {
+		sp_error_free(err); /* the writer reports it */
+		return;
+	}
+	double pct = resolved_percent(out->profile, col);
+	if (pct >= e->o->min_resolved)
+		return;
+	fprintf(stderr,
+		"symprof convert: %s: %.1f%% of frames resolved (by sample weight), fewer than "
+		"--min-resolved %g\n",
+		out->name, pct, e->o->min_resolved);
+	e->below_min = true;
+}
 
 static sp_error *emit_output(void *ctx, const sp_pipeline_output *out)
 {
-	const emit_ctx *e = ctx;
+	emit_ctx *e = ctx;
+	if (e->o->min_resolved >= 0)
+		check_resolved(e, out);
 	if (!e->o->each)
 		return sp_pipeline_write(&e->w, out->profile, out->name, e->o->out);
 	char *path = each_output_path(e->o->out, e->inputs[out->input], e->w.format);
@@ -159,35 +208,65 @@ static sp_error *emit_output(void *ctx, const sp_pipeline_output *out)
 	return err;
 }
 
+/* --each: one line per input, "IN: ok -> OUT" or "IN: failed: REASON". */
+static void each_done(void *ctx, int input, const sp_error *err)
+{
+	emit_ctx *e = ctx;
+	const char *in = e->inputs[input];
+	if (!err) {
+		char *path = each_output_path(e->o->out, in, e->w.format);
+		fprintf(stderr, "symprof convert: %s: ok -> %s\n", in, path);
+		free(path);
+		e->n_ok++;
+		return;
+	}
+	char *msg = sp_error_string(err);
+	const char *reason = msg;
+	size_t len = strlen(in);
+	if (!strncmp(reason, in, len) && !strncmp(reason + len, ": ", 2))
+		reason += len + 2; /* the line names the input already */
+	fprintf(stderr, "symprof convert: %s: failed: %s\n", in, reason);
+	free(msg);
+	e->n_failed++;
+}
+
+/* --each -o DIR: DIR is created when missing. */
+static int each_dir(const char *dir)
+{
+	struct stat st;
+	if (mkdir(dir, 0777) == 0 || (errno == EEXIST && stat(dir, &st) == 0 && S_ISDIR(st.st_mode)))
+		return 0;
+	if (errno == EEXIST)
+		return sp_cli_usage("convert", "--each: -o %s is not a directory", dir);
+	fprintf(stderr, "symprof convert: --each: cannot create directory %s: %s\n", dir,
+		strerror(errno));
+	return 1;
+}
+
 static int run(convert_opts *o, char **inputs, int n_inputs)
 {
 	sp_out_format f = o->format;
 	if (f == SP_OUT_NONE && o->out && !o->each)
 		f = format_by_extension(o->out);
 	if (f == SP_OUT_NONE) {
-		if (o->out && strcmp(o->out, "-") != 0 && !o->each) {
-			fprintf(stderr,
-				"symprof convert: cannot tell the output format from '%s'; use "
-				"--format\n",
-				o->out);
-			return 2;
-		}
+		if (o->out && strcmp(o->out, "-") != 0 && !o->each)
+			return sp_cli_usage("convert",
+					    "cannot tell the output format from '%s'; use --format",
+					    o->out);
 		f = o->each ? SP_OUT_PPROF : SP_OUT_FOLDED;
 	}
 	if ((f == SP_OUT_PDF || f == SP_OUT_PNG || f == SP_OUT_PPROF) && !o->out && !o->each &&
-	    isatty(STDOUT_FILENO)) {
-		fprintf(stderr, "symprof convert: refusing to write binary output to a terminal; "
-				"use -o FILE\n");
-		return 2;
-	}
+	    isatty(STDOUT_FILENO))
+		return sp_cli_usage("convert",
+				    "refusing to write binary output to a terminal; use -o FILE");
 	if (o->each) {
-		struct stat st;
-		if (!o->out || stat(o->out, &st) != 0 || !S_ISDIR(st.st_mode)) {
-			fprintf(stderr, "symprof convert: --each needs -o DIR naming a directory\n");
-			return 2;
-		}
+		if (!o->out)
+			return sp_cli_usage("convert", "--each needs -o DIR naming a directory");
 		if (!each_outputs_distinct(o->out, inputs, n_inputs, f))
 			return 2;
+		int r = each_dir(o->out);
+		if (r)
+			return r;
 	}
 
 	emit_ctx ctx = {
@@ -200,22 +279,86 @@ static int run(convert_opts *o, char **inputs, int n_inputs)
 		.inputs = inputs,
 	};
 	if (f == SP_OUT_FOLDED_DIFF && !o->base) {
-		fprintf(stderr, "symprof convert: --format folded-diff needs --base or "
-				"--diff-base\n");
-		return 2;
+		return sp_cli_usage("convert", "--format folded-diff needs --base or --diff-base");
 	}
 	sp_pipeline pl = {
 		.sym = &o->sym,
 		.each = o->each,
+		.keep_going = o->each,
 		.print_summary = true,
 		.name_errors = true,
 		.base = o->base,
 		/* writers that draw both sides tell them apart by the label */
 		.keep_base = o->diff_base || f == SP_OUT_FOLDED_DIFF || f == SP_OUT_FLAMEGRAPH,
 		.output = emit_output,
+		.input_done = o->each ? each_done : NULL,
 		.ctx = &ctx,
 	};
-	return sp_pipeline_run(&pl, inputs, n_inputs);
+	int rc = sp_pipeline_run(&pl, inputs, n_inputs);
+	if (o->each)
+		fprintf(stderr, "symprof convert: %d of %d inputs converted into %s, %d failed\n",
+			ctx.n_ok, n_inputs, o->out, ctx.n_failed);
+	return rc == 0 && ctx.below_min ? 3 : rc;
+}
+
+static bool is_elf_file(const char *path)
+{
+	char magic[4];
+	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : NULL;
+	bool elf = f && fread(magic, 1, 4, f) == 4 && !memcmp(magic, "\177ELF", 4);
+	if (f)
+		fclose(f);
+	return elf;
+}
+
+/* pprof's habit, `symprof convert ./prog prog.0001.heap`: an ELF file among
+ * the inputs is the main binary, not a profile.  It is taken out of INPUTS
+ * (*N shrinks) and its directory searched first, as with --binary-path;
+ * a build id, when recorded, still has to match.  Returns 0 or 2. */
+static int take_binary(convert_opts *o, char **inputs, int *n)
+{
+	int kept = 0;
+	const char *binary = NULL;
+	for (int i = 0; i < *n; i++) {
+		if (!is_elf_file(inputs[i])) {
+			inputs[kept++] = inputs[i];
+			continue;
+		}
+		if (binary)
+			return sp_cli_usage("convert", "two ELF files among the inputs: %s and %s",
+					    binary, inputs[i]);
+		binary = inputs[i];
+	}
+	if (!binary)
+		return 0;
+	const char *slash = strrchr(binary, '/');
+	char *dir = slash ? sp_xstrndup(binary, (size_t)(slash - binary) + !!(slash == binary))
+			  : sp_xstrdup(".");
+	fprintf(stderr,
+		"symprof convert: %s is an ELF file, taken as the main binary (its "
+		"directory %s is searched first, as with --binary-path)\n",
+		binary, dir);
+	sp_cli_sym_option(&o->sym, 1000, dir);
+	free(dir);
+	*n = kept;
+	return kept ? 0 : sp_cli_usage("convert", "no input profile, only the binary %s", binary);
+}
+
+/* --focus and --ignore are compiled here so that a bad expression is a
+ * usage error before any input is read. */
+static bool regex_ok(const char *what, const char *src)
+{
+	regex_t re;
+	sp_error *err = sp_regex_compile(what, src, &re);
+	if (!err) {
+		regfree(&re);
+		return true;
+	}
+	char *msg = sp_error_string(err);
+	sp_cli_usage("convert", "--%s", msg);
+	free(msg);
+	sp_error_free(err);
+	return false;
 }
 
 static bool parse_double(const char *s, double *out)
@@ -250,6 +393,7 @@ int cmd_convert(int argc, char **argv)
 		{"all-frames", no_argument, NULL, 2013},
 		{"base", required_argument, NULL, 2014},
 		{"diff-base", required_argument, NULL, 2015},
+		{"min-resolved", required_argument, NULL, 2016},
 		{"help", no_argument, NULL, 'h'},
 		SP_CLI_SYM_OPTIONS,
 		{NULL, 0, NULL, 0},
@@ -257,10 +401,13 @@ int cmd_convert(int argc, char **argv)
 	convert_opts o;
 	memset(&o, 0, sizeof(o));
 	sp_cli_sym_init(&o.sym);
+	o.sym.cmd = "convert";
 	sp_report_options_init(&o.report);
+	o.min_resolved = -1;
 	int c, rc = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:f:qh", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:f:qh", longopts, NULL)) != -1) {
 		int r = sp_cli_sym_option(&o.sym, c, optarg);
 		if (r == 0)
 			continue;
@@ -276,8 +423,7 @@ int cmd_convert(int argc, char **argv)
 		case 'f':
 			o.format = format_by_name(optarg);
 			if (o.format == SP_OUT_NONE) {
-				fprintf(stderr, "symprof convert: unknown format '%s'\n", optarg);
-				rc = 2;
+				rc = sp_cli_usage("convert", "unknown format '%s'", optarg);
 				goto out;
 			}
 			break;
@@ -291,10 +437,12 @@ int cmd_convert(int argc, char **argv)
 			o.each = true;
 			break;
 		case 2003:
-			o.report.focus = optarg;
-			break;
 		case 2004:
-			o.report.ignore = optarg;
+			if (!regex_ok(c == 2003 ? "focus" : "ignore", optarg)) {
+				rc = 2;
+				goto out;
+			}
+			*(c == 2003 ? &o.report.focus : &o.report.ignore) = optarg;
 			break;
 		case 2005:
 			o.report.granularity = SP_GRAN_FUNCTIONS;
@@ -309,8 +457,7 @@ int cmd_convert(int argc, char **argv)
 			uint64_t n;
 			if (!sp_parse_u64(optarg, optarg + strlen(optarg), 10, &n) ||
 			    n > 1000000) {
-				fprintf(stderr, "symprof convert: --nodecount expects a number\n");
-				rc = 2;
+				rc = sp_cli_usage("convert", "--nodecount expects a number");
 				goto out;
 			}
 			/* 0 means "no limit" to users, as in pprof; the report
@@ -321,10 +468,8 @@ int cmd_convert(int argc, char **argv)
 		case 2009:
 		case 2010:
 			if (!parse_double(optarg, &d) || d < 0 || d > 1) {
-				fprintf(stderr,
-					"symprof convert: --%s expects a fraction in [0, 1]\n",
-					c == 2009 ? "nodefraction" : "edgefraction");
-				rc = 2;
+				rc = sp_cli_usage("convert", "--%s expects a fraction in [0, 1]",
+						  c == 2009 ? "nodefraction" : "edgefraction");
 				goto out;
 			}
 			if (c == 2009)
@@ -344,30 +489,44 @@ int cmd_convert(int argc, char **argv)
 		case 2014:
 		case 2015:
 			if (o.base) {
-				fprintf(stderr, "symprof convert: one --base or --diff-base\n");
-				rc = 2;
+				rc = sp_cli_usage("convert", "one --base or --diff-base");
 				goto out;
 			}
 			o.base = optarg;
 			o.diff_base = c == 2015;
 			break;
+		case 2016:
+			if (!parse_double(optarg, &d) || d < 0 || d > 100) {
+				rc = sp_cli_usage("convert", "--min-resolved expects a percentage "
+							     "in [0, 100]");
+				goto out;
+			}
+			o.min_resolved = d;
+			break;
 		case 'h':
 			usage(stdout);
 			goto out;
 		default:
-			usage(stderr);
-			rc = 2;
+			rc = sp_cli_bad_option("convert", c, argv);
 			goto out;
 		}
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "symprof convert: no input profile\n");
-		usage(stderr);
-		rc = 2;
+		rc = sp_cli_usage("convert", "no input profile");
+		goto out;
+	}
+	int n_inputs = argc - optind;
+	if ((rc = take_binary(&o, argv + optind, &n_inputs)))
+		goto out;
+	int n_stdin = 0;
+	for (int i = optind; i < optind + n_inputs; i++)
+		n_stdin += !strcmp(argv[i], "-");
+	if (n_stdin > 1) {
+		rc = sp_cli_usage("convert", "standard input ('-') can be read only once");
 		goto out;
 	}
 	sp_cli_sym_finish(&o.sym);
-	rc = run(&o, argv + optind, argc - optind);
+	rc = run(&o, argv + optind, n_inputs);
 out:
 	sp_cli_sym_clear(&o.sym);
 	return rc;

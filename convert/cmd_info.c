@@ -104,24 +104,23 @@ int cmd_info(int argc, char **argv)
 	};
 	sp_cli_sym o;
 	sp_cli_sym_init(&o);
+	o.cmd = "info";
 	int c, rc = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":qh", longopts, NULL)) != -1) {
 		int r = sp_cli_sym_option(&o, c, optarg);
 		if (r == 0)
 			continue;
 		if (r == 2 || c != 'h') {
-			if (r != 2)
-				usage(stderr);
-			rc = 2;
+			rc = r == 2 ? 2 : sp_cli_bad_option("info", c, argv);
 			goto out;
 		}
 		usage(stdout);
 		goto out;
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "symprof info: no input profile\n");
-		rc = 2;
+		rc = sp_cli_usage("info", "no input profile");
 		goto out;
 	}
 	sp_cli_sym_finish(&o);

@@ -46,27 +46,23 @@ static int cmd_jit_dump(int argc, char **argv)
 	const char *pid_s = NULL, *core = NULL, *exe = NULL, *dir = NULL;
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:c:e:d:h", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":p:c:e:d:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p': pid_s = optarg; break;
 		case 'c': core = optarg; break;
 		case 'e': exe = optarg; break;
 		case 'd': dir = optarg; break;
 		case 'h': jit_usage(stdout); return 0;
-		default: jit_usage(stderr); return 2;
+		default: return sp_cli_bad_option("jit dump", c, argv);
 		}
 	}
 	uint64_t pid = 0;
-	if (optind != argc || !dir || (!pid_s == !core) || (core && !exe) || (pid_s && exe)) {
-		fprintf(stderr, "symprof jit dump: give -d DIR and either --pid or --core with --exe\n");
-		jit_usage(stderr);
-		return 2;
-	}
+	if (optind != argc || !dir || (!pid_s == !core) || (core && !exe) || (pid_s && exe))
+		return sp_cli_usage("jit dump", "give -d DIR and either --pid or --core with --exe");
 	if (pid_s && (!sp_parse_u64(pid_s, pid_s + strlen(pid_s), 10, &pid) || !pid ||
-		      pid > INT32_MAX)) {
-		fprintf(stderr, "symprof jit dump: --pid: expected a process id, got \"%s\"\n", pid_s);
-		return 2;
-	}
+		      pid > INT32_MAX))
+		return sp_cli_usage("jit dump", "--pid: expected a process id, got \"%s\"", pid_s);
 	if (mkdir(dir, 0777) != 0) {
 		struct stat st;
 		if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
@@ -88,13 +84,13 @@ static int cmd_jit_dump(int argc, char **argv)
 
 int cmd_jit(int argc, char **argv)
 {
-	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		jit_usage(argc < 2 ? stderr : stdout);
-		return argc < 2 ? 2 : 0;
+	if (argc < 2)
+		return sp_cli_usage("jit", "expected a subcommand: dump");
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		jit_usage(stdout);
+		return 0;
 	}
 	if (!strcmp(argv[1], "dump"))
 		return cmd_jit_dump(argc - 1, argv + 1);
-	fprintf(stderr, "symprof jit: unknown subcommand '%s'\n", argv[1]);
-	jit_usage(stderr);
-	return 2;
+	return sp_cli_usage("jit", "unknown subcommand '%s'", argv[1]);
 }

@@ -622,9 +622,11 @@ int cmd_symbolize(int argc, char **argv)
 	int opt, rc = 0;
 
 	sp_cli_sym_init(&cli);
+	cli.cmd = "symbolize";
 	cli.sym.demangle = SP_DEMANGLE_NONE;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "e:afiCh", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":e:afiCh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'e': exe = optarg; break;
 		case 'a': c.print_addr = true; break;
@@ -637,26 +639,20 @@ int cmd_symbolize(int argc, char **argv)
 				cli.sym.demangle = SP_DEMANGLE_TEMPLATES;
 			else if (!strcmp(optarg, "none"))
 				cli.sym.demangle = SP_DEMANGLE_NONE;
-			else {
-				fprintf(stderr,
-					"symprof symbolize: --demangle=%s: expected full, "
-					"templates or none\n",
-					optarg);
-				rc = 2;
-			}
+			else
+				rc = sp_cli_usage("symbolize",
+						  "--demangle=%s: expected full, templates or none",
+						  optarg);
 			break;
 		case OPT_JSON: c.json = true; break;
 		case OPT_RELATIVE: c.relative = true; break;
 		case OPT_CACHE_MAX: {
 			uint64_t v;
 			if (!sp_parse_u64(optarg, optarg + strlen(optarg), 10, &v) ||
-			    v > (uint64_t)UINT32_MAX) {
-				fprintf(stderr,
-					"symprof symbolize: --cache-max=%s: expected a number of "
-					"bytes up to %" PRIu32 "\n",
-					optarg, UINT32_MAX);
-				rc = 2;
-			}
+			    v > (uint64_t)UINT32_MAX)
+				rc = sp_cli_usage("symbolize",
+						  "--cache-max=%s: expected a number of bytes up to %" PRIu32,
+						  optarg, UINT32_MAX);
 			c.cache_max = (size_t)v;
 			break;
 		}
@@ -665,11 +661,10 @@ int cmd_symbolize(int argc, char **argv)
 			sp_cli_sym_clear(&cli);
 			return 0;
 		default:
-			if (opt < 1000 || sp_cli_sym_option(&cli, opt, optarg) != 0) {
-				if (opt < 1000)
-					usage(stderr);
+			if (opt < 1000)
+				rc = sp_cli_bad_option("symbolize", opt, argv);
+			else if (sp_cli_sym_option(&cli, opt, optarg) != 0)
 				rc = 2;
-			}
 			break;
 		}
 		if (rc) {
@@ -700,7 +695,7 @@ int cmd_symbolize(int argc, char **argv)
 		return 1;
 	}
 	if (c.relative && !c.obj) {
-		fprintf(stderr, "symprof symbolize: --relative needs -e FILE\n");
+		sp_cli_usage("symbolize", "--relative needs -e FILE");
 		sp_symbolizer_free(c.s);
 		sp_cli_sym_clear(&cli);
 		return 2;

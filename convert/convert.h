@@ -31,6 +31,7 @@ typedef struct {
 	bool no_symbolize;
 	const char *maps_file; /* --maps: memory map for raw stacks */
 	bool quiet;
+	const char *cmd; /* "convert", ...: names the command in usage errors */
 } sp_cli_sym;
 
 /* getopt_long entries for the shared options; their values are >= 1000.
@@ -92,6 +93,13 @@ sp_error *sp_cli_load(const sp_cli_sym *c, const char *path, sp_profile **out,
 		      sp_input_format *fmt);
 /* Prints one line per mapping that did not fully resolve. */
 void sp_cli_print_summary(const char *name, const sp_symbolize_report *r, FILE *f);
+/* Prints a usage error as one line "symprof CMD: <message>" and a pointer
+ * to --help (CMD NULL: "symprof: ..."); returns 2 (the exit status of
+ * usage errors). */
+int sp_cli_usage(const char *cmd, const char *fmt, ...) SP_PRINTF(2, 3);
+/* For getopt_long run with opterr = 0 and an option string beginning with
+ * ':': reports what its result C ('?' or ':') means, as sp_cli_usage. */
+int sp_cli_bad_option(const char *cmd, int c, char **argv);
 /* Prints an error as "symprof: <message>" and frees it; returns 1. */
 int sp_cli_fail(sp_error *err);
 
@@ -149,6 +157,9 @@ typedef struct {
 	bool keep_base;        /* the base's samples stay, labelled pprof::base */
 	/* Called once per input with each, else once with the merged profile. */
 	sp_error *(*output)(void *ctx, const sp_pipeline_output *out);
+	/* With each, when set: called after every input that was handed to
+	 * output (ERR NULL) or failed (ERR, borrowed; not printed). */
+	void (*input_done)(void *ctx, int input, const sp_error *err);
 	void *ctx;
 } sp_pipeline;
 

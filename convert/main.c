@@ -57,8 +57,8 @@ static int run(int argc, char **argv)
 	for (size_t i = 0; i < SP_ARRAY_LEN(commands); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].fn(argc - 1, argv + 1);
-	fprintf(stderr, "symprof: unknown command '%s'\n", argv[1]);
-	usage(stderr);
+	fprintf(stderr, "symprof: unknown command '%s'\nTry 'symprof --help' for more information.\n",
+		argv[1]);
 	return 2;
 }
 

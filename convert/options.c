@@ -2,6 +2,7 @@
  * the loading step (read + --maps) they all begin with. */
 #include "convert/convert.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,10 +31,8 @@ int sp_cli_sym_option(sp_cli_sym *c, int opt, const char *arg)
 		return 0;
 	case 1003: {
 		const char *eq = strchr(arg, '=');
-		if (!eq || eq == arg) {
-			fprintf(stderr, "symprof: --path-map expects OLD=NEW, got '%s'\n", arg);
-			return 2;
-		}
+		if (!eq || eq == arg)
+			return sp_cli_usage(c->cmd, "--path-map expects OLD=NEW, got '%s'", arg);
 		sp_path_map m = {sp_xstrndup(arg, (size_t)(eq - arg)), sp_xstrdup(eq + 1)};
 		SP_PUSH(c->path_maps, c->n_path_maps, c->cap_path_maps, m);
 		return 0;
@@ -57,12 +56,10 @@ int sp_cli_sym_option(sp_cli_sym *c, int opt, const char *arg)
 			c->sym.demangle = SP_DEMANGLE_TEMPLATES;
 		else if (!strcmp(arg, "none"))
 			c->sym.demangle = SP_DEMANGLE_NONE;
-		else {
-			fprintf(stderr,
-				"symprof: --demangle expects full, templates or none, got '%s'\n",
-				arg);
-			return 2;
-		}
+		else
+			return sp_cli_usage(c->cmd,
+					    "--demangle expects full, templates or none, got '%s'",
+					    arg);
 		return 0;
 	case 1009:
 		c->sym.no_inline = true;
@@ -195,6 +192,36 @@ void sp_cli_print_summary(const char *name, const sp_symbolize_report *r, FILE *
 			fprintf(f, "%s%s", first ? "" : "; ", m->detail);
 		fprintf(f, ")\n");
 	}
+}
+
+int sp_cli_usage(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	const char *sep = cmd ? " " : "";
+	cmd = cmd ? cmd : ""; /* a caller that did not set sp_cli_sym.cmd */
+	va_start(ap, fmt);
+	fprintf(stderr, "symprof%s%s: ", sep, cmd);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'symprof%s%s --help' for more information.\n", sep, cmd);
+	return 2;
+}
+
+int sp_cli_bad_option(const char *cmd, int c, char **argv)
+{
+	/* A long option is named as typed (up to '='); a short one by optopt,
+	 * since it may sit inside a group such as -qx. */
+	const char *arg = argv[optind - 1];
+	char name[64];
+	if (!strncmp(arg, "--", 2))
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(arg, "="), arg);
+	else
+		snprintf(name, sizeof(name), "-%c", optopt);
+	if (c == ':')
+		return sp_cli_usage(cmd, "option '%s' needs an argument", name);
+	if (optopt && strchr(arg, '=') && !strncmp(arg, "--", 2))
+		return sp_cli_usage(cmd, "option '%s' takes no argument", name);
+	return sp_cli_usage(cmd, "unknown option '%s'", name);
 }
 
 int sp_cli_fail(sp_error *err)

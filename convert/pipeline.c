@@ -27,14 +27,18 @@ static sp_error *write_output(const sp_output_options *o, sp_profile *p, sp_sink
 	sp_error *err = NULL;
 	sp_out_format f = o->format;
 	sp_report_options ro = o->report;
-	if (f != SP_OUT_PPROF && f != SP_OUT_RAW && !o->all_frames)
+	bool report = f != SP_OUT_PPROF && f != SP_OUT_RAW;
+	if (report && !o->all_frames)
 		sp_profile_prune_frames(p);
-	if (f != SP_OUT_PPROF && f != SP_OUT_RAW) {
+	if (report || o->sample_index) {
 		size_t idx;
 		err = sp_profile_sample_index(p, o->sample_index, &idx);
 		if (err)
 			return err;
 		ro.sample_index = idx;
+		/* pprof output keeps every column and opens on the chosen one */
+		if (f == SP_OUT_PPROF)
+			p->default_sample_type = p->sample_types[idx].type;
 	}
 	switch (f) {
 	case SP_OUT_PPROF:
@@ -121,6 +125,12 @@ static sp_error *symbolize(const sp_pipeline *pl, sp_symbolizer *s, sp_profile *
 	return err;
 }
 
+/* How input PATH is named in messages ("-" is standard input). */
+static const char *input_name(const char *path)
+{
+	return strcmp(path, "-") ? path : SP_STDIN_NAME;
+}
+
 /* Loads and symbolizes input I into *P; checks its kind against the
  * base's, and for a merge against the first input's. */
 static sp_error *prepare(const sp_pipeline *pl, sp_symbolizer *s, char **inputs, int i,
@@ -129,11 +139,13 @@ static sp_error *prepare(const sp_pipeline *pl, sp_symbolizer *s, char **inputs,
 {
 	sp_error *err = sp_cli_load(pl->sym, inputs[i], &profiles[i], &out->format);
 	if (!err && base)
-		err = check_same_kind(base, pl->base, profiles[i], inputs[i], true);
+		err = check_same_kind(base, pl->base, profiles[i], input_name(inputs[i]),
+				      true);
 	if (!err && !pl->each && i > 0)
-		err = check_same_kind(profiles[0], inputs[0], profiles[i], inputs[i], false);
+		err = check_same_kind(profiles[0], input_name(inputs[0]), profiles[i],
+				      input_name(inputs[i]), false);
 	if (!err)
-		err = symbolize(pl, s, profiles[i], inputs[i], r);
+		err = symbolize(pl, s, profiles[i], input_name(inputs[i]), r);
 	return err;
 }
 
@@ -190,6 +202,17 @@ static sp_error *merge_and_output(const sp_pipeline *pl, sp_profile **profiles, 
 	return err;
 }
 
+/* Input I (-1: the merged profile) failed with ERR: reported through
+ * input_done with each, else printed.  Returns 1. */
+static int input_failed(const sp_pipeline *pl, int i, sp_error *err)
+{
+	if (!pl->each || !pl->input_done)
+		return sp_cli_fail(err);
+	pl->input_done(pl->ctx, i, err);
+	sp_error_free(err);
+	return 1;
+}
+
 int sp_pipeline_run(const sp_pipeline *pl, char **inputs, int n)
 {
 	sp_symbolizer *s = pl->sym->no_symbolize ? NULL : sp_symbolizer_new(&pl->sym->sym);
@@ -197,13 +220,13 @@ int sp_pipeline_run(const sp_pipeline *pl, char **inputs, int n)
 	sp_profile *base = NULL;
 	sp_pipeline_output out = {0};
 	sp_error *err = load_base(pl, s, &base);
-	int rc = 0;
+	int rc = 0, i;
 	/* an error before the first input is the base's: nothing to go on with */
-	for (int i = 0; i < n && (!err || (pl->keep_going && i > 0)); i++) {
+	for (i = 0; i < n && (!err || (pl->keep_going && i > 0)); i++) {
 		if (err)
-			rc = sp_cli_fail(err);
+			rc = input_failed(pl, i - 1, err);
 		sp_symbolize_report r = {0};
-		out = (sp_pipeline_output){.name = inputs[i], .input = i};
+		out = (sp_pipeline_output){.name = input_name(inputs[i]), .input = i};
 		err = prepare(pl, s, inputs, i, profiles, base, &out, &r);
 		if (!err && pl->each)
 			err = subtract_base(pl, base, &profiles[i]);
@@ -213,14 +236,16 @@ int sp_pipeline_run(const sp_pipeline *pl, char **inputs, int n)
 			err = pl->output(pl->ctx, &out);
 			sp_profile_free(profiles[i]);
 			profiles[i] = NULL;
+			if (!err && pl->input_done)
+				pl->input_done(pl->ctx, i, NULL);
 		}
 		sp_symbolize_report_clear(&r);
 	}
 	if (!err && !pl->each)
 		err = merge_and_output(pl, profiles, inputs, n, base, &out);
 	if (err)
-		rc = sp_cli_fail(err);
-	for (int i = 0; i < n; i++)
+		rc = input_failed(pl, pl->each ? i - 1 : -1, err);
+	for (i = 0; i < n; i++)
 		sp_profile_free(profiles[i]);
 	free(profiles);
 	sp_profile_free(base);

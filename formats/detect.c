@@ -15,6 +15,7 @@
 #include "formats/formats.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* Decompressed profiles larger than this are refused. */
 #define GUNZIP_LIMIT ((size_t)2 << 30)
@@ -172,7 +173,7 @@ sp_error *sp_read_profile_file(const char *path, sp_profile **out, sp_input_form
 	e = sp_read_file(path, &data, &len);
 	if (e)
 		return e;
-	e = sp_read_profile(path, data, len, out, fmt);
+	e = sp_read_profile(strcmp(path, "-") ? path : SP_STDIN_NAME, data, len, out, fmt);
 	free(data);
 	return e;
 }

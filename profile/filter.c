@@ -32,16 +32,24 @@ struct sp_sample_filter {
 	bool *ignore; /* per location index; NULL => no ignore */
 };
 
-static sp_error *compile_re(const char *what, const char *src, regex_t *re)
+sp_error *sp_regex_compile(const char *what, const char *src, regex_t *re)
 {
-	int rc = regcomp(re, src, REG_EXTENDED | REG_NOSUB);
+	int flags = REG_EXTENDED | REG_NOSUB;
+	const char *pat = src;
 	char msg[256];
 
+	if (!strncmp(pat, "(?i)", 4)) {
+		flags |= REG_ICASE;
+		pat += 4;
+	}
+	int rc = regcomp(re, pat, flags);
 	if (rc == 0)
 		return NULL;
 	regerror(rc, re, msg, sizeof(msg));
-	return sp_error_new(SP_E_USAGE, "%s: invalid regular expression \"%s\": %s", what, src,
-			    msg);
+	return sp_error_new(SP_E_USAGE,
+			    "%s: invalid regular expression \"%s\": %s (POSIX extended, "
+			    "optionally after (?i))",
+			    what, src, msg);
 }
 
 /* pprof's Location.matchesName: a function name or file of any inline
@@ -87,13 +95,13 @@ sp_error *sp_sample_filter_new(const sp_profile *p, const char *focus, const cha
 
 	f->p = p;
 	if (focus && focus[0]) {
-		if ((err = compile_re("focus", focus, &re)))
+		if ((err = sp_regex_compile("focus", focus, &re)))
 			goto fail;
 		f->focus = match_locations(p, &re);
 		regfree(&re);
 	}
 	if (ignore && ignore[0]) {
-		if ((err = compile_re("ignore", ignore, &re)))
+		if ((err = sp_regex_compile("ignore", ignore, &re)))
 			goto fail;
 		f->ignore = match_locations(p, &re);
 		regfree(&re);

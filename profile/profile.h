@@ -26,6 +26,8 @@
 
 #include "common/common.h"
 
+#include <regex.h>
+
 typedef struct {
 	int64_t type; /* str idx */
 	int64_t unit; /* str idx */
@@ -310,11 +312,16 @@ void sp_profile_prune_frames(sp_profile *p);
  * location matches by any inline frame's function name or file, by its
  * mapping's file, and when it has no lines by sp_location_address_name. */
 typedef struct sp_sample_filter sp_sample_filter;
-/* Compiles FOCUS and IGNORE (POSIX extended; NULL or "" => none).  Errors:
+/* Compiles FOCUS and IGNORE (sp_regex_compile; NULL or "" => none).  Errors:
  * an invalid expression (SP_E_USAGE, naming which one).  P is borrowed
  * until sp_sample_filter_free and must not change meanwhile. */
 sp_error *sp_sample_filter_new(const sp_profile *p, const char *focus, const char *ignore,
 			       sp_sample_filter **out);
+/* Compiles SRC into RE as focus and ignore do: POSIX extended, without
+ * submatches, case-insensitive after a leading "(?i)" (pprof users type
+ * it).  Errors: SP_E_USAGE "WHAT: invalid regular expression ...".  On
+ * success the caller regfree()s RE. */
+sp_error *sp_regex_compile(const char *what, const char *src, regex_t *re);
 /* True when sample S of the filter's profile passes focus and ignore. */
 bool sp_sample_filter_keep(const sp_sample_filter *f, const sp_sample *s);
 void sp_sample_filter_free(sp_sample_filter *f);

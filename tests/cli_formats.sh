@@ -281,8 +281,8 @@ cp "$tmp/cpu_be32.prof" "$tmp/b/x.prof"
 sp_run symprof convert -q --each -o "$tmp/clash" "$tmp/a/x.prof" "$tmp/b/x.prof"
 [ "$rc" -eq 2 ] && grep -q 'would both be written' "$tmp/err" && [ -z "$(ls -A "$tmp/clash")" ]
 sp_ok $? "--each: two inputs with one output name are refused before any is written"
-sp_run symprof convert -q --each -o "$tmp/no-such-dir" "$tmp/cpu_le64.prof"
-[ "$rc" -eq 2 ] && grep -q 'needs -o DIR' "$tmp/err"
+sp_run symprof convert -q --each -o "$tmp/cpu_le64.prof" "$tmp/cpu_le64.prof"
+[ "$rc" -eq 2 ] && grep -q 'is not a directory' "$tmp/err"
 sp_ok $? "--each -o NOT-A-DIRECTORY: usage error"
 
 sp_done

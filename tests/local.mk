@@ -320,3 +320,24 @@ tests_fuzz_fuzz_perf_LDADD = $(TEST_LIBS)
 TESTS += tests/test_perf tests/fuzz/fuzz_perf
 TESTS += tests/cli_perf.sh
 EXTRA_DIST += tests/cli_perf.sh testdata/perf
+# --- installation: manual pages, completion, documents ---
+TESTS += tests/cli_install.sh
+EXTRA_DIST += tests/cli_install.sh
+# --- usage errors: one line, a pointer to --help, exit 2 ---
+TESTS += tests/cli_usage.sh
+EXTRA_DIST += tests/cli_usage.sh
+# --- reading a profile from standard input ---
+TESTS += tests/cli_stdin.sh
+EXTRA_DIST += tests/cli_stdin.sh
+# --- convert --each: going on past bad inputs ---
+TESTS += tests/cli_each.sh
+EXTRA_DIST += tests/cli_each.sh
+# --- --sample-index checked and applied to pprof output ---
+TESTS += tests/cli_sample_index.sh
+EXTRA_DIST += tests/cli_sample_index.sh
+# --- an ELF file among convert's inputs is the main binary ---
+TESTS += tests/cli_binary_arg.sh
+EXTRA_DIST += tests/cli_binary_arg.sh
+# --- convert --min-resolved: exit 3 when too little resolved ---
+TESTS += tests/cli_min_resolved.sh
+EXTRA_DIST += tests/cli_min_resolved.sh
