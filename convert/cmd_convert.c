@@ -109,7 +109,7 @@ static void usage(FILE *f)
 		"differences:\n"
 		"  --base FILE           subtract FILE (same kind of profile) from the inputs\n"
 		"  --diff-base FILE      the same, keeping FILE's samples as negative ones\n"
-		"                        labelled pprof::base=true (pprof -diff_base)\n"
+		"                        labelled pprof::base=true, as pprof's diff_base\n"
 		"reports (dot, pdf, svg, png, top, flamegraph):\n"
 		"  --focus RE  --ignore RE  --functions | --lines | --files  --unit UNIT\n"
 		"      (RE: POSIX extended regular expression; a leading (?i) ignores case)\n"
@@ -301,10 +301,15 @@ static int run(convert_opts *o, char **inputs, int n_inputs)
 	return rc == 0 && ctx.below_min ? 3 : rc;
 }
 
+/* Only a regular file is looked at: reading the magic of a pipe such as
+ * /dev/stdin would take it from the profile. */
 static bool is_elf_file(const char *path)
 {
 	char magic[4];
-	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : NULL;
+	struct stat st;
+	FILE *f = strcmp(path, "-") && stat(path, &st) == 0 && S_ISREG(st.st_mode)
+			  ? fopen(path, "rb")
+			  : NULL;
 	bool elf = f && fread(magic, 1, 4, f) == 4 && !memcmp(magic, "\177ELF", 4);
 	if (f)
 		fclose(f);

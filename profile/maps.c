@@ -595,28 +595,27 @@ void sp_profile_massage_mappings(sp_profile *p)
 void sp_profile_attach_locations(sp_profile *p)
 {
 	size_t fake = SIZE_MAX;
+	/* pprof checks each mapping in order for containment, then for the
+	 * "first part of a split mapping was not encoded" case: the index
+	 * answers that rule in O(log n).  The fake mapping added below is not
+	 * in it, and rewriting a split mapping's start keeps it valid. */
+	sp_mapping_index x = {0};
+	sp_mapping_index_build(&x, p, true);
 	for (size_t i = 0; i < p->n_locations; i++) {
 		sp_location *l = &p->locations[i];
 		uint64_t a = l->address;
 		if (l->mapping_id || a == 0)
 			continue;
-		/* pprof checks each mapping in order for containment, then for
-		 * the "first part of a split mapping was not encoded" case. */
-		for (size_t j = 0; j < p->n_mappings && !l->mapping_id; j++) {
-			sp_mapping *m = &p->mappings[j];
-			if (fake != SIZE_MAX && j == fake)
-				continue;
-			if (m->memory_start <= a && a < m->memory_limit) {
-				l->mapping_id = m->id;
-			} else if (m->file_offset != 0 && m->memory_start >= m->file_offset &&
-				   m->memory_start - m->file_offset <= a && a < m->memory_start) {
+		size_t slot = sp_mapping_index_find(&x, a);
+		if (slot != SIZE_MAX) {
+			sp_mapping *m = &p->mappings[slot];
+			if (a < m->memory_start) {
 				m->memory_start -= m->file_offset;
 				m->file_offset = 0;
-				l->mapping_id = m->id;
 			}
-		}
-		if (l->mapping_id)
+			l->mapping_id = m->id;
 			continue;
+		}
 		if (fake == SIZE_MAX) {
 			uint64_t max_id = 0;
 			for (size_t j = 0; j < p->n_mappings; j++)
@@ -628,6 +627,7 @@ void sp_profile_attach_locations(sp_profile *p)
 		}
 		l->mapping_id = p->mappings[fake].id;
 	}
+	sp_mapping_index_clear(&x);
 }
 
 bool sp_mapping_unsymbolizable(const sp_profile *p, const sp_mapping *m)

@@ -64,8 +64,8 @@ complete_words()
 sp_ok $? "completion: symprof conv -> convert"
 [ "$(complete_words symprof convert --form)" = --format ]
 sp_ok $? "completion: symprof convert --form -> --format"
-[ "$(complete_words symprof convert --format f | sort)" = "$(printf 'flamegraph\nfolded')" ]
-sp_ok $? "completion: --format f -> flamegraph, folded"
+[ "$(complete_words symprof convert --format f | sort)" = "$(printf 'flamegraph\nfolded\nfolded-diff')" ]
+sp_ok $? "completion: --format f -> flamegraph, folded, folded-diff"
 [ "$(complete_words symprof info --demangle t)" = templates ]
 sp_ok $? "completion: --demangle t -> templates"
 [ "$(complete_words symprof jit d)" = dump ]
