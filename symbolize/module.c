@@ -25,6 +25,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zstd.h>
+
+#ifndef ELFCOMPRESS_ZSTD
+#define ELFCOMPRESS_ZSTD 2 /* the gABI's value; older elf.h lack it */
+#endif
 
 struct sp_dwfl {
 	Dwfl *dwfl;
@@ -183,6 +188,122 @@ static void debug_sections(Elf *elf, Elf_Data *out[N_SECS])
 	}
 }
 
+/* The debug sections resolution reads (without the ".debug_" prefix).
+ * Every other compressed debug section (.debug_loc, .debug_loclists,
+ * .debug_frame, .debug_macro, ...) is hidden from libdw, which would
+ * otherwise inflate each one it knows when it opens the file. */
+static const char *const read_sections[] = {
+	"info", "abbrev", "line", "str", "line_str", "rnglists", "ranges",
+	"addr", "str_offsets", "types",
+};
+
+static bool read_by_resolution(const char *suffix)
+{
+	for (size_t i = 0; i < SP_ARRAY_LEN(read_sections); i++)
+		if (!strcmp(suffix, read_sections[i]))
+			return true;
+	return false;
+}
+
+/* Inflates the zstd section SCN (header CH) into a buffer of its own,
+ * which replaces the section's data in memory as an uncompressed section
+ * would have it; the buffer is kept in M until sp_module_free. */
+static sp_error *inflate_zstd(sp_module *m, Elf *elf, Elf_Scn *scn, const char *name,
+			      const GElf_Chdr *ch)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t hdr = gelf_getclass(elf) == ELFCLASS32 ? sizeof(Elf32_Chdr) : sizeof(Elf64_Chdr);
+	if (!data || !data->d_buf || data->d_size < hdr)
+		return sp_error_new(SP_E_MALFORMED, "%s: section %s: zstd data missing", m->path,
+				    name);
+	const char *src = (const char *)data->d_buf + hdr;
+	size_t n = data->d_size - hdr;
+	unsigned long long want = ZSTD_getFrameContentSize(src, n);
+	if (want == ZSTD_CONTENTSIZE_ERROR || (want != ZSTD_CONTENTSIZE_UNKNOWN &&
+					       want != ch->ch_size))
+		return sp_error_new(SP_E_MALFORMED,
+				    "%s: section %s: not a zstd frame of the %llu bytes its "
+				    "header says",
+				    m->path, name, (unsigned long long)ch->ch_size);
+	void *buf = malloc(ch->ch_size ? ch->ch_size : 1);
+	if (!buf)
+		return sp_error_new(SP_E_MALFORMED, "%s: section %s: %llu bytes inflated: too large",
+				    m->path, name, (unsigned long long)ch->ch_size);
+	size_t got = ZSTD_decompress(buf, ch->ch_size, src, n);
+	if (ZSTD_isError(got) || got != ch->ch_size) {
+		sp_error *e = sp_error_new(
+			SP_E_MALFORMED, "%s: section %s: corrupt zstd data: %s (%zu of %llu bytes)",
+			m->path, name, ZSTD_isError(got) ? ZSTD_getErrorName(got) : "short",
+			ZSTD_isError(got) ? (size_t)0 : got, (unsigned long long)ch->ch_size);
+		free(buf);
+		return e;
+	}
+	GElf_Shdr sh;
+	gelf_getshdr(scn, &sh);
+	sh.sh_flags &= ~(GElf_Xword)SHF_COMPRESSED;
+	sh.sh_size = ch->ch_size;
+	sh.sh_addralign = ch->ch_addralign;
+	gelf_update_shdr(scn, &sh);
+	data->d_buf = buf;
+	data->d_size = ch->ch_size;
+	data->d_type = ELF_T_BYTE;
+	data->d_align = 1;
+	m->inflated = sp_xreallocarray(m->inflated, m->n_inflated + 1, sizeof(*m->inflated));
+	m->inflated[m->n_inflated++] = buf;
+	return NULL;
+}
+
+/* Before libdw opens ELF's DWARF: the compressed debug sections that
+ * resolution reads are inflated (zstd by us, as libdw 0.188 cannot; zlib by
+ * libelf, so that a failure names the section), the other compressed ones
+ * are made SHT_NOBITS in memory, which libdw and libdwfl's relocation skip,
+ * so that they are never inflated. */
+static sp_error *prepare_debug_sections(sp_module *m, Elf *elf)
+{
+	size_t shstrndx;
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return NULL;
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		const char *name;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
+		    !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
+			continue;
+		bool gnu = !strncmp(name, ".zdebug_", 8);
+		if (!gnu && strncmp(name, ".debug_", 7))
+			continue;
+		if (!gnu && !(sh.sh_flags & SHF_COMPRESSED))
+			continue;
+		if (!read_by_resolution(name + (gnu ? 8 : 7))) {
+			sh.sh_type = SHT_NOBITS;
+			gelf_update_shdr(scn, &sh);
+			continue;
+		}
+		if (gnu)
+			continue; /* libdw inflates the GNU format itself */
+		GElf_Chdr ch;
+		if (!gelf_getchdr(scn, &ch))
+			return sp_error_new(SP_E_MALFORMED, "%s: section %s: bad compression header: %s",
+					    m->path, name, elf_errmsg(-1));
+		sp_error *e = NULL;
+		if (ch.ch_type == ELFCOMPRESS_ZSTD)
+			e = inflate_zstd(m, elf, scn, name, &ch);
+		else if (ch.ch_type == ELFCOMPRESS_ZLIB) {
+			if (elf_compress(scn, 0, 0) < 0)
+				e = sp_error_new(SP_E_MALFORMED, "%s: section %s: corrupt zlib data: %s",
+						 m->path, name, elf_errmsg(-1));
+		} else
+			e = sp_error_new(SP_E_UNSUPPORTED,
+					 "%s: section %s: compression type %u cannot be read "
+					 "(zlib and zstd can)",
+					 m->path, name, (unsigned)ch.ch_type);
+		if (e)
+			return e;
+	}
+	return NULL;
+}
+
 /* Whether every string of a string section ends inside it (true for an
  * absent one).  libdw hands out pointers into .debug_str and
  * .debug_line_str without looking for the NUL (dwarf_formstring; the file
@@ -255,6 +376,9 @@ void sp_module_free(sp_module *m)
 	if (m->fd >= 0)
 		close(m->fd);
 	free(m->secs);
+	for (size_t i = 0; i < m->n_inflated; i++)
+		free(m->inflated[i]);
+	free(m->inflated);
 	free(m->debug_path);
 	sp_find_log_clear(&m->log);
 	free(m->path);
@@ -295,11 +419,15 @@ sp_error *sp_module_report(sp_module *m, Dwfl *dwfl, Dwarf_Addr base, bool add_p
 	return NULL;
 }
 
-void sp_module_load(sp_module *m)
+sp_error *sp_module_load(sp_module *m)
 {
 	if (m->etype == ET_REL)
 		rel_sections_map(m);
 
+	GElf_Addr ebias;
+	sp_error *e = prepare_debug_sections(m, dwfl_module_getelf(m->mod, &ebias));
+	if (e)
+		return e;
 	m->dw = dwfl_module_getdwarf(m->mod, &m->dwbias);
 	/* libdwfl relocates an ET_REL's DWARF to the module's own layout: its
 	 * addresses are module addresses already, whatever bias it reports. */
@@ -318,4 +446,5 @@ void sp_module_load(sp_module *m)
 		if (m->etype != ET_REL)
 			m->direct_pc = sp_line_sections_get(dwarf_getelf(m->dw), &m->lsec);
 	}
+	return NULL;
 }
