@@ -154,6 +154,24 @@ bool sp_module_to_dwfl_rel(const sp_module *m, uint64_t addr, uint64_t *out)
 /* The debug sections sp_module_load checks itself, as libdw reads them. */
 enum { SEC_INFO, SEC_STR, SEC_LINE_STR, N_SECS };
 
+/* The debug section after SCN in ELF (the first with SCN NULL) that has
+ * data in the file: *SH its header, *NAME its full name, *SUFFIX the part
+ * after ".debug_" or the GNU-compressed ".zdebug_".  NULL after the last. */
+static Elf_Scn *next_debug_section(Elf *elf, size_t shstrndx, Elf_Scn *scn, GElf_Shdr *sh,
+				   const char **name, const char **suffix)
+{
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		if (!gelf_getshdr(scn, sh) || sh->sh_type == SHT_NOBITS ||
+		    !(*name = elf_strptr(elf, shstrndx, sh->sh_name)))
+			continue;
+		if (!strncmp(*name, ".zdebug_", 8) || !strncmp(*name, ".debug_", 7)) {
+			*suffix = strchr(*name + 1, '_') + 1;
+			return scn;
+		}
+	}
+	return NULL;
+}
+
 /* In one pass over ELF's section headers, the data of .debug_info,
  * .debug_str and .debug_line_str (or their GNU-compressed .zdebug_ names)
  * as libdw reads them, decompressed and relocated: OUT[SEC_...], NULL for
@@ -169,18 +187,11 @@ static void debug_sections(Elf *elf, Elf_Data *out[N_SECS])
 	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
 		return;
 	Elf_Scn *scn = NULL;
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		GElf_Shdr sh;
-		const char *name;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
-		    !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
-			continue;
-		if (!strncmp(name, ".z", 2))
-			name++;
-		if (strncmp(name, ".debug_", 7))
-			continue;
+	GElf_Shdr sh;
+	const char *name, *suffix;
+	while ((scn = next_debug_section(elf, shstrndx, scn, &sh, &name, &suffix)) != NULL) {
 		for (size_t i = 0; i < N_SECS; i++)
-			if (!found[i] && !strcmp(name + 7, names[i])) {
+			if (!found[i] && !strcmp(suffix, names[i])) {
 				Elf_Data *data = elf_getdata(scn, NULL);
 				out[i] = data && data->d_buf ? data : NULL;
 				found[i] = true;
@@ -264,18 +275,13 @@ static sp_error *prepare_debug_sections(sp_module *m, Elf *elf)
 	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
 		return NULL;
 	Elf_Scn *scn = NULL;
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		GElf_Shdr sh;
-		const char *name;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
-		    !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
-			continue;
-		bool gnu = !strncmp(name, ".zdebug_", 8);
-		if (!gnu && strncmp(name, ".debug_", 7))
-			continue;
+	GElf_Shdr sh;
+	const char *name, *suffix;
+	while ((scn = next_debug_section(elf, shstrndx, scn, &sh, &name, &suffix)) != NULL) {
+		bool gnu = name[1] == 'z';
 		if (!gnu && !(sh.sh_flags & SHF_COMPRESSED))
 			continue;
-		if (!read_by_resolution(name + (gnu ? 8 : 7))) {
+		if (!read_by_resolution(suffix)) {
 			sh.sh_type = SHT_NOBITS;
 			gelf_update_shdr(scn, &sh);
 			continue;
