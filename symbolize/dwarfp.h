@@ -77,6 +77,7 @@ typedef struct {
 	bool direct_pc;        /* the raw walk reads pcs itself (see dwraw.c) */
 	void **inflated;       /* zstd sections inflated for libdw and us */
 	size_t n_inflated;
+	sp_error *load_err;    /* a debug section of the separate file unreadable */
 } sp_module;
 
 /* A module for the ELF at PATH; nothing is opened yet.  OPTS, INFO and

@@ -24,6 +24,9 @@
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -36,6 +39,8 @@ struct sp_dwfl {
 	Dwfl_Callbacks cb; /* libdwfl keeps a pointer to it */
 	char *debuginfo_path;
 };
+
+static int prepared_debug_fd(sp_module *m, int fd, const char *path);
 
 /* libdwfl asks here for separate debug info: our own search (build-id
  * trees, debuglink with CRC, debuginfod as the options say).  libdwfl's
@@ -67,6 +72,8 @@ static int find_debuginfo_cb(Dwfl_Module *mod, void **userdata, const char *modn
 							      &m->log);
 		if (!err && found) {
 			int fd = open(found, O_RDONLY | O_CLOEXEC);
+			if (fd >= 0)
+				fd = prepared_debug_fd(m, fd, found);
 			if (fd >= 0) {
 				free(m->debug_path);
 				m->debug_path = sp_xstrdup(found);
@@ -216,62 +223,74 @@ static bool read_by_resolution(const char *suffix)
 	return false;
 }
 
-/* Inflates the zstd section SCN (header CH) into a buffer of its own,
- * which replaces the section's data in memory as an uncompressed section
- * would have it; the buffer is kept in M until sp_module_free. */
-static sp_error *inflate_zstd(sp_module *m, Elf *elf, Elf_Scn *scn, const char *name,
-			      const GElf_Chdr *ch)
+/* A change to one debug section before libdw reads it: its header
+ * becomes SH; DATA (SH.sh_size bytes, malloc'd) is its inflated content for
+ * a zstd section, NULL otherwise; ZLIB asks libelf to inflate it. */
+typedef struct {
+	size_t ndx;
+	GElf_Shdr sh;
+	void *data;
+	bool zlib;
+} sec_patch;
+
+typedef struct {
+	sec_patch *v;
+	size_t n, cap;
+} sec_patches;
+
+static void patches_clear(sec_patches *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		free(p->v[i].data);
+	free(p->v);
+	*p = (sec_patches){0};
+}
+
+/* The content of the zstd section SCN (header CH) of PATH, inflated into
+ * *OUT (malloc'd, CH->ch_size bytes). */
+static sp_error *inflate_zstd(const char *path, Elf *elf, Elf_Scn *scn, const char *name,
+			      const GElf_Chdr *ch, void **out)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
 	size_t hdr = gelf_getclass(elf) == ELFCLASS32 ? sizeof(Elf32_Chdr) : sizeof(Elf64_Chdr);
 	if (!data || !data->d_buf || data->d_size < hdr)
-		return sp_error_new(SP_E_MALFORMED, "%s: section %s: zstd data missing", m->path,
-				    name);
+		return sp_error_new(SP_E_MALFORMED, "%s: section %s: zstd data missing", path, name);
 	const char *src = (const char *)data->d_buf + hdr;
 	size_t n = data->d_size - hdr;
 	unsigned long long want = ZSTD_getFrameContentSize(src, n);
-	if (want == ZSTD_CONTENTSIZE_ERROR || (want != ZSTD_CONTENTSIZE_UNKNOWN &&
-					       want != ch->ch_size))
+	if (want == ZSTD_CONTENTSIZE_ERROR ||
+	    (want != ZSTD_CONTENTSIZE_UNKNOWN && want != ch->ch_size))
 		return sp_error_new(SP_E_MALFORMED,
 				    "%s: section %s: not a zstd frame of the %llu bytes its "
 				    "header says",
-				    m->path, name, (unsigned long long)ch->ch_size);
+				    path, name, (unsigned long long)ch->ch_size);
 	void *buf = malloc(ch->ch_size ? ch->ch_size : 1);
 	if (!buf)
 		return sp_error_new(SP_E_MALFORMED, "%s: section %s: %llu bytes inflated: too large",
-				    m->path, name, (unsigned long long)ch->ch_size);
+				    path, name, (unsigned long long)ch->ch_size);
 	size_t got = ZSTD_decompress(buf, ch->ch_size, src, n);
 	if (ZSTD_isError(got) || got != ch->ch_size) {
 		sp_error *e = sp_error_new(
 			SP_E_MALFORMED, "%s: section %s: corrupt zstd data: %s (%zu of %llu bytes)",
-			m->path, name, ZSTD_isError(got) ? ZSTD_getErrorName(got) : "short",
+			path, name, ZSTD_isError(got) ? ZSTD_getErrorName(got) : "short",
 			ZSTD_isError(got) ? (size_t)0 : got, (unsigned long long)ch->ch_size);
 		free(buf);
 		return e;
 	}
-	GElf_Shdr sh;
-	gelf_getshdr(scn, &sh);
-	sh.sh_flags &= ~(GElf_Xword)SHF_COMPRESSED;
-	sh.sh_size = ch->ch_size;
-	sh.sh_addralign = ch->ch_addralign;
-	gelf_update_shdr(scn, &sh);
-	data->d_buf = buf;
-	data->d_size = ch->ch_size;
-	data->d_type = ELF_T_BYTE;
-	data->d_align = 1;
-	m->inflated = sp_xreallocarray(m->inflated, m->n_inflated + 1, sizeof(*m->inflated));
-	m->inflated[m->n_inflated++] = buf;
+	*out = buf;
 	return NULL;
 }
 
-/* Before libdw opens ELF's DWARF: the compressed debug sections that
- * resolution reads are inflated (zstd by us, as libdw 0.188 cannot; zlib by
- * libelf, so that a failure names the section), the other compressed ones
- * are made SHT_NOBITS in memory, which libdw and libdwfl's relocation skip,
- * so that they are never inflated. */
-static sp_error *prepare_debug_sections(sp_module *m, Elf *elf)
+/* What must change in ELF (the file PATH) before libdw opens its DWARF:
+ * the compressed debug sections resolution reads are inflated (zstd by us,
+ * as libdw 0.188 cannot; zlib by libelf, asked for when the change is made
+ * in memory, so that a failure names the section), the other compressed
+ * ones become SHT_NOBITS, which libdw and libdwfl's relocation skip, so
+ * that they are never inflated.  *OUT gets the changes. */
+static sp_error *plan_debug_sections(const char *path, Elf *elf, sec_patches *out)
 {
 	size_t shstrndx;
+	*out = (sec_patches){0};
 	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
 		return NULL;
 	Elf_Scn *scn = NULL;
@@ -281,9 +300,10 @@ static sp_error *prepare_debug_sections(sp_module *m, Elf *elf)
 		bool gnu = name[1] == 'z';
 		if (!gnu && !(sh.sh_flags & SHF_COMPRESSED))
 			continue;
+		sec_patch p = {elf_ndxscn(scn), sh, NULL, false};
 		if (!read_by_resolution(suffix)) {
-			sh.sh_type = SHT_NOBITS;
-			gelf_update_shdr(scn, &sh);
+			p.sh.sh_type = SHT_NOBITS;
+			SP_PUSH(out->v, out->n, out->cap, p);
 			continue;
 		}
 		if (gnu)
@@ -291,23 +311,149 @@ static sp_error *prepare_debug_sections(sp_module *m, Elf *elf)
 		GElf_Chdr ch;
 		if (!gelf_getchdr(scn, &ch))
 			return sp_error_new(SP_E_MALFORMED, "%s: section %s: bad compression header: %s",
-					    m->path, name, elf_errmsg(-1));
-		sp_error *e = NULL;
-		if (ch.ch_type == ELFCOMPRESS_ZSTD)
-			e = inflate_zstd(m, elf, scn, name, &ch);
-		else if (ch.ch_type == ELFCOMPRESS_ZLIB) {
-			if (elf_compress(scn, 0, 0) < 0)
-				e = sp_error_new(SP_E_MALFORMED, "%s: section %s: corrupt zlib data: %s",
-						 m->path, name, elf_errmsg(-1));
-		} else
-			e = sp_error_new(SP_E_UNSUPPORTED,
-					 "%s: section %s: compression type %u cannot be read "
-					 "(zlib and zstd can)",
-					 m->path, name, (unsigned)ch.ch_type);
-		if (e)
-			return e;
+					    path, name, elf_errmsg(-1));
+		if (ch.ch_type == ELFCOMPRESS_ZLIB) {
+			p.zlib = true;
+		} else if (ch.ch_type == ELFCOMPRESS_ZSTD) {
+			sp_error *e = inflate_zstd(path, elf, scn, name, &ch, &p.data);
+			if (e)
+				return e;
+			p.sh.sh_flags &= ~(GElf_Xword)SHF_COMPRESSED;
+			p.sh.sh_size = ch.ch_size;
+			p.sh.sh_addralign = ch.ch_addralign;
+		} else {
+			return sp_error_new(SP_E_UNSUPPORTED,
+					    "%s: section %s: compression type %u cannot be read "
+					    "(zlib and zstd can)",
+					    path, name, (unsigned)ch.ch_type);
+		}
+		SP_PUSH(out->v, out->n, out->cap, p);
 	}
 	return NULL;
+}
+
+/* The changes of plan_debug_sections made to ELF in memory (libdwfl opens
+ * files so that they may be changed there); inflated data is kept in M
+ * until sp_module_free. */
+static sp_error *prepare_debug_sections(sp_module *m, Elf *elf)
+{
+	sec_patches ps;
+	sp_error *e = plan_debug_sections(m->path, elf, &ps);
+	for (size_t i = 0; !e && i < ps.n; i++) {
+		sec_patch *p = &ps.v[i];
+		Elf_Scn *scn = elf_getscn(elf, p->ndx);
+		if (p->zlib) {
+			size_t shstrndx = 0;
+			elf_getshdrstrndx(elf, &shstrndx);
+			const char *name = elf_strptr(elf, shstrndx, p->sh.sh_name);
+			if (elf_compress(scn, 0, 0) < 0)
+				e = sp_error_new(SP_E_MALFORMED, "%s: section %s: corrupt zlib data: %s",
+						 m->path, name ? name : "?", elf_errmsg(-1));
+			continue;
+		}
+		Elf_Data *data = p->data ? elf_getdata(scn, NULL) : NULL;
+		if (p->data && !data)
+			continue;
+		gelf_update_shdr(scn, &p->sh);
+		if (data) {
+			data->d_buf = p->data;
+			data->d_size = p->sh.sh_size;
+			data->d_type = ELF_T_BYTE;
+			data->d_align = 1;
+			m->inflated = sp_xreallocarray(m->inflated, m->n_inflated + 1,
+						       sizeof(*m->inflated));
+			m->inflated[m->n_inflated++] = p->data;
+			p->data = NULL;
+		}
+	}
+	patches_clear(&ps);
+	return e;
+}
+
+/* Copies LEN bytes of file IN to OUT from their starts; false on error. */
+static bool copy_file(int in, int out, off_t len)
+{
+	off_t at = 0;
+	while (at < len) {
+		ssize_t k = sendfile(out, in, &at, (size_t)(len - at));
+		if (k <= 0)
+			return false;
+	}
+	return true;
+}
+
+/* Writes header SH at file offset AT of OUT in ELF class CLASS (the
+ * host's byte order). */
+static bool write_shdr(int out, off_t at, int class, const GElf_Shdr *sh)
+{
+	if (class == ELFCLASS64) {
+		Elf64_Shdr x = {sh->sh_name,	   sh->sh_type, sh->sh_flags,	  sh->sh_addr,
+				sh->sh_offset,	   sh->sh_size, sh->sh_link,	  sh->sh_info,
+				sh->sh_addralign, sh->sh_entsize};
+		return pwrite(out, &x, sizeof(x), at) == (ssize_t)sizeof(x);
+	}
+	Elf32_Shdr x = {sh->sh_name,
+			sh->sh_type,
+			(Elf32_Word)sh->sh_flags,
+			(Elf32_Addr)sh->sh_addr,
+			(Elf32_Off)sh->sh_offset,
+			(Elf32_Word)sh->sh_size,
+			sh->sh_link,
+			sh->sh_info,
+			(Elf32_Word)sh->sh_addralign,
+			(Elf32_Word)sh->sh_entsize};
+	return pwrite(out, &x, sizeof(x), at) == (ssize_t)sizeof(x);
+}
+
+/* The separate debug file FD (PATH) as libdw should read it, since
+ * libdwfl opens it and reads its DWARF at once: FD itself when no section
+ * needs changing, else a copy in memory (FD is closed) with the changes of
+ * plan_debug_sections written in — inflated zstd sections appended, their
+ * headers and those of the hidden sections rewritten.  A section that
+ * cannot be read is kept in M->load_err. */
+static int prepared_debug_fd(sp_module *m, int fd, const char *path)
+{
+	static const uint16_t one = 1;
+	int host = *(const uint8_t *)&one ? ELFDATA2LSB : ELFDATA2MSB;
+	GElf_Ehdr eh;
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	sec_patches ps = {0};
+	if (!elf || !gelf_getehdr(elf, &eh) || eh.e_ident[EI_DATA] != host) {
+		if (elf)
+			elf_end(elf);
+		return fd;
+	}
+	sp_error *e = plan_debug_sections(path, elf, &ps);
+	int cls = gelf_getclass(elf);
+	elf_end(elf);
+	if (e) {
+		sp_error_free(m->load_err);
+		m->load_err = e;
+	}
+	struct stat st;
+	int out = ps.n && !e && fstat(fd, &st) == 0 ? memfd_create("symprof-debug", MFD_CLOEXEC)
+						    : -1;
+	bool ok = out >= 0 && copy_file(fd, out, st.st_size);
+	off_t end = ok ? (st.st_size + 15) / 16 * 16 : 0;
+	for (size_t i = 0; ok && i < ps.n; i++) {
+		sec_patch *p = &ps.v[i];
+		if (p->data) {
+			ok = pwrite(out, p->data, p->sh.sh_size, end) == (ssize_t)p->sh.sh_size;
+			p->sh.sh_offset = (GElf_Off)end;
+			end += (off_t)(p->sh.sh_size + 15) / 16 * 16;
+		}
+		if (!p->zlib)
+			ok = ok && write_shdr(out, (off_t)(eh.e_shoff + p->ndx * eh.e_shentsize), cls,
+					      &p->sh);
+	}
+	patches_clear(&ps);
+	if (!ok) {
+		if (out >= 0)
+			close(out);
+		return fd;
+	}
+	close(fd);
+	return out;
 }
 
 /* Whether every string of a string section ends inside it (true for an
@@ -385,6 +531,7 @@ void sp_module_free(sp_module *m)
 	for (size_t i = 0; i < m->n_inflated; i++)
 		free(m->inflated[i]);
 	free(m->inflated);
+	sp_error_free(m->load_err);
 	free(m->debug_path);
 	sp_find_log_clear(&m->log);
 	free(m->path);
@@ -435,6 +582,8 @@ sp_error *sp_module_load(sp_module *m)
 	if (e)
 		return e;
 	m->dw = dwfl_module_getdwarf(m->mod, &m->dwbias);
+	if (m->load_err) /* the separate debug file's sections */
+		return sp_error_dup(m->load_err);
 	/* libdwfl relocates an ET_REL's DWARF to the module's own layout: its
 	 * addresses are module addresses already, whatever bias it reports. */
 	if (m->etype == ET_REL)
