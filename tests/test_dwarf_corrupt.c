@@ -485,7 +485,8 @@ static void expect_section_error(const char *path, uint64_t addr, const char *se
 
 /* The build EXE with its debug sections compressed by zlib and by zstd
  * answers every address of its code exactly as the plain build does,
- * inline chains included.  Then zstd copies whose .debug_info has an
+ * inline chains included, and so does a stripped copy whose compressed
+ * sections are in a separate debug file.  Then zstd copies whose .debug_info has an
  * unknown compression type, a broken frame, or is cut short: each is an
  * error naming the file and the section. */
 static void check_compressed(const char *exe, const fixture *plain, const char *label, int k)
@@ -540,6 +541,19 @@ static void check_compressed(const char *exe, const fixture *plain, const char *
 		}
 		if (read)
 			fixture_clear(&fx);
+		/* the same sections in a separate debug file, which libdwfl
+		 * opens and reads at once */
+		char *split = sp_xasprintf("%s/fx%d-%s-split", tmpdir, k, kinds[i]);
+		rc = run(sp_xasprintf("cd '%s' && objcopy --only-keep-debug '%s' '%s.debug' && "
+				      "objcopy --strip-debug --add-gnu-debuglink='%s.debug' '%s' '%s'",
+				      tmpdir, comp, split, split, exe, split));
+		t = (tally){0};
+		resolve_all(split, addrs, n_addrs, &t);
+		TAP_OK(rc == 0 && t.opened == 1 && t.bad == 0 && t.errors == 0 && t.digest == want,
+		       "%s: %s sections in a separate debug file: all %zu code addresses answer "
+		       "as the plain build",
+		       label, kinds[i], n_addrs);
+		free(split);
 		free(comp);
 	}
 	free(addrs);
