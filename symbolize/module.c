@@ -28,6 +28,7 @@
 #include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 #include <zstd.h>
 
 #ifndef ELFCOMPRESS_ZSTD
@@ -224,13 +225,12 @@ static bool read_by_resolution(const char *suffix)
 }
 
 /* A change to one debug section before libdw reads it: its header
- * becomes SH; DATA (SH.sh_size bytes, malloc'd) is its inflated content for
- * a zstd section, NULL otherwise; ZLIB asks libelf to inflate it. */
+ * becomes SH; DATA (SH.sh_size bytes, malloc'd) is its inflated content,
+ * NULL for a section hidden. */
 typedef struct {
 	size_t ndx;
 	GElf_Shdr sh;
 	void *data;
-	bool zlib;
 } sec_patch;
 
 typedef struct {
@@ -246,18 +246,57 @@ static void patches_clear(sec_patches *p)
 	*p = (sec_patches){0};
 }
 
-/* The content of the zstd section SCN (header CH) of PATH, inflated into
- * *OUT (malloc'd, CH->ch_size bytes). */
-static sp_error *inflate_zstd(const char *path, Elf *elf, Elf_Scn *scn, const char *name,
-			      const GElf_Chdr *ch, void **out)
+/* SRC (N bytes), a zlib stream, inflated into BUF (SIZE bytes, which it
+ * must fill exactly).  The deflate data is read raw, past the stream's
+ * two-byte header: the Adler-32 at its end is left unchecked, which on a
+ * large section costs a sixth of the time, and the readers check what
+ * they read. */
+static const char *inflate_zlib(const unsigned char *src, size_t n, void *buf, size_t size)
 {
+	if (n < 2 || (src[0] & 0x0f) != Z_DEFLATED || ((src[0] << 8) | src[1]) % 31)
+		return "not a zlib stream";
+	z_stream zs = {0};
+	if (inflateInit2(&zs, -MAX_WBITS) != Z_OK)
+		return "cannot start zlib";
+	const char *err = NULL;
+	size_t in = 0, out = 0;
+	int rc = Z_OK;
+	while (rc == Z_OK) { /* avail_in and avail_out are 32-bit */
+		zs.next_in = (unsigned char *)src + 2 + in;
+		zs.avail_in = (uInt)(n - 2 - in > UINT32_MAX ? UINT32_MAX : n - 2 - in);
+		zs.next_out = (unsigned char *)buf + out;
+		zs.avail_out = (uInt)(size - out > UINT32_MAX ? UINT32_MAX : size - out);
+		uInt ai = zs.avail_in, ao = zs.avail_out;
+		rc = inflate(&zs, Z_NO_FLUSH);
+		in += ai - zs.avail_in;
+		out += ao - zs.avail_out;
+		if (rc == Z_OK && ai == zs.avail_in && ao == zs.avail_out)
+			rc = Z_BUF_ERROR;
+	}
+	if (rc != Z_STREAM_END)
+		err = zs.msg ? zs.msg : out == size ? "more data than the header says" : "cut short";
+	else if (out != size)
+		err = "less data than the header says";
+	inflateEnd(&zs);
+	return err;
+}
+
+/* The content of the compressed section SCN (header CH, zlib or zstd) of
+ * PATH, inflated into *OUT (malloc'd, CH->ch_size bytes). */
+static sp_error *inflate_section(const char *path, Elf *elf, Elf_Scn *scn, const char *name,
+				 const GElf_Chdr *ch, void **out)
+{
+	const char *kind = ch->ch_type == ELFCOMPRESS_ZSTD ? "zstd" : "zlib";
 	Elf_Data *data = elf_getdata(scn, NULL);
 	size_t hdr = gelf_getclass(elf) == ELFCLASS32 ? sizeof(Elf32_Chdr) : sizeof(Elf64_Chdr);
 	if (!data || !data->d_buf || data->d_size < hdr)
-		return sp_error_new(SP_E_MALFORMED, "%s: section %s: zstd data missing", path, name);
+		return sp_error_new(SP_E_MALFORMED, "%s: section %s: %s data missing", path, name,
+				    kind);
 	const char *src = (const char *)data->d_buf + hdr;
 	size_t n = data->d_size - hdr;
-	unsigned long long want = ZSTD_getFrameContentSize(src, n);
+	unsigned long long want = ch->ch_type == ELFCOMPRESS_ZSTD
+					  ? ZSTD_getFrameContentSize(src, n)
+					  : ZSTD_CONTENTSIZE_UNKNOWN;
 	if (want == ZSTD_CONTENTSIZE_ERROR ||
 	    (want != ZSTD_CONTENTSIZE_UNKNOWN && want != ch->ch_size))
 		return sp_error_new(SP_E_MALFORMED,
@@ -268,12 +307,19 @@ static sp_error *inflate_zstd(const char *path, Elf *elf, Elf_Scn *scn, const ch
 	if (!buf)
 		return sp_error_new(SP_E_MALFORMED, "%s: section %s: %llu bytes inflated: too large",
 				    path, name, (unsigned long long)ch->ch_size);
-	size_t got = ZSTD_decompress(buf, ch->ch_size, src, n);
-	if (ZSTD_isError(got) || got != ch->ch_size) {
-		sp_error *e = sp_error_new(
-			SP_E_MALFORMED, "%s: section %s: corrupt zstd data: %s (%zu of %llu bytes)",
-			path, name, ZSTD_isError(got) ? ZSTD_getErrorName(got) : "short",
-			ZSTD_isError(got) ? (size_t)0 : got, (unsigned long long)ch->ch_size);
+	const char *err = NULL;
+	if (ch->ch_type == ELFCOMPRESS_ZSTD) {
+		size_t got = ZSTD_decompress(buf, ch->ch_size, src, n);
+		err = ZSTD_isError(got)	     ? ZSTD_getErrorName(got)
+		      : got != ch->ch_size ? "less data than the header says"
+					     : NULL;
+	} else {
+		err = inflate_zlib((const unsigned char *)src, n, buf, ch->ch_size);
+	}
+	if (err) {
+		sp_error *e = sp_error_new(SP_E_MALFORMED,
+					   "%s: section %s: corrupt %s data: %s (%llu bytes inflated)",
+					   path, name, kind, err, (unsigned long long)ch->ch_size);
 		free(buf);
 		return e;
 	}
@@ -282,12 +328,12 @@ static sp_error *inflate_zstd(const char *path, Elf *elf, Elf_Scn *scn, const ch
 }
 
 /* What must change in ELF (the file PATH) before libdw opens its DWARF:
- * the compressed debug sections resolution reads are inflated (zstd by us,
- * as libdw 0.188 cannot; zlib by libelf, asked for when the change is made
- * in memory, so that a failure names the section), the other compressed
- * ones become SHT_NOBITS, which libdw and libdwfl's relocation skip, so
- * that they are never inflated.  *OUT gets the changes. */
-static sp_error *plan_debug_sections(const char *path, Elf *elf, sec_patches *out)
+ * the compressed debug sections resolution reads are inflated by us (libdw
+ * 0.188 cannot read zstd; a failure names the section; zlib ones only when
+ * ZLIB, else libdw inflates them), the other compressed ones become
+ * SHT_NOBITS, which libdw and libdwfl's relocation skip, so that they are
+ * never inflated.  *OUT gets the changes. */
+static sp_error *plan_debug_sections(const char *path, Elf *elf, bool zlib, sec_patches *out)
 {
 	size_t shstrndx;
 	*out = (sec_patches){0};
@@ -300,7 +346,7 @@ static sp_error *plan_debug_sections(const char *path, Elf *elf, sec_patches *ou
 		bool gnu = name[1] == 'z';
 		if (!gnu && !(sh.sh_flags & SHF_COMPRESSED))
 			continue;
-		sec_patch p = {elf_ndxscn(scn), sh, NULL, false};
+		sec_patch p = {elf_ndxscn(scn), sh, NULL};
 		if (!read_by_resolution(suffix)) {
 			p.sh.sh_type = SHT_NOBITS;
 			SP_PUSH(out->v, out->n, out->cap, p);
@@ -312,10 +358,10 @@ static sp_error *plan_debug_sections(const char *path, Elf *elf, sec_patches *ou
 		if (!gelf_getchdr(scn, &ch))
 			return sp_error_new(SP_E_MALFORMED, "%s: section %s: bad compression header: %s",
 					    path, name, elf_errmsg(-1));
-		if (ch.ch_type == ELFCOMPRESS_ZLIB) {
-			p.zlib = true;
-		} else if (ch.ch_type == ELFCOMPRESS_ZSTD) {
-			sp_error *e = inflate_zstd(path, elf, scn, name, &ch, &p.data);
+		if (ch.ch_type == ELFCOMPRESS_ZLIB && !zlib)
+			continue;
+		if (ch.ch_type == ELFCOMPRESS_ZLIB || ch.ch_type == ELFCOMPRESS_ZSTD) {
+			sp_error *e = inflate_section(path, elf, scn, name, &ch, &p.data);
 			if (e)
 				return e;
 			p.sh.sh_flags &= ~(GElf_Xword)SHF_COMPRESSED;
@@ -338,19 +384,10 @@ static sp_error *plan_debug_sections(const char *path, Elf *elf, sec_patches *ou
 static sp_error *prepare_debug_sections(sp_module *m, Elf *elf)
 {
 	sec_patches ps;
-	sp_error *e = plan_debug_sections(m->path, elf, &ps);
+	sp_error *e = plan_debug_sections(m->path, elf, true, &ps);
 	for (size_t i = 0; !e && i < ps.n; i++) {
 		sec_patch *p = &ps.v[i];
 		Elf_Scn *scn = elf_getscn(elf, p->ndx);
-		if (p->zlib) {
-			size_t shstrndx = 0;
-			elf_getshdrstrndx(elf, &shstrndx);
-			const char *name = elf_strptr(elf, shstrndx, p->sh.sh_name);
-			if (elf_compress(scn, 0, 0) < 0)
-				e = sp_error_new(SP_E_MALFORMED, "%s: section %s: corrupt zlib data: %s",
-						 m->path, name ? name : "?", elf_errmsg(-1));
-			continue;
-		}
 		Elf_Data *data = p->data ? elf_getdata(scn, NULL) : NULL;
 		if (p->data && !data)
 			continue;
@@ -423,7 +460,9 @@ static int prepared_debug_fd(sp_module *m, int fd, const char *path)
 			elf_end(elf);
 		return fd;
 	}
-	sp_error *e = plan_debug_sections(path, elf, &ps);
+	/* zlib sections are left to libdw there: writing them inflated into
+	 * the copy costs more than libelf's checksum */
+	sp_error *e = plan_debug_sections(path, elf, false, &ps);
 	int cls = gelf_getclass(elf);
 	elf_end(elf);
 	if (e) {
@@ -442,8 +481,7 @@ static int prepared_debug_fd(sp_module *m, int fd, const char *path)
 			p->sh.sh_offset = (GElf_Off)end;
 			end += (off_t)(p->sh.sh_size + 15) / 16 * 16;
 		}
-		if (!p->zlib)
-			ok = ok && write_shdr(out, (off_t)(eh.e_shoff + p->ndx * eh.e_shentsize), cls,
+		ok = ok && write_shdr(out, (off_t)(eh.e_shoff + p->ndx * eh.e_shentsize), cls,
 					      &p->sh);
 	}
 	patches_clear(&ps);
