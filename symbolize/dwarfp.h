@@ -75,6 +75,9 @@ typedef struct {
 	size_t n_secs;
 	sp_line_sections lsec; /* for lines.c and dwraw.c; lsec.line NULL: libdw decodes */
 	bool direct_pc;        /* the raw walk reads pcs itself (see dwraw.c) */
+	void **inflated;       /* zstd sections inflated for libdw and us */
+	size_t n_inflated;
+	sp_error *load_err;    /* a debug section of the separate file unreadable */
 } sp_module;
 
 /* A module for the ELF at PATH; nothing is opened yet.  OPTS, INFO and
@@ -92,9 +95,13 @@ sp_error *sp_module_open(sp_module *m);
  * DWFL owns the file from here. */
 sp_error *sp_module_report(sp_module *m, Dwfl *dwfl, Dwarf_Addr base, bool add_p_vaddr);
 /* After dwfl_report_end: pairs ET_REL sections with libdwfl's layout,
- * gets the DWARF (separate debug info included) and checks its string
- * sections; M->dw stays NULL when there is none or it is malformed. */
-void sp_module_load(sp_module *m);
+ * inflates the compressed debug sections resolution reads (and hides the
+ * other compressed ones from libdw), gets the DWARF (separate debug info
+ * included) and checks its string sections; M->dw stays NULL when there
+ * is none or it is malformed.  A read section compressed in a way we
+ * cannot read (unknown type, corrupt data) is an error naming file and
+ * section. */
+sp_error *sp_module_load(sp_module *m);
 /* The libdwfl address of file address ADDR: through the section holding
  * it in an ET_REL with placed sections (false when none holds it), else
  * the same address. */

@@ -24,13 +24,24 @@
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#ifndef ELFCOMPRESS_ZSTD
+#define ELFCOMPRESS_ZSTD 2 /* the gABI's value; older elf.h lack it */
+#endif
 
 struct sp_dwfl {
 	Dwfl *dwfl;
 	Dwfl_Callbacks cb; /* libdwfl keeps a pointer to it */
 	char *debuginfo_path;
 };
+
+static int prepared_debug_fd(sp_module *m, int fd, const char *path);
 
 /* libdwfl asks here for separate debug info: our own search (build-id
  * trees, debuglink with CRC, debuginfod as the options say).  libdwfl's
@@ -62,6 +73,8 @@ static int find_debuginfo_cb(Dwfl_Module *mod, void **userdata, const char *modn
 							      &m->log);
 		if (!err && found) {
 			int fd = open(found, O_RDONLY | O_CLOEXEC);
+			if (fd >= 0)
+				fd = prepared_debug_fd(m, fd, found);
 			if (fd >= 0) {
 				free(m->debug_path);
 				m->debug_path = sp_xstrdup(found);
@@ -149,6 +162,24 @@ bool sp_module_to_dwfl_rel(const sp_module *m, uint64_t addr, uint64_t *out)
 /* The debug sections sp_module_load checks itself, as libdw reads them. */
 enum { SEC_INFO, SEC_STR, SEC_LINE_STR, N_SECS };
 
+/* The debug section after SCN in ELF (the first with SCN NULL) that has
+ * data in the file: *SH its header, *NAME its full name, *SUFFIX the part
+ * after ".debug_" or the GNU-compressed ".zdebug_".  NULL after the last. */
+static Elf_Scn *next_debug_section(Elf *elf, size_t shstrndx, Elf_Scn *scn, GElf_Shdr *sh,
+				   const char **name, const char **suffix)
+{
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		if (!gelf_getshdr(scn, sh) || sh->sh_type == SHT_NOBITS ||
+		    !(*name = elf_strptr(elf, shstrndx, sh->sh_name)))
+			continue;
+		if (!strncmp(*name, ".zdebug_", 8) || !strncmp(*name, ".debug_", 7)) {
+			*suffix = strchr(*name + 1, '_') + 1;
+			return scn;
+		}
+	}
+	return NULL;
+}
+
 /* In one pass over ELF's section headers, the data of .debug_info,
  * .debug_str and .debug_line_str (or their GNU-compressed .zdebug_ names)
  * as libdw reads them, decompressed and relocated: OUT[SEC_...], NULL for
@@ -164,23 +195,303 @@ static void debug_sections(Elf *elf, Elf_Data *out[N_SECS])
 	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
 		return;
 	Elf_Scn *scn = NULL;
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		GElf_Shdr sh;
-		const char *name;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
-		    !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
-			continue;
-		if (!strncmp(name, ".z", 2))
-			name++;
-		if (strncmp(name, ".debug_", 7))
-			continue;
+	GElf_Shdr sh;
+	const char *name, *suffix;
+	while ((scn = next_debug_section(elf, shstrndx, scn, &sh, &name, &suffix)) != NULL) {
 		for (size_t i = 0; i < N_SECS; i++)
-			if (!found[i] && !strcmp(name + 7, names[i])) {
+			if (!found[i] && !strcmp(suffix, names[i])) {
 				Elf_Data *data = elf_getdata(scn, NULL);
 				out[i] = data && data->d_buf ? data : NULL;
 				found[i] = true;
 			}
 	}
+}
+
+/* The debug sections resolution reads (without the ".debug_" prefix).
+ * Every other compressed debug section (.debug_loc, .debug_loclists,
+ * .debug_frame, .debug_macro, ...) is hidden from libdw, which would
+ * otherwise inflate each one it knows when it opens the file. */
+static const char *const read_sections[] = {
+	"info", "abbrev", "line", "str", "line_str", "rnglists", "ranges",
+	"addr", "str_offsets", "types",
+};
+
+static bool read_by_resolution(const char *suffix)
+{
+	for (size_t i = 0; i < SP_ARRAY_LEN(read_sections); i++)
+		if (!strcmp(suffix, read_sections[i]))
+			return true;
+	return false;
+}
+
+/* A change to one debug section before libdw reads it: its header
+ * becomes SH; DATA (SH.sh_size bytes, malloc'd) is its inflated content,
+ * NULL for a section hidden. */
+typedef struct {
+	size_t ndx;
+	GElf_Shdr sh;
+	void *data;
+} sec_patch;
+
+typedef struct {
+	sec_patch *v;
+	size_t n, cap;
+} sec_patches;
+
+static void patches_clear(sec_patches *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		free(p->v[i].data);
+	free(p->v);
+	*p = (sec_patches){0};
+}
+
+/* SRC (N bytes), a zlib stream, inflated into BUF (SIZE bytes, which it
+ * must fill exactly).  The deflate data is read raw, past the stream's
+ * two-byte header: the Adler-32 at its end is left unchecked, which on a
+ * large section costs a sixth of the time, and the readers check what
+ * they read. */
+static const char *inflate_zlib(const unsigned char *src, size_t n, void *buf, size_t size)
+{
+	if (n < 2 || (src[0] & 0x0f) != Z_DEFLATED || ((src[0] << 8) | src[1]) % 31)
+		return "not a zlib stream";
+	z_stream zs = {0};
+	if (inflateInit2(&zs, -MAX_WBITS) != Z_OK)
+		return "cannot start zlib";
+	const char *err = NULL;
+	size_t in = 0, out = 0;
+	int rc = Z_OK;
+	while (rc == Z_OK) { /* avail_in and avail_out are 32-bit */
+		zs.next_in = (unsigned char *)src + 2 + in;
+		zs.avail_in = (uInt)(n - 2 - in > UINT32_MAX ? UINT32_MAX : n - 2 - in);
+		zs.next_out = (unsigned char *)buf + out;
+		zs.avail_out = (uInt)(size - out > UINT32_MAX ? UINT32_MAX : size - out);
+		uInt ai = zs.avail_in, ao = zs.avail_out;
+		rc = inflate(&zs, Z_NO_FLUSH);
+		in += ai - zs.avail_in;
+		out += ao - zs.avail_out;
+		if (rc == Z_OK && ai == zs.avail_in && ao == zs.avail_out)
+			rc = Z_BUF_ERROR;
+	}
+	if (rc != Z_STREAM_END)
+		err = zs.msg ? zs.msg : out == size ? "more data than the header says" : "cut short";
+	else if (out != size)
+		err = "less data than the header says";
+	inflateEnd(&zs);
+	return err;
+}
+
+/* The content of the compressed section SCN (header CH, zlib or zstd) of
+ * PATH, inflated into *OUT (malloc'd, CH->ch_size bytes). */
+static sp_error *inflate_section(const char *path, Elf *elf, Elf_Scn *scn, const char *name,
+				 const GElf_Chdr *ch, void **out)
+{
+	const char *kind = ch->ch_type == ELFCOMPRESS_ZSTD ? "zstd" : "zlib";
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t hdr = gelf_getclass(elf) == ELFCLASS32 ? sizeof(Elf32_Chdr) : sizeof(Elf64_Chdr);
+	if (!data || !data->d_buf || data->d_size < hdr)
+		return sp_error_new(SP_E_MALFORMED, "%s: section %s: %s data missing", path, name,
+				    kind);
+	const char *src = (const char *)data->d_buf + hdr;
+	size_t n = data->d_size - hdr;
+	unsigned long long want = ch->ch_type == ELFCOMPRESS_ZSTD
+					  ? ZSTD_getFrameContentSize(src, n)
+					  : ZSTD_CONTENTSIZE_UNKNOWN;
+	if (want == ZSTD_CONTENTSIZE_ERROR ||
+	    (want != ZSTD_CONTENTSIZE_UNKNOWN && want != ch->ch_size))
+		return sp_error_new(SP_E_MALFORMED,
+				    "%s: section %s: not a zstd frame of the %llu bytes its "
+				    "header says",
+				    path, name, (unsigned long long)ch->ch_size);
+	void *buf = malloc(ch->ch_size ? ch->ch_size : 1);
+	if (!buf)
+		return sp_error_new(SP_E_MALFORMED, "%s: section %s: %llu bytes inflated: too large",
+				    path, name, (unsigned long long)ch->ch_size);
+	const char *err = NULL;
+	if (ch->ch_type == ELFCOMPRESS_ZSTD) {
+		size_t got = ZSTD_decompress(buf, ch->ch_size, src, n);
+		err = ZSTD_isError(got)	     ? ZSTD_getErrorName(got)
+		      : got != ch->ch_size ? "less data than the header says"
+					     : NULL;
+	} else {
+		err = inflate_zlib((const unsigned char *)src, n, buf, ch->ch_size);
+	}
+	if (err) {
+		sp_error *e = sp_error_new(SP_E_MALFORMED,
+					   "%s: section %s: corrupt %s data: %s (%llu bytes inflated)",
+					   path, name, kind, err, (unsigned long long)ch->ch_size);
+		free(buf);
+		return e;
+	}
+	*out = buf;
+	return NULL;
+}
+
+/* What must change in ELF (the file PATH) before libdw opens its DWARF:
+ * the compressed debug sections resolution reads are inflated by us (libdw
+ * 0.188 cannot read zstd; a failure names the section; zlib ones only when
+ * ZLIB, else libdw inflates them), the other compressed ones become
+ * SHT_NOBITS, which libdw and libdwfl's relocation skip, so that they are
+ * never inflated.  *OUT gets the changes. */
+static sp_error *plan_debug_sections(const char *path, Elf *elf, bool zlib, sec_patches *out)
+{
+	size_t shstrndx;
+	*out = (sec_patches){0};
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return NULL;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	const char *name, *suffix;
+	while ((scn = next_debug_section(elf, shstrndx, scn, &sh, &name, &suffix)) != NULL) {
+		bool gnu = name[1] == 'z';
+		if (!gnu && !(sh.sh_flags & SHF_COMPRESSED))
+			continue;
+		sec_patch p = {elf_ndxscn(scn), sh, NULL};
+		if (!read_by_resolution(suffix)) {
+			p.sh.sh_type = SHT_NOBITS;
+			SP_PUSH(out->v, out->n, out->cap, p);
+			continue;
+		}
+		if (gnu)
+			continue; /* libdw inflates the GNU format itself */
+		GElf_Chdr ch;
+		if (!gelf_getchdr(scn, &ch))
+			return sp_error_new(SP_E_MALFORMED, "%s: section %s: bad compression header: %s",
+					    path, name, elf_errmsg(-1));
+		if (ch.ch_type == ELFCOMPRESS_ZLIB && !zlib)
+			continue;
+		if (ch.ch_type == ELFCOMPRESS_ZLIB || ch.ch_type == ELFCOMPRESS_ZSTD) {
+			sp_error *e = inflate_section(path, elf, scn, name, &ch, &p.data);
+			if (e)
+				return e;
+			p.sh.sh_flags &= ~(GElf_Xword)SHF_COMPRESSED;
+			p.sh.sh_size = ch.ch_size;
+			p.sh.sh_addralign = ch.ch_addralign;
+		} else {
+			return sp_error_new(SP_E_UNSUPPORTED,
+					    "%s: section %s: compression type %u cannot be read "
+					    "(zlib and zstd can)",
+					    path, name, (unsigned)ch.ch_type);
+		}
+		SP_PUSH(out->v, out->n, out->cap, p);
+	}
+	return NULL;
+}
+
+/* The changes of plan_debug_sections made to ELF in memory (libdwfl opens
+ * files so that they may be changed there); inflated data is kept in M
+ * until sp_module_free. */
+static sp_error *prepare_debug_sections(sp_module *m, Elf *elf)
+{
+	sec_patches ps;
+	sp_error *e = plan_debug_sections(m->path, elf, true, &ps);
+	for (size_t i = 0; !e && i < ps.n; i++) {
+		sec_patch *p = &ps.v[i];
+		Elf_Scn *scn = elf_getscn(elf, p->ndx);
+		Elf_Data *data = p->data ? elf_getdata(scn, NULL) : NULL;
+		if (p->data && !data)
+			continue;
+		gelf_update_shdr(scn, &p->sh);
+		if (data) {
+			data->d_buf = p->data;
+			data->d_size = p->sh.sh_size;
+			data->d_type = ELF_T_BYTE;
+			data->d_align = 1;
+			m->inflated = sp_xreallocarray(m->inflated, m->n_inflated + 1,
+						       sizeof(*m->inflated));
+			m->inflated[m->n_inflated++] = p->data;
+			p->data = NULL;
+		}
+	}
+	patches_clear(&ps);
+	return e;
+}
+
+/* Copies LEN bytes of file IN to OUT from their starts; false on error. */
+static bool copy_file(int in, int out, off_t len)
+{
+	off_t at = 0;
+	while (at < len) {
+		ssize_t k = sendfile(out, in, &at, (size_t)(len - at));
+		if (k <= 0)
+			return false;
+	}
+	return true;
+}
+
+/* Writes header SH at file offset AT of OUT in ELF class CLASS (the
+ * host's byte order). */
+static bool write_shdr(int out, off_t at, int class, const GElf_Shdr *sh)
+{
+	if (class == ELFCLASS64) {
+		Elf64_Shdr x = {sh->sh_name,	   sh->sh_type, sh->sh_flags,	  sh->sh_addr,
+				sh->sh_offset,	   sh->sh_size, sh->sh_link,	  sh->sh_info,
+				sh->sh_addralign, sh->sh_entsize};
+		return pwrite(out, &x, sizeof(x), at) == (ssize_t)sizeof(x);
+	}
+	Elf32_Shdr x = {sh->sh_name,
+			sh->sh_type,
+			(Elf32_Word)sh->sh_flags,
+			(Elf32_Addr)sh->sh_addr,
+			(Elf32_Off)sh->sh_offset,
+			(Elf32_Word)sh->sh_size,
+			sh->sh_link,
+			sh->sh_info,
+			(Elf32_Word)sh->sh_addralign,
+			(Elf32_Word)sh->sh_entsize};
+	return pwrite(out, &x, sizeof(x), at) == (ssize_t)sizeof(x);
+}
+
+/* The separate debug file FD (PATH) as libdw should read it, since
+ * libdwfl opens it and reads its DWARF at once: FD itself when no section
+ * needs changing, else a copy in memory (FD is closed) with the changes of
+ * plan_debug_sections written in — inflated zstd sections appended, their
+ * headers and those of the hidden sections rewritten.  A section that
+ * cannot be read is kept in M->load_err. */
+static int prepared_debug_fd(sp_module *m, int fd, const char *path)
+{
+	static const uint16_t one = 1;
+	int host = *(const uint8_t *)&one ? ELFDATA2LSB : ELFDATA2MSB;
+	GElf_Ehdr eh;
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	sec_patches ps = {0};
+	if (!elf || !gelf_getehdr(elf, &eh) || eh.e_ident[EI_DATA] != host) {
+		if (elf)
+			elf_end(elf);
+		return fd;
+	}
+	/* zlib sections are left to libdw there: writing them inflated into
+	 * the copy costs more than libelf's checksum */
+	sp_error *e = plan_debug_sections(path, elf, false, &ps);
+	int cls = gelf_getclass(elf);
+	elf_end(elf);
+	if (e) {
+		sp_error_free(m->load_err);
+		m->load_err = e;
+	}
+	struct stat st;
+	int out = ps.n && !e && fstat(fd, &st) == 0 ? memfd_create("symprof-debug", MFD_CLOEXEC)
+						    : -1;
+	bool ok = out >= 0 && copy_file(fd, out, st.st_size);
+	off_t end = ok ? (st.st_size + 15) / 16 * 16 : 0;
+	for (size_t i = 0; ok && i < ps.n; i++) {
+		sec_patch *p = &ps.v[i];
+		if (p->data) {
+			ok = pwrite(out, p->data, p->sh.sh_size, end) == (ssize_t)p->sh.sh_size;
+			p->sh.sh_offset = (GElf_Off)end;
+			end += (off_t)(p->sh.sh_size + 15) / 16 * 16;
+		}
+		ok = ok && write_shdr(out, (off_t)(eh.e_shoff + p->ndx * eh.e_shentsize), cls,
+					      &p->sh);
+	}
+	patches_clear(&ps);
+	if (!ok) {
+		if (out >= 0)
+			close(out);
+		return fd;
+	}
+	close(fd);
+	return out;
 }
 
 /* Whether every string of a string section ends inside it (true for an
@@ -255,6 +566,10 @@ void sp_module_free(sp_module *m)
 	if (m->fd >= 0)
 		close(m->fd);
 	free(m->secs);
+	for (size_t i = 0; i < m->n_inflated; i++)
+		free(m->inflated[i]);
+	free(m->inflated);
+	sp_error_free(m->load_err);
 	free(m->debug_path);
 	sp_find_log_clear(&m->log);
 	free(m->path);
@@ -295,12 +610,18 @@ sp_error *sp_module_report(sp_module *m, Dwfl *dwfl, Dwarf_Addr base, bool add_p
 	return NULL;
 }
 
-void sp_module_load(sp_module *m)
+sp_error *sp_module_load(sp_module *m)
 {
 	if (m->etype == ET_REL)
 		rel_sections_map(m);
 
+	GElf_Addr ebias;
+	sp_error *e = prepare_debug_sections(m, dwfl_module_getelf(m->mod, &ebias));
+	if (e)
+		return e;
 	m->dw = dwfl_module_getdwarf(m->mod, &m->dwbias);
+	if (m->load_err) /* the separate debug file's sections */
+		return sp_error_dup(m->load_err);
 	/* libdwfl relocates an ET_REL's DWARF to the module's own layout: its
 	 * addresses are module addresses already, whatever bias it reports. */
 	if (m->etype == ET_REL)
@@ -318,4 +639,5 @@ void sp_module_load(sp_module *m)
 		if (m->etype != ET_REL)
 			m->direct_pc = sp_line_sections_get(dwarf_getelf(m->dw), &m->lsec);
 	}
+	return NULL;
 }

@@ -122,7 +122,8 @@ static sp_error *open_module(sp_dwarf *d)
 		return e;
 	if (dwfl_report_end(dwfl, NULL, NULL) != 0)
 		return sp_error_new(SP_E_LIBDW, "%s: %s", d->m->path, dwfl_errmsg(-1));
-	sp_module_load(d->m);
+	if ((e = sp_module_load(d->m)) != NULL)
+		return e;
 	if (d->m->dw)
 		sp_units_index(&d->units, d->m);
 	return NULL;

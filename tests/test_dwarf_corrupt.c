@@ -365,9 +365,11 @@ static void corrupt(const section *sec, uint8_t *p, int kind, char *what, size_t
 /* A copy of FX's file with section SEC moved to its end, which is on a
  * page boundary: a read past the section's end is a read past the end of
  * the file, a fault where it is mapped and an error for ASan or valgrind
- * where it is read into memory.  *LEN gets the copy's size, *AT the
+ * where it is read into memory.  Only its first KEEP bytes are kept (its
+ * size, or less to cut it short).  *LEN gets the copy's size, *AT the
  * section's new offset.  NULL unless the file is ELF64 little-endian. */
-static uint8_t *moved_copy(const fixture *fx, const section *sec, size_t *len, size_t *at)
+static uint8_t *moved_copy(const fixture *fx, const section *sec, size_t keep, size_t *len,
+			   size_t *at)
 {
 	Elf64_Ehdr eh;
 	Elf64_Shdr sh;
@@ -379,13 +381,14 @@ static uint8_t *moved_copy(const fixture *fx, const section *sec, size_t *len, s
 	    eh.e_shentsize != sizeof(sh) || sh_at + sizeof(sh) > fx->len)
 		return NULL;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	*len = (fx->len + sec->size + page - 1) / page * page;
-	*at = *len - sec->size;
+	*len = (fx->len + keep + page - 1) / page * page;
+	*at = *len - keep;
 	uint8_t *buf = sp_xcalloc(1, *len);
 	memcpy(buf, fx->data, fx->len);
-	memcpy(buf + *at, fx->data + sec->off, sec->size);
+	memcpy(buf + *at, fx->data + sec->off, keep);
 	memcpy(&sh, buf + sh_at, sizeof(sh));
 	sh.sh_offset = *at;
+	sh.sh_size = keep;
 	memcpy(buf + sh_at, &sh, sizeof(sh));
 	return buf;
 }
@@ -440,6 +443,170 @@ static void check_original(const char *path, const fixture *fx, const char *labe
 	sp_symbolizer_free(s);
 }
 
+/* The file offset and size of the first section of PATH whose name is
+ * one of NAMES (NULL-terminated); false when none is there. */
+static bool section_at(const char *path, const char *const *names, size_t *off, size_t *size)
+{
+	int fd = open(path, O_RDONLY);
+	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
+	size_t shstrndx;
+	bool found = false;
+	if (elf && elf_getshdrstrndx(elf, &shstrndx) == 0) {
+		Elf_Scn *scn = NULL;
+		while (!found && (scn = elf_nextscn(elf, scn)) != NULL) {
+			GElf_Shdr sh;
+			const char *name;
+			if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
+				continue;
+			for (size_t i = 0; names[i] && !found; i++)
+				found = !strcmp(name, names[i]);
+			*off = sh.sh_offset;
+			*size = sh.sh_size;
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	return found;
+}
+
+/* Every byte from the first function's start to the last one's end. */
+static size_t text_addrs(const fixture *fx, uint64_t **out)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+	for (size_t i = 0; i < fx->n_syms; i++) {
+		lo = fx->syms[i].addr < lo ? fx->syms[i].addr : lo;
+		hi = fx->syms[i].addr + fx->syms[i].size > hi ? fx->syms[i].addr + fx->syms[i].size
+							       : hi;
+	}
+	size_t n = hi > lo ? (size_t)(hi - lo) : 0;
+	*out = sp_xcalloc(n ? n : 1, sizeof(**out));
+	for (size_t i = 0; i < n; i++)
+		(*out)[i] = lo + i;
+	return n;
+}
+
+/* Opening PATH, or resolving ADDR in it, fails with an error that names
+ * PATH, SECNAME and says WHAT. */
+static void expect_section_error(const char *path, uint64_t addr, const char *secname,
+				 const char *what, const char *label)
+{
+	sp_symbolize_options o = session_opts();
+	sp_symbolizer *s = sp_symbolizer_new(&o);
+	sp_object *obj = NULL;
+	const sp_frame *f = NULL;
+	size_t n = 0;
+	sp_error *e = sp_symbolizer_object(s, path, NULL, &obj);
+	if (!e)
+		e = sp_object_resolve(obj, addr, &f, &n);
+	char *msg = e ? sp_error_string(e) : NULL;
+	TAP_OK(msg && strstr(msg, path) && strstr(msg, secname) && strstr(msg, what),
+	       "%s: %s: an error naming the file and %s (%s)", label, what, secname,
+	       msg ? msg : "no error");
+	free(msg);
+	sp_error_free(e);
+	sp_symbolizer_free(s);
+}
+
+/* The build EXE with its debug sections compressed by zlib and by zstd
+ * answers every address of its code exactly as the plain build does,
+ * inline chains included, and so does a stripped copy whose compressed
+ * sections are in a separate debug file.  Then zstd copies whose .debug_info has an
+ * unknown compression type, a broken frame, or is cut short: each is an
+ * error naming the file and the section. */
+static void check_compressed(const char *exe, const fixture *plain, const char *label, int k)
+{
+	uint64_t *addrs;
+	size_t n_addrs = text_addrs(plain, &addrs);
+	tally t = {0};
+	resolve_all(exe, addrs, n_addrs, &t);
+	uint64_t want = t.digest;
+	static const char *const kinds[] = {"zlib", "zstd"};
+	for (size_t i = 0; i < SP_ARRAY_LEN(kinds); i++) {
+		char *comp = sp_xasprintf("%s/fx%d-%s", tmpdir, k, kinds[i]);
+		int rc = run(sp_xasprintf("objcopy --compress-debug-sections=%s '%s' '%s'", kinds[i],
+					  exe, comp));
+		fixture fx;
+		bool read = rc == 0 && fixture_read(comp, &fx);
+		TAP_OK(read && fx.compressed, "%s: objcopy compressed the sections with %s", label,
+		       kinds[i]);
+		t = (tally){0};
+		resolve_all(comp, addrs, n_addrs, &t);
+		TAP_OK(t.opened == 1 && t.bad == 0 && t.errors == 0 && t.digest == want,
+		       "%s: %s sections: all %zu code addresses answer as the plain build", label,
+		       kinds[i], n_addrs);
+		/* location lists are left compressed (we would report them corrupt,
+		 * libdw would drop them): ruined, they change nothing */
+		static const char *const locs[] = {".debug_loclists", ".debug_loc", NULL};
+		size_t loc_off = 0, loc_size = 0;
+		if (read && section_at(comp, locs, &loc_off, &loc_size) && loc_size > 32) {
+			char *ruined = sp_xasprintf("%s-loc", comp);
+			uint8_t *buf = sp_xmalloc(fx.len);
+			memcpy(buf, fx.data, fx.len);
+			memset(buf + loc_off + sizeof(Elf64_Chdr), 0xa5, loc_size - sizeof(Elf64_Chdr));
+			bool ok = write_file(ruined, buf, fx.len);
+			free(buf);
+			t = (tally){0};
+			resolve_all(ruined, addrs, n_addrs, &t);
+			TAP_OK(ok && t.opened == 1 && t.bad == 0 && t.errors == 0 && t.digest == want,
+			       "%s: %s sections, location lists ruined: all %zu code addresses "
+			       "answer as the plain build",
+			       label, kinds[i], n_addrs);
+			free(ruined);
+		} else {
+			TAP_OK(0, "%s: %s sections: the build has compressed location lists", label,
+			       kinds[i]);
+		}
+		const section *info = NULL;
+		for (size_t j = 0; read && j < fx.n_secs; j++)
+			if (!strcmp(fx.secs[j].name, ".debug_info"))
+				info = &fx.secs[j];
+		if (read && !strcmp(kinds[i], "zstd") && info && info->size > 64) {
+			char *bad = sp_xasprintf("%s-bad", comp);
+			uint64_t addr = plain->syms[0].addr;
+			static const struct {
+				const char *what;
+				int how; /* 0 ch_type, 1 frame magic, 2 cut short */
+			} damage[] = {{"compression type 7", 0},
+				      {"not a zstd frame", 1},
+				      {"corrupt zstd data", 2}};
+			for (size_t d = 0; d < SP_ARRAY_LEN(damage); d++) {
+				size_t len, at;
+				int how = damage[d].how;
+				uint8_t *buf = moved_copy(&fx, info, how == 2 ? info->size / 2 : info->size,
+							  &len, &at);
+				if (buf && how == 0)
+					put_le32(buf + at, 7);
+				if (buf && how == 1)
+					put_le32(buf + at + sizeof(Elf64_Chdr), 0x12345678);
+				bool ok = buf && write_file(bad, buf, len);
+				free(buf);
+				TAP_OK(ok, "%s: wrote the zstd copy with %s", label, damage[d].what);
+				expect_section_error(bad, addr, ".debug_info", damage[d].what, label);
+			}
+			free(bad);
+		}
+		if (read)
+			fixture_clear(&fx);
+		/* the same sections in a separate debug file, which libdwfl
+		 * opens and reads at once */
+		char *split = sp_xasprintf("%s/fx%d-%s-split", tmpdir, k, kinds[i]);
+		rc = run(sp_xasprintf("cd '%s' && objcopy --only-keep-debug '%s' '%s.debug' && "
+				      "objcopy --strip-debug --add-gnu-debuglink='%s.debug' '%s' '%s'",
+				      tmpdir, comp, split, split, exe, split));
+		t = (tally){0};
+		resolve_all(split, addrs, n_addrs, &t);
+		TAP_OK(rc == 0 && t.opened == 1 && t.bad == 0 && t.errors == 0 && t.digest == want,
+		       "%s: %s sections in a separate debug file: all %zu code addresses answer "
+		       "as the plain build",
+		       label, kinds[i], n_addrs);
+		free(split);
+		free(comp);
+	}
+	free(addrs);
+}
+
 typedef struct {
 	const char *label, *compiler, *flags;
 	const char *ranges; /* the range-list section it must have */
@@ -477,6 +644,7 @@ static void run_build(const build *bd, int k)
 	}
 	TAP_OK(want_ranges, "%s: the fixture has range lists (%s)", label, bd->ranges);
 	check_original(exe, &fx, label);
+	check_compressed(exe, &fx, label, k);
 
 	uint64_t *addrs;
 	size_t n_addrs = probe_addrs(&fx, &addrs);
@@ -493,7 +661,7 @@ static void run_build(const build *bd, int k)
 		const section *sec = &fx.secs[end ? (size_t)i : below(fx.n_secs)];
 		int kind = !end ? -1 : strstr(sec->name, "_str") && !strstr(sec->name, "offsets") ? 1 : 3;
 		size_t len, at;
-		uint8_t *buf = moved_copy(&fx, sec, &len, &at);
+		uint8_t *buf = moved_copy(&fx, sec, sec->size, &len, &at);
 		if (!buf)
 			continue;
 		corrupt(sec, buf + at, kind, what, sizeof(what));
