@@ -71,7 +71,9 @@ sp_error *sp_fmt_sum_identical_samples(sp_profile *p, const char *name, const ch
 		free(s->labels);
 	}
 	/* after an error, the samples not looked at yet stay with P */
-	memmove(&p->samples[kept], &p->samples[i], (p->n_samples - i) * sizeof(*p->samples));
+	if (i < p->n_samples)
+		memmove(&p->samples[kept], &p->samples[i],
+			(p->n_samples - i) * sizeof(*p->samples));
 	p->n_samples = kept + (p->n_samples - i);
 	sp_idxset_free(&seen);
 	return err;

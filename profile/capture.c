@@ -459,7 +459,7 @@ static void add_one(sp_capture_profiler *b, sp_capture *c, const sp_capture_samp
 		       mode == 5 ? SP_CAPTURE_CONTEXT_GUEST_USER :
 		       s->ip >= (1ULL << 63) ? SP_CAPTURE_CONTEXT_KERNEL : SP_CAPTURE_CONTEXT_USER;
 	b->n_locs = 0;
-	const uint64_t *chain = c->chain + s->chain_off;
+	const uint64_t *chain = s->n_chain ? c->chain + s->chain_off : NULL;
 	size_t n_addr = 0;
 	bool first = true;
 	for (size_t i = 0; i < s->n_chain; i++) {

@@ -303,6 +303,22 @@ static sp_error *inflate_section(const char *path, Elf *elf, Elf_Scn *scn, const
 				    "%s: section %s: not a zstd frame of the %llu bytes its "
 				    "header says",
 				    path, name, (unsigned long long)ch->ch_size);
+	/* Neither format can inflate without bound: deflate's densest encoding gives
+	 * 258 bytes per 2 bits (1032:1, RFC 1951 3.2.5), zstd's an RLE block of up to
+	 * 128 KiB per 4-byte block (RFC 8878 3.1.1.2).  A header claiming more is a
+	 * lie, and is refused before any allocation. */
+	unsigned long long ratio = ch->ch_type == ELFCOMPRESS_ZSTD ? 32768 : 1032;
+	if (ch->ch_size > 4096 + (unsigned long long)n * ratio)
+		return sp_error_new(SP_E_MALFORMED,
+				    "%s: section %s: header says %llu bytes inflated, more than "
+				    "%llu compressed %s bytes can hold",
+				    path, name, (unsigned long long)ch->ch_size,
+				    (unsigned long long)n, kind);
+	if (sp_mem_limit() && ch->ch_size > sp_mem_limit())
+		return sp_error_new(SP_E_MALFORMED,
+				    "%s: section %s: %llu bytes inflated: more than the memory "
+				    "budget (--max-memory)",
+				    path, name, (unsigned long long)ch->ch_size);
 	void *buf = malloc(ch->ch_size ? ch->ch_size : 1);
 	if (!buf)
 		return sp_error_new(SP_E_MALFORMED, "%s: section %s: %llu bytes inflated: too large",

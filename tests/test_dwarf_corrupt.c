@@ -545,7 +545,7 @@ static void check_compressed(const char *exe, const fixture *plain, const char *
 			uint8_t *buf = sp_xmalloc(fx.len);
 			memcpy(buf, fx.data, fx.len);
 			memset(buf + loc_off + sizeof(Elf64_Chdr), 0xa5, loc_size - sizeof(Elf64_Chdr));
-			bool ok = write_file(ruined, buf, fx.len);
+			bool ok = sp_test_write_file(ruined, buf, fx.len);
 			free(buf);
 			t = (tally){0};
 			resolve_all(ruined, addrs, n_addrs, &t);
@@ -580,7 +580,7 @@ static void check_compressed(const char *exe, const fixture *plain, const char *
 					put_le32(buf + at, 7);
 				if (buf && how == 1)
 					put_le32(buf + at + sizeof(Elf64_Chdr), 0x12345678);
-				bool ok = buf && write_file(bad, buf, len);
+				bool ok = buf && sp_test_write_file(bad, buf, len);
 				free(buf);
 				TAP_OK(ok, "%s: wrote the zstd copy with %s", label, damage[d].what);
 				expect_section_error(bad, addr, ".debug_info", damage[d].what, label);
