@@ -11,8 +11,9 @@ Nothing is random at run time: the same arguments give the same file.
 """
 import argparse
 import random
-import subprocess
 import sys
+
+from addrs import sized_functions
 
 BASE = 0x555555554000
 
@@ -24,15 +25,7 @@ def main():
     ap.add_argument("--seed", type=int, default=17)
     a = ap.parse_args()
     rnd = random.Random(a.seed)
-    syms = []
-    nm = subprocess.run(["nm", "--defined-only", "-S", a.elf], check=True,
-                        capture_output=True, text=True).stdout
-    for ln in nm.splitlines():
-        f = ln.split()
-        if len(f) == 4 and f[2] in "tT" and int(f[1], 16) > 1:
-            syms.append((int(f[0], 16), int(f[1], 16)))
-    if not syms:
-        sys.exit("samples.py: no sized text symbols in %s" % a.elf)
+    syms = [(s, n) for s, n in sized_functions(a.elf, "samples.py") if n > 1]
     limit = max(s + n for s, n in syms)
     frames = [BASE + s + rnd.randrange(1, n) for s, n in
               (rnd.choice(syms) for _ in range(20000))]
