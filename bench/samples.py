@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """samples.py — writes a synthetic heap profile (heapprofile text) over an ELF.
 
-    bench/samples.py ELF SAMPLES [--seed S] > out.heap
+    bench/samples.py ELF SAMPLES [--pool P] [--seed S] > out.heap
 
 Addresses are picked inside the ELF's sized text symbols (nm -S) and the
 ELF is mapped, as a PIE, at 0x555555554000 with file offset 0.  Stacks are
-10-40 frames deep, drawn from a pool of SAMPLES/10 distinct stacks with
-Zipf-like weights, so some stacks repeat many times and most few.
+10-40 frames deep, drawn from a pool of P (default SAMPLES/10) distinct
+stacks with Zipf-like weights, so some stacks repeat many times and most few.
 Nothing is random at run time: the same arguments give the same file.
 """
 import argparse
@@ -22,6 +22,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("elf")
     ap.add_argument("samples", type=int)
+    ap.add_argument("--pool", type=int, default=0)
     ap.add_argument("--seed", type=int, default=17)
     a = ap.parse_args()
     rnd = random.Random(a.seed)
@@ -29,7 +30,7 @@ def main():
     limit = max(s + n for s, n in syms)
     frames = [BASE + s + rnd.randrange(1, n) for s, n in
               (rnd.choice(syms) for _ in range(20000))]
-    npool = max(1, a.samples // 10)
+    npool = a.pool if a.pool > 0 else max(1, a.samples // 10)
     pool = [[rnd.choice(frames) for _ in range(rnd.randint(10, 40))]
             for _ in range(npool)]
     weights = [1.0 / (r + 1) ** 0.8 for r in range(npool)]

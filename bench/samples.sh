@@ -4,7 +4,9 @@
 # builds, interleaved, RUNS times each; prints medians of wall time, CPU
 # time (user+sys) and peak RSS, and the folded/pprof wall ratio.
 #
-#   OLD=/path/to/old/symprof NEW=build/symprof sh bench/samples.sh [-r RUNS] ELF N...
+#   OLD=/path/to/old/symprof NEW=build/symprof [POOL=P] sh bench/samples.sh [-r RUNS] ELF N...
+#
+# POOL: distinct stacks the samples are drawn from (default N/10).
 set -eu
 runs=5
 [ "${1:-}" = -r ] && { runs=$2; shift 2; }
@@ -18,8 +20,10 @@ tm=$work/time.txt
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
 for n in "$@"; do
+	pool=${POOL:-0}
 	in=$work/$n.heap
-	[ -s "$in" ] || python3 "$here/samples.py" "$elf" "$n" >"$in"
+	[ "$pool" = 0 ] || in=$work/$n-pool$pool.heap
+	[ -s "$in" ] || python3 "$here/samples.py" --pool "$pool" "$elf" "$n" >"$in"
 	for fmt in folded pprof; do
 		for b in OLD NEW; do : >"$work/$b.$fmt"; done
 	done
