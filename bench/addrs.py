@@ -16,6 +16,20 @@ import subprocess
 import sys
 
 
+def sized_functions(elf, prog):
+    """(start, size) of every sized function symbol of ELF (nm -S)."""
+    out = subprocess.run(["nm", "-S", "--defined-only", elf], capture_output=True,
+                         text=True, check=True).stdout
+    funcs = []
+    for line in out.splitlines():
+        p = line.split()
+        if len(p) == 4 and p[2] in "tTwW" and int(p[1], 16) > 0:
+            funcs.append((int(p[0], 16), int(p[1], 16)))
+    if not funcs:
+        sys.exit("%s: %s has no sized functions" % (prog, elf))
+    return funcs
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("elf")
@@ -24,15 +38,7 @@ def main():
     ap.add_argument("--seed", type=int, default=7)
     a = ap.parse_args()
     rnd = random.Random(a.seed)
-    out = subprocess.run(["nm", "-S", "--defined-only", a.elf], capture_output=True,
-                         text=True, check=True).stdout
-    funcs = []
-    for line in out.splitlines():
-        p = line.split()
-        if len(p) == 4 and p[2] in "tTwW" and int(p[1], 16) > 0:
-            funcs.append((int(p[0], 16), int(p[1], 16)))
-    if not funcs:
-        sys.exit("addrs.py: %s has no sized functions" % a.elf)
+    funcs = sized_functions(a.elf, "addrs.py")
     pool = set()
     while len(pool) < a.pool:
         start, size = funcs[rnd.randrange(len(funcs))]

@@ -78,6 +78,33 @@ static void check(const sp_profile *p, const sp_folded_options *o, const char *w
 	sp_sink_free(s);
 }
 
+/* Stacks of different locations that print alike are one line, summed
+ * (and left out when the sum is 0); lines sort bytewise as whole lines, so
+ * when one stack's text is a prefix of another's its value takes part. */
+static void test_merge_and_order(void)
+{
+	sp_profile *p = sp_profile_new();
+	sp_profile_add_sample_type(p, "a", "count");
+	sp_profile_add_sample_type(p, "b", "count");
+	sp_mapping m = {.memory_start = 0x1000, .memory_limit = 0x2000,
+			.filename = sp_profile_intern(p, "/bin/app")};
+	sp_profile_add_mapping(p, &m);
+	uint64_t a1 = loc(p, 1, 0x1000, "a", NULL), a2 = loc(p, 1, 0x1010, "a", NULL);
+	uint64_t a5x = loc(p, 1, 0x1020, "a 5x", NULL), ac = loc(p, 1, 0x1030, "a\x01", NULL);
+	uint64_t d1 = loc(p, 1, 0x1040, "d", NULL), d2 = loc(p, 1, 0x1050, "d", NULL);
+	sample(p, 5, 2, &a1, 1);
+	sample(p, 3, 3, &a5x, 1);
+	sample(p, 1, 1, &d1, 1);
+	sample(p, 4, 1, &a2, 1);
+	sample(p, 1, 1, &ac, 1);
+	sample(p, -1, 1, &d2, 1);
+	sp_folded_options o = {.sample_index = 0};
+	check(p, &o, "a\x01 1\na 5x 3\na 9\n", "alike stacks summed, 'a 9' after 'a 5x 3'");
+	o.sample_index = 1;
+	check(p, &o, "a\x01 1\na 3\na 5x 3\nd 2\n", "alike stacks summed, 'a 3' before 'a 5x 3'");
+	sp_profile_free(p);
+}
+
 /* heap text -> (frames filled in as a symbolizer would) -> prune -> folded */
 static void test_heap_pipeline(void)
 {
@@ -123,6 +150,7 @@ static void test_heap_pipeline(void)
 int main(void)
 {
 	test_heap_pipeline();
+	test_merge_and_order();
 
 	sp_profile *p = build();
 	TAP_OK(sp_profile_check(p, "t") == NULL, "fixture profile is valid");

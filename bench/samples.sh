@@ -1,0 +1,54 @@
+#!/bin/sh
+# samples.sh — per-sample conversion cost: a synthetic heap profile of N
+# samples (bench/samples.py) converted to folded and to pprof by two symprof
+# builds, interleaved, RUNS times each; prints medians of wall time, CPU
+# time (user+sys) and peak RSS, and the folded/pprof wall ratio.
+#
+#   OLD=/path/to/old/symprof NEW=build/symprof [POOL=P] sh bench/samples.sh [-r RUNS] ELF N...
+#
+# POOL: distinct stacks the samples are drawn from (default N/10).
+set -eu
+runs=5
+[ "${1:-}" = -r ] && { runs=$2; shift 2; }
+[ $# -ge 2 ] || { echo "usage: OLD=... NEW=... $0 [-r RUNS] ELF N..." >&2; exit 2; }
+elf=$1; shift
+here=$(dirname "$0")
+work=${WORKDIR:-${TMPDIR:-/tmp}/symprof-samples}
+mkdir -p "$work"
+tm=$work/time.txt
+
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+for n in "$@"; do
+	pool=${POOL:-0}
+	in=$work/$n.heap
+	[ "$pool" = 0 ] || in=$work/$n-pool$pool.heap
+	[ -s "$in" ] || python3 "$here/samples.py" --pool "$pool" "$elf" "$n" >"$in"
+	for fmt in folded pprof; do
+		for b in OLD NEW; do : >"$work/$b.$fmt"; done
+	done
+	r=0
+	while [ $r -lt "$runs" ]; do
+		for fmt in folded pprof; do
+			for b in OLD NEW; do
+				eval bin=\$$b
+				/usr/bin/time -f '%e %U %S %M' -o "$tm" \
+					"$bin" convert --format "$fmt" "$in" -o /dev/null
+				awk '{printf "%s %.2f %d\n", $1, $2 + $3, $4}' "$tm" >>"$work/$b.$fmt"
+			done
+		done
+		r=$((r + 1))
+	done
+	for b in OLD NEW; do
+		for fmt in folded pprof; do
+			f=$work/$b.$fmt
+			eval "${b}_${fmt}_w=\$(cut -d' ' -f1 $f | median)"
+			eval "${b}_${fmt}_c=\$(cut -d' ' -f2 $f | median)"
+			eval "${b}_${fmt}_m=\$(cut -d' ' -f3 $f | median)"
+		done
+		eval "printf '%s %8s samples  folded %6ss wall %6ss cpu %6s MiB   pprof %6ss wall %6ss cpu %6s MiB   folded/pprof %s\n' \
+			$b $n \$${b}_folded_w \$${b}_folded_c \$((\$${b}_folded_m / 1024)) \
+			\$${b}_pprof_w \$${b}_pprof_c \$((\$${b}_pprof_m / 1024)) \
+			\$(echo \"\$${b}_folded_w \$${b}_pprof_w\" | awk '{printf \"%.2f\", \$1 / \$2}')"
+	done
+done
