@@ -126,8 +126,14 @@ void sp_cli_sym_clear(sp_cli_sym *c)
 sp_error *sp_cli_load(const sp_cli_sym *c, const char *path, sp_profile **out,
 		      sp_input_format *fmt)
 {
+	return sp_cli_load_with(c, path, NULL, NULL, out, fmt);
+}
+
+sp_error *sp_cli_load_with(const sp_cli_sym *c, const char *path, sp_perf_round_fn prepare,
+			   void *arg, sp_profile **out, sp_input_format *fmt)
+{
 	sp_profile *p = NULL;
-	sp_error *err = sp_read_profile_file(path, &p, fmt);
+	sp_error *err = sp_read_profile_file_with(path, &p, fmt, prepare, arg);
 	if (err)
 		return err;
 	if (c->maps_file) {

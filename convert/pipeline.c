@@ -1,7 +1,7 @@
 /* pipeline.c — the one place that sequences a run over input profiles:
  *
- *   load (read, --maps, check) → (unwind: raw captures, to come)
- *     → symbolize (one session for the whole run) → merge → output
+ *   load (read, --maps, check; perf.data samples with stack copies are
+ *     unwound as they are read) → symbolize (one session for the whole run) → merge → output
  *
  * `convert` writes the output, `info` describes it.  With `each` every
  * input is symbolized and handed to the output on its own; otherwise the
@@ -128,12 +128,24 @@ static sp_error *symbolize(const sp_pipeline *pl, sp_symbolizer *s, sp_profile *
 	return err;
 }
 
-/* Loads and symbolizes input I into *P; for a merge, checks its kind
- * against the first input's. */
-static sp_error *prepare(const sp_pipeline *pl, sp_symbolizer *s, char **inputs, int i,
-			 sp_profile **profiles, sp_pipeline_output *out, sp_symbolize_report *r)
+/* A perf round's samples with stack copies unwound before they become the
+ * profile's (the capture is read by formats/, unwound by symbolize/). */
+static sp_error *unwind_round(sp_capture *c, void *arg)
 {
-	sp_error *err = sp_cli_load(pl->sym, inputs[i], &profiles[i], &out->format);
+	sp_unwinder_run(arg, c);
+	return NULL;
+}
+
+/* Loads and symbolizes input I into *P; for a merge, checks its kind
+ * against the first input's.  U unwinds (its report goes to OUT). */
+static sp_error *prepare(const sp_pipeline *pl, sp_symbolizer *s, char **inputs, int i,
+			 sp_profile **profiles, sp_pipeline_output *out, sp_symbolize_report *r,
+			 sp_unwinder *u)
+{
+	sp_error *err = sp_cli_load_with(pl->sym, inputs[i], unwind_round, u, &profiles[i],
+					 &out->format);
+	if (sp_unwinder_report(u)->n_samples)
+		out->unwind = sp_unwinder_report(u);
 	if (!err && !pl->each && i > 0)
 		err = check_same_kind(profiles[0], inputs[0], profiles[i], inputs[i]);
 	if (!err)
@@ -149,6 +161,7 @@ static sp_error *merge_and_output(const sp_pipeline *pl, sp_profile **profiles, 
 	if (n == 1) {
 		out = *last;
 		out.report = NULL; /* cleared with its input */
+		out.unwind = NULL;
 		out.profile = profiles[0];
 		profiles[0] = NULL;
 	} else {
@@ -164,6 +177,8 @@ static sp_error *merge_and_output(const sp_pipeline *pl, sp_profile **profiles, 
 int sp_pipeline_run(const sp_pipeline *pl, char **inputs, int n)
 {
 	sp_symbolizer *s = pl->sym->no_symbolize ? NULL : sp_symbolizer_new(&pl->sym->sym);
+	/* unwinding finds files even when names are not wanted */
+	sp_symbolizer *us = s ? s : sp_symbolizer_new(&pl->sym->sym);
 	sp_profile **profiles = sp_xcalloc((size_t)n, sizeof(*profiles));
 	sp_pipeline_output out = {0};
 	sp_error *err = NULL;
@@ -173,7 +188,8 @@ int sp_pipeline_run(const sp_pipeline *pl, char **inputs, int n)
 			rc = sp_cli_fail(err);
 		sp_symbolize_report r = {0};
 		out = (sp_pipeline_output){.name = inputs[i], .input = i};
-		err = prepare(pl, s, inputs, i, profiles, &out, &r);
+		sp_unwinder *u = sp_unwinder_new(us);
+		err = prepare(pl, s, inputs, i, profiles, &out, &r, u);
 		out.report = s ? &r : NULL;
 		if (!err && pl->each) {
 			out.profile = profiles[i];
@@ -182,6 +198,8 @@ int sp_pipeline_run(const sp_pipeline *pl, char **inputs, int n)
 			profiles[i] = NULL;
 		}
 		sp_symbolize_report_clear(&r);
+		sp_unwinder_free(u);
+		out.unwind = NULL;
 	}
 	if (!err && !pl->each)
 		err = merge_and_output(pl, profiles, inputs, n, &out);
@@ -190,6 +208,8 @@ int sp_pipeline_run(const sp_pipeline *pl, char **inputs, int n)
 	for (int i = 0; i < n; i++)
 		sp_profile_free(profiles[i]);
 	free(profiles);
+	if (us != s)
+		sp_symbolizer_free(us);
 	sp_symbolizer_free(s);
 	return rc;
 }
