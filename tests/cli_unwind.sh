@@ -36,29 +36,9 @@ data=$tmp/dwarf.data
 (cd "$fix" && perf record -q -e cpu-clock -F 1000 --call-graph dwarf -o "$data" -- ./unwbusy 20) \
 	>"$tmp/rec.log" 2>&1 || { sed 's/^/# /' "$tmp/rec.log"; sp_bail "perf record failed"; }
 
+# The fixture's own functions (sp_perf_stacks, sp_folded_stacks keep these).
 vocab="main uw_a uw_b uw_c uw_lib_spin uw_local_spin"
 
-# Stacks of the fixture's functions, root first, with counts: from perf script ...
-perf_stacks()
-{
-	perf script -F ip,sym -i "$1" 2>/dev/null | awk -v vocab="$vocab" '
-		BEGIN { n = split(vocab, w, " "); for (i = 1; i <= n; i++) keep[w[i]] = 1 }
-		function flush() { if (insample) { c[s == "" ? "-" : s]++ } s = ""; insample = 0 }
-		/^[ \t]*$/ { flush(); next }
-		{ insample = 1; if ($2 in keep) s = (s == "" ? $2 : $2 ";" s) }
-		END { flush(); for (k in c) print k, c[k] }' | sort
-}
-# ... and from symprof's folded stacks.
-folded_stacks()
-{
-	awk -v vocab="$vocab" '
-		BEGIN { n = split(vocab, w, " "); for (i = 1; i <= n; i++) keep[w[i]] = 1 }
-		{ v = $NF; line = $0; sub(/ [0-9]+$/, "", line)
-		  m = split(line, f, ";"); s = ""
-		  for (i = 1; i <= m; i++) if (f[i] in keep) s = (s == "" ? f[i] : s ";" f[i])
-		  c[s == "" ? "-" : s] += v }
-		END { for (k in c) print k, c[k] }' "$1" | sort
-}
 # count FILE SUFFIX: samples whose folded stack contains SUFFIX (";"-bounded).
 count()
 {
@@ -93,8 +73,8 @@ set -- $(awk '/^  unwound: / { print $2, $4; exit }' "$tmp/out")
 sp_ok $? "info: ${1:-?} of ${2:-?} samples unwound to the end of the stack" ||
 	grep -A3 unwound "$tmp/out" | sed 's/^/#   /'
 
-perf_stacks "$data" >"$tmp/perf.stacks"
-folded_stacks "$tmp/dwarf.folded" >"$tmp/sym.stacks"
+sp_perf_stacks "$data" >"$tmp/perf.stacks"
+sp_folded_stacks "$tmp/dwarf.folded" >"$tmp/sym.stacks"
 awk 'NR == FNR { sym[$1] = $2; next }
      { if (!($1 in sym)) { missing++; print "# perf only: " $0 > "/dev/stderr" }
        d = $2 - sym[$1]; diff += d < 0 ? -d : d; tot += $2 }
