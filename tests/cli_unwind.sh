@@ -14,8 +14,8 @@
 #   - perf script unwinds the same file independently: every stack of the fixture's
 #     functions it prints is one of symprof's, and the counts agree to within 2 % of
 #     the samples (the two unwinders may give up on different samples);
-#   - after the binaries are moved away and given through --binary-path, the stacks
-#     are the same.
+#   - after the binaries are moved away, info says unwinding stopped in them because
+#     they cannot be found; given through --binary-path, the stacks are the same.
 # Skips when perf is missing or cannot record here.
 . "${SP_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}/tests/cli_lib.sh"
 
@@ -84,6 +84,11 @@ sp_ok $? "perf script's stacks of the fixture's functions are symprof's, counts 
 
 # moved away: the recorded paths no longer exist, --binary-path finds them by build id
 mv "$fix" "$tmp/moved"
+sp_run symprof info "$data"
+grep -q "^  unwound: 0 of $tot samples" "$tmp/out" &&
+	grep -q "^    stopped: [0-9]* in pid [0-9]* at $fix/libunwlib.so: binary not found$" "$tmp/out"
+sp_ok $? "moved binaries, no --binary-path: info says unwinding stopped, where and why" ||
+	grep -A3 unwound "$tmp/out" | sed 's/^/#   /'
 sp_run symprof convert --sample-index samples --binary-path "$tmp/moved" "$data" \
 	-o "$tmp/moved.folded"
 sp_ok "$rc" "moved binaries: convert --binary-path exits 0" || sp_show_err
