@@ -88,10 +88,26 @@ static void print_info(const char *path, sp_input_format fmt, const sp_profile *
 	}
 }
 
+/* How the samples with stack copies unwound: how many reached the end of
+ * the stack, and where (process, mapping of the last frame) and why the
+ * others stopped. */
+static void print_unwind(const sp_unwind_report *u, FILE *f)
+{
+	fprintf(f, "  unwound: %zu of %zu samples with a stack copy to the end of the stack\n",
+		u->n_complete, u->n_samples);
+	for (size_t i = 0; i < u->n_stops; i++) {
+		const sp_unwind_stop *s = &u->stops[i];
+		fprintf(f, "    stopped: %zu in pid %" PRId64 " at %s: %s\n", s->count, s->pid,
+			*s->path ? s->path : "(no mapping)", s->reason);
+	}
+}
+
 static sp_error *print_output(void *ctx, const sp_pipeline_output *out)
 {
 	(void)ctx;
 	print_info(out->name, out->format, out->profile, out->report, stdout);
+	if (out->unwind)
+		print_unwind(out->unwind, stdout);
 	return NULL;
 }
 

@@ -88,9 +88,10 @@ int sp_cli_sym_option(sp_cli_sym *c, int opt, const char *arg);
 void sp_cli_sym_finish(sp_cli_sym *c);
 void sp_cli_sym_clear(sp_cli_sym *c);
 
-/* Reads PATH, attaches --maps, validates.  Prints nothing. */
-sp_error *sp_cli_load(const sp_cli_sym *c, const char *path, sp_profile **out,
-		      sp_input_format *fmt);
+/* Reads PATH, attaches --maps, validates; a perf.data's samples go through
+ * PREPARE (may be NULL) first.  Prints nothing. */
+sp_error *sp_cli_load_with(const sp_cli_sym *c, const char *path, sp_perf_round_fn prepare,
+			   void *arg, sp_profile **out, sp_input_format *fmt);
 /* Prints one line per mapping that did not fully resolve. */
 void sp_cli_print_summary(const char *name, const sp_symbolize_report *r, FILE *f);
 /* Prints a usage error as one line "symprof CMD: <message>" and a pointer
@@ -143,6 +144,7 @@ typedef struct {
 	int input;                         /* index of the input, -1 when merged */
 	sp_input_format format;            /* the input's format (UNKNOWN when merged) */
 	const sp_symbolize_report *report; /* NULL when not symbolized or merged */
+	const sp_unwind_report *unwind;    /* NULL when nothing was unwound, or merged */
 } sp_pipeline_output;
 
 typedef struct {

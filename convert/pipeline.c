@@ -1,7 +1,8 @@
 /* pipeline.c — the one place that sequences a run over input profiles:
  *
- *   load (read, --maps, check) → (unwind: raw captures, to come)
- *     → symbolize (one session for the whole run) → merge → diff → output
+ *   load (read, --maps, check; perf.data samples with stack copies are
+ *     unwound as they are read) → symbolize (one session for the whole run)
+ *     → merge → diff → output
  *
  * `convert` writes the output, `info` describes it.  With `each` every
  * input is symbolized and handed to the output on its own; otherwise the
@@ -131,13 +132,25 @@ static const char *input_name(const char *path)
 	return strcmp(path, "-") ? path : SP_STDIN_NAME;
 }
 
+/* A perf round's samples with stack copies unwound before they become the
+ * profile's (the capture is read by formats/, unwound by symbolize/). */
+static sp_error *unwind_round(sp_capture *c, void *arg)
+{
+	sp_unwinder_run(arg, c);
+	return NULL;
+}
+
 /* Loads and symbolizes input I into *P; checks its kind against the
- * base's, and for a merge against the first input's. */
+ * base's, and for a merge against the first input's.  U unwinds (its
+ * report goes to OUT). */
 static sp_error *prepare(const sp_pipeline *pl, sp_symbolizer *s, char **inputs, int i,
 			 sp_profile **profiles, sp_profile *base, sp_pipeline_output *out,
-			 sp_symbolize_report *r)
+			 sp_symbolize_report *r, sp_unwinder *u)
 {
-	sp_error *err = sp_cli_load(pl->sym, inputs[i], &profiles[i], &out->format);
+	sp_error *err = sp_cli_load_with(pl->sym, inputs[i], unwind_round, u, &profiles[i],
+					 &out->format);
+	if (sp_unwinder_report(u)->n_samples)
+		out->unwind = sp_unwinder_report(u);
 	if (!err && base)
 		err = check_same_kind(base, pl->base, profiles[i], input_name(inputs[i]),
 				      true);
@@ -150,14 +163,17 @@ static sp_error *prepare(const sp_pipeline *pl, sp_symbolizer *s, char **inputs,
 }
 
 /* Loads and symbolizes the base (NULL without one). */
-static sp_error *load_base(const sp_pipeline *pl, sp_symbolizer *s, sp_profile **base)
+static sp_error *load_base(const sp_pipeline *pl, sp_symbolizer *s, sp_symbolizer *us,
+			   sp_profile **base)
 {
 	*base = NULL;
 	if (!pl->base)
 		return NULL;
 	sp_input_format fmt;
 	sp_symbolize_report r = {0};
-	sp_error *err = sp_cli_load(pl->sym, pl->base, base, &fmt);
+	sp_unwinder *u = sp_unwinder_new(us);
+	sp_error *err = sp_cli_load_with(pl->sym, pl->base, unwind_round, u, base, &fmt);
+	sp_unwinder_free(u);
 	if (!err)
 		err = symbolize(pl, s, *base, pl->base, &r);
 	sp_symbolize_report_clear(&r);
@@ -186,6 +202,7 @@ static sp_error *merge_and_output(const sp_pipeline *pl, sp_profile **profiles, 
 	if (n == 1) {
 		out = *last;
 		out.report = NULL; /* cleared with its input */
+		out.unwind = NULL;
 		out.profile = profiles[0];
 		profiles[0] = NULL;
 	} else {
@@ -216,10 +233,12 @@ static int input_failed(const sp_pipeline *pl, int i, sp_error *err)
 int sp_pipeline_run(const sp_pipeline *pl, char **inputs, int n)
 {
 	sp_symbolizer *s = pl->sym->no_symbolize ? NULL : sp_symbolizer_new(&pl->sym->sym);
+	/* unwinding finds files even when names are not wanted */
+	sp_symbolizer *us = s ? s : sp_symbolizer_new(&pl->sym->sym);
 	sp_profile **profiles = sp_xcalloc((size_t)n, sizeof(*profiles));
 	sp_profile *base = NULL;
 	sp_pipeline_output out = {0};
-	sp_error *err = load_base(pl, s, &base);
+	sp_error *err = load_base(pl, s, us, &base);
 	int rc = 0, i;
 	/* an error before the first input is the base's: nothing to go on with */
 	for (i = 0; i < n && (!err || (pl->keep_going && i > 0)); i++) {
@@ -227,7 +246,8 @@ int sp_pipeline_run(const sp_pipeline *pl, char **inputs, int n)
 			rc = input_failed(pl, i - 1, err);
 		sp_symbolize_report r = {0};
 		out = (sp_pipeline_output){.name = input_name(inputs[i]), .input = i};
-		err = prepare(pl, s, inputs, i, profiles, base, &out, &r);
+		sp_unwinder *u = sp_unwinder_new(us);
+		err = prepare(pl, s, inputs, i, profiles, base, &out, &r, u);
 		if (!err && pl->each)
 			err = subtract_base(pl, base, &profiles[i]);
 		out.report = s ? &r : NULL;
@@ -240,6 +260,8 @@ int sp_pipeline_run(const sp_pipeline *pl, char **inputs, int n)
 				pl->input_done(pl->ctx, i, NULL);
 		}
 		sp_symbolize_report_clear(&r);
+		sp_unwinder_free(u);
+		out.unwind = NULL;
 	}
 	if (!err && !pl->each)
 		err = merge_and_output(pl, profiles, inputs, n, base, &out);
@@ -249,6 +271,8 @@ int sp_pipeline_run(const sp_pipeline *pl, char **inputs, int n)
 		sp_profile_free(profiles[i]);
 	free(profiles);
 	sp_profile_free(base);
+	if (us != s)
+		sp_symbolizer_free(us);
 	sp_symbolizer_free(s);
 	return rc;
 }

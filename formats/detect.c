@@ -135,7 +135,8 @@ sp_error *sp_read_profile(const char *name, const uint8_t *data, size_t len, sp_
  * the profile it makes, and `perf record -o -` may be piped in (the magic
  * read here is handed over: a pipe cannot be rewound).  Returns NULL with *DONE false when PATH is not
  * perf.data (or cannot be opened: sp_read_file says why). */
-static sp_error *read_perf_file(const char *path, sp_profile **out, bool *done)
+static sp_error *read_perf_file(const char *path, sp_profile **out, bool *done,
+			       sp_perf_round_fn prepare, void *arg)
 {
 	*done = false;
 	FILE *f = fopen(path, "rb");
@@ -146,7 +147,7 @@ static sp_error *read_perf_file(const char *path, sp_profile **out, bool *done)
 	sp_error *e = NULL;
 	if (sp_perf_is_perf_data(magic, n)) {
 		*done = true;
-		e = sp_perf_read_file(path, f, magic, n, out);
+		e = sp_perf_read_file_with(path, f, magic, n, prepare, arg, out);
 		if (!e && (e = sp_profile_check(*out, path))) {
 			sp_profile_free(*out);
 			*out = NULL;
@@ -158,13 +159,19 @@ static sp_error *read_perf_file(const char *path, sp_profile **out, bool *done)
 
 sp_error *sp_read_profile_file(const char *path, sp_profile **out, sp_input_format *fmt)
 {
+	return sp_read_profile_file_with(path, out, fmt, NULL, NULL);
+}
+
+sp_error *sp_read_profile_file_with(const char *path, sp_profile **out, sp_input_format *fmt,
+				    sp_perf_round_fn prepare, void *arg)
+{
 	uint8_t *data;
 	size_t len;
 	*out = NULL;
 	if (fmt)
 		*fmt = SP_FMT_UNKNOWN;
 	bool perf;
-	sp_error *e = read_perf_file(path, out, &perf);
+	sp_error *e = read_perf_file(path, out, &perf, prepare, arg);
 	if (perf) {
 		if (!e && fmt)
 			*fmt = SP_FMT_PERF;

@@ -45,6 +45,9 @@ typedef sp_error *(*sp_reader_fn)(const char *name, const uint8_t *data, size_t 
 sp_error *sp_read_profile(const char *name, const uint8_t *data, size_t len, sp_profile **out,
 			  sp_input_format *fmt);
 sp_error *sp_read_profile_file(const char *path, sp_profile **out, sp_input_format *fmt);
+/* The same; a perf.data's samples go through PREPARE (see sp_perf_read_file_with). */
+sp_error *sp_read_profile_file_with(const char *path, sp_profile **out, sp_input_format *fmt,
+				    sp_error *(*prepare)(sp_capture *c, void *arg), void *arg);
 
 /* Individual readers (see each .c file for an example of its input). */
 sp_error *sp_pprof_read(const char *name, const uint8_t *data, size_t len, sp_profile **out);
@@ -84,6 +87,11 @@ sp_error *sp_perf_read_capture(const char *name, const uint8_t *data, size_t len
 sp_error *sp_perf_read_capture_file(const char *path, FILE *f, const uint8_t *head,
 				    size_t n_head, sp_perf_round_fn on_round, void *arg,
 				    sp_capture **out);
+/* sp_perf_read_file where PREPARE (may be NULL) sees each round's samples
+ * before they become the profile's: an unwinder replaces their callchains
+ * (sp_capture_set_chain). */
+sp_error *sp_perf_read_file_with(const char *path, FILE *f, const uint8_t *head, size_t n_head,
+				 sp_perf_round_fn prepare, void *arg, sp_profile **out);
 
 /* -- writers ---------------------------------------------------------------- */
 

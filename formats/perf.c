@@ -1125,6 +1125,8 @@ sp_error *sp_perf_read_capture_file(const char *path, FILE *f, const uint8_t *he
 
 typedef struct {
 	sp_capture_profiler *b;
+	sp_perf_round_fn prepare; /* may be NULL */
+	void *arg;
 } to_profile;
 
 static sp_error *profile_round(sp_capture *c, void *arg)
@@ -1132,6 +1134,9 @@ static sp_error *profile_round(sp_capture *c, void *arg)
 	to_profile *t = arg;
 	if (!c->n_samples)
 		return NULL;
+	sp_error *e = t->prepare ? t->prepare(c, t->arg) : NULL;
+	if (e)
+		return e;
 	if (!t->b) /* the events are known once samples come */
 		t->b = sp_capture_profiler_new(c);
 	sp_capture_profiler_add(t->b, c);
@@ -1164,8 +1169,14 @@ sp_error *sp_perf_read(const char *name, const uint8_t *data, size_t len, sp_pro
 sp_error *sp_perf_read_file(const char *path, FILE *f, const uint8_t *head, size_t n_head,
 			    sp_profile **out)
 {
+	return sp_perf_read_file_with(path, f, head, n_head, NULL, NULL, out);
+}
+
+sp_error *sp_perf_read_file_with(const char *path, FILE *f, const uint8_t *head, size_t n_head,
+				 sp_perf_round_fn prepare, void *arg, sp_profile **out)
+{
 	*out = NULL;
-	to_profile t = {0};
+	to_profile t = {.prepare = prepare, .arg = arg};
 	sp_capture *c = NULL;
 	sp_error *e = sp_perf_read_capture_file(path, f, head, n_head, profile_round, &t, &c);
 	return finish_profile(e, &t, c, out);

@@ -211,6 +211,16 @@ void sp_capture_add_sample(sp_capture *c, const sp_capture_sample *s, const uint
 	c->total_samples++;
 }
 
+void sp_capture_set_chain(sp_capture *c, size_t i, const uint64_t *chain, size_t n)
+{
+	sp_grow(&c->chain, &c->cap_chain, c->n_chain + n, sizeof(uint64_t));
+	if (n)
+		memcpy(c->chain + c->n_chain, chain, n * sizeof(uint64_t));
+	c->samples[i].chain_off = c->n_chain;
+	c->samples[i].n_chain = n;
+	c->n_chain += n;
+}
+
 void sp_capture_clear_samples(sp_capture *c)
 {
 	c->n_samples = 0;

@@ -151,6 +151,11 @@ void sp_capture_add_build_id(sp_capture *c, int64_t pid, const char *path, const
 void sp_capture_add_sample(sp_capture *c, const sp_capture_sample *s, const uint64_t *chain,
 			   size_t n, const void *regs, size_t regs_len, const void *stack,
 			   size_t stack_len);
+/* Replaces the callchain of sample I with CHAIN (N entries, copied; may
+ * alias nothing of C's): an unwinder's answer for a sample that carried
+ * registers and a stack copy.  The old entries stay until the samples are
+ * cleared. */
+void sp_capture_set_chain(sp_capture *c, size_t i, const uint64_t *chain, size_t n);
 /* Drops the samples (and their chains and bytes), keeping everything else. */
 void sp_capture_clear_samples(sp_capture *c);
 

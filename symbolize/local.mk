@@ -24,7 +24,8 @@ symbolize_libsymbolize_la_SOURCES = \
 	symbolize/jit.c \
 	symbolize/perfmap.c \
 	symbolize/kallsyms.c \
-	symbolize/jitdump.c
+	symbolize/jitdump.c \
+	symbolize/unwind.c
 symbolize_libsymbolize_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS) $(DEBUGINFOD_CFLAGS) $(ZLIB_CFLAGS) $(ZSTD_CFLAGS)
 symbolize_libsymbolize_la_LIBADD = profile/libprofile.la common/libcommon.la \
 	$(LIBDW_LIBS) $(LIBELF_LIBS) $(ZLIB_LIBS) $(ZSTD_LIBS) $(BFD_LIBS)

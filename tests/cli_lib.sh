@@ -268,3 +268,27 @@ sp_dot_agrees()
 	sed 's/^# */#   /' "$tmp/dotcmp"
 	return $sp_st
 }
+
+# sp_perf_stacks PERF.DATA: the stacks perf script prints, root first, kept to the
+# functions named in $vocab, with their sample counts (sorted).
+sp_perf_stacks()
+{
+	perf script -F ip,sym -i "$1" 2>/dev/null | awk -v vocab="$vocab" '
+		BEGIN { n = split(vocab, w, " "); for (i = 1; i <= n; i++) keep[w[i]] = 1 }
+		function flush() { if (insample) { c[s == "" ? "-" : s]++ } s = ""; insample = 0 }
+		/^[ \t]*$/ { flush(); next }
+		{ insample = 1; if ($2 in keep) s = (s == "" ? $2 : $2 ";" s) }
+		END { flush(); for (k in c) print k, c[k] }' | sort
+}
+
+# sp_folded_stacks FOLDED: the same from symprof's folded stacks.
+sp_folded_stacks()
+{
+	awk -v vocab="$vocab" '
+		BEGIN { n = split(vocab, w, " "); for (i = 1; i <= n; i++) keep[w[i]] = 1 }
+		{ v = $NF; line = $0; sub(/ [0-9]+$/, "", line)
+		  m = split(line, f, ";"); s = ""
+		  for (i = 1; i <= m; i++) if (f[i] in keep) s = (s == "" ? f[i] : s ";" f[i])
+		  c[s == "" ? "-" : s] += v }
+		END { for (k in c) print k, c[k] }' "$1" | sort
+}

@@ -39,28 +39,6 @@ fix=$tmp/fix
 # The fixture's own functions, those perf can name (the spin_X are inlined).
 vocab="main run_rounds worker_main busy_main busy_shared busy_plugin pb_step"
 
-# perf script's stacks, root first, kept to the fixture's functions, with counts.
-perf_stacks()
-{
-	perf script -F ip,sym -i "$1" 2>/dev/null | awk -v vocab="$vocab" '
-		BEGIN { n = split(vocab, w, " "); for (i = 1; i <= n; i++) keep[w[i]] = 1 }
-		function flush() { if (insample) { c[s == "" ? "-" : s]++ } s = ""; insample = 0 }
-		/^[ \t]*$/ { flush(); next }
-		{ insample = 1; if ($2 in keep) s = (s == "" ? $2 : $2 ";" s) }
-		END { flush(); for (k in c) print k, c[k] }' | sort
-}
-
-# The same from symprof's folded stacks.
-folded_stacks()
-{
-	awk -v vocab="$vocab" '
-		BEGIN { n = split(vocab, w, " "); for (i = 1; i <= n; i++) keep[w[i]] = 1 }
-		{ v = $NF; line = $0; sub(/ [0-9]+$/, "", line)
-		  m = split(line, f, ";"); s = ""
-		  for (i = 1; i <= m; i++) if (f[i] in keep) s = (s == "" ? f[i] : s ";" f[i])
-		  c[s == "" ? "-" : s] += v }
-		END { for (k in c) print k, c[k] }' "$1" | sort
-}
 
 # share FILE ROOT FUNC: samples whose stack is exactly ROOT;run_rounds;FUNC;spin_X at
 # the leaf end, and the file's total.
@@ -115,8 +93,8 @@ busy_shared 30
 busy_plugin 20
 EOF
 
-	perf_stacks "$data" >"$tmp/$mode.perf.stacks"
-	folded_stacks "$tmp/$mode.folded" >"$tmp/$mode.sym.stacks"
+	sp_perf_stacks "$data" >"$tmp/$mode.perf.stacks"
+	sp_folded_stacks "$tmp/$mode.folded" >"$tmp/$mode.sym.stacks"
 	cmp -s "$tmp/$mode.perf.stacks" "$tmp/$mode.sym.stacks"
 	sp_ok $? "$mode: perf script's stacks of the fixture's functions, with their counts, are symprof's" ||
 		diff "$tmp/$mode.perf.stacks" "$tmp/$mode.sym.stacks" | head -n 20 | sed 's/^/#   /'

@@ -320,6 +320,8 @@ tests_fuzz_fuzz_perf_LDADD = $(TEST_LIBS)
 TESTS += tests/test_perf tests/fuzz/fuzz_perf
 TESTS += tests/cli_perf.sh
 EXTRA_DIST += tests/cli_perf.sh testdata/perf
+TESTS += tests/cli_unwind.sh
+EXTRA_DIST += tests/cli_unwind.sh testdata/unwind
 # --- installation: manual pages, completion, documents ---
 TESTS += tests/cli_install.sh
 EXTRA_DIST += tests/cli_install.sh

@@ -1,0 +1,16 @@
+#!/bin/sh
+# build.sh OUTDIR — build the --call-graph dwarf fixture (unwbusy.c) into OUTDIR:
+#   unwbusy        PIE main, linked to libunwlib.so (rpath $ORIGIN)
+#   libunwlib.so   linked library holding the main busy leaf
+# -O2 -g WITHOUT frame pointers (a frame-pointer walk cannot give these stacks:
+# only CFI can); no tail calls, so every call written is a real frame.
+# shellcheck disable=SC2086 # $flags is a list of words
+set -eu
+out=${1:?usage: build.sh OUTDIR}
+src=$(cd "$(dirname "$0")" && pwd)
+CC=${CC:-gcc}
+mkdir -p "$out"
+flags="-O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls -fno-inline -Wl,--build-id"
+$CC $flags -fPIC -shared -o "$out/libunwlib.so" "$src/unwlib.c"
+$CC $flags -fPIE -pie -o "$out/unwbusy" "$src/unwbusy.c" \
+	-L"$out" -lunwlib -Wl,-rpath,'$ORIGIN'
