@@ -23,6 +23,13 @@
 
 /* -- output ------------------------------------------------------------------ */
 
+/* A raw name demangled for drop_frames (NULL when it is not mangled). */
+static char *demangle_for_pruning(const char *raw, void *ctx)
+{
+	(void)ctx;
+	return sp_demangle(raw, SP_DEMANGLE_TEMPLATES);
+}
+
 static sp_error *write_output(const sp_output_options *o, sp_profile *p, sp_sink *sink)
 {
 	sp_error *err = NULL;
@@ -30,7 +37,7 @@ static sp_error *write_output(const sp_output_options *o, sp_profile *p, sp_sink
 	sp_report_options ro = o->report;
 	bool report = f != SP_OUT_PPROF && f != SP_OUT_RAW;
 	if (report && !o->all_frames)
-		sp_profile_prune_frames(p);
+		sp_profile_prune_frames(p, demangle_for_pruning, NULL);
 	if (report || o->sample_index) {
 		size_t idx;
 		err = sp_profile_sample_index(p, o->sample_index, &idx);

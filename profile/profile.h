@@ -303,8 +303,13 @@ bool sp_mapping_unsymbolizable(const sp_profile *p, const sp_mapping *m);
  * Applies P's drop_frames and keep_frames as pprof does: trims inline
  * chains and cuts each sample's stack at the first dropped frame after the
  * first user frame (root side).  Changes nothing else (unused locations
- * stay).  A no-op when drop_frames is empty or does not compile. */
-void sp_profile_prune_frames(sp_profile *p);
+ * stay).  A no-op when drop_frames is empty or does not compile.
+ * A function is tested by its name and, when they differ, by its system
+ * name; DEMANGLE (may be NULL) turns a raw name into another form to test
+ * (malloc'd, or NULL when it has none), so that a profile kept with raw
+ * names (--demangle none) loses the same frames as a demangled one. */
+typedef char *(*sp_name_fn)(const char *raw, void *ctx);
+void sp_profile_prune_frames(sp_profile *p, sp_name_fn demangle, void *ctx);
 
 /* -- focus / ignore (filter.c) -------------------------------------------------
  * pprof's -focus and -ignore: a sample is kept when no location of its

@@ -47,8 +47,20 @@ typedef struct {
 	const sp_profile *p;
 	regex_t drop, keep;
 	bool has_keep;
+	sp_name_fn demangle;
+	void *ctx;
 	sp_u64map cache; /* function id -> 1 + matched */
 } pruner;
+
+/* Whether NAME, simplified, is dropped and not kept. */
+static bool name_dropped(pruner *pr, const char *name)
+{
+	char *s = simplify(name);
+	bool match = regexec(&pr->drop, s, 0, NULL, 0) == 0 &&
+		     !(pr->has_keep && regexec(&pr->keep, s, 0, NULL, 0) == 0);
+	free(s);
+	return match;
+}
 
 static bool prune_from_here(pruner *pr, uint64_t function_id)
 {
@@ -57,21 +69,26 @@ static bool prune_from_here(pruner *pr, uint64_t function_id)
 		return v == 2;
 	const sp_function *f = sp_profile_function(pr->p, function_id);
 	bool match = false;
-	if (f && f->name) {
-		char *s = simplify(sp_profile_str(pr->p, f->name));
-		match = regexec(&pr->drop, s, 0, NULL, 0) == 0 &&
-			!(pr->has_keep && regexec(&pr->keep, s, 0, NULL, 0) == 0);
-		free(s);
+	if (f) {
+		const char *name = sp_profile_str(pr->p, f->name);
+		const char *raw = sp_profile_str(pr->p, f->system_name);
+		match = (*name && name_dropped(pr, name)) ||
+			(*raw && strcmp(raw, name) != 0 && name_dropped(pr, raw));
+		if (!match && *raw && pr->demangle) {
+			char *d = pr->demangle(raw, pr->ctx);
+			match = d && strcmp(d, name) != 0 && name_dropped(pr, d);
+			free(d);
+		}
 	}
 	sp_u64map_put(&pr->cache, function_id, match ? 2 : 1);
 	return match;
 }
 
-void sp_profile_prune_frames(sp_profile *p)
+void sp_profile_prune_frames(sp_profile *p, sp_name_fn demangle, void *ctx)
 {
 	if (!p->drop_frames || !*sp_profile_str(p, p->drop_frames))
 		return;
-	pruner pr = {.p = p};
+	pruner pr = {.p = p, .demangle = demangle, .ctx = ctx};
 	/* An expression that does not compile prunes nothing (pprof refuses
 	 * the profile; a conversion is more useful than none). */
 	if (!compile(p, p->drop_frames, &pr.drop))

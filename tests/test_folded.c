@@ -139,7 +139,7 @@ static void test_heap_pipeline(void)
 			l->n_lines = n;
 		}
 	}
-	sp_profile_prune_frames(p);
+	sp_profile_prune_frames(p, NULL, NULL);
 	check(p, NULL,
 	      "main;fill;std::vector<int>::push_back 528909\n"
 	      "main;grow 528909\n",

@@ -88,7 +88,7 @@ static void check_heapprofile(const char *path, const char *exe)
 	       "the fixture is mapping 1");
 	TAP_OK(big && frame_mapping(p, big, 0) == 1 && frame_mapping(p, big, 1) == 1,
 	       "big_alloc and main frames are in the fixture");
-	sp_profile_prune_frames(p);
+	sp_profile_prune_frames(p, NULL, NULL);
 	sp_folded_options o = {.sample_index = space};
 	sp_sink *s = sp_sink_memory_new();
 	e = sp_folded_write(p, &o, s);

@@ -290,7 +290,7 @@ static void test_static_entry_points(void)
 				p->locations[i].n_lines = 1;
 			}
 	if (p) {
-		sp_profile_prune_frames(p);
+		sp_profile_prune_frames(p, NULL, NULL);
 		const sp_location *a = sp_profile_location(p, p->samples[0].location_ids[0]);
 		const sp_location *b = sp_profile_location(p, p->samples[1].location_ids[0]);
 		TAP_OK(p->samples[0].n_locations == 1 && a->address == 0x3000 &&

@@ -6,6 +6,7 @@
 #include "tests/tap.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static uint64_t loc(sp_profile *p, uint64_t addr, const char *const *names, size_t n)
 {
@@ -50,13 +51,20 @@ static char *heap_drop_frames(void)
 	return re;
 }
 
-static void test_allocator(void)
+/* An empty profile with the heap reader's drop_frames. */
+static sp_profile *heap_profile(void)
 {
 	sp_profile *p = sp_profile_new();
 	sp_profile_add_sample_type(p, "space", "bytes");
 	char *re = heap_drop_frames();
 	p->drop_frames = sp_profile_intern(p, re);
 	free(re);
+	return p;
+}
+
+static void test_allocator(void)
+{
+	sp_profile *p = heap_profile();
 	uint64_t main_ = LOC(p, 0x10, "main");
 	uint64_t work = LOC(p, 0x20, "work");
 	uint64_t opnew = LOC(p, 0x30, "operator new(unsigned long)");
@@ -86,7 +94,7 @@ static void test_allocator(void)
 	sample(p, (uint64_t[]){user_like, main_}, 2);
 	for (size_t i = 0; i < SP_ARRAY_LEN(alloc_names); i++)
 		sample(p, (uint64_t[]){others[i], main_}, 2);
-	sp_profile_prune_frames(p);
+	sp_profile_prune_frames(p, NULL, NULL);
 
 	TAP_OK(stack_is(p, 0, (uint64_t[]){work, main_}, 2), "allocator frames cut at the leaf");
 	TAP_OK(stack_is(p, 1, (uint64_t[]){mal, opnew}, 2), "no user frame: stack kept whole");
@@ -133,7 +141,7 @@ static void test_names(void)
 		uint64_t l = LOC(p, 0x100 + i, rows[i].name);
 		sample(p, (uint64_t[]){l, main_}, 2);
 	}
-	sp_profile_prune_frames(p);
+	sp_profile_prune_frames(p, NULL, NULL);
 	for (size_t i = 0; i < SP_ARRAY_LEN(rows); i++)
 		TAP_OK((p->samples[i].n_locations == 1) == rows[i].dropped, "\"%s\" %s",
 		       rows[i].name, rows[i].dropped ? "dropped" : "kept");
@@ -144,11 +152,61 @@ static void test_names(void)
 	sp_profile_add_sample_type(p, "n", "count");
 	uint64_t a = LOC(p, 0x1, "main"), b = LOC(p, 0x2, "malloc");
 	sample(p, (uint64_t[]){b, a}, 2);
-	sp_profile_prune_frames(p);
+	sp_profile_prune_frames(p, NULL, NULL);
 	TAP_EQ_U64(p->samples[0].n_locations, 2, "empty drop_frames is a no-op");
 	p->drop_frames = sp_profile_intern(p, "(unclosed");
-	sp_profile_prune_frames(p);
+	sp_profile_prune_frames(p, NULL, NULL);
 	TAP_EQ_U64(p->samples[0].n_locations, 2, "bad expression prunes nothing");
+	sp_profile_free(p);
+}
+
+/* Stands for the demangler: the two raw names the test uses. */
+static char *fake_demangle(const char *raw, void *ctx)
+{
+	(*(int *)ctx)++;
+	if (!strcmp(raw, "_Znwm"))
+		return sp_xstrdup("operator new");
+	if (!strcmp(raw, "_Z4workv"))
+		return sp_xstrdup("work");
+	return NULL;
+}
+
+/* Raw names (--demangle none) lose the same frames as demangled ones: a
+ * function is tested by its name, its system name and the demangled form. */
+static void test_raw_names(void)
+{
+	sp_profile *p = heap_profile();
+	uint64_t main_ = LOC(p, 0x10, "main");
+	uint64_t work = LOC(p, 0x20, "_Z4workv");
+	uint64_t opnew = LOC(p, 0x30, "_Znwm");
+	/* demangled name, raw system name: the name decides */
+	sp_line nl = {.function_id = sp_profile_function_for(p, "operator new", "_Znwm", "", 0)};
+	sp_location l = {.address = 0x40, .lines = &nl, .n_lines = 1};
+	uint64_t named = sp_profile_add_location(p, &l)->id;
+	/* a name that no longer matches, its raw system name does */
+	nl.function_id = sp_profile_function_for(p, "renamed", "malloc", "", 0);
+	l.address = 0x50;
+	uint64_t sysname = sp_profile_add_location(p, &l)->id;
+	sample(p, (uint64_t[]){opnew, work, main_}, 3);
+	sample(p, (uint64_t[]){named, work, main_}, 3);
+	sample(p, (uint64_t[]){sysname, main_}, 2);
+
+	int calls = 0;
+	sp_profile_prune_frames(p, fake_demangle, &calls);
+	TAP_OK(stack_is(p, 0, (uint64_t[]){work, main_}, 2),
+	       "raw _Znwm dropped through its demangled form");
+	TAP_OK(stack_is(p, 1, (uint64_t[]){work, main_}, 2), "demangled operator new dropped");
+	TAP_OK(stack_is(p, 2, (uint64_t[]){main_}, 1), "system name malloc dropped");
+	TAP_OK(calls > 0, "the demangler was asked (%d calls)", calls);
+	sp_profile_free(p);
+
+	/* without a demangler a raw name is only its own name */
+	p = heap_profile();
+	main_ = LOC(p, 0x10, "main");
+	opnew = LOC(p, 0x30, "_Znwm");
+	sample(p, (uint64_t[]){opnew, main_}, 2);
+	sp_profile_prune_frames(p, NULL, NULL);
+	TAP_OK(stack_is(p, 0, (uint64_t[]){opnew, main_}, 2), "no demangler: _Znwm kept");
 	sp_profile_free(p);
 }
 
@@ -156,5 +214,6 @@ int main(void)
 {
 	test_allocator();
 	test_names();
+	test_raw_names();
 	return tap_done();
 }

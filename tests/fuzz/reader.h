@@ -51,7 +51,7 @@ static int sp_fuzz_reader(sp_reader_fn read, const uint8_t *data, size_t size)
 	}
 	sp_sink_free(pb);
 
-	sp_profile_prune_frames(p);
+	sp_profile_prune_frames(p, NULL, NULL);
 	sp_sink *folded = sp_sink_memory_new();
 	if ((err = sp_folded_write(p, NULL, folded)))
 		sp_fuzz_drop(err);
