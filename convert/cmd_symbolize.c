@@ -635,13 +635,15 @@ int cmd_symbolize(int argc, char **argv)
 		case 'C':
 			if (!optarg || !strcmp(optarg, "full"))
 				cli.sym.demangle = SP_DEMANGLE_FULL;
+			else if (!strcmp(optarg, "simple"))
+				cli.sym.demangle = SP_DEMANGLE_SIMPLE;
 			else if (!strcmp(optarg, "templates"))
 				cli.sym.demangle = SP_DEMANGLE_TEMPLATES;
 			else if (!strcmp(optarg, "none"))
 				cli.sym.demangle = SP_DEMANGLE_NONE;
 			else
 				rc = sp_cli_usage("symbolize",
-						  "--demangle=%s: expected full, templates or none",
+						  "--demangle=%s: expected full, simple, templates or none",
 						  optarg);
 			break;
 		case OPT_JSON: c.json = true; break;

@@ -70,7 +70,7 @@ typedef struct {
 #define SP_CLI_SYM_HELP                                                                  \
 	"symbolization:\n"                                                               \
 	SP_CLI_FIND_HELP                                                                 \
-	"  --demangle STYLE      full, templates (default) or none\n"                    \
+	"  --demangle STYLE      simple (default), templates, full or none\n"                    \
 	"  --no-inline           keep only the outermost frame of inlined code\n"        \
 	"  --no-symbolize        keep addresses as they are\n"                           \
 	"  --maps FILE           memory map for raw address stacks\n"                    \

@@ -50,7 +50,9 @@ int sp_cli_sym_option(sp_cli_sym *c, int opt, const char *arg)
 		c->sym.kallsyms = arg;
 		return 0;
 	case 1008:
-		if (!strcmp(arg, "full"))
+		if (!strcmp(arg, "simple"))
+			c->sym.demangle = SP_DEMANGLE_SIMPLE;
+		else if (!strcmp(arg, "full"))
 			c->sym.demangle = SP_DEMANGLE_FULL;
 		else if (!strcmp(arg, "templates"))
 			c->sym.demangle = SP_DEMANGLE_TEMPLATES;
@@ -58,7 +60,7 @@ int sp_cli_sym_option(sp_cli_sym *c, int opt, const char *arg)
 			c->sym.demangle = SP_DEMANGLE_NONE;
 		else
 			return sp_cli_usage(c->cmd,
-					    "--demangle expects full, templates or none, got '%s'",
+					    "--demangle expects simple, templates, full or none, got '%s'",
 					    arg);
 		return 0;
 	case 1009:

@@ -66,7 +66,7 @@ sp_dwarf *sp_dwarf_new(const char *path, const sp_symbolize_options *opts,
 	sp_dwarf *d = sp_xcalloc(1, sizeof(*d));
 	d->opts = opts;
 	d->m = sp_module_new(path, opts, info, finder);
-	d->style = opts ? opts->demangle : SP_DEMANGLE_TEMPLATES;
+	d->style = opts ? opts->demangle : SP_DEMANGLE_SIMPLE;
 	return d;
 }
 

@@ -43,9 +43,10 @@
 /* Options.  Zero-initialised means defaults; NULL pointers mean defaults.  */
 
 typedef enum {
-	SP_DEMANGLE_TEMPLATES = 0, /* no parameter lists, template args kept */
-	SP_DEMANGLE_FULL,          /* everything libbfd prints */
-	SP_DEMANGLE_NONE,          /* raw linkage names */
+	SP_DEMANGLE_SIMPLE = 0, /* no parameter lists, no template args (pprof's) */
+	SP_DEMANGLE_TEMPLATES,  /* no parameter lists, template args kept */
+	SP_DEMANGLE_FULL,       /* everything libbfd prints */
+	SP_DEMANGLE_NONE,       /* raw linkage names */
 } sp_demangle_style;
 
 typedef struct {

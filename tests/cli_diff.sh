@@ -23,7 +23,7 @@ d2=$tmp/d.0002.heap
 main="_start;__libc_start_main;__libc_start_call_main;main"
 
 # (a) --base: the signed difference, exactly, and nothing else.
-sp_run symprof convert -q "$d2" --base "$d1"
+sp_run symprof convert --demangle templates -q "$d2" --base "$d1"
 sp_ok "$rc" "convert dump2 --base dump1 exits 0" || sp_show_err
 cat >"$tmp/want" <<EOF2
 $main;fixture::alloc_in_main -16384
@@ -34,13 +34,13 @@ sp_check "--base: frees negative, new allocations positive, the rest cancels" \
 	cmp -s "$tmp/out" "$tmp/want" || { sp_diag "got:"; sed 's/^/#   /' "$tmp/out"; }
 
 # alloc_space counts allocations, not frees: only the second phase's arrays changed.
-sp_run symprof convert -q "$d2" --base "$d1" --sample-index alloc_space
+sp_run symprof convert --demangle templates -q "$d2" --base "$d1" --sample-index alloc_space
 printf '%s\n' "$main;second_phase;fixture::fill<int> 20000" >"$tmp/want"
 sp_check "--base --sample-index alloc_space: only the new allocations" \
 	cmp -s "$tmp/out" "$tmp/want"
 
 # The top report is signed too.
-sp_run symprof convert -q "$d2" --base "$d1" --format top
+sp_run symprof convert --demangle templates -q "$d2" --base "$d1" --format top
 sp_check "--base top: big_alloc flat -1024kB" \
 	grep -Eq '^ *-1024kB .* fixture::big_alloc$' "$tmp/out"
 grep -Eq '^ *19\.53kB .* fixture::fill<int>$' "$tmp/out" &&
@@ -48,18 +48,18 @@ grep -Eq '^ *19\.53kB .* fixture::fill<int>$' "$tmp/out" &&
 sp_ok $? "--base top: fill<int> 19.53kB, alloc_in_main -16kB" || sed 's/^/#   /' "$tmp/out"
 
 # (b) pprof inputs: the same difference from the dumps converted to pprof first.
-symprof_q() { sp_symprof convert -q "$@" >/dev/null 2>&1; }
+symprof_q() { sp_symprof convert --demangle templates -q "$@" >/dev/null 2>&1; }
 symprof_q "$d1" -o "$tmp/old.pb.gz" && symprof_q "$d2" -o "$tmp/new.pb.gz"
 sp_ok $? "both dumps convert to pprof"
-sp_run symprof convert -q "$tmp/new.pb.gz" --base "$tmp/old.pb.gz"
-sp_symprof convert -q "$d2" --base "$d1" >"$tmp/want" 2>/dev/null
+sp_run symprof convert --demangle templates -q "$tmp/new.pb.gz" --base "$tmp/old.pb.gz"
+sp_symprof convert --demangle templates -q "$d2" --base "$d1" >"$tmp/want" 2>/dev/null
 sp_check "--base on pprof inputs gives the dumps' difference" cmp -s "$tmp/out" "$tmp/want"
 
 # (c) --diff-base: base samples negative with pprof::base=true; two-sided folded.
-sp_run symprof convert -q "$d2" --diff-base "$d1"
-sp_symprof convert -q "$d2" --base "$d1" >"$tmp/want" 2>/dev/null
+sp_run symprof convert --demangle templates -q "$d2" --diff-base "$d1"
+sp_symprof convert --demangle templates -q "$d2" --base "$d1" >"$tmp/want" 2>/dev/null
 sp_check "--diff-base folded sums to the --base difference" cmp -s "$tmp/out" "$tmp/want"
-sp_run symprof convert -q "$d2" --diff-base "$d1" --format folded-diff
+sp_run symprof convert --demangle templates -q "$d2" --diff-base "$d1" --format folded-diff
 sp_ok "$rc" "--format folded-diff exits 0" || sp_show_err
 cp "$tmp/out" "$tmp/diff.folded"
 sp_expect_suffix "$tmp/diff.folded" "$main;fixture::alloc_in_main 40960 24576" \
@@ -73,18 +73,18 @@ sp_expect_suffix "$tmp/diff.folded" "$main;fixture::fill<double> 48000 48000" \
 sp_check "folded-diff: every line is 'stack before after'" \
 	awk 'NF < 3 || $(NF-1) !~ /^[0-9]+$/ || $NF !~ /^[0-9]+$/ { exit 1 }' "$tmp/diff.folded"
 # Both columns, each summed, are the two dumps' folded totals.
-sp_symprof convert -q "$d1" >"$tmp/d1.folded" 2>/dev/null
-sp_symprof convert -q "$d2" >"$tmp/d2.folded" 2>/dev/null
+sp_symprof convert --demangle templates -q "$d1" >"$tmp/d1.folded" 2>/dev/null
+sp_symprof convert --demangle templates -q "$d2" >"$tmp/d2.folded" 2>/dev/null
 sums=$(awk '{ b += $(NF-1); a += $NF } END { print b, a }' "$tmp/diff.folded")
 want=$(awk '{ s += $NF } END { printf "%d ", s }' "$tmp/d1.folded"; awk '{ s += $NF } END { print s }' "$tmp/d2.folded")
 [ "$sums" = "$want" ]
 sp_ok $? "folded-diff columns sum to the two dumps' totals ($sums vs $want)"
-sp_run symprof convert -q "$d2" --format folded-diff
+sp_run symprof convert --demangle templates -q "$d2" --format folded-diff
 [ "$rc" -eq 2 ] && grep -q 'needs --base or --diff-base' "$tmp/err"
 sp_ok $? "folded-diff without a base is a usage error"
 
 if sp_have_go; then
-	sp_run symprof convert -q "$d2" --diff-base "$d1" -o "$tmp/diff.pb.gz"
+	sp_run symprof convert --demangle templates -q "$d2" --diff-base "$d1" -o "$tmp/diff.pb.gz"
 	sp_ok "$rc" "--diff-base -o diff.pb.gz exits 0" || sp_show_err
 	sp_run sp_gopprof -raw "$tmp/diff.pb.gz"
 	sp_ok "$rc" "go tool pprof -raw reads the --diff-base output" || sp_show_err
@@ -100,7 +100,7 @@ if sp_have_go; then
 		cmp -s "$tmp/top.diff" "$tmp/top.gobase"
 	grep -Eq '^ +-1024kB .* fixture::big_alloc$' "$tmp/top.diff"
 	sp_ok $? "go tool pprof -top: big_alloc -1024kB" || sed 's/^/#   /' "$tmp/top.diff"
-	sp_run symprof convert -q "$d2" --base "$d1" -o "$tmp/base.pb.gz"
+	sp_run symprof convert --demangle templates -q "$d2" --base "$d1" -o "$tmp/base.pb.gz"
 	sp_run sp_gopprof -raw "$tmp/base.pb.gz"
 	! grep -q 'pprof::base' "$tmp/out" && grep -Eq '^ +0 +0 +-4 +-16384: ' "$tmp/out"
 	sp_ok $? "--base pprof: no pprof::base label; alloc_in_main 0 0 -4 -16384"
@@ -109,7 +109,7 @@ else
 fi
 
 # (d) the differential flame graph: widths from dump 2, colours by change.
-sp_run symprof convert -q "$d2" --base "$d1" -o "$tmp/diff.flame.svg"
+sp_run symprof convert --demangle templates -q "$d2" --base "$d1" -o "$tmp/diff.flame.svg"
 sp_ok "$rc" "--base -o diff.flame.svg exits 0" || sp_show_err
 sp_check "the differential flame graph is well-formed XML" xmllint --noout "$tmp/diff.flame.svg"
 fg_attr()
@@ -151,12 +151,12 @@ fg_attr "$(frame fixture::alloc_in_main)/*[local-name()='title']" |
 sp_ok $? "the tooltip gives before, after and the change"
 fg_attr "//*[local-name()='g'][@id='legend']" | grep -q 'grew.*shrank'
 sp_ok $? "the graph has a legend"
-sp_run symprof convert -q "$d2" -o "$tmp/plain.flame.svg"
+sp_run symprof convert --demangle templates -q "$d2" -o "$tmp/plain.flame.svg"
 ! grep -q 'id="legend"' "$tmp/plain.flame.svg" && ! grep -q 'before' "$tmp/plain.flame.svg"
 sp_ok $? "a flame graph without a base is not differential"
 
 # DOT colours growth and shrinkage as pprof does: red, green.
-sp_run symprof convert -q "$d2" --base "$d1" --format dot
+sp_run symprof convert --demangle templates -q "$d2" --base "$d1" --format dot
 dot_color()
 {
 	# (the wanted label through the environment: awk -v would turn \n into a newline)
@@ -173,17 +173,17 @@ sp_ok $? "DOT: fill<int> (grew) is red-tinted (#$grew)"
 # (e) CPU profiles: two copies minus one is one; kinds that differ are refused.
 cpu=$SP_SRCDIR/testdata/profiles/cpu-example.prof
 heap=$SP_SRCDIR/testdata/profiles/heapprofile-small.heap
-sp_run symprof convert --no-symbolize "$cpu" "$cpu" --base "$cpu"
-sp_symprof convert --no-symbolize "$cpu" >"$tmp/want" 2>/dev/null
+sp_run symprof convert --demangle templates --no-symbolize "$cpu" "$cpu" --base "$cpu"
+sp_symprof convert --demangle templates --no-symbolize "$cpu" >"$tmp/want" 2>/dev/null
 sp_check "CPU: (p + p) --base p is p" cmp -s "$tmp/out" "$tmp/want"
-sp_run symprof convert --no-symbolize "$cpu" --base "$cpu"
+sp_run symprof convert --demangle templates --no-symbolize "$cpu" --base "$cpu"
 [ "$rc" -eq 0 ] && [ ! -s "$tmp/out" ]
 sp_ok $? "CPU: p --base p is empty"
-sp_run symprof convert --no-symbolize "$cpu" --base "$heap"
+sp_run symprof convert --demangle templates --no-symbolize "$cpu" --base "$heap"
 [ "$rc" -eq 1 ] && grep -q "cannot subtract base .*heapprofile-small.heap: profile kinds differ" \
 	"$tmp/err" && grep -q 'cpu/nanoseconds' "$tmp/err"
 sp_ok $? "a CPU profile minus a heap profile is refused, naming both kinds" || sp_show_err
-sp_run symprof convert --no-symbolize "$cpu" --base "$tmp/missing.heap"
+sp_run symprof convert --demangle templates --no-symbolize "$cpu" --base "$tmp/missing.heap"
 [ "$rc" -eq 1 ] && grep -q 'missing.heap' "$tmp/err"
 sp_ok $? "a missing base names the file" || sp_show_err
 

@@ -75,7 +75,7 @@ EOF
 convert_folded()
 {
 	name=$1
-	sp_run symprof convert "$tmp/$name.heap" -o "$tmp/$name.folded"
+	sp_run symprof convert --demangle templates "$tmp/$name.heap" -o "$tmp/$name.folded"
 	sp_ok "$rc" "convert $name dump -o $name.folded exits 0" || sp_show_err
 }
 
@@ -83,7 +83,7 @@ convert_folded()
 check_pprof()
 {
 	name=$1
-	sp_run symprof convert "$tmp/$name.heap" -o "$tmp/$name.pb.gz"
+	sp_run symprof convert --demangle templates "$tmp/$name.heap" -o "$tmp/$name.pb.gz"
 	sp_ok "$rc" "convert $name dump -o $name.pb.gz exits 0" || sp_show_err
 	sp_check "$name.pb.gz is gzip" sh -c "gzip -t '$tmp/$name.pb.gz' 2>/dev/null"
 	sp_run sp_gopprof -raw -symbolize=none "$tmp/$name.pb.gz"
@@ -124,27 +124,27 @@ sp_check "PIE folded: no allocator frame left (drop_frames)" no_alloc_frames "$t
 sp_check "PIE folded: sorted" sh -c "LC_ALL=C sort -c '$tmp/fixture.folded' 2>/dev/null"
 
 # Folded to stdout without -o, same bytes.
-sp_run symprof convert "$tmp/fixture.heap"
+sp_run symprof convert --demangle templates "$tmp/fixture.heap"
 sp_ok "$rc" "convert without -o exits 0"
 cmp -s "$tmp/out" "$tmp/fixture.folded"
 sp_ok $? "convert without -o writes the same folded stacks to stdout"
 
 # Sample index (spec 1.3): by name, with the inuse_ prefix, and by number.
-sp_run symprof convert --sample-index inuse_objects "$tmp/fixture.heap"
+sp_run symprof convert --demangle templates --sample-index inuse_objects "$tmp/fixture.heap"
 sp_expect_suffix "$tmp/out" ";main;fixture::alloc_in_main 10" "--sample-index inuse_objects counts objects"
 # "objects" names no column of a four-column heap profile: only the inuse_
 # prefix is optional (pprof's SampleIndexByName), so this is an error.
-sp_run symprof convert --sample-index objects "$tmp/fixture.heap"
+sp_run symprof convert --demangle templates --sample-index objects "$tmp/fixture.heap"
 [ "$rc" -eq 1 ] && grep -q 'sample index objects not in the profile' "$tmp/err"
 sp_ok $? "--sample-index objects is refused on alloc_/inuse_ columns"
-sp_run symprof convert --sample-index 0 "$tmp/fixture.heap"
+sp_run symprof convert --demangle templates --sample-index 0 "$tmp/fixture.heap"
 sp_expect_suffix "$tmp/out" ";main;fixture::big_alloc 16" "--sample-index 0 = alloc_objects"
-sp_run symprof convert --sample-index 3 "$tmp/fixture.heap"
+sp_run symprof convert --demangle templates --sample-index 3 "$tmp/fixture.heap"
 cmp -s "$tmp/out" "$tmp/fixture.folded"
 sp_ok $? "--sample-index 3 = inuse_space = the default"
 
 # Demangling and inlining options.
-sp_run symprof convert --no-inline "$tmp/fixture.heap"
+sp_run symprof convert --demangle templates --no-inline "$tmp/fixture.heap"
 sp_expect_suffix "$tmp/out" ";main;fixture::outer 7000" "--no-inline: inline chain folded into outer"
 sp_run symprof convert --demangle full "$tmp/fixture.heap"
 grep -Fq 'fixture::fill<int>(int, int, int)' "$tmp/out"
@@ -152,9 +152,27 @@ sp_ok $? "--demangle full keeps parameter lists"
 sp_run symprof convert --demangle none "$tmp/fixture.heap"
 grep -Fq '_ZN7fixture4fillIiEEviii' "$tmp/out"
 sp_ok $? "--demangle none keeps the mangled name"
+# Frames are dropped by raw and demangled name alike: --demangle none keeps the
+# same stacks (one line per site, the same values) and no allocator frame.
+values() { awk '{ print $NF }' "$1" | sort -n; }
+values "$tmp/out" >"$tmp/none.values"
+values "$tmp/fixture.folded" >"$tmp/templates.values"
+sp_check "--demangle none: the same stacks and values as the default" \
+	cmp -s "$tmp/none.values" "$tmp/templates.values"
+sp_check "--demangle none: no allocator frame left (_Znwm, malloc, tc_*)" sh -c \
+	"! grep -Eq '(^|;)(malloc|calloc|_Znwm|_Znam|_ZnwmRKSt9nothrow_t|tc_[a-z_]+|_ZN8tcmalloc[^;]*)( [0-9]+\$|;)' '$tmp/out'"
+# The default names functions as pprof does, without template arguments: the
+# two instantiations of fixture::fill are one function, their sites one line.
+fill_sum=$(echo "$sites" | awk '$3 ~ /;main;fixture::fill</ { s += $1 * $2 } END { print s }')
+sp_run symprof convert "$tmp/fixture.heap"
+sp_expect_suffix "$tmp/out" ";main;fixture::fill $fill_sum" \
+	"default demangling: fill<int> and fill<double> are ;main;fixture::fill $fill_sum"
+sp_check "default demangling: no template argument left" sh -c "! grep -q '<' '$tmp/out'"
+sp_run symprof convert --demangle simple "$tmp/fixture.heap"
+sp_expect_suffix "$tmp/out" ";main;fixture::fill $fill_sum" "--demangle simple is the default"
 
 # --no-symbolize: every frame of the fixture is an address.
-sp_run symprof convert --no-symbolize "$tmp/fixture.heap"
+sp_run symprof convert --demangle templates --no-symbolize "$tmp/fixture.heap"
 sp_ok "$rc" "--no-symbolize exits 0"
 sp_check "--no-symbolize: frames are hex addresses" \
 	awk '{ n = split($1, f, ";"); for (i = 1; i <= n; i++) if (f[i] !~ /^0x[0-9a-f]+$/) bad = 1 }
@@ -176,7 +194,7 @@ fi
 
 # heap_v2 sample: values are statistical; the heaviest stack is big_alloc's 1 MiB
 # (each 64 KiB block is sampled with probability 1 - e^-16 at R = 4096).
-sp_run symprof convert "$tmp/sample.heap" -o "$tmp/sample.folded"
+sp_run symprof convert --demangle templates "$tmp/sample.heap" -o "$tmp/sample.folded"
 sp_ok "$rc" "convert heap_v2 sample exits 0" || sp_show_err
 heaviest=$(awk '$NF + 0 > max { max = $NF + 0; line = $0 } END { print line }' \
 	"$tmp/sample.folded" 2>/dev/null)
@@ -190,14 +208,14 @@ v=${heaviest##* }
 sp_ok $? "heap_v2: big_alloc unsampled to about 1048576 bytes (got ${v:-nothing})"
 
 if sp_have_go; then
-	sp_run symprof convert "$tmp/sample.heap" -o "$tmp/sample.pb.gz"
+	sp_run symprof convert --demangle templates "$tmp/sample.heap" -o "$tmp/sample.pb.gz"
 	sp_run sp_gopprof -raw -symbolize=none "$tmp/sample.pb.gz"
 	grep -q '^objects/count space/bytes' "$tmp/out" && grep -Fq ' fixture::big_alloc ' "$tmp/out"
 	sp_ok $? "heap_v2: go tool pprof reads our pprof (objects, space; big_alloc)" || sp_show_err
 fi
 
 # --annotate marks inlined frames with _[i] (flamegraph.pl colours them apart).
-sp_run symprof convert --annotate "$tmp/fixture.heap"
+sp_run symprof convert --demangle templates --annotate "$tmp/fixture.heap"
 sp_expect_suffix "$tmp/out" ";main;fixture::outer;fixture::middle_[i];fixture::inner_leaf_[i] 7000" \
 	"--annotate: inlined frames end in _[i]"
 sp_expect_suffix "$tmp/out" ";main;fixture::alloc_in_main 40960" \
@@ -225,7 +243,7 @@ sp_ok $? "info shows the format and sample types"
 
 # (f) determinism: same input, same bytes.
 for ext in folded pb.gz; do
-	sp_run symprof convert "$tmp/fixture.heap" -o "$tmp/again.$ext"
+	sp_run symprof convert --demangle templates "$tmp/fixture.heap" -o "$tmp/again.$ext"
 	cmp -s "$tmp/again.$ext" "$tmp/fixture.$ext"
 	sp_ok $? "two conversions to .$ext give identical bytes"
 done
@@ -233,19 +251,19 @@ done
 # Files moved away: frames print as addresses and stderr says which mapping; the
 # --binary-path and PPROF_BINARY_PATH searches find them again by name and build id.
 mv "$fix" "$tmp/moved"
-sp_run symprof convert "$tmp/fixture.heap" -o "$tmp/moved.folded"
+sp_run symprof convert --demangle templates "$tmp/fixture.heap" -o "$tmp/moved.folded"
 sp_ok "$rc" "binaries missing: still exits 0"
 grep -Eq '(^|;)0x[0-9a-f]+ [0-9]+$' "$tmp/moved.folded" 2>/dev/null
 sp_ok $? "binaries missing: unresolved frames print as hex"
 grep -Fq "$fix/fixture" "$tmp/err"
 sp_ok $? "binaries missing: stderr names the unresolved main binary"
-sp_run symprof convert --binary-path "$tmp/moved" "$tmp/fixture.heap" -o "$tmp/bp.folded"
+sp_run symprof convert --demangle templates --binary-path "$tmp/moved" "$tmp/fixture.heap" -o "$tmp/bp.folded"
 sp_ok "$rc" "--binary-path exits 0"
 cmp -s "$tmp/bp.folded" "$tmp/fixture.folded"
 sp_ok $? "--binary-path DIR: same folded stacks as with the files in place"
 PPROF_BINARY_PATH=$tmp/moved
 export PPROF_BINARY_PATH
-sp_run symprof convert "$tmp/fixture.heap" -o "$tmp/env.folded"
+sp_run symprof convert --demangle templates "$tmp/fixture.heap" -o "$tmp/env.folded"
 unset PPROF_BINARY_PATH
 cmp -s "$tmp/env.folded" "$tmp/fixture.folded"
 sp_ok $? "PPROF_BINARY_PATH: same folded stacks as with the files in place"
@@ -255,7 +273,7 @@ mv "$tmp/moved" "$fix"
 mkdir "$tmp/errout"
 printf 'heap profile: 1: 8 [ 1: 8] @ heapprofile\n     1:        8 [     1:        8] @ 0xzz\n' \
 	>"$tmp/bad.heap"
-sp_run symprof convert "$tmp/bad.heap" -o "$tmp/errout/x.pb.gz"
+sp_run symprof convert --demangle templates "$tmp/bad.heap" -o "$tmp/errout/x.pb.gz"
 [ "$rc" -eq 1 ]
 sp_ok $? "bad input: exit status 1 (got $rc)"
 grep -Fq "bad.heap" "$tmp/err"
@@ -263,18 +281,18 @@ sp_ok $? "bad input: stderr names the file"
 [ ! -e "$tmp/errout/x.pb.gz" ]
 sp_ok $? "bad input: no output file created"
 echo keep >"$tmp/errout/old.folded"
-sp_run symprof convert "$tmp/bad.heap" -o "$tmp/errout/old.folded"
+sp_run symprof convert --demangle templates "$tmp/bad.heap" -o "$tmp/errout/old.folded"
 [ "$rc" -eq 1 ] && [ "$(cat "$tmp/errout/old.folded")" = keep ]
 sp_ok $? "bad input: an existing output file is left as it was"
 [ "$(ls -A "$tmp/errout")" = old.folded ]
 sp_ok $? "bad input: no temporary file left behind"
-sp_run symprof convert "$tmp/no-such-file.heap" -o "$tmp/errout/y.folded"
+sp_run symprof convert --demangle templates "$tmp/no-such-file.heap" -o "$tmp/errout/y.folded"
 [ "$rc" -eq 1 ] && [ ! -e "$tmp/errout/y.folded" ]
 sp_ok $? "missing input: exit 1 and no output"
-sp_run symprof convert --no-such-option "$tmp/fixture.heap"
+sp_run symprof convert --demangle templates --no-such-option "$tmp/fixture.heap"
 [ "$rc" -eq 2 ]
 sp_ok $? "unknown option: exit status 2 (got $rc)"
-sp_run symprof convert --format nonsense "$tmp/fixture.heap"
+sp_run symprof convert --demangle templates --format nonsense "$tmp/fixture.heap"
 [ "$rc" -eq 2 ]
 sp_ok $? "unknown --format: exit status 2 (got $rc)"
 

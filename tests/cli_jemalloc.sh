@@ -78,7 +78,7 @@ sp_ok $((!$?)) "info: no mapping of libjemalloc is left (its frames are dropped)
 # folded INDEX FILE: the exact dump as folded stacks of one column
 folded()
 {
-	sp_run symprof convert --sample-index "$1" "$tmp/exact.heap" -o "$tmp/$2"
+	sp_run symprof convert --demangle templates --sample-index "$1" "$tmp/exact.heap" -o "$tmp/$2"
 	sp_ok "$rc" "convert --sample-index $1 exits 0" || sp_show_err
 }
 folded inuse_space exact.inuse.folded
@@ -108,7 +108,7 @@ alloc_rx='(^|;)(malloc|calloc|malloc_usable_size|mallocx|je_[^;]*|prof_[^;]*|ope
 sp_check "folded: no allocator frame" sh -c "! grep -Eq '$alloc_rx' '$tmp/exact.inuse.folded'"
 
 # Threads: one pprof sample per thread, labelled, summing to the stack.
-sp_run symprof convert --format raw "$tmp/exact.heap"
+sp_run symprof convert --demangle templates --format raw "$tmp/exact.heap"
 c=$(class_of thread_main)
 for t in first second; do
 	n=$(site "thread_$t" 3)
@@ -135,7 +135,7 @@ else
 fi
 
 # pprof output read back by go tool pprof, names and thread labels included.
-sp_run symprof convert "$tmp/exact.heap" -o "$tmp/exact.pb.gz"
+sp_run symprof convert --demangle templates "$tmp/exact.heap" -o "$tmp/exact.pb.gz"
 sp_ok "$rc" "convert -o exact.pb.gz exits 0" || sp_show_err
 if sp_have_go; then
 	sp_run sp_gopprof -raw -symbolize=none "$tmp/exact.pb.gz"
@@ -160,10 +160,10 @@ sp_run symprof info "$tmp/noaccum.heap"
 grep -q '^  sample types: inuse_objects/count inuse_space/bytes (default)$' "$tmp/out" &&
 	grep -q '^  comment: .*without prof_accum:true' "$tmp/out"
 sp_ok $? "no prof_accum: in-use columns only, and a comment saying why"
-sp_run symprof convert --sample-index alloc_space "$tmp/noaccum.heap"
+sp_run symprof convert --demangle templates --sample-index alloc_space "$tmp/noaccum.heap"
 [ "$rc" -ne 0 ] && grep -q 'alloc_space' "$tmp/err"
 sp_ok $? "no prof_accum: --sample-index alloc_space is refused"
-sp_run symprof convert "$tmp/noaccum.heap" -o "$tmp/noaccum.folded"
+sp_run symprof convert --demangle templates "$tmp/noaccum.heap" -o "$tmp/noaccum.folded"
 n=$(site big_alloc 3)
 sp_expect_suffix "$tmp/noaccum.folded" "$main;jefix::big_alloc $((n * $(class_of big_alloc)))" \
 	"no prof_accum: big_alloc in use"
@@ -172,7 +172,7 @@ sp_expect_suffix "$tmp/noaccum.folded" "$main;jefix::big_alloc $((n * $(class_of
 # about 128 samples, so the unsampled estimate is within 40% (more than 4 standard
 # deviations); jeprof, which keeps fractions, agrees on the total within one byte per
 # stack.
-sp_run symprof convert "$tmp/sampled.heap" -o "$tmp/sampled.folded"
+sp_run symprof convert --demangle templates "$tmp/sampled.heap" -o "$tmp/sampled.folded"
 sp_ok "$rc" "convert the sampled dump exits 0" || sp_show_err
 sp_run symprof info "$tmp/sampled.heap"
 grep -q '^  period: 524288 space/bytes$' "$tmp/out"
@@ -207,7 +207,7 @@ fi
 (cd "$fix" && env MALLOC_CONF=prof:true,prof_accum:true,lg_prof_sample:0 \
 	FIXTURE_JE_DUMP="$tmp/stripped.heap" ./jestripped) >/dev/null 2>&1 ||
 	sp_bail "no dump of the stripped executable"
-sp_run symprof convert --debug-dir "$tmp/bt" --debug-dir /usr/lib/debug "$tmp/stripped.heap" \
+sp_run symprof convert --demangle templates --debug-dir "$tmp/bt" --debug-dir /usr/lib/debug "$tmp/stripped.heap" \
 	-o "$tmp/stripped.folded"
 sp_ok "$rc" "stripped: convert with the build-id tree exits 0" || sp_show_err
 while read -r suffix name; do
@@ -217,7 +217,7 @@ while read -r suffix name; do
 done <<EOF
 $sites
 EOF
-sp_run symprof convert "$tmp/stripped.heap" -o "$tmp/nodebug.folded"
+sp_run symprof convert --demangle templates "$tmp/stripped.heap" -o "$tmp/nodebug.folded"
 sp_check "stripped, no debug info: the executable's frames stay addresses, none named stderr" \
 	sh -c "! grep -q 'stderr' '$tmp/nodebug.folded' && grep -q ';0x[0-9a-f]* [0-9]*\$' '$tmp/nodebug.folded'"
 
@@ -228,7 +228,7 @@ set -- "$tmp"/final.*.f.heap
 sp_check "prof_final wrote one dump" test -f "$1"
 grep -q 'Leak' "$tmp/final.stderr"
 sp_ok $? "prof_leak reported at exit"
-sp_run symprof convert --sample-index inuse_space "$1"
+sp_run symprof convert --demangle templates --sample-index inuse_space "$1"
 sp_ok "$rc" "convert the prof_final dump exits 0" || sp_show_err
 n=$(site big_alloc 3)
 sp_expect_suffix "$tmp/out" "$main;jefix::big_alloc $((n * $(class_of big_alloc)))" \
@@ -239,7 +239,7 @@ ok=0 seen=0
 for f in "$tmp"/gdump.*.u*.heap; do
 	[ -f "$f" ] || continue
 	seen=$((seen + 1))
-	sp_symprof convert "$f" -o "$f.folded" 2>/dev/null || ok=1
+	sp_symprof convert --demangle templates "$f" -o "$f.folded" 2>/dev/null || ok=1
 done
 [ "$seen" -gt 0 ] && [ "$ok" -eq 0 ]
 sp_ok $? "prof_gdump: all $seen dumps convert"

@@ -44,7 +44,7 @@ pct()
 }
 
 # --- top ----------------------------------------------------------------------------
-sp_run symprof convert --unit kB "$dump" -o "$tmp/top.txt"
+sp_run symprof convert --demangle templates --unit kB "$dump" -o "$tmp/top.txt"
 sp_ok "$rc" "convert -o top.txt exits 0" || sp_show_err
 grep -q "^Type: inuse_space$" "$tmp/top.txt" &&
 	grep -q "of $(kb "$total") total$" "$tmp/top.txt"
@@ -77,7 +77,7 @@ while read -r b name; do
 done <<EOF
 $callers
 EOF
-sp_run symprof convert --format top "$dump"
+sp_run symprof convert --demangle templates --format top "$dump"
 cmp -s "$tmp/out" "$tmp/top.txt"
 sp_ok $? "--format top to stdout is the .txt output"
 
@@ -129,7 +129,7 @@ magic()
 	[ "$(head -c "$2" "$1" | od -An -tx1 | tr -d ' \n')" = "$3" ]
 }
 for ext in pdf svg png; do
-	sp_run symprof convert "$dump" -o "$tmp/g.$ext"
+	sp_run symprof convert --demangle templates "$dump" -o "$tmp/g.$ext"
 	sp_ok "$rc" "convert -o g.$ext exits 0" || sp_show_err
 done
 sp_check "PDF starts with %PDF-" magic "$tmp/g.pdf" 5 255044462d

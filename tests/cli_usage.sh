@@ -32,7 +32,7 @@ usage_error convert "option '-o' needs an argument" convert "$folded" -o
 usage_error convert "no input profile" convert
 usage_error convert "unknown format 'svgz'" convert --format svgz "$folded"
 usage_error convert "--nodecount expects a number" convert --nodecount x "$folded"
-usage_error convert "--demangle expects full, templates or none, got 'all'" \
+usage_error convert "--demangle expects simple, templates, full or none, got 'all'" \
 	convert --demangle all "$folded"
 usage_error convert "--path-map expects OLD=NEW, got '/x'" convert --path-map /x "$folded"
 usage_error convert "cannot tell the output format from '$tmp/x.bin'; use --format" \
@@ -40,7 +40,7 @@ usage_error convert "cannot tell the output format from '$tmp/x.bin'; use --form
 usage_error info "unknown option '--each'" info --each "$folded"
 usage_error info "no input profile" info
 usage_error symbolize "unknown option '--no-inline'" symbolize --no-inline 0x1
-usage_error symbolize "--demangle=xyz: expected full, templates or none" symbolize --demangle=xyz
+usage_error symbolize "--demangle=xyz: expected full, simple, templates or none" symbolize --demangle=xyz
 usage_error "jit dump" "give -d DIR and either --pid or --core with --exe" jit dump --pid 1
 usage_error "jit dump" "unknown option '-z'" jit dump -z
 usage_error jit "unknown subcommand 'load'" jit load

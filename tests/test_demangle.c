@@ -10,27 +10,60 @@
 #include <unistd.h>
 
 struct row {
-	const char *mangled, *full, *templates;
+	const char *mangled, *full, *templates, *simple;
 };
 
 static const struct row rows[] = {
-	{ "_Z1fv", "f()", "f" },
-	{ "_Z3foo3bar", "foo(bar)", "foo" },
-	{ "_ZN1N1fEi", "N::f(int)", "N::f" },
-	{ "_ZNK3Foo3barEv", "Foo::bar() const", "Foo::bar" },
+	{ "_Z1fv", "f()",
+	  "f", "f" },
+	{ "_Z3foo3bar", "foo(bar)",
+	  "foo", "foo" },
+	{ "_ZN1N1fEi", "N::f(int)",
+	  "N::f", "N::f" },
+	{ "_ZNK3Foo3barEv", "Foo::bar() const",
+	  "Foo::bar", "Foo::bar" },
 	{ "_ZN2ns3sumIiEET_PKS1_m", "int ns::sum<int>(int const*, unsigned long)",
-	  "ns::sum<int>" },
+	  "ns::sum<int>", "ns::sum" },
 	{ "_ZN12_GLOBAL__N_16helperEv", "(anonymous namespace)::helper()",
-	  "(anonymous namespace)::helper" },
-	{ "_ZNSt6vectorIiSaIiEE9push_backERKi",
-	  "std::vector<int, std::allocator<int> >::push_back(int const&)",
-	  "std::vector<int, std::allocator<int> >::push_back" },
-	{ "_ZN3FooC1Ev", "Foo::Foo()", "Foo::Foo" },
-	{ "_ZN3FooD2Ev", "Foo::~Foo()", "Foo::~Foo" },
-	{ "_ZL3bazv", "baz()", "baz" },
-	{ "_ZdlPv", "operator delete(void*)", "operator delete" },
-	{ "_Z3fooi.cold", "foo(int) [clone .cold]", "foo" },
-	{ "_Z3fooi.isra.0", "foo(int) [clone .isra.0]", "foo" },
+	  "(anonymous namespace)::helper", "(anonymous namespace)::helper" },
+	{ "_ZNSt6vectorIiSaIiEE9push_backERKi", "std::vector<int, std::allocator<int> >::push_back(int const&)",
+	  "std::vector<int, std::allocator<int> >::push_back", "std::vector::push_back" },
+	{ "_ZN3FooC1Ev", "Foo::Foo()",
+	  "Foo::Foo", "Foo::Foo" },
+	{ "_ZN3FooD2Ev", "Foo::~Foo()",
+	  "Foo::~Foo", "Foo::~Foo" },
+	{ "_ZL3bazv", "baz()",
+	  "baz", "baz" },
+	{ "_ZdlPv", "operator delete(void*)",
+	  "operator delete", "operator delete" },
+	{ "_Z3fooi.cold", "foo(int) [clone .cold]",
+	  "foo", "foo" },
+	{ "_Z3fooi.isra.0", "foo(int) [clone .isra.0]",
+	  "foo", "foo" },
+	{ "_ZStlsISt11char_traitsIcEERSt13basic_ostreamIcT_ES5_PKc",
+	  "std::basic_ostream<char, std::char_traits<char> >& std::operator<< <std::char_traits<char> >(std::basic_ostream<char, std::char_traits<char> >&, char const*)",
+	  "std::operator<< <std::char_traits<char> >", "std::operator<<" },
+	{ "_ZNKSt6vectorIiSaIiEEixEm",
+	  "std::vector<int, std::allocator<int> >::operator[](unsigned long) const",
+	  "std::vector<int, std::allocator<int> >::operator[]", "std::vector::operator[]" },
+	{ "_ZN3FooltERKS_",
+	  "Foo::operator<(Foo const&)",
+	  "Foo::operator<", "Foo::operator<" },
+	{ "_ZN3FooptEv",
+	  "Foo::operator->()",
+	  "Foo::operator->", "Foo::operator->" },
+	{ "_ZN3FoorsEi",
+	  "Foo::operator>>(int)",
+	  "Foo::operator>>", "Foo::operator>>" },
+	{ "_ZN3FoolSEi",
+	  "Foo::operator<<=(int)",
+	  "Foo::operator<<=", "Foo::operator<<=" },
+	{ "_ZN3FoossERKS_",
+	  "Foo::operator<=>(Foo const&)",
+	  "Foo::operator<=>", "Foo::operator<=>" },
+	{ "_ZNSt8_Rb_treeIiiSt9_IdentityIiESt4lessIiESaIiEE11_M_get_nodeEv",
+	  "std::_Rb_tree<int, int, std::_Identity<int>, std::less<int>, std::allocator<int> >::_M_get_node()",
+	  "std::_Rb_tree<int, int, std::_Identity<int>, std::less<int>, std::allocator<int> >::_M_get_node", "std::_Rb_tree::_M_get_node" },
 };
 
 static void test_table(void)
@@ -39,8 +72,11 @@ static void test_table(void)
 		char *f = sp_demangle(rows[i].mangled, SP_DEMANGLE_FULL);
 		char *t = sp_demangle(rows[i].mangled, SP_DEMANGLE_TEMPLATES);
 		char *n = sp_demangle(rows[i].mangled, SP_DEMANGLE_NONE);
+		char *si = sp_demangle(rows[i].mangled, SP_DEMANGLE_SIMPLE);
 		TAP_EQ_STR(f, rows[i].full, "full: %s", rows[i].mangled);
 		TAP_EQ_STR(t, rows[i].templates, "templates: %s", rows[i].mangled);
+		TAP_EQ_STR(si, rows[i].simple, "simple: %s", rows[i].mangled);
+		free(si);
 		TAP_OK(n == NULL, "none: %s gives NULL", rows[i].mangled);
 		free(f);
 		free(t);

@@ -35,7 +35,7 @@ dom_has "frames outside the zoom hidden" 'class="f hide"[^>]*data-n="0x4000'
 
 # (b) real fixture dump.
 sp_fixture_heap "$tmp" || { sed 's/^/# /' "$tmp/build.log"; sp_bail "fixture dump not recorded"; }
-sp_run symprof convert "$tmp/fixture.heap" -o "$tmp/fixture.flame.svg"
+sp_run symprof convert --demangle templates "$tmp/fixture.heap" -o "$tmp/fixture.flame.svg"
 sp_ok "$rc" "convert fixture dump -o fixture.flame.svg" || sp_show_err
 python3 "$SP_SRCDIR/tests/flamegraph_cdp.py" "$chromium" "$tmp/fixture.flame.svg" \
 	fixture::outer ${SP_SHOTS:+"$SP_SHOTS"} >"$tmp/cdp" 2>"$tmp/err"
