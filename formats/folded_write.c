@@ -3,11 +3,12 @@
  * by ';', then a space and the summed value of one sample column:
  *
  *   main;run;parse_config;std::vector<int>::push_back 4096
- *   main;0x7f3c1a021b44 512
+ *   main;libfoo.so+0x21b44 512
  *
  * Inline chains are expanded (the out-of-line function first, the
- * innermost inlined one last); a location without lines prints as its hex
- * address.  Names have ';' replaced by ':' and newlines, carriage returns
+ * innermost inlined one last); a location without a name prints as its
+ * file and offset ("libc.so.6+0x2a1ca", sp_location_address_name), the
+ * same in every run whatever the load address.  Names have ';' replaced by ':' and newlines, carriage returns
  * and tabs by spaces.  flamegraph.pl reads "anything up to the last
  * whitespace-separated number" as the stack, so a name ending in
  * whitespace + digits ("foo 2") would be taken for a count: the last
@@ -76,7 +77,9 @@ static void append_location(const sp_profile *p, const sp_location *l, bool anno
 	if (!l->n_lines) {
 		if (b->len)
 			sp_buf_puts(b, ";");
-		sp_buf_printf(b, "0x%" PRIx64, l->address);
+		char *name = sp_location_address_name(p, l);
+		append_name(b, name);
+		free(name);
 		if (annotate)
 			annotate_frame(p, l, 0, b);
 		return;
@@ -88,10 +91,13 @@ static void append_location(const sp_profile *p, const sp_location *l, bool anno
 		const char *name = f ? sp_profile_str(p, f->name) : "";
 		if (!*name && f)
 			name = sp_profile_str(p, f->system_name);
-		if (*name)
+		if (*name) {
 			append_name(b, name);
-		else
-			sp_buf_printf(b, "0x%" PRIx64, l->address);
+		} else {
+			char *addr = sp_location_address_name(p, l);
+			append_name(b, addr);
+			free(addr);
+		}
 		if (annotate)
 			annotate_frame(p, l, j, b);
 	}

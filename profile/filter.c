@@ -14,18 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-char *sp_location_address_name(const sp_profile *p, const sp_location *l)
-{
-	const sp_mapping *m = l->mapping_id ? sp_profile_mapping(p, l->mapping_id) : NULL;
-	const char *file = m ? sp_profile_str(p, m->filename) : "";
-	const char *base = strrchr(file, '/');
-
-	base = base ? base + 1 : file;
-	if (file[0])
-		return sp_xasprintf("0x%llx [%s]", (unsigned long long)l->address, base);
-	return sp_xasprintf("0x%llx", (unsigned long long)l->address);
-}
-
 struct sp_sample_filter {
 	const sp_profile *p;
 	bool *focus;  /* per location index; NULL => no focus */

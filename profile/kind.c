@@ -10,6 +10,7 @@
  */
 #include "profile/profile.h"
 
+#include <inttypes.h>
 #include <string.h>
 
 #define JIT_NAME "[jit]"
@@ -26,6 +27,31 @@ sp_code_kind sp_code_kind_of(const sp_profile *p, const sp_mapping *m, uint64_t 
 	if (!strcmp(name, JIT_NAME))
 		return SP_CODE_JIT;
 	return *name ? SP_CODE_FILE : SP_CODE_ANONYMOUS;
+}
+
+char *sp_location_address_name(const sp_profile *p, const sp_location *l)
+{
+	const sp_mapping *m = l->mapping_id ? sp_profile_mapping(p, l->mapping_id) : NULL;
+	if (!m || l->address < m->memory_start || l->address >= m->memory_limit)
+		return sp_xasprintf("0x%" PRIx64, l->address);
+	uint64_t rel = l->address - m->memory_start;
+	sp_code_kind kind = sp_code_kind_of(p, m, l->address);
+	/* a region without a file from 0 stands for a whole address space */
+	if (kind != SP_CODE_FILE && !m->memory_start)
+		return sp_xasprintf("0x%" PRIx64, l->address);
+	switch (kind) {
+	case SP_CODE_KERNEL: return sp_xasprintf("[kernel]+0x%" PRIx64, rel);
+	case SP_CODE_JIT: return sp_xasprintf("[jit]+0x%" PRIx64, rel);
+	case SP_CODE_ANONYMOUS: return sp_xasprintf("[anon]+0x%" PRIx64, rel);
+	case SP_CODE_FILE: break;
+	}
+	const char *file = sp_profile_str(p, m->filename);
+	const char *base = strrchr(file, '/');
+	base = base && base[1] ? base + 1 : file;
+	uint64_t off;
+	if (__builtin_add_overflow(rel, m->file_offset, &off))
+		off = rel;
+	return sp_xasprintf("%s+0x%" PRIx64, base, off);
 }
 
 void sp_mapping_set_kind(sp_profile *p, sp_mapping *m, sp_code_kind kind)

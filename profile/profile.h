@@ -331,8 +331,11 @@ sp_error *sp_regex_compile(const char *what, const char *src, regex_t *re);
 bool sp_sample_filter_keep(const sp_sample_filter *f, const sp_sample *s);
 void sp_sample_filter_free(sp_sample_filter *f);
 
-/* The name of an unsymbolized location: "0x4011a2", or "0x4011a2
- * [libfoo.so]" (base name) when its mapping has a file.  Caller frees. */
+/* The name of an unsymbolized location (kind.c), the same in every run of
+ * a program whatever the load address: "libstdc++.so.6+0x9d4a2" (the
+ * mapping file's base name and the offset in that file), "[anon]+0x10",
+ * "[jit]+0x10" or "[kernel]+0x10" (relative to the region's start), or
+ * "0x4011a2" when no mapping holds it.  Caller frees. */
 char *sp_location_address_name(const sp_profile *p, const sp_location *l);
 
 #endif

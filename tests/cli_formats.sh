@@ -56,10 +56,10 @@ for name, fmt in (("le64", "<Q"), ("be64", ">Q"), ("le32", "<I"), ("be32", ">I")
         f.write(b"".join(struct.pack(fmt, w) for w in words))
         f.write(sys.argv[2].encode() + b"\n")
 EOF
-cpu_ns='0x401006 20000000
-0x40301f;0x40200f;0x401005 50000000'
-cpu_count='0x401006 2
-0x40301f;0x40200f;0x401005 5'
+cpu_ns='prog+0x1006 20000000
+prog+0x301f;prog+0x200f;prog+0x1005 50000000'
+cpu_count='prog+0x1006 2
+prog+0x301f;prog+0x200f;prog+0x1005 5'
 for v in le64 be64 le32 be32; do
 	convert_to "CPU $v" "$tmp/cpu_$v.prof" "$tmp/cpu_$v.folded" --no-symbolize
 	folded_is "$tmp/cpu_$v.folded" "$cpu_ns" "CPU $v: cpu/nanoseconds as in spec 3"
@@ -81,11 +81,11 @@ ms since reset = 6000
 $map_line
 EOF
 convert_to contention "$tmp/contention.txt" "$tmp/contention.folded" --no-symbolize
-folded_is "$tmp/contention.folded" '0x40301f;0x40200f;0x401004 608881724' \
+folded_is "$tmp/contention.folded" 'prog+0x301f;prog+0x200f;prog+0x1004 608881724' \
 	"contention: delay 608881724 ns, every frame moved back by 1 (spec 2.3, 2.7)"
 convert_to contention "$tmp/contention.txt" "$tmp/contention.n.folded" --no-symbolize \
 	--sample-index contentions
-folded_is "$tmp/contention.n.folded" '0x40301f;0x40200f;0x401004 2700' \
+folded_is "$tmp/contention.n.folded" 'prog+0x301f;prog+0x200f;prog+0x1004 2700' \
 	"contention: 27 contentions x period 100 = 2700"
 convert_to contention "$tmp/contention.txt" "$tmp/contention.pb.gz"
 go_agrees contention "$tmp/contention.txt" "$tmp/contention.pb.gz"
@@ -118,8 +118,8 @@ cat >"$tmp/thread.txt" <<EOF
 $map_line
 EOF
 convert_to thread "$tmp/thread.txt" "$tmp/thread.folded" --no-symbolize
-folded_is "$tmp/thread.folded" '0x401200 1
-0x40301f;0x40200f;0x401005 2' "thread: one count per thread, the repeated stack twice"
+folded_is "$tmp/thread.folded" 'prog+0x1200 1
+prog+0x301f;prog+0x200f;prog+0x1005 2' "thread: one count per thread, the repeated stack twice"
 convert_to thread "$tmp/thread.txt" "$tmp/thread.pb.gz"
 go_agrees thread "$tmp/thread.txt" "$tmp/thread.pb.gz"
 
@@ -132,8 +132,8 @@ goroutine profile: total 5
 $map_line
 EOF
 convert_to goroutine "$tmp/goroutine.txt" "$tmp/goroutine.folded" --no-symbolize
-folded_is "$tmp/goroutine.folded" '0x4010ff 2
-0x40200f;0x401004 3' "goroutine: counts 3 and 2, frames moved back by 1"
+folded_is "$tmp/goroutine.folded" 'prog+0x10ff 2
+prog+0x200f;prog+0x1004 3' "goroutine: counts 3 and 2, frames moved back by 1"
 convert_to goroutine "$tmp/goroutine.txt" "$tmp/goroutine.pb.gz"
 if sp_have_go; then
 	sp_run sp_gopprof -raw "$tmp/goroutine.pb.gz"
@@ -233,8 +233,8 @@ cat "$tmp/cpu_le64.folded" "$tmp/cpu_be64.folded" "$tmp/cpu_le32.folded" "$tmp/c
 		END { for (s in sum) print s, sum[s] }' | LC_ALL=C sort >"$tmp/sum.folded"
 folded_is "$tmp/merged.folded" "$(cat "$tmp/sum.folded")" \
 	"merged values = sum of the four separate conversions"
-folded_is "$tmp/merged.folded" '0x401006 80000000
-0x40301f;0x40200f;0x401005 200000000' "merged values = 4 x spec 3's"
+folded_is "$tmp/merged.folded" 'prog+0x1006 80000000
+prog+0x301f;prog+0x200f;prog+0x1005 200000000' "merged values = 4 x spec 3's"
 if sp_have_go; then
 	sp_run sp_gopprof -raw "$tmp/merged.pb.gz"
 	grep -Eq '^ +20 +200000000: ' "$tmp/out" && grep -Eq '^ +8 +80000000: ' "$tmp/out"

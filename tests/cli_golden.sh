@@ -49,13 +49,15 @@ for p in "$SP_SRCDIR"/testdata/profiles/*; do
 done
 
 # spec/FORMATS.md 2.2: 1 object / 9216 B at R = 524288 unsamples to 57 / 528909; the PCs
-# are return addresses, so every frame is the address minus one (spec 2.7), root first.
+# are return addresses, so every frame is the address minus one (spec 2.7), root first,
+# named by its file and the offset in it (demo maps offset 0x1000 at 0x401000, libdemo.so.1
+# offset 0 at 0x7f0000000000).
 ex=$SP_SRCDIR/testdata/profiles/heap_v2-example.heap
 sp_run symprof convert --no-symbolize "$ex"
-[ "$(cat "$tmp/out")" = "0x4010ff;0x401455;0x7f0000001233 528909" ]
+[ "$(cat "$tmp/out")" = "demo+0x10ff;demo+0x1455;libdemo.so.1+0x1233 528909" ]
 sp_ok $? "heap_v2 example: folded space is 528909 (spec 2.2)" || sp_diag "got: $(cat "$tmp/out")"
 sp_run symprof convert --no-symbolize --sample-index objects "$ex"
-[ "$(cat "$tmp/out")" = "0x4010ff;0x401455;0x7f0000001233 57" ]
+[ "$(cat "$tmp/out")" = "demo+0x10ff;demo+0x1455;libdemo.so.1+0x1233 57" ]
 sp_ok $? "heap_v2 example: folded objects is 57 (spec 2.2)" || sp_diag "got: $(cat "$tmp/out")"
 if sp_have_go; then
 	sp_run symprof convert --no-symbolize "$ex" -o "$tmp/ex.pb.gz"

@@ -6,6 +6,7 @@
 # its build/ directory.
 #
 #   SP_VALGRIND=1   run symprof under valgrind; a memory error makes it exit 99
+#   SP_KEEP_TMP=1   keep the test's temporary directory (to look at its files)
 #
 # sp_run CMD...  runs a command (the first word "symprof" means the program under test)
 # and leaves its exit status in $rc, its stdout in $tmp/out and its stderr in $tmp/err.
@@ -19,7 +20,7 @@ sp_n=0
 sp_failed=0
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/symprof-test.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+trap '[ -n "${SP_KEEP_TMP:-}" ] || rm -rf "$tmp"' EXIT
 
 # ok COND-STATUS DESCRIPTION: pass when the previous command's status was 0.
 sp_ok()

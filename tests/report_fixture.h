@@ -3,7 +3,7 @@
  *   main -> work -> helper (inlined into work) -> leaf   60ms
  *   main -> work -> helper                                20ms
  *   main                                                  10ms
- *   main -> 0x4000 [libfoo.so]                             5ms
+ *   main -> libfoo.so+0x1000                               5ms
  *   main -> ns::f<int>&                                    5ms
  *
  * Columns: samples/count (the ms number) and cpu/nanoseconds.
@@ -39,7 +39,7 @@ static inline sp_profile *make_profile(void)
 {
 	sp_profile *p = sp_profile_new();
 	sp_mapping exe = {.memory_start = 0x1000, .memory_limit = 0x4000};
-	sp_mapping lib = {.memory_start = 0x4000, .memory_limit = 0x5000};
+	sp_mapping lib = {.memory_start = 0x4000, .memory_limit = 0x5000, .file_offset = 0x1000};
 	uint64_t fmain, fwork, fhelper, fleaf, fother, l1, l2, l3, l4, l5;
 
 	sp_profile_add_sample_type(p, "samples", "count");

@@ -11,7 +11,7 @@
 /* Stacks, leaf first:
  *   0: alloc_in_main (a.c, inlined into helper, h.c) <- main       [/usr/bin/app]
  *   1: memcpy [/lib/libc.so.6] <- main
- *   2: 0x7f00 [/usr/lib/libfoo.so] (no lines) <- main
+ *   2: 0x7f00 [/usr/lib/libfoo.so at offset 0x2000] (no lines) <- main
  *   3: 0x99 (no mapping, no lines) <- main */
 static sp_profile *fixture(void)
 {
@@ -20,7 +20,7 @@ static sp_profile *fixture(void)
 			  .filename = sp_profile_intern(p, "/usr/bin/app")};
 	sp_mapping libc = {.memory_start = 0x3000, .memory_limit = 0x4000,
 			   .filename = sp_profile_intern(p, "/lib/libc.so.6")};
-	sp_mapping foo = {.memory_start = 0x7000, .memory_limit = 0x8000,
+	sp_mapping foo = {.memory_start = 0x7000, .memory_limit = 0x8000, .file_offset = 0x2000,
 			  .filename = sp_profile_intern(p, "/usr/lib/libfoo.so")};
 	uint64_t m_app = sp_profile_add_mapping(p, &app)->id;
 	uint64_t m_libc = sp_profile_add_mapping(p, &libc)->id;
@@ -93,7 +93,7 @@ static void test_matches(const sp_profile *p)
 	KEPT(p, "h\\.c$", NULL, "1000", "focus by source file of an inline frame");
 	KEPT(p, "libc\\.so", NULL, "0100", "focus by mapping file");
 	KEPT(p, NULL, "libc\\.so", "1011", "ignore by mapping file");
-	KEPT(p, "^0x7f00 \\[libfoo\\.so\\]$", NULL, "0010",
+	KEPT(p, "^libfoo\\.so\\+0x2f00$", NULL, "0010",
 	     "unsymbolized: focus by address name with the mapping's base name");
 	KEPT(p, "^0x99$", NULL, "0001", "unsymbolized, no mapping: bare address name");
 	KEPT(p, "0x1100", NULL, "0000", "symbolized locations do not match by address");
@@ -126,10 +126,40 @@ static void test_address_names(const sp_profile *p)
 	char *a = sp_location_address_name(p, sp_profile_location(p, 4));
 	char *b = sp_location_address_name(p, sp_profile_location(p, 5));
 
-	TAP_EQ_STR(a, "0x7f00 [libfoo.so]", "address name with the mapping's base name");
+	TAP_EQ_STR(a, "libfoo.so+0x2f00", "address name: the file's base name, offset in the file");
 	TAP_EQ_STR(b, "0x99", "address name without a mapping");
 	free(a);
 	free(b);
+
+	/* Every kind of region, named relative to itself (a stable name), and an
+	 * address outside its mapping as it is. */
+	static const struct {
+		const char *file;
+		uint64_t start, limit, offset, address;
+		const char *want;
+	} rows[] = {
+		{"/lib/x86_64-linux-gnu/libstdc++.so.6", 0x7f0000000000, 0x7f0000200000, 0x9d000,
+		 0x7f00000004a2, "libstdc++.so.6+0x9d4a2"},
+		{"", 0x7f1000000000, 0x7f1000100000, 0, 0x7f1000000010, "[anon]+0x10"},
+		{"[jit]", 0x7f2000000000, 0x7f2000100000, 0, 0x7f2000000020, "[jit]+0x20"},
+		{"[kernel.kallsyms]", 0xffffffff81000000, 0xffffffff82000000, 0,
+		 0xffffffff81000030, "[kernel]+0x30"},
+		{"/usr/bin/app", 0x400000, 0x500000, 0, 0x600000, "0x600000"},
+		{"", 0, UINT64_MAX, 0, 0x4011a2, "0x4011a2"}, /* the whole space, no file */
+		{"/usr/bin/", 0x400000, 0x500000, 0, 0x400010, "/usr/bin/+0x10"},
+	};
+	sp_profile *q = sp_profile_new();
+	for (size_t i = 0; i < SP_ARRAY_LEN(rows); i++) {
+		sp_mapping m = {.memory_start = rows[i].start, .memory_limit = rows[i].limit,
+				.file_offset = rows[i].offset,
+				.filename = sp_profile_intern(q, rows[i].file)};
+		sp_location l = {.mapping_id = sp_profile_add_mapping(q, &m)->id,
+				 .address = rows[i].address};
+		char *name = sp_location_address_name(q, sp_profile_add_location(q, &l));
+		TAP_EQ_STR(name, rows[i].want, "address name row %zu", i);
+		free(name);
+	}
+	sp_profile_free(q);
 }
 
 int main(void)

@@ -31,7 +31,7 @@ dom_has()
 dom_has "zoom applied from the URL fragment" 'data-zoom="work"'
 dom_has "zoomed frame spans the width" 'data-n="work"[^>]*>.*<rect x="10" [^>]*width="1180"'
 dom_has "caller marked as parent" 'class="f parent"[^>]*data-n="main"'
-dom_has "frames outside the zoom hidden" 'class="f hide"[^>]*data-n="0x4000'
+dom_has "frames outside the zoom hidden" 'class="f hide"[^>]*data-n="libfoo.so+0x1000'
 
 # (b) real fixture dump.
 sp_fixture_heap "$tmp" || { sed 's/^/# /' "$tmp/build.log"; sp_bail "fixture dump not recorded"; }

@@ -4,7 +4,7 @@
  *   main -> work -> helper (inlined into work) -> leaf   60ms
  *   main -> work -> helper                                20ms
  *   main                                                  10ms
- *   main -> 0x4000 [libfoo.so]                             5ms
+ *   main -> libfoo.so+0x1000                             5ms
  *   main -> ns::f<int>&                                    5ms
  *
  * so leaf has flat 60 / cum 60, helper 20 / 80, work 0 / 80, main 10 / 100
@@ -80,7 +80,7 @@ static void test_top(const sp_profile *p)
 		   "      60ms 60.00% 60.00%       60ms 60.00%  leaf\n"
 		   "      20ms 20.00% 80.00%       80ms 80.00%  helper (inline)\n"
 		   "      10ms 10.00% 90.00%      100ms   100%  main\n"
-		   "       5ms  5.00% 95.00%        5ms  5.00%  0x4000 [libfoo.so]\n"
+		   "       5ms  5.00% 95.00%        5ms  5.00%  libfoo.so+0x1000\n"
 		   "       5ms  5.00%   100%        5ms  5.00%  ns::f<int>&\n"
 		   "         0     0%   100%       80ms 80.00%  work\n",
 		   "top table, functions");
@@ -291,7 +291,7 @@ static void test_dot(const sp_profile *p)
 	 * leaf 1 * 60 + 60 = 120, helper H(.75,.25) * 80 + 20 = 84, the two
 	 * 5ms leaves 5 + 5 = 10 (then by name), work 0 (a pass-through). */
 	TAP_OK(stmt_has(t, "N3", "label=\"helper\\n") &&
-		       stmt_has(t, "N4", "label=\"0x4000 [libfoo.so]\\n5ms (5.00%)\"") &&
+		       stmt_has(t, "N4", "label=\"libfoo.so+0x1000\\n5ms (5.00%)\"") &&
 		       stmt_has(t, "N5", "label=\"ns\\nf<int>&\\n5ms (5.00%)\"") &&
 		       !stmt_exists(t, "N7"),
 	       "node ids by entropy score then name; unsymbolized frame by address");
@@ -439,7 +439,7 @@ static void test_flamegraph(const sp_profile *p)
 	TAP_OK(frame_width(t, "all", 0) == 1180.0 && frame_width(t, "main", 1) == 1180.0 &&
 		       frame_width(t, "work", 2) == 944.0 && frame_width(t, "helper", 3) == 944.0 &&
 		       frame_width(t, "leaf", 4) == 708.0 &&
-		       frame_width(t, "0x4000 [libfoo.so]", 2) == 59.0,
+		       frame_width(t, "libfoo.so+0x1000", 2) == 59.0,
 	       "widths proportional to values");
 	TAP_OK(has(t, "data-n=\"ns::f&lt;int&gt;&amp;\"") && !strstr(t, "f<int>"),
 	       "names XML-escaped");
@@ -450,7 +450,7 @@ static void test_flamegraph(const sp_profile *p)
 	opts(&o);
 	o.focus = "libfoo";
 	t = run(sp_flamegraph_write, p, &o);
-	TAP_OK(frame_width(t, "0x4000 [libfoo.so]", 2) == 1180.0 && !strstr(t, "leaf"),
+	TAP_OK(frame_width(t, "libfoo.so+0x1000", 2) == 1180.0 && !strstr(t, "leaf"),
 	       "flame graph honours focus");
 	free(t);
 }

@@ -58,7 +58,7 @@ for g in root.iter("{http://www.w3.org/2000/svg}g"):
     frames[(g.get("data-n"), int(g.get("data-d")))] = (title, float(rect.get("width")))
 all_w = frames[("all", 0)][1]
 want = {("main", 1): 1.0, ("work", 2): 0.8, ("helper", 3): 0.8, ("leaf", 4): 0.6,
-        ("0x4000 [libfoo.so]", 2): 0.05, ("ns::f<int>&", 2): 0.05}
+        ("libfoo.so+0x1000", 2): 0.05, ("ns::f<int>&", 2): 0.05}
 for k, share in want.items():
     w = frames[k][1]
     assert abs(w / all_w - share) < 1e-6, (k, w, all_w)
