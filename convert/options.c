@@ -168,6 +168,51 @@ sp_error *sp_cli_load_with(const sp_cli_sym *c, const char *path, sp_perf_round_
 	return NULL;
 }
 
+/* Whether PATH is where a distribution installs its files. */
+static bool system_path(const char *path)
+{
+	static const char *const dirs[] = {"/usr/lib/", "/lib/", "/usr/lib64/", "/lib64/",
+					   "/usr/bin/", "/bin/", "/usr/sbin/", "/sbin/",
+					   "/usr/libexec/"};
+	for (size_t i = 0; i < SP_ARRAY_LEN(dirs); i++)
+		if (!strncmp(path, dirs[i], strlen(dirs[i])))
+			return true;
+	return false;
+}
+
+/* What would resolve mapping M, for its most frequent reason; NULL when
+ * nothing the user can do is known. */
+static char *summary_fix(const sp_mapping_report *m)
+{
+	int top = 0;
+	for (int k = 1; k <= SP_UNRES_ERROR; k++)
+		if (m->n_reason[k] > m->n_reason[top])
+			top = k;
+	const char *path = m->recorded_path ? m->recorded_path : "";
+	const char *env = getenv("DEBUGINFOD_URLS");
+	const char *ask = m->build_id && (!env || !*env)
+				  ? ", or set DEBUGINFOD_URLS to fetch it by build id"
+				  : "";
+	switch ((sp_unresolved_reason)top) {
+	case SP_UNRES_FILE_NOT_FOUND:
+		return sp_xasprintf("--binary-path DIR where the file is now (or --sysroot)%s",
+				    ask);
+	case SP_UNRES_BUILD_ID_MISMATCH:
+		return sp_xasprintf("--binary-path DIR holding the recorded build (build id %s)%s",
+				    m->build_id ? m->build_id : "?", ask);
+	case SP_UNRES_FILE_MISMATCH:
+		return sp_xstrdup("--binary-path DIR holding the recorded file, or "
+				  "--force-mismatch to use this one anyway");
+	case SP_UNRES_NO_SYMBOLS:
+		if (system_path(path))
+			return sp_xasprintf("install its debug symbols: on Debian the -dbgsym (or "
+					    "-dbg) package of the one `dpkg -S %s` names%s",
+					    path, ask);
+		return sp_xasprintf("--debug-dir DIR holding its separate debug file%s", ask);
+	default: return NULL;
+	}
+}
+
 void sp_cli_print_summary(const char *name, const sp_symbolize_report *r, FILE *f)
 {
 	for (size_t i = 0; i < r->n_mappings; i++) {
@@ -192,7 +237,9 @@ void sp_cli_print_summary(const char *name, const sp_symbolize_report *r, FILE *
 		}
 		if (m->detail)
 			fprintf(f, "%s%s", first ? "" : "; ", m->detail);
-		fprintf(f, ")\n");
+		char *fix = summary_fix(m);
+		fprintf(f, ")%s%s\n", fix ? "; fix: " : "", fix ? fix : "");
+		free(fix);
 	}
 }
 

@@ -153,6 +153,16 @@ sp_run symprof convert "$tmp/fixture.heap"
 [ "$rc" -eq 0 ] && ! grep -Fq 'fixture::alloc_in_main' "$tmp/out" &&
 	grep -Fq 'fixshared::shared_alloc' "$tmp/out" # exported: still in .dynsym
 sp_ok $? "stripped without debug files: main's own functions are not named"
+# The summary names the fix: a separate debug file for a file of the user's, the
+# distribution's debug package for a file where distributions install theirs (the dump's
+# paths rewritten under /usr/lib, the files found there through --path-map).
+grep -F "mapping 1 $fix/fixture: " "$tmp/err" | grep -Fq '(no symbols); fix: --debug-dir DIR holding its separate debug file'
+sp_ok $? "stripped without debug files: the summary says --debug-dir" || sp_show_err
+sed "s|$fix/|/usr/lib/symprof-fixture/|g" "$tmp/fixture.heap" >"$tmp/system.heap"
+sp_run symprof convert --path-map "/usr/lib/symprof-fixture=$fix" "$tmp/system.heap"
+grep -F 'mapping 1 /usr/lib/symprof-fixture/fixture: ' "$tmp/err" |
+	grep -Fq '(no symbols); fix: install its debug symbols: on Debian the -dbgsym (or -dbg) package of the one `dpkg -S /usr/lib/symprof-fixture/fixture` names'
+sp_ok $? "stripped system file: the summary names the Debian debug package" || sp_show_err
 
 # (1) .gnu_debuglink in the binary's directory, in its .debug/, and under a debug dir.
 cp "$tmp"/dbg/*.debug "$fix/"

@@ -264,6 +264,8 @@ grep -Eq '(^|;)fixture\+0x[0-9a-f]+ [0-9]+$' "$tmp/moved.folded" 2>/dev/null
 sp_ok $? "binaries missing: unresolved frames print as fixture+0xOFFSET"
 grep -Fq "$fix/fixture" "$tmp/err"
 sp_ok $? "binaries missing: stderr names the unresolved main binary"
+grep -F "$fix/fixture: " "$tmp/err" | grep -Fq '(file not found); fix: --binary-path DIR where the file is now (or --sysroot)'
+sp_ok $? "binaries missing: the summary says --binary-path" || sp_show_err
 # Another run of the same program loads it elsewhere (address-space randomisation):
 # its unresolved stacks are the same lines, so runs merge.
 (cd "$tmp/moved" && env HEAPPROFILE="$tmp/rerun" ./fixture) >/dev/null 2>&1
