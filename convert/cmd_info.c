@@ -42,6 +42,60 @@ static void print_mapping_report(const sp_mapping_report *mr, FILE *f)
 			sp_try_status_str(mr->tried.v[i].status));
 }
 
+/* Per mapping (index in P's mappings): how many samples have a frame in it
+ * and their weight in column COL; each sample counts once per mapping. */
+typedef struct {
+	size_t n;
+	int64_t value;
+	bool overflow;
+	size_t last; /* 1 + the last sample counted */
+} mapping_weight;
+
+static mapping_weight *weigh_mappings(const sp_profile *p, size_t col)
+{
+	mapping_weight *w = sp_xcalloc(p->n_mappings ? p->n_mappings : 1, sizeof(*w));
+	for (size_t i = 0; i < p->n_samples; i++) {
+		const sp_sample *s = &p->samples[i];
+		for (size_t k = 0; k < s->n_locations; k++) {
+			const sp_location *l = sp_profile_location(p, s->location_ids[k]);
+			const sp_mapping *m = l && l->mapping_id ? sp_profile_mapping(p, l->mapping_id)
+								 : NULL;
+			if (!m)
+				continue;
+			mapping_weight *x = &w[m - p->mappings];
+			if (x->last == i + 1)
+				continue;
+			x->last = i + 1;
+			x->n++;
+			if (col < p->n_sample_types &&
+			    __builtin_add_overflow(x->value, s->values[col], &x->value))
+				x->overflow = true;
+		}
+	}
+	return w;
+}
+
+/* "  totals: TYPE/UNIT N ..." for every column. */
+static void print_totals(const sp_profile *p, int64_t *dflt_total, size_t dflt, FILE *f)
+{
+	fprintf(f, "  totals:");
+	for (size_t c = 0; c < p->n_sample_types; c++) {
+		int64_t t = 0;
+		bool over = false;
+		for (size_t i = 0; i < p->n_samples && !over; i++)
+			over = __builtin_add_overflow(t, p->samples[i].values[c], &t);
+		fprintf(f, "%s %s/%s ", c ? "," : "", sp_profile_str(p, p->sample_types[c].type),
+			sp_profile_str(p, p->sample_types[c].unit));
+		if (over)
+			fprintf(f, "(more than an int64 holds)");
+		else
+			fprintf(f, "%" PRId64, t);
+		if (c == dflt)
+			*dflt_total = over ? 0 : t;
+	}
+	fprintf(f, "\n");
+}
+
 static void print_info(const char *path, sp_input_format fmt, const sp_profile *p,
 		       const sp_symbolize_report *r, FILE *f)
 {
@@ -64,6 +118,10 @@ static void print_info(const char *path, sp_input_format fmt, const sp_profile *
 		fprintf(f, "  comment: %s\n", sp_profile_str(p, p->comments[i]));
 	fprintf(f, "  samples: %zu  locations: %zu  functions: %zu  mappings: %zu\n",
 		p->n_samples, p->n_locations, p->n_functions, p->n_mappings);
+	int64_t total = 0;
+	if (p->n_sample_types)
+		print_totals(p, &total, have_dflt ? dflt : SIZE_MAX, f);
+	mapping_weight *w = weigh_mappings(p, have_dflt ? dflt : SIZE_MAX);
 	for (size_t i = 0; i < p->n_mappings; i++) {
 		const sp_mapping *m = &p->mappings[i];
 		const char *name = sp_profile_str(p, m->filename);
@@ -71,6 +129,14 @@ static void print_info(const char *path, sp_input_format fmt, const sp_profile *
 			   " %s\n",
 			m->id, m->memory_start, m->memory_limit, m->file_offset,
 			*name ? name : "(anonymous)");
+		fprintf(f, "    samples: %zu of %zu", w[i].n, p->n_samples);
+		if (have_dflt && !w[i].overflow) {
+			fprintf(f, ", %s %" PRId64, sp_profile_str(p, p->sample_types[dflt].type),
+				w[i].value);
+			if (total > 0)
+				fprintf(f, " (%.2f%%)", 100.0 * (double)w[i].value / (double)total);
+		}
+		fprintf(f, "\n");
 		const sp_mapping_report *mr = r ? report_for(r, m->id) : NULL;
 		if (mr) {
 			print_mapping_report(mr, f);
@@ -81,6 +147,7 @@ static void print_info(const char *path, sp_input_format fmt, const sp_profile *
 			fprintf(f, "    %s\n", r ? "no addresses" : "not symbolized");
 		}
 	}
+	free(w);
 	const sp_mapping_report *none = r ? report_for(r, 0) : NULL;
 	if (none && none->n_addresses) {
 		fprintf(f, "  addresses outside every mapping:\n");

@@ -231,6 +231,21 @@ sp_expect_suffix "$tmp/out" ";main;fixture::alloc_in_main 40960" \
 # (e) info: the main binary and both libraries, with their build ids and resolved counts.
 sp_run symprof info "$tmp/fixture.heap"
 sp_ok "$rc" "info exits 0" || sp_show_err
+# Totals per sample type: the dump's header line holds them ("heap profile: inuse_objects:
+# inuse_space [alloc_objects: alloc_space] @ heapprofile").
+set -- $(sed -n '1s/^heap profile: *\([0-9]*\): *\([0-9]*\) \[ *\([0-9]*\): *\([0-9]*\)\].*/\3 \4 \1 \2/p' "$tmp/fixture.heap")
+grep -qx "  totals: alloc_objects/count $1, alloc_space/bytes $2, inuse_objects/count $3, inuse_space/bytes $4" "$tmp/out"
+sp_ok $? "info: totals per sample type as the dump's header ($*)" || grep totals "$tmp/out" | sed 's/^/#   /'
+# Per mapping, the samples with a frame in it: the shared library and the plugin carry
+# one allocation site each (fixture.h).
+total=$4
+for lib in "libfixshared.so 2048 6" "libfixplugin.so 3000 4"; do
+	set -- $lib
+	want=$(awk -v v=$(($2 * $3)) -v t="$total" 'BEGIN { printf "    samples: 1 of [0-9]+, inuse_space %d \\(%.2f%%\\)", v, 100 * v / t }')
+	awk -v f="$fix/$1" '/^  mapping/ { on = index($0, f) > 0; next } on' "$tmp/out" | grep -Eqx "$want"
+	sp_ok $? "info: $1 carries one sample, $(($2 * $3)) bytes in use" ||
+		awk -v f="$fix/$1" '/^  mapping/ { on = index($0, f) > 0; next } on' "$tmp/out" | sed 's/^/#   /'
+done
 for f in "$fix/fixture" "$fix/libfixshared.so" "$fix/libfixplugin.so"; do
 	grep -Fq -- "$f" "$tmp/out"
 	sp_ok $? "info names $(basename "$f")"
