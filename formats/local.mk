@@ -23,7 +23,7 @@ formats_libformats_la_SOURCES = \
 	formats/dot.c \
 	formats/graphviz.c \
 	formats/flamegraph.c
-formats_libformats_la_CFLAGS = $(AM_CFLAGS) $(PROTOBUFC_CFLAGS) $(GVC_CFLAGS)
+formats_libformats_la_CFLAGS = $(AM_CFLAGS) $(PROTOBUFC_CFLAGS) $(GVC_CFLAGS) $(ZSTD_CFLAGS)
 
 # profile.proto is compiled by protoc-c at build time into the build tree
 # (works out of tree); only formats/pprof.c includes the generated header.
@@ -39,7 +39,7 @@ $(PPROF_PB_C): $(srcdir)/formats/proto/profile.proto
 # one protoc-c run makes both files; the header follows the source
 $(PPROF_PB_H): $(PPROF_PB_C)
 	@test -f $@ || { rm -f $(PPROF_PB_C); $(MAKE) $(AM_MAKEFLAGS) $(PPROF_PB_C); }
-formats_libformats_la_LIBADD = profile/libprofile.la common/libcommon.la $(PROTOBUFC_LIBS) $(GVC_LIBS) -lm
+formats_libformats_la_LIBADD = profile/libprofile.la common/libcommon.la $(PROTOBUFC_LIBS) $(GVC_LIBS) $(ZSTD_LIBS) -lm
 # --- address-stack readers (cpu, contention, thread, gocount, raw, folded) ---
 formats_libformats_la_SOURCES += formats/stacks.h formats/stacks.c
 # reports: private header

@@ -21,7 +21,19 @@
  *
  * Errors name the file, the byte offset and what was expected.  Counts are
  * checked against the bytes of their record before anything is allocated.
- * PERF_RECORD_COMPRESSED (zstd) is refused with a positioned error. */
+ *
+ * `perf record -z` writes the kernel's records through one zstd stream,
+ * never ended, flushed at the end of every chunk it takes from its ring
+ * buffers: COMPRESSED (81) records {header; zstd bytes} or COMPRESSED2 (83)
+ * {header; u64 size; zstd bytes; padding}, between perf's own uncompressed
+ * records (FINISHED_ROUND, ...).  A record of the decompressed stream may
+ * begin in one COMPRESSED record and end in the next.  The payloads go
+ * through one decompression context and the records that come out are
+ * parsed as they complete, so memory holds one partial record, not the
+ * data; one COMPRESSED record may not give more than the buffer perf
+ * compressed it from (the COMPRESSED feature's mmap_len), which stops a
+ * zstd bomb.  Errors inside that data name the COMPRESSED record's offset
+ * and the byte of the decompressed stream. */
 #include "formats/formats.h"
 
 #include <errno.h>
@@ -32,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <zstd.h>
 
 #define MAGIC "PERFILE2"
 #define FILE_HEADER_SIZE 104
@@ -49,6 +62,7 @@ enum {
 	REC_AUXTRACE = 71,
 	REC_HEADER_FEATURE = 80,
 	REC_COMPRESSED = 81,
+	REC_COMPRESSED2 = 83,
 };
 
 /* feature bits (spec §2) */
@@ -59,6 +73,7 @@ enum {
 	FEAT_ARCH = 6,
 	FEAT_CMDLINE = 11,
 	FEAT_EVENT_DESC = 12,
+	FEAT_COMPRESSED = 27,
 	FEAT_LAST = 256,
 };
 
@@ -95,6 +110,19 @@ typedef struct {
 	size_t cap_chain;
 	sp_perf_round_fn on_round;
 	void *arg;
+	/* perf record -z */
+	struct {
+		uint32_t type;     /* the COMPRESSED feature's: 1 zstd, 0 unknown */
+		uint64_t mmap_len; /* its buffer size, 0 when unknown */
+		ZSTD_DCtx *dctx;
+		uint8_t *buf;      /* decompressed bytes not parsed yet (a partial record) */
+		size_t len, cap;
+		uint64_t pos;      /* offset of buf[0] in the decompressed stream */
+		uint64_t rec_off;  /* file offset of the COMPRESSED record decompressing */
+		size_t hint;       /* the decoder's last answer: 0 or Z_BETWEEN_BLOCKS at a clean end */
+		uint64_t skip;     /* AUXTRACE data still to skip */
+		bool inside;       /* parsing records of the decompressed stream */
+	} z;
 } pd;
 
 static sp_error *bad(const pd *d, uint64_t off, const char *fmt, ...) SP_PRINTF(3, 4);
@@ -106,8 +134,14 @@ static sp_error *bad(const pd *d, uint64_t off, const char *fmt, ...)
 	if (vasprintf(&what, fmt, ap) < 0)
 		what = NULL;
 	va_end(ap);
-	sp_error *e = sp_error_new(SP_E_MALFORMED, "%s: offset %" PRIu64 ": %s", d->name, off,
-				   what ? what : fmt);
+	sp_error *e;
+	if (d->z.inside) /* OFF is in the decompressed stream */
+		e = sp_error_new(SP_E_MALFORMED,
+				 "%s: offset %" PRIu64 ": byte %" PRIu64 " of the data decompressed from "
+				 "COMPRESSED records: %s", d->name, d->z.rec_off, off, what ? what : fmt);
+	else
+		e = sp_error_new(SP_E_MALFORMED, "%s: offset %" PRIu64 ": %s", d->name, off,
+				 what ? what : fmt);
 	free(what);
 	return e;
 }
@@ -483,6 +517,25 @@ static sp_error *feat_event_desc(pd *d, cur *k)
 	return NULL;
 }
 
+/* COMPRESSED: {u32 version, type, level, ratio, mmap_len} (K4 write_compressed). */
+static sp_error *feat_compressed(pd *d, cur *k)
+{
+	uint32_t v[5];
+	static const char *const field[] = {"compression version", "compression type",
+					    "compression level", "compression ratio",
+					    "compression buffer size"};
+	for (size_t i = 0; i < 5; i++) {
+		sp_error *e = take32(k, &v[i], field[i]);
+		if (e)
+			return e;
+	}
+	d->z.type = v[1];
+	d->z.mmap_len = v[4];
+	d->c->zstd_level = v[2];
+	d->c->zstd_ratio = v[3];
+	return NULL;
+}
+
 static sp_error *feature(pd *d, unsigned bit, cur *k)
 {
 	sp_capture *c = d->c;
@@ -503,6 +556,8 @@ static sp_error *feature(pd *d, unsigned bit, cur *k)
 		return feat_build_ids(d, k);
 	case FEAT_EVENT_DESC:
 		return feat_event_desc(d, k);
+	case FEAT_COMPRESSED:
+		return feat_compressed(d, k);
 	case FEAT_CMDLINE: {
 		uint32_t nr;
 		sp_error *e = take32(k, &nr, "argument count");
@@ -542,7 +597,8 @@ static sp_error *file_features(pd *d, const uint8_t bitmap[32], uint64_t at)
 		uint64_t off = rd64(d, q), size = rd64(d, q + 8);
 		at += SECTION_SIZE;
 		if (bit != FEAT_BUILD_ID && bit != FEAT_HOSTNAME && bit != FEAT_OSRELEASE &&
-		    bit != FEAT_ARCH && bit != FEAT_CMDLINE && bit != FEAT_EVENT_DESC)
+		    bit != FEAT_ARCH && bit != FEAT_CMDLINE && bit != FEAT_EVENT_DESC &&
+		    bit != FEAT_COMPRESSED)
 			continue;
 		if (d->len != UINT64_MAX && (off > d->len || size > d->len - off))
 			return bad(d, at - SECTION_SIZE,
@@ -860,6 +916,150 @@ static sp_error *rec_header_attr(pd *d, cur *k)
 	return take_ids(d, k, (k->len - k->at) / 8, d->n_ev - 1);
 }
 
+/* -- perf record -z ------------------------------------------------------------ */
+
+/* What libzstd's streaming decoder asks for next when it stands between two
+ * blocks of an unfinished frame: a block header.  perf flushes the stream
+ * after every chunk, so its data end there (or at the end of a frame, 0). */
+#define Z_BETWEEN_BLOCKS 3
+/* The most one COMPRESSED record may give when the file does not say how
+ * large perf's buffers were, and what a record may give beyond the buffer
+ * it was compressed from (the end of the previous chunk's last block). */
+#define Z_DEFAULT_MAX ((uint64_t)64 << 20)
+#define Z_SLACK ((uint64_t)ZSTD_BLOCKSIZE_MAX * 2)
+
+static sp_error *record(pd *d, cur *k, uint64_t *skip_extra);
+
+static sp_error *small_record(pd *d, uint64_t off, uint32_t type, uint16_t size)
+{
+	return bad(d, off, "record of type %" PRIu32 " has size %u: expected at least its "
+		   "8-byte header", type, size);
+}
+
+/* Parses the whole records at the start of d->z.buf and keeps the partial
+ * one that may follow, for the next COMPRESSED record to complete. */
+static sp_error *z_records(pd *d)
+{
+	sp_error *e = NULL;
+	size_t at = 0;
+	d->z.inside = true;
+	while (!e) {
+		size_t left = d->z.len - at;
+		if (d->z.skip) {
+			size_t n = d->z.skip < left ? (size_t)d->z.skip : left;
+			at += n;
+			d->z.skip -= n;
+			if (d->z.skip)
+				break;
+			continue;
+		}
+		if (left < 8)
+			break;
+		const uint8_t *q = d->z.buf + at;
+		uint64_t off = d->z.pos + at;
+		uint32_t type = rd32(d, q);
+		uint16_t size = rd16(d, q + 6);
+		if (size < 8) {
+			e = small_record(d, off, type, size);
+			break;
+		}
+		if (size > left)
+			break;
+		cur k = mkcur(d, q, size, off, "record");
+		if (type == REC_COMPRESSED || type == REC_COMPRESSED2)
+			e = bad(d, off, "COMPRESSED record inside compressed data");
+		else
+			e = record(d, &k, &d->z.skip);
+		at += size;
+	}
+	d->z.inside = false;
+	memmove(d->z.buf, d->z.buf + at, d->z.len - at);
+	d->z.len -= at;
+	d->z.pos += at;
+	return e;
+}
+
+/* COMPRESSED {header; zstd bytes} or COMPRESSED2 {header; u64 size; zstd
+ * bytes; padding}: decompressed and parsed as its records complete. */
+static sp_error *rec_compressed(pd *d, cur *k, uint32_t type)
+{
+	const uint8_t *src = k->p + 8;
+	size_t n = k->len - 8;
+	if (type == REC_COMPRESSED2) {
+		uint64_t size;
+		k->at = 8;
+		sp_error *e = take64(k, &size, "compressed data size");
+		if (e)
+			return e;
+		if (size > k->len - 16)
+			return bad(d, k->base + 8, "compressed data of %" PRIu64 " bytes in a %zu-byte "
+				   "COMPRESSED2 record", size, k->len);
+		src = k->p + 16;
+		n = (size_t)size;
+	}
+	if (d->z.type && d->z.type != 1)
+		return bad(d, k->base, "COMPRESSED record, but the COMPRESSED feature gives "
+			   "compression type %" PRIu32 ": expected 1 (zstd)", d->z.type);
+	if (!d->z.dctx && !(d->z.dctx = ZSTD_createDCtx()))
+		sp_oom();
+	uint64_t max = d->z.mmap_len ? d->z.mmap_len + Z_SLACK : Z_DEFAULT_MAX;
+	if (sp_mem_limit() && max > sp_mem_limit())
+		max = sp_mem_limit();
+	d->z.rec_off = k->base;
+	ZSTD_inBuffer in = {src, n, 0};
+	uint64_t produced = 0;
+	for (;;) {
+		sp_grow(&d->z.buf, &d->z.cap, d->z.len + ZSTD_DStreamOutSize(), 1);
+		ZSTD_outBuffer out = {d->z.buf + d->z.len, d->z.cap - d->z.len, 0};
+		size_t r = ZSTD_decompressStream(d->z.dctx, &out, &in);
+		if (ZSTD_isError(r))
+			return bad(d, k->base, "corrupt zstd payload in COMPRESSED record: %s",
+				   ZSTD_getErrorName(r));
+		d->z.hint = r;
+		d->z.len += out.pos;
+		produced += out.pos;
+		d->c->zstd_out += out.pos;
+		if (produced > max) {
+			char lim[64];
+			sp_format_size(lim, sizeof(lim), (size_t)max);
+			return sp_error_new(SP_E_LIMIT, "%s: offset %" PRIu64 ": COMPRESSED record "
+					    "decompresses to more than %s (%s)", d->name, k->base,
+					    lim, max == sp_mem_limit() ?
+					    "the memory limit, --max-memory" : d->z.mmap_len ?
+					    "the COMPRESSED feature's buffer size and a block" :
+					    "the most perf writes in one");
+		}
+		sp_error *e = z_records(d);
+		if (e)
+			return e;
+		if (in.pos == in.size && out.pos < out.size)
+			break;
+	}
+	d->c->zstd_in += n;
+	return NULL;
+}
+
+/* At the end of the data: the decompressed stream must end with a whole
+ * record, at the end of a block. */
+static sp_error *z_end(pd *d)
+{
+	if (!d->z.dctx)
+		return NULL;
+	d->z.inside = true;
+	sp_error *e = NULL;
+	if (d->z.skip)
+		e = bad(d, d->z.pos, "truncated auxtrace data: %" PRIu64 " bytes missing",
+			d->z.skip);
+	else if (d->z.len)
+		e = bad(d, d->z.pos, "truncated record: %zu bytes of it at the end of the "
+			"compressed data", d->z.len);
+	else if (d->z.hint && d->z.hint != Z_BETWEEN_BLOCKS)
+		e = bad(d, d->z.pos, "the zstd stream of the COMPRESSED records ends inside a "
+			"block (truncated payload)");
+	d->z.inside = false;
+	return e;
+}
+
 static sp_error *record(pd *d, cur *k, uint64_t *skip_extra)
 {
 	uint32_t type = rd32(d, k->p);
@@ -915,10 +1115,8 @@ static sp_error *record(pd *d, cur *k, uint64_t *skip_extra)
 		*skip_extra = rd64(d, k->p + 8);
 		return NULL;
 	case REC_COMPRESSED:
-		return sp_error_new(SP_E_UNSUPPORTED,
-				    "%s: offset %" PRIu64 ": compressed records (perf record -z) "
-				    "are not supported; decompress with `perf inject -i FILE -o OUT`",
-				    d->name, k->base);
+	case REC_COMPRESSED2:
+		return rec_compressed(d, k, type);
 	default:
 		return NULL; /* EXIT, THROTTLE, SWITCH, perf's bookkeeping, ... */
 	}
@@ -948,8 +1146,7 @@ static sp_error *records(pd *d, uint64_t off, uint64_t end)
 		uint32_t type = rd32(d, q);
 		/* (perf's own records, features for one, need not be 8-aligned) */
 		if (size < 8)
-			return bad(d, off, "record of type %" PRIu32 " has size %u: expected at "
-				   "least its 8-byte header", type, size);
+			return small_record(d, off, type, size);
 		if (end != UINT64_MAX && size > end - off)
 			return bad(d, off, "record of type %" PRIu32 " and %u bytes runs past the "
 				   "end of the data section at offset %" PRIu64, type, size, end);
@@ -975,7 +1172,8 @@ static sp_error *records(pd *d, uint64_t off, uint64_t end)
 			off += extra;
 		}
 	}
-	return round_done(d);
+	sp_error *e = z_end(d);
+	return e ? e : round_done(d);
 }
 
 /* -- header --------------------------------------------------------------------- */
@@ -1080,6 +1278,8 @@ static void pd_free(pd *d)
 	free(d->ev);
 	free(d->chain);
 	sp_u64map_free(&d->id_event);
+	ZSTD_freeDCtx(d->z.dctx);
+	free(d->z.buf);
 }
 
 static sp_error *read_capture(pd *d, sp_capture **out)

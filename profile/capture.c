@@ -586,6 +586,14 @@ sp_profile *sp_capture_profiler_finish(sp_capture_profiler *b, const sp_capture 
 		sp_profile_add_comment(p, s);
 		free(s);
 	}
+	if (c->zstd_in) {
+		char *s = sp_xasprintf("perf.data: zstd-compressed records (perf record -z, level "
+				       "%u, ratio %u): %llu bytes decompressed to %llu", c->zstd_level,
+				       c->zstd_ratio, (unsigned long long)c->zstd_in,
+				       (unsigned long long)c->zstd_out);
+		sp_profile_add_comment(p, s);
+		free(s);
+	}
 	sp_capture_profiler_free(b);
 	return p;
 }

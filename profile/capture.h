@@ -125,6 +125,10 @@ typedef struct sp_capture {
 	char *hostname, *osrelease, *arch; /* NULL when not recorded */
 	char **cmdline;
 	size_t n_cmdline;
+	/* perf record -z: the level and ratio perf gives (0 when not said), the
+	 * bytes of compressed data read and of records they gave */
+	uint32_t zstd_level, zstd_ratio;
+	uint64_t zstd_in, zstd_out;
 } sp_capture;
 
 sp_capture *sp_capture_new(void);

@@ -315,11 +315,14 @@ TESTS += tests/test_dwwalk
 check_PROGRAMS += tests/test_perf tests/fuzz/fuzz_perf
 tests_test_perf_SOURCES = tests/test_perf.c tests/tap.h
 tests_test_perf_LDADD = $(TEST_LIBS)
+tests_test_perf_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS)
 tests_fuzz_fuzz_perf_SOURCES = tests/fuzz/fuzz_perf.c tests/fuzz/standalone.c
 tests_fuzz_fuzz_perf_LDADD = $(TEST_LIBS)
 TESTS += tests/test_perf tests/fuzz/fuzz_perf
 TESTS += tests/cli_perf.sh
 EXTRA_DIST += tests/cli_perf.sh testdata/perf
+TESTS += tests/cli_perf_z.sh
+EXTRA_DIST += tests/cli_perf_z.sh tests/perf_unzstd.py
 TESTS += tests/cli_unwind.sh
 EXTRA_DIST += tests/cli_unwind.sh testdata/unwind
 # --- installation: manual pages, completion, documents ---

@@ -3,13 +3,15 @@
  * pipe mode, two events told apart by IDENTIFIER, maps of two processes at
  * the same addresses, a library mapped mid-run, kernel frames behind a
  * context marker, thread names, lost samples, unknown records; the same
- * recording must give the same profile in every encoding.  Then the
- * positioned errors of damaged streams. */
+ * recording must give the same profile in every encoding, compressed as
+ * `perf record -z` writes it too (one zstd stream, a record split across two
+ * COMPRESSED records).  Then the positioned errors of damaged streams. */
 #include "formats/formats.h"
 #include "tests/tap.h"
 
 #include <linux/perf_event.h>
 #include <stdlib.h>
+#include <zstd.h>
 
 /* -- a tiny perf.data writer ---------------------------------------------- */
 
@@ -285,6 +287,64 @@ static void feature_build_id(wr *w)
 	rec_end(w, r);
 }
 
+/* perf record -z: {version, type 1 = zstd, level, ratio, mmap_len} */
+static void feature_compressed(wr *w)
+{
+	put32(w, 0);
+	put32(w, 1);
+	put32(w, 1);
+	put32(w, 3);
+	put32(w, 528384);
+}
+
+/* Compressed encodings: the record type, the payload bytes written. */
+static uint32_t z_type;
+static size_t z_bytes;
+
+/* What perf record -z writes for the records of body(): one zstd stream
+ * over two chunks (as from two ring-buffer reads), the first ending in the
+ * middle of a sample so that the sample begins in one COMPRESSED record and
+ * ends in another, each chunk flushed through records of at most 48 bytes
+ * of payload (z_type 81, or 83 with its size and padding). */
+static void body_z(wr *w)
+{
+	wr plain = {.swap = w->swap};
+	body(&plain);
+	/* the first sample begins after two COMMs, two MMAP2s and the MMAP */
+	const uint8_t *p = (const uint8_t *)plain.b.data;
+	size_t cut = 0;
+	for (int i = 0; i < 5; i++) {
+		uint16_t sz;
+		memcpy(&sz, p + cut + 6, 2);
+		cut += w->swap ? __builtin_bswap16(sz) : sz;
+	}
+	cut += 20;
+	ZSTD_CCtx *cc = ZSTD_createCCtx();
+	ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, 1);
+	size_t from[2] = {0, cut}, to[2] = {cut, plain.b.len};
+	for (int c = 0; c < 2; c++) {
+		ZSTD_inBuffer in = {p + from[c], to[c] - from[c], 0};
+		size_t more;
+		do {
+			uint8_t out[48];
+			ZSTD_outBuffer o = {out, sizeof(out), 0};
+			more = ZSTD_compressStream2(cc, &o, &in, ZSTD_e_flush);
+			if (ZSTD_isError(more) || !o.pos)
+				break;
+			size_t r = rec_begin(w, z_type, 0);
+			if (z_type == 83)
+				put64(w, o.pos);
+			put(w, out, o.pos);
+			if (z_type == 83)
+				pad8(w);
+			rec_end(w, r);
+			z_bytes += o.pos;
+		} while (more || in.pos < in.size);
+	}
+	ZSTD_freeCCtx(cc);
+	sp_buf_free(&plain.b);
+}
+
 static uint8_t *file_mode(bool swap, uint32_t attr_size, size_t *len)
 {
 	wr w = {.swap = swap};
@@ -294,6 +354,8 @@ static uint8_t *file_mode(bool swap, uint32_t attr_size, size_t *len)
 	for (int i = 0; i < 3; i++)
 		put64(&w, 0), put64(&w, 0); /* attrs, data, event_types: set below */
 	uint64_t bits = 1u << 2 | 1u << 4 | 1u << 11 | 1u << 12 | 1u << 13; /* 13: skipped */
+	if (z_type)
+		bits |= 1u << 27;
 	put64(&w, bits);
 	put64(&w, 0), put64(&w, 0), put64(&w, 0);
 	/* ids */
@@ -306,7 +368,10 @@ static uint8_t *file_mode(bool swap, uint32_t attr_size, size_t *len)
 	attr(&w, attr_size, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS);
 	put64(&w, ids + 8), put64(&w, 8);
 	size_t data = w.b.len;
-	body(&w);
+	if (z_type)
+		body_z(&w);
+	else
+		body(&w);
 	size_t data_end = w.b.len;
 	set64(&w, 24, attrs);
 	set64(&w, 32, data - attrs);
@@ -314,11 +379,12 @@ static uint8_t *file_mode(bool swap, uint32_t attr_size, size_t *len)
 	set64(&w, 48, data_end - data);
 	/* the feature table, then the sections */
 	size_t table = w.b.len;
-	for (int i = 0; i < 5; i++)
+	int n_feat = z_type ? 6 : 5;
+	for (int i = 0; i < n_feat; i++)
 		put64(&w, 0), put64(&w, 0);
-	void (*feat[5])(wr *) = {feature_build_id, feature_osrelease, feature_cmdline,
-				 feature_event_desc, NULL};
-	for (int i = 0; i < 5; i++) {
+	void (*feat[6])(wr *) = {feature_build_id, feature_osrelease, feature_cmdline,
+				 feature_event_desc, NULL, feature_compressed};
+	for (int i = 0; i < n_feat; i++) {
 		size_t at = w.b.len;
 		if (feat[i])
 			feat[i](&w);
@@ -362,7 +428,12 @@ static uint8_t *pipe_mode(bool swap, uint32_t attr_size, size_t *len)
 	feature_build_id(&w);
 	uint32_t t67 = swap ? __builtin_bswap32(67) : 67;
 	memcpy(w.b.data + at, &t67, 4);
-	body(&w);
+	if (z_type) {
+		header_feature(&w, 27, feature_compressed);
+		body_z(&w);
+	} else {
+		body(&w);
+	}
 	*len = w.b.len;
 	return (uint8_t *)w.b.data;
 }
@@ -441,6 +512,15 @@ static const char want[] =
 
 static void check_encoding(const char *what, uint8_t *data, size_t len)
 {
+	char *want_z = NULL;
+	if (z_type) { /* and one comment more */
+		wr plain = {0};
+		body(&plain);
+		want_z = sp_xasprintf("%s# perf.data: zstd-compressed records (perf record -z, "
+				      "level 1, ratio 3): %zu bytes decompressed to %zu\n", want,
+				      z_bytes, plain.b.len);
+		sp_buf_free(&plain.b);
+	}
 	sp_profile *p = NULL;
 	sp_input_format fmt;
 	sp_error *e = sp_read_profile(what, data, len, &p, &fmt);
@@ -449,7 +529,8 @@ static void check_encoding(const char *what, uint8_t *data, size_t len)
 		printf("#   %s\n", msg ? msg : "");
 	if (p) {
 		char *got = render(p);
-		TAP_EQ_STR(got, want, "%s: samples, labels, frames and mappings", what);
+		TAP_EQ_STR(got, want_z ? want_z : want, "%s: samples, labels, frames and mappings",
+			   what);
 		free(got);
 	}
 	/* the same bytes streamed from a file give the same profile */
@@ -467,9 +548,11 @@ static void check_encoding(const char *what, uint8_t *data, size_t len)
 	if (f)
 		fclose(f);
 	free(msg);
+	free(want_z);
 	sp_error_free(e);
 	sp_profile_free(p);
 	free(data);
+	z_bytes = 0;
 }
 
 /* -- damaged streams ------------------------------------------------------ */
@@ -525,6 +608,70 @@ static void rec_compressed(wr *w)
 	size_t r = rec_begin(w, 81, 0);
 	put64(w, 0);
 	rec_end(w, r);
+}
+
+/* One COMPRESSED record: PLAIN's bytes through a flushed zstd stream, the
+ * last DROP bytes of the payload left out. */
+static void put_z(wr *w, wr *plain, size_t drop)
+{
+	size_t cap = ZSTD_compressBound(plain->b.len) + 64;
+	uint8_t *out = malloc(cap);
+	ZSTD_CCtx *cc = ZSTD_createCCtx();
+	ZSTD_inBuffer in = {plain->b.data, plain->b.len, 0};
+	ZSTD_outBuffer o = {out, cap, 0};
+	while (ZSTD_compressStream2(cc, &o, &in, ZSTD_e_flush) > 0)
+		;
+	size_t r = rec_begin(w, 81, 0);
+	put(w, out, o.pos - drop);
+	rec_end(w, r);
+	ZSTD_freeCCtx(cc);
+	free(out);
+	sp_buf_free(&plain->b);
+}
+
+static void sample_at(wr *w, uint64_t ip)
+{
+	uint64_t chain[] = {CTX_USER, ip};
+	sample(w, 1000, PERF_RECORD_MISC_USER, 1, 1, 1, 1, chain, 2); /* 72 bytes */
+}
+
+/* the zstd stream cut inside its block */
+static void rec_z_truncated(wr *w)
+{
+	wr plain = {0};
+	sample_at(&plain, 0x400000);
+	put_z(w, &plain, 4);
+}
+
+/* a whole zstd stream that ends 8 bytes before the end of its record */
+static void rec_z_partial(wr *w)
+{
+	wr plain = {0};
+	sample_at(&plain, 0x400000);
+	plain.b.len -= 8;
+	put_z(w, &plain, 0);
+}
+
+/* a damaged record after a good one of 72 bytes inside the decompressed data:
+ * its callchain length at byte 72 + 48 */
+static void rec_z_inner(wr *w)
+{
+	wr plain = {0};
+	sample_at(&plain, 0x400000);
+	rec_chain_past_end(&plain);
+	put_z(w, &plain, 0);
+}
+
+/* 1 MiB of empty records from a few bytes, with perf's buffers of 516 KiB */
+static void rec_z_bomb(wr *w)
+{
+	header_feature(w, 27, feature_compressed);
+	wr plain = {0};
+	for (int i = 0; i < (1 << 17); i++) {
+		size_t r = rec_begin(&plain, 99, 0);
+		rec_end(&plain, r);
+	}
+	put_z(w, &plain, 0);
 }
 
 /* The capture's time rules on their own: a later map over the same range
@@ -656,6 +803,18 @@ int main(void)
 	check_encoding("pipe-le-112", d, len);
 	d = pipe_mode(true, 64, &len); /* PERF_ATTR_SIZE_VER0 */
 	check_encoding("pipe-be-64", d, len);
+	/* perf record -z */
+	z_type = 81;
+	d = file_mode(false, 128, &len);
+	check_encoding("file-le-z", d, len);
+	d = file_mode(true, 136, &len);
+	check_encoding("file-be-z", d, len);
+	d = pipe_mode(false, 128, &len);
+	check_encoding("pipe-le-z", d, len);
+	z_type = 83; /* COMPRESSED2 */
+	d = pipe_mode(true, 112, &len);
+	check_encoding("pipe-be-z2", d, len);
+	z_type = 0;
 
 	/* not mine: another format's bytes, and too short for the magic */
 	sp_profile *p = NULL;
@@ -674,15 +833,33 @@ int main(void)
 	memcpy(d + 104 + 16 + 4, &big, 4);
 	expect_error("attr-size-big", d, len, "offset 124: attr.size 200 runs past its 144-byte");
 	free(d);
-	d = pipe_with(rec_chain_past_end, &len);
-	expect_error("chain-past-end", d, len,
-		     "callchain of 1048576 entries but only 8 bytes left in the 64-byte sample");
-	free(d);
-	d = pipe_with(rec_size_past_end, &len);
-	expect_error("size-past-end", d, len, "truncated record: expected 65528 bytes");
-	free(d);
-	d = pipe_with(rec_compressed, &len);
-	expect_error("compressed", d, len, "compressed records (perf record -z) are not supported");
-	free(d);
+	/* single damaged records after a pipe-mode attr (the record at offset 160) */
+	static const struct {
+		void (*rec)(wr *);
+		const char *what, *text;
+	} damaged[] = {
+		{rec_chain_past_end, "chain-past-end",
+		 "callchain of 1048576 entries but only 8 bytes left in the 64-byte sample"},
+		{rec_size_past_end, "size-past-end", "truncated record: expected 65528 bytes"},
+		{rec_compressed, "compressed",
+		 "offset 160: corrupt zstd payload in COMPRESSED record: Unknown frame descriptor"},
+		{rec_z_truncated, "z-truncated",
+		 "offset 160: byte 0 of the data decompressed from COMPRESSED records: the zstd "
+		 "stream of the COMPRESSED records ends inside a block"},
+		{rec_z_partial, "z-partial",
+		 "offset 160: byte 0 of the data decompressed from COMPRESSED records: truncated "
+		 "record: 64 bytes of it at the end of the compressed data"},
+		{rec_z_inner, "z-inner",
+		 "offset 160: byte 120 of the data decompressed from COMPRESSED records: "
+		 "callchain of 1048576 entries but only 8 bytes left in the 64-byte sample"},
+		{rec_z_bomb, "z-bomb",
+		 "COMPRESSED record decompresses to more than 790528 bytes (the COMPRESSED "
+		 "feature's buffer size and a block)"},
+	};
+	for (size_t i = 0; i < SP_ARRAY_LEN(damaged); i++) {
+		d = pipe_with(damaged[i].rec, &len);
+		expect_error(damaged[i].what, d, len, damaged[i].text);
+		free(d);
+	}
 	return tap_done();
 }

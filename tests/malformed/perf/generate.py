@@ -6,6 +6,7 @@ Run it from this directory after changing a case; the layout follows
 spec/PERF-DATA.md §1-§4 (little-endian, file mode unless noted)."""
 import os
 import struct
+import subprocess
 
 IP, TID, TIME, ADDR, READ, CALLCHAIN, ID, CPU, PERIOD = 1, 2, 4, 8, 16, 32, 64, 128, 256
 REGS_USER, STACK_USER = 1 << 12, 1 << 13
@@ -94,8 +95,30 @@ cases['mmap_name_unterminated'] = (perf_file([rec(1, struct.pack('<IIQQQ', 7, 7,
                                    'mmap file name is not NUL-terminated within the record')
 cases['mmap_wraps'] = (perf_file([mmap(7, 0xfffffffffffff000, 0x2000, '/x')]),
                        'wraps around the address space')
-cases['compressed'] = (perf_file(GOOD + [rec(81, b'\x28\xb5\x2f\xfd' + b'\0' * 4)]),
-                       'compressed records (perf record -z) are not supported')
+
+
+def zstd(data):
+    """One zstd frame (the zstd command's; perf writes an unfinished one)."""
+    return subprocess.run(['zstd', '-q', '-c', '-1', '--no-check'], input=data,
+                          capture_output=True, check=True).stdout
+
+
+# perf record -z: the records inside COMPRESSED (81) records
+ZGOOD = [GOOD[0], rec(81, zstd(GOOD[1]))]
+cases['compressed_corrupt'] = (perf_file(GOOD + [rec(81, b'\xde\xad\xbe\xef' * 3)]),
+                               'offset 376: corrupt zstd payload in COMPRESSED record: '
+                               'Unknown frame descriptor')
+cases['compressed_truncated'] = (perf_file([GOOD[0], rec(81, zstd(GOOD[1])[:-6])]),
+                                 'offset 304: byte 0 of the data decompressed from COMPRESSED '
+                                 'records: the zstd stream of the COMPRESSED records ends inside '
+                                 'a block')
+cases['compressed_partial'] = (perf_file([GOOD[0], rec(81, zstd(GOOD[1][:-8]))]),
+                               'offset 304: byte 0 of the data decompressed from COMPRESSED '
+                               'records: truncated record: 64 bytes of it at the end of the '
+                               'compressed data')
+cases['compressed_nested'] = (perf_file([GOOD[0], rec(81, zstd(rec(81, zstd(GOOD[1]))))]),
+                              'offset 304: byte 0 of the data decompressed from COMPRESSED '
+                              'records: COMPRESSED record inside compressed data')
 pipe = b'PERFILE2' + struct.pack('<Q', 16)
 cases['pipe_sample_before_attr'] = (pipe + GOOD[1],
                                     'offset 16: record of type 9 before any event attribute')
@@ -116,5 +139,16 @@ seeds = os.path.join(here, '..', '..', 'fuzz', 'seeds', 'perf')
 os.makedirs(seeds, exist_ok=True)
 with open(os.path.join(seeds, 'small.data'), 'wb') as f:
     f.write(perf_file(GOOD))
+with open(os.path.join(seeds, 'z.data'), 'wb') as f:
+    f.write(perf_file(ZGOOD))
+# pipe mode with COMPRESSED2 (83) records {header; u64 size; data; padding}, the
+# sample split across two of them
+zs = zstd(GOOD[1])
+half = len(zs) // 2
+zs2 = b''.join(rec(83, struct.pack('<Q', len(z)) + z + b'\0' * (-len(z) % 8))
+               for z in (zs[:half], zs[half:]))
+with open(os.path.join(seeds, 'zpipe.data'), 'wb') as f:
+    f.write(pipe + rec(64, attr(IP | TID | TIME | PERIOD | CALLCHAIN) + struct.pack('<Q', 1)) +
+            GOOD[0] + zs2)
 with open(os.path.join(seeds, 'pipe.data'), 'wb') as f:
     f.write(pipe + hattr + rec(9, struct.pack('<QQIIQQ', 12, 0x401000, 7, 7, 1, 1)))

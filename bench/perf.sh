@@ -1,0 +1,104 @@
+#!/bin/sh
+# perf.sh — perf.data conversion against `perf script`: the perf fixture
+# (testdata/perf: a PIE, a linked and a dlopen()ed library, two threads) run
+# in a loop for SECONDS under `perf record -e cpu-clock` three ways: frame
+# pointers (-g), the same with zstd-compressed records (-g -z), and
+# --call-graph dwarf; then each file converted by
+#   symprof convert FILE -o x.folded      (and -o x.pb.gz)
+#   perf script -i FILE > /dev/null       (the reference of issue 13)
+# interleaved, RUNS times each, with the binaries in place and the kernel
+# named from a copy of /proc/kallsyms on both sides.  Prints medians of wall
+# and CPU time, peak RSS (/usr/bin/time -f %M) and perf script's wall time over
+# symprof's.
+#
+#   SYMPROF=build/symprof sh bench/perf.sh [-r RUNS] [-s SECONDS] [-F FREQ] \
+#       [-D DWARF_SECONDS] [-w WORKDIR]
+#
+# Defaults: 5 runs, 20 s of -g recording at 4000 Hz, 4 s of dwarf recording at
+# 1000 Hz (8 KiB of stack a sample; -D 0 leaves it out), work files in
+# /tmp/symprof-perf (the
+# recordings are reused when present; delete them to record again).  Needs
+# perf (linux-perf) able to record, gcc, GNU time.
+set -eu
+runs=5 secs=20 freq=4000 dsecs=4
+work=${TMPDIR:-/tmp}/symprof-perf
+while getopts r:s:F:D:w: o; do
+	case $o in
+	r) runs=$OPTARG ;;
+	s) secs=$OPTARG ;;
+	F) freq=$OPTARG ;;
+	D) dsecs=$OPTARG ;;
+	w) work=$OPTARG ;;
+	*) echo "usage: SYMPROF=... $0 [-r RUNS] [-s SECONDS] [-F FREQ] [-D DWARF_SECONDS] [-w DIR]" >&2
+	   exit 2 ;;
+	esac
+done
+sp=${SYMPROF:?set SYMPROF to the symprof binary}
+here=$(cd "$(dirname "$0")" && pwd)
+unset DEBUGINFOD_URLS # offline on both sides
+mkdir -p "$work"
+fix=$work/fix
+[ -x "$fix/perfbusy" ] || "$here/../testdata/perf/build.sh" "$fix" >/dev/null
+cp /proc/kallsyms "$work/kallsyms"
+
+# record NAME SECONDS PERF-RECORD-OPTIONS...: the fixture in a loop for SECONDS
+record()
+{
+	name=$1 s=$2
+	shift 2
+	[ -s "$work/$name.data" ] && return 0
+	(cd "$fix" && perf record -q -e cpu-clock "$@" -o "$work/$name.data" -- \
+		sh -c "end=\$((\$(date +%s) + $s)); while [ \$(date +%s) -lt \$end ]; do ./perfbusy; done") \
+		>"$work/$name.rec.log" 2>&1
+}
+record fp "$secs" -F "$freq" -g
+record fpz "$secs" -F "$freq" -g -z
+names="fp fpz"
+if [ "$dsecs" != 0 ]; then
+	record dwarf "$dsecs" -F 1000 --call-graph dwarf
+	names="$names dwarf"
+fi
+
+median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+tm=$work/time.txt
+
+# one timed run: TAG then the command; appends "wall cpu rss_kib" to $work/TAG.t
+timed()
+{
+	tag=$1
+	shift
+	/usr/bin/time -f '%e %U %S %M' -o "$tm" "$@" >/dev/null 2>"$work/err.txt" ||
+		{ cat "$work/err.txt" >&2; exit 1; }
+	awk '{ printf "%s %.2f %d\n", $1, $2 + $3, $4 }' "$tm" >>"$work/$tag.t"
+}
+
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '| recording | file MiB | samples | command | median wall s | median CPU s | peak RSS MiB | perf script / this |\n'
+printf '|---|---|---|---|---|---|---|---|\n'
+for name in $names; do
+	data=$work/$name.data
+	mib=$(du -m "$data" | cut -f1)
+	n=$(perf script -F period -i "$data" 2>/dev/null | grep -c '^ *[0-9][0-9]* *$')
+	for t in folded pprof script; do : >"$work/$name.$t.t"; done
+	r=0
+	while [ $r -lt "$runs" ]; do
+		timed "$name.folded" "$sp" convert --kallsyms "$work/kallsyms" "$data" -o "$work/x.folded"
+		timed "$name.pprof" "$sp" convert --kallsyms "$work/kallsyms" "$data" -o "$work/x.pb.gz"
+		timed "$name.script" perf script --kallsyms "$work/kallsyms" -i "$data"
+		r=$((r + 1))
+	done
+	script_w=$(cut -d' ' -f1 "$work/$name.script.t" | median)
+	for t in folded pprof script; do
+		w=$(cut -d' ' -f1 "$work/$name.$t.t" | median)
+		c=$(cut -d' ' -f2 "$work/$name.$t.t" | median)
+		m=$(cut -d' ' -f3 "$work/$name.$t.t" | median)
+		case $t in
+		folded) cmd='symprof convert -o x.folded' ;;
+		pprof) cmd='symprof convert -o x.pb.gz' ;;
+		script) cmd='perf script > /dev/null' ;;
+		esac
+		printf '| %s | %s | %s | `%s` | %s | %s | %s | %s |\n' "$name" "$mib" "$n" "$cmd" "$w" "$c" \
+			$((m / 1024)) "$(echo "$script_w $w" | awk '{ printf "%.1fx", $1 / ($2 > 0 ? $2 : 0.005) }')"
+	done
+done
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
