@@ -322,6 +322,9 @@ TESTS += tests/cli_perf.sh
 EXTRA_DIST += tests/cli_perf.sh testdata/perf
 TESTS += tests/cli_unwind.sh
 EXTRA_DIST += tests/cli_unwind.sh testdata/unwind
+# --- Go binaries without DWARF (.gopclntab; skips without go) ---
+TESTS += tests/cli_gostripped.sh
+EXTRA_DIST += tests/cli_gostripped.sh testdata/gofix
 # --- installation: manual pages, completion, documents ---
 TESTS += tests/cli_install.sh
 EXTRA_DIST += tests/cli_install.sh
