@@ -397,7 +397,7 @@ static const unsigned char *image_at(const sp_gopcln *t, uint64_t a, uint64_t n)
 /* Where the inline tree of R is (its address), or 0. */
 static uint64_t inline_tree(const sp_gopcln *t, const rec *r)
 {
-	if (t->layout == SP_GO12 || r->nfuncdata <= FUNCDATA_INLTREE)
+	if (t->layout == SP_GO12 || r->nfuncdata <= FUNCDATA_INLTREE || !t->n_regions)
 		return 0;
 	uint64_t at = r->at + t->rec_fixed + 4 * (uint64_t)r->npcdata, v;
 	if (t->layout >= SP_GO118) {
