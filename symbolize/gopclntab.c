@@ -58,6 +58,21 @@
 #define FUNCDATA_INLTREE 3
 #define PCDATA_INLTREEINDEX 2
 
+/* One run of a decoded pc-value table: VAL holds below offset END from the
+ * function's entry. */
+typedef struct {
+	uint32_t end;
+	int32_t val;
+} run;
+
+/* A function's pc-value tables, decoded at its first look-up: file, line
+ * and inline index, one after another in R. */
+typedef struct {
+	run *r;
+	uint32_t n[3];
+	bool done;
+} fdec;
+
 struct sp_gopcln {
 	char *what;
 	const unsigned char *d;
@@ -65,6 +80,7 @@ struct sp_gopcln {
 	uint64_t vaddr;
 	sp_go_layout layout;
 	bool be;
+	bool native;        /* the table's byte order is this machine's */
 	unsigned quantum, ptr;
 	uint64_t nfunc, nfiles, text;
 	/* sub-tables as offsets from the magic */
@@ -76,10 +92,22 @@ struct sp_gopcln {
 	sp_go_region *regions; /* copied */
 	size_t n_regions;
 	uint64_t gofunc;
+	fdec *dec;          /* per function, made at the first look-up */
+	uint64_t last;      /* the function of the last look-up + 1, or 0 */
 };
 
 static uint64_t rd(const sp_gopcln *t, const unsigned char *p, unsigned n)
 {
+	if (t->native && (n == 4 || n == 8)) { /* the common case, one load */
+		uint32_t v4;
+		uint64_t v8;
+		if (n == 4) {
+			memcpy(&v4, p, 4);
+			return v4;
+		}
+		memcpy(&v8, p, 8);
+		return v8;
+	}
 	uint64_t v = 0;
 	for (unsigned i = 0; i < n; i++)
 		v = t->be ? v << 8 | p[i] : v | (uint64_t)p[i] << (8 * i);
@@ -145,6 +173,7 @@ static sp_error *parse_header(sp_gopcln *t, const sp_gopcln_input *in)
 		if (le == magics[i].magic || be == magics[i].magic) {
 			t->layout = magics[i].layout;
 			t->be = be == magics[i].magic;
+			t->native = t->be == (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
 		}
 	}
 	if (!t->layout)
@@ -259,6 +288,9 @@ void sp_gopcln_free(sp_gopcln *t)
 		return;
 	free(t->what);
 	free(t->regions);
+	for (uint64_t i = 0; t->dec && i < t->nfunc; i++)
+		free(t->dec[i].r);
+	free(t->dec);
 	free(t);
 }
 
@@ -290,19 +322,16 @@ static bool varint(const sp_gopcln *t, uint64_t *pos, uint32_t *v)
 	return false;
 }
 
-/* The value of the pc-value table at offset OFF (from the pc-value
- * tables) of the function entered at ENTRY, at PC: -1 when the table is
- * absent (offset 0) or does not cover PC. */
-static sp_error *pcvalue(const sp_gopcln *t, uint64_t off, uint64_t entry, uint64_t pc,
-			 int32_t *val)
+/* Appends the runs of the pc-value table at offset OFF (from the pc-value
+ * tables) to *R (*N of *CAP used); nothing for offset 0 (no table). */
+static sp_error *decode(const sp_gopcln *t, uint64_t off, run **r, size_t *n, size_t *cap)
 {
-	*val = -1;
 	if (off == 0)
 		return NULL;
 	uint64_t pos = t->pctab + off;
 	if (pos >= t->size)
 		return bad(t, pos, "pc-value table offset past the table's end");
-	uint64_t at = entry;
+	uint64_t at = 0;
 	uint32_t v = UINT32_MAX; /* -1 */
 	for (bool first = true;; first = false) {
 		uint32_t uv, pd;
@@ -310,15 +339,15 @@ static sp_error *pcvalue(const sp_gopcln *t, uint64_t off, uint64_t entry, uint6
 		if (!varint(t, &pos, &uv))
 			return bad(t, start, "pc-value table: value delta varint runs off the table");
 		if (uv == 0 && !first)
-			return NULL; /* the table ends before PC */
+			return NULL;
 		if (!varint(t, &pos, &pd))
 			return bad(t, start, "pc-value table: pc delta varint runs off the table");
 		v += (uv >> 1) ^ (0u - (uv & 1)); /* zig-zag */
 		at += (uint64_t)pd * t->quantum;
-		if (pc < at) {
-			*val = (int32_t)v;
-			return NULL;
-		}
+		if (at > UINT32_MAX)
+			return bad(t, start, "pc-value table: a function of 4 GiB or more");
+		run x = {(uint32_t)at, (int32_t)v};
+		SP_PUSH(*r, *n, *cap, x);
 	}
 }
 
@@ -349,24 +378,61 @@ static const char *name_of(const sp_gopcln *t, uint64_t nameoff)
 	return str_at(t, t->funcname + nameoff);
 }
 
-/* File and line of PC in the function of R. */
-static sp_error *file_line(const sp_gopcln *t, const rec *r, uint64_t pc, sp_gopcln_frame *f)
+/* The decoded pc-value tables of function I, decoded at its first
+ * look-up: file, line and (when the inline tree is known) inline index. */
+static sp_error *decoded(sp_gopcln *t, uint64_t i, const rec *r, uint64_t tree, fdec **out)
 {
-	int32_t fno, line;
-	sp_error *e = pcvalue(t, r->pcfile, r->entry, pc, &fno);
-	if (!e)
-		e = pcvalue(t, r->pcln, r->entry, pc, &line);
-	if (e)
-		return e;
-	f->file = NULL;
-	f->line = line > 0 ? line : 0;
-	uint64_t v;
+	if (!t->dec)
+		t->dec = sp_xcalloc((size_t)t->nfunc, sizeof(*t->dec));
+	fdec *d = &t->dec[i];
+	if (!d->done) {
+		uint64_t inl = 0;
+		if (tree && r->npcdata > PCDATA_INLTREEINDEX)
+			word(t, r->at + t->rec_fixed + 4 * PCDATA_INLTREEINDEX, 4, &inl);
+		uint64_t offs[3] = {r->pcfile, r->pcln, inl};
+		size_t cap = 0, n = 0;
+		for (size_t k = 0; k < 3; k++) {
+			size_t before = n;
+			sp_error *e = decode(t, offs[k], &d->r, &n, &cap);
+			if (e) {
+				free(d->r);
+				d->r = NULL;
+				return e; /* not kept: a broken function fails each time */
+			}
+			d->n[k] = (uint32_t)(n - before);
+		}
+		d->done = true;
+	}
+	*out = d;
+	return NULL;
+}
+
+/* The value of table K of D at offset OFF from the entry, or -1. */
+static int32_t value(const fdec *d, size_t k, uint64_t off)
+{
+	const run *r = d->r + (k > 0 ? d->n[0] : 0) + (k > 1 ? d->n[1] : 0);
+	size_t lo = 0, hi = d->n[k];
+	while (lo < hi) { /* the first run ending above OFF */
+		size_t mid = lo + (hi - lo) / 2;
+		if (r[mid].end <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < d->n[k] ? r[lo].val : -1;
+}
+
+/* The file name of file number FNO of the function of R, or NULL. */
+static sp_error *file_name(const sp_gopcln *t, const rec *r, int32_t fno, const char **file)
+{
+	uint64_t v = 0;
+	*file = NULL;
 	if (t->layout == SP_GO12) {
 		if (fno <= 0 || (uint64_t)fno >= t->nfiles)
 			return NULL;
 		word(t, t->filetab + 4 * (uint64_t)fno, 4, &v); /* inside: checked at open */
-		f->file = str_at(t, v);
-		if (!f->file)
+		*file = str_at(t, v);
+		if (!*file)
 			return bad(t, t->filetab + 4 * (uint64_t)fno, "file name offset past the table's end");
 		return NULL;
 	}
@@ -377,10 +443,19 @@ static sp_error *file_line(const sp_gopcln *t, const rec *r, uint64_t pc, sp_gop
 		return bad(t, at, "cu table entry past the table's end");
 	if (v == UINT32_MAX)
 		return NULL;
-	f->file = str_at(t, t->filetab + v);
-	if (!f->file)
+	*file = str_at(t, t->filetab + v);
+	if (!*file)
 		return bad(t, at, "file name offset past the table's end");
 	return NULL;
+}
+
+/* File and line at offset OFF of the function of R. */
+static sp_error *file_line(const sp_gopcln *t, const rec *r, const fdec *d, uint64_t off,
+			   sp_gopcln_frame *f)
+{
+	int32_t line = value(d, 1, off);
+	f->line = line > 0 ? line : 0;
+	return file_name(t, r, value(d, 0, off), &f->file);
 }
 
 /* The bytes at address A of the memory image, at least N of them. */
@@ -413,35 +488,37 @@ static uint64_t inline_tree(const sp_gopcln *t, const rec *r)
 	return v;
 }
 
-sp_error *sp_gopcln_lookup(const sp_gopcln *t, uint64_t pc, sp_gopcln_frame *f, size_t max,
-			   size_t *n)
+sp_error *sp_gopcln_lookup(sp_gopcln *t, uint64_t pc, sp_gopcln_frame *f, size_t max, size_t *n)
 {
 	*n = 0;
 	if (t->nfunc == 0 || max == 0 || pc < entry_at(t, 0) || pc >= entry_at(t, t->nfunc))
 		return NULL;
 	uint64_t lo = 0, hi = t->nfunc;
-	while (lo < hi) { /* the first entry above PC */
-		uint64_t mid = lo + (hi - lo) / 2;
-		if (entry_at(t, mid) <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
+	if (t->last && entry_at(t, t->last - 1) <= pc && pc < entry_at(t, t->last)) {
+		lo = t->last; /* batches come sorted: often the same function */
+	} else {
+		while (lo < hi) { /* the first entry above PC */
+			uint64_t mid = lo + (hi - lo) / 2;
+			if (entry_at(t, mid) <= pc)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		t->last = lo;
 	}
 	rec r;
+	fdec *d;
 	sp_error *e;
 	record(t, lo - 1, &r);
 	const char *outer = name_of(t, r.nameoff);
 	if (!outer)
 		return bad(t, r.at, "function name offset past the table's end");
 	uint64_t tree = inline_tree(t, &r);
-	uint64_t esz = t->layout >= SP_GO120 ? 16 : 20;
-	int32_t ix = -1;
-	uint64_t inl = 0; /* the inline index table */
-	if (tree && r.npcdata > PCDATA_INLTREEINDEX &&
-	    word(t, r.at + t->rec_fixed + 4 * PCDATA_INLTREEINDEX, 4, &inl) &&
-	    (e = pcvalue(t, inl, r.entry, pc, &ix)) != NULL)
+	if ((e = decoded(t, lo - 1, &r, tree, &d)) != NULL)
 		return e;
-	uint64_t at = pc;
+	uint64_t esz = t->layout >= SP_GO120 ? 16 : 20;
+	uint64_t off = pc - r.entry;
+	int32_t ix = value(d, 2, off);
 	size_t k = 0;
 	/* inline frames, innermost first; each step moves to the call site */
 	while (ix >= 0 && k + 1 < max) {
@@ -456,15 +533,14 @@ sp_error *sp_gopcln_lookup(const sp_gopcln *t, uint64_t pc, sp_gopcln_frame *f, 
 		f[k].name = name_of(t, nameoff);
 		if (!f[k].name)
 			return bad(t, r.at, "inlined function's name offset past the table's end");
-		if ((e = file_line(t, &r, at, &f[k])) != NULL)
+		if ((e = file_line(t, &r, d, off, &f[k])) != NULL)
 			return e;
 		k++;
-		at = r.entry + parent_pc;
-		if ((e = pcvalue(t, inl, r.entry, at, &ix)) != NULL)
-			return e;
+		off = parent_pc;
+		ix = value(d, 2, off);
 	}
 	f[k].name = outer;
-	if ((e = file_line(t, &r, at, &f[k])) != NULL)
+	if ((e = file_line(t, &r, d, off, &f[k])) != NULL)
 		return e;
 	*n = k + 1;
 	return NULL;

@@ -66,7 +66,7 @@ uint64_t sp_gopcln_entry(const sp_gopcln *t, size_t i);
  * *N is 0 when no function holds PC.  A record of the function that breaks
  * the table's rules (a name, file or pc-value table out of bounds) is an
  * error with its offset. */
-sp_error *sp_gopcln_lookup(const sp_gopcln *t, uint64_t pc, sp_gopcln_frame *f, size_t max,
+sp_error *sp_gopcln_lookup(sp_gopcln *t, uint64_t pc, sp_gopcln_frame *f, size_t max,
 			   size_t *n);
 
 /* The moduledata of the table at PCLN_VADDR of LAYOUT in REGIONS (the

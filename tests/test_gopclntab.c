@@ -273,7 +273,7 @@ static sp_error *open_table(const unsigned char *d, size_t n, sp_gopcln **t)
 }
 
 /* "name@file:line | ..." of PC, or the error's message. */
-static char *answer(const sp_gopcln *t, uint64_t pc)
+static char *answer(sp_gopcln *t, uint64_t pc)
 {
 	sp_gopcln_frame f[8];
 	size_t n;

@@ -31,7 +31,7 @@ static void check_error(sp_error *e)
 	sp_error_free(e);
 }
 
-static void look(const sp_gopcln *t, uint64_t pc)
+static void look(sp_gopcln *t, uint64_t pc)
 {
 	sp_gopcln_frame f[8];
 	size_t n = 99;
