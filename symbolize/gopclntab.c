@@ -65,11 +65,18 @@ typedef struct {
 	int32_t val;
 } run;
 
-/* A function's pc-value tables, decoded at its first look-up: file, line
- * and inline index, one after another in R. */
+/* A row of a function: below offset END from the entry, FILE (or NULL),
+ * LINE and the inline index (each -1 unknown or none). */
 typedef struct {
-	run *r;
-	uint32_t n[3];
+	uint32_t end;
+	int32_t line, inl;
+	const char *file;
+} row;
+
+/* A function's rows, made at its first look-up. */
+typedef struct {
+	row *rows;
+	size_t n;
 	bool done;
 } fdec;
 
@@ -289,7 +296,7 @@ void sp_gopcln_free(sp_gopcln *t)
 	free(t->what);
 	free(t->regions);
 	for (uint64_t i = 0; t->dec && i < t->nfunc; i++)
-		free(t->dec[i].r);
+		free(t->dec[i].rows);
 	free(t->dec);
 	free(t);
 }
@@ -378,50 +385,6 @@ static const char *name_of(const sp_gopcln *t, uint64_t nameoff)
 	return str_at(t, t->funcname + nameoff);
 }
 
-/* The decoded pc-value tables of function I, decoded at its first
- * look-up: file, line and (when the inline tree is known) inline index. */
-static sp_error *decoded(sp_gopcln *t, uint64_t i, const rec *r, uint64_t tree, fdec **out)
-{
-	if (!t->dec)
-		t->dec = sp_xcalloc((size_t)t->nfunc, sizeof(*t->dec));
-	fdec *d = &t->dec[i];
-	if (!d->done) {
-		uint64_t inl = 0;
-		if (tree && r->npcdata > PCDATA_INLTREEINDEX)
-			word(t, r->at + t->rec_fixed + 4 * PCDATA_INLTREEINDEX, 4, &inl);
-		uint64_t offs[3] = {r->pcfile, r->pcln, inl};
-		size_t cap = 0, n = 0;
-		for (size_t k = 0; k < 3; k++) {
-			size_t before = n;
-			sp_error *e = decode(t, offs[k], &d->r, &n, &cap);
-			if (e) {
-				free(d->r);
-				d->r = NULL;
-				return e; /* not kept: a broken function fails each time */
-			}
-			d->n[k] = (uint32_t)(n - before);
-		}
-		d->done = true;
-	}
-	*out = d;
-	return NULL;
-}
-
-/* The value of table K of D at offset OFF from the entry, or -1. */
-static int32_t value(const fdec *d, size_t k, uint64_t off)
-{
-	const run *r = d->r + (k > 0 ? d->n[0] : 0) + (k > 1 ? d->n[1] : 0);
-	size_t lo = 0, hi = d->n[k];
-	while (lo < hi) { /* the first run ending above OFF */
-		size_t mid = lo + (hi - lo) / 2;
-		if (r[mid].end <= off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < d->n[k] ? r[lo].val : -1;
-}
-
 /* The file name of file number FNO of the function of R, or NULL. */
 static sp_error *file_name(const sp_gopcln *t, const rec *r, int32_t fno, const char **file)
 {
@@ -449,13 +412,82 @@ static sp_error *file_name(const sp_gopcln *t, const rec *r, int32_t fno, const 
 	return NULL;
 }
 
-/* File and line at offset OFF of the function of R. */
-static sp_error *file_line(const sp_gopcln *t, const rec *r, const fdec *d, uint64_t off,
-			   sp_gopcln_frame *f)
+/* The rows of function I, made at its first look-up from its file, line
+ * and (when the inline tree is known) inline-index tables. */
+static sp_error *decoded(sp_gopcln *t, uint64_t i, const rec *r, uint64_t tree, fdec **out)
 {
-	int32_t line = value(d, 1, off);
-	f->line = line > 0 ? line : 0;
-	return file_name(t, r, value(d, 0, off), &f->file);
+	if (!t->dec)
+		t->dec = sp_xcalloc((size_t)t->nfunc, sizeof(*t->dec));
+	fdec *d = &t->dec[i];
+	*out = d;
+	if (d->done)
+		return NULL;
+	uint64_t inl = 0;
+	if (tree && r->npcdata > PCDATA_INLTREEINDEX)
+		word(t, r->at + t->rec_fixed + 4 * PCDATA_INLTREEINDEX, 4, &inl);
+	uint64_t offs[3] = {r->pcfile, r->pcln, inl};
+	run *tr[3] = {NULL, NULL, NULL};
+	size_t tn[3] = {0, 0, 0}, tc[3] = {0, 0, 0}, at[3] = {0, 0, 0}, cap = 0;
+	sp_error *e = NULL;
+	for (size_t k = 0; k < 3 && !e; k++)
+		e = decode(t, offs[k], &tr[k], &tn[k], &tc[k]);
+	/* merged: a row wherever one of the three changes */
+	int32_t last_fno = -1;
+	const char *last_file = NULL;
+	while (!e) {
+		uint32_t end = UINT32_MAX;
+		bool any = false;
+		for (size_t k = 0; k < 3; k++)
+			if (at[k] < tn[k] && (!any || tr[k][at[k]].end < end)) {
+				end = tr[k][at[k]].end;
+				any = true;
+			}
+		if (!any)
+			break;
+		int32_t v[3];
+		for (size_t k = 0; k < 3; k++)
+			v[k] = at[k] < tn[k] ? tr[k][at[k]].val : -1;
+		if (v[0] != last_fno || !d->n) {
+			last_fno = v[0];
+			e = file_name(t, r, v[0], &last_file);
+		}
+		row w = {end, v[1], v[2], last_file};
+		SP_PUSH(d->rows, d->n, cap, w);
+		for (size_t k = 0; k < 3; k++)
+			if (at[k] < tn[k] && tr[k][at[k]].end == end)
+				at[k]++;
+	}
+	for (size_t k = 0; k < 3; k++)
+		free(tr[k]);
+	if (e) { /* not kept: a broken function fails each time */
+		free(d->rows);
+		d->rows = NULL;
+		d->n = 0;
+		return e;
+	}
+	d->done = true;
+	return NULL;
+}
+
+/* The row of D in force at offset OFF from the entry, or NULL. */
+static const row *row_at(const fdec *d, uint64_t off)
+{
+	size_t lo = 0, hi = d->n;
+	while (lo < hi) { /* the first row ending above OFF */
+		size_t mid = lo + (hi - lo) / 2;
+		if (d->rows[mid].end <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < d->n ? &d->rows[lo] : NULL;
+}
+
+/* File and line of ROW (may be NULL) into F. */
+static void frame_at(const row *w, sp_gopcln_frame *f)
+{
+	f->file = w ? w->file : NULL;
+	f->line = w && w->line > 0 ? w->line : 0;
 }
 
 /* The bytes at address A of the memory image, at least N of them. */
@@ -517,8 +549,8 @@ sp_error *sp_gopcln_lookup(sp_gopcln *t, uint64_t pc, sp_gopcln_frame *f, size_t
 	if ((e = decoded(t, lo - 1, &r, tree, &d)) != NULL)
 		return e;
 	uint64_t esz = t->layout >= SP_GO120 ? 16 : 20;
-	uint64_t off = pc - r.entry;
-	int32_t ix = value(d, 2, off);
+	const row *w = row_at(d, pc - r.entry);
+	int32_t ix = w ? w->inl : -1;
 	size_t k = 0;
 	/* inline frames, innermost first; each step moves to the call site */
 	while (ix >= 0 && k + 1 < max) {
@@ -533,15 +565,13 @@ sp_error *sp_gopcln_lookup(sp_gopcln *t, uint64_t pc, sp_gopcln_frame *f, size_t
 		f[k].name = name_of(t, nameoff);
 		if (!f[k].name)
 			return bad(t, r.at, "inlined function's name offset past the table's end");
-		if ((e = file_line(t, &r, d, off, &f[k])) != NULL)
-			return e;
+		frame_at(w, &f[k]);
 		k++;
-		off = parent_pc;
-		ix = value(d, 2, off);
+		w = row_at(d, parent_pc);
+		ix = w ? w->inl : -1;
 	}
 	f[k].name = outer;
-	if ((e = file_line(t, &r, d, off, &f[k])) != NULL)
-		return e;
+	frame_at(w, &f[k]);
 	*n = k + 1;
 	return NULL;
 }
