@@ -631,7 +631,7 @@ sp_error *sp_gopcln_from_elf(Elf *elf, const char *path, sp_gopcln **out)
 		sp_go_region g = {sh.sh_addr, d->d_buf, d->d_size};
 		if (strcmp(name, ".text") == 0)
 			text = sh.sh_addr;
-		if (strcmp(name, ".gopclntab") == 0) {
+		if (strcmp(name, ".gopclntab") == 0 || strcmp(name, ".data.rel.ro.gopclntab") == 0) {
 			tab = g;
 			have = true;
 		}

@@ -76,7 +76,8 @@ uint64_t sp_gopcln_find_gofunc(const unsigned char *pcln, size_t pcln_size, uint
 			       const sp_go_region *regions, size_t n_regions);
 
 /* The table of ELF (read through libelf; borrowed until ELF ends) into
- * *OUT, NULL when ELF has no .gopclntab section.  PATH names the file in
+ * *OUT, NULL when ELF has no .gopclntab section (.data.rel.ro.gopclntab in
+ * position-independent executables).  PATH names the file in
  * errors. */
 sp_error *sp_gopcln_from_elf(Elf *elf, const char *path, sp_gopcln **out);
 
