@@ -21,3 +21,9 @@ bench-jit: symprof$(EXEEXT) tests/jitload$(EXEEXT)
 	SYMPROF=$(abs_top_builddir)/symprof$(EXEEXT) JITLOAD=$(abs_top_builddir)/tests/jitload$(EXEEXT) \
 		$(SHELL) $(top_srcdir)/bench/jit.sh $(BENCH_JIT_ARGS)
 .PHONY: bench-jit
+# stripped Go binary against go tool addr2line (bench/go.sh): make bench-go BENCH_GO_ARGS='-r 5'
+EXTRA_DIST += bench/go.sh
+BENCH_GO_ARGS =
+bench-go: symprof$(EXEEXT)
+	SYMPROF=$(abs_top_builddir)/symprof$(EXEEXT) $(SHELL) $(top_srcdir)/bench/go.sh $(BENCH_GO_ARGS)
+.PHONY: bench-go

@@ -6,9 +6,10 @@
  * holding it, innermost first, with the line row in force; the names of
  * their DIEs are worked out here once per node (once per abstract origin
  * for inlined copies).  Names, demangled names and whole results per
- * address are cached.  Without DWARF (or outside every unit) the ELF
- * symbol tables (elfsym.c) give the function name, and they name the
- * outermost frame whenever they can.
+ * address are cached.  Without DWARF (or outside every unit) Go's pc-line
+ * table (gopclntab.c), when the file has one, gives every frame; else the
+ * ELF symbol tables (elfsym.c) give the function name, and they name the
+ * outermost frame of DWARF's answers whenever they can.
  *
  * Callers speak the file's own address space (for ET_REL objects, their
  * sh_addr space), which module.c maps to libdwfl's.
