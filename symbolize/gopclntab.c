@@ -609,12 +609,78 @@ uint64_t sp_gopcln_find_gofunc(const unsigned char *pcln, size_t pcln_size, uint
 	return found;
 }
 
+/* Whether the 8 bytes at P can begin a table header: a magic, two zeros,
+ * a quantum and a pointer size. */
+static bool header_like(const unsigned char *p)
+{
+	static const uint32_t magics[] = {0xfffffffb, 0xfffffffa, 0xfffffff0, 0xfffffff1};
+	uint32_t le = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+	uint32_t be = (uint32_t)p[3] | (uint32_t)p[2] << 8 | (uint32_t)p[1] << 16 | (uint32_t)p[0] << 24;
+	bool magic = false;
+	for (size_t i = 0; i < SP_ARRAY_LEN(magics); i++)
+		magic |= le == magics[i] || be == magics[i];
+	return magic && !p[4] && !p[5] && (p[6] == 1 || p[6] == 2 || p[6] == 4) &&
+	       (p[7] == 4 || p[7] == 8);
+}
+
+/* Without section headers: the table is looked for in the read-only and
+ * data segments, at every 8-byte boundary where a header could begin; the
+ * first that opens and whose functions lie in an executable segment is
+ * taken (a table's size is then the rest of its segment). */
+static void from_segments(Elf *elf, const char *path, sp_gopcln **out)
+{
+	size_t nph, fsize;
+	const unsigned char *raw = (const unsigned char *)elf_rawfile(elf, &fsize);
+	if (!raw || elf_getphdrnum(elf, &nph) != 0)
+		return;
+	sp_go_region *regions = NULL;
+	size_t n = 0, cap = 0;
+	uint64_t text_lo = 0, text_hi = 0;
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || !ph.p_filesz ||
+		    ph.p_offset > fsize || fsize - ph.p_offset < ph.p_filesz)
+			continue;
+		if (ph.p_flags & PF_X) {
+			text_lo = ph.p_vaddr;
+			text_hi = ph.p_vaddr + ph.p_filesz;
+		} else {
+			sp_go_region g = {ph.p_vaddr, raw + ph.p_offset, ph.p_filesz};
+			SP_PUSH(regions, n, cap, g);
+		}
+	}
+	char *what = sp_xasprintf("%s: Go pc-line table", path);
+	for (size_t i = 0; i < n && !*out; i++) {
+		const sp_go_region *g = &regions[i];
+		uint64_t first = (8 - (g->vaddr & 7)) & 7;
+		for (uint64_t o = first; o + 16 <= g->size && !*out; o += 8) {
+			if (!header_like(g->data + o))
+				continue;
+			sp_gopcln_input in = {.data = g->data + o, .size = g->size - o,
+					      .vaddr = g->vaddr + o, .text_start = text_lo,
+					      .regions = regions, .n_regions = n};
+			in.gofunc = sp_gopcln_find_gofunc(in.data, in.size, in.vaddr, regions, n);
+			sp_error *e = sp_gopcln_open(&in, what, out);
+			sp_error_free(e);
+			if (*out && (!(*out)->nfunc || sp_gopcln_entry(*out, 0) < text_lo ||
+				     sp_gopcln_entry(*out, (size_t)(*out)->nfunc) > text_hi)) {
+				sp_gopcln_free(*out); /* not a table of this file's code */
+				*out = NULL;
+			}
+		}
+	}
+	free(what);
+	free(regions);
+}
+
 sp_error *sp_gopcln_from_elf(Elf *elf, const char *path, sp_gopcln **out)
 {
 	*out = NULL;
-	size_t shstrndx;
-	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
+	size_t shstrndx = 0;
+	if (!elf)
 		return NULL;
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		shstrndx = 0;
 	sp_go_region *regions = NULL, tab = {0};
 	size_t n = 0, cap = 0;
 	uint64_t text = 0;
@@ -638,8 +704,11 @@ sp_error *sp_gopcln_from_elf(Elf *elf, const char *path, sp_gopcln **out)
 		if (!(sh.sh_flags & SHF_EXECINSTR))
 			SP_PUSH(regions, n, cap, g);
 	}
+	size_t nsec;
 	if (!have) {
 		free(regions);
+		if (elf_getshdrnum(elf, &nsec) == 0 && nsec == 0)
+			from_segments(elf, path, out);
 		return NULL;
 	}
 	sp_gopcln_input in = {.data = tab.data, .size = tab.size, .vaddr = tab.vaddr,

@@ -77,7 +77,9 @@ uint64_t sp_gopcln_find_gofunc(const unsigned char *pcln, size_t pcln_size, uint
 
 /* The table of ELF (read through libelf; borrowed until ELF ends) into
  * *OUT, NULL when ELF has no .gopclntab section (.data.rel.ro.gopclntab in
- * position-independent executables).  PATH names the file in
+ * position-independent executables).  A file without section headers has
+ * its read-only and data segments searched for a table whose functions lie
+ * in its executable segment.  PATH names the file in
  * errors. */
 sp_error *sp_gopcln_from_elf(Elf *elf, const char *path, sp_gopcln **out);
 

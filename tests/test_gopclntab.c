@@ -482,6 +482,33 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < SP_ARRAY_LEN(shapes); i++)
 		check_shape(&shapes[i]);
 
+	/* the moduledata: the table's address, then its function names' (at
+	 * header word 3 from 1.18 on), gofunc at word 38 (1.18) or 40 (1.20+),
+	 * found at any pointer-aligned place of a data region */
+	for (size_t i = 0; i < SP_ARRAY_LEN(shapes); i++) {
+		const shape *s = &shapes[i];
+		unsigned char *d;
+		size_t n = build(s, &d);
+		buf md = {.be = s->be};
+		uint64_t names = 0;
+		for (unsigned b = 0; b < s->ptr; b++) /* header word 3: funcname */
+			names = s->be ? names << 8 | d[8 + 3 * s->ptr + b]
+				      : names | (uint64_t)d[8 + 3 * s->ptr + b] << (8 * b);
+		put(&md, 0x1234, s->ptr); /* something before it */
+		put(&md, VADDR, s->ptr);
+		put(&md, VADDR + (s->layout == SP_GO116 ? 0 : names), s->ptr);
+		for (unsigned w = 2; w < 44; w++)
+			put(&md, w == (s->layout == SP_GO120 ? 40u : 38u) ? 0x777000 : w, s->ptr);
+		sp_go_region regions[] = {{0x50000, (const unsigned char *)"abc", 3},
+					  {0x60000, md.b, md.n}};
+		uint64_t want = s->layout >= SP_GO118 ? 0x777000 : 0;
+		uint64_t got = sp_gopcln_find_gofunc(d, n, VADDR, regions, 2);
+		TAP_EQ_U64(got, want, "%s %s ptr %u: gofunc through the moduledata",
+			   layout_name(s->layout), s->be ? "BE" : "LE", s->ptr);
+		free(md.b);
+		free(d);
+	}
+
 	/* every malformed case, as made here and as committed */
 	const char *src = getenv("SP_SRCDIR");
 	for (size_t i = 0; i < SP_ARRAY_LEN(bad_cases); i++) {
