@@ -65,18 +65,20 @@ typedef struct {
 	int32_t val;
 } run;
 
-/* A row of a function: below offset END from the entry, FILE (or NULL),
- * LINE and the inline index (each -1 unknown or none). */
+/* A row of a function: below offset END from the entry, the file name at
+ * offset FILE of the table (UINT32_MAX: none), LINE and the inline index
+ * (each -1 unknown or none).  16 bytes: look-ups come in address order per
+ * batch, so a function's rows are seldom in the cache. */
 typedef struct {
 	uint32_t end;
 	int32_t line, inl;
-	const char *file;
+	uint32_t file;
 } row;
 
 /* A function's rows, made at its first look-up. */
 typedef struct {
 	row *rows;
-	size_t n;
+	uint32_t n;
 	bool done;
 } fdec;
 
@@ -428,6 +430,7 @@ static sp_error *decoded(sp_gopcln *t, uint64_t i, const rec *r, uint64_t tree, 
 	uint64_t offs[3] = {r->pcfile, r->pcln, inl};
 	run *tr[3] = {NULL, NULL, NULL};
 	size_t tn[3] = {0, 0, 0}, tc[3] = {0, 0, 0}, at[3] = {0, 0, 0}, cap = 0;
+	size_t nr = 0;
 	sp_error *e = NULL;
 	for (size_t k = 0; k < 3 && !e; k++)
 		e = decode(t, offs[k], &tr[k], &tn[k], &tc[k]);
@@ -447,12 +450,13 @@ static sp_error *decoded(sp_gopcln *t, uint64_t i, const rec *r, uint64_t tree, 
 		int32_t v[3];
 		for (size_t k = 0; k < 3; k++)
 			v[k] = at[k] < tn[k] ? tr[k][at[k]].val : -1;
-		if (v[0] != last_fno || !d->n) {
+		if (v[0] != last_fno || !nr) {
 			last_fno = v[0];
 			e = file_name(t, r, v[0], &last_file);
 		}
-		row w = {end, v[1], v[2], last_file};
-		SP_PUSH(d->rows, d->n, cap, w);
+		row w = {end, v[1], v[2],
+			 last_file ? (uint32_t)((const unsigned char *)last_file - t->d) : UINT32_MAX};
+		SP_PUSH(d->rows, nr, cap, w);
 		for (size_t k = 0; k < 3; k++)
 			if (at[k] < tn[k] && tr[k][at[k]].end == end)
 				at[k]++;
@@ -465,6 +469,7 @@ static sp_error *decoded(sp_gopcln *t, uint64_t i, const rec *r, uint64_t tree, 
 		d->n = 0;
 		return e;
 	}
+	d->n = (uint32_t)nr; /* fewer than the table's bytes */
 	d->done = true;
 	return NULL;
 }
@@ -484,9 +489,9 @@ static const row *row_at(const fdec *d, uint64_t off)
 }
 
 /* File and line of ROW (may be NULL) into F. */
-static void frame_at(const row *w, sp_gopcln_frame *f)
+static void frame_at(const sp_gopcln *t, const row *w, sp_gopcln_frame *f)
 {
-	f->file = w ? w->file : NULL;
+	f->file = w && w->file != UINT32_MAX ? (const char *)t->d + w->file : NULL;
 	f->line = w && w->line > 0 ? w->line : 0;
 }
 
@@ -565,13 +570,13 @@ sp_error *sp_gopcln_lookup(sp_gopcln *t, uint64_t pc, sp_gopcln_frame *f, size_t
 		f[k].name = name_of(t, nameoff);
 		if (!f[k].name)
 			return bad(t, r.at, "inlined function's name offset past the table's end");
-		frame_at(w, &f[k]);
+		frame_at(t, w, &f[k]);
 		k++;
 		w = row_at(d, parent_pc);
 		ix = w ? w->inl : -1;
 	}
 	f[k].name = outer;
-	frame_at(w, &f[k]);
+	frame_at(t, w, &f[k]);
 	*n = k + 1;
 	return NULL;
 }
