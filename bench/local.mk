@@ -27,3 +27,10 @@ BENCH_PERF_ARGS =
 bench-perf: symprof$(EXEEXT)
 	SYMPROF=$(abs_top_builddir)/symprof$(EXEEXT) $(SHELL) $(top_srcdir)/bench/perf.sh $(BENCH_PERF_ARGS)
 .PHONY: bench-perf
+
+# stripped Go binary against go tool addr2line (bench/go.sh): make bench-go BENCH_GO_ARGS='-r 5'
+EXTRA_DIST += bench/go.sh
+BENCH_GO_ARGS =
+bench-go: symprof$(EXEEXT)
+	SYMPROF=$(abs_top_builddir)/symprof$(EXEEXT) $(SHELL) $(top_srcdir)/bench/go.sh $(BENCH_GO_ARGS)
+.PHONY: bench-go

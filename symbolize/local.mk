@@ -6,6 +6,8 @@ symbolize_libsymbolize_la_SOURCES = \
 	symbolize/dwarfp.h \
 	symbolize/module.c \
 	symbolize/elfsym.c \
+	symbolize/gopclntab.c \
+	symbolize/gopclntab.h \
 	symbolize/resolve.c \
 	symbolize/units.c \
 	symbolize/dwraw.c \

@@ -6,14 +6,16 @@
  * holding it, innermost first, with the line row in force; the names of
  * their DIEs are worked out here once per node (once per abstract origin
  * for inlined copies).  Names, demangled names and whole results per
- * address are cached.  Without DWARF (or outside every unit) the ELF
- * symbol tables (elfsym.c) give the function name, and they name the
- * outermost frame whenever they can.
+ * address are cached.  Without DWARF (or outside every unit) Go's pc-line
+ * table (gopclntab.c), when the file has one, gives every frame; else the
+ * ELF symbol tables (elfsym.c) give the function name, and they name the
+ * outermost frame of DWARF's answers whenever they can.
  *
  * Callers speak the file's own address space (for ET_REL objects, their
  * sh_addr space), which module.c maps to libdwfl's.
  */
 #include "symbolize/dwarfp.h"
+#include "symbolize/gopclntab.h"
 
 #include <dwarf.h>
 #include <stdlib.h>
@@ -43,6 +45,11 @@ struct sp_dwarf {
 	sp_units units;      /* when the module has DWARF */
 
 	sp_elfsyms syms;     /* the fallback for names */
+
+	/* Go's pc-line table, read at the first address no unit holds */
+	bool go_tried;
+	sp_gopcln *go;
+	sp_error *go_err;    /* the table is malformed */
 
 	/* caches */
 	sp_u64map addr_cache;  /* address -> index into results */
@@ -78,6 +85,8 @@ void sp_dwarf_free(sp_dwarf *d)
 	sp_module_free(d->m);
 	sp_units_clear(&d->units);
 	sp_elfsyms_clear(&d->syms);
+	sp_gopcln_free(d->go);
+	sp_error_free(d->go_err);
 	sp_u64map_free(&d->addr_cache);
 	free(d->results);
 	for (size_t i = 0; i < d->n_blocks; i++)
@@ -277,12 +286,44 @@ static const sp_frame *keep_frames(sp_dwarf *d, const sp_frame *f, size_t n)
 	return dst;
 }
 
-static size_t resolve_uncached(sp_dwarf *d, uint64_t addr, sp_frame **out)
+/* Frames of ADDR from Go's pc-line table (read at the first call) into
+ * the scratch frames: how many, 0 when it has none or does not hold ADDR.
+ * A malformed table, or record of ADDR's function, is *ERR. */
+static size_t go_frames(sp_dwarf *d, uint64_t addr, sp_error **err)
+{
+	if (!d->go_tried) {
+		Dwarf_Addr bias;
+		d->go_tried = true;
+		d->go_err = sp_gopcln_from_elf(dwfl_module_getelf(d->m->mod, &bias), d->m->path,
+					       &d->go);
+	}
+	if (d->go_err) {
+		*err = sp_error_dup(d->go_err);
+		return 0;
+	}
+	sp_gopcln_frame gf[64];
+	size_t n = 0;
+	if (!d->go || (*err = sp_gopcln_lookup(d->go, addr, gf, SP_ARRAY_LEN(gf), &n)) != NULL)
+		return 0;
+	sp_frame *f = scratch(d, n);
+	memset(f, 0, n * sizeof(*f));
+	for (size_t i = 0; i < n; i++) {
+		/* Go's names are not mangled: the name is the raw one */
+		f[i].name = f[i].system_name = gf[i].name;
+		f[i].file = gf[i].file;
+		f[i].line = gf[i].line;
+		f[i].inlined = i + 1 < n;
+	}
+	return n;
+}
+
+static size_t resolve_uncached(sp_dwarf *d, uint64_t addr, sp_frame **out, sp_error **err)
 {
 	uint64_t dwfl_addr;
 	const char *symname = NULL;
 	size_t n = 0;
 
+	*err = NULL;
 	*out = d->scratch;
 	if (!sp_module_to_dwfl(d->m, addr, &dwfl_addr))
 		return 0;
@@ -327,6 +368,11 @@ static size_t resolve_uncached(sp_dwarf *d, uint64_t addr, sp_frame **out)
 		if (depth == 0 && !row)
 			n = 0;
 	}
+	/* Go code without DWARF: Go's own table, which names every frame */
+	if (n == 0 && d->m->etype != ET_REL && (n = go_frames(d, addr, err)) != 0) {
+		*out = d->scratch;
+		return n;
+	}
 	/* The outermost frame takes the symbol table's name when there is one,
 	 * as llvm-symbolizer does: static functions and templates often carry
 	 * no linkage name in DWARF, while the symbol is mangled and unique. */
@@ -339,6 +385,10 @@ static size_t resolve_uncached(sp_dwarf *d, uint64_t addr, sp_frame **out)
 		}
 		d->scratch[n - 1].system_name = symname;
 		d->scratch[n - 1].name = demangled(d, symname);
+	}
+	if (n && *err) { /* the symbol table named it after all */
+		sp_error_free(*err);
+		*err = NULL;
 	}
 	*out = d->scratch;
 	return n;
@@ -370,7 +420,9 @@ sp_error *sp_dwarf_resolve_once(sp_dwarf *d, uint64_t addr, const sp_frame **fra
 	if (e)
 		return e;
 	sp_frame *f;
-	*n = resolve_uncached(d, addr, &f);
+	*n = resolve_uncached(d, addr, &f, &e);
+	if (e)
+		return e;
 	*frames = *n ? f : NULL;
 	return NULL;
 }
@@ -389,7 +441,9 @@ sp_error *sp_dwarf_resolve(sp_dwarf *d, uint64_t addr, const sp_frame **frames, 
 		return NULL;
 	}
 	sp_frame *f;
-	size_t nf = resolve_uncached(d, addr, &f);
+	size_t nf = resolve_uncached(d, addr, &f, &e);
+	if (e)
+		return e;
 	result r = {keep_frames(d, f, nf), nf};
 	SP_PUSH(d->results, d->n_results, d->cap_results, r);
 	sp_u64map_put(&d->addr_cache, addr, d->n_results - 1);

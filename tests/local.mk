@@ -325,6 +325,9 @@ TESTS += tests/cli_perf_z.sh
 EXTRA_DIST += tests/cli_perf_z.sh tests/perf_unzstd.py
 TESTS += tests/cli_unwind.sh
 EXTRA_DIST += tests/cli_unwind.sh testdata/unwind
+# --- Go binaries without DWARF (.gopclntab; skips without go) ---
+TESTS += tests/cli_gostripped.sh
+EXTRA_DIST += tests/cli_gostripped.sh testdata/gofix
 # --- installation: manual pages, completion, documents ---
 TESTS += tests/cli_install.sh
 EXTRA_DIST += tests/cli_install.sh
@@ -346,3 +349,13 @@ EXTRA_DIST += tests/cli_binary_arg.sh
 # --- convert --min-resolved: exit 3 when too little resolved ---
 TESTS += tests/cli_min_resolved.sh
 EXTRA_DIST += tests/cli_min_resolved.sh
+# --- Go's pc-line table: synthetic tables of every layout, malformed ones, fuzzing ---
+check_PROGRAMS += tests/test_gopclntab tests/fuzz/fuzz_gopclntab
+tests_test_gopclntab_SOURCES = tests/test_gopclntab.c tests/tap.h
+tests_test_gopclntab_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
+tests_test_gopclntab_LDADD = $(TEST_LIBS) $(LIBELF_LIBS)
+tests_fuzz_fuzz_gopclntab_SOURCES = tests/fuzz/fuzz_gopclntab.c tests/fuzz/standalone.c
+tests_fuzz_fuzz_gopclntab_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
+tests_fuzz_fuzz_gopclntab_LDADD = $(TEST_LIBS) $(LIBELF_LIBS)
+TESTS += tests/test_gopclntab tests/fuzz/fuzz_gopclntab tests/cli_gopclntab.sh
+EXTRA_DIST += tests/malformed/gopclntab tests/fuzz/seeds/gopclntab tests/cli_gopclntab.sh
