@@ -431,8 +431,10 @@ sp_error *sp_symbolize_profile(sp_symbolizer *s, sp_profile *p, sp_symbolize_rep
 	for (size_t i = 0; i < n; i = sp_addr_items_run(by_map, n, i))
 		n_groups++;
 	size_t first_r = report->n_mappings, cap_r = first_r;
-	sp_grow(&report->mappings, &cap_r, first_r + n_groups, sizeof(*report->mappings));
-	memset(report->mappings + first_r, 0, n_groups * sizeof(*report->mappings));
+	if (n_groups > 0) {
+		sp_grow(&report->mappings, &cap_r, first_r + n_groups, sizeof(*report->mappings));
+		memset(report->mappings + first_r, 0, n_groups * sizeof(*report->mappings));
+	}
 	report->n_mappings = first_r + n_groups;
 	bool *sampled = sampled_locations(p);
 	sp_finder *finder = sp_symbolizer_finder(s);

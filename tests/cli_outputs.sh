@@ -44,7 +44,11 @@ cat "$tmp/fifo" >"$tmp/fifo.out" &
 reader=$!
 sp_run symprof convert -q "$tmp/in.folded" --format folded -o "$tmp/fifo"
 sp_ok "$rc" "-o FIFO exits 0" || sp_show_err
-if [ -p "$tmp/fifo" ]; then
+# A run that failed may never have opened the FIFO: its reader would wait forever.
+if [ "$rc" -ne 0 ]; then
+	kill "$reader" 2>/dev/null
+	sp_ok 1 "the FIFO is still a FIFO (the run failed)"
+elif [ -p "$tmp/fifo" ]; then
 	sp_ok 0 "the FIFO is still a FIFO"
 	wait "$reader"
 else
