@@ -4,11 +4,13 @@
  * order from 0), ready for `symprof convert --jit-dir DIR`. */
 #include "convert/convert.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static void jit_usage(FILE *f)
 {
@@ -63,16 +65,26 @@ static int cmd_jit_dump(int argc, char **argv)
 	if (pid_s && (!sp_parse_u64(pid_s, pid_s + strlen(pid_s), 10, &pid) || !pid ||
 		      pid > INT32_MAX))
 		return sp_cli_usage("jit dump", "--pid: expected a process id, got \"%s\"", pid_s);
-	if (mkdir(dir, 0777) != 0) {
-		struct stat st;
-		if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-			return fail(sp_error_new(SP_E_IO, "%s: cannot create directory", dir));
-	}
+	/* Read first: a process or core that cannot be read leaves no directory behind. */
 	sp_jit_objects objs = {0};
 	sp_error *err = pid ? sp_jit_read_process((pid_t)pid, &objs) : sp_jit_read_core(core, exe, &objs);
+	bool made = false;
+	if (!err) {
+		if (mkdir(dir, 0777) == 0) {
+			made = true;
+		} else {
+			int e = errno;
+			struct stat st;
+			if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+				err = sp_error_new(SP_E_IO, "%s: cannot create directory: %s", dir,
+						   strerror(e));
+		}
+	}
 	if (!err)
 		err = sp_jit_objects_write(&objs, dir);
 	if (err) {
+		if (made)
+			rmdir(dir); /* only if nothing was written into it */
 		sp_jit_objects_clear(&objs);
 		return fail(err);
 	}

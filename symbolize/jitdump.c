@@ -59,6 +59,11 @@ typedef struct {
 	sp_interval_table seg_table; /* address -> the first PT_LOAD holding it */
 } memsrc;
 
+/* What reading another process's memory needs, said once for every place it is refused. */
+#define PTRACE_DENIED                                                                      \
+	"permission denied (ptrace): reading another user's process needs root or "      \
+	"CAP_SYS_PTRACE, and /proc/sys/kernel/yama/ptrace_scope may forbid it"
+
 static sp_error *read_live(memsrc *m, uint64_t addr, void *buf, size_t n)
 {
 	if (!m->vm_broken) {
@@ -79,6 +84,10 @@ static sp_error *read_live(memsrc *m, uint64_t addr, void *buf, size_t n)
 		char path[64];
 		snprintf(path, sizeof(path), "/proc/%d/mem", (int)m->pid);
 		m->memfd = open(path, O_RDONLY | O_CLOEXEC);
+		if (m->memfd < 0 && (errno == EACCES || errno == EPERM))
+			return sp_error_new(SP_E_IO, "process %d: %s", (int)m->pid, PTRACE_DENIED);
+		if (m->memfd < 0 && errno == ENOENT)
+			return sp_error_new(SP_E_IO, "process %d: no such process", (int)m->pid);
 		if (m->memfd < 0)
 			return sp_error_new(SP_E_IO, "%s: cannot open: %s", path, strerror(errno));
 	}
@@ -356,6 +365,13 @@ sp_error *sp_jit_read_process(pid_t pid, sp_jit_objects *out)
 	elf_version(EV_CURRENT);
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT)
+		return sp_error_new(SP_E_IO, "process %d: no such process", (int)pid);
+	if (fd < 0 && (errno == EACCES || errno == EPERM))
+		return sp_error_new(SP_E_IO, "process %d: %s", (int)pid, PTRACE_DENIED);
+	if (fd >= 0)
+		close(fd);
 	uint8_t *data;
 	size_t len;
 	sp_error *err = sp_read_file(path, &data, &len);

@@ -241,4 +241,29 @@ else
 	sp_skip "jit dump round trip: tests/jithost not built"
 fi
 
+# `jit dump --pid` of a process that is gone, or that this user may not read: the error
+# says which, and no output directory is left behind.
+sh -c 'exit 0' &
+gone=$!
+wait "$gone"
+sp_run symprof jit dump --pid "$gone" -d "$tmp/gone"
+sp_check "jit dump --pid of an exited process exits 1" test "$rc" = 1
+sp_check "jit dump --pid of an exited process: \"no such process\"" \
+	grep -q "process $gone: no such process" "$tmp/err"
+sp_check "jit dump --pid of an exited process leaves no directory" test ! -e "$tmp/gone"
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null &&
+	setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$SYMPROF" 2>/dev/null; then
+	mkdir -m 1777 "$tmp/shared"
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$SYMPROF" jit dump --pid 1 -d "$tmp/shared/denied" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	sp_check "jit dump --pid of another user's process exits 1" test "$rc" = 1
+	sp_check "jit dump --pid of another user's process: \"permission denied (ptrace)\"" \
+		grep -q "process 1: permission denied (ptrace)" "$tmp/err"
+	sp_check "jit dump --pid of another user's process leaves no directory" \
+		test ! -e "$tmp/shared/denied"
+else
+	sp_skip "jit dump --pid permission error: needs root, setpriv and a build others may run"
+fi
+
 sp_done
