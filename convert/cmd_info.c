@@ -39,7 +39,7 @@ static void print_mapping_report(const sp_mapping_report *mr, FILE *f)
 		fprintf(f, "    detail: %s\n", mr->detail);
 	for (size_t i = 0; i < mr->tried.n; i++)
 		fprintf(f, "    tried: %s (%s)\n", mr->tried.v[i].path,
-			sp_try_status_str(mr->tried.v[i].status));
+			sp_find_attempt_str(&mr->tried.v[i]));
 }
 
 /* Per mapping (index in P's mappings): how many samples have a frame in it

@@ -89,6 +89,7 @@ int sp_cli_sym_option(sp_cli_sym *c, int opt, const char *arg)
 	}
 	case 'q':
 		c->quiet = true;
+		c->sym.debuginfod_quiet = true;
 		return 0;
 	}
 	return -1;

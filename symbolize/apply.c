@@ -190,8 +190,7 @@ static sp_unresolved_reason locate(ctx *c, const job *j, sp_mapping_report *r,
 		return SP_UNRES_UNSYMBOLIZABLE;
 	const sp_find_log *log;
 	sp_error *e = sp_symbolizer_locate(c->s, j->fname, *j->bid ? j->bid : NULL, found, &log);
-	for (size_t k = 0; k < log->n; k++)
-		sp_find_log_add(&r->tried, log->v[k].path, log->v[k].status);
+	sp_find_log_append(&r->tried, log);
 	if (e && sp_error_root_code(e) == SP_E_UNSUPPORTED) {
 		/* no search available: the recorded path as is */
 		sp_error_free(e);
@@ -318,8 +317,8 @@ static void report_object(ctx *c, const job *j, sp_mapping_report *r)
 	const sp_find_log *dl = sp_object_debug_log(j->obj);
 	if (dbg)
 		r->debug_path = sp_xstrdup(dbg);
-	for (size_t k = 0; dl && k < dl->n; k++)
-		sp_find_log_add(&r->tried, dl->v[k].path, dl->v[k].status);
+	if (dl)
+		sp_find_log_append(&r->tried, dl);
 	if (!*j->bid && info->build_id && *info->build_id) {
 		j->m->build_id = sp_profile_intern(c->p, info->build_id);
 		free(r->build_id);

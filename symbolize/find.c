@@ -57,6 +57,8 @@ struct sp_finder {
 	bool dfd_dead;     /* a server failed: do not ask again */
 	bool dfd_denied;   /* the caller said not to ask now */
 	bool cancelled;    /* the current query was abandoned by us */
+	double timed_out;  /* ... after this many seconds without an answer, else 0 */
+	bool too_large;    /* ... because it passed the byte limits */
 	double bound;      /* seconds a query may wait for a first answer */
 	struct timespec query_start;
 	/* the limits above: */
@@ -93,16 +95,32 @@ const char *sp_try_status_str(sp_try_status s)
 
 void sp_find_log_add(sp_find_log *log, const char *path, sp_try_status status)
 {
-	sp_find_attempt a = { sp_xstrdup(path), status };
+	sp_find_attempt a = { sp_xstrdup(path), status, NULL };
 	SP_PUSH(log->v, log->n, log->cap, a);
+}
+
+void sp_find_log_append(sp_find_log *log, const sp_find_log *from)
+{
+	for (size_t i = 0; i < from->n; i++) {
+		sp_find_log_add(log, from->v[i].path, from->v[i].status);
+		if (from->v[i].detail)
+			log->v[log->n - 1].detail = sp_xstrdup(from->v[i].detail);
+	}
+}
+
+const char *sp_find_attempt_str(const sp_find_attempt *a)
+{
+	return a->detail ? a->detail : sp_try_status_str(a->status);
 }
 
 void sp_find_log_clear(sp_find_log *log)
 {
 	if (!log)
 		return;
-	for (size_t i = 0; i < log->n; i++)
+	for (size_t i = 0; i < log->n; i++) {
 		free(log->v[i].path);
+		free(log->v[i].detail);
+	}
 	free(log->v);
 	memset(log, 0, sizeof(*log));
 }
@@ -150,16 +168,22 @@ static int debuginfod_progress(debuginfod_client *c, long a, long b)
 		return 0;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	if (!sp_debuginfod_get_url(c)) {
-		if (elapsed(&now, &f->query_start) > f->bound)
+		if (elapsed(&now, &f->query_start) > f->bound) {
 			f->cancelled = true;
+			f->timed_out = f->bound;
+		}
 	} else {
 		if (a > 0 && (uint64_t)a > f->fetched)
 			f->fetched = (uint64_t)a;
-		if (f->fetched > f->query_max || (b > 0 && (uint64_t)b > f->query_max))
+		if (f->fetched > f->query_max || (b > 0 && (uint64_t)b > f->query_max)) {
 			f->cancelled = true;
+			f->too_large = true;
+		}
 	}
-	if (elapsed(&now, &f->bid_start) > f->deadline)
+	if (elapsed(&now, &f->bid_start) > f->deadline) {
 		f->cancelled = true;
+		f->timed_out = f->deadline;
+	}
 	return f->cancelled;
 }
 
@@ -403,6 +427,8 @@ static int ask(sp_finder *f, debuginfod_client *c, const char *build_id, bool de
 {
 	clock_gettime(CLOCK_MONOTONIC, &f->query_start);
 	f->cancelled = false;
+	f->timed_out = 0;
+	f->too_large = false;
 	f->fetched = 0;
 	f->query_max = f->max_file < f->run_left ? f->max_file : f->run_left;
 	char *old_time, *old_retry, *old_size;
@@ -446,8 +472,9 @@ static bool try_debuginfod(sp_finder *f, search *s, const char *build_id, bool d
 	debuginfod_client *c = finder_debuginfod(f);
 	if (!c)
 		return false;
-	char *where = sp_xasprintf("debuginfod:%s/%s", build_id,
-				   debuginfo ? "debuginfo" : "executable");
+	const char *urls = getenv("DEBUGINFOD_URLS");
+	char *where = sp_xasprintf("debuginfod:%s/%s from %s", build_id,
+				   debuginfo ? "debuginfo" : "executable", urls ? urls : "");
 	struct timespec now;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	if (!f->bid || strcasecmp(f->bid, build_id) != 0) {
@@ -467,6 +494,10 @@ static bool try_debuginfod(sp_finder *f, search *s, const char *build_id, bool d
 	/* libdebuginfod's retries are made here, so that they share the
 	 * deadline, and a server that answered too slowly or sent too much is
 	 * not asked again. */
+	if (!f->o->debuginfod_quiet)
+		fprintf(stderr, "symprof: asking debuginfod (%s) for the %s of %s\n", urls ? urls : "",
+			debuginfo ? "debug info" : "executable", build_id);
+	struct timespec asked = now;
 	char *got = NULL;
 	int fd;
 	for (uint64_t attempt = 0;; attempt++) {
@@ -488,6 +519,16 @@ static bool try_debuginfod(sp_finder *f, search *s, const char *build_id, bool d
 		if (failed)
 			f->dfd_dead = true;
 		sp_find_log_add(s->log, where, failed ? SP_TRY_FAILED : SP_TRY_MISSING);
+		sp_find_attempt *a = &s->log->v[s->log->n - 1];
+		if (f->timed_out > 0)
+			a->detail = sp_xasprintf("timed out after %.0f s", f->timed_out);
+		else if (fd == -ETIME || fd == -ETIMEDOUT)
+			a->detail = sp_xasprintf("timed out after %.0f s", elapsed(&now, &asked));
+		else if (f->too_large || fd == -EFBIG)
+			a->detail = sp_xasprintf("too large: over %llu bytes",
+						 (unsigned long long)f->query_max);
+		else if (failed)
+			a->detail = sp_xasprintf("failed: %s", strerror(-fd));
 		free(where);
 		free(got);
 		return false;

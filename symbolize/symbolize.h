@@ -67,6 +67,7 @@ typedef struct {
 	size_t n_perf_maps;
 	const char *kallsyms;            /* --kallsyms FILE */
 	bool no_debuginfod;
+	bool debuginfod_quiet;           /* no line on stderr while a server is asked */
 	bool no_inline;                  /* keep only the outermost frame */
 	bool force_mismatch;             /* use a file that does not match its
 					    mapping (sp_mapping_file_match) */
@@ -190,6 +191,7 @@ const char *sp_try_status_str(sp_try_status s);
 typedef struct {
 	char *path;
 	sp_try_status status;
+	char *detail; /* said instead of the status when set, e.g. "timed out after 5 s" */
 } sp_find_attempt;
 
 typedef struct {
@@ -198,6 +200,10 @@ typedef struct {
 } sp_find_log;
 
 void sp_find_log_add(sp_find_log *log, const char *path, sp_try_status status);
+/* Adds a copy of every attempt of FROM to LOG. */
+void sp_find_log_append(sp_find_log *log, const sp_find_log *from);
+/* What to print for attempt A: its detail, else its status. */
+const char *sp_find_attempt_str(const sp_find_attempt *a);
 void sp_find_log_clear(sp_find_log *log);
 
 /* Locates the binary for a mapping recorded as RECORDED (may be NULL or

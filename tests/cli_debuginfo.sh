@@ -649,10 +649,19 @@ EOF
 		wall symprof convert "$tmp/many.heap"
 		[ "$rc" -eq 0 ] && within "$base_many" 4
 		sp_ok $? "silent server, DEBUGINFOD_TIMEOUT=2: conversion takes ${t}s (< ${base_many}s + 2 s + 2 s)"
+		# one line on stderr while the server is asked, naming it and the build id
+		grep -Fqx "symprof: asking debuginfod (http://127.0.0.1:$hp) for the executable of $(printf %040x 7920)" "$tmp/err" &&
+			[ "$(grep -c '^symprof: asking debuginfod' "$tmp/err")" -eq 1 ]
+		sp_ok $? "silent server: stderr names the server and the build id once"
+		DEBUGINFOD_CACHE_PATH=$tmp/dcache7
+		sp_run symprof convert -q "$tmp/many.heap"
+		! grep -q 'asking debuginfod' "$tmp/err"
+		sp_ok $? "silent server, -q: no line about debuginfod on stderr"
 		DEBUGINFOD_CACHE_PATH=$tmp/dcache3
 		sp_run symprof info "$tmp/many.heap"
-		[ "$(n_dfd)" -eq 1 ] && grep -Fq '/executable (failed)' "$tmp/out"
-		sp_ok $? "silent server: debuginfod asked once, the failure listed (got $(n_dfd))"
+		[ "$(n_dfd)" -eq 1 ] &&
+			grep -Fq "/executable from http://127.0.0.1:$hp (timed out after 2 s)" "$tmp/out"
+		sp_ok $? "silent server: debuginfod asked once, info names the server and the timeout (got $(n_dfd))"
 		# The stripped fixture: its three binaries' debug info is asked for once.
 		DEBUGINFOD_CACHE_PATH=$tmp/dcache5
 		wall symprof convert "$tmp/fixture.heap"
@@ -660,7 +669,7 @@ EOF
 		sp_ok $? "silent server, stripped fixture: conversion takes ${t}s (< ${base_fix}s + 2 s + 2 s)"
 		DEBUGINFOD_CACHE_PATH=$tmp/dcache6
 		sp_run symprof info "$tmp/fixture.heap"
-		[ "$(n_dfd)" -eq 1 ] && grep -Fq '/debuginfo (failed)' "$tmp/out"
+		[ "$(n_dfd)" -eq 1 ] && grep -Fq '/debuginfo from http://127.0.0.1:'"$hp"' (timed out after 2 s)' "$tmp/out"
 		sp_ok $? "silent server, stripped fixture: debuginfod asked once (got $(n_dfd))"
 		unset DEBUGINFOD_TIMEOUT
 		DEBUGINFOD_CACHE_PATH=$tmp/dcache4

@@ -124,7 +124,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		for (size_t i = 0; i < log.n; i++)
-			printf("try %s %s\n", sp_try_status_str(log.v[i].status), log.v[i].path);
+			printf("try %s %s%s%s\n", sp_try_status_str(log.v[i].status), log.v[i].path,
+			       log.v[i].detail ? ": " : "", log.v[i].detail ? log.v[i].detail : "");
 		if (err) {
 			char *m = sp_error_string(err);
 			printf("error %s: %s\n", sp_errcode_str(sp_error_root_code(err)), m);

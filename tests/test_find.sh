@@ -214,6 +214,8 @@ run -r 3 -d "$T/empty" debuginfo "$T/s/prog"
 t1=$(date +%s)
 ok $([ "$(grep -c "^try failed debuginfod:$bid/debuginfo" "$T/out")" -eq 1 ]; echo $?) \
 	"server that never answers: asked once in three lookups"
+ok $(grep -q "^try failed debuginfod:$bid/debuginfo from http://127.0.0.1:$port: timed out after 5 s$" "$T/out"; echo $?) \
+	"server that never answers: the attempt names the server and the 5 s timeout"
 ok $([ $((t1 - t0)) -le 12 ]; echo $?) "three lookups took $((t1 - t0)) s (one bounded wait)"
 unset DEBUGINFOD_URLS
 

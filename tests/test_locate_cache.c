@@ -43,7 +43,7 @@ static char *tried(const sp_mapping_report *m)
 	sp_buf b = {0};
 	for (size_t i = 0; m && i < m->tried.n; i++)
 		sp_buf_printf(&b, "%s=%s;", m->tried.v[i].path,
-			      sp_try_status_str(m->tried.v[i].status));
+			      sp_find_attempt_str(&m->tried.v[i]));
 	sp_buf_puts(&b, "");
 	return sp_buf_take(&b);
 }
