@@ -573,7 +573,6 @@ int cmd_convert(int argc, char **argv)
 		{"height", required_argument, NULL, 2102},
 		{"minwidth", required_argument, NULL, 2103},
 		{"colors", required_argument, NULL, 2104},
-		{"colours", required_argument, NULL, 2104},
 		{"reverse", no_argument, NULL, 2105},
 		{"inverted", no_argument, NULL, 2106},
 		{"countname", required_argument, NULL, 2107},
