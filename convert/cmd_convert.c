@@ -56,12 +56,23 @@ static sp_out_format format_by_extension(const char *path)
 	return SP_OUT_NONE;
 }
 
+/* The index of F in formats (F is one of them). */
+static size_t format_index(sp_out_format f)
+{
+	size_t i = 0;
+	while (i + 1 < SP_ARRAY_LEN(formats) && formats[i].f != f)
+		i++;
+	return i;
+}
+
+static const char *format_name(sp_out_format f)
+{
+	return formats[format_index(f)].name;
+}
+
 static const char *format_ext(sp_out_format f)
 {
-	for (size_t i = 0; i < SP_ARRAY_LEN(formats); i++)
-		if (formats[i].f == f)
-			return formats[i].ext;
-	return "";
+	return formats[format_index(f)].ext;
 }
 
 typedef struct {
@@ -76,7 +87,64 @@ typedef struct {
 	bool diff_base;
 	double min_resolved; /* --min-resolved PERCENT; < 0: not given */
 	sp_report_options report;
+	unsigned long given; /* bit i: format_options[i] was given */
 } convert_opts;
+
+#define FMT(f) (1u << (f))
+#define FMT_GRAPH (FMT(SP_OUT_DOT) | FMT(SP_OUT_PDF) | FMT(SP_OUT_SVG) | FMT(SP_OUT_PNG))
+
+/* Options that only some output formats use: given with another format
+ * they are refused rather than silently ignored. */
+static const struct {
+	int opt; /* getopt_long's value */
+	const char *name;
+	unsigned formats; /* FMT bits */
+} format_options[] = {
+	{2001, "--annotate", FMT(SP_OUT_FOLDED) | FMT(SP_OUT_FOLDED_DIFF)},
+	{2005, "--functions", FMT_GRAPH | FMT(SP_OUT_TOP)},
+	{2006, "--lines", FMT_GRAPH | FMT(SP_OUT_TOP)},
+	{2007, "--files", FMT_GRAPH | FMT(SP_OUT_TOP)},
+	{2008, "--nodecount", FMT_GRAPH | FMT(SP_OUT_TOP)},
+	{2009, "--nodefraction", FMT_GRAPH | FMT(SP_OUT_TOP)},
+	{2010, "--edgefraction", FMT_GRAPH | FMT(SP_OUT_TOP)},
+	{2011, "--unit", FMT_GRAPH | FMT(SP_OUT_TOP) | FMT(SP_OUT_FLAMEGRAPH)},
+	{2012, "--title", FMT_GRAPH | FMT(SP_OUT_FLAMEGRAPH)},
+	{2100, "--subtitle", FMT(SP_OUT_FLAMEGRAPH)},
+	{2101, "--width", FMT(SP_OUT_FLAMEGRAPH)},
+	{2102, "--height", FMT(SP_OUT_FLAMEGRAPH)},
+	{2103, "--minwidth", FMT(SP_OUT_FLAMEGRAPH)},
+	{2104, "--colors", FMT(SP_OUT_FLAMEGRAPH)},
+	{2105, "--reverse", FMT(SP_OUT_FLAMEGRAPH)},
+	{2106, "--inverted", FMT(SP_OUT_FLAMEGRAPH)},
+	{2107, "--countname", FMT(SP_OUT_FLAMEGRAPH)},
+	{2108, "--search-color", FMT(SP_OUT_FLAMEGRAPH)},
+};
+
+static void mark_given(convert_opts *o, int opt)
+{
+	for (size_t i = 0; i < SP_ARRAY_LEN(format_options); i++)
+		if (format_options[i].opt == opt)
+			o->given |= 1ul << i;
+}
+
+/* 0, or 2 after a usage error naming the first given option that format F
+ * does not use and the formats that do. */
+static int check_format_options(const convert_opts *o, sp_out_format f)
+{
+	for (size_t i = 0; i < SP_ARRAY_LEN(format_options); i++) {
+		if (!(o->given & (1ul << i)) || (format_options[i].formats & FMT(f)))
+			continue;
+		char list[256] = "";
+		size_t n = 0;
+		for (size_t k = 0; k < SP_ARRAY_LEN(formats); k++)
+			if (format_options[i].formats & FMT(formats[k].f))
+				n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s",
+						      n ? ", " : "", formats[k].name);
+		return sp_cli_usage("convert", "%s applies only to --format %s, not %s",
+				    format_options[i].name, list, format_name(f));
+	}
+	return 0;
+}
 
 static void usage(FILE *f)
 {
@@ -110,11 +178,26 @@ static void usage(FILE *f)
 		"  --base FILE           subtract FILE (same kind of profile) from the inputs\n"
 		"  --diff-base FILE      the same, keeping FILE's samples as negative ones\n"
 		"                        labelled pprof::base=true, as pprof's diff_base\n"
-		"reports (dot, pdf, svg, png, top, flamegraph):\n"
+		"reports (dot, pdf, svg, png, top; --focus, --ignore, --unit also flamegraph):\n"
 		"  --focus RE  --ignore RE  --functions | --lines | --files  --unit UNIT\n"
 		"      (RE: POSIX extended regular expression; a leading (?i) ignores case)\n"
 		"  --nodecount N (80, 0 = all)  --nodefraction F (0.005)  --edgefraction F (0.001)\n"
-		"  --title TEXT\n" SP_CLI_SYM_HELP);
+		"  --title TEXT          graph or flame graph title (flame graph default:\n"
+		"                        \"SAMPLE_TYPE (UNIT)\", e.g. inuse_space (bytes))\n"
+		"flame graph (flamegraph only, as flamegraph.pl's options):\n"
+		"  --subtitle TEXT       second line under the title\n"
+		"  --width PX            image width (1200)\n"
+		"  --height PX           frame height (16)\n"
+		"  --minwidth PX|PCT%%    leave out frames narrower than PX pixels or PCT percent\n"
+		"                        of the total (default 0.1%%)\n"
+		"  --colors P            java (by kind: inline, JIT, kernel, unresolved; with a\n"
+		"                        legend; default), hot, mem or io\n"
+		"  --reverse             stacks leaf first: frames merge by leaf\n"
+		"  --inverted            icicle graph: the root at the top\n"
+		"  --countname WORD      word after values in tooltips (default: the unit,\n"
+		"                        \"samples\" for counts)\n"
+		"  --search-color C      colour of search matches (rgb(230,0,230))\n"
+		"Options that the chosen format does not use are refused.\n" SP_CLI_SYM_HELP);
 }
 
 static char *each_output_path(const char *dir, const char *input, sp_out_format f)
@@ -255,6 +338,9 @@ static int run(convert_opts *o, char **inputs, int n_inputs)
 					    o->out);
 		f = o->each ? SP_OUT_PPROF : SP_OUT_FOLDED;
 	}
+	int bad = check_format_options(o, f);
+	if (bad)
+		return bad;
 	if ((f == SP_OUT_PDF || f == SP_OUT_PNG || f == SP_OUT_PPROF) && !o->out && !o->each &&
 	    isatty(STDOUT_FILENO))
 		return sp_cli_usage("convert",
@@ -377,6 +463,89 @@ static bool parse_double(const char *s, double *out)
 	return true;
 }
 
+/* An integer in [MIN, MAX] for option NAME; false after a usage error. */
+static bool parse_int(const char *name, const char *s, int min, int max, int *out)
+{
+	uint64_t n;
+	if (!sp_parse_u64(s, s + strlen(s), 10, &n) || n < (uint64_t)min || n > (uint64_t)max) {
+		sp_cli_usage("convert", "%s expects a number from %d to %d, got '%s'", name, min,
+			     max, s);
+		return false;
+	}
+	*out = (int)n;
+	return true;
+}
+
+/* A colour that can sit in an attribute and a script as it is: a name,
+ * #RGB / #RRGGBB, or rgb(R,G,B). */
+static bool color_ok(const char *s)
+{
+	size_t n = strlen(s);
+	if (n == 0 || n > 32)
+		return false;
+	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789#(),. ") == n;
+}
+
+/* The flame graph's options (2100...); returns 0, or 2 after a usage
+ * error. */
+static int flame_option(sp_flame_options *fo, int c, const char *arg)
+{
+	static const char *const palettes[] = {"java", "hot", "mem", "io"};
+	double d;
+	switch (c) {
+	case 2100:
+		fo->subtitle = arg;
+		return 0;
+	case 2101:
+		return parse_int("--width", arg, 200, 100000, &fo->width) ? 0 : 2;
+	case 2102:
+		return parse_int("--height", arg, 4, 200, &fo->frame_height) ? 0 : 2;
+	case 2103: {
+		/* pixels as flamegraph.pl's --minwidth, or a share of the total */
+		size_t n = strlen(arg);
+		bool pct = n > 1 && arg[n - 1] == '%';
+		char *num = sp_xstrndup(arg, pct ? n - 1 : n);
+		bool ok = parse_double(num, &d) && d >= 0 && (!pct || d <= 100);
+		free(num);
+		if (!ok)
+			return sp_cli_usage("convert",
+					    "--minwidth expects pixels (0.1) or a percentage of the "
+					    "total (0.5%%), got '%s'",
+					    arg);
+		fo->minwidth = d;
+		fo->minwidth_kind = pct ? SP_MINWIDTH_PERCENT : SP_MINWIDTH_PX;
+		return 0;
+	}
+	case 2104:
+		for (size_t i = 0; i < SP_ARRAY_LEN(palettes); i++) {
+			if (!strcmp(arg, palettes[i])) {
+				fo->colors = (sp_flame_colors)i;
+				return 0;
+			}
+		}
+		return sp_cli_usage("convert", "--colors expects java, hot, mem or io, got '%s'",
+				    arg);
+	case 2105:
+		fo->reverse = true;
+		return 0;
+	case 2106:
+		fo->inverted = true;
+		return 0;
+	case 2107:
+		fo->countname = arg;
+		return 0;
+	case 2108:
+		if (!color_ok(arg))
+			return sp_cli_usage("convert",
+					    "--search-color expects a colour such as 'rgb(230,0,230)', "
+					    "'#e600e6' or 'magenta', got '%s'",
+					    arg);
+		fo->search_color = arg;
+		return 0;
+	}
+	return 0;
+}
+
 int cmd_convert(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -399,6 +568,15 @@ int cmd_convert(int argc, char **argv)
 		{"base", required_argument, NULL, 2014},
 		{"diff-base", required_argument, NULL, 2015},
 		{"min-resolved", required_argument, NULL, 2016},
+		{"subtitle", required_argument, NULL, 2100},
+		{"width", required_argument, NULL, 2101},
+		{"height", required_argument, NULL, 2102},
+		{"minwidth", required_argument, NULL, 2103},
+		{"colors", required_argument, NULL, 2104},
+		{"reverse", no_argument, NULL, 2105},
+		{"inverted", no_argument, NULL, 2106},
+		{"countname", required_argument, NULL, 2107},
+		{"search-color", required_argument, NULL, 2108},
 		{"help", no_argument, NULL, 'h'},
 		SP_CLI_SYM_OPTIONS,
 		{NULL, 0, NULL, 0},
@@ -421,6 +599,12 @@ int cmd_convert(int argc, char **argv)
 			goto out;
 		}
 		double d;
+		mark_given(&o, c);
+		if (c >= 2100 && c <= 2108) {
+			if ((rc = flame_option(&o.report.flame, c, optarg)))
+				goto out;
+			continue;
+		}
 		switch (c) {
 		case 'o':
 			o.out = optarg;

@@ -3,12 +3,19 @@
  * The stacks are those of the folded output: root first, each location's
  * inline frames expanded (outermost first), unsymbolized frames as their
  * address.  Frames carry the annotations of the folded output
- * (sp_folded_annotation: "_[i]" inlined, "_[k]" kernel, "_[j]" JIT code);
- * the suffix picks the colour (aqua, green, orange; other frames
- * get a warm colour chosen by a hash of the name) and is not displayed.
- * Stacks are merged into a tree whose root "all" is drawn at the bottom;
- * siblings are sorted by name; frames narrower than 0.1% of the total are
- * left out.  Each frame is
+ * (sp_folded_annotation: "_[i]" inlined, "_[k]" kernel, "_[j]" JIT code)
+ * and "_[u]" for an unresolved frame (drawn as its address); the suffix is
+ * not displayed.  Colours follow flamegraph.pl's palettes (sp_flame_colors):
+ * the default "java" one picks the hue by the suffix (aqua, green, orange,
+ * grey; other frames warm) and draws a legend of them; "hot", "mem" and
+ * "io" colour every frame alike.  Within its hue a frame's colour comes
+ * from a hash of its name, so the same input gives the same bytes.
+ * Stacks are merged into a tree whose root "all" is drawn at the bottom
+ * (at the top with inverted); with reverse the stacks are read leaf first,
+ * so frames merge by leaf.  Siblings are sorted by name; frames narrower
+ * than the minimum width (default 0.1% of the total) are left out.  The
+ * title defaults to "SAMPLE_TYPE (UNIT)"; the tooltip gives each frame's
+ * value in the unit (the --unit one when given) and its share.  Each frame is
  *
  *   <g class="f" data-s="START" data-v="VALUE" data-d="DEPTH">
  *     <title>main (90 samples, 90.00%)</title><rect .../><text ...>main</text></g>
@@ -39,6 +46,7 @@
 #define FG_XPAD 10
 #define FG_TOP 60
 #define FG_BOTTOM 34
+#define FG_SUBTITLE 20 /* what a subtitle adds above the legend and frames */
 
 typedef struct {
 	size_t parent;
@@ -113,6 +121,8 @@ static char *frame_name(const sp_profile *p, const sp_location *l, size_t li)
 		base = sp_xstrdup(name[0] ? name : "<unknown>");
 	}
 	sp_report_clean_name(base);
+	if (!kind && l->n_lines == 0)
+		kind = 'u';
 	if (!kind)
 		return base;
 	s = sp_xasprintf("%s_[%c]", base, kind);
@@ -126,7 +136,7 @@ static char annotation(const char *name, size_t *shown_len)
 
 	*shown_len = n;
 	if (n >= 4 && name[n - 4] == '_' && name[n - 3] == '[' && name[n - 1] == ']' &&
-	    strchr("kjiw", name[n - 2])) {
+	    strchr("kjiwu", name[n - 2])) {
 		*shown_len = n - 4;
 		return name[n - 2];
 	}
@@ -182,13 +192,19 @@ static void layout(ftree *t)
 	free(stack);
 }
 
-static void frame_color(const char *name, size_t len, char kind, char *buf)
+/* The colour of a frame of KIND (0 for an ordinary one) in palette PAL,
+ * V1..V3 in [0, 1] choosing it within its hue.  BUF holds 24 bytes. */
+static void palette_color(sp_flame_colors pal, char kind, double v1, double v2, double v3,
+			  char *buf)
 {
-	uint64_t h = sp_hash_bytes(name, len, 11);
-	double v1 = (double)(h & 0xff) / 255.0, v2 = (double)((h >> 8) & 0xff) / 255.0,
-	       v3 = (double)((h >> 16) & 0xff) / 255.0;
 	int r, g, b;
 
+	if (pal == SP_FLAME_HOT)
+		kind = 0;
+	else if (pal == SP_FLAME_MEM)
+		kind = 'm';
+	else if (pal == SP_FLAME_IO)
+		kind = 'o';
 	switch (kind) {
 	case 'k': /* orange */
 		r = 235 + (int)(20 * v1), g = 130 + (int)(50 * v2), b = (int)(30 * v3);
@@ -199,17 +215,34 @@ static void frame_color(const char *name, size_t len, char kind, char *buf)
 	case 'i': /* aqua */
 		r = (int)(50 * v1), g = 190 + (int)(50 * v2), b = 190 + (int)(50 * v3);
 		break;
+	case 'u': /* grey */
+		r = g = b = 160 + (int)(40 * v1);
+		break;
+	case 'm': /* green to blue */
+		r = 0, g = 190 + (int)(50 * v2), b = (int)(210 * v1);
+		break;
+	case 'o': /* blue */
+		r = g = 80 + (int)(60 * v1), b = 190 + (int)(55 * v2);
+		break;
 	default: /* warm */
 		r = 205 + (int)(50 * v3), g = (int)(230 * v1), b = (int)(55 * v2);
 	}
 	snprintf(buf, 24, "rgb(%d,%d,%d)", r, g, b);
 }
 
+static void frame_color(const char *name, size_t len, char kind, sp_flame_colors pal, char *buf)
+{
+	uint64_t h = sp_hash_bytes(name, len, 11);
+
+	palette_color(pal, kind, (double)(h & 0xff) / 255.0, (double)((h >> 8) & 0xff) / 255.0,
+		      (double)((h >> 16) & 0xff) / 255.0, buf);
+}
+
 static const char script[] =
 	"<script type=\"text/ecmascript\"><![CDATA[\n"
 	"'use strict';\n"
-	"var W = 0, XPAD = 0, FONT = 0, frames = [], details, matched, resetBtn, root,\n"
-	"    searching = false;\n"
+	"var W = 0, XPAD = 0, FONT = 0, SEARCH = '', frames = [], details, matched, resetBtn,\n"
+	"    root, searching = false;\n"
 	"function num(e, a) { return parseFloat(e.getAttribute(a)); }\n"
 	"function nameOf(g) { return g.getAttribute('data-n'); }\n"
 	"function fit(g, w) {\n"
@@ -254,7 +287,7 @@ static const char script[] =
 	"  clearSearch();\n"
 	"  for (i = 0; i < frames.length; i++) {\n"
 	"    if (re.test(nameOf(frames[i]))) {\n"
-	"      frames[i].querySelector('rect').setAttribute('fill', 'rgb(230,0,230)');\n"
+	"      frames[i].querySelector('rect').setAttribute('fill', SEARCH);\n"
 	"      hits.push([num(frames[i], 'data-s'), num(frames[i], 'data-v')]);\n"
 	"    }\n"
 	"  }\n"
@@ -276,6 +309,7 @@ static const char script[] =
 	"function init() {\n"
 	"  var svg = document.documentElement, i;\n"
 	"  W = num(svg, 'data-w'); XPAD = num(svg, 'data-xpad'); FONT = num(svg, 'data-font');\n"
+	"  SEARCH = svg.getAttribute('data-search-color');\n"
 	"  details = document.getElementById('details');\n"
 	"  matched = document.getElementById('matched');\n"
 	"  resetBtn = document.getElementById('reset');\n"
@@ -313,6 +347,57 @@ static const char *unit_word(const char *unit)
 	return unit;
 }
 
+/* What every frame of one graph is drawn with. */
+typedef struct {
+	const ftree *t;
+	const sp_flame_options *fo;
+	int64_t total;
+	size_t max_depth;
+	int width, frame, top; /* image width, frame height, y of the frames (px) */
+	const char *from;      /* the recorded unit */
+	const char *to;        /* the unit values are shown in; NULL: as recorded */
+	const char *word;      /* said after a value */
+	bool differential;
+	int64_t max_change; /* differential: the largest |after - before| */
+} fg_draw;
+
+#define VALUE_TEXT_LEN 64
+
+/* V as tooltips show it: as recorded, or in D->to with two decimals (".00"
+ * dropped); SIGN: with a sign.  BUF holds VALUE_TEXT_LEN bytes. */
+static const char *value_text(const fg_draw *d, int64_t v, bool sign, char *buf)
+{
+	const char *unit;
+	size_t n;
+
+	if (!d->to) {
+		snprintf(buf, VALUE_TEXT_LEN, sign ? "%+lld" : "%lld", (long long)v);
+		return buf;
+	}
+	snprintf(buf, VALUE_TEXT_LEN, sign ? "%+.2f" : "%.2f",
+		 sp_report_scale(v, d->from, d->to, &unit));
+	n = strlen(buf);
+	if (n >= 3 && !strcmp(buf + n - 3, ".00"))
+		buf[n - 3] = 0;
+	return buf;
+}
+
+/* Whether node ND is wide enough to be drawn. */
+static bool drawn(const fg_draw *d, const fnode *nd)
+{
+	double share;
+
+	if (nd->value <= 0)
+		return false;
+	share = (double)nd->value / (double)d->total;
+	switch (d->fo->minwidth_kind) {
+	case SP_MINWIDTH_PX: return (double)(d->width - 2 * FG_XPAD) * share >= d->fo->minwidth;
+	case SP_MINWIDTH_PERCENT: return 100.0 * share >= d->fo->minwidth;
+	case SP_MINWIDTH_DEFAULT: break;
+	}
+	return nd->value >= (d->total + 999) / 1000;
+}
+
 #define DIFF_COLOR_LEN 40
 
 /* Differential colour: red grew, blue shrank, intensity by |DELTA| / MAX.
@@ -330,39 +415,45 @@ static void diff_color(int64_t delta, int64_t max, char *buf)
 		snprintf(buf, DIFF_COLOR_LEN, "rgb(%d,%d,%d)", c, c, c);
 }
 
-static void write_frame(sp_sink *out, const ftree *t, size_t i, int64_t total,
-			size_t max_depth, const char *unit, const int64_t *max_change)
+static void write_frame(sp_sink *out, const fg_draw *d, size_t i)
 {
-	const fnode *nd = &t->nodes[i];
-	const char *name = t->names.strs[nd->name];
-	const double span = FG_WIDTH - 2 * FG_XPAD;
-	double x = FG_XPAD + span * (double)nd->start / (double)total;
-	double w = span * (double)nd->value / (double)total;
-	double y = FG_TOP + (double)(max_depth - nd->depth) * FG_FRAME;
+	const fnode *nd = &d->t->nodes[i];
+	const char *name = d->t->names.strs[nd->name];
+	const double span = d->width - 2 * FG_XPAD;
+	double x = FG_XPAD + span * (double)nd->start / (double)d->total;
+	double w = span * (double)nd->value / (double)d->total;
+	size_t row = d->fo->inverted ? nd->depth : d->max_depth - nd->depth;
+	double y = d->top + (double)row * d->frame;
 	size_t len, fitc;
 	char kind = annotation(name, &len), color[DIFF_COLOR_LEN];
+	char v1[VALUE_TEXT_LEN], v2[VALUE_TEXT_LEN], v3[VALUE_TEXT_LEN];
 
-	if (max_change)
-		diff_color(nd->value - nd->before, *max_change, color);
+	if (d->differential)
+		diff_color(nd->value - nd->before, d->max_change, color);
 	else
-		frame_color(name, len, kind, color);
+		frame_color(name, len, kind, d->fo->colors, color);
 	sp_sink_printf(out, "<g class=\"f\" data-s=\"%lld\" data-v=\"%lld\" data-d=\"%zu\" data-n=\"",
 		       (long long)nd->start, (long long)nd->value, nd->depth);
 	xml_escape(out, name, len);
 	sp_sink_puts(out, "\"><title>");
 	xml_escape(out, name, len);
-	if (max_change)
-		sp_sink_printf(out, " (before %lld, after %lld %s, change %+lld)</title>",
-			       (long long)nd->before, (long long)nd->value, unit_word(unit),
-			       (long long)(nd->value - nd->before));
+	if (d->differential)
+		sp_sink_printf(out, " (before %s, after %s ", value_text(d, nd->before, false, v1),
+			       value_text(d, nd->value, false, v2));
 	else
-		sp_sink_printf(out, " (%lld %s, %.2f%%)</title>", (long long)nd->value,
-			       unit_word(unit), 100.0 * (double)nd->value / (double)total);
+		sp_sink_printf(out, " (%s ", value_text(d, nd->value, false, v1));
+	xml_escape(out, d->word, strlen(d->word));
+	if (d->differential)
+		sp_sink_printf(out, ", change %s)</title>",
+			       value_text(d, nd->value - nd->before, true, v3));
+	else
+		sp_sink_printf(out, ", %.2f%%)</title>",
+			       100.0 * (double)nd->value / (double)d->total);
 	sp_sink_printf(out,
 		       "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" fill=\"%s\" "
 		       "data-fill=\"%s\" rx=\"2\" ry=\"2\"/>",
-		       x, y, w, FG_FRAME - 1, color, color);
-	sp_sink_printf(out, "<text x=\"%.2f\" y=\"%.1f\">", x + 3, y + FG_FRAME - 4.5);
+		       x, y, w, d->frame - 1, color, color);
+	sp_sink_printf(out, "<text x=\"%.2f\" y=\"%.1f\">", x + 3, y + d->frame - 4.5);
 	fitc = w > 6 ? (size_t)((w - 6) / (FG_FONT * 0.59)) : 0;
 	if (fitc >= 3) {
 		if (len <= fitc) {
@@ -375,49 +466,80 @@ static void write_frame(sp_sink *out, const ftree *t, size_t i, int64_t total,
 	sp_sink_puts(out, "</text></g>\n");
 }
 
-/* The legend of a differential flame graph, under the title. */
-static void write_legend(sp_sink *out, int64_t max_change, const char *unit)
+/* The legend of a differential flame graph, under the title; Y is the top
+ * of its swatches. */
+static void write_legend(sp_sink *out, const fg_draw *d, int y)
 {
-	char grew[DIFF_COLOR_LEN], shrank[DIFF_COLOR_LEN];
+	char grew[DIFF_COLOR_LEN], shrank[DIFF_COLOR_LEN], max[VALUE_TEXT_LEN];
 	diff_color(1, 1, grew);
 	diff_color(-1, 1, shrank);
 	sp_sink_printf(out,
-		       "<g id=\"legend\"><rect x=\"%d\" y=\"36\" width=\"12\" height=\"12\" "
-		       "fill=\"%s\"/><text x=\"%d\" y=\"46\">grew</text>"
-		       "<rect x=\"%d\" y=\"36\" width=\"12\" height=\"12\" fill=\"%s\"/>"
-		       "<text x=\"%d\" y=\"46\">shrank</text>"
-		       "<text x=\"%d\" y=\"46\">widths: after; colour: change, deepest at "
-		       "%lld %s</text></g>\n",
-		       FG_XPAD, grew, FG_XPAD + 16, FG_XPAD + 60, shrank, FG_XPAD + 76, FG_XPAD + 136,
-		       (long long)max_change, unit_word(unit));
+		       "<g id=\"legend\"><rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" "
+		       "fill=\"%s\"/><text x=\"%d\" y=\"%d\">grew</text>"
+		       "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>"
+		       "<text x=\"%d\" y=\"%d\">shrank</text>"
+		       "<text x=\"%d\" y=\"%d\">widths: after; colour: change, deepest at %s ",
+		       FG_XPAD, y, grew, FG_XPAD + 16, y + 10, FG_XPAD + 60, y, shrank, FG_XPAD + 76,
+		       y + 10, FG_XPAD + 136, y + 10, value_text(d, d->max_change, false, max));
+	xml_escape(out, d->word, strlen(d->word));
+	sp_sink_puts(out, "</text></g>\n");
 }
 
-static void write_svg(sp_sink *out, const ftree *t, const sp_report_options *o,
-		      const char *unit, bool differential)
+/* The legend of the kind palette: a swatch per kind, under the title. */
+static void write_kind_legend(sp_sink *out, int y)
 {
-	int64_t total = t->nodes[0].value, min = (total + 999) / 1000, max_change = 0;
-	size_t max_depth = 0, height;
-	const char *title = o && o->title && o->title[0] ? o->title
-			    : differential             ? "Differential Flame Graph"
-						       : "Flame Graph";
+	static const struct {
+		char kind;
+		const char *label;
+	} kinds[] = {{'i', "inline"}, {'j', "JIT"}, {'k', "kernel"}, {'u', "unresolved"}};
+	int x = FG_XPAD;
 
-	for (size_t i = 0; i < t->n; i++) {
-		const fnode *nd = &t->nodes[i];
-		int64_t change = nd->value - nd->before;
-		if (nd->value < min || nd->value <= 0)
-			continue;
-		if (nd->depth > max_depth)
-			max_depth = nd->depth;
-		if ((change < 0 ? -change : change) > max_change)
-			max_change = change < 0 ? -change : change;
+	sp_sink_puts(out, "<g id=\"kind-legend\">");
+	for (size_t i = 0; i < SP_ARRAY_LEN(kinds); i++) {
+		char color[24];
+
+		palette_color(SP_FLAME_JAVA, kinds[i].kind, 0.5, 0.5, 0.5, color);
+		sp_sink_printf(out,
+			       "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>"
+			       "<text x=\"%d\" y=\"%d\">%s</text>",
+			       x, y, color, x + 16, y + 10, kinds[i].label);
+		x += 16 + (int)((double)strlen(kinds[i].label) * FG_FONT * 0.59) + 20;
 	}
-	height = FG_TOP + (max_depth + 1) * FG_FRAME + FG_BOTTOM;
+	sp_sink_puts(out, "</g>\n");
+}
+
+static void write_svg(sp_sink *out, fg_draw *d, const sp_report_options *o,
+		      const char *sample_type)
+{
+	const sp_flame_options *fo = d->fo;
+	const char *search = fo->search_color ? fo->search_color : "rgb(230,0,230)";
+	const char *unit = d->to ? d->to : d->from[0] ? d->from : "count";
+	int hdr = fo->subtitle ? FG_SUBTITLE : 0;
+	size_t height;
+	char *title = o->title && o->title[0] ? sp_xstrdup(o->title)
+		      : d->differential ? sp_xasprintf("Differential: %s (%s)", sample_type, unit)
+					: sp_xasprintf("%s (%s)", sample_type, unit);
+
+	for (size_t i = 0; i < d->t->n; i++) {
+		const fnode *nd = &d->t->nodes[i];
+		int64_t change = nd->value - nd->before;
+		if (!drawn(d, nd))
+			continue;
+		if (nd->depth > d->max_depth)
+			d->max_depth = nd->depth;
+		if ((change < 0 ? -change : change) > d->max_change)
+			d->max_change = change < 0 ? -change : change;
+	}
+	d->top = FG_TOP + hdr;
+	height = (size_t)d->top + (d->max_depth + 1) * (size_t)d->frame + FG_BOTTOM;
 	sp_sink_puts(out, "<?xml version=\"1.0\" standalone=\"no\"?>\n");
 	sp_sink_printf(out,
 		       "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
 		       "height=\"%zu\" viewBox=\"0 0 %d %zu\" data-w=\"%d\" data-xpad=\"%d\" "
-		       "data-font=\"%d\">\n",
-		       FG_WIDTH, height, FG_WIDTH, height, FG_WIDTH - 2 * FG_XPAD, FG_XPAD, FG_FONT);
+		       "data-font=\"%d\" data-search-color=\"",
+		       d->width, height, d->width, height, d->width - 2 * FG_XPAD, FG_XPAD, FG_FONT);
+	xml_escape(out, search, strlen(search));
+	sp_sink_puts(out, "\">\n");
 	sp_sink_printf(out,
 		       "<style type=\"text/css\">\n"
 		       "text { font-family: Verdana, sans-serif; font-size: %dpx; fill: #000; }\n"
@@ -426,31 +548,40 @@ static void write_svg(sp_sink *out, const ftree *t, const sp_report_options *o,
 		       ".parent { opacity: 0.5; }\n"
 		       ".hide { display: none; }\n"
 		       "#title { font-size: 17px; text-anchor: middle; }\n"
+		       "#subtitle { text-anchor: middle; fill: #555; }\n"
 		       "#search, #reset { cursor: pointer; }\n"
 		       "</style>\n",
 		       FG_FONT);
 	sp_sink_puts(out, script);
 	sp_sink_printf(out,
 		       "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%zu\" fill=\"#f4f4ee\"/>\n",
-		       FG_WIDTH, height);
-	sp_sink_printf(out, "<text id=\"title\" x=\"%d\" y=\"24\">", FG_WIDTH / 2);
+		       d->width, height);
+	sp_sink_printf(out, "<text id=\"title\" x=\"%d\" y=\"24\">", d->width / 2);
 	xml_escape(out, title, strlen(title));
 	sp_sink_puts(out, "</text>\n");
+	free(title);
+	if (fo->subtitle) {
+		sp_sink_printf(out, "<text id=\"subtitle\" x=\"%d\" y=\"%d\">", d->width / 2,
+			       24 + FG_SUBTITLE);
+		xml_escape(out, fo->subtitle, strlen(fo->subtitle));
+		sp_sink_puts(out, "</text>\n");
+	}
 	sp_sink_printf(out, "<text id=\"reset\" class=\"hide\" x=\"%d\" y=\"24\">Reset Zoom</text>\n",
 		       FG_XPAD);
 	sp_sink_printf(out, "<text id=\"search\" x=\"%d\" y=\"24\" text-anchor=\"end\">Search</text>\n",
-		       FG_WIDTH - FG_XPAD);
+		       d->width - FG_XPAD);
 	sp_sink_printf(out, "<text id=\"details\" x=\"%d\" y=\"%zu\"> </text>\n", FG_XPAD,
 		       height - 12);
 	sp_sink_printf(out, "<text id=\"matched\" x=\"%d\" y=\"%zu\" text-anchor=\"end\"></text>\n",
-		       FG_WIDTH - FG_XPAD, height - 12);
-	if (differential)
-		write_legend(out, max_change, unit);
+		       d->width - FG_XPAD, height - 12);
+	if (d->differential)
+		write_legend(out, d, 36 + hdr);
+	else if (fo->colors == SP_FLAME_JAVA)
+		write_kind_legend(out, 36 + hdr);
 	/* Parents before children, so the root is the first frame. */
-	for (size_t i = 0; i < t->n; i++)
-		if (t->nodes[i].value >= min && t->nodes[i].value > 0)
-			write_frame(out, t, i, total, max_depth, unit,
-				    differential ? &max_change : NULL);
+	for (size_t i = 0; i < d->t->n; i++)
+		if (drawn(d, &d->t->nodes[i]))
+			write_frame(out, d, i);
 	sp_sink_puts(out, "</svg>\n");
 }
 
@@ -512,14 +643,20 @@ sp_error *sp_flamegraph_write(const sp_profile *p, const sp_report_options *o, s
 					   sp_profile_str(p, p->sample_types[si].type));
 			break;
 		}
-		for (size_t k = s->n_locations; k-- > 0;) {
+		/* root first (locations are leaf first, their lines innermost
+		 * first), or leaf first when reversed */
+		for (size_t n = 0; n < s->n_locations; n++) {
+			size_t k = o->flame.reverse ? n : s->n_locations - 1 - n;
 			const sp_location *l = sp_profile_location(p, s->location_ids[k]);
-			size_t li;
+			size_t li, nl;
 
 			if (!l)
 				continue;
 			li = (size_t)(l - p->locations);
-			for (size_t j = loc_off[li + 1]; j-- > loc_off[li];) {
+			nl = loc_off[li + 1] - loc_off[li];
+			for (size_t m = 0; m < nl; m++) {
+				size_t j = loc_off[li] + (o->flame.reverse ? m : nl - 1 - m);
+
 				cur = child_of(&t, cur, loc_names[j]);
 				if (before)
 					t.nodes[cur].before += w;
@@ -532,8 +669,26 @@ sp_error *sp_flamegraph_write(const sp_profile *p, const sp_report_options *o, s
 	free(loc_names);
 	sp_sample_filter_free(filter);
 	if (!err) {
+		fg_draw d = {
+			.t = &t,
+			.fo = &o->flame,
+			.total = t.nodes[0].value,
+			.width = o->flame.width > 0 ? o->flame.width : FG_WIDTH,
+			.frame = o->flame.frame_height > 0 ? o->flame.frame_height : FG_FRAME,
+			.from = sp_profile_str(p, p->sample_types[si].unit),
+			.differential = differential,
+		};
+		if (o->unit && o->unit[0]) {
+			/* one unit for the whole graph ("auto": the total's) */
+			const char *unit;
+			sp_report_scale(d.total, d.from, o->unit, &unit);
+			d.to = unit[0] ? unit : NULL;
+		}
+		d.word = o->flame.countname ? o->flame.countname
+			 : d.to		    ? d.to
+					    : unit_word(d.from);
 		layout(&t);
-		write_svg(out, &t, o, sp_profile_str(p, p->sample_types[si].unit), differential);
+		write_svg(out, &d, o, sp_profile_str(p, p->sample_types[si].type));
 	}
 	for (size_t i = 0; i < t.n; i++)
 		free(t.nodes[i].children);

@@ -127,6 +127,37 @@ typedef enum {
 	SP_GRAN_FILES,
 } sp_granularity;
 
+/* Flame graph palettes, as flamegraph.pl's --colors names them. */
+typedef enum {
+	SP_FLAME_JAVA = 0, /* by kind: inline aqua, JIT green, kernel orange,
+			      unresolved grey, other frames warm */
+	SP_FLAME_HOT,      /* every frame warm (red to yellow) */
+	SP_FLAME_MEM,      /* every frame green to blue */
+	SP_FLAME_IO,       /* every frame blue */
+} sp_flame_colors;
+
+/* How --minwidth is meant. */
+typedef enum {
+	SP_MINWIDTH_DEFAULT = 0, /* frames under 0.1% of the total are left out */
+	SP_MINWIDTH_PX,          /* frames narrower than minwidth pixels */
+	SP_MINWIDTH_PERCENT,     /* frames under minwidth percent of the total */
+} sp_minwidth_kind;
+
+/* The flame graph's options, named after flamegraph.pl's; zero means the
+ * default of each. */
+typedef struct {
+	const char *subtitle;     /* NULL => none */
+	int width;                /* image width in px; 0 => 1200 */
+	int frame_height;         /* frame height in px; 0 => 16 */
+	double minwidth;          /* see minwidth_kind */
+	sp_minwidth_kind minwidth_kind;
+	sp_flame_colors colors;
+	bool reverse;             /* stacks leaf first: frames merged by leaf */
+	bool inverted;            /* icicle graph: the root at the top */
+	const char *countname;    /* word after values; NULL => from the unit */
+	const char *search_color; /* CSS colour; NULL => rgb(230,0,230) */
+} sp_flame_options;
+
 typedef struct {
 	size_t sample_index;
 	const char *focus;  /* regex or NULL */
@@ -137,6 +168,7 @@ typedef struct {
 	double edgefraction;  /* < 0 => default 0.001 */
 	const char *unit;     /* NULL => as recorded */
 	const char *title;    /* NULL => derived */
+	sp_flame_options flame; /* the flame graph's own; zero => defaults */
 } sp_report_options;
 
 /* Default-initialised report options (nodefraction etc. set to defaults). */

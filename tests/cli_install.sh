@@ -66,6 +66,8 @@ sp_ok $? "completion: symprof conv -> convert"
 sp_ok $? "completion: symprof convert --form -> --format"
 [ "$(complete_words symprof convert --format f | sort)" = "$(printf 'flamegraph\nfolded\nfolded-diff')" ]
 sp_ok $? "completion: --format f -> flamegraph, folded, folded-diff"
+[ "$(complete_words symprof convert --colors h)" = hot ]
+sp_ok $? "completion: --colors h -> hot"
 [ "$(complete_words symprof info --demangle t)" = templates ]
 sp_ok $? "completion: --demangle t -> templates"
 [ "$(complete_words symprof jit d)" = dump ]

@@ -331,6 +331,9 @@ EXTRA_DIST += tests/cli_gostripped.sh testdata/gofix
 # --- installation: manual pages, completion, documents ---
 TESTS += tests/cli_install.sh
 EXTRA_DIST += tests/cli_install.sh
+# --- the flame graph's options, read back from its SVG ---
+TESTS += tests/cli_flamegraph.sh
+EXTRA_DIST += tests/cli_flamegraph.sh
 # --- usage errors: one line, a pointer to --help, exit 2 ---
 TESTS += tests/cli_usage.sh
 EXTRA_DIST += tests/cli_usage.sh

@@ -9,6 +9,9 @@
 #     allocation site of fixture.h is drawn (the middle of its box hits it) with a width
 #     in proportion to its bytes; a real mouse click on fixture::outer zooms on it: outer
 #     and its inlined callees span the width, main becomes a parent, big_alloc is hidden.
+# (c) An icicle graph (--inverted) with --search-color, loaded with "#search=parse":
+#     the matches are painted in that colour, the others keep theirs, and the share of
+#     the matches (45 + 10 of 100 samples) is shown.
 # The browser runs without network, with a new profile, each run bounded in time.
 # Installs nothing; skips when Chromium or python3 is absent.
 . "${SP_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}/tests/cli_lib.sh"
@@ -81,4 +84,18 @@ case $(field after fixture::big_alloc 5 4) in
 *hide*) sp_ok 0 "after the click fixture::big_alloc is hidden" ;;
 *) sp_ok 1 "after the click fixture::big_alloc is hidden" ;;
 esac
+
+# (c) search colour and icicle layout, from the URL fragment.
+printf 'main;parse;read 45\nmain;parse 10\nmain;draw 45\n' >"$tmp/s.folded"
+sp_run symprof convert -q "$tmp/s.folded" --inverted --search-color '#00ff00' -o "$tmp/s.flame.svg"
+sp_ok "$rc" "convert --inverted --search-color" || sp_show_err
+# shellcheck disable=SC2086 # flags are words
+timeout 60 "$chromium" $flags --user-data-dir="$tmp/profile" --virtual-time-budget=2000 \
+	--dump-dom "file://$tmp/s.flame.svg#search=parse" >"$tmp/dom.xml" 2>/dev/null
+grep -q 'data-n="parse"[^>]*>.*<rect [^>]*fill="#00ff00"' "$tmp/dom.xml"
+sp_ok $? "search matches painted in the --search-color"
+! grep -q 'data-n="draw"[^>]*>.*<rect [^>]*fill="#00ff00"' "$tmp/dom.xml"
+sp_ok $? "search: other frames keep their colour"
+grep -q 'data-matched="Matched: 55.0%"' "$tmp/dom.xml"
+sp_ok $? "search: the share of the matches"
 sp_done
