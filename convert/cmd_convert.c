@@ -178,9 +178,17 @@ static void usage(FILE *f)
 		"  --base FILE           subtract FILE (same kind of profile) from the inputs\n"
 		"  --diff-base FILE      the same, keeping FILE's samples as negative ones\n"
 		"                        labelled pprof::base=true, as pprof's diff_base\n"
-		"reports (dot, pdf, svg, png, top; --focus, --ignore, --unit also flamegraph):\n"
-		"  --focus RE  --ignore RE  --functions | --lines | --files  --unit UNIT\n"
+		"filters (every format; graphs, top and flame graph keep the unfiltered total):\n"
+		"  --focus RE            keep samples with a frame matching RE (function, file\n"
+		"                        or mapping)\n"
+		"  --ignore RE           drop samples with a frame matching RE\n"
+		"  --tagfocus [KEY=]F    keep samples whose labels match F: a range N, N:, :N,\n"
+		"                        N:M with units (64kb:, 10ms) over numeric labels, else\n"
+		"                        RE,RE,... over string labels (\"key:value\" without KEY)\n"
+		"  --tagignore [KEY=]F   drop samples whose labels match F\n"
 		"      (RE: POSIX extended regular expression; a leading (?i) ignores case)\n"
+		"reports (dot, pdf, svg, png, top; --unit also flamegraph):\n"
+		"  --functions | --lines | --files  --unit UNIT\n"
 		"  --nodecount N (80, 0 = all)  --nodefraction F (0.005)  --edgefraction F (0.001)\n"
 		"  --title TEXT          graph or flame graph title (flame graph default:\n"
 		"                        \"SAMPLE_TYPE (UNIT)\", e.g. inuse_space (bytes))\n"
@@ -435,16 +443,24 @@ static int take_binary(convert_opts *o, char **inputs, int *n)
 	return kept ? 0 : sp_cli_usage("convert", "no input profile, only the binary %s", binary);
 }
 
-/* --focus and --ignore are compiled here so that a bad expression is a
- * usage error before any input is read. */
-static bool regex_ok(const char *what, const char *src)
+/* The filters are compiled here so that a bad one is a usage error
+ * before any input is read: --focus and --ignore (WHAT, SRC), or
+ * --tagfocus and --tagignore (TAGFOCUS, TAGIGNORE). */
+static bool filters_ok(const char *what, const char *src, const char *tagfocus,
+		       const char *tagignore)
 {
+	sp_sample_filter *f = NULL;
+	sp_error *err = NULL;
 	regex_t re;
-	sp_error *err = sp_regex_compile(what, src, &re);
-	if (!err) {
+	if (src && !(err = sp_regex_compile(what, src, &re)))
 		regfree(&re);
+	if (!err)
+		err = sp_sample_filter_new(NULL, NULL, NULL, &f);
+	if (!err)
+		err = sp_sample_filter_tags(f, tagfocus, tagignore);
+	sp_sample_filter_free(f);
+	if (!err)
 		return true;
-	}
 	char *msg = sp_error_string(err);
 	sp_cli_usage("convert", "--%s", msg);
 	free(msg);
@@ -577,6 +593,8 @@ int cmd_convert(int argc, char **argv)
 		{"inverted", no_argument, NULL, 2106},
 		{"countname", required_argument, NULL, 2107},
 		{"search-color", required_argument, NULL, 2108},
+		{"tagfocus", required_argument, NULL, 2110},
+		{"tagignore", required_argument, NULL, 2111},
 		{"help", no_argument, NULL, 'h'},
 		SP_CLI_SYM_OPTIONS,
 		{NULL, 0, NULL, 0},
@@ -627,11 +645,20 @@ int cmd_convert(int argc, char **argv)
 			break;
 		case 2003:
 		case 2004:
-			if (!regex_ok(c == 2003 ? "focus" : "ignore", optarg)) {
+			if (!filters_ok(c == 2003 ? "focus" : "ignore", optarg, NULL, NULL)) {
 				rc = 2;
 				goto out;
 			}
 			*(c == 2003 ? &o.report.focus : &o.report.ignore) = optarg;
+			break;
+		case 2110:
+		case 2111:
+			if (!filters_ok(NULL, NULL, c == 2110 ? optarg : NULL,
+					 c == 2111 ? optarg : NULL)) {
+				rc = 2;
+				goto out;
+			}
+			*(c == 2110 ? &o.report.tagfocus : &o.report.tagignore) = optarg;
 			break;
 		case 2005:
 			o.report.granularity = SP_GRAN_FUNCTIONS;

@@ -162,6 +162,8 @@ typedef struct {
 	size_t sample_index;
 	const char *focus;  /* regex or NULL */
 	const char *ignore; /* regex or NULL */
+	const char *tagfocus;  /* [KEY=]RANGE|REGEX,... or NULL (sp_sample_filter_tags) */
+	const char *tagignore; /* likewise */
 	sp_granularity granularity;
 	int nodecount;        /* 0 => default 80 (top: all, like pprof -top); < 0 => all */
 	double nodefraction;  /* < 0 => default 0.005 */

@@ -100,12 +100,18 @@ static void make_headers(sp_report *r, const sp_report_options *o)
 		add_header(r, time_line(p->time_nanos));
 	if (p->duration_nanos != 0)
 		add_header(r, duration_line(r, p->duration_nanos));
-	if ((o->focus && o->focus[0]) || (o->ignore && o->ignore[0])) {
-		add_header(r, sp_xstrdup("Active filters:"));
-		if (o->focus && o->focus[0])
-			add_header(r, sp_xasprintf("   focus=%s", o->focus));
-		if (o->ignore && o->ignore[0])
-			add_header(r, sp_xasprintf("   ignore=%s", o->ignore));
+	const char *const filters[][2] = {
+		{"focus", o->focus}, {"ignore", o->ignore},
+		{"tagfocus", o->tagfocus}, {"tagignore", o->tagignore},
+	};
+	bool any = false;
+	for (size_t i = 0; i < SP_ARRAY_LEN(filters); i++) {
+		if (!filters[i][1] || !filters[i][1][0])
+			continue;
+		if (!any)
+			add_header(r, sp_xstrdup("Active filters:"));
+		any = true;
+		add_header(r, sp_xasprintf("   %s=%s", filters[i][0], filters[i][1]));
 	}
 }
 

@@ -9,16 +9,254 @@
  */
 #include "profile/profile.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+
+/* One -tagfocus or -tagignore: a numeric range or a list of expressions,
+ * for one label key or any. */
+typedef struct {
+	char *key; /* NULL => any key */
+	bool range;
+	/* range: bounds in UNIT (has_lo / has_hi when given) */
+	bool has_lo, has_hi;
+	double lo, hi;
+	char *unit; /* "" when the filter gave none */
+	/* expressions */
+	regex_t *re;
+	size_t n_re;
+} tag_filter;
 
 struct sp_sample_filter {
 	const sp_profile *p;
 	bool *focus;  /* per location index; NULL => no focus */
 	bool *ignore; /* per location index; NULL => no ignore */
+	tag_filter *tagfocus, *tagignore;
 };
+
+/* Units a numeric label may carry, by kind, in the kind's base unit
+ * (pprof's measurement tables: memory in powers of 1024, time from ns). */
+static const struct {
+	const char *name;
+	int kind; /* 1 memory, 2 time */
+	double scale;
+} units[] = {
+	{"b", 1, 1},	     {"byte", 1, 1},
+	{"bytes", 1, 1},     {"kb", 1, 1024.0},
+	{"kib", 1, 1024.0},  {"kilobyte", 1, 1024.0},
+	{"kilobytes", 1, 1024.0},
+	{"mb", 1, 1048576.0}, {"mib", 1, 1048576.0},
+	{"megabyte", 1, 1048576.0}, {"megabytes", 1, 1048576.0},
+	{"gb", 1, 1073741824.0}, {"gib", 1, 1073741824.0},
+	{"gigabyte", 1, 1073741824.0}, {"gigabytes", 1, 1073741824.0},
+	{"tb", 1, 1099511627776.0}, {"tib", 1, 1099511627776.0},
+	{"pb", 1, 1125899906842624.0}, {"pib", 1, 1125899906842624.0},
+	{"ns", 2, 1},	     {"nanosecond", 2, 1},
+	{"nanoseconds", 2, 1}, {"us", 2, 1e3},
+	{"microsecond", 2, 1e3}, {"microseconds", 2, 1e3},
+	{"ms", 2, 1e6},	     {"millisecond", 2, 1e6},
+	{"milliseconds", 2, 1e6}, {"s", 2, 1e9},
+	{"sec", 2, 1e9},     {"second", 2, 1e9},
+	{"seconds", 2, 1e9}, {"m", 2, 60e9},
+	{"min", 2, 60e9},    {"minute", 2, 60e9},
+	{"minutes", 2, 60e9}, {"h", 2, 3600e9},
+	{"hour", 2, 3600e9}, {"hours", 2, 3600e9},
+	{"d", 2, 86400e9},   {"day", 2, 86400e9},
+	{"days", 2, 86400e9},
+};
+
+static int unit_index(const char *u)
+{
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcasecmp(u, units[i].name))
+			return (int)i;
+	return -1;
+}
+
+/* V in unit FROM expressed in unit TO when both are of one kind; else V. */
+static double convert_unit(int64_t v, const char *from, const char *to)
+{
+	int a = unit_index(from), b = unit_index(to);
+	if (a < 0 || b < 0 || units[a].kind != units[b].kind)
+		return (double)v;
+	return (double)v * units[a].scale / units[b].scale;
+}
+
+/* One bound "[+-]DIGITS[letters]" at *S: its value and unit; S moves past. */
+static bool parse_bound(const char **s, double *v, char *unit, size_t unit_size)
+{
+	const char *p = *s;
+	if (*p == '+' || *p == '-')
+		p++;
+	if (*p < '0' || *p > '9')
+		return false;
+	errno = 0;
+	char *end;
+	long long n = strtoll(*s, &end, 10);
+	if (errno)
+		return false;
+	size_t k = 0;
+	while (isalpha((unsigned char)*end) && k + 1 < unit_size)
+		unit[k++] = *end++;
+	unit[k] = '\0';
+	if (isalpha((unsigned char)*end))
+		return false;
+	*v = (double)n;
+	*s = end;
+	return true;
+}
+
+/* A range filter N, N:, :N or N:M (both bounds then in N's unit). */
+static bool parse_range(const char *src, tag_filter *t)
+{
+	char u1[32] = "", u2[32] = "";
+	const char *p = src;
+	double a = 0, b = 0;
+	bool lo = false, hi = false;
+
+	if (*p == ':') {
+		p++;
+		if (!parse_bound(&p, &b, u2, sizeof(u2)) || *p)
+			return false;
+		hi = true;
+	} else {
+		if (!parse_bound(&p, &a, u1, sizeof(u1)))
+			return false;
+		lo = true;
+		if (*p == '\0') {
+			hi = true; /* N alone: exactly N */
+			b = a;
+			strcpy(u2, u1);
+		} else if (*p++ == ':') {
+			if (*p) {
+				if (!parse_bound(&p, &b, u2, sizeof(u2)) || *p)
+					return false;
+				hi = true;
+			}
+		} else {
+			return false;
+		}
+	}
+	t->range = true;
+	t->has_lo = lo;
+	t->has_hi = hi;
+	t->unit = sp_xstrdup(lo ? u1 : u2);
+	t->lo = a;
+	/* the upper bound in the lower one's unit */
+	t->hi = lo && hi && strcmp(u1, u2) != 0 ? convert_unit((int64_t)b, u2, u1) : b;
+	return true;
+}
+
+static void tag_filter_free(tag_filter *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->n_re; i++)
+		regfree(&t->re[i]);
+	free(t->re);
+	free(t->key);
+	free(t->unit);
+	free(t);
+}
+
+static sp_error *tag_filter_new(const char *what, const char *src, tag_filter **out)
+{
+	tag_filter *t = sp_xcalloc(1, sizeof(*t));
+	const char *eq = strchr(src, '=');
+	const char *value = src;
+	sp_error *err = NULL;
+
+	if (eq) {
+		t->key = sp_xstrndup(src, (size_t)(eq - src));
+		value = eq + 1;
+	}
+	if (!parse_range(value, t)) {
+		char *list = sp_xstrdup(value), *save = NULL;
+		for (char *r = strtok_r(list, ",", &save); r && !err; r = strtok_r(NULL, ",", &save)) {
+			t->re = sp_xreallocarray(t->re, t->n_re + 1, sizeof(*t->re));
+			if (!(err = sp_regex_compile(what, r, &t->re[t->n_re])))
+				t->n_re++;
+		}
+		free(list);
+		if (!err && t->n_re == 0)
+			err = sp_error_new(SP_E_USAGE, "%s: expected [KEY=]RANGE or [KEY=]REGEX, got \"%s\"",
+					   what, src);
+	}
+	if (err) {
+		tag_filter_free(t);
+		return err;
+	}
+	*out = t;
+	return NULL;
+}
+
+/* A numeric label's unit: its own, else "bytes" for the key "bytes" (as pprof infers). */
+static const char *label_unit(const sp_profile *p, const sp_label *l)
+{
+	const char *u = sp_profile_str(p, l->num_unit);
+	if (!*u && !strcmp(sp_profile_str(p, l->key), "bytes"))
+		return "bytes";
+	return u;
+}
+
+/* A label is compared with a range when their units are of one kind
+ * (converted), or when neither has a unit of a known kind (as they are):
+ * "3000" does not match a label in bytes, "3000b" does. */
+static bool range_matches(const tag_filter *t, const sp_profile *p, const sp_label *l)
+{
+	const char *lu = label_unit(p, l);
+	int a = unit_index(lu), b = unit_index(t->unit);
+	if ((a < 0) != (b < 0) || (a >= 0 && units[a].kind != units[b].kind))
+		return false;
+	double v = convert_unit(l->num, lu, t->unit);
+	return (!t->has_lo || v >= t->lo) && (!t->has_hi || v <= t->hi);
+}
+
+static bool tag_matches(const tag_filter *t, const sp_profile *p, const sp_sample *s)
+{
+	if (t->range) {
+		for (size_t i = 0; i < s->n_labels; i++) {
+			const sp_label *l = &s->labels[i];
+			if (l->str || (t->key && strcmp(sp_profile_str(p, l->key), t->key) != 0))
+				continue;
+			if (range_matches(t, p, l))
+				return true;
+		}
+		return false;
+	}
+	if (t->key) {
+		/* any expression matching any value of KEY */
+		for (size_t i = 0; i < s->n_labels; i++) {
+			const sp_label *l = &s->labels[i];
+			if (!l->str || strcmp(sp_profile_str(p, l->key), t->key) != 0)
+				continue;
+			for (size_t k = 0; k < t->n_re; k++)
+				if (!regexec(&t->re[k], sp_profile_str(p, l->str), 0, NULL, 0))
+					return true;
+		}
+		return false;
+	}
+	/* every expression matching some "key:value" */
+	for (size_t k = 0; k < t->n_re; k++) {
+		bool hit = false;
+		for (size_t i = 0; i < s->n_labels && !hit; i++) {
+			const sp_label *l = &s->labels[i];
+			if (!l->str)
+				continue;
+			char *kv = sp_xasprintf("%s:%s", sp_profile_str(p, l->key),
+						sp_profile_str(p, l->str));
+			hit = !regexec(&t->re[k], kv, 0, NULL, 0);
+			free(kv);
+		}
+		if (!hit)
+			return false;
+	}
+	return true;
+}
 
 sp_error *sp_regex_compile(const char *what, const char *src, regex_t *re)
 {
@@ -101,10 +339,41 @@ fail:
 	return err;
 }
 
+sp_error *sp_sample_filter_tags(sp_sample_filter *f, const char *tagfocus,
+				const char *tagignore)
+{
+	sp_error *err = NULL;
+	if (tagfocus && tagfocus[0])
+		err = tag_filter_new("tagfocus", tagfocus, &f->tagfocus);
+	if (!err && tagignore && tagignore[0])
+		err = tag_filter_new("tagignore", tagignore, &f->tagignore);
+	return err;
+}
+
+bool sp_sample_filter_active(const sp_sample_filter *f)
+{
+	return f->focus || f->ignore || f->tagfocus || f->tagignore;
+}
+
+static bool keep_sample(const sp_sample *s, const void *ctx)
+{
+	return sp_sample_filter_keep(ctx, s);
+}
+
+void sp_sample_filter_apply(const sp_sample_filter *f, sp_profile *p)
+{
+	if (sp_sample_filter_active(f))
+		sp_profile_retain_samples(p, keep_sample, f);
+}
+
 bool sp_sample_filter_keep(const sp_sample_filter *f, const sp_sample *s)
 {
 	bool focused = !f->focus;
 
+	if (f->tagfocus && !tag_matches(f->tagfocus, f->p, s))
+		return false;
+	if (f->tagignore && tag_matches(f->tagignore, f->p, s))
+		return false;
 	if (!f->focus && !f->ignore)
 		return true;
 	for (size_t i = 0; i < s->n_locations; i++) {
@@ -128,5 +397,7 @@ void sp_sample_filter_free(sp_sample_filter *f)
 		return;
 	free(f->focus);
 	free(f->ignore);
+	tag_filter_free(f->tagfocus);
+	tag_filter_free(f->tagignore);
 	free(f);
 }

@@ -36,6 +36,19 @@ static void free_sample(sp_sample *s)
 	free(s->labels);
 }
 
+void sp_profile_retain_samples(sp_profile *p, bool (*keep)(const sp_sample *s, const void *ctx),
+			       const void *ctx)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < p->n_samples; i++) {
+		if (keep(&p->samples[i], ctx))
+			p->samples[n++] = p->samples[i];
+		else
+			free_sample(&p->samples[i]);
+	}
+	p->n_samples = n;
+}
+
 void sp_profile_free(sp_profile *p)
 {
 	if (!p)

@@ -311,6 +311,11 @@ bool sp_mapping_unsymbolizable(const sp_profile *p, const sp_mapping *m);
 typedef char *(*sp_name_fn)(const char *raw, void *ctx);
 void sp_profile_prune_frames(sp_profile *p, sp_name_fn demangle, void *ctx);
 
+/* Keeps the samples of P for which KEEP says true, in their order; frees
+ * the others.  Locations and the rest stay as they are. */
+void sp_profile_retain_samples(sp_profile *p, bool (*keep)(const sp_sample *s, const void *ctx),
+			       const void *ctx);
+
 /* -- focus / ignore (filter.c) -------------------------------------------------
  * pprof's -focus and -ignore: a sample is kept when no location of its
  * stack matches IGNORE and, when FOCUS is given, one matches FOCUS.  A
@@ -327,8 +332,25 @@ sp_error *sp_sample_filter_new(const sp_profile *p, const char *focus, const cha
  * it).  Errors: SP_E_USAGE "WHAT: invalid regular expression ...".  On
  * success the caller regfree()s RE. */
 sp_error *sp_regex_compile(const char *what, const char *src, regex_t *re);
-/* True when sample S of the filter's profile passes focus and ignore. */
+/* Adds pprof's -tagfocus and -tagignore to F (NULL or "" => none).  Each
+ * is "[KEY=]FILTER".  A FILTER of the forms N, N:, :N or N:M, N an integer
+ * with an optional unit (64kb, 10ms), is a range over numeric labels
+ * (bounds inclusive, units of one kind converted, memory in powers of
+ * 1024; a bound without a unit matches only labels without one, and M
+ * without a unit takes N's, as pprof reads them); otherwise it is a comma-separated list of regular expressions
+ * (as sp_regex_compile) over string labels: with KEY, one of them must
+ * match one of KEY's values; without, each must match some "key:value".
+ * Errors as sp_regex_compile, naming tagfocus or tagignore. */
+sp_error *sp_sample_filter_tags(sp_sample_filter *f, const char *tagfocus,
+				const char *tagignore);
+/* True when sample S of the filter's profile passes focus, ignore,
+ * tagfocus and tagignore. */
 bool sp_sample_filter_keep(const sp_sample_filter *f, const sp_sample *s);
+/* Whether F filters anything. */
+bool sp_sample_filter_active(const sp_sample_filter *f);
+/* Drops from F's profile (which F borrows read-only; P is the same
+ * profile, writable) every sample F does not keep. */
+void sp_sample_filter_apply(const sp_sample_filter *f, sp_profile *p);
 void sp_sample_filter_free(sp_sample_filter *f);
 
 /* The name of an unsymbolized location (kind.c), the same in every run of

@@ -334,6 +334,8 @@ EXTRA_DIST += tests/cli_install.sh
 # --- the flame graph's options, read back from its SVG ---
 TESTS += tests/cli_flamegraph.sh
 EXTRA_DIST += tests/cli_flamegraph.sh
+TESTS += tests/cli_filters.sh
+EXTRA_DIST += tests/cli_filters.sh
 # --- usage errors: one line, a pointer to --help, exit 2 ---
 TESTS += tests/cli_usage.sh
 EXTRA_DIST += tests/cli_usage.sh

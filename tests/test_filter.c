@@ -162,6 +162,102 @@ static void test_address_names(const sp_profile *p)
 	sp_profile_free(q);
 }
 
+/* Four samples of one stack, told apart by their labels:
+ *   0: bytes=2048 (no unit, bytes inferred)      thread=worker-1
+ *   1: bytes=65536                               thread=main
+ *   2: wait=10 ms                                thread=worker-2
+ *   3: wait=2 s, pid=77 (no unit) */
+static sp_profile *labelled(void)
+{
+	sp_profile *p = sp_profile_new();
+	sp_function fm = {.name = sp_profile_intern(p, "main")};
+	sp_line lm = {.function_id = sp_profile_add_function(p, &fm)->id};
+	sp_location l = {.address = 0x10, .lines = &lm, .n_lines = 1};
+	uint64_t id = sp_profile_add_location(p, &l)->id;
+	sp_label labels[4][2] = {
+		{sp_label_num(p, "bytes", 2048, NULL), sp_label_str(p, "thread", "worker-1")},
+		{sp_label_num(p, "bytes", 65536, NULL), sp_label_str(p, "thread", "main")},
+		{sp_label_num(p, "wait", 10, "ms"), sp_label_str(p, "thread", "worker-2")},
+		{sp_label_num(p, "wait", 2, "s"), sp_label_num(p, "pid", 77, NULL)},
+	};
+	int64_t v = 1;
+
+	sp_profile_add_sample_type(p, "samples", "count");
+	for (size_t i = 0; i < 4; i++)
+		sp_profile_add_sample(p, &v, &id, 1, labels[i], 2);
+	return p;
+}
+
+/* "0101": which of P's samples TAGFOCUS and TAGIGNORE keep, or "error". */
+static char *kept_tags(const sp_profile *p, const char *tagfocus, const char *tagignore)
+{
+	sp_sample_filter *f = NULL;
+	sp_error *err = sp_sample_filter_new(p, NULL, NULL, &f);
+	char *s = sp_xcalloc(p->n_samples + 1, 1);
+
+	if (!err)
+		err = sp_sample_filter_tags(f, tagfocus, tagignore);
+	for (size_t i = 0; !err && i < p->n_samples; i++)
+		s[i] = sp_sample_filter_keep(f, &p->samples[i]) ? '1' : '0';
+	sp_sample_filter_free(f);
+	if (err) {
+		sp_error_free(err);
+		free(s);
+		return sp_xstrdup("error");
+	}
+	return s;
+}
+
+#define KEPT_TAGS(p, tf, ti, want, ...)                                                  \
+	do {                                                                             \
+		char *got_ = kept_tags(p, tf, ti);                                       \
+		TAP_EQ_STR(got_, want, __VA_ARGS__);                                     \
+		free(got_);                                                              \
+	} while (0)
+
+static void test_tags(void)
+{
+	sp_profile *p = labelled();
+
+	KEPT_TAGS(p, NULL, NULL, "1111", "no tag filters: every sample kept");
+	KEPT_TAGS(p, "bytes=2048b", NULL, "1000", "KEY=N: exactly N");
+	KEPT_TAGS(p, "bytes=2048", NULL, "0000", "a number without a unit does not match bytes");
+	KEPT_TAGS(p, "pid=77", NULL, "0001", "... but does match a label without a unit");
+	KEPT_TAGS(p, "bytes=2kb", NULL, "1000", "2kb is 2048 bytes (powers of 1024)");
+	KEPT_TAGS(p, "bytes=64kb:", NULL, "0100", "KEY=N: is N or more");
+	KEPT_TAGS(p, "bytes=:4kb", NULL, "1000", "KEY=:N is N or less");
+	KEPT_TAGS(p, "64kb:", NULL, "0100", "N: without a key: any numeric label in bytes");
+	KEPT_TAGS(p, "2:", NULL, "0001", "a unitless N: matches only labels without a unit (pid)");
+	KEPT_TAGS(p, "2kb:8", NULL, "1000", "N:M, M without a unit takes N's (kb)");
+	KEPT_TAGS(p, "wait=5ms:1s", NULL, "0010", "N:M in two units of time");
+	KEPT_TAGS(p, "wait=1s:", NULL, "0001", "seconds against milliseconds and seconds");
+	KEPT_TAGS(p, "thread=^worker", NULL, "1010", "KEY=RE over the key's string values");
+	KEPT_TAGS(p, "thread=^main$,-2$", NULL, "0110", "KEY=RE,RE: any of them");
+	KEPT_TAGS(p, "thread:worker", NULL, "1010", "RE without a key: over key:value");
+	KEPT_TAGS(p, "^thread:w,-1$", NULL, "1000", "RE,RE without a key: each must match");
+	KEPT_TAGS(p, "(?i)THREAD=MAIN", NULL, "0000", "(?i) applies to the value, not the key");
+	KEPT_TAGS(p, "thread=(?i)MAIN", NULL, "0100", "KEY=(?i)RE ignores case");
+	KEPT_TAGS(p, NULL, "thread=main", "1011", "tagignore drops the matching samples");
+	KEPT_TAGS(p, "thread=.", "bytes=2048b", "0110", "tagignore and tagfocus together");
+	KEPT_TAGS(p, "thread=(x", NULL, "error", "an invalid expression is refused");
+	KEPT_TAGS(p, "bytes=", NULL, "error", "an empty filter after KEY= is refused");
+
+	sp_sample_filter *f = NULL;
+	sp_error *err = sp_sample_filter_new(p, NULL, NULL, &f);
+	if (!err)
+		err = sp_sample_filter_tags(f, "thread=worker", NULL);
+	TAP_OK(!err, "thread=worker compiles");
+	if (!err)
+		sp_sample_filter_apply(f, p);
+	sp_sample_filter_free(f);
+	TAP_EQ_U64(p->n_samples, 2, "apply keeps the two workers' samples");
+	TAP_OK(p->n_samples == 2 && p->samples[0].labels[0].num == 2048 &&
+		       p->samples[1].labels[0].num == 10,
+	       "apply keeps them in order");
+	sp_error_free(err);
+	sp_profile_free(p);
+}
+
 int main(void)
 {
 	sp_profile *p = fixture();
@@ -169,6 +265,7 @@ int main(void)
 	test_matches(p);
 	test_errors(p);
 	test_address_names(p);
+	test_tags();
 	sp_profile_free(p);
 	return tap_done();
 }
