@@ -90,11 +90,13 @@ typedef struct {
 
 typedef struct {
 	bool print_addr, json;
-	bool pretty;         /* -p: one line per address, inline frames "(inlined by)" */
+	bool pretty;         /* -p: a line per frame, callers " (inlined by) " */
 	bool basenames;      /* -s: file names without their directories */
 	int style;           /* STYLE_* */
 	sp_buf module;       /* STYLE_JSON: ,"ModuleName":"FILE" as JSON text */
 	sp_buf errors;       /* STYLE_JSON: this batch's answers to lines that are no address */
+	bool json_array;     /* STYLE_JSON on arguments: one array of the objects */
+	size_t n_objects;    /* objects written into that array */
 	bool relative;
 	uint64_t rel_adjust; /* added to every address with --relative */
 	sp_object *obj;      /* -e FILE, or NULL */
@@ -313,9 +315,9 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 
 /* Appends the N bytes at S escaped for a JSON string (no quotes).  With
  * UTF8 (llvm-symbolizer's form), a byte that is not part of well-formed
- * UTF-8 becomes U+FFFD, so the output is valid JSON whatever the names
- * hold, and tab, newline and return get their short escapes; without (the
- * --json form), bytes from 0x80 up are copied as they are. */
+ * UTF-8 becomes U+FFFD (in UTF-8), so the output is valid JSON whatever the
+ * names hold, and tab, newline and return get their short escapes; without
+ * (the --json form), bytes from 0x80 up are copied as they are. */
 static void json_chars(sp_buf *b, const char *s, size_t n, bool utf8)
 {
 	const char *run = s, *end = s + n;
@@ -334,7 +336,7 @@ static void json_chars(sp_buf *b, const char *s, size_t n, bool utf8)
 		}
 		sp_buf_append(b, run, (size_t)(s - run));
 		if (!ulen)
-			sp_buf_puts(b, "\\ufffd");
+			sp_buf_puts(b, "\xef\xbf\xbd"); /* U+FFFD, as llvm-symbolizer */
 		else if (ch == '"' || ch == '\\')
 			sp_buf_printf(b, "\\%c", ch);
 		else if (utf8 && (ch == '\t' || ch == '\n' || ch == '\r')) /* as llvm-symbolizer */
@@ -571,7 +573,7 @@ static void run_batch(sym_ctx *c)
 			json_chars(&c->errors, e->line, e->line_len, true);
 			sp_buf_puts(&c->errors, "\"}");
 			sp_buf_append(&c->errors, c->module.data, c->module.len);
-			sp_buf_puts(&c->errors, "}\n");
+			sp_buf_puts(&c->errors, "}");
 			e->len = c->errors.len - e->off;
 		} else {
 			e->src = TXT_UNKNOWN;
@@ -586,8 +588,12 @@ static void run_batch(sym_ctx *c)
 	for (size_t i = 0; i < c->n_ents; i++) {
 		const entry *e = &c->ents[i];
 		uint64_t vaddr = c->relative ? e->addr + c->rel_adjust : e->addr;
+		if (c->json_array)
+			sink_put(&c->out, c->n_objects++ ? "," : "[", 1);
 		if (e->src == TXT_ERROR) {
 			sink_put(&c->out, c->errors.data + e->off, e->len);
+			if (!c->json_array)
+				sink_put(&c->out, "\n", 1);
 			continue;
 		}
 		if (c->style == STYLE_JSON) {
@@ -636,7 +642,9 @@ static void run_batch(sym_ctx *c)
 				   : e->src == TXT_TMP	 ? c->tmp.data
 							 : c->unknown.data;
 		sink_put(&c->out, base + e->off, e->len);
-		if (c->json || c->style == STYLE_JSON)
+		if (c->json_array)
+			sink_put(&c->out, "}", 1);
+		else if (c->json || c->style == STYLE_JSON)
 			sink_put(&c->out, "}\n", 2);
 	}
 	sink_flush(&c->out);
@@ -934,10 +942,16 @@ int cmd_symbolize(int argc, char **argv)
 	c.misses_tmp = sp_xreallocarray(NULL, BATCH_LINES, sizeof(*c.misses_tmp));
 	c.prefix = sp_xreallocarray(NULL, BATCH_LINES, PREFIX_MAX);
 	if (optind < argc) {
+		/* llvm-symbolizer answers its arguments with one JSON array */
+		c.json_array = c.style == STYLE_JSON;
 		for (int i = optind; i < argc; i++)
 			add_line(&c, argv[i], strlen(argv[i]));
 		if (c.n_ents)
 			run_batch(&c);
+		if (c.json_array) {
+			sink_put(&c.out, "]\n", 2);
+			sink_flush(&c.out);
+		}
 	} else {
 		rc = run_stdin(&c);
 	}
