@@ -67,7 +67,8 @@ sp_ok $? "-p without -a: no address in front"
 # into (binutils' lookup); every other part of its -p line is ours.
 addr2line -p -s -f -i -C -a -e "$tmp/fx" "$store" | sed 's/ (discriminator [0-9]*)$//' |
 	sed "1s/: [^ ]* at /: FIRST at /" >"$tmp/a2l"
-sed "1s/: [^ ]* at /: FIRST at /" "$tmp/want" | cmp -s - "$tmp/a2l"
+sp_run symprof symbolize --obj "$tmp/fx" -p -s -a -C "$store"
+[ "$rc" = 0 ] && sed "1s/: [^ ]* at /: FIRST at /" "$tmp/out" | cmp -s - "$tmp/a2l"
 sp_ok $? "addr2line -p -s -f -i -C -a: the same files, lines and inlined-by frames" ||
 	sp_diag "$(cat "$tmp/a2l")"
 
@@ -122,7 +123,9 @@ else
 	done
 	python3 -c '
 import json, sys
-for x in open(sys.argv[1], encoding="utf-8"):
+lines = open(sys.argv[1], encoding="utf-8").read().splitlines()
+assert len(lines) > 300
+for x in lines:
     for s in json.loads(x).get("Symbol", []):
         assert (s["StartAddress"], s["StartFileName"], s["Discriminator"]) == ("", "", 0), x' "$tmp/out"
 	sp_ok $? "--output-style=JSON: start address, declaration file, discriminator as unknown"
@@ -166,8 +169,15 @@ sp_ok $? "--output-style=JSON: a line that is not UTF-8 still gives valid JSON"
 sp_run symprof symbolize --obj "$fix" --output-style=GNU -a <"$tmp/input"
 cp "$tmp/out" "$tmp/gnu"
 sp_run symprof symbolize --obj "$fix" -a <"$tmp/input"
-cmp -s "$tmp/gnu" "$tmp/out"
+[ "$rc" = 0 ] && [ -s "$tmp/gnu" ] && cmp -s "$tmp/gnu" "$tmp/out"
 sp_ok $? "--output-style=GNU is the default form"
+
+sp_run symprof symbolize --obj "$fix" -s --json -C <"$tmp/entries"
+python3 -c '
+import json, sys
+fs = {f["file"] for x in open(sys.argv[1]) for f in json.loads(x)["frames"]}
+assert fs and "fixture.cc" in fs and not any("/" in f for f in fs if f), fs' "$tmp/out"
+sp_ok $? "-s --json: file names without directories"
 
 sp_run symprof symbolize --obj "$fix" -s -a <"$tmp/entries"
 addr2line -s -f -i -a -e "$fix" <"$tmp/entries" | sed 's/ (discriminator [0-9]*)$//' | cmp -s - "$tmp/out"
@@ -191,5 +201,21 @@ usage_error "the object is already" -e "$fix" --obj "$tmp/fx"
 sp_run symprof symbolize -e "$fix" --obj "$fix" -p -s "$(head -1 "$tmp/entries")"
 [ "$rc" = 0 ] && [ -s "$tmp/out" ]
 sp_ok $? "-e and --obj naming the same file are fine"
+
+# The bash completion offers the new options and the output styles.
+complete_words()
+{
+	bash -c '
+		. "$1"; shift
+		COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1))
+		_symprof symprof "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
+		printf "%s\n" "${COMPREPLY[@]}"' sh "$SP_SRCDIR/completion/symprof" "$@"
+}
+[ "$(complete_words symprof symbolize --output-style '')" = "$(printf 'GNU\nLLVM\nJSON')" ] &&
+	[ "$(complete_words symprof symbolize --output-style=J)" = --output-style=JSON ] &&
+	[ "$(complete_words symprof symbolize --pre)" = --pretty-print ] &&
+	[ "$(complete_words symprof symbolize --ob)" = --obj ] &&
+	[ "$(complete_words symprof symbolize --base)" = --basenames ]
+sp_ok $? "completion: --output-style values, --pretty-print, --obj, --basenames"
 
 sp_done
