@@ -379,17 +379,17 @@ static const char *file_name(const sym_ctx *c, const char *file)
 }
 
 /* llvm-symbolizer's "Symbol" array: every frame innermost first, or one
- * frame of unknowns when nothing is known.  The function's start address,
- * the file of its declaration and the line table's discriminator are not
- * looked up: they print as llvm-symbolizer prints them when unknown. */
+ * frame of unknowns when nothing is known.  The function's start address
+ * and the file of its declaration are not looked up: they print as
+ * llvm-symbolizer prints them when unknown. */
 static void format_llvm_json(const sym_ctx *c, const sp_frame *fr, size_t n, sp_buf *b)
 {
 	static const sp_frame none = {0};
 	sp_buf_puts(b, "[");
 	for (size_t i = 0; i < (n ? n : 1); i++) {
 		const sp_frame *f = n ? &fr[i] : &none;
-		sp_buf_printf(b, "%s{\"Column\":%" PRId64 ",\"Discriminator\":0,\"FileName\":",
-			      i ? "," : "", f->column);
+		sp_buf_printf(b, "%s{\"Column\":%" PRId64 ",\"Discriminator\":%" PRIu32 ",\"FileName\":",
+			      i ? "," : "", f->column, f->discriminator);
 		json_text(b, file_name(c, f->file));
 		sp_buf_puts(b, ",\"FunctionName\":");
 		json_text(b, f->name);
