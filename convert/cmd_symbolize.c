@@ -15,7 +15,9 @@
  * libraries the two are equal; for a non-PIE at 0x400000 they differ by
  * 0x400000).  Every frame is printed, innermost first: a function line then
  * a file:line line (addr2line -f -i layout); unknown parts print as ?? and
- * ??:0.  --json prints one object per address instead.
+ * ??:0.  --json prints one object per address instead.  -p, -s and
+ * --output-style=LLVM|JSON give the forms of addr2line -p -s and of
+ * llvm-symbolizer, for scripts that compare with those tools.
  *
  * The name sources of `convert` work here too, on run-time addresses:
  * --jit-dir objects first (an address inside one of their loaded sections
@@ -65,7 +67,11 @@ typedef struct {
 } text_slot;
 
 /* Where an input line's answer text is. */
-enum { TXT_CACHE, TXT_TMP, TXT_UNKNOWN };
+enum { TXT_CACHE, TXT_TMP, TXT_UNKNOWN, TXT_ERROR };
+
+/* --output-style: GNU is addr2line's layout (the default), LLVM and JSON
+ * are llvm-symbolizer's. */
+enum { STYLE_GNU, STYLE_LLVM, STYLE_JSON };
 
 /* One input line of a batch. */
 typedef struct {
@@ -84,6 +90,13 @@ typedef struct {
 
 typedef struct {
 	bool print_addr, json;
+	bool pretty;         /* -p: a line per frame, callers " (inlined by) " */
+	bool basenames;      /* -s: file names without their directories */
+	int style;           /* STYLE_* */
+	sp_buf module;       /* STYLE_JSON: ,"ModuleName":"FILE" as JSON text */
+	sp_buf errors;       /* STYLE_JSON: this batch's answers to lines that are no address */
+	bool json_array;     /* STYLE_JSON on arguments: one array of the objects */
+	size_t n_objects;    /* objects written into that array */
 	bool relative;
 	uint64_t rel_adjust; /* added to every address with --relative */
 	sp_object *obj;      /* -e FILE, or NULL */
@@ -241,8 +254,9 @@ static void cache_put(sym_ctx *c, uint64_t addr, uint32_t off, uint32_t len)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: symprof symbolize [-e FILE] [-a] [-f] [-i] [-C|--demangle[=STYLE]]\n"
-		"                         [--json] [--relative] [OPTIONS] [ADDR...]\n"
+		"usage: symprof symbolize [-e FILE|--obj FILE] [-a] [-f] [-i] [-p] [-s]\n"
+		"                         [-C|--demangle[=STYLE]] [--json|--output-style=STYLE]\n"
+		"                         [--relative] [OPTIONS] [ADDR...]\n"
 		"\n"
 		"Prints the function, file and line of each address of FILE (default a.out),\n"
 		"with every inline frame, innermost first.  Addresses come from the arguments\n"
@@ -251,12 +265,20 @@ static void usage(FILE *f)
 		"FILE does not know.  Without -e, FILE is a.out unless a name source is given.\n"
 		"\n"
 		"  -e, --exe FILE       the ELF file\n"
+		"      --obj FILE       the same (llvm-symbolizer's name)\n"
 		"  -a, --addresses      print each address before its frames\n"
 		"  -f, --functions      print function names (always on)\n"
 		"  -i, --inlines        print inline frames (always on)\n"
+		"  -p, --pretty-print   a frame per line, FUNC at FILE:LINE, and each one the\n"
+		"                       frame before was inlined into as \" (inlined by) ...\"\n"
+		"  -s, --basenames      file names without their directories\n"
 		"  -C, --demangle[=STYLE]  demangle names: full (default for -C), templates\n"
 		"                       (no parameter lists), none (default without -C)\n"
 		"      --json           one JSON object per address\n"
+		"      --output-style=STYLE  GNU (addr2line's layout, the default), LLVM\n"
+		"                       (llvm-symbolizer's: FILE:LINE:COLUMN, a blank line\n"
+		"                       after each address) or JSON (llvm-symbolizer's JSON:\n"
+		"                       an object per input line, an array for arguments)\n"
 		"      --relative       addresses are offsets from the object's load address:\n"
 		"                       ADDR + p_vaddr - p_offset of the lowest PT_LOAD\n"
 		"      --cache-max=BYTES  keep at most BYTES of answers for repeated addresses\n"
@@ -265,33 +287,152 @@ static void usage(FILE *f)
 		"finding files and names:\n" SP_CLI_FIND_HELP);
 }
 
-static void json_str(sp_buf *b, const char *s)
+/* Length of the UTF-8 sequence at S, of N > 0 bytes (1 to 4), or 0 when
+ * S does not start a well-formed one (overlong forms, surrogates and code
+ * points past U+10FFFF included). */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	unsigned c = s[0];
+	size_t len = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
+	unsigned lo = 0x80, hi = 0xbf; /* allowed range of the second byte */
+	if (c < 0xc2 || c > 0xf4 || n < len)
+		return 0;
+	if (c == 0xe0)
+		lo = 0xa0;
+	else if (c == 0xed)
+		hi = 0x9f;
+	else if (c == 0xf0)
+		lo = 0x90;
+	else if (c == 0xf4)
+		hi = 0x8f;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < len; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return len;
+}
+
+/* Appends the N bytes at S escaped for a JSON string (no quotes).  With
+ * UTF8 (llvm-symbolizer's form), a byte that is not part of well-formed
+ * UTF-8 becomes U+FFFD (in UTF-8), so the output is valid JSON whatever the
+ * names hold, and tab, newline and return get their short escapes; without
+ * (the --json form), bytes from 0x80 up are copied as they are. */
+static void json_chars(sp_buf *b, const char *s, size_t n, bool utf8)
+{
+	const char *run = s, *end = s + n;
+	while (s < end) {
+		unsigned char ch = (unsigned char)*s;
+		size_t ulen = 1;
+		if (ch >= 0x80 && utf8) {
+			ulen = utf8_len((const unsigned char *)s, (size_t)(end - s));
+			if (ulen) {
+				s += ulen;
+				continue;
+			}
+		} else if (ch != '"' && ch != '\\' && ch >= 0x20) {
+			s++;
+			continue;
+		}
+		sp_buf_append(b, run, (size_t)(s - run));
+		if (!ulen)
+			sp_buf_puts(b, "\xef\xbf\xbd"); /* U+FFFD, as llvm-symbolizer */
+		else if (ch == '"' || ch == '\\')
+			sp_buf_printf(b, "\\%c", ch);
+		else if (utf8 && (ch == '\t' || ch == '\n' || ch == '\r')) /* as llvm-symbolizer */
+			sp_buf_printf(b, "\\%c", ch == '\t' ? 't' : ch == '\n' ? 'n' : 'r');
+		else
+			sp_buf_printf(b, "\\u%04x", ch);
+		run = ++s;
+	}
+	sp_buf_append(b, run, (size_t)(s - run));
+}
+
+/* Appends S as a JSON string: NULL as null, or with EMPTY_NULL as "". */
+static void json_put(sp_buf *b, const char *s, bool empty_null, bool utf8)
 {
 	if (!s) {
-		sp_buf_puts(b, "null");
+		sp_buf_puts(b, empty_null ? "\"\"" : "null");
 		return;
 	}
 	sp_buf_append(b, "\"", 1);
-	for (const char *run = s;; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch && ch != '"' && ch != '\\' && ch >= 0x20)
-			continue;
-		sp_buf_append(b, run, (size_t)(s - run));
-		if (!ch)
-			break;
-		if (ch == '"' || ch == '\\')
-			sp_buf_printf(b, "\\%c", ch);
-		else
-			sp_buf_printf(b, "\\u%04x", ch);
-		run = s + 1;
-	}
+	json_chars(b, s, strlen(s), utf8);
 	sp_buf_append(b, "\"", 1);
+}
+
+static void json_str(sp_buf *b, const char *s)
+{
+	json_put(b, s, false, false);
+}
+
+/* A string of llvm-symbolizer's JSON: unknown is "". */
+static void json_text(sp_buf *b, const char *s)
+{
+	json_put(b, s, true, true);
+}
+
+/* FILE as printed: without its directories with -s. */
+static const char *file_name(const sym_ctx *c, const char *file)
+{
+	const char *slash = c->basenames && file ? strrchr(file, '/') : NULL;
+	return slash ? slash + 1 : file;
+}
+
+/* llvm-symbolizer's "Symbol" array: every frame innermost first, or one
+ * frame of unknowns when nothing is known.  The function's start address
+ * and the file of its declaration are not looked up: they print as
+ * llvm-symbolizer prints them when unknown. */
+static void format_llvm_json(const sym_ctx *c, const sp_frame *fr, size_t n, sp_buf *b)
+{
+	static const sp_frame none = {0};
+	sp_buf_puts(b, "[");
+	for (size_t i = 0; i < (n ? n : 1); i++) {
+		const sp_frame *f = n ? &fr[i] : &none;
+		sp_buf_printf(b, "%s{\"Column\":%" PRId64 ",\"Discriminator\":%" PRIu32 ",\"FileName\":",
+			      i ? "," : "", f->column, f->discriminator);
+		json_text(b, file_name(c, f->file));
+		sp_buf_puts(b, ",\"FunctionName\":");
+		json_text(b, f->name);
+		sp_buf_printf(b,
+			      ",\"Line\":%" PRId64 ",\"StartAddress\":\"\",\"StartFileName\":\"\""
+			      ",\"StartLine\":%" PRId64 "}",
+			      f->line, f->start_line);
+	}
+	sp_buf_puts(b, "]");
+}
+
+/* The text forms other than the default: -p (FUNC at FILE:LINE, then
+ * " (inlined by) " frames), -s, and the LLVM style (FILE:LINE:COLUMN, a
+ * blank line after each address). */
+static void format_text(const sym_ctx *c, const sp_frame *fr, size_t n, sp_buf *b)
+{
+	bool llvm = c->style == STYLE_LLVM;
+	if (n == 0)
+		sp_buf_puts(b, llvm ? (c->pretty ? "?? at ??:0:0\n" : "??\n??:0:0\n")
+				    : (c->pretty ? "?? ??:0\n" : "??\n??:0\n"));
+	for (size_t i = 0; i < n; i++) {
+		const char *file = file_name(c, fr[i].file);
+		if (c->pretty && i)
+			sp_buf_puts(b, " (inlined by) ");
+		sp_buf_puts(b, fr[i].name ? fr[i].name : "??");
+		sp_buf_puts(b, c->pretty ? " at " : "\n");
+		sp_buf_printf(b, "%s:%" PRId64, file ? file : "??", fr[i].line > 0 ? fr[i].line : 0);
+		if (llvm)
+			sp_buf_printf(b, ":%" PRId64, fr[i].column > 0 ? fr[i].column : 0);
+		sp_buf_puts(b, "\n");
+	}
+	if (llvm)
+		sp_buf_puts(b, "\n");
 }
 
 /* Appends the frames of one address to B: the JSON "frames" array, or
  * function and file:line lines. */
 static void format_frames(const sym_ctx *c, const sp_frame *fr, size_t n, sp_buf *b)
 {
+	if (c->style == STYLE_JSON) {
+		format_llvm_json(c, fr, n, b);
+		return;
+	}
 	if (c->json) {
 		sp_buf_puts(b, "[");
 		for (size_t i = 0; i < n; i++) {
@@ -300,7 +441,7 @@ static void format_frames(const sym_ctx *c, const sp_frame *fr, size_t n, sp_buf
 			sp_buf_puts(b, ",\"raw\":");
 			json_str(b, fr[i].system_name);
 			sp_buf_puts(b, ",\"file\":");
-			json_str(b, fr[i].file);
+			json_str(b, file_name(c, fr[i].file));
 			sp_buf_printf(b,
 				      ",\"line\":%" PRId64 ",\"column\":%" PRId64
 				      ",\"start_line\":%" PRId64 ",\"inlined\":%s}",
@@ -308,6 +449,10 @@ static void format_frames(const sym_ctx *c, const sp_frame *fr, size_t n, sp_buf
 				      fr[i].inlined ? "true" : "false");
 		}
 		sp_buf_puts(b, "]");
+		return;
+	}
+	if (c->pretty || c->basenames || c->style == STYLE_LLVM) {
+		format_text(c, fr, n, b);
 		return;
 	}
 	if (n == 0) {
@@ -420,6 +565,16 @@ static void run_batch(sym_ctx *c)
 			e->len = t->len;
 		} else if (e->ok) {
 			c->misses[n_miss++] = (sp_addr_item){e->addr, i};
+		} else if (c->style == STYLE_JSON) {
+			/* llvm-symbolizer's answer to a line that is no address */
+			e->src = TXT_ERROR;
+			e->off = c->errors.len;
+			sp_buf_puts(&c->errors, "{\"Error\":{\"Message\":\"unable to parse arguments: ");
+			json_chars(&c->errors, e->line, e->line_len, true);
+			sp_buf_puts(&c->errors, "\"}");
+			sp_buf_append(&c->errors, c->module.data, c->module.len);
+			sp_buf_puts(&c->errors, "}");
+			e->len = c->errors.len - e->off;
 		} else {
 			e->src = TXT_UNKNOWN;
 			e->off = 0;
@@ -433,12 +588,46 @@ static void run_batch(sym_ctx *c)
 	for (size_t i = 0; i < c->n_ents; i++) {
 		const entry *e = &c->ents[i];
 		uint64_t vaddr = c->relative ? e->addr + c->rel_adjust : e->addr;
-		if (c->json) {
+		if (c->json_array)
+			sink_put(&c->out, c->n_objects++ ? "," : "[", 1);
+		if (e->src == TXT_ERROR) {
+			sink_put(&c->out, c->errors.data + e->off, e->len);
+			if (!c->json_array)
+				sink_put(&c->out, "\n", 1);
+			continue;
+		}
+		if (c->style == STYLE_JSON) {
+			int k = snprintf(pre, PREFIX_MAX, "{\"Address\":\"0x%" PRIx64 "\"", vaddr);
+			sink_put(&c->out, pre, (size_t)k);
+			pre += k;
+			sink_put(&c->out, c->module.data, c->module.len);
+			sink_put(&c->out, ",\"Symbol\":", 10);
+		} else if (c->json) {
 			int k = e->ok ? snprintf(pre, PREFIX_MAX,
 						 "{\"address\":\"0x%" PRIx64 "\",\"frames\":", vaddr)
 				      : snprintf(pre, PREFIX_MAX, "{\"address\":\"\",\"frames\":");
 			sink_put(&c->out, pre, (size_t)k);
 			pre += k;
+		} else if (c->style == STYLE_LLVM && !e->ok) {
+			/* llvm-symbolizer echoes a line that is no address */
+			sink_put(&c->out, e->line, e->line_len);
+			sink_put(&c->out, "\n", 1);
+			continue;
+		} else if (c->style == STYLE_LLVM && c->print_addr) {
+			int k = snprintf(pre, PREFIX_MAX, "0x%" PRIx64 "%s", vaddr,
+					 c->pretty ? ": " : "\n");
+			sink_put(&c->out, pre, (size_t)k);
+			pre += k;
+		} else if (c->print_addr && c->pretty) {
+			if (e->ok) {
+				put_addr16(pre, vaddr);
+				memcpy(pre + 18, ": ", 2);
+				sink_put(&c->out, pre, 20);
+				pre += 20;
+			} else {
+				sink_put(&c->out, e->line, e->line_len);
+				sink_put(&c->out, ": ", 2);
+			}
 		} else if (c->print_addr) {
 			if (e->ok) {
 				put_addr16(pre, vaddr);
@@ -453,10 +642,13 @@ static void run_batch(sym_ctx *c)
 				   : e->src == TXT_TMP	 ? c->tmp.data
 							 : c->unknown.data;
 		sink_put(&c->out, base + e->off, e->len);
-		if (c->json)
+		if (c->json_array)
+			sink_put(&c->out, "}", 1);
+		else if (c->json || c->style == STYLE_JSON)
 			sink_put(&c->out, "}\n", 2);
 	}
 	sink_flush(&c->out);
+	sp_buf_reset(&c->errors);
 	c->n_ents = 0;
 }
 
@@ -602,9 +794,13 @@ static bool open_exe(sym_ctx *c, const sp_symbolize_options *o, const char *exe)
 
 int cmd_symbolize(int argc, char **argv)
 {
-	enum { OPT_JSON = 256, OPT_RELATIVE, OPT_CACHE_MAX };
+	enum { OPT_JSON = 256, OPT_RELATIVE, OPT_CACHE_MAX, OPT_OBJ, OPT_STYLE };
 	static const struct option longopts[] = {
 		{"exe", required_argument, NULL, 'e'},
+		{"obj", required_argument, NULL, OPT_OBJ},
+		{"pretty-print", no_argument, NULL, 'p'},
+		{"basenames", no_argument, NULL, 's'},
+		{"output-style", required_argument, NULL, OPT_STYLE},
 		{"addresses", no_argument, NULL, 'a'},
 		{"functions", no_argument, NULL, 'f'},
 		{"inlines", no_argument, NULL, 'i'},
@@ -626,10 +822,31 @@ int cmd_symbolize(int argc, char **argv)
 	cli.sym.demangle = SP_DEMANGLE_NONE;
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":e:afiCh", longopts, NULL)) != -1) {
+	bool style_given = false;
+	while ((opt = getopt_long(argc, argv, ":e:afipsCh", longopts, NULL)) != -1) {
 		switch (opt) {
-		case 'e': exe = optarg; break;
+		case 'e':
+		case OPT_OBJ:
+			if (exe && strcmp(exe, optarg))
+				rc = sp_cli_usage("symbolize", "%s %s: the object is already %s",
+						  opt == 'e' ? "-e" : "--obj", optarg, exe);
+			exe = optarg;
+			break;
 		case 'a': c.print_addr = true; break;
+		case 'p': c.pretty = true; break;
+		case 's': c.basenames = true; break;
+		case OPT_STYLE:
+			style_given = true;
+			if (!strcmp(optarg, "GNU"))
+				c.style = STYLE_GNU;
+			else if (!strcmp(optarg, "LLVM"))
+				c.style = STYLE_LLVM;
+			else if (!strcmp(optarg, "JSON"))
+				c.style = STYLE_JSON;
+			else
+				rc = sp_cli_usage("symbolize",
+						  "--output-style=%s: expected GNU, LLVM or JSON", optarg);
+			break;
 		case 'f':
 		case 'i': break;
 		case 'C':
@@ -674,6 +891,14 @@ int cmd_symbolize(int argc, char **argv)
 			return rc;
 		}
 	}
+	if (c.json && style_given)
+		rc = sp_cli_usage("symbolize", "--json and --output-style are two output forms: give one");
+	else if (c.pretty && (c.json || c.style == STYLE_JSON))
+		rc = sp_cli_usage("symbolize", "-p (--pretty-print) is a text form: not with JSON output");
+	if (rc) {
+		sp_cli_sym_clear(&cli);
+		return rc;
+	}
 	sp_cli_sym_finish(&cli);
 	c.s = sp_symbolizer_new(&cli.sym);
 	const sp_jit_index *jit;
@@ -708,16 +933,25 @@ int cmd_symbolize(int argc, char **argv)
 	}
 
 	fflush(stdout);
-	format_frames(&c, NULL, 0, &c.unknown);
+	if (c.style != STYLE_LLVM) /* which echoes the line alone */
+		format_frames(&c, NULL, 0, &c.unknown);
+	sp_buf_puts(&c.module, ",\"ModuleName\":");
+	json_text(&c.module, exe ? exe : "");
 	c.ents = sp_xreallocarray(NULL, BATCH_LINES, sizeof(*c.ents));
 	c.misses = sp_xreallocarray(NULL, BATCH_LINES, sizeof(*c.misses));
 	c.misses_tmp = sp_xreallocarray(NULL, BATCH_LINES, sizeof(*c.misses_tmp));
 	c.prefix = sp_xreallocarray(NULL, BATCH_LINES, PREFIX_MAX);
 	if (optind < argc) {
+		/* llvm-symbolizer answers its arguments with one JSON array */
+		c.json_array = c.style == STYLE_JSON;
 		for (int i = optind; i < argc; i++)
 			add_line(&c, argv[i], strlen(argv[i]));
 		if (c.n_ents)
 			run_batch(&c);
+		if (c.json_array) {
+			sink_put(&c.out, "]\n", 2);
+			sink_flush(&c.out);
+		}
 	} else {
 		rc = run_stdin(&c);
 	}
@@ -733,6 +967,8 @@ int cmd_symbolize(int argc, char **argv)
 	sp_buf_free(&c.text);
 	sp_buf_free(&c.tmp);
 	sp_buf_free(&c.unknown);
+	sp_buf_free(&c.module);
+	sp_buf_free(&c.errors);
 	sp_symbolizer_free(c.s);
 	sp_cli_sym_clear(&cli);
 	return rc;

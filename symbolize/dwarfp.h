@@ -18,6 +18,10 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 
+/* The discriminator of an inlined call (a GNU extension GCC and Clang
+ * write; elfutils' dwarf.h does not name it). */
+#define DW_AT_GNU_discriminator 0x2136
+
 /* Binary search over sorted tables: the first index in [LO, HI) whose
  * KEY_AT(i) is above ADDR (HI if none), left in LO. */
 #define SP_UPPER_BOUND(lo, hi, key_at, addr)                                             \
@@ -134,6 +138,7 @@ typedef struct {
 	const char *name;     /* demangled (or raw) */
 	const char *call_file;
 	int64_t call_line, call_col, decl_line;
+	uint32_t call_discr;  /* DW_AT_GNU_discriminator of an inlined call, or 0 */
 } sp_fn_node;
 
 /* One range of a node, with the node's children (copied from the node,

@@ -213,7 +213,7 @@ typedef struct {
 	bool ranges;         /* DW_AT_ranges, a section offset */
 	uint64_t ranges_off;
 	uint64_t origin;
-	int64_t file, line, col;
+	int64_t file, line, col, discr;
 } raw_info;
 
 /* The constant in the attribute bytes V of form FORM (attribute I of A):
@@ -285,7 +285,8 @@ static void raw_read_die(const raw_walk *w, const raw_abbrev *a, sp_cur c, Dwarf
 			 Dwarf_Off unit_end, raw_info *ri)
 {
 	bool have_lo = false, have_hi = false, hi_is_addr = false, attrs_ok = true;
-	bool seen_origin = false, seen_file = false, seen_line = false, seen_col = false;
+	bool seen_origin = false, seen_file = false, seen_line = false, seen_col = false,
+	     seen_discr = false;
 	bool seen_ranges = false;
 	uint64_t low = 0, high = 0;
 	*ri = (raw_info){0};
@@ -331,6 +332,11 @@ static void raw_read_die(const raw_walk *w, const raw_abbrev *a, sp_cur c, Dwarf
 			if (!seen_col && !raw_const(w, a, i, form, v, &ri->col))
 				attrs_ok = false;
 			seen_col = true;
+			break;
+		case DW_AT_GNU_discriminator:
+			if (!seen_discr && !raw_const(w, a, i, form, v, &ri->discr))
+				attrs_ok = false;
+			seen_discr = true;
 			break;
 		case DW_AT_ranges:
 			if (seen_ranges)
@@ -447,6 +453,7 @@ static void raw_node_attrs(const raw_abbrev *a, const raw_info *ri, sp_fn_node *
 	n->call_file_idx = ri->file;
 	n->call_line = ri->line;
 	n->call_col = ri->col;
+	n->call_discr = ri->discr > 0 && ri->discr <= 0xffffff ? (uint32_t)ri->discr : 0;
 }
 
 /* Adds the subprogram or inlined subroutine at OFF (abbreviation A, its

@@ -41,12 +41,15 @@ const sp_find_log *sp_dwarf_find_log(const sp_dwarf *d);
 /* ------------------------------------------------------------------------ */
 /* lines.c: a compile unit's line table without libdw.                      */
 
-/* One row of a line table; FILE indexes sp_line_table.files. */
+/* One row of a line table; FILE indexes sp_line_table.files.  DISCR is
+ * the row's discriminator (24 bits, as libdw keeps it), in the bytes the
+ * row would otherwise pad. */
 typedef struct {
 	uint64_t addr;
 	uint32_t file;
 	int32_t line, col;
-	bool end_seq;
+	uint32_t discr : 24;
+	bool end_seq : 1;
 } sp_line_row;
 
 typedef struct {

@@ -447,7 +447,7 @@ static bool run_program(const line_header *h, unsigned addr_size, sp_line_table 
 		    regs.isa > 0xff || regs.discr > 0xffffff)
 			return false;
 		sp_line_row row = {regs.addr, (uint32_t)regs.file, (int32_t)regs.line,
-				   (int32_t)regs.col, end_seq};
+				   (int32_t)regs.col, (uint32_t)regs.discr, end_seq};
 		if (t->n_rows == cap) /* a row takes a byte or two of program, as a rule */
 			sp_grow(&t->rows, &cap, t->n_rows + 1 + sp_cur_left(&p) / 2,
 				sizeof(*t->rows));

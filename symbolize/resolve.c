@@ -221,11 +221,14 @@ static void name_node(sp_dwarf *d, const sp_cu *ci, sp_fn_node *n)
 			if (n->inlined && n->call_file_idx >= 0 &&
 			    (uint64_t)n->call_file_idx < ci->n_files)
 				n->call_file = ci->fnames[n->call_file_idx];
-			if (!n->inlined)
+			if (!n->inlined) {
 				n->call_line = n->call_col = 0;
+				n->call_discr = 0;
+			}
 			return;
 		}
 		n->call_line = n->call_col = 0;
+		n->call_discr = 0;
 	}
 	if (!dwarf_offdie(d->m->dw, n->off, &die))
 		return;
@@ -256,6 +259,8 @@ static void name_node(sp_dwarf *d, const sp_cu *ci, sp_fn_node *n)
 			n->call_file = ci->fnames[f];
 		n->call_line = attr_int(&die, DW_AT_call_line, false);
 		n->call_col = attr_int(&die, DW_AT_call_column, false);
+		int64_t discr = attr_int(&die, DW_AT_GNU_discriminator, false);
+		n->call_discr = discr > 0 && discr <= 0xffffff ? (uint32_t)discr : 0;
 	}
 }
 
@@ -351,18 +356,21 @@ static size_t resolve_uncached(sp_dwarf *d, uint64_t addr, sp_frame **out, sp_er
 					f[i].file = row_file;
 					f[i].line = row->line;
 					f[i].column = row->col;
+					f[i].discriminator = row->discr;
 				}
 			} else {
 				sp_fn_node *inner = &ci->fn.nodes[chain[depth - i]];
 				f[i].file = inner->call_file;
 				f[i].line = inner->call_line;
 				f[i].column = inner->call_col;
+				f[i].discriminator = inner->call_discr;
 			}
 		}
 		if (depth == 0 && row) {
 			f[0].file = row_file;
 			f[0].line = row->line;
 			f[0].column = row->col;
+			f[0].discriminator = row->discr;
 		}
 		n = nf;
 		if (depth == 0 && !row)

@@ -275,6 +275,7 @@ typedef struct {
 	const char *file;        /* NULL when unknown */
 	int64_t line, column;    /* 0 when unknown */
 	int64_t start_line;      /* line of the function's declaration, or 0 */
+	uint32_t discriminator;  /* the line's discriminator: 0 when none or unknown */
 	bool inlined;            /* true for every frame but the outermost */
 } sp_frame;
 

@@ -304,6 +304,9 @@ static void libdw_lines(sp_units *u, sp_cu *ci)
 				r.line = n;
 			if (dwarf_linecol(l, &n) == 0)
 				r.col = n;
+			unsigned discr;
+			if (dwarf_linediscriminator(l, &discr) == 0 && discr <= 0xffffff)
+				r.discr = discr;
 			ci->lines[k++] = r;
 		}
 		ci->n_lines = k;

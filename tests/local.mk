@@ -170,6 +170,8 @@ tests_test_symbolize_LDADD = $(TEST_LIBS) $(LIBELF_LIBS)
 TESTS += tests/test_symbolize
 TESTS += tests/symbolize_cli.sh
 EXTRA_DIST += tests/symbolize_cli.sh
+TESTS += tests/cli_symbolize_flags.sh
+EXTRA_DIST += tests/cli_symbolize_flags.sh
 EXTRA_DIST += tests/symbolize/fixture.cc
 # --- end symbolize (wip-hs2) tests ---
 

@@ -84,6 +84,7 @@ static void compare_file(const char *path, const char *label)
 			const sp_line_row *r = &t.rows[i];
 			Dwarf_Addr addr;
 			int line, col;
+			unsigned discr = 0;
 			bool end;
 			const char *f = dwarf_linesrc(l, NULL, NULL);
 			const char *g = r->file < t.n_files ? t.files[r->file] : NULL;
@@ -91,13 +92,16 @@ static void compare_file(const char *path, const char *label)
 			dwarf_lineno(l, &line);
 			dwarf_linecol(l, &col);
 			dwarf_lineendsequence(l, &end);
+			dwarf_linediscriminator(l, &discr);
 			if (addr != r->addr || line != r->line || col != r->col || end != r->end_seq ||
+			    discr != r->discr ||
 			    (f == NULL) != (g == NULL) || (f && strcmp(f, g)))
 				snprintf(why, sizeof(why),
-					 "row %zu: %#llx %s:%d:%d%s vs libdw %#llx %s:%d:%d%s", i,
-					 (unsigned long long)r->addr, g ? g : "?", r->line, r->col,
-					 r->end_seq ? " end" : "", (unsigned long long)addr,
-					 f ? f : "?", line, col, end ? " end" : "");
+					 "row %zu: %#llx %s:%d:%d/%u%s vs libdw %#llx %s:%d:%d/%u%s",
+					 i, (unsigned long long)r->addr, g ? g : "?", r->line,
+					 r->col, (unsigned)r->discr, r->end_seq ? " end" : "",
+					 (unsigned long long)addr, f ? f : "?", line, col, discr,
+					 end ? " end" : "");
 		}
 		if (*why)
 			printf("# %s\n", why);
