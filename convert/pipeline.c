@@ -30,6 +30,20 @@ static char *demangle_for_pruning(const char *raw, void *ctx)
 	return sp_demangle(raw, SP_DEMANGLE_TEMPLATES);
 }
 
+/* The value column asked for; for folded stacks of a profile with a
+ * samples/count column (CPU profiles, perf.data), that one by default:
+ * flamegraph.pl's stackcollapse scripts write sample counts. */
+static const char *folded_column(const sp_output_options *o, const sp_profile *p)
+{
+	if (o->sample_index || (o->format != SP_OUT_FOLDED && o->format != SP_OUT_FOLDED_DIFF))
+		return o->sample_index;
+	for (size_t i = 0; i < p->n_sample_types; i++)
+		if (!strcmp(sp_profile_str(p, p->sample_types[i].type), "samples") &&
+		    !strcmp(sp_profile_str(p, p->sample_types[i].unit), "count"))
+			return "samples";
+	return NULL;
+}
+
 static sp_error *write_output(const sp_output_options *o, sp_profile *p, sp_sink *sink)
 {
 	sp_error *err = NULL;
@@ -54,7 +68,7 @@ static sp_error *write_output(const sp_output_options *o, sp_profile *p, sp_sink
 		sp_profile_prune_frames(p, demangle_for_pruning, NULL);
 	if (report || o->sample_index) {
 		size_t idx;
-		err = sp_profile_sample_index(p, o->sample_index, &idx);
+		err = sp_profile_sample_index(p, folded_column(o, p), &idx);
 		if (err)
 			return err;
 		ro.sample_index = idx;

@@ -24,11 +24,16 @@ hdr=$(od -An -t u8 -N 40 "$tmp/busy.prof" | tr -s ' \n' ' ' | sed 's/^ //; s/ $/
 [ "$hdr" = "0 3 0 1000 0" ]
 sp_ok $? "CPU profile header is 0 3 0 1000 0 (got $hdr)"
 
-sp_run symprof convert "$tmp/busy.prof" -o "$tmp/busy.folded"
+sp_run symprof convert --sample-index cpu "$tmp/busy.prof" -o "$tmp/busy.folded"
 sp_ok "$rc" "convert busy.prof -o busy.folded exits 0" || sp_show_err
 # Samples, not nanoseconds, for the shares: the same totals divided by the period.
 sp_run symprof convert --sample-index samples "$tmp/busy.prof" -o "$tmp/busy.samples.folded"
 sp_ok "$rc" "convert --sample-index samples exits 0" || sp_show_err
+# folded stacks count samples by default, as flamegraph.pl's stackcollapse scripts do
+sp_run symprof convert "$tmp/busy.prof" -o "$tmp/busy.default.folded"
+sp_ok "$rc" "convert busy.prof to folded exits 0" || sp_show_err
+sp_check "folded stacks of a CPU profile count samples by default" \
+	cmp -s "$tmp/busy.default.folded" "$tmp/busy.samples.folded"
 
 # The three busy stacks, root first, frames restated from busy.cc / fixshared.cc /
 # fixplugin.cc: the program's entry, libc's start-up, main, then the work chain.

@@ -61,11 +61,12 @@ prog+0x301f;prog+0x200f;prog+0x1005 50000000'
 cpu_count='prog+0x1006 2
 prog+0x301f;prog+0x200f;prog+0x1005 5'
 for v in le64 be64 le32 be32; do
-	convert_to "CPU $v" "$tmp/cpu_$v.prof" "$tmp/cpu_$v.folded" --no-symbolize
+	convert_to "CPU $v" "$tmp/cpu_$v.prof" "$tmp/cpu_$v.folded" --no-symbolize \
+		--sample-index cpu
 	folded_is "$tmp/cpu_$v.folded" "$cpu_ns" "CPU $v: cpu/nanoseconds as in spec 3"
-	convert_to "CPU $v" "$tmp/cpu_$v.prof" "$tmp/cpu_$v.n.folded" --no-symbolize \
-		--sample-index samples
-	folded_is "$tmp/cpu_$v.n.folded" "$cpu_count" "CPU $v: samples/count as in spec 3"
+	convert_to "CPU $v" "$tmp/cpu_$v.prof" "$tmp/cpu_$v.n.folded" --no-symbolize
+	folded_is "$tmp/cpu_$v.n.folded" "$cpu_count" \
+		"CPU $v: folded by default counts samples, as in spec 3"
 	convert_to "CPU $v" "$tmp/cpu_$v.prof" "$tmp/cpu_$v.pb.gz"
 	go_agrees "CPU $v" "$tmp/cpu_$v.prof" "$tmp/cpu_$v.pb.gz"
 done
@@ -145,7 +146,7 @@ go_agrees goroutine "$tmp/goroutine.txt" "$tmp/goroutine.pb.gz"
 # --- unsymbolized pprof input (what an eBPF agent writes): symprof's own
 # --no-symbolize output read back.
 convert_to "pprof input" "$tmp/cpu_le64.prof" "$tmp/unsym.pb.gz" --no-symbolize
-convert_to "pprof input" "$tmp/unsym.pb.gz" "$tmp/unsym.folded" --no-symbolize
+convert_to "pprof input" "$tmp/unsym.pb.gz" "$tmp/unsym.folded" --no-symbolize --sample-index cpu
 folded_is "$tmp/unsym.folded" "$cpu_ns" "pprof input: the CPU example's values"
 convert_to "pprof input" "$tmp/unsym.pb.gz" "$tmp/unsym2.pb.gz"
 go_agrees "pprof input" "$tmp/unsym.pb.gz" "$tmp/unsym2.pb.gz"
@@ -227,7 +228,7 @@ fi
 sp_run symprof convert -q "$tmp/cpu_le64.prof" "$tmp/cpu_be64.prof" "$tmp/cpu_le32.prof" \
 	"$tmp/cpu_be32.prof" -o "$tmp/merged.pb.gz"
 sp_ok "$rc" "merge of four CPU profiles exits 0" || sp_show_err
-convert_to merged "$tmp/merged.pb.gz" "$tmp/merged.folded" --no-symbolize
+convert_to merged "$tmp/merged.pb.gz" "$tmp/merged.folded" --no-symbolize --sample-index cpu
 cat "$tmp/cpu_le64.folded" "$tmp/cpu_be64.folded" "$tmp/cpu_le32.folded" "$tmp/cpu_be32.folded" |
 	awk '{ v = $NF; s = $0; sub(/ [0-9]+$/, "", s); sum[s] += v }
 		END { for (s in sum) print s, sum[s] }' | LC_ALL=C sort >"$tmp/sum.folded"
