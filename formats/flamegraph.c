@@ -47,6 +47,12 @@
 #define FG_TOP 60
 #define FG_BOTTOM 34
 #define FG_SUBTITLE 20 /* what a subtitle adds above the legend and frames */
+/* Frames drawn above the root at most: a deeper stack (a runaway
+ * recursion, a 35M-frame folded line) ends in one frame saying so,
+ * rather than an image millions of frames high that no viewer opens
+ * and a tree that does not fit in memory. */
+#define FG_MAX_DEPTH 4096
+#define FG_DEEPER "[deeper frames not drawn]"
 
 typedef struct {
 	size_t parent;
@@ -624,6 +630,7 @@ sp_error *sp_flamegraph_write(const sp_profile *p, const sp_report_options *o, s
 	}
 	loc_off[p->n_locations] = n_loc_names;
 	SP_PUSH(t.nodes, t.n, t.cap, ((fnode){.name = intern_name(&t, sp_xstrdup("all"))}));
+	size_t deeper = intern_name(&t, sp_xstrdup(FG_DEEPER));
 	bool differential = sp_profile_has_base(p);
 	for (size_t i = 0; i < p->n_samples; i++) {
 		const sp_sample *s = &p->samples[i];
@@ -661,13 +668,17 @@ sp_error *sp_flamegraph_write(const sp_profile *p, const sp_report_options *o, s
 			for (size_t m = 0; m < nl; m++) {
 				size_t j = loc_off[li] + (o->flame.reverse ? m : nl - 1 - m);
 
-				cur = child_of(&t, cur, loc_names[j]);
+				bool cut = t.nodes[cur].depth + 1 >= FG_MAX_DEPTH;
+				cur = child_of(&t, cur, cut ? deeper : loc_names[j]);
 				if (before)
 					t.nodes[cur].before += w;
 				else
 					t.nodes[cur].value += w;
+				if (cut)
+					goto next_sample;
 			}
 		}
+	next_sample:;
 	}
 	free(loc_off);
 	free(loc_names);

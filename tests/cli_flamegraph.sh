@@ -214,4 +214,17 @@ refused "--minwidth expects pixels (0.1) or a percentage of the total (0.5%), go
 refused "--search-color expects a colour such as 'rgb(230,0,230)', '#e600e6' or 'magenta', got 'a\"b'" \
 	--search-color 'a"b' "$tmp/in.folded" --format flamegraph
 
+# A stack deeper than the graph draws (4096 frames above the root): 5000 frames of
+# deep;d1;...;d4999 with 7 samples, beside a shallow stack.  The graph stops at depth
+# 4096 with one frame saying so, carrying the 7 samples; the shallow stack is whole.
+awk 'BEGIN { s = "deep"; for (i = 1; i < 5000; i++) s = s ";d" i; print s, 7; print "main;a 3" }' \
+	>"$tmp/deep.folded"
+flame deep "$tmp/deep.folded"
+grep -q '^frame \[deeper frames not drawn\] 4096 7 ' "$tmp/deep.facts"
+sp_ok $? "deep stack: one '[deeper frames not drawn]' frame at depth 4096 with its 7 samples"
+sp_check "deep stack: frames up to d4094 drawn, none deeper" \
+	sh -c "grep -q 'data-n=\"d4094\"' '$tmp/deep.svg' && ! grep -q 'data-n=\"d4095\"' '$tmp/deep.svg'"
+fact deep '$1 == "frame" && $2 == "a" && $3 == 2 && $4 == 3'
+sp_ok $? "deep stack: the shallow stack main;a keeps its 3 samples"
+
 sp_done
