@@ -106,6 +106,7 @@ typedef struct {
 	size_t n_slots, cap_slots; /* cap: a power of two */
 	sp_buf text;
 	size_t cache_max;    /* most bytes of text kept */
+	size_t n_asked, n_hits; /* addresses looked up in the cache, and found there */
 	sp_buf tmp;          /* answers of this batch the cache has no room for */
 	sp_buf unknown;      /* the answer for a line that is not an address */
 	entry *ents;         /* the batch: BATCH_LINES each */
@@ -533,7 +534,7 @@ static void resolve_misses(sym_ctx *c, sp_addr_item *m, size_t n)
 		format_frames(c, named.frames, named.n_frames, &c->text);
 		size_t tl = c->text.len - off;
 		uint8_t src = TXT_CACHE;
-		if (c->text.len <= c->cache_max && tl < 0xffffff) {
+		if (c->cache_max && c->text.len <= c->cache_max && tl < 0xffffff) {
 			cache_put(c, addr, (uint32_t)off, (uint32_t)tl);
 		} else {
 			src = TXT_TMP;
@@ -551,14 +552,28 @@ static void resolve_misses(sym_ctx *c, sp_addr_item *m, size_t n)
 	sp_named_clear(&named);
 }
 
+/* A list of distinct addresses (no repeats to save) would only fill the
+ * text cache: after this many look-ups with fewer than 1% found there,
+ * the cache is dropped and every answer is made for its batch alone. */
+#define CACHE_TRIAL 65536
+
 /* Answers the batch's lines and writes them, in input order. */
 static void run_batch(sym_ctx *c)
 {
 	size_t n_miss = 0;
 	sp_buf_reset(&c->tmp);
+	if (c->cap_slots && c->n_asked >= CACHE_TRIAL && c->n_hits * 100 < c->n_asked) {
+		free(c->slots);
+		c->slots = NULL;
+		c->n_slots = c->cap_slots = 0;
+		sp_buf_reset(&c->text);
+		c->cache_max = 0;
+	}
 	for (size_t i = 0; i < c->n_ents; i++) {
 		entry *e = &c->ents[i];
-		const text_slot *t = e->ok ? cache_get(c, e->addr) : NULL;
+		const text_slot *t = e->ok && c->cache_max ? cache_get(c, e->addr) : NULL;
+		c->n_asked += e->ok;
+		c->n_hits += t != NULL;
 		if (t) {
 			e->src = TXT_CACHE;
 			e->off = t->off;

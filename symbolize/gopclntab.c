@@ -79,6 +79,7 @@ typedef struct {
 typedef struct {
 	row *rows;
 	uint32_t n;
+	uint32_t finger; /* the row of the last look-up (row_from) */
 	bool done;
 } fdec;
 
@@ -488,6 +489,23 @@ static const row *row_at(const fdec *d, uint64_t off)
 	return lo < d->n ? &d->rows[lo] : NULL;
 }
 
+/* The row of OFF as row_at, starting from the row of the function's last
+ * look-up: batches come in address order, so OFF is mostly in that row or
+ * one of the next few. */
+static const row *row_from(fdec *d, uint64_t off)
+{
+	uint32_t f = d->finger;
+	if (f < d->n && (f == 0 || d->rows[f - 1].end <= off))
+		for (uint32_t k = 0; k < 8 && f < d->n; k++, f++)
+			if (off < d->rows[f].end) {
+				d->finger = f;
+				return &d->rows[f];
+			}
+	const row *w = row_at(d, off);
+	d->finger = w ? (uint32_t)(w - d->rows) : 0;
+	return w;
+}
+
 /* File and line of ROW (may be NULL) into F. */
 static void frame_at(const sp_gopcln *t, const row *w, sp_gopcln_frame *f)
 {
@@ -554,7 +572,7 @@ sp_error *sp_gopcln_lookup(sp_gopcln *t, uint64_t pc, sp_gopcln_frame *f, size_t
 	if ((e = decoded(t, lo - 1, &r, tree, &d)) != NULL)
 		return e;
 	uint64_t esz = t->layout >= SP_GO120 ? 16 : 20;
-	const row *w = row_at(d, pc - r.entry);
+	const row *w = row_from(d, pc - r.entry);
 	int32_t ix = w ? w->inl : -1;
 	size_t k = 0;
 	/* inline frames, innermost first; each step moves to the call site */

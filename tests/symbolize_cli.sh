@@ -88,6 +88,16 @@ for max in 0 3000; do
 	[ $r = 0 ] && cmp -s "$tmp/want" "$tmp/got"
 	ok $? "--cache-max=$max: the same answers"
 done
+# 70000 distinct addresses first (no repeats: after a trial the kept answers are
+# dropped), then the repeated list: the same answers as addr2line's and as without any
+# kept answers.
+{ awk 'BEGIN { for (i = 0; i < 70000; i++) printf "0x%x\n", 268435456 + 16 * i }'
+  cat "$tmp/many"; } >"$tmp/distinct"
+"$SYMPROF" symbolize -e "$tmp/pie" -a <"$tmp/distinct" >"$tmp/got"; r=$?
+"$SYMPROF" symbolize -e "$tmp/pie" -a --cache-max=0 <"$tmp/distinct" >"$tmp/got0"
+[ $r = 0 ] && cmp -s "$tmp/got" "$tmp/got0" &&
+	tail -n "$(wc -l <"$tmp/want")" "$tmp/got" | cmp -s - "$tmp/want"
+ok $? "70000 distinct addresses, then repeats: the same answers"
 "$SYMPROF" symbolize -e "$tmp/pie" --cache-max=lots 0x10 >/dev/null 2>"$tmp/err"; r=$?
 [ $r = 2 ] && grep -q -- "--cache-max=lots" "$tmp/err"; ok $? "a bad --cache-max is a usage error"
 
