@@ -10,6 +10,8 @@
 # load addresses).  Both ways are timed RUNS times (default 3), interleaved, and the
 # medians of the wall times and their ratio are printed.  The target is a ratio of at
 # most 1/10: --each opens the ELF files and reads their debug info once for the batch.
+# --each -j $(nproc) is timed too, and its outputs compared with -j 1's: each process
+# of -j reads the debug info again, so on small dumps it costs more than it saves.
 # SYMPROF names the symprof binary (default: ./symprof); `make bench-batch` runs it.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -42,7 +44,13 @@ now() { date +%s.%N; }
 each_run()
 {
 	rm -rf "$work/out-each" && mkdir "$work/out-each"
-	"$SYMPROF" convert -q --each -o "$work/out-each" "$@"
+	"$SYMPROF" convert -q --each -j 1 -o "$work/out-each" "$@"
+}
+jobs=$(nproc)
+each_jobs()
+{
+	rm -rf "$work/out-jobs" && mkdir "$work/out-jobs"
+	"$SYMPROF" convert -q --each -j "$jobs" -o "$work/out-jobs" "$@"
 }
 separate_runs()
 {
@@ -54,8 +62,9 @@ separate_runs()
 : >"$work/times"
 r=1
 while [ "$r" -le "$runs" ]; do
-	t0=$(now); each_run "$@"; t1=$(now); separate_runs "$@"; t2=$(now)
-	echo "$t0 $t1 $t2" | awk '{ printf "%.6f %.6f\n", $2 - $1, $3 - $2 }' >>"$work/times"
+	t0=$(now); each_run "$@"; t1=$(now); separate_runs "$@"; t2=$(now); each_jobs "$@"; t3=$(now)
+	echo "$t0 $t1 $t2 $t3" |
+		awk '{ printf "%.6f %.6f %.6f\n", $2 - $1, $3 - $2, $4 - $3 }' >>"$work/times"
 	r=$((r + 1))
 done
 # Same outputs both ways (the check that the batch does the same work).
@@ -63,17 +72,21 @@ for f in "$@"; do
 	b=$(basename "$f").pb.gz
 	cmp -s "$work/out-each/$b" "$work/out-sep/$b" ||
 		{ echo "batch.sh: $b differs between --each and a separate run" >&2; exit 1; }
+	cmp -s "$work/out-each/$b" "$work/out-jobs/$b" ||
+		{ echo "batch.sh: $b differs between --each -j 1 and -j $jobs" >&2; exit 1; }
 done
-awk -v n="$#" '
+awk -v n="$#" -v jobs="$jobs" '
 	function median(a, k,   i, j, t) {
 		for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
 		return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
 	}
-	{ e[NR] = $1; s[NR] = $2 }
+	{ e[NR] = $1; s[NR] = $2; j[NR] = $3 }
 	END {
-		me = median(e, NR); ms = median(s, NR)
+		me = median(e, NR); ms = median(s, NR); mj = median(j, NR)
 		printf "| command | median wall s (of %d) |\n|---|---|\n", NR
 		printf "| symprof convert --each -o DIR (%d dumps, one run) | %.3f |\n", n, me
 		printf "| symprof convert DUMP -o OUT (%d separate runs) | %.3f |\n", n, ms
+		printf "| symprof convert --each -j %d -o DIR (%d dumps) | %.3f |\n", jobs, n, mj
 		printf "ratio --each / separate = %.3f (1/%.1f); target <= 0.100: %s\n", me / ms, ms / me, me / ms <= 0.1 ? "met" : "MISSED"
+		printf "--each -j 1 / -j %d = %.2fx\n", jobs, me / mj
 	}' "$work/times"

@@ -4,9 +4,12 @@
 #include "convert/convert.h"
 
 #include <errno.h>
+#include <poll.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 
@@ -86,6 +89,7 @@ typedef struct {
 	const char *base;
 	bool diff_base;
 	double min_resolved; /* --min-resolved PERCENT; < 0: not given */
+	long jobs;           /* -j N; 0: not given (one process) */
 	sp_report_options report;
 	unsigned long given; /* bit i: format_options[i] was given */
 } convert_opts;
@@ -167,6 +171,8 @@ static void usage(FILE *f)
 		"                        folded-diff (\"stack before after\", needs a base)\n"
 		"  --each                convert every input on its own into -o DIR (created if\n"
 		"                        missing); go on past bad inputs; a line per input\n"
+		"  -j, --jobs N          with --each, N inputs converted at once by N processes\n"
+		"                        (default 1); the same output files as -j 1\n"
 		"  --sample-index I      value column: a type name or a number (default: the\n"
 		"                        default sample type, else the last column; folded\n"
 		"                        stacks of CPU profiles and perf.data: samples/count,\n"
@@ -248,6 +254,10 @@ typedef struct {
 	char **inputs;
 	int n_ok, n_failed; /* with --each */
 	bool below_min;     /* an output had fewer frames resolved than --min-resolved */
+	/* a worker of --each -j: its inputs' numbers on the command line, and
+	 * where their lines go (framed, see each_done); -1 otherwise */
+	const int *number;
+	int report_fd;
 } emit_ctx;
 
 /* The share of frames that resolved (have a function), each frame weighted
@@ -301,26 +311,179 @@ static sp_error *emit_output(void *ctx, const sp_pipeline_output *out)
 	return err;
 }
 
-/* --each: one line per input, "IN: ok -> OUT" or "IN: failed: REASON". */
+/* A worker's report of one input: its number on the command line, whether
+ * it converted, and its line's length, then the line. */
+typedef struct {
+	int32_t number;
+	int32_t ok;
+	uint32_t len;
+} each_frame;
+
+/* --each: one line per input, "IN: ok -> OUT" or "IN: failed: REASON";
+ * a worker of -j sends it to the parent, which prints them in order. */
 static void each_done(void *ctx, int input, const sp_error *err)
 {
 	emit_ctx *e = ctx;
 	const char *in = e->inputs[input];
+	char *line;
 	if (!err) {
 		char *path = each_output_path(e->o->out, in, e->w.format);
-		fprintf(stderr, "symprof convert: %s: ok -> %s\n", in, path);
+		line = sp_xasprintf("symprof convert: %s: ok -> %s\n", in, path);
 		free(path);
 		e->n_ok++;
-		return;
+	} else {
+		char *msg = sp_error_string(err);
+		const char *reason = msg;
+		size_t len = strlen(in);
+		if (!strncmp(reason, in, len) && !strncmp(reason + len, ": ", 2))
+			reason += len + 2; /* the line names the input already */
+		line = sp_xasprintf("symprof convert: %s: failed: %s\n", in, reason);
+		free(msg);
+		e->n_failed++;
 	}
-	char *msg = sp_error_string(err);
-	const char *reason = msg;
-	size_t len = strlen(in);
-	if (!strncmp(reason, in, len) && !strncmp(reason + len, ": ", 2))
-		reason += len + 2; /* the line names the input already */
-	fprintf(stderr, "symprof convert: %s: failed: %s\n", in, reason);
-	free(msg);
-	e->n_failed++;
+	if (e->report_fd < 0) {
+		fputs(line, stderr);
+	} else {
+		each_frame h = {e->number[input], !err, (uint32_t)strlen(line)};
+		char *frame = sp_xmalloc(sizeof(h) + h.len);
+		memcpy(frame, &h, sizeof(h));
+		memcpy(frame + sizeof(h), line, h.len);
+		for (size_t off = 0, n = sizeof(h) + h.len; off < n;) {
+			ssize_t r = write(e->report_fd, frame + off, n - off);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0)
+				_exit(1); /* the parent is gone */
+			off += (size_t)r;
+		}
+		free(frame);
+	}
+	free(line);
+}
+
+/* One worker's stream of frames, as read so far. */
+typedef struct {
+	int fd;
+	pid_t pid;
+	sp_buf in;
+} worker;
+
+/* --each -j N: the inputs dealt to N processes (input i to worker i mod N),
+ * each converting its share as a sequential --each would, with its own
+ * session; their lines are printed here in the inputs' order.  The
+ * outputs are the same files as with -j 1.  Returns the exit status. */
+static int run_workers(const sp_pipeline *pl, emit_ctx *ctx, char **inputs, int n, int jobs)
+{
+	int nw = jobs < n ? jobs : n;
+	worker *w = sp_xcalloc((size_t)nw, sizeof(*w));
+	fflush(stdout);
+	fflush(stderr);
+	for (int k = 0; k < nw; k++) {
+		int p[2];
+		if (pipe(p) != 0) {
+			fprintf(stderr, "symprof convert: -j: cannot make a pipe: %s\n", strerror(errno));
+			nw = k;
+			break;
+		}
+		pid_t pid = fork();
+		if (pid < 0) {
+			fprintf(stderr, "symprof convert: -j: cannot start a process: %s\n",
+				strerror(errno));
+			close(p[0]);
+			close(p[1]);
+			nw = k;
+			break;
+		}
+		if (pid == 0) {
+			for (int j = 0; j < k; j++)
+				close(w[j].fd);
+			free(w);
+			close(p[0]);
+			/* whole lines, so that the workers' summaries do not mix mid-line */
+			setvbuf(stderr, NULL, _IOLBF, 0);
+			int m = (n - k + nw - 1) / nw;
+			char **sub = sp_xcalloc((size_t)m, sizeof(*sub));
+			int *number = sp_xcalloc((size_t)m, sizeof(*number));
+			for (int j = 0; j < m; j++) {
+				number[j] = k + j * nw;
+				sub[j] = inputs[number[j]];
+			}
+			ctx->inputs = sub;
+			ctx->number = number;
+			ctx->report_fd = p[1];
+			sp_pipeline wpl = *pl;
+			int rc = sp_pipeline_run(&wpl, sub, m);
+			free(sub);
+			free(number);
+			exit(rc == 0 && ctx->below_min ? 3 : rc);
+		}
+		close(p[1]);
+		w[k].fd = p[0];
+		w[k].pid = pid;
+	}
+	/* read every worker's frames as they come (a full pipe would stall it) */
+	struct pollfd *pf = sp_xcalloc((size_t)nw + 1, sizeof(*pf));
+	for (int open_fds = nw; open_fds > 0;) {
+		for (int k = 0; k < nw; k++)
+			pf[k] = (struct pollfd){.fd = w[k].fd, .events = POLLIN};
+		if (poll(pf, (nfds_t)nw, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		for (int k = 0; k < nw; k++) {
+			if (w[k].fd < 0 || !(pf[k].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			char buf[4096];
+			ssize_t r = read(w[k].fd, buf, sizeof(buf));
+			if (r > 0) {
+				sp_buf_append(&w[k].in, buf, (size_t)r);
+			} else if (r == 0 || errno != EINTR) {
+				close(w[k].fd);
+				w[k].fd = -1;
+				open_fds--;
+			}
+		}
+	}
+	free(pf);
+	char **line = sp_xcalloc((size_t)n, sizeof(*line));
+	int rc = 0;
+	for (int k = 0; k < nw; k++) {
+		int st = 0;
+		while (waitpid(w[k].pid, &st, 0) < 0 && errno == EINTR)
+			;
+		if (WIFEXITED(st) && WEXITSTATUS(st) == 3)
+			ctx->below_min = true;
+		else if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+			rc = 1;
+		for (size_t at = 0; at + sizeof(each_frame) <= w[k].in.len;) {
+			each_frame h;
+			memcpy(&h, w[k].in.data + at, sizeof(h));
+			at += sizeof(h);
+			if (h.number < 0 || h.number >= n || h.len > w[k].in.len - at)
+				break;
+			free(line[h.number]);
+			line[h.number] = sp_xstrndup(w[k].in.data + at, h.len);
+			at += h.len;
+			*(h.ok ? &ctx->n_ok : &ctx->n_failed) += 1;
+		}
+		sp_buf_free(&w[k].in);
+	}
+	for (int i = 0; i < n; i++) {
+		if (line[i]) {
+			fputs(line[i], stderr);
+		} else {
+			/* its worker stopped before reporting it */
+			fprintf(stderr, "symprof convert: %s: failed: its conversion stopped\n",
+				inputs[i]);
+			ctx->n_failed++;
+			rc = 1;
+		}
+		free(line[i]);
+	}
+	free(line);
+	free(w);
+	return rc;
 }
 
 /* --each -o DIR: DIR is created when missing. */
@@ -373,6 +536,7 @@ static int run(convert_opts *o, char **inputs, int n_inputs)
 		      .all_frames = o->all_frames,
 		      .report = o->report},
 		.inputs = inputs,
+		.report_fd = -1,
 	};
 	if (f == SP_OUT_FOLDED_DIFF && !o->base) {
 		return sp_cli_usage("convert", "--format folded-diff needs --base or --diff-base");
@@ -390,7 +554,10 @@ static int run(convert_opts *o, char **inputs, int n_inputs)
 		.input_done = o->each ? each_done : NULL,
 		.ctx = &ctx,
 	};
-	int rc = sp_pipeline_run(&pl, inputs, n_inputs);
+	long jobs = o->jobs ? o->jobs : 1;
+	int rc = o->each && jobs > 1 && n_inputs > 1
+			 ? run_workers(&pl, &ctx, inputs, n_inputs, (int)(jobs < 1024 ? jobs : 1024))
+			 : sp_pipeline_run(&pl, inputs, n_inputs);
 	if (o->each)
 		fprintf(stderr, "symprof convert: %d of %d inputs converted into %s, %d failed\n",
 			ctx.n_ok, n_inputs, o->out, ctx.n_failed);
@@ -572,6 +739,7 @@ int cmd_convert(int argc, char **argv)
 		{"sample-index", required_argument, NULL, 2000},
 		{"annotate", no_argument, NULL, 2001},
 		{"each", no_argument, NULL, 2002},
+		{"jobs", required_argument, NULL, 'j'},
 		{"focus", required_argument, NULL, 2003},
 		{"ignore", required_argument, NULL, 2004},
 		{"functions", no_argument, NULL, 2005},
@@ -610,7 +778,7 @@ int cmd_convert(int argc, char **argv)
 	int c, rc = 0;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:f:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:f:j:qh", longopts, NULL)) != -1) {
 		int r = sp_cli_sym_option(&o.sym, c, optarg);
 		if (r == 0)
 			continue;
@@ -642,6 +810,17 @@ int cmd_convert(int argc, char **argv)
 		case 2001:
 			o.annotate = true;
 			break;
+		case 'j': {
+			char *end = NULL;
+			errno = 0;
+			o.jobs = strtol(optarg, &end, 10);
+			if (errno || !end || *end || end == optarg || o.jobs < 1 || o.jobs > 1024) {
+				rc = sp_cli_usage("convert", "-j expects a number of processes from 1 "
+							     "to 1024, got '%s'", optarg);
+				goto out;
+			}
+			break;
+		}
 		case 2002:
 			o.each = true;
 			break;
@@ -741,6 +920,10 @@ int cmd_convert(int argc, char **argv)
 		n_stdin += !strcmp(argv[i], "-");
 	if (n_stdin > 1) {
 		rc = sp_cli_usage("convert", "standard input ('-') can be read only once");
+		goto out;
+	}
+	if (o.jobs && !o.each) {
+		rc = sp_cli_usage("convert", "-j applies only with --each");
 		goto out;
 	}
 	sp_cli_sym_finish(&o.sym);

@@ -34,6 +34,33 @@ sp_ok $? "every good input is converted, before and after the bad ones" || ls "$
 	[ "$(sed -n 5p "$tmp/err")" = "symprof convert: 2 of 4 inputs converted into $tmp/mixed, 2 failed" ]
 sp_ok $? "one line per input (ok, or failed with the reason) and a summary" || sp_show_err
 
+# -j: the inputs converted by two processes give the same files and the same lines, in
+# the inputs' order, as one process.
+heapprof=$SP_SRCDIR/testdata/profiles/heapprofile-small.heap
+contention=$SP_SRCDIR/testdata/profiles/contention-example.txt
+set -- "$tmp/bad.heap" "$heap" "$tmp/missing.heap" "$cpu" "$heapprof" "$contention"
+sp_run symprof convert -q --each -j 1 -o "$tmp/j1" "$@"
+rc1=$rc
+cp "$tmp/err" "$tmp/err.j1"
+sp_run symprof convert -q --each -j 2 -o "$tmp/j2" "$@"
+[ "$rc" -eq 1 ] && [ "$rc1" -eq 1 ]
+sp_ok $? "-j 2 and -j 1: exit 1 with bad inputs among good ones (got $rc, $rc1)"
+sed "s|$tmp/j2|$tmp/j1|g" "$tmp/err" | cmp -s - "$tmp/err.j1" && [ "$(wc -l <"$tmp/err.j1")" -eq 7 ]
+sp_ok $? "-j 2: the same lines as -j 1 (the directory aside), in the inputs' order" ||
+	diff "$tmp/err.j1" "$tmp/err" | sed 's/^/#   /'
+[ "$(ls "$tmp/j1" | wc -l)" -eq 4 ] && diff -r "$tmp/j1" "$tmp/j2" >/dev/null
+sp_ok $? "-j 2: the same four output files, byte for byte, as -j 1"
+sp_run symprof convert -q --each -j 3 -o "$tmp/j3" "$heap" "$cpu" "$heapprof" "$contention"
+[ "$rc" -eq 0 ] && [ "$(tail -n 1 "$tmp/err")" = "symprof convert: 4 of 4 inputs converted into $tmp/j3, 0 failed" ]
+sp_ok $? "-j 3, every input good: exit 0 and the summary" || sp_show_err
+for bad in 0 x 2000; do
+	sp_run symprof convert -q --each -j "$bad" -o "$tmp/jbad" "$heap"
+	sp_check "-j $bad: usage error" test "$rc" = 2
+done
+sp_run symprof convert -q -j 2 "$heap"
+[ "$rc" -eq 2 ] && grep -q -- "-j applies only with --each" "$tmp/err"
+sp_ok $? "-j without --each: usage error" || sp_show_err
+
 sp_run symprof convert -q --each -o "$tmp/no/such/parent" "$heap"
 [ "$rc" -eq 1 ] && grep -q "^symprof convert: --each: cannot create directory $tmp/no/such/parent: " "$tmp/err"
 sp_ok $? "a directory that cannot be created: exit 1 naming it" || sp_show_err
