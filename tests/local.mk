@@ -256,6 +256,8 @@ EXTRA_DIST += tests/cli_cpu.sh tests/cli_formats.sh tests/cli_samples.sh
 # --- finding binaries and debug info, end to end (issue 4) ---
 TESTS += tests/cli_debuginfo.sh
 EXTRA_DIST += tests/cli_debuginfo.sh
+TESTS += tests/cli_split_dwarf.sh
+EXTRA_DIST += tests/cli_split_dwarf.sh tests/symbolize/fixture_b.cc
 TESTS += tests/cli_configure.sh
 EXTRA_DIST += tests/cli_configure.sh
 # --- end finding tests ---
