@@ -181,6 +181,42 @@ bool sp_fn_skip_children(int tag);
 void sp_fn_tree_clear(sp_fn_tree *t);
 
 /* ------------------------------------------------------------------------ */
+/* dwp.c: the unit index of a DWARF package (.dwp).                         */
+
+/* Section kinds of the index's columns (DW_SECT_*; version 2 and 5 agree
+ * on those read here). */
+enum {
+	SP_DWP_SECT_INFO = 1,
+	SP_DWP_SECT_ABBREV = 3,
+	SP_DWP_SECT_LINE = 4,
+	SP_DWP_SECT_STR_OFFSETS = 6,
+	SP_DWP_MAX_SECT = 8,
+};
+
+/* A .debug_cu_index read and checked: pointers into its bytes (borrowed). */
+typedef struct {
+	unsigned version;   /* 2 or 5 */
+	uint32_t n_cols, n_units, n_slots;
+	const unsigned char *ids, *rows, *sects, *offsets, *sizes;
+} sp_dwp_index;
+
+/* A unit's contributions, by section kind (DW_SECT_*). */
+typedef struct {
+	bool has[SP_DWP_MAX_SECT + 1];
+	uint64_t off[SP_DWP_MAX_SECT + 1], size[SP_DWP_MAX_SECT + 1];
+} sp_dwp_unit;
+
+/* Reads the .debug_cu_index section [P, P + N) of the package WHAT: its
+ * header, and that every table fits the bytes, every column names a known
+ * section kind once and every row is a unit's.  SP_E_MALFORMED naming
+ * WHAT, the offset and what was expected otherwise.  *OUT borrows P. */
+sp_error *sp_dwp_index_read(const unsigned char *p, size_t n, const char *what,
+			    sp_dwp_index *out);
+/* The contributions of the unit with dwo id ID: false when the index has
+ * none (at most one probe per slot). */
+bool sp_dwp_index_find(const sp_dwp_index *ix, uint64_t id, sp_dwp_unit *out);
+
+/* ------------------------------------------------------------------------ */
 /* split.c: the split unit of a skeleton unit (-gsplit-dwarf).              */
 
 /* A skeleton unit's split unit, in its own .dwo file.  Its DIEs (names,
@@ -192,7 +228,8 @@ void sp_fn_tree_clear(sp_fn_tree *t);
  * the skeleton's line table. */
 typedef struct {
 	Dwarf *dw;             /* the .dwo's (owned) */
-	int fd;
+	int fd;                /* the .dwo's, -1 for a package's unit */
+	Elf *elf;              /* a package's unit: the view of its contributions */
 	Dwarf_Die die;         /* the split unit's DIE */
 	Dwarf_Off start, end;  /* the split unit in .debug_info.dwo */
 	sp_line_sections sec;  /* ranges, rnglists and addr as the split unit reads them */
@@ -203,13 +240,26 @@ typedef struct {
 	bool base_ok;
 } sp_split;
 
-/* The split unit of the skeleton unit SKEL of M's DWARF (M borrowed until
- * sp_split_free): looked for with sp_finder_dwo (M's finder, else one made
- * of M's options), every place tried added to LOG, opened and matched by
- * its dwo id.  SP_E_NOT_FOUND naming the .dwo and every place looked when
- * there is none; NULL into *OUT (and no error) for a unit that is no
- * skeleton. */
-sp_error *sp_split_open(const sp_module *m, sp_find_log *log, Dwarf_Die *skel, sp_split **out);
+/* A DWARF package (.dwp): its file and its checked unit index. */
+typedef struct sp_dwp sp_dwp;
+
+/* The package of M's file, found with sp_finder_dwp (M's finder, else one
+ * made of M's options) and its index read: NULL into *OUT without one; an
+ * error naming the package (and the offset in its index) when it is not
+ * one we can read. */
+sp_error *sp_dwp_open(const sp_module *m, sp_dwp **out);
+void sp_dwp_free(sp_dwp *p);
+const char *sp_dwp_path(const sp_dwp *p);
+
+/* The split unit of the skeleton unit SKEL of M's DWARF (M and DWP
+ * borrowed until sp_split_free): the unit of package DWP (may be NULL)
+ * with the skeleton's dwo id, else its .dwo, looked for with sp_finder_dwo
+ * (M's finder, else one made of M's options), every place tried added to
+ * LOG, opened and matched by its dwo id.  SP_E_NOT_FOUND naming the .dwo
+ * and every place looked when there is none; NULL into *OUT (and no
+ * error) for a unit that is no skeleton. */
+sp_error *sp_split_open(const sp_module *m, const sp_dwp *dwp, sp_find_log *log,
+			Dwarf_Die *skel, sp_split **out);
 /* Whether SKEL names a split unit (DW_AT_dwo_name or DW_AT_GNU_dwo_name). */
 bool sp_split_is_skeleton(Dwarf_Die *skel);
 void sp_split_free(sp_split *s);
@@ -262,6 +312,8 @@ typedef struct {
 	char **names;         /* file names made here */
 	size_t n_names, cap_names;
 	size_t n_splits;      /* split units opened */
+	bool dwp_tried;       /* the package was looked for */
+	sp_dwp *dwp;          /* the package of the file, or NULL */
 	sp_error *split_err;  /* the first split unit that could not be read */
 	size_t n_split_errs;  /* how many could not */
 } sp_units;

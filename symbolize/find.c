@@ -789,6 +789,40 @@ sp_error *sp_finder_dwo(sp_finder *f, const char *binary, const char *dwo_name,
 	return err;
 }
 
+sp_error *sp_finder_dwp(sp_finder *f, const char *binary, char **found, sp_find_log *log)
+{
+	const sp_symbolize_options *o = f->o;
+	const char *const *dirs = o->n_debug_dirs ? o->debug_dirs : default_debug_dirs;
+	size_t n_dirs = o->n_debug_dirs ? o->n_debug_dirs : SP_ARRAY_LEN(default_debug_dirs);
+	want w = {0};
+	sp_find_log own;
+	search s;
+
+	*found = NULL;
+	search_begin(&s, log, &own);
+	char *name = sp_xasprintf("%s.dwp", base_name(binary));
+	char *abs = realpath(binary, NULL);
+	bool done = try_path(&s, sp_xasprintf("%s.dwp", binary), &w);
+	for (size_t i = 0; !done && i < n_dirs; i++) {
+		done = try_path(&s, join(dirs[i], name), &w);
+		if (!done && abs) {
+			char *sub = join(dirs[i], abs);
+			done = try_path(&s, sp_xasprintf("%s.dwp", sub), &w);
+			free(sub);
+		}
+	}
+	free(abs);
+	free(name);
+	sp_error *err = NULL;
+	if (done)
+		*found = s.found;
+	else
+		err = sp_error_new(SP_E_NOT_FOUND, "%s: no .dwp package found (%zu places tried)",
+				   binary, s.log->n - s.first);
+	sp_find_log_clear(&own);
+	return err;
+}
+
 sp_error *sp_find_binary(const sp_symbolize_options *o, const char *recorded,
 			 const char *build_id, char **found, sp_find_log *log)
 {

@@ -12,6 +12,7 @@ symbolize_libsymbolize_la_SOURCES = \
 	symbolize/units.c \
 	symbolize/dwraw.c \
 	symbolize/split.c \
+	symbolize/dwp.c \
 	symbolize/lines.c \
 	symbolize/loadbase.c \
 	symbolize/mapcheck.c \

@@ -71,46 +71,58 @@ static bool unit_dwo_id(Dwarf_Die *die, Dwarf_Half *version, uint8_t *type, uint
 /* What the finder's check looks for, and what it opened. */
 typedef struct {
 	uint64_t id;
-	int fd;
+	int fd;   /* a .dwo's own; -1 for a package's unit */
+	Elf *elf; /* a package's unit: its contributions */
 	Dwarf *dw;
 	Dwarf_Die die;
 	Dwarf_Off start, end;
 } match;
 
-static void close_dwo(Dwarf *dw, int fd)
+static void close_dwo(Dwarf *dw, Elf *elf, int fd)
 {
 	if (dw)
 		dwarf_end(dw);
+	if (elf)
+		elf_end(elf);
 	if (fd >= 0)
 		close(fd);
 }
 
 static void match_drop(match *mt)
 {
-	close_dwo(mt->dw, mt->fd);
+	close_dwo(mt->dw, mt->elf, mt->fd);
 	mt->dw = NULL;
+	mt->elf = NULL;
 	mt->fd = -1;
+}
+
+/* The section named NAME of ELF, or NULL. */
+static Elf_Scn *section_named(Elf *elf, const char *name)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		const char *n;
+		if (gelf_getshdr(scn, &sh) && (n = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+		    !strcmp(n, name))
+			return scn;
+	}
+	return NULL;
 }
 
 /* The size of ELF's .debug_info.dwo, 0 when it has none: the raw walk
  * stops there whatever a unit's length says. */
 static size_t info_size(Elf *elf)
 {
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
-	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
-		return 0;
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		GElf_Shdr sh;
-		const char *name;
-		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)) ||
-		    strcmp(name, ".debug_info.dwo") != 0)
-			continue;
-		Elf_Data *d = elf_getdata(scn, NULL);
-		return d ? d->d_size : 0;
-	}
-	return 0;
+	Elf_Scn *scn = section_named(elf, ".debug_info.dwo");
+	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+	return d ? d->d_size : 0;
 }
+
+static sp_try_status match_unit(match *mt);
 
 /* sp_finder_dwo's check: PATH is a .dwo with a split unit of id
  * MT->id, kept open in MT. */
@@ -122,6 +134,13 @@ static sp_try_status check_dwo(const char *path, void *arg)
 	if (mt->fd < 0)
 		return SP_TRY_MISSING;
 	mt->dw = dwarf_begin(mt->fd, DWARF_C_READ);
+	return match_unit(mt);
+}
+
+/* The split unit of id MT->id in MT->dw, kept in MT; MT dropped when
+ * there is none. */
+static sp_try_status match_unit(match *mt)
+{
 	if (!mt->dw) {
 		match_drop(mt);
 		return SP_TRY_NO_DEBUG_INFO;
@@ -159,7 +178,144 @@ static uint64_t rnglists_base(Dwarf_Die *split, const sp_line_sections *sec)
 	return sp_read_le(sec->rnglists, 4) == 0xffffffffu ? 20 : 12;
 }
 
-sp_error *sp_split_open(const sp_module *m, sp_find_log *log, Dwarf_Die *skel, sp_split **out)
+/* M's finder, else one made of M's options into *OWN (the caller frees it). */
+static sp_finder *module_finder(const sp_module *m, sp_finder **own)
+{
+	*own = m->finder ? NULL : sp_finder_new(m->opts);
+	return m->finder ? m->finder : *own;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Packages (.dwp).                                                         */
+
+struct sp_dwp {
+	char *path;
+	int fd;
+	Elf *elf; /* holds the index's bytes */
+	sp_dwp_index ix;
+};
+
+/* The package's sections and the kind of each one's contributions, in
+ * index version 2 and 5 (0: none in that version). */
+static const struct {
+	const char *name;
+	unsigned char kind[2];
+} dwp_sections[] = {
+	{".debug_info.dwo", {1, 1}},        {".debug_types.dwo", {2, 0}},
+	{".debug_abbrev.dwo", {3, 3}},      {".debug_line.dwo", {4, 4}},
+	{".debug_loc.dwo", {5, 0}},         {".debug_loclists.dwo", {0, 5}},
+	{".debug_str_offsets.dwo", {6, 6}}, {".debug_macinfo.dwo", {7, 0}},
+	{".debug_macro.dwo", {8, 7}},       {".debug_rnglists.dwo", {0, 8}},
+};
+
+void sp_dwp_free(sp_dwp *p)
+{
+	if (!p)
+		return;
+	close_dwo(NULL, p->elf, p->fd);
+	free(p->path);
+	free(p);
+}
+
+sp_error *sp_dwp_open(const sp_module *m, sp_dwp **out)
+{
+	*out = NULL;
+	sp_finder *own;
+	char *found = NULL;
+	sp_error *e = sp_finder_dwp(module_finder(m, &own), m->path, &found, NULL);
+	sp_finder_free(own);
+	if (e) { /* no package is the usual case */
+		sp_error_free(e);
+		return NULL;
+	}
+	sp_dwp *p = sp_xcalloc(1, sizeof(*p));
+	p->path = found;
+	p->fd = open(found, O_RDONLY | O_CLOEXEC);
+	p->elf = p->fd >= 0 ? elf_begin(p->fd, ELF_C_READ_MMAP, NULL) : NULL;
+	GElf_Ehdr eh;
+	Elf_Scn *scn = section_named(p->elf, ".debug_cu_index");
+	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+	if (!p->elf || !gelf_getehdr(p->elf, &eh) || eh.e_ident[EI_DATA] != ELFDATA2LSB)
+		e = sp_error_new(SP_E_UNRECOGNIZED, "%s: not a little-endian ELF file", found);
+	else if (!d || !d->d_buf)
+		e = sp_error_new(SP_E_MALFORMED, "%s: no .debug_cu_index section", found);
+	else
+		e = sp_dwp_index_read(d->d_buf, d->d_size, found, &p->ix);
+	if (e) {
+		sp_dwp_free(p);
+		return e;
+	}
+	*out = p;
+	return NULL;
+}
+
+const char *sp_dwp_path(const sp_dwp *p)
+{
+	return p->path;
+}
+
+/* The unit U (of dwo id MT->id) of package P as a .dwo of its own: a view
+ * of the package whose sections are the unit's contributions, in MT. */
+static sp_error *dwp_unit(const sp_dwp *p, const sp_dwp_unit *u, match *mt)
+{
+	mt->elf = elf_begin(p->fd, ELF_C_READ_MMAP, NULL);
+	size_t shstrndx;
+	if (!mt->elf || elf_getshdrstrndx(mt->elf, &shstrndx) != 0) {
+		match_drop(mt);
+		return sp_error_new(SP_E_LIBDW, "%s: %s", p->path, elf_errmsg(-1));
+	}
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(mt->elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		const char *name;
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(mt->elf, shstrndx, sh.sh_name)))
+			continue;
+		if (!strcmp(name, ".debug_cu_index") || !strcmp(name, ".debug_tu_index")) {
+			/* libdw 0.188 refuses a file with a section of these
+			 * names: they are hidden, name and data */
+			sh.sh_type = SHT_NOBITS;
+			sh.sh_name = 0;
+			gelf_update_shdr(scn, &sh);
+			continue;
+		}
+		unsigned kind = 0;
+		for (size_t i = 0; i < SP_ARRAY_LEN(dwp_sections); i++)
+			if (!strcmp(name, dwp_sections[i].name))
+				kind = dwp_sections[i].kind[p->ix.version == 2 ? 0 : 1];
+		Elf_Data *d = kind ? elf_getdata(scn, NULL) : NULL;
+		if (!d)
+			continue;
+		if (!u->has[kind]) {
+			d->d_size = 0;
+			continue;
+		}
+		if (u->off[kind] > d->d_size || u->size[kind] > d->d_size - u->off[kind]) {
+			sp_error *e = sp_error_new(SP_E_MALFORMED,
+						   "%s: .debug_cu_index: unit 0x%llx: its %s at "
+						   "offset %llu, %llu bytes, "
+						   "is past the section's %zu bytes",
+						   p->path, (unsigned long long)mt->id, name,
+						   (unsigned long long)u->off[kind],
+						   (unsigned long long)u->size[kind], d->d_size);
+			match_drop(mt);
+			return e;
+		}
+		d->d_buf = (char *)d->d_buf + u->off[kind];
+		d->d_size = u->size[kind];
+	}
+	mt->dw = dwarf_begin_elf(mt->elf, DWARF_C_READ, NULL);
+	if (match_unit(mt) != SP_TRY_OK)
+		return sp_error_new(SP_E_MALFORMED,
+				    "%s: .debug_cu_index: unit 0x%llx: no such split unit in its "
+				    ".debug_info.dwo contribution",
+				    p->path, (unsigned long long)mt->id);
+	return NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+
+sp_error *sp_split_open(const sp_module *m, const sp_dwp *dwp, sp_find_log *log, Dwarf_Die *skel,
+			sp_split **out)
 {
 	*out = NULL;
 	const char *name = dwo_name(skel);
@@ -173,18 +329,27 @@ sp_error *sp_split_open(const sp_module *m, sp_find_log *log, Dwarf_Die *skel, s
 				    "%s: skeleton unit at offset 0x%llx for %s has no dwo id",
 				    m->path, (unsigned long long)dwarf_dieoffset(skel), name);
 	match mt = {.id = id, .fd = -1};
-	sp_finder *own = m->finder ? NULL : sp_finder_new(m->opts);
-	char *found = NULL;
-	sp_error *e = sp_finder_dwo(m->finder ? m->finder : own, m->path, name,
-				    skel_string(skel, DW_AT_comp_dir), check_dwo, &mt, &found, log);
-	sp_finder_free(own);
-	free(found);
-	if (e) {
-		match_drop(&mt);
-		return e;
+	sp_dwp_unit unit;
+	sp_error *e;
+	if (dwp && sp_dwp_index_find(&dwp->ix, id, &unit)) {
+		/* a package has the unit: its .dwo is not looked for */
+		if ((e = dwp_unit(dwp, &unit, &mt)) != NULL)
+			return e;
+	} else {
+		sp_finder *own;
+		char *found = NULL;
+		e = sp_finder_dwo(module_finder(m, &own), m->path, name,
+				  skel_string(skel, DW_AT_comp_dir), check_dwo, &mt, &found, log);
+		sp_finder_free(own);
+		free(found);
+		if (e) {
+			match_drop(&mt);
+			return e;
+		}
 	}
 	sp_split *s = sp_xcalloc(1, sizeof(*s));
 	s->dw = mt.dw;
+	s->elf = mt.elf;
 	s->fd = mt.fd;
 	s->die = mt.die;
 	s->start = mt.start;
@@ -208,6 +373,6 @@ void sp_split_free(sp_split *s)
 {
 	if (!s)
 		return;
-	close_dwo(s->dw, s->fd);
+	close_dwo(s->dw, s->elf, s->fd);
 	free(s);
 }

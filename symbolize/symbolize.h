@@ -267,6 +267,10 @@ sp_error *sp_finder_debuginfo(sp_finder *f, const char *binary, const sp_elf_inf
 sp_error *sp_finder_dwo(sp_finder *f, const char *binary, const char *dwo_name,
 			const char *comp_dir, sp_try_status (*check)(const char *path, void *arg),
 			void *check_arg, char **found, sp_find_log *log);
+/* Locates the DWARF package of BINARY: BINARY.dwp, then under each debug
+ * dir its base name + ".dwp" and its absolute path + ".dwp".  A candidate
+ * must be ELF.  SP_E_NOT_FOUND when none is. */
+sp_error *sp_finder_dwp(sp_finder *f, const char *binary, char **found, sp_find_log *log);
 
 /* ------------------------------------------------------------------------ */
 /* Demangling (libbfd).                                                     */

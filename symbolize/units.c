@@ -338,24 +338,40 @@ static void link_children(sp_fn_tree *t)
 	}
 }
 
-/* The split unit of the skeleton CI, when its .dwo is found: function
- * DIEs and call files from there (the line rows stay the skeleton's).
- * The first failure is kept for the report. */
+/* Keeps E (consumed) as the first failure, counting those of split units
+ * (LOG: every place one was looked for, NULL for the package); LOG goes to
+ * the module's log with the first. */
+static void split_failed(sp_units *u, sp_error *e, const sp_find_log *log)
+{
+	if (log)
+		u->n_split_errs++;
+	if (u->split_err) {
+		sp_error_free(e);
+		return;
+	}
+	/* where the first missing one was looked for, as for debug files; a
+	 * thousand found .dwo files are not listed */
+	if (log)
+		sp_find_log_append(&u->m->log, log);
+	u->split_err = e;
+}
+
+/* The split unit of the skeleton CI, from the file's package or its .dwo:
+ * function DIEs and call files from there (the line rows stay the
+ * skeleton's).  Failures are kept for the report. */
 static void load_split(sp_units *u, sp_cu *ci)
 {
 	sp_split *s = NULL;
 	sp_find_log log = {0};
-	sp_error *e = sp_split_open(u->m, &log, &ci->die, &s);
-	if (e)
-		u->n_split_errs++;
-	if (e && !u->split_err) {
-		/* where the first missing one was looked for, as for debug files;
-		 * a thousand found .dwo files are not listed */
-		sp_find_log_append(&u->m->log, &log);
-		u->split_err = e;
-	} else {
-		sp_error_free(e);
+	if (!u->dwp_tried) {
+		u->dwp_tried = true;
+		sp_error *e = sp_dwp_open(u->m, &u->dwp);
+		if (e)
+			split_failed(u, e, NULL);
 	}
+	sp_error *e = sp_split_open(u->m, u->dwp, &log, &ci->die, &s);
+	if (e)
+		split_failed(u, e, &log);
 	sp_find_log_clear(&log);
 	if (!s)
 		return;
@@ -527,5 +543,6 @@ void sp_units_clear(sp_units *u)
 		free(u->names[i]);
 	free(u->names);
 	sp_error_free(u->split_err);
+	sp_dwp_free(u->dwp);
 	*u = (sp_units){0};
 }

@@ -108,6 +108,22 @@ for v in 5 4; do
 	check "split, .dwo under --debug-dir" "$tmp/alone$v/prog" --debug-dir "$tmp/dbg$v"
 	check "split, .dwo behind --path-map" "$tmp/alone$v/prog" --path-map "$b=$tmp/mapped$v"
 
+	# A package of the .dwo files (binutils' dwp for DWARF 4, llvm-dwp for DWARF 5),
+	# beside the binary as BIN.dwp, then under a debug dir, without the .dwo files.
+	packer=dwp
+	[ $v = 5 ] && packer=llvm-dwp
+	if command -v $packer >/dev/null 2>&1; then
+		mkdir -p "$tmp/pkg$v" "$tmp/pkgdbg$v"
+		(cd "$tmp/moved$v" && $packer -o "$tmp/pkg$v/prog.dwp" $dwo)
+		sp_ok $? "DWARF $v: $packer packed the .dwo files into prog.dwp"
+		cp "$tmp/moved$v/prog" "$tmp/pkg$v/prog"
+		check "package prog.dwp beside the binary" "$tmp/pkg$v/prog"
+		cp "$tmp/pkg$v/prog.dwp" "$tmp/pkgdbg$v/prog.dwp"
+		check "package under --debug-dir" "$tmp/alone$v/prog" --debug-dir "$tmp/pkgdbg$v"
+	else
+		sp_skip "DWARF $v: no $packer to make a package"
+	fi
+
 	# Missing: the innermost line still comes from the skeleton's line table, and the
 	# outermost frame's name from the symbol table.
 	sp_symprof symbolize -C -a -e "$tmp/alone$v/prog" <"$tmp/addrs$v" >"$tmp/out" 2>"$tmp/err"
@@ -169,6 +185,43 @@ raw "$tmp/wrong/prog" >"$tmp/wrong.raw"
 sp_run symprof info "$tmp/wrong.raw"
 grep -qF "tried: $tmp/wrong/prog-fixture.dwo (dwo id mismatch)" "$tmp/out"
 sp_ok $? "info: a .dwo with another dwo id is rejected"
+# A package whose index is damaged: an error naming the package and the offset, the
+# .dwo files beside it still used; a unit's contribution past its section: an error
+# naming the unit and the section.
+if [ -f "$tmp/pkg4/prog.dwp" ]; then
+	# index_at FILE: the file offset of FILE's .debug_cu_index
+	index_at()
+	{
+		readelf -SW "$1" | awk '{ for (i = 1; i < NF; i++) if ($i == ".debug_cu_index") print $(i + 3) }'
+	}
+	mkdir "$tmp/badver" "$tmp/badcontrib"
+	cp "$tmp/pkg4/prog" "$tmp/pkg4/prog.dwp" "$tmp/moved4/"*.dwo "$tmp/badver/"
+	at=$((0x$(index_at "$tmp/badver/prog.dwp")))
+	printf '\007' | dd of="$tmp/badver/prog.dwp" bs=1 seek=$at conv=notrunc 2>/dev/null
+	raw "$tmp/badver/prog" >"$tmp/badver.raw"
+	sp_run symprof info "$tmp/badver.raw"
+	grep -qF "detail: $tmp/badver/prog.dwp: .debug_cu_index at offset 0: expected version 2 or 5, got 0x7" "$tmp/out"
+	sp_ok $? "info: a package with an unknown index version is named with the offset"
+	sp_symprof symbolize -C -a -e "$tmp/badver/prog" <"$tmp/addrs4" | norm >"$tmp/got"
+	same=$(match "$tmp/ref4" "$tmp/got")
+	[ "$same" = "$(wc -l <"$tmp/ref4")" ]
+	sp_ok $? "a damaged package leaves the .dwo files beside it in use ($same chains equal)"
+
+	cp "$tmp/pkg4/prog" "$tmp/pkg4/prog.dwp" "$tmp/badcontrib/"
+	at=$((0x$(index_at "$tmp/badcontrib/prog.dwp")))
+	set -- $(od -An -tu4 -j $at -N16 "$tmp/badcontrib/prog.dwp")
+	# the first row's first column (.debug_info.dwo for binutils' dwp)
+	printf '\377\377\377\177' |
+		dd of="$tmp/badcontrib/prog.dwp" bs=1 seek=$((at + 16 + $4 * 12 + $2 * 4)) \
+			conv=notrunc 2>/dev/null
+	raw "$tmp/badcontrib/prog" >"$tmp/badcontrib.raw"
+	sp_run symprof info "$tmp/badcontrib.raw"
+	grep -q "detail: $tmp/badcontrib/prog.dwp: .debug_cu_index: unit 0x[0-9a-f]*: its .debug_info.dwo at offset 2147483647, [0-9]* bytes, is past the section's [0-9]* bytes" "$tmp/out"
+	sp_ok $? "info: a unit's contribution past its section is named"
+else
+	sp_skip "no package to damage"
+fi
+
 sp_run symprof info "$tmp/split.raw"
 ! grep -q "dwo" "$tmp/out"
 sp_ok $? "info: nothing about split units when every .dwo is found"
