@@ -169,7 +169,7 @@ static bool raw_index(unsigned form, sp_cur v, uint64_t *idx)
 static bool raw_table(const unsigned char *sec, size_t size, uint64_t base, uint64_t idx,
 		      unsigned n, uint64_t *out)
 {
-	if (!sec || base > size || idx >= (size - base) / n)
+	if (!sec || n == 0 || base > size || idx >= (size - base) / n)
 		return false;
 	*out = sp_read_le(sec + base + idx * n, n);
 	return true;

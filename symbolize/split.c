@@ -17,6 +17,10 @@
  * own and reads its DIEs, strings and file table; what it cannot do
  * without the skeleton (indexed addresses, range lists) the raw walk
  * (dwraw.c) reads from the sections gathered here.
+ *
+ * A package (BIN.dwp) holds many split units: its index (dwp.c) gives
+ * each unit's part of every section, and a unit is opened as a view of
+ * the package whose sections are only that part, read as a .dwo is.
  */
 #include "symbolize/dwarfp.h"
 #include "symbolize/dwcursor.h"
