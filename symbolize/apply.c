@@ -309,7 +309,8 @@ static bool resolve(ctx *c, const job *j, sp_mapping_report *r, sp_unresolved_re
 }
 
 /* Step 5: what the object told about itself: separate debug file, where
- * it was looked for, a build id the profile did not record. */
+ * it was looked for, a split unit it could not read, a build id the
+ * profile did not record. */
 static void report_object(ctx *c, const job *j, sp_mapping_report *r)
 {
 	const sp_elf_info *info = sp_object_info(j->obj);
@@ -319,6 +320,9 @@ static void report_object(ctx *c, const job *j, sp_mapping_report *r)
 		r->debug_path = sp_xstrdup(dbg);
 	if (dl)
 		sp_find_log_append(&r->tried, dl);
+	sp_error *split = sp_object_split_error(j->obj); /* a missing .dwo */
+	note_error(r, split);
+	sp_error_free(split);
 	if (!*j->bid && info->build_id && *info->build_id) {
 		j->m->build_id = sp_profile_intern(c->p, info->build_id);
 		free(r->build_id);

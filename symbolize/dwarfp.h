@@ -4,6 +4,7 @@
  *              checked debug sections, the ET_REL section table);
  *   dwraw.c    the raw DWARF reader: forms, abbreviations, DIE walk, range
  *              lists (on the cursor of dwcursor.h, shared with lines.c);
+ *   split.c    the split unit (.dwo) of a skeleton unit;
  *   units.c    the compile-unit index, per-unit function trees, buckets;
  *   elfsym.c   the ELF symbol-table fallback;
  *   resolve.c  resolution and caches: the sp_dwarf_* API of internal.h.
@@ -185,6 +186,90 @@ bool sp_fn_skip_children(int tag);
 void sp_fn_tree_clear(sp_fn_tree *t);
 
 /* ------------------------------------------------------------------------ */
+/* dwp.c: the unit index of a DWARF package (.dwp).                         */
+
+/* Section kinds of the index's columns (DW_SECT_*; version 2 and 5 agree
+ * on those read here). */
+enum {
+	SP_DWP_SECT_INFO = 1,
+	SP_DWP_SECT_ABBREV = 3,
+	SP_DWP_SECT_LINE = 4,
+	SP_DWP_SECT_STR_OFFSETS = 6,
+	SP_DWP_MAX_SECT = 8,
+};
+
+/* A .debug_cu_index read and checked: pointers into its bytes (borrowed). */
+typedef struct {
+	unsigned version;   /* 2 or 5 */
+	uint32_t n_cols, n_units, n_slots;
+	const unsigned char *ids, *rows, *sects, *offsets, *sizes;
+} sp_dwp_index;
+
+/* A unit's contributions, by section kind (DW_SECT_*). */
+typedef struct {
+	bool has[SP_DWP_MAX_SECT + 1];
+	uint64_t off[SP_DWP_MAX_SECT + 1], size[SP_DWP_MAX_SECT + 1];
+} sp_dwp_unit;
+
+/* Reads the .debug_cu_index section [P, P + N) of the package WHAT: its
+ * header, and that every table fits the bytes, every column names a known
+ * section kind once and every row is a unit's.  SP_E_MALFORMED naming
+ * WHAT, the offset and what was expected otherwise.  *OUT borrows P. */
+sp_error *sp_dwp_index_read(const unsigned char *p, size_t n, const char *what,
+			    sp_dwp_index *out);
+/* The contributions of the unit with dwo id ID: false when the index has
+ * none (at most one probe per slot). */
+bool sp_dwp_index_find(const sp_dwp_index *ix, uint64_t id, sp_dwp_unit *out);
+
+/* ------------------------------------------------------------------------ */
+/* split.c: the split unit of a skeleton unit (-gsplit-dwarf).              */
+
+/* A skeleton unit's split unit, in its own .dwo file.  Its DIEs (names,
+ * origins, call attributes, the .dwo's file table) are read through the
+ * .dwo's Dwarf; its addresses (DW_FORM_addrx, DW_FORM_GNU_addr_index) come
+ * from the binary's .debug_addr at the skeleton's base, its range lists
+ * from the .dwo's .debug_rnglists (DWARF 5) or the binary's .debug_ranges
+ * at the skeleton's DW_AT_GNU_ranges_base (DWARF 4), its line rows from
+ * the skeleton's line table. */
+typedef struct {
+	Dwarf *dw;             /* the .dwo's (owned) */
+	int fd;                /* the .dwo's, -1 for a package's unit */
+	Elf *elf;              /* a package's unit: the view of its contributions */
+	Dwarf_Die die;         /* the split unit's DIE */
+	Dwarf_Off start, end;  /* the split unit in .debug_info.dwo */
+	sp_line_sections sec;  /* ranges, rnglists and addr as the split unit reads them */
+	uint64_t addr_base;    /* into sec.addr */
+	uint64_t ranges_base;  /* added to DW_AT_ranges offsets before DWARF 5 */
+	uint64_t rnglists_base; /* where DW_FORM_rnglistx's offsets start in sec.rnglists */
+	uint64_t base;         /* the skeleton's base address for range lists */
+	bool base_ok;
+} sp_split;
+
+/* A DWARF package (.dwp): its file and its checked unit index. */
+typedef struct sp_dwp sp_dwp;
+
+/* The package of M's file, found with sp_finder_dwp (M's finder, else one
+ * made of M's options) and its index read: NULL into *OUT without one; an
+ * error naming the package (and the offset in its index) when it is not
+ * one we can read. */
+sp_error *sp_dwp_open(const sp_module *m, sp_dwp **out);
+void sp_dwp_free(sp_dwp *p);
+const char *sp_dwp_path(const sp_dwp *p);
+
+/* The split unit of the skeleton unit SKEL of M's DWARF (M and DWP
+ * borrowed until sp_split_free): the unit of package DWP (may be NULL)
+ * with the skeleton's dwo id, else its .dwo, looked for with sp_finder_dwo
+ * (M's finder, else one made of M's options), every place tried added to
+ * LOG, opened and matched by its dwo id.  SP_E_NOT_FOUND naming the .dwo
+ * and every place looked when there is none; NULL into *OUT (and no
+ * error) for a unit that is no skeleton. */
+sp_error *sp_split_open(const sp_module *m, const sp_dwp *dwp, sp_find_log *log,
+			Dwarf_Die *skel, sp_split **out);
+/* Whether SKEL names a split unit (DW_AT_dwo_name or DW_AT_GNU_dwo_name). */
+bool sp_split_is_skeleton(Dwarf_Die *skel);
+void sp_split_free(sp_split *s);
+
+/* ------------------------------------------------------------------------ */
 /* units.c: the compile units of one Dwarf.                                 */
 
 typedef struct {
@@ -195,7 +280,10 @@ typedef struct {
 } sp_buckets;
 
 typedef struct {
-	Dwarf_Die die;
+	Dwarf_Die die;        /* the unit's DIE (a skeleton's, for a split unit) */
+	Dwarf *dw;            /* the Dwarf of its function DIEs (the .dwo's, for a split unit) */
+	uint64_t key;         /* added to DIE offsets of DW to key caches across Dwarfs */
+	sp_split *split;      /* once loaded, for a skeleton whose .dwo was found */
 	Dwarf_Off start;      /* offset of the unit (its header) */
 	Dwarf_Off end;        /* offset of the next unit, at most the section's size; 0: unknown */
 	bool loaded;
@@ -204,6 +292,8 @@ typedef struct {
 	sp_fn_tree fn;
 	const char **fnames;  /* absolute file names (borrowed from libdw or sp_units) */
 	size_t n_files;
+	const char **call_fnames; /* the file table of DW_AT_call_file: fnames, or the .dwo's */
+	size_t n_call_files;
 	sp_buckets line_index; /* over lines */
 	sp_buckets root_index; /* over the root's child ranges */
 } sp_cu;
@@ -215,6 +305,7 @@ typedef struct {
 
 typedef struct {
 	Dwarf *dw;
+	sp_module *m;         /* borrowed */
 	const sp_line_sections *lsec; /* borrowed */
 	bool direct_pc;
 	sp_cu *cus;
@@ -225,11 +316,18 @@ typedef struct {
 	sp_u64map paths;      /* relative file name pointer -> index into names + 1 */
 	char **names;         /* file names made here */
 	size_t n_names, cap_names;
+	size_t n_splits;      /* split units opened */
+	bool dwp_tried;       /* the package was looked for */
+	sp_dwp *dwp;          /* the package of the file, or NULL */
+	sp_error *split_err;  /* the first split unit that could not be read */
+	size_t n_split_errs;  /* how many could not */
 } sp_units;
 
 /* Indexes every unit with code of the loaded module M (its Dwarf and
- * lsec, borrowed until sp_units_clear; its direct_pc and info_size). */
-void sp_units_index(sp_units *u, const sp_module *m);
+ * lsec, borrowed until sp_units_clear; its direct_pc and info_size).
+ * The search for a skeleton's .dwo, when an address first falls in it,
+ * adds to M's log. */
+void sp_units_index(sp_units *u, sp_module *m);
 void sp_units_clear(sp_units *u);
 /* The unit whose ranges hold the DWARF address ADDR, loaded, or NULL. */
 sp_cu *sp_units_find(sp_units *u, uint64_t addr);
@@ -251,10 +349,16 @@ bool sp_units_walk(sp_units *u, size_t i, bool raw, sp_fn_tree *t);
 /* Walks the DIE tree of CU over its raw bytes (with libdw's abbreviations,
  * libdw's ranges where the bytes are not plain) into T, in the order of
  * libdw's walk.  SEC gives the range-list sections; DIRECT_PC that pcs
- * may be read from the bytes.  False for anything it does not know: T
- * is then partial and the caller walks with libdw. */
+ * may be read from the bytes.  For a unit with a split unit (CU->split)
+ * the walk is the split unit's, over its Dwarf, sections and bases.
+ * False for anything it does not know: T is then partial and the caller
+ * walks with libdw. */
 bool sp_dwraw_walk(Dwarf *dw, sp_cu *cu, const sp_line_sections *sec, bool direct_pc,
 		   sp_fn_tree *t);
+/* The base address of the unit of CUDIE for its range lists, as libdw
+ * takes it (DW_AT_low_pc, else DW_AT_entry_pc, else 0): false when it is
+ * the all-ones "no base". */
+bool sp_unit_base(Dwarf_Die *cudie, uint64_t *base);
 
 /* ------------------------------------------------------------------------ */
 /* resolve.c                                                                */

@@ -9,7 +9,10 @@
  * and DW_AT_high_pc in plain forms), range lists (.debug_ranges and
  * .debug_rnglists without indexed addresses), abstract origins and call
  * attributes in plain forms are read from the bytes; libdw gives the
- * ranges of every other DIE that may have code.
+ * ranges of every other DIE that may have code.  In the split unit of a
+ * skeleton (split.c), indexed addresses and range lists are read here
+ * too, from the sections and bases split.c gathers: libdw cannot, as it
+ * did not open the .dwo for the skeleton itself.
  *
  * Anything this does not know (DW_FORM_indirect, a vendor form, a LEB128
  * longer than dwcursor.h allows, bytes past the unit) makes it return
@@ -51,6 +54,7 @@ typedef struct {
 	uint8_t asz, osz;
 	Dwarf_Half version;
 	bool direct_pc;     /* little-endian, not relocated: pcs read here */
+	const sp_split *split; /* a split unit's bases, or NULL */
 } raw_walk;
 
 /* Size of FORM when it does not depend on the bytes, else -1; -2 unknown. */
@@ -140,6 +144,44 @@ static bool raw_skip_form(const raw_walk *w, unsigned form, sp_cur *c)
 		sp_cur_uleb(c);
 		return !c->bad;
 	}
+}
+
+/* The index in the attribute bytes V of an indexed FORM (DW_FORM_addrx*,
+ * DW_FORM_GNU_addr_index, DW_FORM_rnglistx): false for another form. */
+static bool raw_index(unsigned form, sp_cur v, uint64_t *idx)
+{
+	switch (form) {
+	case DW_FORM_addrx:
+	case DW_FORM_GNU_addr_index:
+	case DW_FORM_rnglistx:
+		*idx = sp_cur_uleb(&v);
+		return !v.bad;
+	case DW_FORM_addrx1:
+	case DW_FORM_addrx2:
+	case DW_FORM_addrx3:
+	case DW_FORM_addrx4: *idx = sp_cur_fixed(&v, sp_cur_left(&v)); return true;
+	default: return false;
+	}
+}
+
+/* Entry IDX of the table of N-byte entries at BASE of the section
+ * [SEC, SEC + SIZE): false past its end. */
+static bool raw_table(const unsigned char *sec, size_t size, uint64_t base, uint64_t idx,
+		      unsigned n, uint64_t *out)
+{
+	if (!sec || n == 0 || base > size || idx >= (size - base) / n)
+		return false;
+	*out = sp_read_le(sec + base + idx * n, n);
+	return true;
+}
+
+/* Address IDX of a split unit's .debug_addr table: false outside a split
+ * unit (an ordinary unit's indexed addresses are left to libdw) or past
+ * the section. */
+static bool raw_addrx(const raw_walk *w, uint64_t idx, uint64_t *out)
+{
+	return w->split && (w->asz == 4 || w->asz == 8) &&
+	       raw_table(w->sec->addr, w->sec->addr_size, w->split->addr_base, idx, w->asz, out);
 }
 
 static bool raw_abbrevs(raw_walk *w, Dwarf_Die *cudie)
@@ -298,14 +340,18 @@ static void raw_read_die(const raw_walk *w, const raw_abbrev *a, sp_cur c, Dwarf
 			return;
 		v.end = c.p;
 		switch (name) {
-		case DW_AT_low_pc:
+		case DW_AT_low_pc: {
+			uint64_t idx;
 			if (have_lo)
 				break;
-			if (form != DW_FORM_addr)
+			if (form == DW_FORM_addr)
+				low = sp_cur_fixed(&v, w->asz);
+			else if (!raw_index(form, v, &idx) || form == DW_FORM_rnglistx ||
+				 !raw_addrx(w, idx, &low))
 				return;
-			low = sp_cur_fixed(&v, w->asz);
 			have_lo = true;
 			break;
+		}
 		case DW_AT_high_pc:
 			if (have_hi)
 				break;
@@ -345,7 +391,19 @@ static void raw_read_die(const raw_walk *w, const raw_abbrev *a, sp_cur c, Dwarf
 			if (form == DW_FORM_sec_offset ||
 			    (w->version < 4 && (form == DW_FORM_data4 || form == DW_FORM_data8))) {
 				ri->ranges_off = sp_cur_fixed(&v, sp_cur_left(&v));
+				/* a DWARF 4 split unit's lists are the binary's */
+				if (w->split && w->version < 5)
+					ri->ranges_off += w->split->ranges_base;
 				ri->ranges = true;
+			} else if (form == DW_FORM_rnglistx && w->split) {
+				uint64_t idx, rel, base = w->split->rnglists_base;
+				if (raw_index(form, v, &idx) &&
+				    raw_table(w->sec->rnglists, w->sec->rnglists_size, base, idx,
+					      w->osz, &rel) &&
+				    rel <= UINT64_MAX - base) {
+					ri->ranges_off = base + rel;
+					ri->ranges = true;
+				}
 			}
 			break;
 		default: break;
@@ -362,14 +420,26 @@ static void raw_read_die(const raw_walk *w, const raw_abbrev *a, sp_cur c, Dwarf
 
 /* One entry of a DWARF 5 range list at C into [*B, *E), with *BASE the
  * current base address: 1 for a range, 0 for a base-address entry, -1 at
- * the end of the list, -2 for anything left to libdw (indexed addresses,
- * unknown entries, bytes past the section). */
-static int raw_rle(sp_cur *c, unsigned asz, uint64_t *base, uint64_t *b, uint64_t *e)
+ * the end of the list, -2 for anything left to libdw (indexed addresses
+ * outside a split unit, unknown entries, bytes past the section). */
+static int raw_rle(const raw_walk *w, sp_cur *c, uint64_t *base, uint64_t *b, uint64_t *e)
 {
+	unsigned asz = w->asz;
 	unsigned code = (unsigned)sp_cur_fixed(c, 1);
 	if (c->bad)
 		return -2;
 	switch (code) {
+	case DW_RLE_base_addressx:
+		return raw_addrx(w, sp_cur_uleb(c), base) && !c->bad ? 0 : -2;
+	case DW_RLE_startx_endx:
+		if (!raw_addrx(w, sp_cur_uleb(c), b) || !raw_addrx(w, sp_cur_uleb(c), e))
+			return -2;
+		break;
+	case DW_RLE_startx_length:
+		if (!raw_addrx(w, sp_cur_uleb(c), b))
+			return -2;
+		*e = sp_cur_uleb(c) + *b;
+		break;
 	case DW_RLE_end_of_list: return -1;
 	case DW_RLE_offset_pair:
 		*b = sp_cur_uleb(c) + *base;
@@ -412,7 +482,7 @@ static bool raw_ranges(const raw_walk *w, uint64_t off, uint64_t base, raw_range
 	for (;;) {
 		uint64_t b = 0, e = 0;
 		if (lists) {
-			int k = raw_rle(&c, asz, &base, &b, &e);
+			int k = raw_rle(w, &c, &base, &b, &e);
 			if (k == -1)
 				return true;
 			if (k == -2)
@@ -569,19 +639,37 @@ static bool raw_walk_cu(Dwarf *dw, sp_cu *ci, raw_walk *w, sp_fn_tree *t)
 	}
 }
 
+bool sp_unit_base(Dwarf_Die *cudie, uint64_t *base)
+{
+	Dwarf_Addr b;
+	Dwarf_Attribute am;
+	if (dwarf_lowpc(cudie, &b) != 0 &&
+	    dwarf_formaddr(dwarf_attr(cudie, DW_AT_entry_pc, &am), &b) != 0)
+		b = 0;
+	*base = b;
+	return b != (Dwarf_Addr)-1;
+}
+
 bool sp_dwraw_walk(Dwarf *dw, sp_cu *cu, const sp_line_sections *sec, bool direct_pc,
 		   sp_fn_tree *t)
 {
 	raw_walk w = {.direct_pc = direct_pc, .sec = sec};
-	if (w.direct_pc) {
-		/* the unit's base address, as libdw takes it for range lists */
-		Dwarf_Addr base;
-		Dwarf_Attribute am;
-		if (dwarf_lowpc(&cu->die, &base) != 0 &&
-		    dwarf_formaddr(dwarf_attr(&cu->die, DW_AT_entry_pc, &am), &base) != 0)
-			base = 0;
-		w.base = base;
-		w.base_ok = base != (Dwarf_Addr)-1;
+	sp_cu view;
+	if (cu->split) {
+		/* the split unit's DIEs, sections and the skeleton's bases */
+		const sp_split *s = cu->split;
+		view = *cu;
+		view.die = s->die;
+		view.start = s->start;
+		view.end = s->end;
+		cu = &view;
+		dw = s->dw;
+		w.sec = &s->sec;
+		w.split = s;
+		w.base = s->base;
+		w.base_ok = s->base_ok;
+	} else if (w.direct_pc) {
+		w.base_ok = sp_unit_base(&cu->die, &w.base);
 	}
 	bool ok = raw_walk_cu(dw, cu, &w, t);
 	free(w.ab);

@@ -89,6 +89,8 @@ const char *sp_try_status_str(sp_try_status s)
 		return "no debug info";
 	case SP_TRY_FAILED:
 		return "failed";
+	case SP_TRY_DWO_ID_MISMATCH:
+		return "dwo id mismatch";
 	}
 	return "unknown";
 }
@@ -286,6 +288,9 @@ typedef struct {
 	bool check_crc;
 	uint32_t crc;
 	const sp_elf_info *self; /* a candidate that is this file is skipped */
+	/* a last check of a candidate that passed the others, or NULL */
+	sp_try_status (*check)(const char *path, void *arg);
+	void *check_arg;
 } want;
 
 /* One lookup's state: the log (the caller's or our own) and where this
@@ -354,6 +359,8 @@ static bool try_path(search *s, char *path, const want *w)
 			status = SP_TRY_OK;
 		if (status == SP_TRY_OK && w->need_dwarf && !info.has_dwarf)
 			status = SP_TRY_NO_DEBUG_INFO;
+		if (status == SP_TRY_OK && w->check)
+			status = w->check(path, w->check_arg);
 		sp_elf_info_clear(&info);
 	}
 	if (status == SP_TRY_BUILD_ID_MISMATCH)
@@ -556,6 +563,34 @@ static void search_begin(search *s, sp_find_log *log, sp_find_log *own)
 	s->saw_mismatch = s->saw_not_elf = false;
 }
 
+/* The recorded path FILE through the first --path-map whose prefix it
+ * has, under the sysroot when there is one; without a sysroot FILE itself
+ * after the mapped path.  True when the search is over. */
+static bool try_recorded(search *s, const sp_symbolize_options *o, const char *file, const want *w)
+{
+	const char *rest = NULL, *to = NULL;
+	bool done;
+	for (size_t i = 0; i < o->n_path_maps; i++) {
+		const sp_path_map *m = &o->path_maps[i];
+		size_t n = m->from ? strlen(m->from) : 0;
+		if (n == 0 || strncmp(file, m->from, n) != 0)
+			continue;
+		if (file[n] != '\0' && file[n] != '/' && m->from[n - 1] != '/')
+			continue;
+		rest = file + n;
+		to = m->to ? m->to : "";
+		break;
+	}
+	char *mapped = to ? sp_xasprintf("%s%s", to, rest) : sp_xstrdup(file);
+	if (o->sysroot && *o->sysroot)
+		done = try_path(s, join(o->sysroot, mapped), w);
+	else
+		done = (to && try_path(s, sp_xstrdup(mapped), w)) ||
+		       try_path(s, sp_xstrdup(file), w);
+	free(mapped);
+	return done;
+}
+
 sp_error *sp_finder_binary(sp_finder *f, const char *recorded, const char *build_id,
 			   char **found, sp_find_log *log)
 {
@@ -610,27 +645,8 @@ sp_error *sp_finder_binary(sp_finder *f, const char *recorded, const char *build
 
 	/* (2) path maps, then the sysroot; (3) the recorded path itself,
 	 * unless a sysroot says the files live elsewhere. */
-	if (!done && file) {
-		const char *rest = NULL, *to = NULL;
-		for (size_t i = 0; i < o->n_path_maps; i++) {
-			const sp_path_map *m = &o->path_maps[i];
-			size_t n = m->from ? strlen(m->from) : 0;
-			if (n == 0 || strncmp(file, m->from, n) != 0)
-				continue;
-			if (file[n] != '\0' && file[n] != '/' && m->from[n - 1] != '/')
-				continue;
-			rest = file + n;
-			to = m->to ? m->to : "";
-			break;
-		}
-		char *mapped = to ? sp_xasprintf("%s%s", to, rest) : sp_xstrdup(file);
-		if (o->sysroot && *o->sysroot)
-			done = try_path(&s, join(o->sysroot, mapped), &w);
-		else
-			done = (to && try_path(&s, sp_xstrdup(mapped), &w)) ||
-			       try_path(&s, sp_xstrdup(file), &w);
-		free(mapped);
-	}
+	if (!done && file)
+		done = try_recorded(&s, o, file, &w);
 
 	/* (4) debuginfod. */
 	if (!done && bid)
@@ -718,6 +734,91 @@ sp_error *sp_finder_debuginfo(sp_finder *f, const char *binary, const sp_elf_inf
 	else
 		err = sp_error_new(SP_E_NOT_FOUND, "%s: no separate debug info found (%zu places tried)",
 				   binary ? binary : "(binary)", s.log->n - s.first);
+	sp_find_log_clear(&own);
+	return err;
+}
+
+sp_error *sp_finder_dwo(sp_finder *f, const char *binary, const char *dwo_name,
+			const char *comp_dir, sp_try_status (*check)(const char *path, void *arg),
+			void *check_arg, char **found, sp_find_log *log)
+{
+	const sp_symbolize_options *o = f->o;
+	const char *const *dirs = o->n_debug_dirs ? o->debug_dirs : default_debug_dirs;
+	size_t n_dirs = o->n_debug_dirs ? o->n_debug_dirs : SP_ARRAY_LEN(default_debug_dirs);
+	want w = { .check = check, .check_arg = check_arg };
+	sp_find_log own;
+	search s;
+	bool done;
+
+	*found = NULL;
+	search_begin(&s, log, &own);
+	char *recorded = dwo_name[0] != '/' && comp_dir && *comp_dir ? join(comp_dir, dwo_name)
+								      : sp_xstrdup(dwo_name);
+	const char *base = base_name(dwo_name);
+	/* (1) where the compiler wrote it, through path maps and sysroot */
+	done = try_recorded(&s, o, recorded, &w);
+	/* (2) beside the binary: the build directory is usually gone */
+	if (!done && binary) {
+		char *bdir = dir_name(binary);
+		done = try_path(&s, join(bdir, base), &w);
+		free(bdir);
+	}
+	/* (3) under each debug dir: the recorded path, then the base name */
+	for (size_t i = 0; !done && i < n_dirs; i++)
+		done = try_path(&s, join(dirs[i], recorded), &w) ||
+		       try_path(&s, join(dirs[i], base), &w);
+	free(recorded);
+
+	sp_error *err = NULL;
+	if (done)
+		*found = s.found;
+	else {
+		size_t len = 0;
+		for (size_t i = s.first; i < s.log->n; i++)
+			len += strlen(s.log->v[i].path) +
+			       strlen(sp_find_attempt_str(&s.log->v[i])) + 6;
+		char *places = sp_xcalloc(1, len + 1), *p = places;
+		for (size_t i = s.first; i < s.log->n; i++)
+			p += sprintf(p, "%s%s (%s)", i > s.first ? ", " : "", s.log->v[i].path,
+				     sp_find_attempt_str(&s.log->v[i]));
+		err = sp_error_new(SP_E_NOT_FOUND, "split unit %s not found: looked in %s",
+				   dwo_name, places);
+		free(places);
+	}
+	sp_find_log_clear(&own);
+	return err;
+}
+
+sp_error *sp_finder_dwp(sp_finder *f, const char *binary, char **found, sp_find_log *log)
+{
+	const sp_symbolize_options *o = f->o;
+	const char *const *dirs = o->n_debug_dirs ? o->debug_dirs : default_debug_dirs;
+	size_t n_dirs = o->n_debug_dirs ? o->n_debug_dirs : SP_ARRAY_LEN(default_debug_dirs);
+	want w = {0};
+	sp_find_log own;
+	search s;
+
+	*found = NULL;
+	search_begin(&s, log, &own);
+	char *name = sp_xasprintf("%s.dwp", base_name(binary));
+	char *abs = realpath(binary, NULL);
+	bool done = try_path(&s, sp_xasprintf("%s.dwp", binary), &w);
+	for (size_t i = 0; !done && i < n_dirs; i++) {
+		done = try_path(&s, join(dirs[i], name), &w);
+		if (!done && abs) {
+			char *sub = join(dirs[i], abs);
+			done = try_path(&s, sp_xasprintf("%s.dwp", sub), &w);
+			free(sub);
+		}
+	}
+	free(abs);
+	free(name);
+	sp_error *err = NULL;
+	if (done)
+		*found = s.found;
+	else
+		err = sp_error_new(SP_E_NOT_FOUND, "%s: no .dwp package found (%zu places tried)",
+				   binary, s.log->n - s.first);
 	sp_find_log_clear(&own);
 	return err;
 }

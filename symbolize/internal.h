@@ -37,6 +37,9 @@ sp_error *sp_dwarf_resolve_once(sp_dwarf *d, uint64_t addr, const sp_frame **fra
 const char *sp_dwarf_debug_path(const sp_dwarf *d);
 /* Every place looked for separate debug info (borrowed). */
 const sp_find_log *sp_dwarf_find_log(const sp_dwarf *d);
+/* Why the first split unit (.dwo) that was needed could not be read, and
+ * how many could not, or NULL (caller frees). */
+sp_error *sp_dwarf_split_error(const sp_dwarf *d);
 
 /* ------------------------------------------------------------------------ */
 /* lines.c: a compile unit's line table without libdw.                      */
@@ -67,12 +70,15 @@ typedef struct {
 	size_t line_size, line_str_size, str_size;
 	const unsigned char *ranges, *rnglists;
 	size_t ranges_size, rnglists_size;
+	const unsigned char *addr; /* .debug_addr, for the split units of skeletons */
+	size_t addr_size;
 } sp_line_sections;
 
 /* The sections of ELF (a Dwarf's, whose debug sections libdw has
  * decompressed in place) that sp_lines_decode can read: false, and *OUT
  * empty or partial, for big-endian data or without an uncompressed
- * .debug_line. */
+ * .debug_line.  A .dwo file's sections (".debug_line.dwo", ...) count as
+ * the same sections. */
 bool sp_line_sections_get(Elf *elf, sp_line_sections *out);
 
 /* Decodes the line program at OFFSET of .debug_line for a unit with
@@ -94,6 +100,8 @@ const char *sp_object_path(const sp_object *o);
 const char *sp_object_debug_path(const sp_object *o);
 /* Where separate debug info was looked for, or NULL (borrowed). */
 const sp_find_log *sp_object_debug_log(const sp_object *o);
+/* sp_dwarf_split_error of the object's resolver, or NULL (caller frees). */
+sp_error *sp_object_split_error(const sp_object *o);
 /* The session's finder, created at first use (borrowed until
  * sp_symbolizer_free): one debuginfod client per session. */
 sp_finder *sp_symbolizer_finder(sp_symbolizer *s);

@@ -493,6 +493,13 @@ bool sp_line_sections_get(Elf *elf, sp_line_sections *out)
 		size_t *size;
 		if (!name)
 			continue;
+		size_t len = strlen(name);
+		char plain[32];
+		if (len > 4 && len - 4 < sizeof(plain) && !strcmp(name + len - 4, ".dwo")) {
+			memcpy(plain, name, len - 4);
+			plain[len - 4] = '\0';
+			name = plain;
+		}
 		if (!strcmp(name, ".debug_line")) {
 			p = &out->line;
 			size = &out->line_size;
@@ -508,6 +515,9 @@ bool sp_line_sections_get(Elf *elf, sp_line_sections *out)
 		} else if (!strcmp(name, ".debug_rnglists")) {
 			p = &out->rnglists;
 			size = &out->rnglists_size;
+		} else if (!strcmp(name, ".debug_addr")) {
+			p = &out->addr;
+			size = &out->addr_size;
 		} else {
 			continue;
 		}

@@ -11,6 +11,8 @@ symbolize_libsymbolize_la_SOURCES = \
 	symbolize/resolve.c \
 	symbolize/units.c \
 	symbolize/dwraw.c \
+	symbolize/split.c \
+	symbolize/dwp.c \
 	symbolize/lines.c \
 	symbolize/loadbase.c \
 	symbolize/mapcheck.c \

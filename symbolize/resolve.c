@@ -113,6 +113,15 @@ const sp_find_log *sp_dwarf_find_log(const sp_dwarf *d)
 	return &d->m->log;
 }
 
+sp_error *sp_dwarf_split_error(const sp_dwarf *d)
+{
+	sp_error *e = sp_error_dup(d->units.split_err);
+	if (e && d->units.n_split_errs > 1)
+		e = sp_error_prefix(e, "%zu split units not read, the first",
+				    d->units.n_split_errs);
+	return e;
+}
+
 
 
 
@@ -208,9 +217,9 @@ static void name_node(sp_dwarf *d, const sp_cu *ci, sp_fn_node *n)
 	n->named = true;
 	if (n->from_raw) {
 		/* origin and call attributes known: libdw only for a new origin */
-		uint64_t key = n->origin + 1;
+		uint64_t key = ci->key + n->origin + 1;
 		bool found = sp_u64map_get(&d->origins, key, &v);
-		if (!found && dwarf_offdie(d->m->dw, n->origin, &origin)) {
+		if (!found && dwarf_offdie(ci->dw, n->origin, &origin)) {
 			origin_names(d, &origin, key);
 			found = sp_u64map_get(&d->origins, key, &v);
 		}
@@ -219,8 +228,8 @@ static void name_node(sp_dwarf *d, const sp_cu *ci, sp_fn_node *n)
 			n->name = d->onames[v].name;
 			n->decl_line = d->onames[v].decl_line;
 			if (n->inlined && n->call_file_idx >= 0 &&
-			    (uint64_t)n->call_file_idx < ci->n_files)
-				n->call_file = ci->fnames[n->call_file_idx];
+			    (uint64_t)n->call_file_idx < ci->n_call_files)
+				n->call_file = ci->call_fnames[n->call_file_idx];
 			if (!n->inlined) {
 				n->call_line = n->call_col = 0;
 				n->call_discr = 0;
@@ -230,7 +239,7 @@ static void name_node(sp_dwarf *d, const sp_cu *ci, sp_fn_node *n)
 		n->call_line = n->call_col = 0;
 		n->call_discr = 0;
 	}
-	if (!dwarf_offdie(d->m->dw, n->off, &die))
+	if (!dwarf_offdie(ci->dw, n->off, &die))
 		return;
 	/* Every inlined copy of a function names the same abstract origin:
 	 * its name is worked out once. */
@@ -238,7 +247,7 @@ static void name_node(sp_dwarf *d, const sp_cu *ci, sp_fn_node *n)
 	uint64_t key = 0;
 	if (dwarf_attr(&die, DW_AT_abstract_origin, &a) && dwarf_formref_die(&a, &origin)) {
 		from = &origin;
-		key = dwarf_dieoffset(&origin) + 1;
+		key = ci->key + dwarf_dieoffset(&origin) + 1;
 	}
 	if (key && !sp_u64map_get(&d->origins, key, &v)) {
 		origin_names(d, from, key);
@@ -255,8 +264,8 @@ static void name_node(sp_dwarf *d, const sp_cu *ci, sp_fn_node *n)
 	}
 	if (dwarf_tag(&die) == DW_TAG_inlined_subroutine) {
 		int64_t f = attr_int(&die, DW_AT_call_file, false);
-		if (f >= 0 && (size_t)f < ci->n_files)
-			n->call_file = ci->fnames[f];
+		if (f >= 0 && (size_t)f < ci->n_call_files)
+			n->call_file = ci->call_fnames[f];
 		n->call_line = attr_int(&die, DW_AT_call_line, false);
 		n->call_col = attr_int(&die, DW_AT_call_column, false);
 		int64_t discr = attr_int(&die, DW_AT_GNU_discriminator, false);

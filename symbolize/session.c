@@ -360,6 +360,11 @@ const sp_find_log *sp_object_debug_log(const sp_object *o)
 	return o->dw ? sp_dwarf_find_log(o->dw) : NULL;
 }
 
+sp_error *sp_object_split_error(const sp_object *o)
+{
+	return o->dw ? sp_dwarf_split_error(o->dw) : NULL;
+}
+
 static sp_dwarf *object_dwarf(sp_object *o)
 {
 	if (!o->dw)

@@ -184,6 +184,7 @@ typedef enum {
 	SP_TRY_NOT_ELF,
 	SP_TRY_NO_DEBUG_INFO,
 	SP_TRY_FAILED, /* e.g. debuginfod error */
+	SP_TRY_DWO_ID_MISMATCH, /* a .dwo of another build of the unit */
 } sp_try_status;
 
 const char *sp_try_status_str(sp_try_status s);
@@ -255,6 +256,21 @@ sp_error *sp_finder_binary(sp_finder *f, const char *recorded, const char *build
  * also match the link's CRC, and a link naming BINARY itself is ignored. */
 sp_error *sp_finder_debuginfo(sp_finder *f, const char *binary, const sp_elf_info *info,
 			      char **found, sp_find_log *log);
+/* Locates the .dwo file of a split unit of BINARY (may be NULL), recorded
+ * as DWO_NAME (DW_AT_dwo_name) with DW_AT_comp_dir COMP_DIR (may be NULL):
+ * the recorded path (DWO_NAME when absolute, else under COMP_DIR) through
+ * the path maps and sysroot as sp_finder_binary takes recorded paths, then
+ * DWO_NAME's base name beside BINARY, then under each debug dir the
+ * recorded path and the base name.  A candidate must be ELF, and CHECK
+ * (called with CHECK_ARG) must say SP_TRY_OK of it.  SP_E_NOT_FOUND when
+ * none is, naming DWO_NAME and every place looked with its outcome. */
+sp_error *sp_finder_dwo(sp_finder *f, const char *binary, const char *dwo_name,
+			const char *comp_dir, sp_try_status (*check)(const char *path, void *arg),
+			void *check_arg, char **found, sp_find_log *log);
+/* Locates the DWARF package of BINARY: BINARY.dwp, then under each debug
+ * dir its base name + ".dwp" and its absolute path + ".dwp".  A candidate
+ * must be ELF.  SP_E_NOT_FOUND when none is. */
+sp_error *sp_finder_dwp(sp_finder *f, const char *binary, char **found, sp_find_log *log);
 
 /* ------------------------------------------------------------------------ */
 /* Demangling (libbfd).                                                     */

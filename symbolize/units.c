@@ -85,6 +85,8 @@ bool sp_units_walk(sp_units *u, size_t i, bool raw, sp_fn_tree *t)
 	sp_fn_add_node(t, 0, 0); /* the root */
 	if (raw)
 		return sp_dwraw_walk(u->dw, ci, u->lsec, u->direct_pc, t);
+	if (ci->split) /* libdw cannot read a split unit's addresses alone */
+		return true;
 	walk(t, &ci->die, 0, 0);
 	return true;
 }
@@ -103,11 +105,12 @@ static int cmp_cu_range(const void *a, const void *b)
  * dwarf_nextcu takes a unit's length as it is: a damaged one puts the next
  * unit past the end of .debug_info, and the raw walk must stop at the
  * section's end, not there. */
-void sp_units_index(sp_units *u, const sp_module *m)
+void sp_units_index(sp_units *u, sp_module *m)
 {
 	size_t cap_cus = 0, cap_r = 0, info_size = m->info_size;
 	*u = (sp_units){0};
 	u->dw = m->dw;
+	u->m = m;
 	u->lsec = &m->lsec;
 	u->direct_pc = m->direct_pc;
 	Dwarf_Off off = 0, next;
@@ -117,6 +120,7 @@ void sp_units_index(sp_units *u, const sp_module *m)
 		if (dwarf_offdie(u->dw, off + hsize, &cudie) != NULL) {
 			sp_cu ci = {0};
 			ci.die = cudie;
+			ci.dw = u->dw;
 			ci.start = off;
 			ci.end = next < info_size ? next : info_size;
 			uint32_t idx = (uint32_t)u->n_cus;
@@ -337,11 +341,67 @@ static void link_children(sp_fn_tree *t)
 	}
 }
 
+/* Keeps E (consumed) as the first failure, counting those of split units
+ * (LOG: every place one was looked for, NULL for the package); LOG goes to
+ * the module's log with the first. */
+static void split_failed(sp_units *u, sp_error *e, const sp_find_log *log)
+{
+	if (log)
+		u->n_split_errs++;
+	if (u->split_err) {
+		sp_error_free(e);
+		return;
+	}
+	/* where the first missing one was looked for, as for debug files; a
+	 * thousand found .dwo files are not listed */
+	if (log)
+		sp_find_log_append(&u->m->log, log);
+	u->split_err = e;
+}
+
+/* The split unit of the skeleton CI, from the file's package or its .dwo:
+ * function DIEs and call files from there (the line rows stay the
+ * skeleton's).  Failures are kept for the report. */
+static void load_split(sp_units *u, sp_cu *ci)
+{
+	sp_split *s = NULL;
+	sp_find_log log = {0};
+	if (!u->dwp_tried) {
+		u->dwp_tried = true;
+		sp_error *e = sp_dwp_open(u->m, &u->dwp);
+		if (e)
+			split_failed(u, e, NULL);
+	}
+	sp_error *e = sp_split_open(u->m, u->dwp, &log, &ci->die, &s);
+	if (e)
+		split_failed(u, e, &log);
+	sp_find_log_clear(&log);
+	if (!s)
+		return;
+	ci->split = s;
+	ci->dw = s->dw;
+	ci->key = (uint64_t)++u->n_splits << 40;
+	Dwarf_Files *files;
+	size_t nf;
+	if (dwarf_getsrcfiles(&s->die, &files, &nf) != 0)
+		return;
+	ci->call_fnames = sp_xreallocarray(NULL, nf ? nf : 1, sizeof(*ci->call_fnames));
+	for (size_t i = 0; i < nf; i++)
+		ci->call_fnames[i] = abs_file(u, ci, dwarf_filesrc(files, i, NULL, NULL));
+	ci->n_call_files = nf;
+}
+
 static void load_cu(sp_units *u, sp_cu *ci)
 {
 	ci->loaded = true;
 	if (!own_lines(u, ci))
 		libdw_lines(u, ci);
+	if (sp_split_is_skeleton(&ci->die))
+		load_split(u, ci);
+	if (!ci->split) {
+		ci->call_fnames = ci->fnames;
+		ci->n_call_files = ci->n_files;
+	}
 	size_t i = (size_t)(ci - u->cus);
 	if (!sp_units_walk(u, i, true, &ci->fn))
 		sp_units_walk(u, i, false, &ci->fn);
@@ -471,7 +531,10 @@ void sp_units_clear(sp_units *u)
 	for (size_t i = 0; i < u->n_cus; i++) {
 		free(u->cus[i].lines);
 		sp_fn_tree_clear(&u->cus[i].fn);
+		if (u->cus[i].call_fnames != u->cus[i].fnames)
+			free(u->cus[i].call_fnames);
 		free(u->cus[i].fnames);
+		sp_split_free(u->cus[i].split);
 		free(u->cus[i].line_index.first);
 		free(u->cus[i].root_index.first);
 	}
@@ -482,5 +545,7 @@ void sp_units_clear(sp_units *u)
 	for (size_t i = 0; i < u->n_names; i++)
 		free(u->names[i]);
 	free(u->names);
+	sp_error_free(u->split_err);
+	sp_dwp_free(u->dwp);
 	*u = (sp_units){0};
 }

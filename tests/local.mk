@@ -258,6 +258,18 @@ EXTRA_DIST += tests/cli_cpu.sh tests/cli_formats.sh tests/cli_samples.sh
 # --- finding binaries and debug info, end to end (issue 4) ---
 TESTS += tests/cli_debuginfo.sh
 EXTRA_DIST += tests/cli_debuginfo.sh
+TESTS += tests/cli_split_dwarf.sh
+EXTRA_DIST += tests/cli_split_dwarf.sh tests/symbolize/fixture_b.cc
+# --- the .dwp unit index: tables built here, malformed ones, fuzzing ---
+check_PROGRAMS += tests/test_dwp tests/fuzz/fuzz_dwp
+tests_test_dwp_SOURCES = tests/test_dwp.c tests/tap.h
+tests_test_dwp_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS)
+tests_test_dwp_LDADD = $(TEST_LIBS) $(LIBDW_LIBS) $(LIBELF_LIBS)
+tests_fuzz_fuzz_dwp_SOURCES = tests/fuzz/fuzz_dwp.c tests/fuzz/standalone.c
+tests_fuzz_fuzz_dwp_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS)
+tests_fuzz_fuzz_dwp_LDADD = $(TEST_LIBS) $(LIBDW_LIBS) $(LIBELF_LIBS)
+TESTS += tests/test_dwp tests/fuzz/fuzz_dwp
+EXTRA_DIST += tests/malformed/dwp tests/fuzz/seeds/dwp
 TESTS += tests/cli_configure.sh
 EXTRA_DIST += tests/cli_configure.sh
 # --- end finding tests ---

@@ -1,0 +1,229 @@
+#!/bin/sh
+# cli_split_dwarf.sh — split DWARF (-gsplit-dwarf): the skeleton units of a binary and the
+# split units of its .dwo files, DWARF 5 (DW_UT_skeleton, DW_FORM_addrx, DW_FORM_rnglistx)
+# and DWARF 4 (GNU attributes and forms).
+#
+# The fixture tests/symbolize/fixture.cc (inline functions several levels deep), after a
+# second unit tests/symbolize/fixture_b.cc (so that one skeleton's .debug_addr and range
+# list bases are not zero, and two .dwo files have DIEs at the same offsets), is built at
+# test time plain and with -gsplit-dwarf from the same sources, so both have the same
+# .text (checked).  The reference is llvm-symbolizer on the plain build: at every
+# instruction address of the fixture's own functions, the whole inline chain (function,
+# file, line) of `symprof symbolize` on each split variant must equal it for at least 99%
+# of the addresses.  Variants: the .dwo left in the build directory (found through
+# DW_AT_comp_dir), the binary and its .dwo moved elsewhere and the build directory deleted
+# (found beside the binary), the .dwo under a --debug-dir, behind a --path-map, and missing
+# (the skeleton's line table still gives the innermost line; `info` says why).  One
+# `symprof convert` round trip (raw stacks -> pprof -> folded) must give what the plain
+# build gives.
+. "${SP_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}/tests/cli_lib.sh"
+
+src="$SP_SRCDIR/tests/symbolize/fixture.cc"
+src_b="$SP_SRCDIR/tests/symbolize/fixture_b.cc"
+command -v llvm-symbolizer >/dev/null 2>&1 || { sp_skip "llvm-symbolizer not installed"; sp_done; }
+
+# One record per address: "ADDR FUNC@FILE:LINE|FUNC@FILE:LINE|..." innermost first, from
+# "-a" output of symprof symbolize or llvm-symbolizer (whose columns are dropped).
+norm()
+{
+	awk '/^0x/ { if (NR > 1) print "" } { print }' | awk 'BEGIN { RS = ""; FS = "\n" }
+	{
+		a = $1; sub(/^0x0*/, "", a); out = ""
+		for (i = 2; i <= NF; i += 2) {
+			f = $(i + 1)
+			if (f ~ /:[0-9]+:[0-9]+$/) sub(/:[0-9]+$/, "", f)
+			out = out $i "@" f "|"
+		}
+		print a " " out
+	}'
+}
+
+# match WANT GOT: how many records of GOT equal WANT's (same addresses, same order).
+match()
+{
+	paste -d '\n' "$1" "$2" | awk 'NR % 2 { w = $0; next } $0 == w { n++ } END { print n + 0 }'
+}
+
+for v in 5 4; do
+	b=$tmp/build$v
+	mkdir -p "$b"
+	g++ -O2 -g -gdwarf-$v -o "$tmp/plain$v" "$src_b" "$src"
+	sp_ok $? "DWARF $v: built the plain fixture"
+	(cd "$b" && g++ -O2 -g -gdwarf-$v -gsplit-dwarf -o prog "$src_b" "$src")
+	sp_ok $? "DWARF $v: built the split fixture"
+	dwo="prog-fixture.dwo prog-fixture_b.dwo"
+	(cd "$b" && ls $dwo) >/dev/null
+	sp_ok $? "DWARF $v: the compiler left $dwo in the build directory"
+	objcopy -O binary -j .text "$tmp/plain$v" "$tmp/text-plain$v" &&
+		objcopy -O binary -j .text "$b/prog" "$tmp/text-split$v" &&
+		cmp -s "$tmp/text-plain$v" "$tmp/text-split$v"
+	sp_ok $? "DWARF $v: plain and split builds have the same .text"
+	readelf -wi "$b/prog" | grep -q 'DW_AT_\(GNU_\)\{0,1\}dwo_name'
+	sp_ok $? "DWARF $v: the binary has skeleton units naming their .dwo"
+
+	# Every instruction address of the fixture's own code (its functions in the
+	# reference name fixture.cc), and the reference chains.
+	objdump -d --no-show-raw-insn -j .text "$tmp/plain$v" |
+		awk '/^ *[0-9a-f]+:/ { sub(":", "", $1); print "0x" $1 }' >"$tmp/all$v"
+	llvm-symbolizer --obj="$tmp/plain$v" -a <"$tmp/all$v" | norm >"$tmp/refall$v"
+	grep 'fixture\(_b\)\{0,1\}\.cc:[0-9]*|$' "$tmp/refall$v" >"$tmp/ref$v"
+	awk '{ print "0x" $1 }' "$tmp/ref$v" >"$tmp/addrs$v"
+	total=$(wc -l <"$tmp/addrs$v")
+	[ "$total" -gt 300 ]
+	sp_ok $? "DWARF $v: $total instruction addresses in the fixture's functions"
+	grep -c '|.*|' "$tmp/ref$v" >"$tmp/ninl" || true
+	[ "$(cat "$tmp/ninl")" -gt 50 ]
+	sp_ok $? "DWARF $v: $(cat "$tmp/ninl") of them are in inlined code"
+
+	# check NAME EXE [OPTIONS]: symbolize every address with EXE and compare.
+	check()
+	{
+		name=$1
+		exe=$2
+		shift 2
+		sp_symprof symbolize -C -a -e "$exe" "$@" <"$tmp/addrs$v" >"$tmp/out" 2>"$tmp/err"
+		sp_ok $? "DWARF $v, $name: symbolize exits 0"
+		norm <"$tmp/out" >"$tmp/got"
+		same=$(match "$tmp/ref$v" "$tmp/got")
+		sp_diag "DWARF $v, $name: $same of $total inline chains equal llvm-symbolizer's"
+		[ $((same * 100)) -ge $((total * 99)) ]
+		sp_ok $? "DWARF $v, $name: at least 99% of the inline chains equal the reference"
+	}
+	check "plain" "$tmp/plain$v"
+	check "split, .dwo in the build directory" "$b/prog"
+
+	# The binary with its .dwo under a debug dir, alone.
+	mkdir -p "$tmp/alone$v" "$tmp/dbg$v"
+	cp "$b/prog" "$tmp/alone$v/prog"
+	for d in $dwo; do cp "$b/$d" "$tmp/dbg$v/$d"; done
+	# ... behind a path map from the build directory
+	mkdir -p "$tmp/mapped$v"
+	for d in $dwo; do cp "$b/$d" "$tmp/mapped$v/$d"; done
+
+	# Moved beside the binary, the build directory deleted.
+	mkdir -p "$tmp/moved$v"
+	for d in prog $dwo; do cp "$b/$d" "$tmp/moved$v/$d"; done
+	rm -rf "$b"
+	check "split, moved beside the binary, build directory gone" "$tmp/moved$v/prog"
+	check "split, .dwo under --debug-dir" "$tmp/alone$v/prog" --debug-dir "$tmp/dbg$v"
+	check "split, .dwo behind --path-map" "$tmp/alone$v/prog" --path-map "$b=$tmp/mapped$v"
+
+	# A package of the .dwo files (binutils' dwp for DWARF 4, llvm-dwp for DWARF 5),
+	# beside the binary as BIN.dwp, then under a debug dir, without the .dwo files.
+	packer=dwp
+	[ $v = 5 ] && packer=llvm-dwp
+	if command -v $packer >/dev/null 2>&1; then
+		mkdir -p "$tmp/pkg$v" "$tmp/pkgdbg$v"
+		(cd "$tmp/moved$v" && $packer -o "$tmp/pkg$v/prog.dwp" $dwo)
+		sp_ok $? "DWARF $v: $packer packed the .dwo files into prog.dwp"
+		cp "$tmp/moved$v/prog" "$tmp/pkg$v/prog"
+		check "package prog.dwp beside the binary" "$tmp/pkg$v/prog"
+		cp "$tmp/pkg$v/prog.dwp" "$tmp/pkgdbg$v/prog.dwp"
+		check "package under --debug-dir" "$tmp/alone$v/prog" --debug-dir "$tmp/pkgdbg$v"
+	else
+		sp_skip "DWARF $v: no $packer to make a package"
+	fi
+
+	# Missing: the innermost line still comes from the skeleton's line table, and the
+	# outermost frame's name from the symbol table.
+	sp_symprof symbolize -C -a -e "$tmp/alone$v/prog" <"$tmp/addrs$v" >"$tmp/out" 2>"$tmp/err"
+	sp_ok $? "DWARF $v, .dwo missing: symbolize exits 0"
+	norm <"$tmp/out" >"$tmp/gotfull"
+	sed 's/@\([^|]*\)|.*/@\1|/; s/ [^@]*@/ @/' "$tmp/gotfull" >"$tmp/got"
+	sed 's/@\([^|]*\)|.*/@\1|/; s/ [^@]*@/ @/' "$tmp/ref$v" >"$tmp/want"
+	same=$(match "$tmp/want" "$tmp/got")
+	sp_diag "DWARF $v, .dwo missing: $same of $total innermost lines equal the reference"
+	[ $((same * 100)) -ge $((total * 99)) ]
+	sp_ok $? "DWARF $v, .dwo missing: the skeleton's line table gives the innermost line"
+	! grep -q '|.*|' "$tmp/gotfull"
+	sp_ok $? "DWARF $v, .dwo missing: no inline frames (they come from the .dwo only)"
+done
+
+# convert: raw stacks of fixture addresses (the PIE's code mapped at 0x555555555000)
+# through pprof and back to folded stacks, with the split binary beside its .dwo, equal
+# the plain build's folded stacks (a copy of the same name: the few addresses outside
+# every function print as the file's name and offset).
+raw()
+{
+	echo "# symprof raw stacks v1"
+	echo "sample_type: samples/count"
+	echo "addresses: exact"
+	awk 'NR % 7 == 1' "$tmp/addrs5" | while read -r a; do
+		printf '1 @ 0x%x\n' $((a + 0x555555554000))
+	done
+	echo "--- Memory map: ---"
+	echo "555555555000-555555556000 r-xp 00001000 08:01 1234 $1"
+}
+mkdir "$tmp/plainprog"
+cp "$tmp/plain5" "$tmp/plainprog/prog"
+raw "$tmp/plainprog/prog" >"$tmp/plain.raw"
+raw "$tmp/moved5/prog" >"$tmp/split.raw"
+sp_run symprof convert "$tmp/plain.raw" -o "$tmp/plain.folded"
+sp_ok $rc "convert: raw stacks of the plain build to folded"
+sp_run symprof convert "$tmp/split.raw" -o "$tmp/split.pb.gz"
+sp_ok $rc "convert: raw stacks of the split build to pprof"
+sp_run symprof convert "$tmp/split.pb.gz" -o "$tmp/split.folded"
+sp_ok $rc "convert: that pprof to folded"
+[ "$(grep -c ';' "$tmp/plain.folded")" -gt 10 ]
+sp_ok $? "convert: the plain build's folded stacks have inline frames"
+cmp -s "$tmp/plain.folded" "$tmp/split.folded"
+sp_ok $? "convert: the split build's round trip gives the plain build's folded stacks"
+
+# info names a missing .dwo and every place it was looked for.
+raw "$tmp/alone5/prog" >"$tmp/missing.raw"
+sp_run symprof info "$tmp/missing.raw"
+sp_ok $rc "info on a split binary without its .dwo exits 0"
+grep -qF "detail: 2 split units not read, the first: split unit prog-fixture.dwo not found: looked in $tmp/build5/prog-fixture.dwo (missing), $tmp/alone5/prog-fixture.dwo (missing)," "$tmp/out"
+sp_ok $? "info: the missing split unit is named, with the places looked in"
+grep -qF "tried: $tmp/alone5/prog-fixture.dwo (missing)" "$tmp/out"
+sp_ok $? "info: the place beside the binary is listed as tried"
+# A .dwo of another build of the unit (the DWARF 4 one beside the DWARF 5 binary) is not
+# used.
+mkdir "$tmp/wrong"
+cp "$tmp/moved5/prog" "$tmp/moved4/"*.dwo "$tmp/wrong/"
+raw "$tmp/wrong/prog" >"$tmp/wrong.raw"
+sp_run symprof info "$tmp/wrong.raw"
+grep -qF "tried: $tmp/wrong/prog-fixture.dwo (dwo id mismatch)" "$tmp/out"
+sp_ok $? "info: a .dwo with another dwo id is rejected"
+# A package whose index is damaged: an error naming the package and the offset, the
+# .dwo files beside it still used; a unit's contribution past its section: an error
+# naming the unit and the section.
+if [ -f "$tmp/pkg4/prog.dwp" ]; then
+	# index_at FILE: the file offset of FILE's .debug_cu_index
+	index_at()
+	{
+		readelf -SW "$1" | awk '{ for (i = 1; i < NF; i++) if ($i == ".debug_cu_index") print $(i + 3) }'
+	}
+	mkdir "$tmp/badver" "$tmp/badcontrib"
+	cp "$tmp/pkg4/prog" "$tmp/pkg4/prog.dwp" "$tmp/moved4/"*.dwo "$tmp/badver/"
+	at=$((0x$(index_at "$tmp/badver/prog.dwp")))
+	printf '\007' | dd of="$tmp/badver/prog.dwp" bs=1 seek=$at conv=notrunc 2>/dev/null
+	raw "$tmp/badver/prog" >"$tmp/badver.raw"
+	sp_run symprof info "$tmp/badver.raw"
+	grep -qF "detail: $tmp/badver/prog.dwp: .debug_cu_index at offset 0: expected version 2 or 5, got 0x7" "$tmp/out"
+	sp_ok $? "info: a package with an unknown index version is named with the offset"
+	sp_symprof symbolize -C -a -e "$tmp/badver/prog" <"$tmp/addrs4" | norm >"$tmp/got"
+	same=$(match "$tmp/ref4" "$tmp/got")
+	[ "$same" = "$(wc -l <"$tmp/ref4")" ]
+	sp_ok $? "a damaged package leaves the .dwo files beside it in use ($same chains equal)"
+
+	cp "$tmp/pkg4/prog" "$tmp/pkg4/prog.dwp" "$tmp/badcontrib/"
+	at=$((0x$(index_at "$tmp/badcontrib/prog.dwp")))
+	set -- $(od -An -tu4 -j $at -N16 "$tmp/badcontrib/prog.dwp")
+	# the first row's first column (.debug_info.dwo for binutils' dwp)
+	printf '\377\377\377\177' |
+		dd of="$tmp/badcontrib/prog.dwp" bs=1 seek=$((at + 16 + $4 * 12 + $2 * 4)) \
+			conv=notrunc 2>/dev/null
+	raw "$tmp/badcontrib/prog" >"$tmp/badcontrib.raw"
+	sp_run symprof info "$tmp/badcontrib.raw"
+	grep -q "detail: $tmp/badcontrib/prog.dwp: .debug_cu_index: unit 0x[0-9a-f]*: its .debug_info.dwo at offset 2147483647, [0-9]* bytes, is past the section's [0-9]* bytes" "$tmp/out"
+	sp_ok $? "info: a unit's contribution past its section is named"
+else
+	sp_skip "no package to damage"
+fi
+
+sp_run symprof info "$tmp/split.raw"
+! grep -q "dwo" "$tmp/out"
+sp_ok $? "info: nothing about split units when every .dwo is found"
+
+sp_done

@@ -1,0 +1,58 @@
+/* fuzz_dwp.c — libFuzzer harness for the .dwp unit index reader
+ * (symbolize/dwp.c).  The input is a .debug_cu_index section.  When it
+ * reads, every id of its hash table and a few others are looked up: a
+ * unit found has contributions only in the section kinds its columns
+ * name, and every read stays inside the input (ASan says otherwise).  An
+ * error must format, naming the package.  Seeds (tests/fuzz/seeds/dwp/):
+ * the tables of test_dwp (`tests/test_dwp --write-seeds DIR`) and the
+ * index of a package binutils' dwp made of the split fixture of
+ * tests/cli_split_dwarf.sh; the malformed tables of tests/malformed/dwp/
+ * (NAME.idx) are replayed by scripts/fuzz too.
+ * fuzz-runs: 200000 (executions of each scripts/fuzz CI pass: a few seconds) */
+#include "symbolize/dwarfp.h"
+#include "symbolize/dwcursor.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void look(const sp_dwp_index *ix, uint64_t id)
+{
+	sp_dwp_unit u;
+	if (!sp_dwp_index_find(ix, id, &u))
+		return;
+	bool any = false;
+	for (unsigned s = 0; s <= SP_DWP_MAX_SECT; s++) {
+		if (!u.has[s])
+			continue;
+		bool named = false;
+		for (uint32_t c = 0; c < ix->n_cols; c++)
+			named |= sp_read_le(ix->sects + c * 4, 4) == s;
+		if (!named || s == 0 || u.off[s] > UINT32_MAX || u.size[s] > UINT32_MAX)
+			abort();
+		any = true;
+	}
+	if (!any || !u.has[SP_DWP_SECT_INFO])
+		abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	sp_dwp_index ix;
+	sp_error *e = sp_dwp_index_read(data, size, "fuzz.dwp", &ix);
+	if (e) {
+		char *m = sp_error_string(e);
+		if (!m || !strstr(m, "fuzz.dwp: .debug_cu_index"))
+			abort();
+		free(m);
+		sp_error_free(e);
+		return 0;
+	}
+	for (uint32_t i = 0; i < ix.n_slots && i < 4096; i++)
+		look(&ix, sp_read_le(ix.ids + (size_t)i * 8, 8));
+	look(&ix, 0);
+	look(&ix, 1);
+	look(&ix, UINT64_MAX);
+	return 0;
+}
