@@ -127,7 +127,8 @@ static void name_from_sources(ctx *c, job *j, sp_mapping_report *r)
 	for (size_t i = 0, e; i < j->n; i = e) {
 		e = run_end(j, i);
 		uint64_t addr = j->pend[i].addr;
-		sp_name_query q = {.addr = addr, .kind = sp_code_kind_of(c->p, j->m, addr)};
+		sp_name_query q = {.pid = j->m ? j->m->pid : 0, .addr = addr,
+				   .kind = sp_code_kind_of(c->p, j->m, addr)};
 		sp_name_source src = sp_name_address(c->s, &q, &named);
 		if (src == SP_SOURCE_NONE)
 			continue;

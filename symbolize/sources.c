@@ -53,7 +53,7 @@ sp_name_source sp_name_address(sp_symbolizer *s, const sp_name_query *q, sp_name
 	}
 	if (q->file && object_frames(q->file, q->file_addr, q->once, out))
 		return out->source = SP_SOURCE_FILE;
-	const char *name = perf ? sp_perf_map_lookup(perf, q->addr) : NULL;
+	const char *name = perf ? sp_perf_map_lookup(perf, q->pid, q->addr) : NULL;
 	if (name) {
 		name_frame(s, name, out);
 		return out->source = SP_SOURCE_PERF_MAP;

@@ -361,12 +361,19 @@ sp_error *sp_jit_read_core(const char *core, const char *exe, sp_jit_objects *ou
  * each through a temporary file renamed into place. */
 sp_error *sp_jit_objects_write(const sp_jit_objects *objs, const char *dir);
 
-/* perf maps (/tmp/perf-PID.map): names for JIT addresses. */
+/* perf maps (/tmp/perf-PID.map): names for JIT addresses.  A file named
+ * perf-PID.map (any directory) belongs to process PID; any other name
+ * belongs to every process. */
 typedef struct sp_perf_map sp_perf_map;
 sp_error *sp_perf_map_load(const char *const *files, size_t n_files, sp_perf_map **out);
 void sp_perf_map_free(sp_perf_map *m);
-/* Name of the symbol containing ADDR or NULL; borrowed until _free. */
-const char *sp_perf_map_lookup(const sp_perf_map *m, uint64_t addr);
+/* The process PATH's base name gives ("perf-PID.map", PID decimal, 1 to
+ * 2^32-1), else 0 (every process). */
+uint32_t sp_perf_map_file_pid(const char *path);
+/* Name of the symbol containing ADDR or NULL; borrowed until _free.  PID
+ * is the process ADDR belongs to: its own maps are asked, then those of
+ * every process; PID 0 (unknown) asks every map at once. */
+const char *sp_perf_map_lookup(const sp_perf_map *m, uint32_t pid, uint64_t addr);
 
 /* A copy of /proc/kallsyms: kernel symbol names. */
 typedef struct sp_kallsyms sp_kallsyms;
@@ -418,9 +425,10 @@ static inline size_t sp_addr_items_run(const sp_addr_item *items, size_t n, size
  * there perf maps and kallsyms name an address before its file does, while
  * for `symbolize -e FILE` the file comes first.  Both orders are those
  * symprof has always had.  jitdump files will come after JIT objects.
- * Sources are keyed by process: perf maps and jitdump files belong to one
- * pid.  Today no source records its pid and pid 0 ("unknown") is asked of
- * every source. */
+ * Sources are keyed by process: a perf map named perf-PID.map belongs to
+ * PID and names only addresses of that process (a mapping's pid, known
+ * for perf.data); pid 0 ("unknown": other inputs, `symbolize`, addresses
+ * outside every recorded map) is asked of every source. */
 typedef enum {
 	SP_SOURCE_NONE = 0,
 	SP_SOURCE_JIT_OBJECT,

@@ -48,18 +48,55 @@ static void test_perf_map(void)
 	TAP_OK(!err, "perf maps load");
 	/* (start,size) order: 0x1000/0x100 precedes 0x1040/0x10; the first line
 	 * of two equal entries wins. */
-	TAP_EQ_STR(sp_perf_map_lookup(m, 0x1000), "outer function", "start of an entry");
-	TAP_EQ_STR(sp_perf_map_lookup(m, 0x1045), "outer function", "first containing entry wins over a nested one");
-	TAP_EQ_STR(sp_perf_map_lookup(m, 0x10ff), "outer function", "last byte of an entry");
-	TAP_OK(sp_perf_map_lookup(m, 0x1100) == NULL, "end of an entry is outside");
-	TAP_EQ_STR(sp_perf_map_lookup(m, 0xff5), "Upper", "uppercase hex, second file");
-	TAP_EQ_STR(sp_perf_map_lookup(m, 0x2000), "zero-size at 2000", "size-0 entry matches its start");
-	TAP_OK(sp_perf_map_lookup(m, 0x2001) == NULL, "size-0 entry matches nothing else");
-	TAP_EQ_STR(sp_perf_map_lookup(m, 0x3010), "name with  spaces  ", "name is the rest of the line");
-	TAP_EQ_STR(sp_perf_map_lookup(m, 0x5007), "from second file", "second file");
-	TAP_OK(sp_perf_map_lookup(m, 0x999) == NULL, "address below every entry");
-	TAP_EQ_STR(sp_perf_map_lookup(m, UINT64_MAX - 1), "at the top", "entry ending past 2^64 is clamped");
+	TAP_EQ_STR(sp_perf_map_lookup(m, 0, 0x1000), "outer function", "start of an entry");
+	TAP_EQ_STR(sp_perf_map_lookup(m, 0, 0x1045), "outer function", "first containing entry wins over a nested one");
+	TAP_EQ_STR(sp_perf_map_lookup(m, 0, 0x10ff), "outer function", "last byte of an entry");
+	TAP_OK(sp_perf_map_lookup(m, 0, 0x1100) == NULL, "end of an entry is outside");
+	TAP_EQ_STR(sp_perf_map_lookup(m, 0, 0xff5), "Upper", "uppercase hex, second file");
+	TAP_EQ_STR(sp_perf_map_lookup(m, 0, 0x2000), "zero-size at 2000", "size-0 entry matches its start");
+	TAP_OK(sp_perf_map_lookup(m, 0, 0x2001) == NULL, "size-0 entry matches nothing else");
+	TAP_EQ_STR(sp_perf_map_lookup(m, 0, 0x3010), "name with  spaces  ", "name is the rest of the line");
+	TAP_EQ_STR(sp_perf_map_lookup(m, 0, 0x5007), "from second file", "second file");
+	TAP_OK(sp_perf_map_lookup(m, 0, 0x999) == NULL, "address below every entry");
+	TAP_EQ_STR(sp_perf_map_lookup(m, 0, UINT64_MAX - 1), "at the top", "entry ending past 2^64 is clamped");
+	/* per process: perf-1.map is process 1's, perf-2.map process 2's */
+	TAP_EQ_STR(sp_perf_map_lookup(m, 1, 0x1000), "outer function", "pid 1: its own map");
+	TAP_OK(sp_perf_map_lookup(m, 2, 0x1000) == NULL, "pid 2: not process 1's map");
+	TAP_EQ_STR(sp_perf_map_lookup(m, 2, 0x5007), "from second file", "pid 2: its own map");
+	TAP_OK(sp_perf_map_lookup(m, 1, 0x5007) == NULL, "pid 1: not process 2's map");
+	TAP_OK(sp_perf_map_lookup(m, 3, 0x1000) == NULL && sp_perf_map_lookup(m, 3, 0x5007) == NULL,
+	       "pid 3, without a map: none of them");
 	sp_perf_map_free(m);
+
+	/* two processes with code at the same address, and a map for everyone */
+	char *p10 = write_tmp("perf-10.map", "7000 100 ten_fn\n");
+	char *p11 = write_tmp("perf-11.map", "7000 100 eleven_fn\n");
+	char *all = write_tmp("jit-names.map", "7000 100 shared_fn\n8000 10 only_shared\n");
+	const char *three[] = {all, p10, p11};
+	err = sp_perf_map_load(three, 3, &m);
+	TAP_OK(!err, "three perf maps load");
+	TAP_EQ_STR(sp_perf_map_lookup(m, 10, 0x7010), "ten_fn", "pid 10 at 0x7010: its own name, not the shared map's");
+	TAP_EQ_STR(sp_perf_map_lookup(m, 11, 0x7010), "eleven_fn", "pid 11 at the same address: its own name");
+	TAP_EQ_STR(sp_perf_map_lookup(m, 12, 0x7010), "shared_fn", "pid 12: the map without a pid");
+	TAP_EQ_STR(sp_perf_map_lookup(m, 10, 0x8004), "only_shared", "pid 10: the map without a pid too");
+	TAP_EQ_STR(sp_perf_map_lookup(m, 0, 0x7010), "shared_fn", "unknown pid: every map, first loaded wins a tie");
+	sp_perf_map_free(m);
+	free(p10);
+	free(p11);
+	free(all);
+
+	static const struct {
+		const char *path;
+		uint32_t pid;
+	} names[] = {
+		{"/tmp/perf-1234.map", 1234}, {"perf-1.map", 1}, {"/x/perf-4294967295.map", UINT32_MAX},
+		{"/tmp/perf-4294967296.map", 0}, {"/tmp/perf-0.map", 0}, {"/tmp/perf-.map", 0},
+		{"/tmp/perf-12.map.bak", 0}, {"/tmp/perf-12x.map", 0}, {"/tmp/myperf-12.map", 0},
+		{"/tmp/perfinfo-12.map", 0}, {"/perf-9.map/other.map", 0}, {"jit.map", 0},
+	};
+	for (size_t i = 0; i < SP_ARRAY_LEN(names); i++)
+		TAP_OK(sp_perf_map_file_pid(names[i].path) == names[i].pid, "pid of %s is %u",
+		       names[i].path, names[i].pid);
 
 	static const struct {
 		const char *text, *want;

@@ -42,7 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (err)
 		drop(err);
 	for (size_t i = 0; pm && i < SP_ARRAY_LEN(probes); i++)
-		(void)sp_perf_map_lookup(pm, probes[i]);
+		(void)sp_perf_map_lookup(pm, (uint32_t)i, probes[i]);
 	sp_perf_map_free(pm);
 	sp_kallsyms *k = NULL;
 	err = sp_kallsyms_load(path, &k);
