@@ -29,17 +29,10 @@ typedef struct {
 	const char *name;    /* points into a file buffer */
 } perf_entry;
 
-typedef struct {
-	uint32_t pid;
-	sp_interval_table table; /* value: index into v */
-} pid_table;
-
 struct sp_perf_map {
 	perf_entry *v;
 	size_t n, cap;
-	sp_interval_table table; /* every entry: for an unknown process */
-	pid_table *pids;         /* by pid, ascending; pid 0 (ownerless) first */
-	size_t n_pids;
+	sp_pid_tables tables;    /* value: index into v */
 	char **bufs;       /* file contents the names point into */
 	size_t n_bufs, cap_bufs;
 };
@@ -68,10 +61,7 @@ void sp_perf_map_free(sp_perf_map *m)
 		free(m->bufs[i]);
 	free(m->bufs);
 	free(m->v);
-	sp_interval_table_clear(&m->table);
-	for (size_t i = 0; i < m->n_pids; i++)
-		sp_interval_table_clear(&m->pids[i].table);
-	free(m->pids);
+	sp_pid_tables_clear(&m->tables);
 	free(m);
 }
 
@@ -163,54 +153,27 @@ static int cmp_entry(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* The table of the entries (in sorted order) of PID: all of them for
- * UINT64_MAX. */
-static void build_table(const sp_perf_map *m, uint64_t pid, sp_interval *r,
-			sp_interval_table *t)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < m->n; i++)
-		if (pid == UINT64_MAX || m->v[i].pid == pid)
-			r[n++] = (sp_interval){m->v[i].start, m->v[i].end, i};
-	sp_interval_table_build(t, r, n);
-}
-
 sp_error *sp_perf_map_load(const char *const *files, size_t n_files, sp_perf_map **out)
 {
 	sp_perf_map *m = sp_xcalloc(1, sizeof(*m));
 	*out = NULL;
-	uint32_t *pids = sp_xreallocarray(NULL, n_files + 1, sizeof(*pids));
-	size_t n_pids = 0;
-	pids[n_pids++] = 0;
 	for (size_t i = 0; i < n_files; i++) {
 		sp_error *err = load_one(m, files[i]);
 		if (err) {
-			free(pids);
 			sp_perf_map_free(m);
 			return err;
 		}
-		pids[n_pids++] = sp_perf_map_file_pid(files[i]);
 	}
 	if (m->n)
 		qsort(m->v, m->n, sizeof(*m->v), cmp_entry);
-	qsort(pids, n_pids, sizeof(*pids), cmp_u32);
 	/* the sorted order is the order of preference */
 	sp_interval *r = sp_xreallocarray(NULL, m->n ? m->n : 1, sizeof(*r));
-	build_table(m, UINT64_MAX, r, &m->table);
-	m->pids = sp_xcalloc(n_pids, sizeof(*m->pids));
-	for (size_t i = 0; i < n_pids; i++) {
-		if (m->n_pids && m->pids[m->n_pids - 1].pid == pids[i])
-			continue;
-		pid_table *t = &m->pids[m->n_pids++];
-		t->pid = pids[i];
-		build_table(m, pids[i], r, &t->table);
+	uint32_t *pids = sp_xreallocarray(NULL, m->n ? m->n : 1, sizeof(*pids));
+	for (size_t i = 0; i < m->n; i++) {
+		r[i] = (sp_interval){m->v[i].start, m->v[i].end, i};
+		pids[i] = m->v[i].pid;
 	}
+	sp_pid_tables_build(&m->tables, r, pids, m->n);
 	free(r);
 	free(pids);
 	*out = m;
@@ -223,22 +186,6 @@ const char *sp_perf_map_lookup(const sp_perf_map *m, uint32_t pid, uint64_t addr
 {
 	if (!m)
 		return NULL;
-	size_t i = SIZE_MAX;
-	if (pid) {
-		size_t lo = 0, hi = m->n_pids;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (m->pids[mid].pid < pid)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo < m->n_pids && m->pids[lo].pid == pid)
-			i = sp_interval_table_find(&m->pids[lo].table, addr);
-		if (i == SIZE_MAX)
-			i = sp_interval_table_find(&m->pids[0].table, addr);
-	} else {
-		i = sp_interval_table_find(&m->table, addr);
-	}
+	size_t i = sp_pid_tables_find(&m->tables, pid, addr);
 	return i == SIZE_MAX ? NULL : m->v[i].name;
 }
