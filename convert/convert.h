@@ -28,6 +28,8 @@ typedef struct {
 	size_t n_jit_dirs, cap_jit_dirs;
 	char **perf_maps;
 	size_t n_perf_maps, cap_perf_maps;
+	char **jitdumps;
+	size_t n_jitdumps, cap_jitdumps;
 	bool no_symbolize;
 	const char *maps_file; /* --maps: memory map for raw stacks */
 	bool quiet;
@@ -45,6 +47,7 @@ typedef struct {
 	{"no-debuginfod", no_argument, NULL, 1004},                     \
 	{"jit-dir", required_argument, NULL, 1005},                     \
 	{"perf-map", required_argument, NULL, 1006},                    \
+	{"jitdump", required_argument, NULL, 1014},                     \
 	{"kallsyms", required_argument, NULL, 1007}
 
 #define SP_CLI_SYM_OPTIONS                                              \
@@ -65,6 +68,7 @@ typedef struct {
 	"  --no-debuginfod       do not query DEBUGINFOD_URLS servers\n"                 \
 	"  --jit-dir DIR         NAME.elf + NAME.meta JIT objects (repeatable)\n"       \
 	"  --perf-map FILE       /tmp/perf-PID.map names for JIT code (repeatable)\n"    \
+	"  --jitdump FILE        jit-PID.dump names and lines for JIT code (repeatable)\n" \
 	"  --kallsyms FILE       copy of /proc/kallsyms for kernel addresses\n"
 
 #define SP_CLI_SYM_HELP                                                                  \

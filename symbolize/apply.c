@@ -398,7 +398,7 @@ sp_error *sp_symbolize_profile(sp_symbolizer *s, sp_profile *p, sp_symbolize_rep
 	const sp_perf_map *perf;
 	const sp_kallsyms *ksyms;
 	sp_error *err = sp_symbolizer_sources(s, &jit, &perf, &ksyms);
-	c.has_sources = jit || perf || ksyms;
+	c.has_sources = jit || perf || ksyms || sp_symbolizer_perfjit(s);
 	if (err)
 		goto out;
 

@@ -62,6 +62,7 @@ struct sp_symbolizer {
 	sp_error *sources_err;
 	sp_jit_index *jit;
 	sp_perf_map *perf;
+	sp_perfjit *perfjit;
 	sp_kallsyms *ksyms;
 };
 
@@ -146,6 +147,7 @@ void sp_symbolizer_free(sp_symbolizer *s)
 	sp_finder_free(s->finder);
 	sp_jit_index_free(s->jit);
 	sp_perf_map_free(s->perf);
+	sp_perfjit_free(s->perfjit);
 	sp_kallsyms_free(s->ksyms);
 	sp_error_free(s->sources_err);
 	for (size_t i = 0; i < s->n_strs; i++)
@@ -214,6 +216,8 @@ static sp_error *load_sources(sp_symbolizer *s)
 	sp_error *e = NULL;
 	if (o->n_jit_dirs && (e = sp_jit_index_load(o->jit_dirs, o->n_jit_dirs, &s->jit)))
 		return e;
+	if (o->n_jitdumps && (e = sp_perfjit_load(o->jitdumps, o->n_jitdumps, &s->perfjit)))
+		return e;
 	if (o->n_perf_maps && (e = sp_perf_map_load(o->perf_maps, o->n_perf_maps, &s->perf)))
 		return e;
 	if (o->kallsyms && *o->kallsyms && (e = sp_kallsyms_load(o->kallsyms, &s->ksyms)))
@@ -230,6 +234,11 @@ sp_error *sp_symbolizer_sources(sp_symbolizer *s, const sp_jit_index **jit,
 	}
 	sp_symbolizer_loaded_sources(s, jit, perf, ksyms);
 	return sp_error_dup(s->sources_err);
+}
+
+const sp_perfjit *sp_symbolizer_perfjit(const sp_symbolizer *s)
+{
+	return s->perfjit;
 }
 
 void sp_symbolizer_loaded_sources(const sp_symbolizer *s, const sp_jit_index **jit,

@@ -10,7 +10,15 @@
 #     named perf-PID.map belongs to PID): main -> map_a_outer -> map_a_inner in a's
 #     samples, map_b_* in b's, never mixed;
 #   - with a's map only, b's JIT frames stay unnamed; a map whose file name has no pid
-#     names both processes' code (every process's map, as before).
+#     names both processes' code (every process's map, as before);
+#   - with both jitdump files (--jitdump), each process's frames are a_outer -> a_inner
+#     or b_*, never mixed, at the lines the debug info records give: ROLE.jit:11 for the
+#     call in outer, ROLE.jit:21 for the loop in inner;
+#   - perf inject --jit is an independent reader: restricted to the JIT functions and
+#     main, the stacks perf script prints from the injected file, with their counts, are
+#     exactly symprof's from the recording itself;
+#   - `symbolize --jitdump` names single addresses, and a broken jitdump is an error
+#     naming the file and the offset.
 # Skips when perf is missing or cannot record here, and off x86-64.
 . "${SP_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}/tests/cli_lib.sh"
 
@@ -73,5 +81,56 @@ sp_run symprof convert -q --sample-index samples --tagfocus "pid=$pid_b" --perf-
 n=$(count "$tmp/global.folded" "main;map_a_outer;map_a_inner")
 sp_check "a map without a pid in its name names every process's code ($n of b's samples)" \
 	[ "$n" -gt 100 ]
+
+dump_a=$tmp/jit/jit-$pid_a.dump
+dump_b=$tmp/jit/jit-$pid_b.dump
+sp_run symprof convert -q --sample-index samples --jitdump "$dump_a" --jitdump "$dump_b" \
+	"$tmp/jit.data" -o "$tmp/jd.folded"
+sp_ok "$rc" "two jitdumps: convert exits 0" || sp_show_err
+for r in a b; do
+	eval "p=\$pid_$r"
+	sp_run symprof convert -q --sample-index samples --jitdump "$dump_a" --jitdump "$dump_b" \
+		--tagfocus "pid=$p" "$tmp/jit.data" -o "$tmp/jd_$r.folded"
+	n=$(count "$tmp/jd_$r.folded" "main;${r}_outer;${r}_inner")
+	other=$( [ $r = a ] && echo b || echo a)
+	[ "$rc" -eq 0 ] && [ "$n" -gt 100 ] && ! grep -q "${other}_inner\|${other}_outer" "$tmp/jd_$r.folded"
+	sp_ok $? "two jitdumps: process $r's samples are main;${r}_outer;${r}_inner ($n), none $other's" ||
+		sed 's/^/#   /' "$tmp/jd_$r.folded"
+done
+sp_run symprof convert -q --format top --lines --jitdump "$dump_a" --jitdump "$dump_b" \
+	"$tmp/jit.data" -o "$tmp/jd.top"
+for f in "a_inner a.jit:21" "a_outer a.jit:11" "b_inner b.jit:21" "b_outer b.jit:11"; do
+	grep -q " $f\$" "$tmp/jd.top"
+	sp_ok $? "two jitdumps: top --lines has $f (from the debug info records)" ||
+		sed 's/^/#   /' "$tmp/jd.top"
+done
+
+sp_run symprof convert -q --tagfocus "pid=$pid_b" --jitdump "$dump_a" "$tmp/jit.data" \
+	-o "$tmp/jd_only_a.folded"
+! grep -q '[ab]_inner' "$tmp/jd_only_a.folded" && grep -q 'anon+0x7e5a' "$tmp/jd_only_a.folded"
+sp_ok $? "a's jitdump only: b's JIT frames stay addresses" || sed 's/^/#   /' "$tmp/jd_only_a.folded"
+
+vocab="main a_outer a_inner b_outer b_inner"
+if perf inject --jit -i "$tmp/jit.data" -o "$tmp/injected.data" >"$tmp/inject.log" 2>&1; then
+	sp_perf_stacks "$tmp/injected.data" >"$tmp/perf.stacks"
+	sp_folded_stacks "$tmp/jd.folded" >"$tmp/ours.stacks"
+	grep -q 'a_outer;a_inner' "$tmp/perf.stacks" && cmp -s "$tmp/perf.stacks" "$tmp/ours.stacks"
+	sp_ok $? "perf inject --jit + perf script: the same JIT stacks with the same counts" ||
+		sp_diag "perf:" "$(cat "$tmp/perf.stacks")" "symprof:" "$(cat "$tmp/ours.stacks")"
+else
+	sp_skip "perf inject --jit failed: $(head -n 1 "$tmp/inject.log")"
+fi
+
+sp_run symprof symbolize --jitdump "$dump_a" 0x7e5a0000004b 0x7e5a00000008 0x7e5a00000040 \
+	0x7e5a00000100
+sp_ok "$rc" "symbolize --jitdump exits 0" || sp_show_err
+printf 'a_inner\na.jit:21\na_outer\na.jit:11\na_inner\na.jit:20\n??\n??:0\n' >"$tmp/want"
+sp_check "symbolize --jitdump: names and lines of the loop, the call, inner's entry; ?? past the code" \
+	cmp -s "$tmp/want" "$tmp/out"
+
+head -c 100 "$dump_a" >"$tmp/jit-1.dump"
+sp_run symprof convert -q --jitdump "$tmp/jit-1.dump" "$tmp/jit.data" -o "$tmp/bad.folded"
+[ "$rc" -eq 1 ] && grep -q "jit-1.dump: offset [0-9]*: expected" "$tmp/err"
+sp_ok $? "a truncated jitdump: exit 1 naming the file and offset" || sp_show_err
 
 sp_done

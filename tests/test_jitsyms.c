@@ -224,6 +224,86 @@ static void test_meta(void)
 	}
 }
 
+/* jitdump files (perfjit.c), written here record by record as
+ * spec/FORMATS.md §5.2 lays them out, little-endian. */
+static void jput(FILE *f, const void *p, size_t n)
+{
+	fwrite(p, 1, n, f);
+}
+
+/* V as a 32- or 64-bit integer in this (little-endian) host's order */
+#define jput32(f, v) jput((f), &(uint32_t){(v)}, 4)
+#define jput64(f, v) jput((f), &(uint64_t){(v)}, 8)
+
+static void jheader(FILE *j, uint32_t pid)
+{
+	jput32(j, 0x4A695444);
+	jput32(j, 1);
+	jput32(j, 40);
+	jput32(j, 62);
+	jput32(j, 0);
+	jput32(j, pid);
+	jput64(j, 0);
+	jput64(j, 0);
+}
+
+/* A CODE_LOAD of SIZE bytes of code (zeros) at ADDR. */
+static void jload(FILE *j, uint64_t addr, uint64_t size, uint64_t index, const char *name)
+{
+	size_t len = strlen(name) + 1;
+	jput32(j, 0);
+	jput32(j, (uint32_t)(56 + len + size));
+	jput64(j, 0);
+	jput32(j, 1);
+	jput32(j, 1);
+	jput64(j, addr);
+	jput64(j, addr);
+	jput64(j, size);
+	jput64(j, index);
+	jput(j, name, len);
+	for (uint64_t i = 0; i < size; i++)
+		fputc(0, j);
+}
+
+static const char *jname(const sp_perfjit *j, uint32_t pid, uint64_t addr)
+{
+	sp_frame f;
+	return sp_perfjit_lookup(j, pid, addr, &f) ? f.name : NULL;
+}
+
+static void test_perfjit(void)
+{
+	char *pa = sp_xasprintf("%s/jit-42.dump", tmpdir), *pb = sp_xasprintf("%s/jit-43.dump", tmpdir);
+	FILE *a = fopen(pa, "wb"), *b = fopen(pb, "wb");
+	jheader(a, 42);
+	jload(a, 0x1000, 0x100, 1, "f1");
+	jload(a, 0x1040, 0x10, 2, "f2_nested_later");
+	jload(a, 0x1000, 0x20, 3, "f3_reused_later");
+	jheader(b, 43);
+	jload(b, 0x1000, 0x100, 1, "g");
+	fclose(a);
+	fclose(b);
+	const char *files[] = {pa, pb};
+	sp_perfjit *j = NULL;
+	sp_error *err = sp_perfjit_load(files, 2, &j);
+	TAP_OK(!err && sp_perfjit_count(j) == 4, "two jitdump files: 4 code ranges");
+	TAP_EQ_STR(jname(j, 42, 0x1010), "f3_reused_later", "pid 42: the later load wins where they overlap");
+	TAP_EQ_STR(jname(j, 42, 0x1045), "f2_nested_later", "pid 42: a later nested load wins");
+	TAP_EQ_STR(jname(j, 42, 0x1080), "f1", "pid 42: the first load where nothing later covers");
+	TAP_OK(jname(j, 42, 0x1100) == NULL, "pid 42: the end of the code is outside");
+	TAP_EQ_STR(jname(j, 43, 0x1010), "g", "pid 43: its own file's name at the same address");
+	TAP_OK(jname(j, 44, 0x1010) == NULL, "pid 44, without a file: nothing");
+	TAP_EQ_STR(jname(j, 0, 0x1080), "g", "unknown pid: every file, the later one first");
+	sp_perfjit_free(j);
+	free(pa);
+	free(pb);
+
+	const char *none[] = {"/nonexistent/jit-1.dump"};
+	err = sp_perfjit_load(none, 1, &j);
+	TAP_OK(err && err_has(err, "/nonexistent/jit-1.dump") && !j, "missing jitdump names the file");
+	sp_error_free(err);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -233,6 +313,7 @@ int main(void)
 	test_perf_map();
 	test_kallsyms();
 	test_meta();
+	test_perfjit();
 	char *cmd[] = {"rm", "-rf", tmpdir, NULL};
 	pid_t pid = fork();
 	if (pid == 0) {
