@@ -149,6 +149,9 @@ typedef struct {
 	sp_input_format format;            /* the input's format (UNKNOWN when merged) */
 	const sp_symbolize_report *report; /* NULL when not symbolized or merged */
 	const sp_unwind_report *unwind;    /* NULL when nothing was unwound, or merged */
+	char *kallsyms_note;               /* perf.data with --kallsyms: how the copy's
+					      kernel release and the recording's
+					      compare, NULL when they agree */
 } sp_pipeline_output;
 
 typedef struct {

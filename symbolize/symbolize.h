@@ -397,6 +397,17 @@ typedef struct sp_kallsyms sp_kallsyms;
 sp_error *sp_kallsyms_load(const char *path, sp_kallsyms **out);
 void sp_kallsyms_free(sp_kallsyms *k);
 const char *sp_kallsyms_lookup(const sp_kallsyms *k, uint64_t addr);
+/* The kernel release (`uname -r`) the kallsyms copy at PATH comes from, as
+ * far as it can be told: a copy does not say so itself, so the first line
+ * of PATH.osrelease when that file exists, else the running kernel's when
+ * PATH is /proc/kallsyms; NULL otherwise.  *FROM (may be NULL) gets where
+ * the answer came from ("PATH.osrelease", "uname") or NULL.  Caller frees. */
+char *sp_kallsyms_release(const char *path, const char **from);
+/* What a perf.data recording of kernel RECORDED (its OSRELEASE, NULL when
+ * not recorded) and the kallsyms copy at PATH say together: NULL when they
+ * agree, else a sentence for a warning or `info` (caller frees).  *MISMATCH
+ * is set when the two releases are known and differ. */
+char *sp_kallsyms_check(const char *path, const char *recorded, bool *mismatch);
 
 /* The session's name sources without a mapping file (JIT objects, perf
  * maps, kallsyms; each NULL when its option is not given), loaded at the

@@ -1,6 +1,6 @@
 #!/bin/sh
 # cli_perf_jit.sh — end to end: JIT code in a perf.data of two processes, named per
-# process.  testdata/perf/jitperf.c places its own functions ROLE_outer -> ROLE_inner at
+# process, and the kallsyms check of the same recording.  testdata/perf/jitperf.c places its own functions ROLE_outer -> ROLE_inner at
 # the same fixed address in every process; run once as "a" and once as "b" under one
 # `perf record -k 1 -e cpu-clock -g`, each writes DIR/perf-PID.map (names map_ROLE_*)
 # and DIR/jit-PID.dump.
@@ -18,7 +18,12 @@
 #     main, the stacks perf script prints from the injected file, with their counts, are
 #     exactly symprof's from the recording itself;
 #   - `symbolize --jitdump` names single addresses, and a broken jitdump is an error
-#     naming the file and the offset.
+#     naming the file and the offset;
+#   - --kallsyms is checked against the recording's OSRELEASE (what perf report
+#     --header-only calls "os release"): a copy whose FILE.osrelease names another
+#     release draws a warning on stderr and a line in `info`; the right release, or
+#     /proc/kallsyms of this machine (which recorded the file), draws none; a copy
+#     without FILE.osrelease is reported as unchecked by `info` only.
 # Skips when perf is missing or cannot record here, and off x86-64.
 . "${SP_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}/tests/cli_lib.sh"
 
@@ -132,5 +137,34 @@ head -c 100 "$dump_a" >"$tmp/jit-1.dump"
 sp_run symprof convert -q --jitdump "$tmp/jit-1.dump" "$tmp/jit.data" -o "$tmp/bad.folded"
 [ "$rc" -eq 1 ] && grep -q "jit-1.dump: offset [0-9]*: expected" "$tmp/err"
 sp_ok $? "a truncated jitdump: exit 1 naming the file and offset" || sp_show_err
+
+release=$(perf report -i "$tmp/jit.data" --header-only 2>/dev/null |
+	awk -F' : ' '/^# os release/ { print $2; exit }')
+printf 'ffffffff81000000 T _stext\nffffffff81000100 T other_fn\n' >"$tmp/ksyms"
+printf '0.0.0-not-this-one\n' >"$tmp/ksyms.osrelease"
+sp_run symprof convert -q --format folded --kallsyms "$tmp/ksyms" "$tmp/jit.data" -o "$tmp/k.folded"
+[ "$rc" -eq 0 ] && [ -n "$release" ] &&
+	grep -q "warning: .*ksyms is of kernel 0.0.0-not-this-one (its .osrelease), the recording's is $release" "$tmp/err"
+sp_ok $? "kallsyms of another release ($release recorded): a warning naming both" || sp_show_err
+sp_run symprof info --kallsyms "$tmp/ksyms" "$tmp/jit.data"
+grep -q "^  kallsyms: .*0.0.0-not-this-one.*$release" "$tmp/out"
+sp_ok $? "kallsyms of another release: info says so"
+printf '%s\r\n' "$release" >"$tmp/ksyms.osrelease"
+sp_run symprof info --kallsyms "$tmp/ksyms" "$tmp/jit.data"
+! grep -q 'kallsyms:' "$tmp/out" && ! grep -q warning "$tmp/err"
+sp_ok $? "kallsyms whose .osrelease is the recording's: no warning, nothing in info" || sp_show_err
+rm "$tmp/ksyms.osrelease"
+sp_run symprof info --kallsyms "$tmp/ksyms" "$tmp/jit.data"
+grep -q "^  kallsyms: .*cannot tell which kernel.*ksyms.osrelease.*$release" "$tmp/out" &&
+	! grep -q warning "$tmp/err"
+sp_ok $? "kallsyms without .osrelease: info says it is not checked, no warning"
+if [ -r /proc/kallsyms ] && [ "$(uname -r)" = "$release" ]; then
+	sp_run symprof convert -q --format folded --kallsyms /proc/kallsyms "$tmp/jit.data" \
+		-o "$tmp/kp.folded"
+	[ "$rc" -eq 0 ] && ! grep -q warning "$tmp/err"
+	sp_ok $? "/proc/kallsyms of the recording machine: no warning" || sp_show_err
+else
+	sp_skip "no /proc/kallsyms of the recording's kernel"
+fi
 
 sp_done

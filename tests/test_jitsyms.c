@@ -271,6 +271,34 @@ static const char *jname(const sp_perfjit *j, uint32_t pid, uint64_t addr)
 	return sp_perfjit_lookup(j, pid, addr, &f) ? f.name : NULL;
 }
 
+/* The release of a kallsyms copy, and how it compares with a recording's. */
+static void test_kallsyms_release(void)
+{
+	char *k = write_tmp("ksyms", "ffffffff81000000 T _stext\n");
+	const char *from = "x";
+	char *rel = sp_kallsyms_release(k, &from);
+	TAP_OK(!rel && !from, "a copy without .osrelease: release unknown");
+	bool mismatch = true;
+	char *msg = sp_kallsyms_check(k, "6.1.0-13-amd64", &mismatch);
+	TAP_OK(msg && strstr(msg, "cannot tell") && !mismatch, "unknown release: not checked, no mismatch");
+	free(msg);
+	char *side = write_tmp("ksyms.osrelease", "6.1.0-13-amd64 \r\nsecond line\n");
+	rel = sp_kallsyms_release(k, &from);
+	TAP_EQ_STR(rel, "6.1.0-13-amd64", "the first line of FILE.osrelease, trailing blanks and CR cut");
+	free(rel);
+	msg = sp_kallsyms_check(k, "6.1.0-13-amd64", &mismatch);
+	TAP_OK(!msg && !mismatch, "same release: nothing to say");
+	msg = sp_kallsyms_check(k, "6.12.0-1-amd64", &mismatch);
+	TAP_OK(msg && mismatch && strstr(msg, "6.1.0-13-amd64") && strstr(msg, "6.12.0-1-amd64"),
+	       "another release: a mismatch naming both");
+	free(msg);
+	msg = sp_kallsyms_check(k, NULL, &mismatch);
+	TAP_OK(msg && !mismatch && strstr(msg, "OSRELEASE"), "no OSRELEASE recorded: not checked");
+	free(msg);
+	free(side);
+	free(k);
+}
+
 static void test_perfjit(void)
 {
 	char *pa = sp_xasprintf("%s/jit-42.dump", tmpdir), *pb = sp_xasprintf("%s/jit-43.dump", tmpdir);
@@ -314,6 +342,7 @@ int main(void)
 	test_kallsyms();
 	test_meta();
 	test_perfjit();
+	test_kallsyms_release();
 	char *cmd[] = {"rm", "-rf", tmpdir, NULL};
 	pid_t pid = fork();
 	if (pid == 0) {
