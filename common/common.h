@@ -294,6 +294,13 @@ sp_sink *sp_sink_gzip_new(sp_sink *inner);
  * that gives more, is refused with SP_E_LIMIT. */
 #define SP_STDIN_NAME "standard input"
 sp_error *sp_read_file(const char *path, uint8_t **data, size_t *len);
+/* The names (not paths) in directory DIR that begin with PREFIX and end
+ * with SUFFIX, longer than both together, sorted bytewise (so that what is
+ * made of them does not depend on readdir's order).  *NAMES gets *N of
+ * them (caller frees each and the array).  SP_E_IO naming DIR when it
+ * cannot be read. */
+sp_error *sp_dir_names(const char *dir, const char *prefix, const char *suffix, char ***names,
+		       size_t *n);
 /* True when DATA starts with the gzip magic 1f 8b. */
 bool sp_is_gzip(const uint8_t *data, size_t len);
 /* Decompresses a gzip stream (concatenated members allowed); refuses to

@@ -67,8 +67,10 @@ typedef struct {
 	"  --path-map OLD=NEW    rewrite a recorded path prefix (repeatable)\n"          \
 	"  --no-debuginfod       do not query DEBUGINFOD_URLS servers\n"                 \
 	"  --jit-dir DIR         NAME.elf + NAME.meta JIT objects (repeatable)\n"       \
-	"  --perf-map FILE       /tmp/perf-PID.map names for JIT code (repeatable)\n"    \
-	"  --jitdump FILE        jit-PID.dump names and lines for JIT code (repeatable)\n" \
+	"  --perf-map FILE|DIR   /tmp/perf-PID.map names for JIT code (repeatable; a DIR\n" \
+	"                        gives its perf-PID.map files)\n"                        \
+	"  --jitdump FILE|DIR    jit-PID.dump names and lines for JIT code (repeatable;\n" \
+	"                        a DIR gives its jit-PID.dump files)\n"                  \
 	"  --kallsyms FILE       copy of /proc/kallsyms for kernel addresses\n"
 
 #define SP_CLI_SYM_HELP                                                                  \

@@ -63,9 +63,10 @@ typedef struct {
 	size_t n_path_maps;
 	const char *const *jit_dirs;     /* --jit-dir: NAME.elf + NAME.meta pairs */
 	size_t n_jit_dirs;
-	const char *const *perf_maps;    /* --perf-map FILE */
+	const char *const *perf_maps;    /* --perf-map FILE, or DIR: its perf-PID.map */
 	size_t n_perf_maps;
-	const char *const *jitdumps;     /* --jitdump FILE (jit-PID.dump) */
+	const char *const *jitdumps;     /* --jitdump FILE (jit-PID.dump), or DIR: its
+					    jit-PID.dump files */
 	size_t n_jitdumps;
 	const char *kallsyms;            /* --kallsyms FILE */
 	bool no_debuginfod;

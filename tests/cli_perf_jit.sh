@@ -17,6 +17,9 @@
 #   - perf inject --jit is an independent reader: restricted to the JIT functions and
 #     main, the stacks perf script prints from the injected file, with their counts, are
 #     exactly symprof's from the recording itself;
+#   - --perf-map DIR and --jitdump DIR take the perf-PID.map and jit-PID.dump files of
+#     DIR (only names with a pid: other files there would be refused) with the same
+#     result as naming each file;
 #   - `symbolize --jitdump` names single addresses, and a broken jitdump is an error
 #     naming the file and the offset;
 #   - --kallsyms is checked against the recording's OSRELEASE (what perf report
@@ -125,6 +128,20 @@ if perf inject --jit -i "$tmp/jit.data" -o "$tmp/injected.data" >"$tmp/inject.lo
 else
 	sp_skip "perf inject --jit failed: $(head -n 1 "$tmp/inject.log")"
 fi
+
+mkdir "$tmp/dir"
+cp "$map_a" "$map_b" "$dump_a" "$dump_b" "$tmp/dir/"
+echo 'not a perf map' >"$tmp/dir/perf-x.map"
+echo 'not a jitdump' >"$tmp/dir/jit-12a.dump"
+echo 'not a jitdump' >"$tmp/dir/perf-1.dump"
+sp_run symprof convert -q --sample-index samples --perf-map "$tmp/dir" "$tmp/jit.data" \
+	-o "$tmp/dir_map.folded"
+[ "$rc" -eq 0 ] && cmp -s "$tmp/both.folded" "$tmp/dir_map.folded"
+sp_ok $? "--perf-map DIR: the same stacks as both maps named" || sp_show_err
+sp_run symprof convert -q --sample-index samples --jitdump "$tmp/dir" "$tmp/jit.data" \
+	-o "$tmp/dir_jd.folded"
+[ "$rc" -eq 0 ] && cmp -s "$tmp/jd.folded" "$tmp/dir_jd.folded"
+sp_ok $? "--jitdump DIR: the same stacks as both dumps named" || sp_show_err
 
 sp_run symprof symbolize --jitdump "$dump_a" 0x7e5a0000004b 0x7e5a00000008 0x7e5a00000040 \
 	0x7e5a00000100
