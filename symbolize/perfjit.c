@@ -141,7 +141,8 @@ static sp_error *debug_info(const reader *r, size_t off, size_t size, jit_line *
 					    r->path, at, i + 1, (unsigned long long)nr, end - at);
 		}
 		v[i].addr = rd64(r, at);
-		v[i].line = (int32_t)rd32(r, at + 8);
+		int32_t line = (int32_t)rd32(r, at + 8);
+		v[i].line = line > 0 ? line : 0; /* lines count from 1: 0 is "unknown" */
 		const char *file = str_at(r, at + 16, end);
 		if (!file) {
 			free(v);
