@@ -296,7 +296,7 @@ tests_mcjit_host_CXXFLAGS = $(LLVM_CXXFLAGS) $(AM_CXXFLAGS) $(MCJIT_WARN_CXXFLAG
 tests_mcjit_host_LDADD = jitreg/libjitreg.la $(LLVM_LIBS) -lpthread
 dist_check_SCRIPTS += tests/cli_mcjit.sh
 TESTS += tests/cli_mcjit.sh
-EXTRA_DIST += testdata/jit/mcjit_funcs.c testdata/jit/mcjit_funcs2.c
+EXTRA_DIST += testdata/jit/mcjit_funcs.c testdata/jit/mcjit_funcs2.c testdata/jit/mcjit_busy.c
 # --- end MCJIT end to end ---
 # --- corrupted debug info against the resolver's own DWARF readers ---
 check_PROGRAMS += tests/test_dwarf_corrupt
