@@ -22,7 +22,8 @@
  * where ranges overlap, the later record wins (addresses are reused as a
  * JIT frees and compiles code; sample times are not consulted).  The line
  * of an address is that of the debug entry with the greatest address at
- * or below it in its function.  Every size and count is checked against
+ * or below it in its function; entries outside the function (LLVM 14
+ * writes them 0x40 bytes too far) give it none.  Every size and count is checked against
  * the bytes of its record before use; an error names the file, the byte
  * offset and what was expected there.
  */
@@ -375,7 +376,8 @@ bool sp_perfjit_lookup(const sp_perfjit *j, uint32_t pid, uint64_t addr, sp_fram
 		else
 			hi = mid;
 	}
-	if (lo) {
+	/* an entry before the code is not the code's (nor one past it) */
+	if (lo && c->lines[lo - 1].addr >= c->start - (uint64_t)c->delta) {
 		out->file = c->lines[lo - 1].file;
 		out->line = c->lines[lo - 1].line;
 	}

@@ -265,6 +265,21 @@ static void jload(FILE *j, uint64_t addr, uint64_t size, uint64_t index, const c
 		fputc(0, j);
 }
 
+/* A DEBUG_INFO record of one entry: ADDR is at LINE of FILE. */
+static void jdebug(FILE *j, uint64_t addr, int32_t line, const char *file)
+{
+	size_t len = strlen(file) + 1;
+	jput32(j, 2);
+	jput32(j, (uint32_t)(16 + 16 + 16 + len));
+	jput64(j, 0);
+	jput64(j, addr);
+	jput64(j, 1);
+	jput64(j, addr);
+	jput32(j, (uint32_t)line);
+	jput32(j, 0);
+	jput(j, file, len);
+}
+
 static const char *jname(const sp_perfjit *j, uint32_t pid, uint64_t addr)
 {
 	sp_frame f;
@@ -309,12 +324,16 @@ static void test_perfjit(void)
 	jload(a, 0x1000, 0x20, 3, "f3_reused_later");
 	jheader(b, 43);
 	jload(b, 0x1000, 0x100, 1, "g");
+	jdebug(b, 0x2000, 7, "h.js");
+	jload(b, 0x2000, 0x10, 2, "h");
+	jdebug(b, 0x2ff0, 9, "early.js"); /* before its code */
+	jload(b, 0x3000, 0x10, 3, "late");
 	fclose(a);
 	fclose(b);
 	const char *files[] = {pa, pb};
 	sp_perfjit *j = NULL;
 	sp_error *err = sp_perfjit_load(files, 2, &j);
-	TAP_OK(!err && sp_perfjit_count(j) == 4, "two jitdump files: 4 code ranges");
+	TAP_OK(!err && sp_perfjit_count(j) == 6, "two jitdump files: 6 code ranges");
 	TAP_EQ_STR(jname(j, 42, 0x1010), "f3_reused_later", "pid 42: the later load wins where they overlap");
 	TAP_EQ_STR(jname(j, 42, 0x1045), "f2_nested_later", "pid 42: a later nested load wins");
 	TAP_EQ_STR(jname(j, 42, 0x1080), "f1", "pid 42: the first load where nothing later covers");
@@ -322,6 +341,12 @@ static void test_perfjit(void)
 	TAP_EQ_STR(jname(j, 43, 0x1010), "g", "pid 43: its own file's name at the same address");
 	TAP_OK(jname(j, 44, 0x1010) == NULL, "pid 44, without a file: nothing");
 	TAP_EQ_STR(jname(j, 0, 0x1080), "g", "unknown pid: every file, the later one first");
+	sp_frame f = {0};
+	TAP_OK(sp_perfjit_lookup(j, 43, 0x2008, &f) && f.file && !strcmp(f.file, "h.js") &&
+	       f.line == 7, "a debug entry at the code's start gives its line");
+	f = (sp_frame){0};
+	TAP_OK(sp_perfjit_lookup(j, 43, 0x3008, &f) && !strcmp(f.name, "late") && !f.file &&
+	       !f.line, "a debug entry before the code gives it no line");
 	sp_perfjit_free(j);
 	free(pa);
 	free(pb);
