@@ -169,15 +169,6 @@ static sp_error *debug_info(const reader *r, size_t off, size_t size, jit_line *
 	return NULL;
 }
 
-/* The last load of CODE_INDEX in J from file entries FIRST.. on. */
-static const jit_code *load_of(const sp_perfjit *j, size_t first, uint64_t code_index)
-{
-	for (size_t i = j->n; i-- > first;)
-		if (j->v[i].code_index == code_index)
-			return &j->v[i];
-	return NULL;
-}
-
 static sp_error *range_error(const reader *r, size_t off, const char *what, uint64_t addr,
 			     uint64_t size)
 {
@@ -189,7 +180,7 @@ static sp_error *range_error(const reader *r, size_t off, const char *what, uint
 /* The records of R from byte AT on, into J for process PID. */
 static sp_error *records(sp_perfjit *j, const reader *r, size_t at, uint32_t pid)
 {
-	size_t first = j->n;
+	sp_u64map by_index = {0}; /* code index -> the last of its ranges in J */
 	jit_line *pending = NULL; /* the debug info of the next load */
 	size_t n_pending = 0;
 	sp_error *err = NULL;
@@ -242,6 +233,7 @@ static sp_error *records(sp_perfjit *j, const reader *r, size_t at, uint32_t pid
 				      .pid = pid, .name = name, .lines = pending,
 				      .n_lines = n_pending, .owns_lines = pending != NULL};
 			SP_PUSH(j->v, j->n, j->cap, c);
+			sp_u64map_put(&by_index, index, j->n - 1);
 			pending = NULL;
 			n_pending = 0;
 		} else if (id == 1) { /* CODE_MOVE */
@@ -254,8 +246,8 @@ static sp_error *records(sp_perfjit *j, const reader *r, size_t at, uint32_t pid
 			size_t f = at + PREFIX_SIZE;
 			uint64_t addr = rd64(r, f + 24); /* (the old address is the load's) */
 			uint64_t csize = rd64(r, f + 32), index = rd64(r, f + 40);
-			const jit_code *from = load_of(j, first, index);
-			if (!from) {
+			uint64_t k;
+			if (!sp_u64map_get(&by_index, index, &k)) {
 				err = sp_error_new(SP_E_MALFORMED,
 						   "%s: offset %zu: JIT_CODE_MOVE of code index %llu, expected an earlier JIT_CODE_LOAD with that index",
 						   r->path, f + 40, (unsigned long long)index);
@@ -267,12 +259,14 @@ static sp_error *records(sp_perfjit *j, const reader *r, size_t at, uint32_t pid
 			}
 			/* the lines move with the code: they stay the load's,
 			 * read at (address - delta) */
+			const jit_code *from = &j->v[k];
 			jit_code c = *from;
 			c.start = addr;
 			c.end = addr + csize;
 			c.delta = (int64_t)(addr - from->start + (uint64_t)from->delta);
 			c.owns_lines = false;
 			SP_PUSH(j->v, j->n, j->cap, c);
+			sp_u64map_put(&by_index, index, j->n - 1);
 		} else if (id == 2) { /* CODE_DEBUG_INFO */
 			free(pending);
 			pending = NULL;
@@ -285,6 +279,7 @@ static sp_error *records(sp_perfjit *j, const reader *r, size_t at, uint32_t pid
 		at = end;
 	}
 	free(pending); /* debug info that no load followed */
+	sp_u64map_free(&by_index);
 	return err;
 }
 

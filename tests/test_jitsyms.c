@@ -280,6 +280,21 @@ static void jdebug(FILE *j, uint64_t addr, int32_t line, const char *file)
 	jput(j, file, len);
 }
 
+/* A CODE_MOVE of the code of INDEX (SIZE bytes) from OLD to NEW. */
+static void jmove(FILE *j, uint64_t old, uint64_t new_addr, uint64_t size, uint64_t index)
+{
+	jput32(j, 1);
+	jput32(j, 64);
+	jput64(j, 0);
+	jput32(j, 1);
+	jput32(j, 1);
+	jput64(j, new_addr);
+	jput64(j, old);
+	jput64(j, new_addr);
+	jput64(j, size);
+	jput64(j, index);
+}
+
 static const char *jname(const sp_perfjit *j, uint32_t pid, uint64_t addr)
 {
 	sp_frame f;
@@ -328,12 +343,13 @@ static void test_perfjit(void)
 	jload(b, 0x2000, 0x10, 2, "h");
 	jdebug(b, 0x2ff0, 9, "early.js"); /* before its code */
 	jload(b, 0x3000, 0x10, 3, "late");
+	jmove(b, 0x2000, 0x5000, 0x10, 2);
 	fclose(a);
 	fclose(b);
 	const char *files[] = {pa, pb};
 	sp_perfjit *j = NULL;
 	sp_error *err = sp_perfjit_load(files, 2, &j);
-	TAP_OK(!err && sp_perfjit_count(j) == 6, "two jitdump files: 6 code ranges");
+	TAP_OK(!err && sp_perfjit_count(j) == 7, "two jitdump files: 7 code ranges");
 	TAP_EQ_STR(jname(j, 42, 0x1010), "f3_reused_later", "pid 42: the later load wins where they overlap");
 	TAP_EQ_STR(jname(j, 42, 0x1045), "f2_nested_later", "pid 42: a later nested load wins");
 	TAP_EQ_STR(jname(j, 42, 0x1080), "f1", "pid 42: the first load where nothing later covers");
@@ -347,6 +363,13 @@ static void test_perfjit(void)
 	f = (sp_frame){0};
 	TAP_OK(sp_perfjit_lookup(j, 43, 0x3008, &f) && !strcmp(f.name, "late") && !f.file &&
 	       !f.line, "a debug entry before the code gives it no line");
+	f = (sp_frame){0};
+	TAP_OK(sp_perfjit_lookup(j, 43, 0x5008, &f) && !strcmp(f.name, "h") && f.file &&
+	       !strcmp(f.file, "h.js") && f.line == 7,
+	       "moved code: its name, and its lines moved with it");
+	TAP_OK(sp_perfjit_lookup(j, 43, 0x2008, &f) && !strcmp(f.name, "h"),
+	       "moved code: the old place still names it (samples from before the move)");
+	TAP_OK(!sp_perfjit_lookup(j, 43, 0x5010, &f), "moved code: its end is outside");
 	sp_perfjit_free(j);
 	free(pa);
 	free(pb);
