@@ -48,13 +48,13 @@ mkdir "$tmp/jit"
 perf record -q -k 1 -e cpu-clock -g -o "$tmp/jit.data" -- \
 	sh -c "'$tmp/jitperf' '$tmp/jit' a && '$tmp/jitperf' '$tmp/jit' b" >"$tmp/rec.log" 2>&1 ||
 	{ sed 's/^/# /' "$tmp/rec.log"; sp_bail "perf record of jitperf failed"; }
-pid_a= pid_b=
+pid_a='' pid_b=''
 for f in "$tmp"/jit/perf-*.map; do
 	p=${f##*/perf-}
 	p=${p%.map}
 	if grep -q map_a_ "$f"; then pid_a=$p; else pid_b=$p; fi
 done
-[ -n "$pid_a" ] && [ -n "$pid_b" ] || sp_bail "jitperf did not write two perf maps"
+if [ -z "$pid_a" ] || [ -z "$pid_b" ]; then sp_bail "jitperf did not write two perf maps"; fi
 map_a=$tmp/jit/perf-$pid_a.map
 map_b=$tmp/jit/perf-$pid_b.map
 
@@ -77,7 +77,8 @@ for r in a b; do
 	[ "$rc" -eq 0 ] && [ "$n" -gt 100 ]
 	sp_ok $? "two perf maps: process $r's samples are main;map_${r}_outer;map_${r}_inner ($n)" ||
 		sed 's/^/#   /' "$tmp/$r.folded"
-	other=$( [ $r = a ] && echo b || echo a)
+	other=a
+	[ $r = b ] || other=b
 	! grep -q "map_${other}_" "$tmp/$r.folded"
 	sp_ok $? "two perf maps: no frame of process $r takes process $other's names"
 done
@@ -106,7 +107,8 @@ for r in a b; do
 	sp_run symprof convert -q --sample-index samples --jitdump "$dump_a" --jitdump "$dump_b" \
 		--tagfocus "pid=$p" "$tmp/jit.data" -o "$tmp/jd_$r.folded"
 	n=$(count "$tmp/jd_$r.folded" "main;${r}_outer;${r}_inner")
-	other=$( [ $r = a ] && echo b || echo a)
+	other=a
+	[ $r = b ] || other=b
 	[ "$rc" -eq 0 ] && [ "$n" -gt 100 ] && ! grep -q "${other}_inner\|${other}_outer" "$tmp/jd_$r.folded"
 	sp_ok $? "two jitdumps: process $r's samples are main;${r}_outer;${r}_inner ($n), none $other's" ||
 		sed 's/^/#   /' "$tmp/jd_$r.folded"
