@@ -217,6 +217,25 @@ void sp_interval_table_build(sp_interval_table *t, const sp_interval *v, size_t 
 size_t sp_interval_table_find(const sp_interval_table *t, uint64_t addr);
 void sp_interval_table_clear(sp_interval_table *t);
 
+/* Ranges that belong to processes: one table per pid, and one of them all.
+ * Pid 0 means "every process" for a range, "unknown" for a lookup. */
+typedef struct {
+	uint32_t *pids;           /* ascending, distinct */
+	sp_interval_table *by_pid; /* by_pid[i]: the ranges of pids[i] */
+	size_t n_pids;
+	sp_interval_table all;    /* every range */
+} sp_pid_tables;
+
+/* Builds T (zeroed or cleared) from V[0..n), best first, the range V[i]
+ * belonging to PIDS[i].  V and PIDS are not kept. */
+void sp_pid_tables_build(sp_pid_tables *t, const sp_interval *v, const uint32_t *pids,
+			 size_t n);
+/* The value of the first range holding ADDR among PID's own, else among
+ * those of every process (pid 0); with PID 0, among them all.  SIZE_MAX
+ * when none holds it. */
+size_t sp_pid_tables_find(const sp_pid_tables *t, uint32_t pid, uint64_t addr);
+void sp_pid_tables_clear(sp_pid_tables *t);
+
 /* ------------------------------------------------------------------------ */
 /* Output sinks.  Writers write to a sink and never open files.  Errors are
  * sticky: the first failure is kept and returned by sp_sink_finish.        */
@@ -275,6 +294,13 @@ sp_sink *sp_sink_gzip_new(sp_sink *inner);
  * that gives more, is refused with SP_E_LIMIT. */
 #define SP_STDIN_NAME "standard input"
 sp_error *sp_read_file(const char *path, uint8_t **data, size_t *len);
+/* The names (not paths) in directory DIR that begin with PREFIX and end
+ * with SUFFIX, longer than both together, sorted bytewise (so that what is
+ * made of them does not depend on readdir's order).  *NAMES gets *N of
+ * them (caller frees each and the array).  SP_E_IO naming DIR when it
+ * cannot be read. */
+sp_error *sp_dir_names(const char *dir, const char *prefix, const char *suffix, char ***names,
+		       size_t *n);
 /* True when DATA starts with the gzip magic 1f 8b. */
 bool sp_is_gzip(const uint8_t *data, size_t len);
 /* Decompresses a gzip stream (concatenated members allowed); refuses to

@@ -1,6 +1,7 @@
 /* file.c — whole-file input and strict number parsing. */
 #include "common/common.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -130,4 +131,31 @@ bool sp_parse_i64(const char *s, const char *end, int64_t *out)
 		*out = (int64_t)v;
 	}
 	return true;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+sp_error *sp_dir_names(const char *dir, const char *prefix, const char *suffix, char ***names,
+		       size_t *n)
+{
+	*names = NULL;
+	*n = 0;
+	DIR *d = opendir(dir);
+	if (!d)
+		return sp_error_new(SP_E_IO, "%s: cannot open directory: %s", dir, strerror(errno));
+	size_t cap = 0, lp = strlen(prefix), ls = strlen(suffix);
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+		if (l > lp + ls && !strncmp(de->d_name, prefix, lp) &&
+		    !strcmp(de->d_name + l - ls, suffix))
+			SP_PUSH(*names, *n, cap, sp_xstrdup(de->d_name));
+	}
+	closedir(d);
+	if (*n)
+		qsort(*names, *n, sizeof(**names), cmp_name);
+	return NULL;
 }

@@ -188,3 +188,66 @@ void sp_interval_table_clear(sp_interval_table *t)
 	t->value = NULL;
 	t->n = 0;
 }
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+void sp_pid_tables_build(sp_pid_tables *t, const sp_interval *v, const uint32_t *pids,
+			 size_t n)
+{
+	sp_interval_table_build(&t->all, v, n);
+	uint32_t *u = sp_xreallocarray(NULL, n + 1, sizeof(*u));
+	u[0] = 0; /* always a table of ranges for every process, maybe empty */
+	if (n)
+		memcpy(u + 1, pids, n * sizeof(*u));
+	qsort(u, n + 1, sizeof(*u), cmp_u32);
+	size_t k = 0;
+	for (size_t i = 0; i < n + 1; i++)
+		if (!k || u[k - 1] != u[i])
+			u[k++] = u[i];
+	t->pids = u;
+	t->n_pids = k;
+	t->by_pid = sp_xcalloc(k, sizeof(*t->by_pid));
+	sp_interval *r = sp_xreallocarray(NULL, n ? n : 1, sizeof(*r));
+	for (size_t p = 0; p < k; p++) {
+		size_t m = 0;
+		for (size_t i = 0; i < n; i++)
+			if (pids[i] == u[p])
+				r[m++] = v[i];
+		sp_interval_table_build(&t->by_pid[p], r, m);
+	}
+	free(r);
+}
+
+size_t sp_pid_tables_find(const sp_pid_tables *t, uint32_t pid, uint64_t addr)
+{
+	if (!pid)
+		return sp_interval_table_find(&t->all, addr);
+	size_t lo = 0, hi = t->n_pids;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->pids[mid] < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	size_t i = SIZE_MAX;
+	if (lo < t->n_pids && t->pids[lo] == pid)
+		i = sp_interval_table_find(&t->by_pid[lo], addr);
+	if (i == SIZE_MAX && t->n_pids && t->pids[0] == 0)
+		i = sp_interval_table_find(&t->by_pid[0], addr);
+	return i;
+}
+
+void sp_pid_tables_clear(sp_pid_tables *t)
+{
+	for (size_t i = 0; i < t->n_pids; i++)
+		sp_interval_table_clear(&t->by_pid[i]);
+	free(t->by_pid);
+	free(t->pids);
+	sp_interval_table_clear(&t->all);
+	memset(t, 0, sizeof(*t));
+}

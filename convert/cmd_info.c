@@ -175,6 +175,8 @@ static sp_error *print_output(void *ctx, const sp_pipeline_output *out)
 	print_info(out->name, out->format, out->profile, out->report, stdout);
 	if (out->unwind)
 		print_unwind(out->unwind, stdout);
+	if (out->kallsyms_note)
+		printf("  kallsyms: %s\n", out->kallsyms_note);
 	return NULL;
 }
 

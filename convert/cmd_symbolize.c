@@ -21,7 +21,8 @@
  *
  * The name sources of `convert` work here too, on run-time addresses:
  * --jit-dir objects first (an address inside one of their loaded sections
- * resolves in that object), then FILE, then --perf-map names, then
+ * resolves in that object), then --jitdump files, then FILE, then
+ * --perf-map names, then
  * --kallsyms for kernel addresses.  With a source and no -e, no ELF file is
  * read.  -e FILE is a recorded path: --binary-path, --path-map and
  * --sysroot locate it as they locate a mapping's file.  Output is flushed
@@ -262,8 +263,8 @@ static void usage(FILE *f)
 		"Prints the function, file and line of each address of FILE (default a.out),\n"
 		"with every inline frame, innermost first.  Addresses come from the arguments\n"
 		"or one per line from stdin.  Addresses inside a --jit-dir object's loaded\n"
-		"section resolve in that object; --perf-map and --kallsyms name addresses\n"
-		"FILE does not know.  Without -e, FILE is a.out unless a name source is given.\n"
+		"section resolve in that object, then --jitdump code; --perf-map and\n"
+		"--kallsyms name addresses FILE does not know.  Without -e, FILE is a.out unless a name source is given.\n"
 		"\n"
 		"  -e, --exe FILE       the ELF file\n"
 		"      --obj FILE       the same (llvm-symbolizer's name)\n"
@@ -929,7 +930,7 @@ int cmd_symbolize(int argc, char **argv)
 		sp_cli_sym_clear(&cli);
 		return 1;
 	}
-	if (!exe && !jit && !perf && !ksyms)
+	if (!exe && !jit && !perf && !ksyms && !sp_symbolizer_perfjit(c.s))
 		exe = "a.out";
 	if (exe && !open_exe(&c, &cli.sym, exe)) {
 		sp_symbolizer_free(c.s);

@@ -28,6 +28,8 @@ typedef struct {
 	size_t n_jit_dirs, cap_jit_dirs;
 	char **perf_maps;
 	size_t n_perf_maps, cap_perf_maps;
+	char **jitdumps;
+	size_t n_jitdumps, cap_jitdumps;
 	bool no_symbolize;
 	const char *maps_file; /* --maps: memory map for raw stacks */
 	bool quiet;
@@ -45,6 +47,7 @@ typedef struct {
 	{"no-debuginfod", no_argument, NULL, 1004},                     \
 	{"jit-dir", required_argument, NULL, 1005},                     \
 	{"perf-map", required_argument, NULL, 1006},                    \
+	{"jitdump", required_argument, NULL, 1014},                     \
 	{"kallsyms", required_argument, NULL, 1007}
 
 #define SP_CLI_SYM_OPTIONS                                              \
@@ -64,7 +67,10 @@ typedef struct {
 	"  --path-map OLD=NEW    rewrite a recorded path prefix (repeatable)\n"          \
 	"  --no-debuginfod       do not query DEBUGINFOD_URLS servers\n"                 \
 	"  --jit-dir DIR         NAME.elf + NAME.meta JIT objects (repeatable)\n"       \
-	"  --perf-map FILE       /tmp/perf-PID.map names for JIT code (repeatable)\n"    \
+	"  --perf-map FILE|DIR   /tmp/perf-PID.map names for JIT code (repeatable; a DIR\n" \
+	"                        gives its perf-PID.map files)\n"                        \
+	"  --jitdump FILE|DIR    jit-PID.dump names and lines for JIT code (repeatable;\n" \
+	"                        a DIR gives its jit-PID.dump files)\n"                  \
 	"  --kallsyms FILE       copy of /proc/kallsyms for kernel addresses\n"
 
 #define SP_CLI_SYM_HELP                                                                  \
@@ -145,6 +151,9 @@ typedef struct {
 	sp_input_format format;            /* the input's format (UNKNOWN when merged) */
 	const sp_symbolize_report *report; /* NULL when not symbolized or merged */
 	const sp_unwind_report *unwind;    /* NULL when nothing was unwound, or merged */
+	char *kallsyms_note;               /* perf.data with --kallsyms: how the copy's
+					      kernel release and the recording's
+					      compare, NULL when they agree */
 } sp_pipeline_output;
 
 typedef struct {

@@ -46,6 +46,9 @@ int sp_cli_sym_option(sp_cli_sym *c, int opt, const char *arg)
 	case 1006:
 		push_str(&c->perf_maps, &c->n_perf_maps, &c->cap_perf_maps, arg);
 		return 0;
+	case 1014:
+		push_str(&c->jitdumps, &c->n_jitdumps, &c->cap_jitdumps, arg);
+		return 0;
 	case 1007:
 		c->sym.kallsyms = arg;
 		return 0;
@@ -115,6 +118,8 @@ void sp_cli_sym_finish(sp_cli_sym *c)
 	c->sym.n_jit_dirs = c->n_jit_dirs;
 	c->sym.perf_maps = (const char *const *)c->perf_maps;
 	c->sym.n_perf_maps = c->n_perf_maps;
+	c->sym.jitdumps = (const char *const *)c->jitdumps;
+	c->sym.n_jitdumps = c->n_jitdumps;
 }
 
 static void free_strv(char **v, size_t n)
@@ -130,6 +135,7 @@ void sp_cli_sym_clear(sp_cli_sym *c)
 	free_strv(c->debug_dirs, c->n_debug_dirs);
 	free_strv(c->jit_dirs, c->n_jit_dirs);
 	free_strv(c->perf_maps, c->n_perf_maps);
+	free_strv(c->jitdumps, c->n_jitdumps);
 	for (size_t i = 0; i < c->n_path_maps; i++) {
 		free((char *)c->path_maps[i].from);
 		free((char *)c->path_maps[i].to);

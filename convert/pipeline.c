@@ -167,12 +167,38 @@ static const char *input_name(const char *path)
 	return strcmp(path, "-") ? path : SP_STDIN_NAME;
 }
 
+/* What the perf reader's rounds pass on: the unwinder, and what the
+ * recording says of its kernel. */
+typedef struct {
+	sp_unwinder *u;
+	char *osrelease; /* NULL when not recorded */
+} round_ctx;
+
 /* A perf round's samples with stack copies unwound before they become the
  * profile's (the capture is read by formats/, unwound by symbolize/). */
 static sp_error *unwind_round(sp_capture *c, void *arg)
 {
-	sp_unwinder_run(arg, c);
+	round_ctx *r = arg;
+	if (c->osrelease && !r->osrelease)
+		r->osrelease = sp_xstrdup(c->osrelease);
+	sp_unwinder_run(r->u, c);
 	return NULL;
+}
+
+/* A perf.data input converted with --kallsyms: what its OSRELEASE and the
+ * copy's release say together, for `info` (OUT) and, when they differ, as
+ * a warning on stderr. */
+static void check_kallsyms(const sp_pipeline *pl, const round_ctx *rc, const char *name,
+			   sp_pipeline_output *out)
+{
+	const char *k = pl->sym->sym.kallsyms;
+	if (!k || !*k || out->format != SP_FMT_PERF)
+		return;
+	bool mismatch;
+	free(out->kallsyms_note);
+	out->kallsyms_note = sp_kallsyms_check(k, rc->osrelease, &mismatch);
+	if (mismatch)
+		fprintf(stderr, "symprof: warning: %s: %s\n", name, out->kallsyms_note);
 }
 
 /* Loads and symbolizes input I into *P; checks its kind against the
@@ -182,8 +208,12 @@ static sp_error *prepare(const sp_pipeline *pl, sp_symbolizer *s, char **inputs,
 			 sp_profile **profiles, sp_profile *base, sp_pipeline_output *out,
 			 sp_symbolize_report *r, sp_unwinder *u)
 {
-	sp_error *err = sp_cli_load_with(pl->sym, inputs[i], unwind_round, u, &profiles[i],
+	round_ctx rc = {.u = u};
+	sp_error *err = sp_cli_load_with(pl->sym, inputs[i], unwind_round, &rc, &profiles[i],
 					 &out->format);
+	if (!err)
+		check_kallsyms(pl, &rc, input_name(inputs[i]), out);
+	free(rc.osrelease);
 	if (sp_unwinder_report(u)->n_samples)
 		out->unwind = sp_unwinder_report(u);
 	if (!err && base)
@@ -206,9 +236,10 @@ static sp_error *load_base(const sp_pipeline *pl, sp_symbolizer *s, sp_symbolize
 		return NULL;
 	sp_input_format fmt;
 	sp_symbolize_report r = {0};
-	sp_unwinder *u = sp_unwinder_new(us);
-	sp_error *err = sp_cli_load_with(pl->sym, pl->base, unwind_round, u, base, &fmt);
-	sp_unwinder_free(u);
+	round_ctx rc = {.u = sp_unwinder_new(us)};
+	sp_error *err = sp_cli_load_with(pl->sym, pl->base, unwind_round, &rc, base, &fmt);
+	sp_unwinder_free(rc.u);
+	free(rc.osrelease);
 	if (!err)
 		err = symbolize(pl, s, *base, pl->base, &r);
 	sp_symbolize_report_clear(&r);
@@ -297,9 +328,14 @@ int sp_pipeline_run(const sp_pipeline *pl, char **inputs, int n)
 		sp_symbolize_report_clear(&r);
 		sp_unwinder_free(u);
 		out.unwind = NULL;
+		if (pl->each || i + 1 < n) { /* the last input's note goes to the merged output */
+			free(out.kallsyms_note);
+			out.kallsyms_note = NULL;
+		}
 	}
 	if (!err && !pl->each)
 		err = merge_and_output(pl, profiles, inputs, n, base, &out);
+	free(out.kallsyms_note);
 	if (err)
 		rc = input_failed(pl, pl->each ? i - 1 : -1, err);
 	for (i = 0; i < n; i++)

@@ -415,7 +415,8 @@ static uint64_t mapping_for(sp_capture_profiler *b, sp_capture *c, int64_t pid,
 			bid = c->build_ids[i].build_id;
 	sp_mapping m = {.memory_start = cm->start, .memory_limit = cm->limit,
 			.file_offset = cm->pgoff, .filename = sp_profile_intern(b->p, cm->path),
-			.build_id = bid ? sp_profile_intern(b->p, bid) : 0};
+			.build_id = bid ? sp_profile_intern(b->p, bid) : 0,
+			.pid = pid > 0 && pid <= UINT32_MAX ? (uint32_t)pid : 0};
 	id = sp_profile_add_mapping(b->p, &m)->id;
 	sp_u64map_put(&b->mapping_of, key, id);
 	return id;

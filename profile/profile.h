@@ -56,6 +56,11 @@ typedef struct {
 	int64_t filename; /* str idx */
 	int64_t build_id; /* str idx, lowercase hex */
 	bool has_functions, has_filenames, has_line_numbers, has_inline_frames;
+	/* The process whose address space this is (perf.data captures), 0 when
+	 * unknown or shared (the kernel).  Not part of pprof: it only keys the
+	 * per-process name sources (perf maps, jitdump files) while
+	 * symbolizing, and is lost when the profile is written. */
+	uint32_t pid;
 } sp_mapping;
 
 typedef struct {

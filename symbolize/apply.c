@@ -127,7 +127,8 @@ static void name_from_sources(ctx *c, job *j, sp_mapping_report *r)
 	for (size_t i = 0, e; i < j->n; i = e) {
 		e = run_end(j, i);
 		uint64_t addr = j->pend[i].addr;
-		sp_name_query q = {.addr = addr, .kind = sp_code_kind_of(c->p, j->m, addr)};
+		sp_name_query q = {.pid = j->m ? j->m->pid : 0, .addr = addr,
+				   .kind = sp_code_kind_of(c->p, j->m, addr)};
 		sp_name_source src = sp_name_address(c->s, &q, &named);
 		if (src == SP_SOURCE_NONE)
 			continue;
@@ -401,7 +402,7 @@ sp_error *sp_symbolize_profile(sp_symbolizer *s, sp_profile *p, sp_symbolize_rep
 	const sp_perf_map *perf;
 	const sp_kallsyms *ksyms;
 	sp_error *err = sp_symbolizer_sources(s, &jit, &perf, &ksyms);
-	c.has_sources = jit || perf || ksyms;
+	c.has_sources = jit || perf || ksyms || sp_symbolizer_perfjit(s);
 	if (err)
 		goto out;
 

@@ -18,7 +18,6 @@
  */
 #include "symbolize/symbolize.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -655,11 +654,6 @@ static sp_error *load_pair(sp_jit_index *idx, const char *meta_path, const char 
 	return err;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Which range an address belongs to, best first: the greatest start (the
  * innermost, when a section encloses others), then the greatest end, then
  * the object loaded last. */
@@ -675,25 +669,16 @@ static int cmp_best(const void *a, const void *b)
 
 static sp_error *load_dir(sp_jit_index *idx, const char *dir)
 {
-	DIR *d = opendir(dir);
-	if (!d)
-		return sp_error_new(SP_E_IO, "%s: cannot open JIT directory: %s", dir, strerror(errno));
-	char **names = NULL;
-	size_t n = 0, cap = 0;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		size_t l = strlen(de->d_name);
-		if (l > 5 && !strcmp(de->d_name + l - 5, ".meta"))
-			SP_PUSH(names, n, cap, sp_xstrndup(de->d_name, l - 5));
-	}
-	closedir(d);
-	/* Sorted, so object numbering (and ties) do not depend on readdir. */
-	if (n)
-		qsort(names, n, sizeof(*names), cmp_str);
-	sp_error *err = NULL;
+	char **names;
+	size_t n;
+	sp_error *err = sp_dir_names(dir, "", ".meta", &names, &n);
+	if (err)
+		return sp_error_prefix(err, "JIT directory");
+	/* sorted, so object numbering (and ties) do not depend on readdir */
 	for (size_t i = 0; i < n; i++) {
-		char *meta = sp_xasprintf("%s/%s.meta", dir, names[i]);
-		char *elf = sp_xasprintf("%s/%s.elf", dir, names[i]);
+		size_t l = strlen(names[i]) - 5;
+		char *meta = sp_xasprintf("%s/%s", dir, names[i]);
+		char *elf = sp_xasprintf("%s/%.*s.elf", dir, (int)l, names[i]);
 		if (!err && access(elf, F_OK) == 0)
 			err = load_pair(idx, meta, elf);
 		free(meta);

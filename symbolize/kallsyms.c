@@ -16,8 +16,10 @@
  */
 #include "symbolize/symbolize.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 
 typedef struct {
 	uint64_t addr;
@@ -179,4 +181,58 @@ const char *sp_kallsyms_lookup(const sp_kallsyms *k, uint64_t addr)
 			hi = mid;
 	}
 	return k->v[lo - 1].name;
+}
+
+char *sp_kallsyms_release(const char *path, const char **from)
+{
+	const char *f = NULL;
+	char *rel = NULL, *side = sp_xasprintf("%s.osrelease", path);
+	uint8_t *data;
+	size_t len;
+	sp_error *e = sp_read_file(side, &data, &len);
+	if (!e) {
+		size_t n = 0;
+		while (n < len && data[n] != '\n' && data[n] != '\r')
+			n++;
+		while (n && (data[n - 1] == ' ' || data[n - 1] == '\t'))
+			n--;
+		rel = sp_xstrndup((const char *)data, n);
+		free(data);
+		f = ".osrelease";
+	}
+	sp_error_free(e);
+	free(side);
+	char real[PATH_MAX];
+	struct utsname u;
+	if (!rel && realpath(path, real) && !strcmp(real, "/proc/kallsyms") && !uname(&u)) {
+		rel = sp_xstrdup(u.release);
+		f = "uname";
+	}
+	if (from)
+		*from = f;
+	return rel;
+}
+
+char *sp_kallsyms_check(const char *path, const char *recorded, bool *mismatch)
+{
+	*mismatch = false;
+	if (!recorded)
+		return sp_xasprintf("--kallsyms %s: the recording does not say its kernel release "
+				    "(no OSRELEASE): kernel names are not checked", path);
+	const char *from;
+	char *rel = sp_kallsyms_release(path, &from);
+	char *msg = NULL;
+	if (!rel)
+		msg = sp_xasprintf("--kallsyms %s: cannot tell which kernel it is of (write its "
+				   "`uname -r` into %s.osrelease); the recording's is %s: kernel "
+				   "names are not checked", path, path, recorded);
+	else if (strcmp(rel, recorded)) {
+		*mismatch = true;
+		msg = sp_xasprintf("--kallsyms %s is of kernel %s (%s), the recording's is %s: "
+				   "kernel frames may be named wrongly", path, rel,
+				   !strcmp(from, "uname") ? "the running kernel" : "its .osrelease",
+				   recorded);
+	}
+	free(rel);
+	return msg;
 }

@@ -27,6 +27,7 @@ symbolize_libsymbolize_la_SOURCES = \
 	symbolize/apply.c \
 	symbolize/jit.c \
 	symbolize/perfmap.c \
+	symbolize/perfjit.c \
 	symbolize/kallsyms.c \
 	symbolize/jitdump.c \
 	symbolize/unwind.c

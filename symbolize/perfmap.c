@@ -10,6 +10,11 @@
  * START SIZE NAME is an error naming the file and line.  Lookups follow
  * blazesym's rule: entries sorted by (start, size), the first one containing
  * the address wins, and a size-0 entry matches only its own start.
+ *
+ * A map belongs to the process its file name gives (perf-PID.map, the name
+ * perf and every JIT use); a file named otherwise belongs to every process.
+ * Each process gets its own table (its maps, then the ownerless ones), so
+ * the code one process placed at an address never names another's.
  */
 #include "symbolize/symbolize.h"
 
@@ -20,16 +25,33 @@ typedef struct {
 	uint64_t start, end; /* end exclusive; start + 1 for size-0 entries */
 	uint64_t size;
 	size_t seq;          /* input order, the last sort key */
+	uint32_t pid;        /* of the file name; 0: every process */
 	const char *name;    /* points into a file buffer */
 } perf_entry;
 
 struct sp_perf_map {
 	perf_entry *v;
 	size_t n, cap;
-	sp_interval_table table; /* value: index into v */
+	sp_pid_tables tables;    /* value: index into v */
 	char **bufs;       /* file contents the names point into */
 	size_t n_bufs, cap_bufs;
 };
+
+uint32_t sp_perf_map_file_pid(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	if (strncmp(base, "perf-", 5))
+		return 0;
+	const char *p = base + 5, *q = p;
+	while (*q >= '0' && *q <= '9')
+		q++;
+	uint64_t pid;
+	if (q == p || strcmp(q, ".map") || !sp_parse_u64(p, q, 10, &pid) || !pid ||
+	    pid > UINT32_MAX)
+		return 0;
+	return (uint32_t)pid;
+}
 
 void sp_perf_map_free(sp_perf_map *m)
 {
@@ -39,7 +61,7 @@ void sp_perf_map_free(sp_perf_map *m)
 		free(m->bufs[i]);
 	free(m->bufs);
 	free(m->v);
-	sp_interval_table_clear(&m->table);
+	sp_pid_tables_clear(&m->tables);
 	free(m);
 }
 
@@ -96,6 +118,7 @@ static sp_error *load_one(sp_perf_map *m, const char *path)
 	if (err)
 		return sp_error_prefix(err, "perf map");
 	SP_PUSH(m->bufs, m->n_bufs, m->cap_bufs, (char *)data);
+	uint32_t pid = sp_perf_map_file_pid(path);
 
 	char *p = (char *)data, *end = p + len;
 	size_t lineno = 0;
@@ -112,6 +135,7 @@ static sp_error *load_one(sp_perf_map *m, const char *path)
 			if (err)
 				return err;
 			e.seq = m->n;
+			e.pid = pid;
 			SP_PUSH(m->v, m->n, m->cap, e);
 		}
 		p = nl ? nl + 1 : end;
@@ -144,19 +168,24 @@ sp_error *sp_perf_map_load(const char *const *files, size_t n_files, sp_perf_map
 		qsort(m->v, m->n, sizeof(*m->v), cmp_entry);
 	/* the sorted order is the order of preference */
 	sp_interval *r = sp_xreallocarray(NULL, m->n ? m->n : 1, sizeof(*r));
-	for (size_t i = 0; i < m->n; i++)
+	uint32_t *pids = sp_xreallocarray(NULL, m->n ? m->n : 1, sizeof(*pids));
+	for (size_t i = 0; i < m->n; i++) {
 		r[i] = (sp_interval){m->v[i].start, m->v[i].end, i};
-	sp_interval_table_build(&m->table, r, m->n);
+		pids[i] = m->v[i].pid;
+	}
+	sp_pid_tables_build(&m->tables, r, pids, m->n);
 	free(r);
+	free(pids);
 	*out = m;
 	return NULL;
 }
 
-/* The first entry (in (start, size) order) containing ADDR. */
-const char *sp_perf_map_lookup(const sp_perf_map *m, uint64_t addr)
+/* The first entry (in (start, size) order) containing ADDR: of PID's
+ * maps, then of the ownerless ones; of every map when PID is 0. */
+const char *sp_perf_map_lookup(const sp_perf_map *m, uint32_t pid, uint64_t addr)
 {
 	if (!m)
 		return NULL;
-	size_t i = sp_interval_table_find(&m->table, addr);
+	size_t i = sp_pid_tables_find(&m->tables, pid, addr);
 	return i == SIZE_MAX ? NULL : m->v[i].name;
 }

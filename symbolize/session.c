@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 struct sp_object {
 	char *path;
@@ -62,6 +63,7 @@ struct sp_symbolizer {
 	sp_error *sources_err;
 	sp_jit_index *jit;
 	sp_perf_map *perf;
+	sp_perfjit *perfjit;
 	sp_kallsyms *ksyms;
 };
 
@@ -146,6 +148,7 @@ void sp_symbolizer_free(sp_symbolizer *s)
 	sp_finder_free(s->finder);
 	sp_jit_index_free(s->jit);
 	sp_perf_map_free(s->perf);
+	sp_perfjit_free(s->perfjit);
 	sp_kallsyms_free(s->ksyms);
 	sp_error_free(s->sources_err);
 	for (size_t i = 0; i < s->n_strs; i++)
@@ -208,14 +211,77 @@ size_t sp_symbolizer_finder_calls(const sp_symbolizer *s)
 	return s->finder_calls;
 }
 
+/* Appends to *OUT the files DIR holds named PREFIX, a decimal pid, SUFFIX
+ * (perf-PID.map, jit-PID.dump), in name order. */
+static sp_error *files_of_dir(const char *dir, const char *prefix, const char *suffix,
+			      char ***out, size_t *n, size_t *cap)
+{
+	char **names;
+	size_t k;
+	sp_error *e = sp_dir_names(dir, prefix, suffix, &names, &k);
+	size_t lp = strlen(prefix), ls = strlen(suffix);
+	for (size_t i = 0; i < k; i++) {
+		size_t digits = strlen(names[i]) - lp - ls;
+		if (strspn(names[i] + lp, "0123456789") == digits)
+			SP_PUSH(*out, *n, *cap, sp_xasprintf("%s/%s", dir, names[i]));
+		free(names[i]);
+	}
+	free(names);
+	return e;
+}
+
+/* PATHS[0..n) with every directory among them replaced by its files named
+ * PREFIX PID SUFFIX; *OUT and its strings are the caller's to free. */
+static sp_error *expand_dirs(const char *const *paths, size_t n, const char *prefix,
+			     const char *suffix, char ***out, size_t *n_out)
+{
+	size_t cap = 0;
+	*out = NULL;
+	*n_out = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+		if (stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+			sp_error *e = files_of_dir(paths[i], prefix, suffix, out, n_out, &cap);
+			if (e)
+				return e;
+		} else {
+			SP_PUSH(*out, *n_out, cap, sp_xstrdup(paths[i]));
+		}
+	}
+	return NULL;
+}
+
+static void free_paths(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
 static sp_error *load_sources(sp_symbolizer *s)
 {
 	const sp_symbolize_options *o = &s->opts;
 	sp_error *e = NULL;
+	char **files;
+	size_t n;
 	if (o->n_jit_dirs && (e = sp_jit_index_load(o->jit_dirs, o->n_jit_dirs, &s->jit)))
 		return e;
-	if (o->n_perf_maps && (e = sp_perf_map_load(o->perf_maps, o->n_perf_maps, &s->perf)))
-		return e;
+	if (o->n_jitdumps) {
+		e = expand_dirs(o->jitdumps, o->n_jitdumps, "jit-", ".dump", &files, &n);
+		if (!e)
+			e = sp_perfjit_load((const char *const *)files, n, &s->perfjit);
+		free_paths(files, n);
+		if (e)
+			return e;
+	}
+	if (o->n_perf_maps) {
+		e = expand_dirs(o->perf_maps, o->n_perf_maps, "perf-", ".map", &files, &n);
+		if (!e)
+			e = sp_perf_map_load((const char *const *)files, n, &s->perf);
+		free_paths(files, n);
+		if (e)
+			return e;
+	}
 	if (o->kallsyms && *o->kallsyms && (e = sp_kallsyms_load(o->kallsyms, &s->ksyms)))
 		return e;
 	return NULL;
@@ -230,6 +296,11 @@ sp_error *sp_symbolizer_sources(sp_symbolizer *s, const sp_jit_index **jit,
 	}
 	sp_symbolizer_loaded_sources(s, jit, perf, ksyms);
 	return sp_error_dup(s->sources_err);
+}
+
+const sp_perfjit *sp_symbolizer_perfjit(const sp_symbolizer *s)
+{
+	return s->perfjit;
 }
 
 void sp_symbolizer_loaded_sources(const sp_symbolizer *s, const sp_jit_index **jit,

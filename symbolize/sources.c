@@ -51,9 +51,17 @@ sp_name_source sp_name_address(sp_symbolizer *s, const sp_name_query *q, sp_name
 			return out->source = SP_SOURCE_JIT_OBJECT;
 		sp_error_free(e);
 	}
+	const sp_perfjit *pj = sp_symbolizer_perfjit(s);
+	sp_frame f;
+	if (pj && sp_perfjit_lookup(pj, q->pid, q->addr, &f)) {
+		name_frame(s, f.name, out);
+		out->one.file = f.file;
+		out->one.line = f.line;
+		return out->source = SP_SOURCE_JITDUMP;
+	}
 	if (q->file && object_frames(q->file, q->file_addr, q->once, out))
 		return out->source = SP_SOURCE_FILE;
-	const char *name = perf ? sp_perf_map_lookup(perf, q->addr) : NULL;
+	const char *name = perf ? sp_perf_map_lookup(perf, q->pid, q->addr) : NULL;
 	if (name) {
 		name_frame(s, name, out);
 		return out->source = SP_SOURCE_PERF_MAP;

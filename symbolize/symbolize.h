@@ -63,8 +63,11 @@ typedef struct {
 	size_t n_path_maps;
 	const char *const *jit_dirs;     /* --jit-dir: NAME.elf + NAME.meta pairs */
 	size_t n_jit_dirs;
-	const char *const *perf_maps;    /* --perf-map FILE */
+	const char *const *perf_maps;    /* --perf-map FILE, or DIR: its perf-PID.map */
 	size_t n_perf_maps;
+	const char *const *jitdumps;     /* --jitdump FILE (jit-PID.dump), or DIR: its
+					    jit-PID.dump files */
+	size_t n_jitdumps;
 	const char *kallsyms;            /* --kallsyms FILE */
 	bool no_debuginfod;
 	bool debuginfod_quiet;           /* no line on stderr while a server is asked */
@@ -378,18 +381,51 @@ sp_error *sp_jit_read_core(const char *core, const char *exe, sp_jit_objects *ou
  * each through a temporary file renamed into place. */
 sp_error *sp_jit_objects_write(const sp_jit_objects *objs, const char *dir);
 
-/* perf maps (/tmp/perf-PID.map): names for JIT addresses. */
+/* perf maps (/tmp/perf-PID.map): names for JIT addresses.  A file named
+ * perf-PID.map (any directory) belongs to process PID; any other name
+ * belongs to every process. */
 typedef struct sp_perf_map sp_perf_map;
 sp_error *sp_perf_map_load(const char *const *files, size_t n_files, sp_perf_map **out);
 void sp_perf_map_free(sp_perf_map *m);
-/* Name of the symbol containing ADDR or NULL; borrowed until _free. */
-const char *sp_perf_map_lookup(const sp_perf_map *m, uint64_t addr);
+/* The process PATH's base name gives ("perf-PID.map", PID decimal, 1 to
+ * 2^32-1), else 0 (every process). */
+uint32_t sp_perf_map_file_pid(const char *path);
+/* Name of the symbol containing ADDR or NULL; borrowed until _free.  PID
+ * is the process ADDR belongs to: its own maps are asked, then those of
+ * every process; PID 0 (unknown) asks every map at once. */
+const char *sp_perf_map_lookup(const sp_perf_map *m, uint32_t pid, uint64_t addr);
+
+/* jitdump files (jit-PID.dump, perfjit.c): names, and file:line where the
+ * file has debug info records, for the JIT code of the header's process. */
+typedef struct sp_perfjit sp_perfjit;
+/* Reads FILES[0..n); an error names the file, the byte offset and what
+ * was expected there (SP_E_UNRECOGNIZED when a file is no jitdump). */
+sp_error *sp_perfjit_load(const char *const *files, size_t n_files, sp_perfjit **out);
+void sp_perfjit_free(sp_perfjit *j);
+/* How many code ranges (loads and moves) were read. */
+size_t sp_perfjit_count(const sp_perfjit *j);
+/* The function holding ADDR in process PID (0: any process): fills *OUT
+ * with its name (name = system_name, not demangled) and, when known, its
+ * file and line; the strings are borrowed until sp_perfjit_free.  False
+ * when no file knows ADDR. */
+bool sp_perfjit_lookup(const sp_perfjit *j, uint32_t pid, uint64_t addr, sp_frame *out);
 
 /* A copy of /proc/kallsyms: kernel symbol names. */
 typedef struct sp_kallsyms sp_kallsyms;
 sp_error *sp_kallsyms_load(const char *path, sp_kallsyms **out);
 void sp_kallsyms_free(sp_kallsyms *k);
 const char *sp_kallsyms_lookup(const sp_kallsyms *k, uint64_t addr);
+/* The kernel release (`uname -r`) the kallsyms copy at PATH comes from, as
+ * far as it can be told: a copy does not say so itself, so the first line
+ * of PATH.osrelease when that file exists, else the running kernel's when
+ * PATH is /proc/kallsyms; NULL otherwise.  *FROM (may be NULL) gets where
+ * the answer came from ("PATH.osrelease", "uname") or NULL.  Caller frees. */
+char *sp_kallsyms_release(const char *path, const char **from);
+/* What a perf.data recording of kernel RECORDED (its OSRELEASE, NULL when
+ * not recorded) and the kallsyms copy at PATH say together: NULL when they
+ * agree, else a sentence for a warning or `info` (caller frees).  *MISMATCH
+ * is set when the two releases are known and differ. */
+char *sp_kallsyms_check(const char *path, const char *recorded, bool *mismatch);
 
 /* The session's name sources without a mapping file (JIT objects, perf
  * maps, kallsyms; each NULL when its option is not given), loaded at the
@@ -399,6 +435,11 @@ const char *sp_kallsyms_lookup(const sp_kallsyms *k, uint64_t addr);
  * sp_symbolizer_free. */
 sp_error *sp_symbolizer_sources(sp_symbolizer *s, const sp_jit_index **jit,
 				const sp_perf_map **perf, const sp_kallsyms **ksyms);
+
+/* The session's jitdump files (--jitdump), NULL when none were given or
+ * before sp_symbolizer_sources loaded them; borrowed until
+ * sp_symbolizer_free. */
+const sp_perfjit *sp_symbolizer_perfjit(const sp_symbolizer *s);
 
 /* ------------------------------------------------------------------------ */
 /* Batches of addresses (batch.c).                                          */
@@ -427,23 +468,27 @@ static inline size_t sp_addr_items_run(const sp_addr_item *items, size_t n, size
 
 /* The sources, in the one order they are asked (sp_name_address):
  *   1. JIT objects (--jit-dir): frames with lines, base 0;
- *   2. the mapped file, when the caller passes it (`symbolize -e FILE`);
- *   3. perf maps (--perf-map): one name;
- *   4. kallsyms (--kallsyms): one name, for kernel code only.
+ *   2. jitdump files (--jitdump): one frame, with file:line when the file
+ *      has debug info;
+ *   3. the mapped file, when the caller passes it (`symbolize -e FILE`);
+ *   4. perf maps (--perf-map): one name;
+ *   5. kallsyms (--kallsyms): one name, for kernel code only.
  * `convert` resolves a mapping's file itself, per mapping and in batches
- * (apply.c), after every address of the mapping was offered to 1, 3 and 4:
+ * (apply.c), after every address of the mapping was offered to 1, 2, 4, 5:
  * there perf maps and kallsyms name an address before its file does, while
  * for `symbolize -e FILE` the file comes first.  Both orders are those
- * symprof has always had.  jitdump files will come after JIT objects.
- * Sources are keyed by process: perf maps and jitdump files belong to one
- * pid.  Today no source records its pid and pid 0 ("unknown") is asked of
- * every source. */
+ * symprof has always had.
+ * Sources are keyed by process: a jitdump file belongs to its header's
+ * pid, a perf map named perf-PID.map to PID; each and names only addresses of that process (a mapping's pid, known
+ * for perf.data); pid 0 ("unknown": other inputs, `symbolize`, addresses
+ * outside every recorded map) is asked of every source. */
 typedef enum {
 	SP_SOURCE_NONE = 0,
 	SP_SOURCE_JIT_OBJECT,
 	SP_SOURCE_FILE,
 	SP_SOURCE_PERF_MAP,
 	SP_SOURCE_KALLSYMS,
+	SP_SOURCE_JITDUMP,
 } sp_name_source;
 
 typedef struct {

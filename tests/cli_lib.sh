@@ -270,6 +270,20 @@ sp_dot_agrees()
 	return $sp_st
 }
 
+# sp_require_perf: skip the whole script (plan 1..0) unless `perf record -e cpu-clock`
+# works here (it needs root or a permissive perf_event_paranoid).
+sp_require_perf()
+{
+	if ! command -v perf >/dev/null 2>&1; then
+		echo "1..0 # SKIP perf is not installed (Debian package linux-perf)"
+		exit 0
+	fi
+	if ! perf record -q -e cpu-clock -o "$tmp/probe.data" -- true >"$tmp/probe.log" 2>&1; then
+		echo "1..0 # SKIP perf record -e cpu-clock does not work here: $(head -n 1 "$tmp/probe.log")"
+		exit 0
+	fi
+}
+
 # sp_perf_stacks PERF.DATA: the stacks perf script prints, root first, kept to the
 # functions named in $vocab, with their sample counts (sorted).
 sp_perf_stacks()

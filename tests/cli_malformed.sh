@@ -4,6 +4,8 @@
 # For each tests/malformed/<format>/<case>.in with a sibling <case>.expect (a piece of the
 # expected message, e.g. "line 3" or "offset 12"): `symprof convert --no-symbolize` must
 # exit 1, name the input file and say the expected text on stderr, and create no output.
+# jitdump files are not profiles but a name source: tests/malformed/perfjit/<case>.in
+# goes to `symprof symbolize --jitdump <case>.in 0x1` instead.
 . "${SP_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}/tests/cli_lib.sh"
 
 n_cases=0
@@ -16,7 +18,10 @@ for in in "$SP_SRCDIR"/tests/malformed/*/*.in; do
 	want=$(cat "$exp")
 	out=$tmp/out.pb.gz
 	rm -f "$out"
-	sp_run symprof convert --no-symbolize "$in" -o "$out"
+	case $case_name in
+	perfjit/*) sp_run symprof symbolize --jitdump "$in" 0x1 ;;
+	*) sp_run symprof convert --no-symbolize "$in" -o "$out" ;;
+	esac
 	[ "$rc" -eq 1 ]
 	sp_ok $? "$case_name: exit status 1 (got $rc)" || sp_show_err
 	grep -Fq -- "$in" "$tmp/err"

@@ -19,14 +19,7 @@
 # perf_event_paranoid).
 . "${SP_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}/tests/cli_lib.sh"
 
-if ! command -v perf >/dev/null 2>&1; then
-	echo "1..0 # SKIP perf is not installed (Debian package linux-perf)"
-	exit 0
-fi
-if ! perf record -q -e cpu-clock -o "$tmp/probe.data" -- true >"$tmp/probe.log" 2>&1; then
-	echo "1..0 # SKIP perf record -e cpu-clock does not work here: $(head -n 1 "$tmp/probe.log")"
-	exit 0
-fi
+sp_require_perf
 
 fix=$tmp/fix
 "$SP_SRCDIR/testdata/perf/build.sh" "$fix" >"$tmp/build.log" 2>&1 ||

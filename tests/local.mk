@@ -227,12 +227,14 @@ TESTS += tests/test_report tests/test_report_tools.sh tests/test_flamegraph_js.s
 	tests/test_flamegraph_browser.sh tests/test_report_pprof.sh
 # --- end reports tests ---
 # --- fuzz harnesses of the JIT .meta, perf map and kallsyms readers, and of .debug_line ---
-check_PROGRAMS += tests/fuzz/fuzz_meta tests/fuzz/fuzz_perfmap
+check_PROGRAMS += tests/fuzz/fuzz_meta tests/fuzz/fuzz_perfmap tests/fuzz/fuzz_perfjit
+tests_fuzz_fuzz_perfjit_SOURCES = tests/fuzz/fuzz_perfjit.c tests/fuzz/standalone.c
+tests_fuzz_fuzz_perfjit_LDADD = $(TEST_LIBS)
 tests_fuzz_fuzz_meta_SOURCES = tests/fuzz/fuzz_meta.c tests/fuzz/standalone.c
 tests_fuzz_fuzz_meta_LDADD = $(TEST_LIBS)
 tests_fuzz_fuzz_perfmap_SOURCES = tests/fuzz/fuzz_perfmap.c tests/fuzz/standalone.c
 tests_fuzz_fuzz_perfmap_LDADD = $(TEST_LIBS)
-TESTS += tests/fuzz/fuzz_meta tests/fuzz/fuzz_perfmap
+TESTS += tests/fuzz/fuzz_meta tests/fuzz/fuzz_perfmap tests/fuzz/fuzz_perfjit
 check_PROGRAMS += tests/fuzz/fuzz_lines
 tests_fuzz_fuzz_lines_SOURCES = tests/fuzz/fuzz_lines.c tests/fuzz/standalone.c
 tests_fuzz_fuzz_lines_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS)
@@ -249,7 +251,7 @@ tests_fuzz_fuzz_roundtrip_LDADD = $(TEST_LIBS)
 TESTS += tests/fuzz/fuzz_roundtrip
 EXTRA_DIST += tests/fuzz/seeds tests/fuzz/corpus
 # --- end fuzz harnesses of the JIT readers ---
-EXTRA_DIST += tests/fuzz/reader.h
+EXTRA_DIST += tests/fuzz/reader.h tests/fuzz/memfd.h
 
 # --- CPU, legacy formats and batch conversion, end to end (wip-h5) tests ---
 TESTS += tests/cli_cpu.sh tests/cli_formats.sh
@@ -308,7 +310,7 @@ tests_mcjit_host_CXXFLAGS = $(LLVM_CXXFLAGS) $(AM_CXXFLAGS) $(MCJIT_WARN_CXXFLAG
 tests_mcjit_host_LDADD = jitreg/libjitreg.la $(LLVM_LIBS) -lpthread
 dist_check_SCRIPTS += tests/cli_mcjit.sh
 TESTS += tests/cli_mcjit.sh
-EXTRA_DIST += testdata/jit/mcjit_funcs.c testdata/jit/mcjit_funcs2.c
+EXTRA_DIST += testdata/jit/mcjit_funcs.c testdata/jit/mcjit_funcs2.c testdata/jit/mcjit_busy.c
 # --- end MCJIT end to end ---
 # --- corrupted debug info against the resolver's own DWARF readers ---
 check_PROGRAMS += tests/test_dwarf_corrupt
@@ -333,8 +335,8 @@ tests_test_perf_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS)
 tests_fuzz_fuzz_perf_SOURCES = tests/fuzz/fuzz_perf.c tests/fuzz/standalone.c
 tests_fuzz_fuzz_perf_LDADD = $(TEST_LIBS)
 TESTS += tests/test_perf tests/fuzz/fuzz_perf
-TESTS += tests/cli_perf.sh
-EXTRA_DIST += tests/cli_perf.sh testdata/perf
+TESTS += tests/cli_perf.sh tests/cli_perf_jit.sh
+EXTRA_DIST += tests/cli_perf.sh tests/cli_perf_jit.sh testdata/perf
 TESTS += tests/cli_perf_z.sh
 EXTRA_DIST += tests/cli_perf_z.sh tests/perf_unzstd.py
 TESTS += tests/cli_unwind.sh

@@ -16,9 +16,12 @@
 // --pid` can read the live process.  With --llvm-gdb the objects go to LLVM's
 // own GDB registration listener (as in lli) instead of libjitreg.  With
 // --function-sections every function gets a code section of its own, as in
-// objects of C++ code with many template instances.
+// objects of C++ code with many template instances.  With --perf-jit LLVM's
+// PerfJITEventListener is registered as well: it writes
+// $JITDUMPDIR/.debug/jit/llvm-IR-jit-DATE-XXXXXX/jit-PID.dump (exit status 3
+// when this libLLVM was built without it).
 //
-//   mcjit_host [--wait] [--llvm-gdb] [--function-sections] MODULE.bc... PROFILE
+//   mcjit_host [--wait] [--llvm-gdb] [--function-sections] [--perf-jit] MODULE.bc... PROFILE
 #include "testdata/jit/llvm_listener.cpp"
 
 #include <llvm/ExecutionEngine/ExecutionEngine.h>
@@ -149,7 +152,7 @@ static bool write_profile(const char *path)
 int main(int argc, char **argv)
 {
 	main_fp = (uintptr_t)__builtin_frame_address(0);
-	bool wait_eof = false, llvm_gdb = false, function_sections = false;
+	bool wait_eof = false, llvm_gdb = false, function_sections = false, perf_jit = false;
 	int a = 1;
 	for (; a < argc && argv[a][0] == '-' && argv[a][1] == '-'; a++) {
 		if (!strcmp(argv[a], "--wait"))
@@ -158,11 +161,13 @@ int main(int argc, char **argv)
 			llvm_gdb = true;
 		else if (!strcmp(argv[a], "--function-sections"))
 			function_sections = true;
+		else if (!strcmp(argv[a], "--perf-jit"))
+			perf_jit = true;
 		else
 			break;
 	}
 	if (argc - a < 2) {
-		fprintf(stderr, "usage: mcjit_host [--wait] [--llvm-gdb] [--function-sections] MODULE.bc... PROFILE\n");
+		fprintf(stderr, "usage: mcjit_host [--wait] [--llvm-gdb] [--function-sections] [--perf-jit] MODULE.bc... PROFILE\n");
 		return 2;
 	}
 	const char *profile_path = argv[argc - 1];
@@ -210,6 +215,14 @@ int main(int argc, char **argv)
 			engine->UnregisterJITEventListener(
 				llvm::JITEventListener::createGDBRegistrationListener());
 			engine->RegisterJITEventListener(&listener);
+		}
+		if (perf_jit) {
+			llvm::JITEventListener *perf = llvm::JITEventListener::createPerfJITEventListener();
+			if (!perf) {
+				fprintf(stderr, "mcjit_host: this LLVM has no PerfJITEventListener\n");
+				return 3;
+			}
+			engine->RegisterJITEventListener(perf);
 		}
 		for (size_t i = 1; i < mods.size(); i++)
 			engine->addModule(std::move(mods[i]));

@@ -48,18 +48,55 @@ static void test_perf_map(void)
 	TAP_OK(!err, "perf maps load");
 	/* (start,size) order: 0x1000/0x100 precedes 0x1040/0x10; the first line
 	 * of two equal entries wins. */
-	TAP_EQ_STR(sp_perf_map_lookup(m, 0x1000), "outer function", "start of an entry");
-	TAP_EQ_STR(sp_perf_map_lookup(m, 0x1045), "outer function", "first containing entry wins over a nested one");
-	TAP_EQ_STR(sp_perf_map_lookup(m, 0x10ff), "outer function", "last byte of an entry");
-	TAP_OK(sp_perf_map_lookup(m, 0x1100) == NULL, "end of an entry is outside");
-	TAP_EQ_STR(sp_perf_map_lookup(m, 0xff5), "Upper", "uppercase hex, second file");
-	TAP_EQ_STR(sp_perf_map_lookup(m, 0x2000), "zero-size at 2000", "size-0 entry matches its start");
-	TAP_OK(sp_perf_map_lookup(m, 0x2001) == NULL, "size-0 entry matches nothing else");
-	TAP_EQ_STR(sp_perf_map_lookup(m, 0x3010), "name with  spaces  ", "name is the rest of the line");
-	TAP_EQ_STR(sp_perf_map_lookup(m, 0x5007), "from second file", "second file");
-	TAP_OK(sp_perf_map_lookup(m, 0x999) == NULL, "address below every entry");
-	TAP_EQ_STR(sp_perf_map_lookup(m, UINT64_MAX - 1), "at the top", "entry ending past 2^64 is clamped");
+	TAP_EQ_STR(sp_perf_map_lookup(m, 0, 0x1000), "outer function", "start of an entry");
+	TAP_EQ_STR(sp_perf_map_lookup(m, 0, 0x1045), "outer function", "first containing entry wins over a nested one");
+	TAP_EQ_STR(sp_perf_map_lookup(m, 0, 0x10ff), "outer function", "last byte of an entry");
+	TAP_OK(sp_perf_map_lookup(m, 0, 0x1100) == NULL, "end of an entry is outside");
+	TAP_EQ_STR(sp_perf_map_lookup(m, 0, 0xff5), "Upper", "uppercase hex, second file");
+	TAP_EQ_STR(sp_perf_map_lookup(m, 0, 0x2000), "zero-size at 2000", "size-0 entry matches its start");
+	TAP_OK(sp_perf_map_lookup(m, 0, 0x2001) == NULL, "size-0 entry matches nothing else");
+	TAP_EQ_STR(sp_perf_map_lookup(m, 0, 0x3010), "name with  spaces  ", "name is the rest of the line");
+	TAP_EQ_STR(sp_perf_map_lookup(m, 0, 0x5007), "from second file", "second file");
+	TAP_OK(sp_perf_map_lookup(m, 0, 0x999) == NULL, "address below every entry");
+	TAP_EQ_STR(sp_perf_map_lookup(m, 0, UINT64_MAX - 1), "at the top", "entry ending past 2^64 is clamped");
+	/* per process: perf-1.map is process 1's, perf-2.map process 2's */
+	TAP_EQ_STR(sp_perf_map_lookup(m, 1, 0x1000), "outer function", "pid 1: its own map");
+	TAP_OK(sp_perf_map_lookup(m, 2, 0x1000) == NULL, "pid 2: not process 1's map");
+	TAP_EQ_STR(sp_perf_map_lookup(m, 2, 0x5007), "from second file", "pid 2: its own map");
+	TAP_OK(sp_perf_map_lookup(m, 1, 0x5007) == NULL, "pid 1: not process 2's map");
+	TAP_OK(sp_perf_map_lookup(m, 3, 0x1000) == NULL && sp_perf_map_lookup(m, 3, 0x5007) == NULL,
+	       "pid 3, without a map: none of them");
 	sp_perf_map_free(m);
+
+	/* two processes with code at the same address, and a map for everyone */
+	char *p10 = write_tmp("perf-10.map", "7000 100 ten_fn\n");
+	char *p11 = write_tmp("perf-11.map", "7000 100 eleven_fn\n");
+	char *all = write_tmp("jit-names.map", "7000 100 shared_fn\n8000 10 only_shared\n");
+	const char *three[] = {all, p10, p11};
+	err = sp_perf_map_load(three, 3, &m);
+	TAP_OK(!err, "three perf maps load");
+	TAP_EQ_STR(sp_perf_map_lookup(m, 10, 0x7010), "ten_fn", "pid 10 at 0x7010: its own name, not the shared map's");
+	TAP_EQ_STR(sp_perf_map_lookup(m, 11, 0x7010), "eleven_fn", "pid 11 at the same address: its own name");
+	TAP_EQ_STR(sp_perf_map_lookup(m, 12, 0x7010), "shared_fn", "pid 12: the map without a pid");
+	TAP_EQ_STR(sp_perf_map_lookup(m, 10, 0x8004), "only_shared", "pid 10: the map without a pid too");
+	TAP_EQ_STR(sp_perf_map_lookup(m, 0, 0x7010), "shared_fn", "unknown pid: every map, first loaded wins a tie");
+	sp_perf_map_free(m);
+	free(p10);
+	free(p11);
+	free(all);
+
+	static const struct {
+		const char *path;
+		uint32_t pid;
+	} names[] = {
+		{"/tmp/perf-1234.map", 1234}, {"perf-1.map", 1}, {"/x/perf-4294967295.map", UINT32_MAX},
+		{"/tmp/perf-4294967296.map", 0}, {"/tmp/perf-0.map", 0}, {"/tmp/perf-.map", 0},
+		{"/tmp/perf-12.map.bak", 0}, {"/tmp/perf-12x.map", 0}, {"/tmp/myperf-12.map", 0},
+		{"/tmp/perfinfo-12.map", 0}, {"/perf-9.map/other.map", 0}, {"jit.map", 0},
+	};
+	for (size_t i = 0; i < SP_ARRAY_LEN(names); i++)
+		TAP_OK(sp_perf_map_file_pid(names[i].path) == names[i].pid, "pid of %s is %u",
+		       names[i].path, names[i].pid);
 
 	static const struct {
 		const char *text, *want;
@@ -187,6 +224,162 @@ static void test_meta(void)
 	}
 }
 
+/* jitdump files (perfjit.c), written here record by record as
+ * spec/FORMATS.md §5.2 lays them out, little-endian. */
+static void jput(FILE *f, const void *p, size_t n)
+{
+	fwrite(p, 1, n, f);
+}
+
+/* V as a 32- or 64-bit integer in this (little-endian) host's order */
+#define jput32(f, v) jput((f), &(uint32_t){(v)}, 4)
+#define jput64(f, v) jput((f), &(uint64_t){(v)}, 8)
+
+static void jheader(FILE *j, uint32_t pid)
+{
+	jput32(j, 0x4A695444);
+	jput32(j, 1);
+	jput32(j, 40);
+	jput32(j, 62);
+	jput32(j, 0);
+	jput32(j, pid);
+	jput64(j, 0);
+	jput64(j, 0);
+}
+
+/* A CODE_LOAD of SIZE bytes of code (zeros) at ADDR. */
+static void jload(FILE *j, uint64_t addr, uint64_t size, uint64_t index, const char *name)
+{
+	size_t len = strlen(name) + 1;
+	jput32(j, 0);
+	jput32(j, (uint32_t)(56 + len + size));
+	jput64(j, 0);
+	jput32(j, 1);
+	jput32(j, 1);
+	jput64(j, addr);
+	jput64(j, addr);
+	jput64(j, size);
+	jput64(j, index);
+	jput(j, name, len);
+	for (uint64_t i = 0; i < size; i++)
+		fputc(0, j);
+}
+
+/* A DEBUG_INFO record of one entry: ADDR is at LINE of FILE. */
+static void jdebug(FILE *j, uint64_t addr, int32_t line, const char *file)
+{
+	size_t len = strlen(file) + 1;
+	jput32(j, 2);
+	jput32(j, (uint32_t)(16 + 16 + 16 + len));
+	jput64(j, 0);
+	jput64(j, addr);
+	jput64(j, 1);
+	jput64(j, addr);
+	jput32(j, (uint32_t)line);
+	jput32(j, 0);
+	jput(j, file, len);
+}
+
+/* A CODE_MOVE of the code of INDEX (SIZE bytes) from OLD to NEW. */
+static void jmove(FILE *j, uint64_t old, uint64_t new_addr, uint64_t size, uint64_t index)
+{
+	jput32(j, 1);
+	jput32(j, 64);
+	jput64(j, 0);
+	jput32(j, 1);
+	jput32(j, 1);
+	jput64(j, new_addr);
+	jput64(j, old);
+	jput64(j, new_addr);
+	jput64(j, size);
+	jput64(j, index);
+}
+
+static const char *jname(const sp_perfjit *j, uint32_t pid, uint64_t addr)
+{
+	sp_frame f;
+	return sp_perfjit_lookup(j, pid, addr, &f) ? f.name : NULL;
+}
+
+/* The release of a kallsyms copy, and how it compares with a recording's. */
+static void test_kallsyms_release(void)
+{
+	char *k = write_tmp("ksyms", "ffffffff81000000 T _stext\n");
+	const char *from = "x";
+	char *rel = sp_kallsyms_release(k, &from);
+	TAP_OK(!rel && !from, "a copy without .osrelease: release unknown");
+	bool mismatch = true;
+	char *msg = sp_kallsyms_check(k, "6.1.0-13-amd64", &mismatch);
+	TAP_OK(msg && strstr(msg, "cannot tell") && !mismatch, "unknown release: not checked, no mismatch");
+	free(msg);
+	char *side = write_tmp("ksyms.osrelease", "6.1.0-13-amd64 \r\nsecond line\n");
+	rel = sp_kallsyms_release(k, &from);
+	TAP_EQ_STR(rel, "6.1.0-13-amd64", "the first line of FILE.osrelease, trailing blanks and CR cut");
+	free(rel);
+	msg = sp_kallsyms_check(k, "6.1.0-13-amd64", &mismatch);
+	TAP_OK(!msg && !mismatch, "same release: nothing to say");
+	msg = sp_kallsyms_check(k, "6.12.0-1-amd64", &mismatch);
+	TAP_OK(msg && mismatch && strstr(msg, "6.1.0-13-amd64") && strstr(msg, "6.12.0-1-amd64"),
+	       "another release: a mismatch naming both");
+	free(msg);
+	msg = sp_kallsyms_check(k, NULL, &mismatch);
+	TAP_OK(msg && !mismatch && strstr(msg, "OSRELEASE"), "no OSRELEASE recorded: not checked");
+	free(msg);
+	free(side);
+	free(k);
+}
+
+static void test_perfjit(void)
+{
+	char *pa = sp_xasprintf("%s/jit-42.dump", tmpdir), *pb = sp_xasprintf("%s/jit-43.dump", tmpdir);
+	FILE *a = fopen(pa, "wb"), *b = fopen(pb, "wb");
+	jheader(a, 42);
+	jload(a, 0x1000, 0x100, 1, "f1");
+	jload(a, 0x1040, 0x10, 2, "f2_nested_later");
+	jload(a, 0x1000, 0x20, 3, "f3_reused_later");
+	jheader(b, 43);
+	jload(b, 0x1000, 0x100, 1, "g");
+	jdebug(b, 0x2000, 7, "h.js");
+	jload(b, 0x2000, 0x10, 2, "h");
+	jdebug(b, 0x2ff0, 9, "early.js"); /* before its code */
+	jload(b, 0x3000, 0x10, 3, "late");
+	jmove(b, 0x2000, 0x5000, 0x10, 2);
+	fclose(a);
+	fclose(b);
+	const char *files[] = {pa, pb};
+	sp_perfjit *j = NULL;
+	sp_error *err = sp_perfjit_load(files, 2, &j);
+	TAP_OK(!err && sp_perfjit_count(j) == 7, "two jitdump files: 7 code ranges");
+	TAP_EQ_STR(jname(j, 42, 0x1010), "f3_reused_later", "pid 42: the later load wins where they overlap");
+	TAP_EQ_STR(jname(j, 42, 0x1045), "f2_nested_later", "pid 42: a later nested load wins");
+	TAP_EQ_STR(jname(j, 42, 0x1080), "f1", "pid 42: the first load where nothing later covers");
+	TAP_OK(jname(j, 42, 0x1100) == NULL, "pid 42: the end of the code is outside");
+	TAP_EQ_STR(jname(j, 43, 0x1010), "g", "pid 43: its own file's name at the same address");
+	TAP_OK(jname(j, 44, 0x1010) == NULL, "pid 44, without a file: nothing");
+	TAP_EQ_STR(jname(j, 0, 0x1080), "g", "unknown pid: every file, the later one first");
+	sp_frame f = {0};
+	TAP_OK(sp_perfjit_lookup(j, 43, 0x2008, &f) && f.file && !strcmp(f.file, "h.js") &&
+	       f.line == 7, "a debug entry at the code's start gives its line");
+	f = (sp_frame){0};
+	TAP_OK(sp_perfjit_lookup(j, 43, 0x3008, &f) && !strcmp(f.name, "late") && !f.file &&
+	       !f.line, "a debug entry before the code gives it no line");
+	f = (sp_frame){0};
+	TAP_OK(sp_perfjit_lookup(j, 43, 0x5008, &f) && !strcmp(f.name, "h") && f.file &&
+	       !strcmp(f.file, "h.js") && f.line == 7,
+	       "moved code: its name, and its lines moved with it");
+	TAP_OK(sp_perfjit_lookup(j, 43, 0x2008, &f) && !strcmp(f.name, "h"),
+	       "moved code: the old place still names it (samples from before the move)");
+	TAP_OK(!sp_perfjit_lookup(j, 43, 0x5010, &f), "moved code: its end is outside");
+	sp_perfjit_free(j);
+	free(pa);
+	free(pb);
+
+	const char *none[] = {"/nonexistent/jit-1.dump"};
+	err = sp_perfjit_load(none, 1, &j);
+	TAP_OK(err && err_has(err, "/nonexistent/jit-1.dump") && !j, "missing jitdump names the file");
+	sp_error_free(err);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -196,6 +389,8 @@ int main(void)
 	test_perf_map();
 	test_kallsyms();
 	test_meta();
+	test_perfjit();
+	test_kallsyms_release();
 	char *cmd[] = {"rm", "-rf", tmpdir, NULL};
 	pid_t pid = fork();
 	if (pid == 0) {

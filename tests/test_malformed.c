@@ -1,8 +1,11 @@
 /* test_malformed.c — every tests/malformed/<format>/<case>.in must be
  * refused by sp_read_profile_file with an error that names the file and
  * contains the text of <case>.expect (the line or offset and what was
- * expected), and no profile.  The corpus doubles as fuzzing seeds. */
+ * expected), and no profile.  The corpus doubles as fuzzing seeds.
+ * tests/malformed/perfjit/ holds jitdump files, a name source rather than
+ * a profile: sp_perfjit_load must refuse them the same way. */
 #include "formats/formats.h"
+#include "symbolize/symbolize.h"
 #include "tests/tap.h"
 
 #include <dirent.h>
@@ -19,7 +22,18 @@ static int only_inputs(const struct dirent *d)
 	return n > 3 && strcmp(d->d_name + n - 3, ".in") == 0;
 }
 
-static void run_case(const char *dir, const char *file)
+/* Reads PATH as a profile, or as a jitdump file when SOURCE. */
+static sp_error *read_case(const char *path, bool source, sp_profile **p)
+{
+	if (!source)
+		return sp_read_profile_file(path, p, NULL);
+	sp_perfjit *j = NULL;
+	sp_error *e = sp_perfjit_load(&path, 1, &j);
+	sp_perfjit_free(j); /* (loaded: no error, the case fails) */
+	return e;
+}
+
+static void run_case(const char *dir, const char *file, bool source)
 {
 	char *path = sp_xasprintf("%s/%s", dir, file);
 	char *exp_path = sp_xasprintf("%.*s.expect", (int)(strlen(path) - 3), path);
@@ -34,7 +48,7 @@ static void run_case(const char *dir, const char *file)
 	while (exp_len && (exp[exp_len - 1] == '\n' || exp[exp_len - 1] == '\r'))
 		exp[--exp_len] = '\0';
 	sp_profile *p = NULL;
-	e = sp_read_profile_file(path, &p, NULL);
+	e = read_case(path, source, &p);
 	char *msg = e ? sp_error_string(e) : NULL;
 	bool ok = e && !p && strstr(msg, path) && strstr(msg, (const char *)exp);
 	if (!TAP_OK(ok, "%s refused with \"%s\"", file, (const char *)exp))
@@ -60,7 +74,7 @@ int main(void)
 		struct dirent **cases;
 		int nc = scandir(dir, &cases, only_inputs, alphasort);
 		for (int j = 0; j < nc; j++) {
-			run_case(dir, cases[j]->d_name);
+			run_case(dir, cases[j]->d_name, !strcmp(fmts[i]->d_name, "perfjit"));
 			free(cases[j]);
 		}
 		if (nc >= 0)

@@ -5,10 +5,10 @@
  * "make check" links it with tests/fuzz/standalone.c.
  * fuzz-runs: 70000 (executions of each scripts/fuzz CI pass: about 10 s) */
 #include "symbolize/symbolize.h"
+#include "tests/fuzz/memfd.h"
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -22,18 +22,8 @@ static void drop(sp_error *err)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	int fd = memfd_create("fuzz-input", MFD_CLOEXEC);
-	if (fd < 0)
-		abort();
-	size_t off = 0;
-	while (off < size) {
-		ssize_t w = write(fd, data + off, size - off);
-		if (w <= 0)
-			abort();
-		off += (size_t)w;
-	}
 	char path[64];
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	int fd = sp_fuzz_memfd(data, size, path);
 	static const uint64_t probes[] = {0, 1, 0x1000, 0x401000, 0x7f0000000000ULL,
 					  0xffffffff81000000ULL, UINT64_MAX};
 	const char *files[] = {path};
@@ -42,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (err)
 		drop(err);
 	for (size_t i = 0; pm && i < SP_ARRAY_LEN(probes); i++)
-		(void)sp_perf_map_lookup(pm, probes[i]);
+		(void)sp_perf_map_lookup(pm, (uint32_t)i, probes[i]);
 	sp_perf_map_free(pm);
 	sp_kallsyms *k = NULL;
 	err = sp_kallsyms_load(path, &k);

@@ -1,0 +1,380 @@
+/* perfjit.c — names and lines for JIT code from jitdump files
+ * (jit-PID.dump, spec/FORMATS.md §5.2: what `perf inject --jit` reads and
+ * LLVM's PerfJITEventListener, V8 and the JVM agents write).  Binary, in the
+ * writer's byte order, which the magic reveals:
+ *
+ *   header   u32 magic 0x4A695444 "JiTD", u32 version 1, u32 header size,
+ *            u32 e_machine, u32 pad, u32 pid, u64 timestamp, u64 flags
+ *   records  u32 id, u32 total size, u64 timestamp, then by id:
+ *     0 CODE_LOAD        u32 pid, u32 tid, u64 vma, u64 code_addr,
+ *                        u64 code_size, u64 code_index, name\0, code bytes
+ *     1 CODE_MOVE        u32 pid, u32 tid, u64 vma, u64 old_code_addr,
+ *                        u64 new_code_addr, u64 code_size, u64 code_index
+ *     2 CODE_DEBUG_INFO  u64 code_addr, u64 nr_entry, then per entry
+ *                        u64 addr, i32 line, i32 discrim, file\0
+ *                        ("\xff\0": the file of the entry before); it
+ *                        describes the next CODE_LOAD
+ *     3 CODE_CLOSE       nothing; the end of the records
+ *     4 UNWINDING_INFO   (skipped, as is any id not known here)
+ *
+ * A file belongs to the process of its header's pid.  Each CODE_LOAD (and
+ * each CODE_MOVE, at its new address) is a range named by the function;
+ * where ranges overlap, the later record wins (addresses are reused as a
+ * JIT frees and compiles code; sample times are not consulted).  The line
+ * of an address is that of the debug entry with the greatest address at
+ * or below it in its function; entries outside the function (LLVM 14
+ * writes them 0x40 bytes too far) give it none.  Every size and count is checked against
+ * the bytes of its record before use; an error names the file, the byte
+ * offset and what was expected there.
+ */
+#include "symbolize/symbolize.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define JITDUMP_MAGIC 0x4A695444u
+#define HEADER_SIZE 40
+#define PREFIX_SIZE 16
+#define LOAD_FIXED 40 /* after the prefix */
+#define MOVE_FIXED 48
+#define DEBUG_FIXED 16
+#define DEBUG_ENTRY_MIN 17 /* addr, line, discrim, at least "\0" */
+#define FLAG_ARCH_TIMESTAMP 1u
+
+typedef struct {
+	uint64_t addr;
+	int64_t line;
+	const char *file; /* in the file buffer */
+} jit_line;
+
+typedef struct {
+	uint64_t start, end;
+	uint64_t code_index;
+	uint32_t pid;
+	const char *name;  /* in the file buffer */
+	jit_line *lines;   /* ascending addr; shared by a load and its moves */
+	size_t n_lines;
+	int64_t delta;     /* a move: its addresses - those of LINES */
+	bool owns_lines;
+} jit_code;
+
+struct sp_perfjit {
+	jit_code *v;
+	size_t n, cap;
+	sp_pid_tables tables; /* value: index into v */
+	uint8_t **bufs;
+	size_t n_bufs, cap_bufs;
+};
+
+void sp_perfjit_free(sp_perfjit *j)
+{
+	if (!j)
+		return;
+	for (size_t i = 0; i < j->n; i++)
+		if (j->v[i].owns_lines)
+			free(j->v[i].lines);
+	free(j->v);
+	for (size_t i = 0; i < j->n_bufs; i++)
+		free(j->bufs[i]);
+	free(j->bufs);
+	sp_pid_tables_clear(&j->tables);
+	free(j);
+}
+
+typedef struct {
+	const char *path;
+	const uint8_t *p;
+	size_t len;
+	bool swap;
+} reader;
+
+static uint32_t rd32(const reader *r, size_t off)
+{
+	uint32_t v;
+	memcpy(&v, r->p + off, 4);
+	return r->swap ? __builtin_bswap32(v) : v;
+}
+
+static uint64_t rd64(const reader *r, size_t off)
+{
+	uint64_t v;
+	memcpy(&v, r->p + off, 8);
+	return r->swap ? __builtin_bswap64(v) : v;
+}
+
+/* The NUL-terminated string at [off, end), or NULL when there is no NUL. */
+static const char *str_at(const reader *r, size_t off, size_t end)
+{
+	if (off >= end || !memchr(r->p + off, 0, end - off))
+		return NULL;
+	return (const char *)r->p + off;
+}
+
+static int cmp_line(const void *a, const void *b)
+{
+	const jit_line *x = a, *y = b;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* CODE_DEBUG_INFO at OFF (record of SIZE bytes): its entries into *LINES. */
+static sp_error *debug_info(const reader *r, size_t off, size_t size, jit_line **lines,
+			    size_t *n_lines)
+{
+	size_t end = off + size, at = off + PREFIX_SIZE;
+	if (size < PREFIX_SIZE + DEBUG_FIXED)
+		return sp_error_new(SP_E_MALFORMED,
+				    "%s: offset %zu: expected a JIT_CODE_DEBUG_INFO record of at least %d bytes, its size is %zu",
+				    r->path, off, PREFIX_SIZE + DEBUG_FIXED, size);
+	uint64_t nr = rd64(r, at + 8);
+	at += DEBUG_FIXED;
+	if (nr > (end - at) / DEBUG_ENTRY_MIN)
+		return sp_error_new(SP_E_MALFORMED,
+				    "%s: offset %zu: expected at most %zu debug entries in the %zu bytes left of the record, nr_entry is %llu",
+				    r->path, off + PREFIX_SIZE + 8, (end - at) / DEBUG_ENTRY_MIN,
+				    end - at, (unsigned long long)nr);
+	jit_line *v = sp_xreallocarray(NULL, nr ? nr : 1, sizeof(*v));
+	const char *prev = NULL;
+	for (size_t i = 0; i < nr; i++) {
+		if (end - at < DEBUG_ENTRY_MIN) {
+			free(v);
+			return sp_error_new(SP_E_MALFORMED,
+					    "%s: offset %zu: expected debug entry %zu of %llu, %zu bytes left of the record",
+					    r->path, at, i + 1, (unsigned long long)nr, end - at);
+		}
+		v[i].addr = rd64(r, at);
+		int32_t line = (int32_t)rd32(r, at + 8);
+		v[i].line = line > 0 ? line : 0; /* lines count from 1: 0 is "unknown" */
+		const char *file = str_at(r, at + 16, end);
+		if (!file) {
+			free(v);
+			return sp_error_new(SP_E_MALFORMED,
+					    "%s: offset %zu: expected a NUL-terminated file name in debug entry %zu before the record's end",
+					    r->path, at + 16, i + 1);
+		}
+		at += 16 + strlen(file) + 1;
+		if ((unsigned char)file[0] == 0xff && !file[1]) {
+			if (!prev) {
+				free(v);
+				return sp_error_new(SP_E_MALFORMED,
+						    "%s: offset %zu: debug entry 1 says \"same file as the entry before\" (\\xff), expected a file name",
+						    r->path, at - 2);
+			}
+			file = prev;
+		}
+		v[i].file = prev = file;
+	}
+	qsort(v, nr, sizeof(*v), cmp_line);
+	*lines = v;
+	*n_lines = nr;
+	return NULL;
+}
+
+static sp_error *range_error(const reader *r, size_t off, const char *what, uint64_t addr,
+			     uint64_t size)
+{
+	return sp_error_new(SP_E_MALFORMED,
+			    "%s: offset %zu: expected %s and code size to stay below 2^64, got 0x%llx + 0x%llx",
+			    r->path, off, what, (unsigned long long)addr, (unsigned long long)size);
+}
+
+/* The records of R from byte AT on, into J for process PID. */
+static sp_error *records(sp_perfjit *j, const reader *r, size_t at, uint32_t pid)
+{
+	sp_u64map by_index = {0}; /* code index -> the last of its ranges in J */
+	jit_line *pending = NULL; /* the debug info of the next load */
+	size_t n_pending = 0;
+	sp_error *err = NULL;
+	while (at < r->len && !err) {
+		size_t left = r->len - at;
+		if (left < PREFIX_SIZE) {
+			err = sp_error_new(SP_E_MALFORMED,
+					   "%s: offset %zu: expected a %d-byte record header, %zu bytes left (the file ends inside a record)",
+					   r->path, at, PREFIX_SIZE, left);
+			break;
+		}
+		uint32_t id = rd32(r, at), size = rd32(r, at + 4);
+		if (size < PREFIX_SIZE || size > left) {
+			err = sp_error_new(SP_E_MALFORMED,
+					   "%s: offset %zu: expected a record size from %d to the %zu bytes left, got %u (record id %u)",
+					   r->path, at + 4, PREFIX_SIZE, left, size, id);
+			break;
+		}
+		size_t end = at + size;
+		if (id == 0) { /* CODE_LOAD */
+			if (size < PREFIX_SIZE + LOAD_FIXED + 1) {
+				err = sp_error_new(SP_E_MALFORMED,
+						   "%s: offset %zu: expected a JIT_CODE_LOAD record of at least %d bytes, its size is %u",
+						   r->path, at, PREFIX_SIZE + LOAD_FIXED + 1, size);
+				break;
+			}
+			size_t f = at + PREFIX_SIZE;
+			uint64_t addr = rd64(r, f + 16), csize = rd64(r, f + 24);
+			uint64_t index = rd64(r, f + 32);
+			size_t name_at = f + LOAD_FIXED;
+			if (csize > end - name_at - 1) {
+				err = sp_error_new(SP_E_MALFORMED,
+						   "%s: offset %zu: expected a code size of at most the %zu bytes after the name's start, got %llu",
+						   r->path, f + 24, end - name_at - 1,
+						   (unsigned long long)csize);
+				break;
+			}
+			const char *name = str_at(r, name_at, end - (size_t)csize);
+			if (!name) {
+				err = sp_error_new(SP_E_MALFORMED,
+						   "%s: offset %zu: expected a NUL-terminated function name before the %llu code bytes",
+						   r->path, name_at, (unsigned long long)csize);
+				break;
+			}
+			if (csize > UINT64_MAX - addr) {
+				err = range_error(r, f + 16, "code_addr", addr, csize);
+				break;
+			}
+			jit_code c = {.start = addr, .end = addr + csize, .code_index = index,
+				      .pid = pid, .name = name, .lines = pending,
+				      .n_lines = n_pending, .owns_lines = pending != NULL};
+			SP_PUSH(j->v, j->n, j->cap, c);
+			sp_u64map_put(&by_index, index, j->n - 1);
+			pending = NULL;
+			n_pending = 0;
+		} else if (id == 1) { /* CODE_MOVE */
+			if (size < PREFIX_SIZE + MOVE_FIXED) {
+				err = sp_error_new(SP_E_MALFORMED,
+						   "%s: offset %zu: expected a JIT_CODE_MOVE record of at least %d bytes, its size is %u",
+						   r->path, at, PREFIX_SIZE + MOVE_FIXED, size);
+				break;
+			}
+			size_t f = at + PREFIX_SIZE;
+			uint64_t addr = rd64(r, f + 24); /* (the old address is the load's) */
+			uint64_t csize = rd64(r, f + 32), index = rd64(r, f + 40);
+			uint64_t k;
+			if (!sp_u64map_get(&by_index, index, &k)) {
+				err = sp_error_new(SP_E_MALFORMED,
+						   "%s: offset %zu: JIT_CODE_MOVE of code index %llu, expected an earlier JIT_CODE_LOAD with that index",
+						   r->path, f + 40, (unsigned long long)index);
+				break;
+			}
+			if (csize > UINT64_MAX - addr) {
+				err = range_error(r, f + 24, "new_code_addr", addr, csize);
+				break;
+			}
+			/* the lines move with the code: they stay the load's,
+			 * read at (address - delta) */
+			const jit_code *from = &j->v[k];
+			jit_code c = *from;
+			c.start = addr;
+			c.end = addr + csize;
+			c.delta = (int64_t)(addr - from->start + (uint64_t)from->delta);
+			c.owns_lines = false;
+			SP_PUSH(j->v, j->n, j->cap, c);
+			sp_u64map_put(&by_index, index, j->n - 1);
+		} else if (id == 2) { /* CODE_DEBUG_INFO */
+			free(pending);
+			pending = NULL;
+			n_pending = 0;
+			err = debug_info(r, at, size, &pending, &n_pending);
+		} else if (id == 3) { /* CODE_CLOSE */
+			at = r->len;
+			break;
+		}
+		at = end;
+	}
+	free(pending); /* debug info that no load followed */
+	sp_u64map_free(&by_index);
+	return err;
+}
+
+static sp_error *load_one(sp_perfjit *j, const char *path)
+{
+	uint8_t *data;
+	size_t len;
+	sp_error *err = sp_read_file(path, &data, &len);
+	if (err)
+		return sp_error_prefix(err, "jitdump");
+	SP_PUSH(j->bufs, j->n_bufs, j->cap_bufs, data);
+	reader r = {.path = path, .p = data, .len = len};
+	if (len < 4)
+		return sp_error_new(SP_E_UNRECOGNIZED,
+				    "%s: offset 0: expected the jitdump magic 0x4A695444 (\"JiTD\"), the file has %zu bytes",
+				    path, len);
+	uint32_t magic = rd32(&r, 0);
+	if (magic != JITDUMP_MAGIC) {
+		r.swap = true;
+		if (rd32(&r, 0) != JITDUMP_MAGIC)
+			return sp_error_new(SP_E_UNRECOGNIZED,
+					    "%s: offset 0: expected the jitdump magic 0x4A695444 (\"JiTD\") in either byte order, got 0x%08x",
+					    path, magic);
+	}
+	if (len < HEADER_SIZE)
+		return sp_error_new(SP_E_MALFORMED,
+				    "%s: offset %zu: expected a %d-byte jitdump header, the file ends",
+				    path, len, HEADER_SIZE);
+	uint32_t version = rd32(&r, 4), hsize = rd32(&r, 8), pid = rd32(&r, 20);
+	uint64_t flags = rd64(&r, 32);
+	if (version != 1)
+		return sp_error_new(SP_E_UNSUPPORTED, "%s: offset 4: expected jitdump version 1, got %u",
+				    path, version);
+	if (hsize < HEADER_SIZE || hsize > len)
+		return sp_error_new(SP_E_MALFORMED,
+				    "%s: offset 8: expected a header size from %d to the file's %zu bytes, got %u",
+				    path, HEADER_SIZE, len, hsize);
+	if (flags & ~(uint64_t)FLAG_ARCH_TIMESTAMP)
+		return sp_error_new(SP_E_UNSUPPORTED,
+				    "%s: offset 32: expected no flag but bit 0 (JITDUMP_FLAGS_ARCH_TIMESTAMP), got 0x%llx",
+				    path, (unsigned long long)flags);
+	return records(j, &r, hsize, pid);
+}
+
+sp_error *sp_perfjit_load(const char *const *files, size_t n_files, sp_perfjit **out)
+{
+	sp_perfjit *j = sp_xcalloc(1, sizeof(*j));
+	*out = NULL;
+	for (size_t i = 0; i < n_files; i++) {
+		sp_error *err = load_one(j, files[i]);
+		if (err) {
+			sp_perfjit_free(j);
+			return err;
+		}
+	}
+	/* the later record first */
+	sp_interval *r = sp_xreallocarray(NULL, j->n ? j->n : 1, sizeof(*r));
+	uint32_t *pids = sp_xreallocarray(NULL, j->n ? j->n : 1, sizeof(*pids));
+	for (size_t i = 0; i < j->n; i++) {
+		size_t k = j->n - 1 - i;
+		r[i] = (sp_interval){j->v[k].start, j->v[k].end, k};
+		pids[i] = j->v[k].pid;
+	}
+	sp_pid_tables_build(&j->tables, r, pids, j->n);
+	free(r);
+	free(pids);
+	*out = j;
+	return NULL;
+}
+
+size_t sp_perfjit_count(const sp_perfjit *j)
+{
+	return j ? j->n : 0;
+}
+
+bool sp_perfjit_lookup(const sp_perfjit *j, uint32_t pid, uint64_t addr, sp_frame *out)
+{
+	size_t i = j ? sp_pid_tables_find(&j->tables, pid, addr) : SIZE_MAX;
+	if (i == SIZE_MAX)
+		return false;
+	const jit_code *c = &j->v[i];
+	*out = (sp_frame){.name = c->name, .system_name = c->name};
+	uint64_t at = addr - (uint64_t)c->delta; /* where LINES speak of */
+	size_t lo = 0, hi = c->n_lines;
+	while (lo < hi) { /* the first entry above AT */
+		size_t mid = lo + (hi - lo) / 2;
+		if (c->lines[mid].addr <= at)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* an entry before the code is not the code's (nor one past it) */
+	if (lo && c->lines[lo - 1].addr >= c->start - (uint64_t)c->delta) {
+		out->file = c->lines[lo - 1].file;
+		out->line = c->lines[lo - 1].line;
+	}
+	return true;
+}
