@@ -3,8 +3,8 @@
 # split units of its .dwo files, DWARF 5 (DW_UT_skeleton, DW_FORM_addrx, DW_FORM_rnglistx)
 # and DWARF 4 (GNU attributes and forms).
 #
-# The fixture tests/symbolize/fixture.cc (inline functions several levels deep), after a
-# second unit tests/symbolize/fixture_b.cc (so that one skeleton's .debug_addr and range
+# The fixture testdata/symbolize/fixture.cc (inline functions several levels deep), after a
+# second unit testdata/symbolize/fixture_b.cc (so that one skeleton's .debug_addr and range
 # list bases are not zero, and two .dwo files have DIEs at the same offsets), is built at
 # test time plain and with -gsplit-dwarf from the same sources, so both have the same
 # .text (checked).  The reference is llvm-symbolizer on the plain build: at every
@@ -18,8 +18,8 @@
 # build gives.
 . "${SP_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}/tests/cli_lib.sh"
 
-src="$SP_SRCDIR/tests/symbolize/fixture.cc"
-src_b="$SP_SRCDIR/tests/symbolize/fixture_b.cc"
+src="$SP_SRCDIR/testdata/symbolize/fixture.cc"
+src_b="$SP_SRCDIR/testdata/symbolize/fixture_b.cc"
 command -v llvm-symbolizer >/dev/null 2>&1 || { sp_skip "llvm-symbolizer not installed"; sp_done; }
 
 # One record per address: "ADDR FUNC@FILE:LINE|FUNC@FILE:LINE|..." innermost first, from

@@ -74,7 +74,7 @@ sp_ok $? "addr2line -p -s -f -i -C -a: the same files, lines and inlined-by fram
 
 # At every function entry of the resolver fixture: the same text as addr2line -p -s.
 fix=$tmp/pie
-g++ -O2 -g -o "$fix" "$SP_SRCDIR/tests/symbolize/fixture.cc" || sp_bail "fixture.cc does not build"
+g++ -O2 -g -o "$fix" "$SP_SRCDIR/testdata/symbolize/fixture.cc" || sp_bail "fixture.cc does not build"
 nm -S --defined-only "$fix" | awk 'NF == 4 && $3 ~ /^[tT]$/ && $4 != "_start" { print "0x" $1 }' >"$tmp/entries"
 [ "$(wc -l <"$tmp/entries")" -gt 15 ] || sp_bail "too few functions in the fixture"
 for f in "" -C; do
@@ -134,7 +134,7 @@ assert any(s["Discriminator"] for x in lines for s in json.loads(x).get("Symbol"
 	if ! command -v clang++ >/dev/null 2>&1; then
 		sp_skip "clang++ is not installed"
 	elif ! clang++ -O2 -g -fdebug-info-for-profiling -o "$tmp/clang" \
-		"$SP_SRCDIR/tests/symbolize/fixture.cc"; then
+		"$SP_SRCDIR/testdata/symbolize/fixture.cc"; then
 		sp_ok 1 "clang++ builds the fixture"
 	else
 		objdump -d --no-show-raw-insn "$tmp/clang" | awk '

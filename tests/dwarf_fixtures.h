@@ -15,12 +15,12 @@ typedef struct {
 
 /* The gcc builds first: DWARF_FIXTURES_GCC of them. */
 static const dwarf_fixture dwarf_fixtures[] = {
-	{"tests/symbolize/fixture.cc", "g++", "-O2"},
-	{"tests/symbolize/fixture.cc", "g++", "-O0"},
-	{"tests/fixtures/heap_fixture.cc", "g++", "-O2 -c"},
+	{"testdata/symbolize/fixture.cc", "g++", "-O2"},
+	{"testdata/symbolize/fixture.cc", "g++", "-O0"},
+	{"testdata/symbolize/heap_fixture.cc", "g++", "-O2 -c"},
 	{"tests/jitfix.c", "gcc", "-O2 -c"},
 	{"tests/jitfix.c", "gcc", "-O0 -c"},
-	{"tests/symbolize/fixture.cc", "clang++", "-O2"},
+	{"testdata/symbolize/fixture.cc", "clang++", "-O2"},
 	{"tests/jitfix.c", "clang", "-O2 -c"},
 };
 #define DWARF_FIXTURES_GCC 5

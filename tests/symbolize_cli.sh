@@ -1,10 +1,10 @@
 #!/bin/sh
 # symbolize_cli.sh — `symprof symbolize` against binutils addr2line on the
-# fixture tests/symbolize/fixture.cc (built at test time), plus the JSON,
+# fixture testdata/symbolize/fixture.cc (built at test time), plus the JSON,
 # --relative, streaming and error paths.  Speaks TAP.
 set -u
 : "${SP_SRCDIR:=..}" "${SYMPROF:=./symprof}"
-src="$SP_SRCDIR/tests/symbolize/fixture.cc"
+src="$SP_SRCDIR/testdata/symbolize/fixture.cc"
 tmp=$(mktemp -d /tmp/sp-symcli-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 n=0 failed=0

@@ -1,5 +1,5 @@
 /* test_dwarf.c — the libdw resolver against the fixture program
- * tests/symbolize/fixture.cc, built -O2 -g at test time.
+ * testdata/symbolize/fixture.cc, built -O2 -g at test time.
  *
  *  - expected chains from the fixture source: an address of
  *    Widget::compute whose innermost frame is leaf() has the chain
@@ -456,7 +456,7 @@ static void test_errors(void)
 int main(void)
 {
 	const char *srcdir = getenv("SP_SRCDIR");
-	char *src = sp_xasprintf("%s/tests/symbolize/fixture.cc", srcdir ? srcdir : "..");
+	char *src = sp_xasprintf("%s/testdata/symbolize/fixture.cc", srcdir ? srcdir : "..");
 	snprintf(tmpdir, sizeof(tmpdir), "/tmp/sp-dwarf-XXXXXX");
 	if (!mkdtemp(tmpdir))
 		return 1;

@@ -1,7 +1,7 @@
 /* test_dwwalk.c — the raw DIE walk (symbolize/dwraw.c) against libdw's
  * walk (symbolize/units.c) on every fixture program the tests build:
  *
- *  - tests/symbolize/fixture.cc at -O0 and -O2, tests/fixtures/heap_fixture.cc
+ *  - testdata/symbolize/fixture.cc at -O0 and -O2, testdata/symbolize/heap_fixture.cc
  *    and tests/jitfix.c (objects, as ET_REL), each as DWARF 2, 3, 4 and 5
  *    with gcc, and as DWARF 4 and 5 with clang when it is installed;
  *  - the sources of testdata/fixture, compiled as their build.sh does (-O2

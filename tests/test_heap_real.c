@@ -1,4 +1,4 @@
-/* test_heap_real.c — real tcmalloc dumps.  Builds tests/fixtures/
+/* test_heap_real.c — real tcmalloc dumps.  Builds testdata/symbolize/
  * heap_fixture.cc with -O2 -g against Debian's libtcmalloc, runs it with
  * HEAPPROFILE (an "@ heapprofile" dump at exit) and asks it for
  * MallocExtension::GetHeapSample ("@ heap_v2/524288"), then reads both.
@@ -141,7 +141,7 @@ static void check_sample(const char *path)
 int main(void)
 {
 	const char *src = getenv("SP_SRCDIR");
-	char *fixture = sp_xasprintf("%s/tests/fixtures/heap_fixture.cc", src && *src ? src : ".");
+	char *fixture = sp_xasprintf("%s/testdata/symbolize/heap_fixture.cc", src && *src ? src : ".");
 	char dir[] = "/tmp/symprof-heapreal-XXXXXX";
 	if (!mkdtemp(dir)) {
 		printf("1..0 # SKIP cannot create a temporary directory\n");

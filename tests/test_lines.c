@@ -1,7 +1,7 @@
 /* test_lines.c — symbolize/lines.c, the line-table decoder.
  *
- *  - on real programs: the fixtures tests/symbolize/fixture.cc,
- *    tests/fixtures/heap_fixture.cc and tests/jitfix.c, built at test time
+ *  - on real programs: the fixtures testdata/symbolize/fixture.cc,
+ *    testdata/symbolize/heap_fixture.cc and tests/jitfix.c, built at test time
  *    as DWARF 2, 3, 4 and 5 at -O0 and -O2, and this test program (many
  *    units), every compile unit's rows and file names equal libdw's
  *    dwarf_getsrclines / dwarf_getsrcfiles, row by row;

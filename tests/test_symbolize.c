@@ -1,6 +1,6 @@
 /* test_symbolize.c — sessions and sp_symbolize_profile.
  *
- * The fixture tests/symbolize/fixture.cc is built as a PIE at test time and
+ * The fixture testdata/symbolize/fixture.cc is built as a PIE at test time and
  * "loaded" at 0x555555554000 in a hand-made profile whose mappings cover
  * every case of the report: resolved, no mapping, anonymous, missing file,
  * build-id mismatch, not ELF, already symbolized.  Expected frames come from
@@ -556,7 +556,7 @@ static char *src, *exe;
 int main(void)
 {
 	const char *srcdir = getenv("SP_SRCDIR");
-	src = sp_xasprintf("%s/tests/symbolize/fixture.cc", srcdir ? srcdir : "..");
+	src = sp_xasprintf("%s/testdata/symbolize/fixture.cc", srcdir ? srcdir : "..");
 	snprintf(tmpdir, sizeof(tmpdir), "/tmp/sp-symbolize-XXXXXX");
 	if (!mkdtemp(tmpdir))
 		return 1;
