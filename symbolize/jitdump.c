@@ -468,6 +468,41 @@ static bool same_file(const char *a, const char *b)
 	return same;
 }
 
+/* The notes of segment PH of M's core E: the mapped files (NT_FILE) into
+ * FILES, and the program's entry point (AT_ENTRY of NT_AUXV), when there. */
+static sp_error *read_notes(const memsrc *m, Elf *e, const GElf_Phdr *ph, mapped_files *files,
+			    bool *have_entry, uint64_t *at_entry)
+{
+	const char *core = m->core_path;
+	if (ph->p_offset > m->core_size || ph->p_filesz > m->core_size - ph->p_offset)
+		return sp_error_new(SP_E_MALFORMED,
+				    "%s: truncated core: notes end at offset %llu, file has %llu bytes",
+				    core, (unsigned long long)(ph->p_offset + ph->p_filesz),
+				    (unsigned long long)m->core_size);
+	Elf_Data *d = elf_getdata_rawchunk(e, (int64_t)ph->p_offset, ph->p_filesz, ELF_T_NHDR);
+	GElf_Nhdr nh;
+	size_t off = 0, noff, doff;
+	while (d && (off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
+		const uint8_t *desc = (const uint8_t *)d->d_buf + doff;
+		if (nh.n_type == NT_FILE) {
+			sp_error *err = parse_nt_file(core, desc, nh.n_descsz, files);
+			if (err)
+				return err;
+		} else if (nh.n_type == NT_AUXV) {
+			for (size_t k = 0; k + 16 <= nh.n_descsz; k += 16) {
+				uint64_t type, val;
+				memcpy(&type, desc + k, 8);
+				memcpy(&val, desc + k + 8, 8);
+				if (type == AT_ENTRY) {
+					*at_entry = val;
+					*have_entry = true;
+				}
+			}
+		}
+	}
+	return NULL;
+}
+
 sp_error *sp_jit_read_core(const char *core, const char *exe, sp_jit_objects *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -510,33 +545,7 @@ sp_error *sp_jit_read_core(const char *core, const char *exe, sp_jit_objects *ou
 			core_seg s = {ph.p_vaddr, ph.p_memsz, ph.p_offset, ph.p_filesz};
 			SP_PUSH(m.segs, m.n_segs, m.cap_segs, s);
 		} else if (ph.p_type == PT_NOTE) {
-			if (ph.p_offset > m.core_size || ph.p_filesz > m.core_size - ph.p_offset) {
-				err = sp_error_new(SP_E_MALFORMED, "%s: truncated core: notes end at offset %llu, file has %llu bytes",
-						   core, (unsigned long long)(ph.p_offset + ph.p_filesz),
-						   (unsigned long long)m.core_size);
-				break;
-			}
-			Elf_Data *d = elf_getdata_rawchunk(e, (int64_t)ph.p_offset, ph.p_filesz, ELF_T_NHDR);
-			GElf_Nhdr nh;
-			size_t off = 0, noff, doff;
-			while (d && (off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
-				const uint8_t *desc = (const uint8_t *)d->d_buf + doff;
-				if (nh.n_type == NT_FILE) {
-					err = parse_nt_file(core, desc, nh.n_descsz, &files);
-					if (err)
-						break;
-				} else if (nh.n_type == NT_AUXV) {
-					for (size_t k = 0; k + 16 <= nh.n_descsz; k += 16) {
-						uint64_t type, val;
-						memcpy(&type, desc + k, 8);
-						memcpy(&val, desc + k + 8, 8);
-						if (type == AT_ENTRY) {
-							at_entry = val;
-							have_entry = true;
-						}
-					}
-				}
-			}
+			err = read_notes(&m, e, &ph, &files, &have_entry, &at_entry);
 		}
 	}
 	if (err)
