@@ -368,6 +368,36 @@ typedef struct {
 	sp_buf in;
 } worker;
 
+/* Reads every worker's frames as they come (a full pipe would stall it),
+ * until each has closed its end. */
+static void read_workers(worker *w, int nw)
+{
+	struct pollfd *pf = sp_xcalloc((size_t)nw + 1, sizeof(*pf));
+	for (int open_fds = nw; open_fds > 0;) {
+		for (int k = 0; k < nw; k++)
+			pf[k] = (struct pollfd){.fd = w[k].fd, .events = POLLIN};
+		if (poll(pf, (nfds_t)nw, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		for (int k = 0; k < nw; k++) {
+			if (w[k].fd < 0 || !(pf[k].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			char buf[4096];
+			ssize_t r = read(w[k].fd, buf, sizeof(buf));
+			if (r > 0) {
+				sp_buf_append(&w[k].in, buf, (size_t)r);
+			} else if (r == 0 || errno != EINTR) {
+				close(w[k].fd);
+				w[k].fd = -1;
+				open_fds--;
+			}
+		}
+	}
+	free(pf);
+}
+
 /* --each -j N: the inputs dealt to N processes (input i to worker i mod N),
  * each converting its share as a sequential --each would, with its own
  * session; their lines are printed here in the inputs' order.  The
@@ -421,31 +451,7 @@ static int run_workers(const sp_pipeline *pl, emit_ctx *ctx, char **inputs, int 
 		w[k].fd = p[0];
 		w[k].pid = pid;
 	}
-	/* read every worker's frames as they come (a full pipe would stall it) */
-	struct pollfd *pf = sp_xcalloc((size_t)nw + 1, sizeof(*pf));
-	for (int open_fds = nw; open_fds > 0;) {
-		for (int k = 0; k < nw; k++)
-			pf[k] = (struct pollfd){.fd = w[k].fd, .events = POLLIN};
-		if (poll(pf, (nfds_t)nw, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		for (int k = 0; k < nw; k++) {
-			if (w[k].fd < 0 || !(pf[k].revents & (POLLIN | POLLHUP | POLLERR)))
-				continue;
-			char buf[4096];
-			ssize_t r = read(w[k].fd, buf, sizeof(buf));
-			if (r > 0) {
-				sp_buf_append(&w[k].in, buf, (size_t)r);
-			} else if (r == 0 || errno != EINTR) {
-				close(w[k].fd);
-				w[k].fd = -1;
-				open_fds--;
-			}
-		}
-	}
-	free(pf);
+	read_workers(w, nw);
 	char **line = sp_xcalloc((size_t)n, sizeof(*line));
 	int rc = 0;
 	for (int k = 0; k < nw; k++) {
