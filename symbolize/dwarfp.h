@@ -107,6 +107,12 @@ sp_error *sp_module_report(sp_module *m, Dwfl *dwfl, Dwarf_Addr base, bool add_p
  * cannot read (unknown type, corrupt data) is an error naming file and
  * section. */
 sp_error *sp_module_load(sp_module *m);
+/* The debug file FD (PATH) as libdw should read it: FD itself when no
+ * section needs changing, else a copy in memory (FD is closed) with the
+ * compressed sections resolution reads inflated where libdw cannot (zstd),
+ * and the other compressed ones hidden.  A section that cannot be read is
+ * *ERR (NULL otherwise); FD, or the copy, is returned all the same. */
+int sp_debug_fd_prepare(int fd, const char *path, sp_error **err);
 /* The libdwfl address of file address ADDR: through the section holding
  * it in an ET_REL with placed sections (false when none holds it), else
  * the same address. */

@@ -218,8 +218,12 @@ static const char *const read_sections[] = {
 
 static bool read_by_resolution(const char *suffix)
 {
+	/* a split unit's sections (.debug_info.dwo) are read as their plain names */
+	size_t n = strlen(suffix);
+	if (n > 4 && !strcmp(suffix + n - 4, ".dwo"))
+		n -= 4;
 	for (size_t i = 0; i < SP_ARRAY_LEN(read_sections); i++)
-		if (!strcmp(suffix, read_sections[i]))
+		if (strlen(read_sections[i]) == n && !strncmp(suffix, read_sections[i], n))
 			return true;
 	return false;
 }
@@ -458,13 +462,20 @@ static bool write_shdr(int out, off_t at, int class, const GElf_Shdr *sh)
 	return pwrite(out, &x, sizeof(x), at) == (ssize_t)sizeof(x);
 }
 
-/* The separate debug file FD (PATH) as libdw should read it, since
- * libdwfl opens it and reads its DWARF at once: FD itself when no section
- * needs changing, else a copy in memory (FD is closed) with the changes of
- * plan_debug_sections written in — inflated zstd sections appended, their
- * headers and those of the hidden sections rewritten.  A section that
- * cannot be read is kept in M->load_err. */
+/* A separate debug file as libdwfl hands it to libdw (which reads its
+ * DWARF at once); a section that cannot be read is kept in M->load_err. */
 static int prepared_debug_fd(sp_module *m, int fd, const char *path)
+{
+	sp_error *e = NULL;
+	int r = sp_debug_fd_prepare(fd, path, &e);
+	if (e) {
+		sp_error_free(m->load_err);
+		m->load_err = e;
+	}
+	return r;
+}
+
+int sp_debug_fd_prepare(int fd, const char *path, sp_error **err)
 {
 	static const uint16_t one = 1;
 	int host = *(const uint8_t *)&one ? ELFDATA2LSB : ELFDATA2MSB;
@@ -481,10 +492,7 @@ static int prepared_debug_fd(sp_module *m, int fd, const char *path)
 	sp_error *e = plan_debug_sections(path, elf, false, &ps);
 	int cls = gelf_getclass(elf);
 	elf_end(elf);
-	if (e) {
-		sp_error_free(m->load_err);
-		m->load_err = e;
-	}
+	*err = e;
 	struct stat st;
 	int out = ps.n && !e && fstat(fd, &st) == 0 ? memfd_create("symprof-debug", MFD_CLOEXEC)
 						    : -1;

@@ -137,6 +137,11 @@ static sp_try_status check_dwo(const char *path, void *arg)
 	mt->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (mt->fd < 0)
 		return SP_TRY_MISSING;
+	/* zstd sections inflated for libdw, as in the main debug file; one that
+	 * cannot be read leaves the unit to the skeleton, as a damaged one does */
+	sp_error *e = NULL;
+	mt->fd = sp_debug_fd_prepare(mt->fd, path, &e);
+	sp_error_free(e);
 	mt->dw = dwarf_begin(mt->fd, DWARF_C_READ);
 	return match_unit(mt);
 }

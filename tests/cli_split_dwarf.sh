@@ -108,6 +108,17 @@ for v in 5 4; do
 	check "split, .dwo under --debug-dir" "$tmp/alone$v/prog" --debug-dir "$tmp/dbg$v"
 	check "split, .dwo behind --path-map" "$tmp/alone$v/prog" --path-map "$b=$tmp/mapped$v"
 
+	# The .dwo files with compressed sections (ELFCOMPRESS_ZLIB, which libdw reads, and
+	# ELFCOMPRESS_ZSTD, which Debian 12's libdw cannot): the same chains.
+	for z in zlib zstd; do
+		mkdir -p "$tmp/$z$v"
+		for d in prog $dwo; do cp "$tmp/moved$v/$d" "$tmp/$z$v/$d"; done
+		(cd "$tmp/$z$v" && for d in $dwo; do objcopy --compress-debug-sections=$z "$d" || exit 1; done)
+		readelf -SW "$tmp/$z$v/$(echo $dwo | cut -d' ' -f1)" | grep -q '\.debug_info\.dwo .* C'
+		sp_ok $? "DWARF $v: objcopy wrote $z-compressed .dwo sections"
+		check "split, .dwo sections $z-compressed" "$tmp/$z$v/prog"
+	done
+
 	# A package of the .dwo files (binutils' dwp for DWARF 4, llvm-dwp for DWARF 5),
 	# beside the binary as BIN.dwp, then under a debug dir, without the .dwo files.
 	packer=dwp
