@@ -1,67 +1,13 @@
-/* report_units.c — values shown with their unit, as pprof's measurement
- * tables do: memory in base 1024 from bytes ("1536" bytes => "1.50kB"),
- * time in base 1000 from nanoseconds ("30000000" ns => "30ms"), anything
- * else as a plain count; and pprof's percentages ("%5.2f%%", "  100%").
+/* report_units.c — values shown with their unit, through pprof's
+ * measurement tables (profile/units.c): memory in base 1024 from bytes
+ * ("1536" bytes => "1.50kB"), time in base 1000 from nanoseconds
+ * ("30000000" ns => "30ms"), anything else as a plain count; and pprof's percentages ("%5.2f%%", "  100%").
  */
 #include "formats/report.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-
-typedef struct {
-	const char *name;
-	const char *aliases[4];
-	double factor;
-} unit_def;
-
-typedef struct {
-	const unit_def *units;
-	size_t n;
-	size_t def; /* index of the default unit */
-} unit_type;
-
-static const unit_def memory_units[] = {
-	{"B", {"b", "byte"}, 1},
-	{"kB", {"kb", "kbyte", "kilobyte"}, 1024.0},
-	{"MB", {"mb", "mbyte", "megabyte"}, 1024.0 * 1024},
-	{"GB", {"gb", "gbyte", "gigabyte"}, 1024.0 * 1024 * 1024},
-	{"TB", {"tb", "tbyte", "terabyte"}, 1024.0 * 1024 * 1024 * 1024},
-	{"PB", {"pb", "pbyte", "petabyte"}, 1024.0 * 1024 * 1024 * 1024 * 1024},
-};
-
-static const unit_def time_units[] = {
-	{"ns", {"ns", "nanosecond"}, 1},
-	{"us", {"\xce\xbcs", "us", "microsecond"}, 1e3},
-	{"ms", {"ms", "millisecond"}, 1e6},
-	{"s", {"s", "sec", "second"}, 1e9},
-	{"hrs", {"hour", "hr"}, 3600e9},
-};
-
-static const unit_type unit_types[] = {
-	{memory_units, SP_ARRAY_LEN(memory_units), 0},
-	{time_units, SP_ARRAY_LEN(time_units), 3},
-};
-
-/* Lower-cases S and drops one trailing 's' when longer than two bytes. */
-static const unit_def *sniff_unit(const unit_type *t, const char *s)
-{
-	char buf[32];
-	size_t n = strlen(s);
-
-	if (n >= sizeof(buf))
-		return NULL;
-	for (size_t i = 0; i < n; i++)
-		buf[i] = (s[i] >= 'A' && s[i] <= 'Z') ? (char)(s[i] - 'A' + 'a') : s[i];
-	if (n > 2 && buf[n - 1] == 's')
-		n--;
-	buf[n] = 0;
-	for (size_t i = 0; i < t->n; i++)
-		for (size_t a = 0; a < 4 && t->units[i].aliases[a]; a++)
-			if (!strcmp(buf, t->units[i].aliases[a]))
-				return &t->units[i];
-	return NULL;
-}
 
 static bool is_auto(const char *u)
 {
@@ -74,16 +20,16 @@ double sp_report_scale(int64_t value, const char *from, const char *to, const ch
 {
 	if (value < 0 && value > INT64_MIN)
 		return -sp_report_scale(-value, from, to, unit);
-	for (size_t t = 0; t < SP_ARRAY_LEN(unit_types); t++) {
-		const unit_type *ut = &unit_types[t];
-		const unit_def *fu = sniff_unit(ut, from), *tu;
+	for (size_t t = 0; t < SP_N_UNIT_KINDS; t++) {
+		const sp_unit_kind *ut = &sp_unit_kinds[t];
+		const sp_unit *fu = sp_unit_of_kind(ut, from), *tu;
 		double v;
 
 		if (!fu)
 			continue;
 		v = (double)value * fu->factor;
 		if (is_auto(to)) {
-			const unit_def *best = NULL;
+			const sp_unit *best = NULL;
 
 			for (size_t i = 0; i < ut->n; i++)
 				if ((!best || ut->units[i].factor >= best->factor) &&
@@ -91,7 +37,7 @@ double sp_report_scale(int64_t value, const char *from, const char *to, const ch
 					best = &ut->units[i];
 			tu = best ? best : &ut->units[ut->def];
 		} else {
-			tu = sniff_unit(ut, to);
+			tu = sp_unit_of_kind(ut, to);
 			if (!tu)
 				tu = &ut->units[ut->def];
 		}

@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 /* One -tagfocus or -tagignore: a numeric range or a list of expressions,
  * for one label key or any. */
@@ -25,7 +24,8 @@ typedef struct {
 	/* range: bounds in UNIT (has_lo / has_hi when given) */
 	bool has_lo, has_hi;
 	double lo, hi;
-	char *unit; /* "" when the filter gave none */
+	const sp_unit *unit; /* of the bounds; NULL: none, or not one of units.c */
+	size_t kind;         /* UNIT's */
 	/* expressions */
 	regex_t *re;
 	size_t n_re;
@@ -38,52 +38,15 @@ struct sp_sample_filter {
 	tag_filter *tagfocus, *tagignore;
 };
 
-/* Units a numeric label may carry, by kind, in the kind's base unit
- * (pprof's measurement tables: memory in powers of 1024, time from ns). */
-static const struct {
-	const char *name;
-	int kind; /* 1 memory, 2 time */
-	double scale;
-} units[] = {
-	{"b", 1, 1},	     {"byte", 1, 1},
-	{"bytes", 1, 1},     {"kb", 1, 1024.0},
-	{"kib", 1, 1024.0},  {"kilobyte", 1, 1024.0},
-	{"kilobytes", 1, 1024.0},
-	{"mb", 1, 1048576.0}, {"mib", 1, 1048576.0},
-	{"megabyte", 1, 1048576.0}, {"megabytes", 1, 1048576.0},
-	{"gb", 1, 1073741824.0}, {"gib", 1, 1073741824.0},
-	{"gigabyte", 1, 1073741824.0}, {"gigabytes", 1, 1073741824.0},
-	{"tb", 1, 1099511627776.0}, {"tib", 1, 1099511627776.0},
-	{"pb", 1, 1125899906842624.0}, {"pib", 1, 1125899906842624.0},
-	{"ns", 2, 1},	     {"nanosecond", 2, 1},
-	{"nanoseconds", 2, 1}, {"us", 2, 1e3},
-	{"microsecond", 2, 1e3}, {"microseconds", 2, 1e3},
-	{"ms", 2, 1e6},	     {"millisecond", 2, 1e6},
-	{"milliseconds", 2, 1e6}, {"s", 2, 1e9},
-	{"sec", 2, 1e9},     {"second", 2, 1e9},
-	{"seconds", 2, 1e9}, {"m", 2, 60e9},
-	{"min", 2, 60e9},    {"minute", 2, 60e9},
-	{"minutes", 2, 60e9}, {"h", 2, 3600e9},
-	{"hour", 2, 3600e9}, {"hours", 2, 3600e9},
-	{"d", 2, 86400e9},   {"day", 2, 86400e9},
-	{"days", 2, 86400e9},
-};
-
-static int unit_index(const char *u)
-{
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcasecmp(u, units[i].name))
-			return (int)i;
-	return -1;
-}
-
-/* V in unit FROM expressed in unit TO when both are of one kind; else V. */
+/* V in unit FROM expressed in unit TO when both are of one kind (units.c);
+ * else V. */
 static double convert_unit(int64_t v, const char *from, const char *to)
 {
-	int a = unit_index(from), b = unit_index(to);
-	if (a < 0 || b < 0 || units[a].kind != units[b].kind)
+	size_t ka, kb;
+	const sp_unit *a = sp_unit_find(from, &ka), *b = sp_unit_find(to, &kb);
+	if (!a || !b || ka != kb)
 		return (double)v;
-	return (double)v * units[a].scale / units[b].scale;
+	return (double)v * a->factor / b->factor;
 }
 
 /* One bound "[+-]DIGITS[letters]" at *S: its value and unit; S moves past. */
@@ -144,7 +107,7 @@ static bool parse_range(const char *src, tag_filter *t)
 	t->range = true;
 	t->has_lo = lo;
 	t->has_hi = hi;
-	t->unit = sp_xstrdup(lo ? u1 : u2);
+	t->unit = sp_unit_find(lo ? u1 : u2, &t->kind);
 	t->lo = a;
 	/* the upper bound in the lower one's unit */
 	t->hi = lo && hi && strcmp(u1, u2) != 0 ? convert_unit((int64_t)b, u2, u1) : b;
@@ -159,7 +122,6 @@ static void tag_filter_free(tag_filter *t)
 		regfree(&t->re[i]);
 	free(t->re);
 	free(t->key);
-	free(t->unit);
 	free(t);
 }
 
@@ -208,11 +170,11 @@ static const char *label_unit(const sp_profile *p, const sp_label *l)
  * "3000" does not match a label in bytes, "3000b" does. */
 static bool range_matches(const tag_filter *t, const sp_profile *p, const sp_label *l)
 {
-	const char *lu = label_unit(p, l);
-	int a = unit_index(lu), b = unit_index(t->unit);
-	if ((a < 0) != (b < 0) || (a >= 0 && units[a].kind != units[b].kind))
+	size_t kind;
+	const sp_unit *u = sp_unit_find(label_unit(p, l), &kind);
+	if (!u != !t->unit || (u && kind != t->kind))
 		return false;
-	double v = convert_unit(l->num, lu, t->unit);
+	double v = u ? (double)l->num * u->factor / t->unit->factor : (double)l->num;
 	return (!t->has_lo || v >= t->lo) && (!t->has_hi || v <= t->hi);
 }
 

@@ -9,7 +9,8 @@ profile_libprofile_la_SOURCES = \
 	profile/merge.c \
 	profile/diff.c \
 	profile/prune.c \
-	profile/filter.c
+	profile/filter.c \
+	profile/units.c
 profile_libprofile_la_LIBADD = common/libcommon.la
 # raw captures (perf.data) before they become profiles
 profile_libprofile_la_SOURCES += profile/capture.h profile/capture.c

@@ -321,6 +321,29 @@ void sp_profile_prune_frames(sp_profile *p, sp_name_fn demangle, void *ctx);
 void sp_profile_retain_samples(sp_profile *p, bool (*keep)(const sp_sample *s, const void *ctx),
 			       const void *ctx);
 
+/* -- units of measure (units.c) ------------------------------------------------
+ * pprof's tables: memory in powers of 1024 from bytes, time from
+ * nanoseconds.  A unit is named case-insensitively by an alias, a plural
+ * "s" dropped ("bytes", "kB", "milliseconds"). */
+typedef struct {
+	const char *name;       /* how a report shows it: "kB", "ms" */
+	const char *aliases[4]; /* lower case */
+	double factor;          /* in its kind's base unit (bytes, nanoseconds) */
+} sp_unit;
+
+typedef struct {
+	const sp_unit *units;
+	size_t n;
+	size_t def; /* the unit shown when none is asked for */
+} sp_unit_kind;
+
+#define SP_N_UNIT_KINDS 2 /* memory, time */
+extern const sp_unit_kind sp_unit_kinds[SP_N_UNIT_KINDS];
+/* The unit of kind K that S names, or NULL. */
+const sp_unit *sp_unit_of_kind(const sp_unit_kind *k, const char *s);
+/* The unit S names and its kind (index into sp_unit_kinds), or NULL. */
+const sp_unit *sp_unit_find(const char *s, size_t *kind);
+
 /* -- focus / ignore (filter.c) -------------------------------------------------
  * pprof's -focus and -ignore: a sample is kept when no location of its
  * stack matches IGNORE and, when FOCUS is given, one matches FOCUS.  A
