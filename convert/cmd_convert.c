@@ -89,7 +89,7 @@ typedef struct {
 	const char *base;
 	bool diff_base;
 	double min_resolved; /* --min-resolved PERCENT; < 0: not given */
-	long jobs;           /* -j N; 0: not given (one process) */
+	int jobs;            /* -j N; 0: not given (one process) */
 	sp_report_options report;
 	unsigned long given; /* bit i: format_options[i] was given */
 } convert_opts;
@@ -560,9 +560,8 @@ static int run(convert_opts *o, char **inputs, int n_inputs)
 		.input_done = o->each ? each_done : NULL,
 		.ctx = &ctx,
 	};
-	long jobs = o->jobs ? o->jobs : 1;
-	int rc = o->each && jobs > 1 && n_inputs > 1
-			 ? run_workers(&pl, &ctx, inputs, n_inputs, (int)(jobs < 1024 ? jobs : 1024))
+	int rc = o->each && o->jobs > 1 && n_inputs > 1
+			 ? run_workers(&pl, &ctx, inputs, n_inputs, o->jobs)
 			 : sp_pipeline_run(&pl, inputs, n_inputs);
 	if (o->each)
 		fprintf(stderr, "symprof convert: %d of %d inputs converted into %s, %d failed\n",
@@ -816,17 +815,12 @@ int cmd_convert(int argc, char **argv)
 		case 2001:
 			o.annotate = true;
 			break;
-		case 'j': {
-			char *end = NULL;
-			errno = 0;
-			o.jobs = strtol(optarg, &end, 10);
-			if (errno || !end || *end || end == optarg || o.jobs < 1 || o.jobs > 1024) {
-				rc = sp_cli_usage("convert", "-j expects a number of processes from 1 "
-							     "to 1024, got '%s'", optarg);
+		case 'j':
+			if (!parse_int("-j", optarg, 1, 1024, &o.jobs)) {
+				rc = 2;
 				goto out;
 			}
 			break;
-		}
 		case 2002:
 			o.each = true;
 			break;

@@ -54,15 +54,11 @@ static sp_error *write_output(const sp_output_options *o, sp_profile *p, sp_sink
 	 * are taken before the filters, as pprof's); the others are written
 	 * from the samples the filters keep. */
 	if (f == SP_OUT_PPROF || f == SP_OUT_RAW || f == SP_OUT_FOLDED || f == SP_OUT_FOLDED_DIFF) {
-		sp_sample_filter *sf = NULL;
-		err = sp_sample_filter_new(p, ro.focus, ro.ignore, &sf);
-		if (!err)
-			err = sp_sample_filter_tags(sf, ro.tagfocus, ro.tagignore);
-		if (!err)
-			sp_sample_filter_apply(sf, p);
-		sp_sample_filter_free(sf);
-		if (err)
+		sp_sample_filter *sf;
+		if ((err = sp_report_filter_new(p, &ro, &sf)))
 			return err;
+		sp_sample_filter_apply(sf, p);
+		sp_sample_filter_free(sf);
 	}
 	if (report && !o->all_frames)
 		sp_profile_prune_frames(p, demangle_for_pruning, NULL);

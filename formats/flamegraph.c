@@ -611,12 +611,8 @@ sp_error *sp_flamegraph_write(const sp_profile *p, const sp_report_options *o, s
 				    "flame graph: sample index %zu out of range (profile has %zu "
 				    "sample types)",
 				    si, p->n_sample_types);
-	if ((err = sp_sample_filter_new(p, o->focus, o->ignore, &filter)))
+	if ((err = sp_report_filter_new(p, o, &filter)))
 		return err;
-	if ((err = sp_sample_filter_tags(filter, o->tagfocus, o->tagignore))) {
-		sp_sample_filter_free(filter);
-		return err;
-	}
 	/* Names of every location's frames, outermost last as in lines. */
 	loc_off = sp_xcalloc(p->n_locations + 1, sizeof(size_t));
 	for (size_t i = 0; i < p->n_locations; i++) {

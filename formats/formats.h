@@ -175,6 +175,10 @@ typedef struct {
 
 /* Default-initialised report options (nodefraction etc. set to defaults). */
 void sp_report_options_init(sp_report_options *o);
+/* The sample filter of O's focus, ignore, tagfocus and tagignore over P
+ * (sp_sample_filter_new, then sp_sample_filter_tags); errors as theirs. */
+sp_error *sp_report_filter_new(const sp_profile *p, const sp_report_options *o,
+			       sp_sample_filter **out);
 
 sp_error *sp_top_write(const sp_profile *p, const sp_report_options *o, sp_sink *out);
 sp_error *sp_dot_write(const sp_profile *p, const sp_report_options *o, sp_sink *out);

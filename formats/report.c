@@ -142,6 +142,21 @@ static char *select_output_unit(const sp_report *r)
 	return sp_xstrdup(u[0] ? u : r->sample_unit);
 }
 
+sp_error *sp_report_filter_new(const sp_profile *p, const sp_report_options *o,
+			       sp_sample_filter **out)
+{
+	sp_sample_filter *f;
+	sp_error *err = sp_sample_filter_new(p, o->focus, o->ignore, &f);
+	if (err)
+		return err;
+	if ((err = sp_sample_filter_tags(f, o->tagfocus, o->tagignore))) {
+		sp_sample_filter_free(f);
+		return err;
+	}
+	*out = f;
+	return NULL;
+}
+
 sp_error *sp_report_new(const sp_profile *p, const sp_report_options *opts,
 			sp_report_mode mode, sp_report **out)
 {

@@ -620,8 +620,7 @@ sp_error *sp_report_build_graph(sp_report *r, const sp_report_options *o, sp_rep
 	int64_t flat_total = 0, node_cutoff, edge_cutoff;
 
 	builder_init(&b, r->p, r->sample_index, o->granularity);
-	if ((err = sp_sample_filter_new(r->p, o->focus, o->ignore, &b.filter)) ||
-	    (err = sp_sample_filter_tags(b.filter, o->tagfocus, o->tagignore))) {
+	if ((err = sp_report_filter_new(r->p, o, &b.filter))) {
 		builder_free(&b);
 		return err;
 	}
