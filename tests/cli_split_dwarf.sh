@@ -7,15 +7,17 @@
 # second unit testdata/symbolize/fixture_b.cc (so that one skeleton's .debug_addr and range
 # list bases are not zero, and two .dwo files have DIEs at the same offsets), is built at
 # test time plain and with -gsplit-dwarf from the same sources, so both have the same
-# .text (checked).  The reference is llvm-symbolizer on the plain build: at every
+# .text (checked), by GCC and by Clang (whose split units have no line table of their
+# own: their file numbers are the skeleton's), each in DWARF 5 and 4.  The reference is
+# llvm-symbolizer on the plain build of the same compiler and version: at every
 # instruction address of the fixture's own functions, the whole inline chain (function,
 # file, line) of `symprof symbolize` on each split variant must equal it for at least 99%
 # of the addresses.  Variants: the .dwo left in the build directory (found through
 # DW_AT_comp_dir), the binary and its .dwo moved elsewhere and the build directory deleted
-# (found beside the binary), the .dwo under a --debug-dir, behind a --path-map, and missing
-# (the skeleton's line table still gives the innermost line; `info` says why).  One
-# `symprof convert` round trip (raw stacks -> pprof -> folded) must give what the plain
-# build gives.
+# (found beside the binary), the .dwo under a --debug-dir, behind a --path-map, with
+# zlib- and zstd-compressed sections, packed into a .dwp, and missing (the skeleton's
+# line table still gives the innermost line; `info` says why).  One `symprof convert`
+# round trip (raw stacks -> pprof -> folded) must give what the plain build gives.
 . "${SP_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}/tests/cli_lib.sh"
 
 src="$SP_SRCDIR/testdata/symbolize/fixture.cc"
@@ -44,36 +46,59 @@ match()
 	paste -d '\n' "$1" "$2" | awk 'NR % 2 { w = $0; next } $0 == w { n++ } END { print n + 0 }'
 }
 
+# One pass per compiler and DWARF version; K names a pass's files ($v for GCC, the
+# files the later checks use; c$v for Clang).
+for cc in g++ clang++; do
 for v in 5 4; do
-	b=$tmp/build$v
+	case $cc in
+	g++)
+		k=$v
+		what="GCC, DWARF $v"
+		# GCC 12 names a .dwo after the output and the source
+		dwo="prog-fixture.dwo prog-fixture_b.dwo"
+		packer=dwp
+		[ $v = 5 ] && packer=llvm-dwp
+		;;
+	*)
+		k=c$v
+		what="Clang, DWARF $v"
+		# Clang names it after the source; its DWARF 4 is the GNU extension's form
+		dwo="fixture.dwo fixture_b.dwo"
+		packer=llvm-dwp
+		;;
+	esac
+	if ! command -v $cc >/dev/null 2>&1; then
+		sp_skip "$what: $cc not installed"
+		continue
+	fi
+	b=$tmp/build$k
 	mkdir -p "$b"
-	g++ -O2 -g -gdwarf-$v -o "$tmp/plain$v" "$src_b" "$src"
-	sp_ok $? "DWARF $v: built the plain fixture"
-	(cd "$b" && g++ -O2 -g -gdwarf-$v -gsplit-dwarf -o prog "$src_b" "$src")
-	sp_ok $? "DWARF $v: built the split fixture"
-	dwo="prog-fixture.dwo prog-fixture_b.dwo"
+	$cc -O2 -g -gdwarf-$v -o "$tmp/plain$k" "$src_b" "$src"
+	sp_ok $? "$what: built the plain fixture"
+	(cd "$b" && $cc -O2 -g -gdwarf-$v -gsplit-dwarf -o prog "$src_b" "$src")
+	sp_ok $? "$what: built the split fixture"
 	(cd "$b" && ls $dwo) >/dev/null
-	sp_ok $? "DWARF $v: the compiler left $dwo in the build directory"
-	objcopy -O binary -j .text "$tmp/plain$v" "$tmp/text-plain$v" &&
-		objcopy -O binary -j .text "$b/prog" "$tmp/text-split$v" &&
-		cmp -s "$tmp/text-plain$v" "$tmp/text-split$v"
-	sp_ok $? "DWARF $v: plain and split builds have the same .text"
+	sp_ok $? "$what: the compiler left $dwo in the build directory"
+	objcopy -O binary -j .text "$tmp/plain$k" "$tmp/text-plain$k" &&
+		objcopy -O binary -j .text "$b/prog" "$tmp/text-split$k" &&
+		cmp -s "$tmp/text-plain$k" "$tmp/text-split$k"
+	sp_ok $? "$what: plain and split builds have the same .text"
 	readelf -wi "$b/prog" | grep -q 'DW_AT_\(GNU_\)\{0,1\}dwo_name'
-	sp_ok $? "DWARF $v: the binary has skeleton units naming their .dwo"
+	sp_ok $? "$what: the binary has skeleton units naming their .dwo"
 
 	# Every instruction address of the fixture's own code (its functions in the
 	# reference name fixture.cc), and the reference chains.
-	objdump -d --no-show-raw-insn -j .text "$tmp/plain$v" |
-		awk '/^ *[0-9a-f]+:/ { sub(":", "", $1); print "0x" $1 }' >"$tmp/all$v"
-	llvm-symbolizer --obj="$tmp/plain$v" -a <"$tmp/all$v" | norm >"$tmp/refall$v"
-	grep 'fixture\(_b\)\{0,1\}\.cc:[0-9]*|$' "$tmp/refall$v" >"$tmp/ref$v"
-	awk '{ print "0x" $1 }' "$tmp/ref$v" >"$tmp/addrs$v"
-	total=$(wc -l <"$tmp/addrs$v")
+	objdump -d --no-show-raw-insn -j .text "$tmp/plain$k" |
+		awk '/^ *[0-9a-f]+:/ { sub(":", "", $1); print "0x" $1 }' >"$tmp/all$k"
+	llvm-symbolizer --obj="$tmp/plain$k" -a <"$tmp/all$k" | norm >"$tmp/refall$k"
+	grep 'fixture\(_b\)\{0,1\}\.cc:[0-9]*|$' "$tmp/refall$k" >"$tmp/ref$k"
+	awk '{ print "0x" $1 }' "$tmp/ref$k" >"$tmp/addrs$k"
+	total=$(wc -l <"$tmp/addrs$k")
 	[ "$total" -gt 300 ]
-	sp_ok $? "DWARF $v: $total instruction addresses in the fixture's functions"
-	grep -c '|.*|' "$tmp/ref$v" >"$tmp/ninl" || true
+	sp_ok $? "$what: $total instruction addresses in the fixture's functions"
+	grep -c '|.*|' "$tmp/ref$k" >"$tmp/ninl" || true
 	[ "$(cat "$tmp/ninl")" -gt 50 ]
-	sp_ok $? "DWARF $v: $(cat "$tmp/ninl") of them are in inlined code"
+	sp_ok $? "$what: $(cat "$tmp/ninl") of them are in inlined code"
 
 	# check NAME EXE [OPTIONS]: symbolize every address with EXE and compare.
 	check()
@@ -81,73 +106,73 @@ for v in 5 4; do
 		name=$1
 		exe=$2
 		shift 2
-		sp_symprof symbolize -C -a -e "$exe" "$@" <"$tmp/addrs$v" >"$tmp/out" 2>"$tmp/err"
-		sp_ok $? "DWARF $v, $name: symbolize exits 0"
+		sp_symprof symbolize -C -a -e "$exe" "$@" <"$tmp/addrs$k" >"$tmp/out" 2>"$tmp/err"
+		sp_ok $? "$what, $name: symbolize exits 0"
 		norm <"$tmp/out" >"$tmp/got"
-		same=$(match "$tmp/ref$v" "$tmp/got")
-		sp_diag "DWARF $v, $name: $same of $total inline chains equal llvm-symbolizer's"
+		same=$(match "$tmp/ref$k" "$tmp/got")
+		sp_diag "$what, $name: $same of $total inline chains equal llvm-symbolizer's"
 		[ $((same * 100)) -ge $((total * 99)) ]
-		sp_ok $? "DWARF $v, $name: at least 99% of the inline chains equal the reference"
+		sp_ok $? "$what, $name: at least 99% of the inline chains equal the reference"
 	}
-	check "plain" "$tmp/plain$v"
+	check "plain" "$tmp/plain$k"
 	check "split, .dwo in the build directory" "$b/prog"
 
 	# The binary with its .dwo under a debug dir, alone.
-	mkdir -p "$tmp/alone$v" "$tmp/dbg$v"
-	cp "$b/prog" "$tmp/alone$v/prog"
-	for d in $dwo; do cp "$b/$d" "$tmp/dbg$v/$d"; done
+	mkdir -p "$tmp/alone$k" "$tmp/dbg$k"
+	cp "$b/prog" "$tmp/alone$k/prog"
+	for d in $dwo; do cp "$b/$d" "$tmp/dbg$k/$d"; done
 	# ... behind a path map from the build directory
-	mkdir -p "$tmp/mapped$v"
-	for d in $dwo; do cp "$b/$d" "$tmp/mapped$v/$d"; done
+	mkdir -p "$tmp/mapped$k"
+	for d in $dwo; do cp "$b/$d" "$tmp/mapped$k/$d"; done
 
 	# Moved beside the binary, the build directory deleted.
-	mkdir -p "$tmp/moved$v"
-	for d in prog $dwo; do cp "$b/$d" "$tmp/moved$v/$d"; done
+	mkdir -p "$tmp/moved$k"
+	for d in prog $dwo; do cp "$b/$d" "$tmp/moved$k/$d"; done
 	rm -rf "$b"
-	check "split, moved beside the binary, build directory gone" "$tmp/moved$v/prog"
-	check "split, .dwo under --debug-dir" "$tmp/alone$v/prog" --debug-dir "$tmp/dbg$v"
-	check "split, .dwo behind --path-map" "$tmp/alone$v/prog" --path-map "$b=$tmp/mapped$v"
+	check "split, moved beside the binary, build directory gone" "$tmp/moved$k/prog"
+	check "split, .dwo under --debug-dir" "$tmp/alone$k/prog" --debug-dir "$tmp/dbg$k"
+	check "split, .dwo behind --path-map" "$tmp/alone$k/prog" --path-map "$b=$tmp/mapped$k"
 
 	# The .dwo files with compressed sections (ELFCOMPRESS_ZLIB, which libdw reads, and
 	# ELFCOMPRESS_ZSTD, which Debian 12's libdw cannot): the same chains.
 	for z in zlib zstd; do
-		mkdir -p "$tmp/$z$v"
-		for d in prog $dwo; do cp "$tmp/moved$v/$d" "$tmp/$z$v/$d"; done
-		(cd "$tmp/$z$v" && for d in $dwo; do objcopy --compress-debug-sections=$z "$d" || exit 1; done)
-		readelf -SW "$tmp/$z$v/$(echo $dwo | cut -d' ' -f1)" | grep -q '\.debug_info\.dwo .* C'
-		sp_ok $? "DWARF $v: objcopy wrote $z-compressed .dwo sections"
-		check "split, .dwo sections $z-compressed" "$tmp/$z$v/prog"
+		mkdir -p "$tmp/$z$k"
+		for d in prog $dwo; do cp "$tmp/moved$k/$d" "$tmp/$z$k/$d"; done
+		(cd "$tmp/$z$k" && for d in $dwo; do objcopy --compress-debug-sections=$z "$d" || exit 1; done)
+		readelf -SW "$tmp/$z$k/$(echo $dwo | cut -d' ' -f1)" | grep -q '\.debug_info\.dwo .* C'
+		sp_ok $? "$what: objcopy wrote $z-compressed .dwo sections"
+		check "split, .dwo sections $z-compressed" "$tmp/$z$k/prog"
 	done
 
-	# A package of the .dwo files (binutils' dwp for DWARF 4, llvm-dwp for DWARF 5),
-	# beside the binary as BIN.dwp, then under a debug dir, without the .dwo files.
-	packer=dwp
-	[ $v = 5 ] && packer=llvm-dwp
+	# A package of the .dwo files (binutils' dwp for GCC's DWARF 4, llvm-dwp for the
+	# others), beside the binary as BIN.dwp, then under a debug dir, without the .dwo
+	# files.
 	if command -v $packer >/dev/null 2>&1; then
-		mkdir -p "$tmp/pkg$v" "$tmp/pkgdbg$v"
-		(cd "$tmp/moved$v" && $packer -o "$tmp/pkg$v/prog.dwp" $dwo)
-		sp_ok $? "DWARF $v: $packer packed the .dwo files into prog.dwp"
-		cp "$tmp/moved$v/prog" "$tmp/pkg$v/prog"
-		check "package prog.dwp beside the binary" "$tmp/pkg$v/prog"
-		cp "$tmp/pkg$v/prog.dwp" "$tmp/pkgdbg$v/prog.dwp"
-		check "package under --debug-dir" "$tmp/alone$v/prog" --debug-dir "$tmp/pkgdbg$v"
+		mkdir -p "$tmp/pkg$k" "$tmp/pkgdbg$k"
+		(cd "$tmp/moved$k" && $packer -o "$tmp/pkg$k/prog.dwp" $dwo)
+		sp_ok $? "$what: $packer packed the .dwo files into prog.dwp"
+		cp "$tmp/moved$k/prog" "$tmp/pkg$k/prog"
+		check "package prog.dwp beside the binary" "$tmp/pkg$k/prog"
+		cp "$tmp/pkg$k/prog.dwp" "$tmp/pkgdbg$k/prog.dwp"
+		check "package under --debug-dir" "$tmp/alone$k/prog" --debug-dir "$tmp/pkgdbg$k"
 	else
-		sp_skip "DWARF $v: no $packer to make a package"
+		sp_skip "$what: no $packer to make a package"
 	fi
 
 	# Missing: the innermost line still comes from the skeleton's line table, and the
 	# outermost frame's name from the symbol table.
-	sp_symprof symbolize -C -a -e "$tmp/alone$v/prog" <"$tmp/addrs$v" >"$tmp/out" 2>"$tmp/err"
-	sp_ok $? "DWARF $v, .dwo missing: symbolize exits 0"
+	sp_symprof symbolize -C -a -e "$tmp/alone$k/prog" <"$tmp/addrs$k" >"$tmp/out" 2>"$tmp/err"
+	sp_ok $? "$what, .dwo missing: symbolize exits 0"
 	norm <"$tmp/out" >"$tmp/gotfull"
 	sed 's/@\([^|]*\)|.*/@\1|/; s/ [^@]*@/ @/' "$tmp/gotfull" >"$tmp/got"
-	sed 's/@\([^|]*\)|.*/@\1|/; s/ [^@]*@/ @/' "$tmp/ref$v" >"$tmp/want"
+	sed 's/@\([^|]*\)|.*/@\1|/; s/ [^@]*@/ @/' "$tmp/ref$k" >"$tmp/want"
 	same=$(match "$tmp/want" "$tmp/got")
-	sp_diag "DWARF $v, .dwo missing: $same of $total innermost lines equal the reference"
+	sp_diag "$what, .dwo missing: $same of $total innermost lines equal the reference"
 	[ $((same * 100)) -ge $((total * 99)) ]
-	sp_ok $? "DWARF $v, .dwo missing: the skeleton's line table gives the innermost line"
+	sp_ok $? "$what, .dwo missing: the skeleton's line table gives the innermost line"
 	! grep -q '|.*|' "$tmp/gotfull"
-	sp_ok $? "DWARF $v, .dwo missing: no inline frames (they come from the .dwo only)"
+	sp_ok $? "$what, .dwo missing: no inline frames (they come from the .dwo only)"
+done
 done
 
 # convert: raw stacks of fixture addresses (the PIE's code mapped at 0x555555555000)
