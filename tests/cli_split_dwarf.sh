@@ -15,9 +15,10 @@
 # of the addresses.  Variants: the .dwo left in the build directory (found through
 # DW_AT_comp_dir), the binary and its .dwo moved elsewhere and the build directory deleted
 # (found beside the binary), the .dwo under a --debug-dir, behind a --path-map, with
-# zlib- and zstd-compressed sections, packed into a .dwp, and missing (the skeleton's
-# line table still gives the innermost line; `info` says why).  One `symprof convert`
-# round trip (raw stacks -> pprof -> folded) must give what the plain build gives.
+# zlib- and zstd-compressed sections, packed into a .dwp (its sections as they are, and
+# zlib- or zstd-compressed), and missing (the skeleton's line table still gives the
+# innermost line; `info` says why).  One `symprof convert` round trip (raw stacks ->
+# pprof -> folded) must give what the plain build gives.
 . "${SP_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}/tests/cli_lib.sh"
 
 src="$SP_SRCDIR/testdata/symbolize/fixture.cc"
@@ -146,7 +147,8 @@ for v in 5 4; do
 
 	# A package of the .dwo files (binutils' dwp for GCC's DWARF 4, llvm-dwp for the
 	# others), beside the binary as BIN.dwp, then under a debug dir, without the .dwo
-	# files.
+	# files; then with its sections compressed, its index included (libdw would
+	# inflate zlib ones of a file, but a package's unit is a view of the package).
 	if command -v $packer >/dev/null 2>&1; then
 		mkdir -p "$tmp/pkg$k" "$tmp/pkgdbg$k"
 		(cd "$tmp/moved$k" && $packer -o "$tmp/pkg$k/prog.dwp" $dwo)
@@ -155,6 +157,16 @@ for v in 5 4; do
 		check "package prog.dwp beside the binary" "$tmp/pkg$k/prog"
 		cp "$tmp/pkg$k/prog.dwp" "$tmp/pkgdbg$k/prog.dwp"
 		check "package under --debug-dir" "$tmp/alone$k/prog" --debug-dir "$tmp/pkgdbg$k"
+		for z in zlib zstd; do
+			mkdir -p "$tmp/pkg$z$k"
+			cp "$tmp/pkg$k/prog" "$tmp/pkg$k/prog.dwp" "$tmp/pkg$z$k/"
+			objcopy --compress-debug-sections=$z "$tmp/pkg$z$k/prog.dwp" &&
+				readelf -SW "$tmp/pkg$z$k/prog.dwp" >"$tmp/sections" &&
+				grep -q '\.debug_info\.dwo .* C' "$tmp/sections" &&
+				grep -q '\.debug_cu_index .* C' "$tmp/sections"
+			sp_ok $? "$what: objcopy wrote a package with $z-compressed sections, its index too"
+			check "package prog.dwp, sections $z-compressed" "$tmp/pkg$z$k/prog"
+		done
 	else
 		sp_skip "$what: no $packer to make a package"
 	fi
@@ -223,37 +235,61 @@ grep -qF "tried: $tmp/wrong/prog-fixture.dwo (dwo id mismatch)" "$tmp/out"
 sp_ok $? "info: a .dwo with another dwo id is rejected"
 # A package whose index is damaged: an error naming the package and the offset, the
 # .dwo files beside it still used; a unit's contribution past its section: an error
-# naming the unit and the section.
+# naming the unit and the section; the compressed bytes of a compressed package's index
+# damaged, or a section's compression type unknown: an error naming the package and the
+# section.
 if [ -f "$tmp/pkg4/prog.dwp" ]; then
-	# index_at FILE: the file offset of FILE's .debug_cu_index
-	index_at()
+	# section_at FILE SECTION: the file offset of FILE's SECTION
+	section_at()
 	{
-		readelf -SW "$1" | awk '{ for (i = 1; i < NF; i++) if ($i == ".debug_cu_index") print $(i + 3) }'
+		echo $((0x$(readelf -SW "$1" |
+			awk -v s="$2" '{ for (i = 1; i < NF; i++) if ($i == s) print $(i + 3) }')))
 	}
-	mkdir "$tmp/badver" "$tmp/badcontrib"
-	cp "$tmp/pkg4/prog" "$tmp/pkg4/prog.dwp" "$tmp/moved4/"*.dwo "$tmp/badver/"
-	at=$((0x$(index_at "$tmp/badver/prog.dwp")))
-	printf '\007' | dd of="$tmp/badver/prog.dwp" bs=1 seek=$at conv=notrunc 2>/dev/null
-	raw "$tmp/badver/prog" >"$tmp/badver.raw"
-	sp_run symprof info "$tmp/badver.raw"
+	# damage NAME FROM SECTION DELTA BYTES: $tmp/NAME, a copy of the binary and package of
+	# directory FROM with the .dwo files beside them, and BYTES (a printf format) written
+	# DELTA bytes into the package's SECTION; then symprof info on raw stacks of it.
+	damage()
+	{
+		mkdir "$tmp/$1"
+		cp "$2/prog" "$2/prog.dwp" "$tmp/moved4/"*.dwo "$tmp/$1/"
+		at=$(section_at "$tmp/$1/prog.dwp" "$3")
+		# shellcheck disable=SC2059 # the bytes are the format
+		printf "$5" | dd of="$tmp/$1/prog.dwp" bs=1 seek=$((at + $4)) conv=notrunc 2>/dev/null
+		raw "$tmp/$1/prog" >"$tmp/$1.raw"
+		sp_run symprof info "$tmp/$1.raw"
+	}
+	# dwo_used NAME: the .dwo files beside the damaged package of $tmp/NAME are used.
+	dwo_used()
+	{
+		sp_symprof symbolize -C -a -e "$tmp/$1/prog" <"$tmp/addrs4" | norm >"$tmp/got"
+		same=$(match "$tmp/ref4" "$tmp/got")
+		[ "$same" = "$(wc -l <"$tmp/ref4")" ]
+		sp_ok $? "$1: the package is left for the .dwo files beside it ($same chains equal)"
+	}
+	damage badver "$tmp/pkg4" .debug_cu_index 0 '\007'
 	grep -qF "detail: $tmp/badver/prog.dwp: .debug_cu_index at offset 0: expected version 2 or 5, got 0x7" "$tmp/out"
 	sp_ok $? "info: a package with an unknown index version is named with the offset"
-	sp_symprof symbolize -C -a -e "$tmp/badver/prog" <"$tmp/addrs4" | norm >"$tmp/got"
-	same=$(match "$tmp/ref4" "$tmp/got")
-	[ "$same" = "$(wc -l <"$tmp/ref4")" ]
-	sp_ok $? "a damaged package leaves the .dwo files beside it in use ($same chains equal)"
+	dwo_used badver
 
-	cp "$tmp/pkg4/prog" "$tmp/pkg4/prog.dwp" "$tmp/badcontrib/"
-	at=$((0x$(index_at "$tmp/badcontrib/prog.dwp")))
-	set -- $(od -An -tu4 -j $at -N16 "$tmp/badcontrib/prog.dwp")
-	# the first row's first column (.debug_info.dwo for binutils' dwp)
-	printf '\377\377\377\177' |
-		dd of="$tmp/badcontrib/prog.dwp" bs=1 seek=$((at + 16 + $4 * 12 + $2 * 4)) \
-			conv=notrunc 2>/dev/null
-	raw "$tmp/badcontrib/prog" >"$tmp/badcontrib.raw"
-	sp_run symprof info "$tmp/badcontrib.raw"
+	# the first row's first column (.debug_info.dwo for binutils' dwp), after the
+	# header, S slots of 12 bytes and N columns of 4
+	# shellcheck disable=SC2046 # four numbers
+	set -- $(od -An -tu4 -j "$(section_at "$tmp/pkg4/prog.dwp" .debug_cu_index)" -N16 \
+		"$tmp/pkg4/prog.dwp")
+	damage badcontrib "$tmp/pkg4" .debug_cu_index $((16 + $4 * 12 + $2 * 4)) '\377\377\377\177'
 	grep -q "detail: $tmp/badcontrib/prog.dwp: .debug_cu_index: unit 0x[0-9a-f]*: its .debug_info.dwo at offset 2147483647, [0-9]* bytes, is past the section's [0-9]* bytes" "$tmp/out"
 	sp_ok $? "info: a unit's contribution past its section is named"
+
+	# the zstd frame's magic number, after the 24-byte Elf64_Chdr
+	damage badzindex "$tmp/pkgzstd4" .debug_cu_index 24 '\377\377\377\377'
+	grep -qF "detail: $tmp/badzindex/prog.dwp: section .debug_cu_index: not a zstd frame of the " "$tmp/out"
+	sp_ok $? "info: a compressed index that cannot be inflated is named"
+	dwo_used badzindex
+
+	# ch_type, the Elf64_Chdr's first word
+	damage badztype "$tmp/pkgzstd4" .debug_info.dwo 0 '\003'
+	grep -qF "$tmp/badztype/prog.dwp: section .debug_info.dwo: compression type 3 cannot be read (zlib and zstd can)" "$tmp/out"
+	sp_ok $? "info: a package's section of an unknown compression type is named"
 else
 	sp_skip "no package to damage"
 fi
