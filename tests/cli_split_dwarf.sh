@@ -17,8 +17,9 @@
 # (found beside the binary), the .dwo under a --debug-dir, behind a --path-map, with
 # zlib- and zstd-compressed sections, packed into a .dwp (its sections as they are, and
 # zlib- or zstd-compressed), and missing (the skeleton's line table still gives the
-# innermost line; `info` says why).  One `symprof convert` round trip (raw stacks ->
-# pprof -> folded) must give what the plain build gives.
+# innermost line; `info` says why); and Clang's -fsplit-dwarf-inlining, found and
+# missing.  One `symprof convert` round trip (raw stacks -> pprof -> folded) must give
+# what the plain build gives.
 . "${SP_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}/tests/cli_lib.sh"
 
 src="$SP_SRCDIR/testdata/symbolize/fixture.cc"
@@ -186,6 +187,35 @@ for v in 5 4; do
 	sp_ok $? "$what, .dwo missing: no inline frames (they come from the .dwo only)"
 done
 done
+
+# Clang's -fsplit-dwarf-inlining keeps the inlined calls in the skeleton too (names
+# without scopes or parameters): with the .dwo, the chains are the .dwo's; without it,
+# the skeleton's, as llvm-symbolizer reads them from the same binary alone.
+if [ -f "$tmp/plainc5" ]; then
+	k=c5
+	what="Clang, DWARF 5, -fsplit-dwarf-inlining"
+	mkdir "$tmp/buildinl" "$tmp/inlmoved" "$tmp/inlalone"
+	(cd "$tmp/buildinl" && clang++ -O2 -g -gdwarf-5 -gsplit-dwarf -fsplit-dwarf-inlining \
+		-o prog "$src_b" "$src")
+	sp_ok $? "$what: built the split fixture"
+	objcopy -O binary -j .text "$tmp/buildinl/prog" "$tmp/text-inl" &&
+		cmp -s "$tmp/text-plainc5" "$tmp/text-inl"
+	sp_ok $? "$what: the same .text as the plain build"
+	cp "$tmp/buildinl/"* "$tmp/inlmoved/"
+	cp "$tmp/buildinl/prog" "$tmp/inlalone/"
+	rm -rf "$tmp/buildinl"
+	check "moved beside the binary, build directory gone" "$tmp/inlmoved/prog"
+	llvm-symbolizer --obj="$tmp/inlalone/prog" -a <"$tmp/addrsc5" | norm >"$tmp/refinl"
+	[ "$(grep -c '|.*|' "$tmp/refinl")" -gt 50 ]
+	sp_ok $? "$what, .dwo missing: llvm-symbolizer gives the skeleton's inline chains"
+	sp_symprof symbolize -C -a -e "$tmp/inlalone/prog" <"$tmp/addrsc5" | norm >"$tmp/got"
+	same=$(match "$tmp/refinl" "$tmp/got")
+	sp_diag "$what, .dwo missing: $same of $total chains equal llvm-symbolizer's"
+	[ $((same * 100)) -ge $((total * 99)) ]
+	sp_ok $? "$what, .dwo missing: at least 99% of the chains equal llvm-symbolizer's"
+else
+	sp_skip "Clang, -fsplit-dwarf-inlining: no Clang build"
+fi
 
 # convert: raw stacks of fixture addresses (the PIE's code mapped at 0x555555555000)
 # through pprof and back to folded stacks, with the split binary beside its .dwo, equal
