@@ -113,6 +113,13 @@ sp_error *sp_module_load(sp_module *m);
  * and the other compressed ones hidden.  A section that cannot be read is
  * *ERR (NULL otherwise); FD, or the copy, is returned all the same. */
 int sp_debug_fd_prepare(int fd, const char *path, sp_error **err);
+/* The content of SCN (named NAME), a section of ELF (the file PATH) with
+ * SHF_COMPRESSED, inflated into *OUT (malloc'd, *SIZE bytes; the caller
+ * frees it).  SP_E_UNSUPPORTED for a compression type other than zlib and
+ * zstd; SP_E_MALFORMED naming file and section for a bad header, corrupt
+ * data or a size beyond what the compressed bytes can hold. */
+sp_error *sp_section_inflate(const char *path, Elf *elf, Elf_Scn *scn, const char *name,
+			     void **out, size_t *size);
 /* The libdwfl address of file address ADDR: through the section holding
  * it in an ET_REL with placed sections (false when none holds it), else
  * the same address. */
@@ -255,9 +262,10 @@ typedef struct {
 typedef struct sp_dwp sp_dwp;
 
 /* The package of M's file, found with sp_finder_dwp (M's finder, else one
- * made of M's options) and its index read: NULL into *OUT without one; an
- * error naming the package (and the offset in its index) when it is not
- * one we can read. */
+ * made of M's options) and its index read (inflated first when it is
+ * compressed): NULL into *OUT without one; an error naming the package
+ * (and the offset in its index, or the section) when it is not one we
+ * can read. */
 sp_error *sp_dwp_open(const sp_module *m, sp_dwp **out);
 void sp_dwp_free(sp_dwp *p);
 const char *sp_dwp_path(const sp_dwp *p);
@@ -266,10 +274,11 @@ const char *sp_dwp_path(const sp_dwp *p);
  * borrowed until sp_split_free): the unit of package DWP (may be NULL)
  * with the skeleton's dwo id, else its .dwo, looked for with sp_finder_dwo
  * (M's finder, else one made of M's options), every place tried added to
- * LOG, opened and matched by its dwo id.  SP_E_NOT_FOUND naming the .dwo
- * and every place looked when there is none; NULL into *OUT (and no
- * error) for a unit that is no skeleton. */
-sp_error *sp_split_open(const sp_module *m, const sp_dwp *dwp, sp_find_log *log,
+ * LOG, opened and matched by its dwo id.  The package's compressed
+ * sections the unit reads are inflated into DWP, once.  SP_E_NOT_FOUND
+ * naming the .dwo and every place looked when there is none; NULL into
+ * *OUT (and no error) for a unit that is no skeleton. */
+sp_error *sp_split_open(const sp_module *m, sp_dwp *dwp, sp_find_log *log,
 			Dwarf_Die *skel, sp_split **out);
 /* Whether SKEL names a split unit (DW_AT_dwo_name or DW_AT_GNU_dwo_name). */
 bool sp_split_is_skeleton(Dwarf_Die *skel);

@@ -347,6 +347,25 @@ static sp_error *inflate_section(const char *path, Elf *elf, Elf_Scn *scn, const
 	return NULL;
 }
 
+sp_error *sp_section_inflate(const char *path, Elf *elf, Elf_Scn *scn, const char *name,
+			     void **out, size_t *size)
+{
+	GElf_Chdr ch;
+	*out = NULL;
+	*size = 0;
+	if (!gelf_getchdr(scn, &ch))
+		return sp_error_new(SP_E_MALFORMED, "%s: section %s: bad compression header: %s",
+				    path, name, elf_errmsg(-1));
+	if (ch.ch_type != ELFCOMPRESS_ZLIB && ch.ch_type != ELFCOMPRESS_ZSTD)
+		return sp_error_new(SP_E_UNSUPPORTED,
+				    "%s: section %s: compression type %u cannot be read "
+				    "(zlib and zstd can)",
+				    path, name, (unsigned)ch.ch_type);
+	sp_error *e = inflate_section(path, elf, scn, name, &ch, out);
+	*size = e ? 0 : ch.ch_size;
+	return e;
+}
+
 /* What must change in ELF (the file PATH) before libdw opens its DWARF:
  * the compressed debug sections resolution reads are inflated by us (libdw
  * 0.188 cannot read zstd; a failure names the section; zlib ones only when

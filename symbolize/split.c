@@ -20,7 +20,11 @@
  *
  * A package (BIN.dwp) holds many split units: its index (dwp.c) gives
  * each unit's part of every section, and a unit is opened as a view of
- * the package whose sections are only that part, read as a .dwo is.
+ * the package whose sections are only that part, read as a .dwo is.  A
+ * package's compressed sections (objcopy --compress-debug-sections, the
+ * index included) are inflated by us once per package, when a unit
+ * first reads them, and every view reads that one copy: libdw would
+ * inflate a section of each view again, and cannot read zstd.
  */
 #include "symbolize/dwarfp.h"
 #include "symbolize/dwcursor.h"
@@ -197,33 +201,73 @@ static sp_finder *module_finder(const sp_module *m, sp_finder **own)
 /* ------------------------------------------------------------------------ */
 /* Packages (.dwp).                                                         */
 
+/* A compressed section of a package, inflated at most once. */
+typedef struct {
+	bool tried;
+	void *buf; /* malloc'd */
+	size_t size;
+	sp_error *err; /* why it could not be */
+} dwp_inflated;
+
 struct sp_dwp {
 	char *path;
 	int fd;
-	Elf *elf; /* holds the index's bytes */
+	Elf *elf; /* holds the index's bytes, and the compressed sections */
 	sp_dwp_index ix;
+	void *index_buf;    /* the index inflated, when it is compressed */
+	dwp_inflated *secs; /* by section index */
+	size_t n_secs;
 };
 
 /* The package's sections and the kind of each one's contributions, in
- * index version 2 and 5 (0: none in that version). */
+ * index version 2 and 5 (0: none in that version); READ: resolution reads
+ * it (.debug_str.dwo, which all units share, too). */
 static const struct {
 	const char *name;
 	unsigned char kind[2];
+	bool read;
 } dwp_sections[] = {
-	{".debug_info.dwo", {1, 1}},        {".debug_types.dwo", {2, 0}},
-	{".debug_abbrev.dwo", {3, 3}},      {".debug_line.dwo", {4, 4}},
-	{".debug_loc.dwo", {5, 0}},         {".debug_loclists.dwo", {0, 5}},
-	{".debug_str_offsets.dwo", {6, 6}}, {".debug_macinfo.dwo", {7, 0}},
-	{".debug_macro.dwo", {8, 7}},       {".debug_rnglists.dwo", {0, 8}},
+	{".debug_info.dwo", {1, 1}, true},        {".debug_types.dwo", {2, 0}, false},
+	{".debug_abbrev.dwo", {3, 3}, true},      {".debug_line.dwo", {4, 4}, true},
+	{".debug_loc.dwo", {5, 0}, false},        {".debug_loclists.dwo", {0, 5}, false},
+	{".debug_str_offsets.dwo", {6, 6}, true}, {".debug_macinfo.dwo", {7, 0}, false},
+	{".debug_macro.dwo", {8, 7}, false},      {".debug_rnglists.dwo", {0, 8}, true},
+	{".debug_str.dwo", {0, 0}, true},
 };
 
 void sp_dwp_free(sp_dwp *p)
 {
 	if (!p)
 		return;
+	for (size_t i = 0; i < p->n_secs; i++) {
+		free(p->secs[i].buf);
+		sp_error_free(p->secs[i].err);
+	}
+	free(p->secs);
+	free(p->index_buf);
 	close_dwo(NULL, p->elf, p->fd);
 	free(p->path);
 	free(p);
+}
+
+/* The content of P's compressed section NDX (named NAME) inflated, in
+ * *BUF and *SIZE (borrowed until sp_dwp_free); its failure the second
+ * time as the first. */
+static sp_error *dwp_inflate(sp_dwp *p, size_t ndx, const char *name, void **buf, size_t *size)
+{
+	Elf_Scn *scn = ndx < p->n_secs ? elf_getscn(p->elf, ndx) : NULL;
+	*buf = NULL;
+	*size = 0;
+	if (!scn)
+		return sp_error_new(SP_E_MALFORMED, "%s: no section %zu", p->path, ndx);
+	dwp_inflated *s = &p->secs[ndx];
+	if (!s->tried) {
+		s->tried = true;
+		s->err = sp_section_inflate(p->path, p->elf, scn, name, &s->buf, &s->size);
+	}
+	*buf = s->buf;
+	*size = s->size;
+	return sp_error_dup(s->err);
 }
 
 sp_error *sp_dwp_open(const sp_module *m, sp_dwp **out)
@@ -242,14 +286,24 @@ sp_error *sp_dwp_open(const sp_module *m, sp_dwp **out)
 	p->fd = open(found, O_RDONLY | O_CLOEXEC);
 	p->elf = p->fd >= 0 ? elf_begin(p->fd, ELF_C_READ_MMAP, NULL) : NULL;
 	GElf_Ehdr eh;
+	GElf_Shdr sh;
 	Elf_Scn *scn = section_named(p->elf, ".debug_cu_index");
 	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
-	if (!p->elf || !gelf_getehdr(p->elf, &eh) || eh.e_ident[EI_DATA] != ELFDATA2LSB)
+	if (!p->elf || !gelf_getehdr(p->elf, &eh) || eh.e_ident[EI_DATA] != ELFDATA2LSB ||
+	    elf_getshdrnum(p->elf, &p->n_secs) != 0)
 		e = sp_error_new(SP_E_UNRECOGNIZED, "%s: not a little-endian ELF file", found);
-	else if (!d || !d->d_buf)
+	else if (!d || !d->d_buf || !gelf_getshdr(scn, &sh))
 		e = sp_error_new(SP_E_MALFORMED, "%s: no .debug_cu_index section", found);
-	else
+	else if (!(sh.sh_flags & SHF_COMPRESSED))
 		e = sp_dwp_index_read(d->d_buf, d->d_size, found, &p->ix);
+	else {
+		size_t n;
+		e = sp_section_inflate(found, p->elf, scn, ".debug_cu_index", &p->index_buf, &n);
+		if (!e)
+			e = sp_dwp_index_read(p->index_buf, n, found, &p->ix);
+	}
+	/* libelf has checked the section headers against the file */
+	p->secs = sp_xcalloc(p->n_secs ? p->n_secs : 1, sizeof(*p->secs));
 	if (e) {
 		sp_dwp_free(p);
 		return e;
@@ -263,9 +317,22 @@ const char *sp_dwp_path(const sp_dwp *p)
 	return p->path;
 }
 
+/* The section NAME of a package with index VERSION: the kind of a unit's
+ * contributions to it (0: none), and in *READ whether resolution reads it. */
+static unsigned dwp_kind(const char *name, unsigned version, bool *read)
+{
+	for (size_t i = 0; i < SP_ARRAY_LEN(dwp_sections); i++)
+		if (!strcmp(name, dwp_sections[i].name)) {
+			*read = dwp_sections[i].read;
+			return dwp_sections[i].kind[version == 2 ? 0 : 1];
+		}
+	*read = false;
+	return 0;
+}
+
 /* The unit U (of dwo id MT->id) of package P as a .dwo of its own: a view
  * of the package whose sections are the unit's contributions, in MT. */
-static sp_error *dwp_unit(const sp_dwp *p, const sp_dwp_unit *u, match *mt)
+static sp_error *dwp_unit(sp_dwp *p, const sp_dwp_unit *u, match *mt)
 {
 	mt->elf = elf_begin(p->fd, ELF_C_READ_MMAP, NULL);
 	size_t shstrndx;
@@ -279,20 +346,37 @@ static sp_error *dwp_unit(const sp_dwp *p, const sp_dwp_unit *u, match *mt)
 		const char *name;
 		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(mt->elf, shstrndx, sh.sh_name)))
 			continue;
-		if (!strcmp(name, ".debug_cu_index") || !strcmp(name, ".debug_tu_index")) {
-			/* libdw 0.188 refuses a file with a section of these
-			 * names: they are hidden, name and data */
+		bool index = !strcmp(name, ".debug_cu_index") || !strcmp(name, ".debug_tu_index");
+		bool read, packed = (sh.sh_flags & SHF_COMPRESSED) != 0;
+		unsigned kind = dwp_kind(name, p->ix.version, &read);
+		if (index || (packed && !read)) {
+			/* libdw 0.188 refuses a file with a section of the
+			 * index's names: they are hidden, name and data; a
+			 * compressed section no one reads is never inflated */
 			sh.sh_type = SHT_NOBITS;
-			sh.sh_name = 0;
+			sh.sh_name = index ? 0 : sh.sh_name;
 			gelf_update_shdr(scn, &sh);
 			continue;
 		}
-		unsigned kind = 0;
-		for (size_t i = 0; i < SP_ARRAY_LEN(dwp_sections); i++)
-			if (!strcmp(name, dwp_sections[i].name))
-				kind = dwp_sections[i].kind[p->ix.version == 2 ? 0 : 1];
-		Elf_Data *d = kind ? elf_getdata(scn, NULL) : NULL;
+		Elf_Data *d = kind || packed ? elf_getdata(scn, NULL) : NULL;
 		if (!d)
+			continue;
+		if (packed) {
+			void *buf;
+			size_t n;
+			sp_error *e = dwp_inflate(p, elf_ndxscn(scn), name, &buf, &n);
+			if (e) {
+				match_drop(mt);
+				return e;
+			}
+			d->d_buf = buf;
+			d->d_size = n;
+			d->d_type = ELF_T_BYTE;
+			sh.sh_flags &= ~(GElf_Xword)SHF_COMPRESSED;
+			sh.sh_size = n;
+			gelf_update_shdr(scn, &sh);
+		}
+		if (!kind)
 			continue;
 		if (!u->has[kind]) {
 			d->d_size = 0;
@@ -323,7 +407,7 @@ static sp_error *dwp_unit(const sp_dwp *p, const sp_dwp_unit *u, match *mt)
 
 /* ------------------------------------------------------------------------ */
 
-sp_error *sp_split_open(const sp_module *m, const sp_dwp *dwp, sp_find_log *log, Dwarf_Die *skel,
+sp_error *sp_split_open(const sp_module *m, sp_dwp *dwp, sp_find_log *log, Dwarf_Die *skel,
 			sp_split **out)
 {
 	*out = NULL;

@@ -361,7 +361,8 @@ static void split_failed(sp_units *u, sp_error *e, const sp_find_log *log)
 
 /* The split unit of the skeleton CI, from the file's package or its .dwo:
  * function DIEs and call files from there (the line rows stay the
- * skeleton's).  Failures are kept for the report. */
+ * skeleton's; so do the file numbers of a split unit without a line table
+ * of its own, as Clang writes it).  Failures are kept for the report. */
 static void load_split(sp_units *u, sp_cu *ci)
 {
 	sp_split *s = NULL;
@@ -398,7 +399,7 @@ static void load_cu(sp_units *u, sp_cu *ci)
 		libdw_lines(u, ci);
 	if (sp_split_is_skeleton(&ci->die))
 		load_split(u, ci);
-	if (!ci->split) {
+	if (!ci->call_fnames) { /* no split unit, or one without a file table */
 		ci->call_fnames = ci->fnames;
 		ci->n_call_files = ci->n_files;
 	}

@@ -230,26 +230,37 @@ int main(int argc, char **argv)
 	free(e0.b);
 
 	/* the indexes of real packages of the two-unit split fixture: binutils'
-	 * dwp (version 2, GCC's DWARF 4) and llvm-dwp (version 5) */
+	 * dwp (version 2, GCC's DWARF 4) and llvm-dwp (version 5 for DWARF 5,
+	 * version 2 for Clang's DWARF 4; Clang's have no .debug_line.dwo
+	 * column) */
 	const char *src = getenv("SP_SRCDIR");
-	static const char *const real[] = {"binutils-dwp-gcc12-dwarf4", "llvm-dwp-14-gcc12-dwarf5"};
+	static const struct {
+		const char *name;
+		unsigned version;
+	} real[] = {
+		{"binutils-dwp-gcc12-dwarf4", 2},
+		{"llvm-dwp-14-gcc12-dwarf5", 5},
+		{"llvm-dwp-14-clang14-dwarf5", 5},
+		{"llvm-dwp-14-clang14-dwarf4", 2},
+	};
 	for (size_t i = 0; i < SP_ARRAY_LEN(real); i++) {
 		char *path = sp_xasprintf("%s/tests/fuzz/seeds/dwp/%s", src && *src ? src : ".",
-					  real[i]);
+					  real[i].name);
 		unsigned char *c;
 		size_t cn;
 		e = sp_read_file(path, &c, &cn);
 		if (!e)
 			e = sp_dwp_index_read(c, cn, path, &ix);
-		TAP_OK(!e && ix.n_units == 2 && ix.version == (i ? 5u : 2u) && ix.n_cols >= 4,
-		       "%s: version %u, 2 units", real[i], i ? 5u : 2u);
+		TAP_OK(!e && ix.n_units == 2 && ix.version == real[i].version && ix.n_cols >= 4,
+		       "%s: version %u, 2 units", real[i].name, real[i].version);
 		size_t found = 0;
 		for (uint32_t k = 0; !e && k < ix.n_slots; k++) {
 			uint64_t id = sp_read_le(ix.ids + k * 8, 8);
 			found += id && sp_dwp_index_find(&ix, id, &got) &&
 				 got.has[SP_DWP_SECT_INFO] && got.size[SP_DWP_SECT_INFO] > 0;
 		}
-		TAP_EQ_U64(found, 2, "%s: both units found, with their .debug_info.dwo", real[i]);
+		TAP_EQ_U64(found, 2, "%s: both units found, with their .debug_info.dwo",
+			   real[i].name);
 		if (!e)
 			free(c);
 		sp_error_free(e);
