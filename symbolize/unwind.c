@@ -89,6 +89,9 @@ typedef struct {
 	size_t n_chain;
 	size_t last_map; /* index + 1 of the last map met; 0: none */
 	char *why;       /* NULL: unwound to the end of the stack */
+	/* the process's maps and exec()s then, and the sample's time */
+	size_t n_maps, n_exec;
+	uint64_t time;
 } umemo;
 
 typedef struct {
@@ -96,6 +99,10 @@ typedef struct {
 	sp_dwfl *dwfl;
 	bool attached;
 	uint64_t gen; /* maps tried so far (each may have reported a module) */
+	/* the capture's maps and exec()s of the process counted when LATEST,
+	 * the time of the last of them, was found */
+	size_t n_maps_seen, n_exec_seen;
+	uint64_t latest;
 	umemo *memo;
 	size_t n_memo, cap_memo;
 	sp_u64map memo_of; /* key -> index + 1 of the newest entry with it */
@@ -121,6 +128,9 @@ struct sp_unwinder {
 	size_t stack_len;
 	uint64_t regs[17];
 	bool have_reg[17];
+	uint64_t pos_mask; /* the registers' positions in a sample under this mask */
+	size_t reg_pos[17]; /* SIZE_MAX: not recorded */
+	bool pos_known;
 	bool stack_short;  /* a read above the copy failed */
 	bool limited;      /* MAX_FRAMES reached */
 	const sp_capture_map *last_map;
@@ -352,9 +362,32 @@ static uint32_t have_mask(const sp_unwinder *u)
 	return have;
 }
 
+/* Whether every address maps to the same map at the current sample's time
+ * as at TIME, when the process had N_MAPS maps and N_EXEC exec()s: true
+ * when it has no others now and both times come after all of them (each
+ * map is valid from its time until an exec() after it). */
+static bool same_maps(uproc *p, const sp_capture_process *pr, size_t n_maps, size_t n_exec,
+		      uint64_t time, uint64_t now)
+{
+	if (pr->n_maps != n_maps || pr->n_exec != n_exec)
+		return false;
+	if (p->n_maps_seen != n_maps || p->n_exec_seen != n_exec) {
+		p->latest = 0;
+		for (size_t i = 0; i < n_maps; i++)
+			if (pr->maps[i].time > p->latest)
+				p->latest = pr->maps[i].time;
+		for (size_t i = 0; i < n_exec; i++)
+			if (pr->exec_times[i] > p->latest)
+				p->latest = pr->exec_times[i];
+		p->n_maps_seen = n_maps;
+		p->n_exec_seen = n_exec;
+	}
+	return time >= p->latest && now >= p->latest;
+}
+
 /* Whether entry M holds the unwind of the current sample (see "Reusing
  * unwinds"). */
-static bool memo_matches(sp_unwinder *u, const uproc *p, const umemo *m, uint32_t have)
+static bool memo_matches(sp_unwinder *u, uproc *p, const umemo *m, uint32_t have)
 {
 	if (m->gen != p->gen || m->have != have)
 		return false;
@@ -369,6 +402,8 @@ static bool memo_matches(sp_unwinder *u, const uproc *p, const umemo *m, uint32_
 			return false;
 	}
 	const sp_capture_process *pr = sp_capture_process_for(u->c, p->pid);
+	if (same_maps(p, pr, m->n_maps, m->n_exec, m->time, u->sample->time))
+		return true;
 	for (size_t i = 0; i < m->n_looks; i++) {
 		const sp_capture_map *mp = sp_capture_map_at(u->c, p->pid, m->looks[i].addr,
 							     u->sample->time);
@@ -433,10 +468,12 @@ static void memo_store(sp_unwinder *u, uproc *p, size_t user_at, const char *why
 	m.looks = dup_bytes(u->looks, u->n_looks * sizeof(*u->looks));
 	m.n_chain = u->n_chain - user_at;
 	m.chain = dup_bytes(u->chain + user_at, m.n_chain * sizeof(*u->chain));
-	if (u->last_map) {
-		const sp_capture_process *pr = sp_capture_process_for(u->c, p->pid);
+	const sp_capture_process *pr = sp_capture_process_for(u->c, p->pid);
+	if (u->last_map)
 		m.last_map = (size_t)(u->last_map - pr->maps) + 1;
-	}
+	m.n_maps = pr->n_maps;
+	m.n_exec = pr->n_exec;
+	m.time = u->sample->time;
 	m.why = why ? sp_xstrdup(why) : NULL;
 	uint64_t at;
 	if (sp_u64map_get(&p->memo_of, m.key, &at))
@@ -511,10 +548,19 @@ static bool load_regs(sp_unwinder *u, const sp_capture_sample *s)
 	uint64_t mask = s->event < u->c->n_events ? u->c->events[s->event].sample_regs_user : 0;
 	const uint8_t *regs = (const uint8_t *)u->c->bytes.data + s->regs.off;
 	size_t n = s->regs.len / 8;
+	if (!u->pos_known || u->pos_mask != mask) { /* one event's mask, as a rule */
+		for (unsigned r = 0; r < 17; r++) {
+			unsigned bit = dwarf_to_perf[r];
+			u->reg_pos[r] = mask >> bit & 1
+						? (size_t)__builtin_popcountll(mask & ((1ULL << bit) - 1))
+						: SIZE_MAX;
+		}
+		u->pos_mask = mask;
+		u->pos_known = true;
+	}
 	for (unsigned r = 0; r < 17; r++) {
-		unsigned bit = dwarf_to_perf[r];
-		size_t pos = (size_t)__builtin_popcountll(mask & ((1ULL << bit) - 1));
-		u->have_reg[r] = (mask >> bit & 1) && pos < n;
+		size_t pos = u->reg_pos[r];
+		u->have_reg[r] = pos < n;
 		u->regs[r] = 0;
 		if (u->have_reg[r])
 			memcpy(&u->regs[r], regs + pos * 8, 8);
