@@ -41,9 +41,9 @@
 
 /* Frames kept per sample at most (perf's default --max-stack is 127). */
 #define MAX_FRAMES 512
-/* Recorded unwinds kept per process at most (all dropped when full), and
- * how many of those with the same pc and sp a sample tries. */
-#define MEMO_MAX 8192
+/* Bytes of recorded unwinds kept at most, over all processes (all are
+ * dropped when full), and how many with the same pc and sp a sample tries. */
+#define MEMO_BYTES (16u << 20)
 #define MEMO_TRIES 8
 /* Registers an unwind may depend on, as a mask of DWARF numbers 0..16. */
 #define ALL_REGS 0x1ffffu
@@ -139,6 +139,7 @@ struct sp_unwinder {
 	size_t n_frames;
 
 	/* recording the unwind being run (see "Reusing unwinds") */
+	size_t memo_bytes; /* held by the processes' recorded unwinds */
 	bool recording;
 	bool rec_ok;    /* false: not to be reused (a signal frame) */
 	size_t n_cb;    /* frame callbacks so far */
@@ -445,7 +446,9 @@ static void memo_clear(uproc *p)
 		free(m->chain);
 		free(m->why);
 	}
-	p->n_memo = 0;
+	free(p->memo);
+	p->memo = NULL;
+	p->n_memo = p->cap_memo = 0;
 	sp_u64map_free(&p->memo_of);
 }
 
@@ -457,8 +460,15 @@ static void memo_store(sp_unwinder *u, uproc *p, size_t user_at, const char *why
 	Dwfl *dwfl = sp_dwfl_handle(p->dwfl);
 	for (size_t i = 0; i < u->n_pcs && deps != ALL_REGS; i++)
 		deps |= frame_deps(dwfl, u->pcs[i]);
-	if (p->n_memo == MEMO_MAX)
-		memo_clear(p);
+	size_t bytes = sizeof(umemo) + u->n_reads * sizeof(*u->reads) +
+		       u->n_looks * sizeof(*u->looks) + (u->n_chain - user_at) * sizeof(*u->chain) +
+		       (why ? strlen(why) + 1 : 0);
+	if (u->memo_bytes + bytes > MEMO_BYTES) {
+		for (size_t i = 0; i < u->n_procs; i++)
+			memo_clear(&u->procs[i]);
+		u->memo_bytes = 0;
+	}
+	u->memo_bytes += bytes;
 	uint32_t have = have_mask(u);
 	umemo m = {.key = memo_key(u, have), .gen = p->gen, .have = have, .deps = deps};
 	memcpy(m.regs, u->regs, sizeof(m.regs));
@@ -699,7 +709,6 @@ void sp_unwinder_free(sp_unwinder *u)
 		free(p->maps);
 		sp_u64map_free(&p->tried);
 		memo_clear(p);
-		free(p->memo);
 	}
 	free(u->procs);
 	sp_u64map_free(&u->proc_of);
