@@ -141,7 +141,7 @@ struct sp_unwinder {
 	/* recording the unwind being run (see "Reusing unwinds") */
 	size_t memo_bytes; /* held by the processes' recorded unwinds */
 	bool recording;
-	bool rec_ok;    /* false: not to be reused (a signal frame) */
+	bool rec_ok;    /* false: not to be reused (a signal frame, no pc) */
 	size_t n_cb;    /* frame callbacks so far */
 	uread *reads;
 	size_t n_reads, cap_reads;
@@ -279,7 +279,6 @@ static const Dwfl_Thread_Callbacks thread_callbacks = {
 	.memory_read = memory_read,
 	.set_initial_registers = set_initial_registers,
 };
-
 
 /* -- reusing unwinds ------------------------------------------------------------- */
 
