@@ -21,7 +21,8 @@ bench-jit: symprof$(EXEEXT) tests/jitload$(EXEEXT)
 	SYMPROF=$(abs_top_builddir)/symprof$(EXEEXT) JITLOAD=$(abs_top_builddir)/tests/jitload$(EXEEXT) \
 		$(SHELL) $(top_srcdir)/bench/jit.sh $(BENCH_JIT_ARGS)
 .PHONY: bench-jit
-# perf.data conversion against perf script (bench/perf.sh): make bench-perf BENCH_PERF_ARGS='-r 5'
+# perf.data conversion against perf script (bench/perf.sh: frame pointers, zstd, --call-graph
+# dwarf of the unwind fixture, -m file sizes): make bench-perf BENCH_PERF_ARGS='-r 5 -n unw'
 EXTRA_DIST += bench/perf.sh
 BENCH_PERF_ARGS =
 bench-perf: symprof$(EXEEXT)

@@ -162,6 +162,9 @@ static void print_unwind(const sp_unwind_report *u, FILE *f)
 {
 	fprintf(f, "  unwound: %zu of %zu samples with a stack copy to the end of the stack\n",
 		u->n_complete, u->n_samples);
+	if (u->n_reused)
+		fprintf(f, "    reused: %zu unwinds of earlier samples (same registers and stack words)\n",
+			u->n_reused);
 	for (size_t i = 0; i < u->n_stops; i++) {
 		const sp_unwind_stop *s = &u->stops[i];
 		fprintf(f, "    stopped: %zu in pid %" PRId64 " at %s: %s\n", s->count, s->pid,

@@ -131,6 +131,8 @@ sp_error *sp_read_profile(const char *name, const uint8_t *data, size_t len, sp_
 	return NULL;
 }
 
+#define PERF_STDIO_BUF (1 << 20)
+
 /* perf.data is streamed rather than read whole: it can be far larger than
  * the profile it makes, and `perf record -o -` may be piped in (the magic
  * read here is handed over: a pipe cannot be rewound).  Returns NULL with *DONE false when PATH is not
@@ -142,6 +144,10 @@ static sp_error *read_perf_file(const char *path, sp_profile **out, bool *done,
 	FILE *f = fopen(path, "rb");
 	if (!f)
 		return NULL;
+	/* a record is a few bytes to a few KiB: read them a MiB at a time, not
+	 * in a system call or two each */
+	char *buf = sp_xmalloc(PERF_STDIO_BUF);
+	setvbuf(f, buf, _IOFBF, PERF_STDIO_BUF);
 	uint8_t magic[8];
 	size_t n = fread(magic, 1, sizeof(magic), f);
 	sp_error *e = NULL;
@@ -154,6 +160,7 @@ static sp_error *read_perf_file(const char *path, sp_profile **out, bool *done,
 		}
 	}
 	fclose(f);
+	free(buf);
 	return e;
 }
 

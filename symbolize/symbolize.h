@@ -583,6 +583,7 @@ typedef struct {
 typedef struct {
 	size_t n_samples;  /* samples that carried user registers and a stack copy */
 	size_t n_complete; /* of those, unwound to the end of the stack */
+	size_t n_reused;   /* of those, given an earlier sample's recorded unwind */
 	sp_unwind_stop *stops;
 	size_t n_stops, cap_stops;
 } sp_unwind_report;
