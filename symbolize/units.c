@@ -251,16 +251,39 @@ static bool read_aranges(sp_units *u)
 	return true;
 }
 
-/* Whether no abbreviation of M's .debug_abbrev has a form that refers
- * outside its own unit (DW_FORM_ref_addr, DW_FORM_ref_sig8) or an
- * unknown one (DW_FORM_indirect): then a unit can be read, by us and by
- * libdw, with only .debug_info up to its end inflated. */
-static bool units_self_contained(const sp_module *m)
+void sp_units_index(sp_units *u, sp_module *m)
 {
-	sp_cur c = {m->abbrev, m->abbrev + m->abbrev_size, false};
-	while (c.p && sp_cur_left(&c)) {
-		if (sp_cur_uleb(&c) == 0) /* the end of one unit's table */
-			continue;
+	*u = (sp_units){0};
+	u->dw = m->dw;
+	u->m = m;
+	u->lsec = &m->lsec;
+	u->direct_pc = m->direct_pc;
+	/* With .debug_info inflated as it is read, .debug_aranges says which
+	 * unit to inflate up to; else every unit is read now. */
+	if (m->zinfo && m->abbrev && read_aranges(u)) {
+		u->partial = true;
+		finish_ranges(u);
+		return;
+	}
+	index_all(u);
+}
+
+void sp_units_full(sp_units *u)
+{
+	if (u->partial)
+		index_all(u);
+}
+
+/* Whether the abbreviation table at OFF of M's .debug_abbrev has no form
+ * that refers outside its unit (DW_FORM_ref_addr, DW_FORM_ref_sig8) and
+ * no unknown one (DW_FORM_indirect): then the unit that uses it can be
+ * read, by us and by libdw, with .debug_info inflated up to its end. */
+static bool unit_self_contained(const sp_module *m, uint64_t off)
+{
+	if (off >= m->abbrev_size)
+		return false;
+	sp_cur c = {m->abbrev + off, m->abbrev + m->abbrev_size, false};
+	while (sp_cur_uleb(&c) != 0) { /* a code; 0 ends the table */
 		sp_cur_uleb(&c); /* tag */
 		sp_cur_skip(&c, 1); /* children */
 		for (;;) {
@@ -276,47 +299,25 @@ static bool units_self_contained(const sp_module *m)
 				sp_cur_sleb(&c);
 		}
 	}
-	return !c.bad && c.p;
-}
-
-void sp_units_index(sp_units *u, sp_module *m)
-{
-	*u = (sp_units){0};
-	u->dw = m->dw;
-	u->m = m;
-	u->lsec = &m->lsec;
-	u->direct_pc = m->direct_pc;
-	/* With .debug_info inflated as it is read, .debug_aranges says which
-	 * unit to inflate up to; else every unit is read now. */
-	if (m->zinfo && units_self_contained(m) && read_aranges(u)) {
-		u->partial = true;
-		finish_ranges(u);
-		return;
-	}
-	index_all(u);
-}
-
-void sp_units_full(sp_units *u)
-{
-	if (u->partial)
-		index_all(u);
+	return !c.bad;
 }
 
 /* Adds the unit at OFF that .debug_aranges gives for an address, inflating
- * .debug_info up to its end: false when it cannot be read or is in the
- * index already. */
+ * .debug_info up to its end: false when it cannot be read this way or is
+ * in the index already. */
 static bool add_arange_unit(sp_units *u, uint64_t off)
 {
 	for (size_t i = 0; i < u->n_cus; i++)
 		if (u->cus[i].start == off)
 			return false;
-	Dwarf_Off next;
+	Dwarf_Off next, abbrev;
 	size_t hsize;
 	size_t info_size = u->m->info_size;
 	/* the header (at most 24 bytes), then the whole unit */
 	if (off >= info_size || !sp_zsec_need(u->m->zinfo, off + 24) ||
-	    dwarf_nextcu(u->dw, off, &next, &hsize, NULL, NULL, NULL) != 0 ||
-	    !sp_zsec_need(u->m->zinfo, next) || !add_unit(u, off, next, hsize, info_size))
+	    dwarf_nextcu(u->dw, off, &next, &hsize, &abbrev, NULL, NULL) != 0 ||
+	    !unit_self_contained(u->m, abbrev) || !sp_zsec_need(u->m->zinfo, next) ||
+	    !add_unit(u, off, next, hsize, info_size))
 		return false;
 	finish_ranges(u);
 	return true;

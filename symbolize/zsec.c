@@ -79,6 +79,31 @@ const char *sp_zsec_error(const sp_zsec *z)
 	return z && z->failed ? z->err : NULL;
 }
 
+/* What is wrong after inflating up to z->done with zlib's answer RC:
+ * NULL when nothing is. */
+static const char *stream_error(sp_zsec *z, int rc)
+{
+	if (rc == Z_OK && z->done == z->size) {
+		/* all the header says: the stream must end there */
+		unsigned char extra;
+		z->zs.next_in = (unsigned char *)z->src + z->in;
+		z->zs.avail_in = (uInt)(z->n - z->in > UINT32_MAX ? UINT32_MAX : z->n - z->in);
+		z->zs.next_out = &extra;
+		z->zs.avail_out = 1;
+		rc = inflate(&z->zs, Z_NO_FLUSH);
+		if (z->zs.avail_out == 0)
+			return "more data than the header says";
+		if (rc != Z_STREAM_END)
+			return z->zs.msg ? z->zs.msg : "cut short";
+		return NULL;
+	}
+	if (rc == Z_STREAM_END && z->done != z->size)
+		return "less data than the header says";
+	if (rc != Z_OK && rc != Z_STREAM_END)
+		return z->zs.msg ? z->zs.msg : "cut short";
+	return NULL;
+}
+
 bool sp_zsec_need(sp_zsec *z, size_t end)
 {
 	if (!z)
@@ -113,11 +138,7 @@ bool sp_zsec_need(sp_zsec *z, size_t end)
 		if (rc == Z_OK && ai == z->zs.avail_in && ao == z->zs.avail_out)
 			rc = Z_BUF_ERROR;
 	}
-	if (rc == Z_STREAM_END && z->done != z->size)
-		z->err = "less data than the header says";
-	else if (rc != Z_OK && rc != Z_STREAM_END)
-		z->err = z->zs.msg ? z->zs.msg : z->done == z->size ? "more data than the header says"
-								       : "cut short";
+	z->err = stream_error(z, rc);
 	if (z->err) {
 		z->failed = true;
 		return false;
