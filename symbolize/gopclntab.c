@@ -552,6 +552,19 @@ sp_error *sp_gopcln_lookup(sp_gopcln *t, uint64_t pc, sp_gopcln_frame *f, size_t
 	if (t->last && entry_at(t, t->last - 1) <= pc && pc < entry_at(t, t->last)) {
 		lo = t->last; /* batches come sorted: often the same function */
 	} else {
+		if (t->last && t->last < t->nfunc && entry_at(t, t->last) <= pc) {
+			/* or one a little further: steps of 1, 2, 4... from the
+			 * last one bound the search, which then reads a few
+			 * entries near each other, not the whole table's levels */
+			uint64_t a = t->last, b = a + 1, step = 1;
+			while (b < t->nfunc && entry_at(t, b) <= pc) {
+				a = b;
+				step *= 2;
+				b = t->nfunc - a > step ? a + step : t->nfunc;
+			}
+			lo = a + 1; /* entry_at(a) <= PC < entry_at(b) */
+			hi = b;
+		}
 		while (lo < hi) { /* the first entry above PC */
 			uint64_t mid = lo + (hi - lo) / 2;
 			if (entry_at(t, mid) <= pc)
