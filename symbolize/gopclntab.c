@@ -75,12 +75,16 @@ typedef struct {
 	uint32_t file;
 } row;
 
-/* A function's rows, made at its first look-up. */
+/* A function's rows, made at its first look-up, with its name and the
+ * address of its inline tree (0: none), so that later look-ups need not
+ * read its record again. */
 typedef struct {
 	row *rows;
 	uint32_t n;
 	uint32_t finger; /* the row of the last look-up (row_from) */
 	bool done;
+	const char *name;
+	uint64_t tree;
 } fdec;
 
 struct sp_gopcln {
@@ -575,15 +579,24 @@ sp_error *sp_gopcln_lookup(sp_gopcln *t, uint64_t pc, sp_gopcln_frame *f, size_t
 		t->last = lo;
 	}
 	rec r;
-	fdec *d;
-	sp_error *e;
-	record(t, lo - 1, &r);
-	const char *outer = name_of(t, r.nameoff);
-	if (!outer)
-		return bad(t, r.at, "function name offset past the table's end");
-	uint64_t tree = inline_tree(t, &r);
-	if ((e = decoded(t, lo - 1, &r, tree, &d)) != NULL)
-		return e;
+	fdec *d = t->dec ? &t->dec[lo - 1] : NULL;
+	if (d && d->done) { /* seen before: what the record gave then */
+		r.at = t->fn_base + funcoff_at(t, lo - 1);
+		r.entry = entry_at(t, lo - 1);
+	} else {
+		record(t, lo - 1, &r);
+		const char *name = name_of(t, r.nameoff);
+		if (!name)
+			return bad(t, r.at, "function name offset past the table's end");
+		uint64_t tree = inline_tree(t, &r);
+		sp_error *e = decoded(t, lo - 1, &r, tree, &d);
+		if (e)
+			return e;
+		d->name = name;
+		d->tree = tree;
+	}
+	const char *outer = d->name;
+	uint64_t tree = d->tree;
 	uint64_t esz = t->layout >= SP_GO120 ? 16 : 20;
 	const row *w = row_from(d, pc - r.entry);
 	int32_t ix = w ? w->inl : -1;
