@@ -238,6 +238,7 @@ typedef struct {
 	void *data;
 	sp_zsec *lazy;
 	char which;
+	bool raw; /* read from the file's image: libelf has not read its data */
 } sec_patch;
 
 typedef struct {
@@ -258,17 +259,10 @@ static void patches_clear(sec_patches *p)
 /* The content of the compressed section SCN (header CH, zlib or zstd) of
  * PATH, inflated into *OUT (malloc'd, CH->ch_size bytes); or, with LAZY
  * and zlib, *LAZY ready to inflate as far as it is read (*OUT NULL). */
-static sp_error *inflate_section(const char *path, Elf *elf, Elf_Scn *scn, const char *name,
-				 const GElf_Chdr *ch, void **out, sp_zsec **lazy)
+static sp_error *inflate_section(const char *path, const char *name, const GElf_Chdr *ch,
+				 const char *src, size_t n, void **out, sp_zsec **lazy)
 {
 	const char *kind = ch->ch_type == ELFCOMPRESS_ZSTD ? "zstd" : "zlib";
-	Elf_Data *data = elf_getdata(scn, NULL);
-	size_t hdr = gelf_getclass(elf) == ELFCLASS32 ? sizeof(Elf32_Chdr) : sizeof(Elf64_Chdr);
-	if (!data || !data->d_buf || data->d_size < hdr)
-		return sp_error_new(SP_E_MALFORMED, "%s: section %s: %s data missing", path, name,
-				    kind);
-	const char *src = (const char *)data->d_buf + hdr;
-	size_t n = data->d_size - hdr;
 	unsigned long long want = ch->ch_type == ELFCOMPRESS_ZSTD
 					  ? ZSTD_getFrameContentSize(src, n)
 					  : ZSTD_CONTENTSIZE_UNKNOWN;
@@ -321,6 +315,55 @@ static sp_error *inflate_section(const char *path, Elf *elf, Elf_Scn *scn, const
 	return NULL;
 }
 
+static int host_order(void)
+{
+	static const uint16_t one = 1;
+	return *(const uint8_t *)&one ? ELFDATA2LSB : ELFDATA2MSB;
+}
+
+/* The compression header of the compressed section SCN (header SH) of
+ * ELF (the file PATH; NAME the section's) into *CH, and the compressed
+ * bytes after it into *SRC and *N.  Read from the file's image when it is
+ * in the host's byte order (*RAW then): libelf's elf_getdata and
+ * gelf_getchdr copy a whole compressed section whose offset is not aligned
+ * for the header, which is every one the Go linker writes. */
+static sp_error *compressed_data(const char *path, const char *name, Elf *elf, Elf_Scn *scn,
+				 const GElf_Shdr *sh, GElf_Chdr *ch, const char **src, size_t *n,
+				 bool *raw)
+{
+	size_t fsize;
+	GElf_Ehdr eh;
+	const char *f = elf_rawfile(elf, &fsize);
+	bool wide = gelf_getclass(elf) == ELFCLASS64;
+	size_t hdr = wide ? sizeof(Elf64_Chdr) : sizeof(Elf32_Chdr);
+	*raw = f && gelf_getehdr(elf, &eh) && eh.e_ident[EI_DATA] == host_order() &&
+	       sh->sh_offset <= fsize && fsize - sh->sh_offset >= sh->sh_size && sh->sh_size >= hdr;
+	if (*raw && wide) {
+		Elf64_Chdr c;
+		memcpy(&c, f + sh->sh_offset, sizeof(c));
+		*ch = (GElf_Chdr){c.ch_type, c.ch_reserved, c.ch_size, c.ch_addralign};
+	} else if (*raw) {
+		Elf32_Chdr c;
+		memcpy(&c, f + sh->sh_offset, sizeof(c));
+		*ch = (GElf_Chdr){c.ch_type, 0, c.ch_size, c.ch_addralign};
+	}
+	if (*raw) {
+		*src = f + sh->sh_offset + hdr;
+		*n = sh->sh_size - hdr;
+		return NULL;
+	}
+	if (!gelf_getchdr(scn, ch))
+		return sp_error_new(SP_E_MALFORMED, "%s: section %s: bad compression header: %s",
+				    path, name, elf_errmsg(-1));
+	Elf_Data *data = elf_getdata(scn, NULL);
+	if (!data || !data->d_buf || data->d_size < hdr)
+		return sp_error_new(SP_E_MALFORMED, "%s: section %s: %s data missing", path, name,
+				    ch->ch_type == ELFCOMPRESS_ZSTD ? "zstd" : "zlib");
+	*src = (const char *)data->d_buf + hdr;
+	*n = data->d_size - hdr;
+	return NULL;
+}
+
 /* What must change in ELF (the file PATH) before libdw opens its DWARF:
  * the compressed debug sections resolution reads are inflated by us (libdw
  * 0.188 cannot read zstd; a failure names the section; zlib ones only when
@@ -342,7 +385,7 @@ static sp_error *plan_debug_sections(const char *path, Elf *elf, bool zlib, bool
 		bool gnu = name[1] == 'z';
 		if (!gnu && !(sh.sh_flags & SHF_COMPRESSED))
 			continue;
-		sec_patch p = {elf_ndxscn(scn), sh, NULL, NULL, 0};
+		sec_patch p = {elf_ndxscn(scn), sh, NULL, NULL, 0, false};
 		if (!read_by_resolution(suffix)) {
 			p.sh.sh_type = SHT_NOBITS;
 			SP_PUSH(out->v, out->n, out->cap, p);
@@ -351,15 +394,17 @@ static sp_error *plan_debug_sections(const char *path, Elf *elf, bool zlib, bool
 		if (gnu)
 			continue; /* libdw inflates the GNU format itself */
 		GElf_Chdr ch;
-		if (!gelf_getchdr(scn, &ch))
-			return sp_error_new(SP_E_MALFORMED, "%s: section %s: bad compression header: %s",
-					    path, name, elf_errmsg(-1));
+		const char *src = NULL;
+		size_t n = 0;
+		sp_error *e = compressed_data(path, name, elf, scn, &sh, &ch, &src, &n, &p.raw);
+		if (e)
+			return e;
 		if (ch.ch_type == ELFCOMPRESS_ZLIB && !zlib)
 			continue;
 		if (ch.ch_type == ELFCOMPRESS_ZLIB || ch.ch_type == ELFCOMPRESS_ZSTD) {
 			p.which = !strcmp(suffix, "info") ? 'i' : !strcmp(suffix, "line") ? 'l' : 0;
-			sp_error *e = inflate_section(path, elf, scn, name, &ch, &p.data,
-						      lazy && p.which ? &p.lazy : NULL);
+			e = inflate_section(path, name, &ch, src, n, &p.data,
+					    lazy && p.which ? &p.lazy : NULL);
 			if (e)
 				return e;
 			p.sh.sh_flags &= ~(GElf_Xword)SHF_COMPRESSED;
@@ -387,6 +432,15 @@ static sp_error *prepare_debug_sections(sp_module *m, Elf *elf, const char *path
 	for (size_t i = 0; !e && i < ps.n; i++) {
 		sec_patch *p = &ps.v[i];
 		Elf_Scn *scn = elf_getscn(elf, p->ndx);
+		if (p->raw && (p->data || p->lazy)) {
+			/* no longer compressed before libelf reads it, so that it
+			 * reads the bytes in place (see compressed_data) */
+			GElf_Shdr plain;
+			if (gelf_getshdr(scn, &plain)) {
+				plain.sh_flags &= ~(GElf_Xword)SHF_COMPRESSED;
+				gelf_update_shdr(scn, &plain);
+			}
+		}
 		Elf_Data *data = p->data || p->lazy ? elf_getdata(scn, NULL) : NULL;
 		if ((p->data || p->lazy) && !data)
 			continue;
@@ -491,8 +545,7 @@ int sp_debug_fd_prepare(int fd, const char *path, sp_error **err)
  * symbol table (see prepared_debug_fd). */
 static int debug_fd_prepare(int fd, const char *path, bool keep_with_symtab, sp_error **err)
 {
-	static const uint16_t one = 1;
-	int host = *(const uint8_t *)&one ? ELFDATA2LSB : ELFDATA2MSB;
+	int host = host_order();
 	GElf_Ehdr eh;
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	sec_patches ps = {0};

@@ -102,6 +102,8 @@ static int cmp_cu_range(const void *a, const void *b)
 	return x->cu < y->cu ? -1 : x->cu > y->cu;
 }
 
+static void inflate_failed(sp_units *u, const sp_zsec *z, const char *name);
+
 /* One range of .debug_aranges: [lo, hi) is code of the unit at OFF. */
 struct sp_arange {
 	uint64_t lo, hi, off;
@@ -171,8 +173,10 @@ static void index_all(sp_units *u)
 {
 	sp_module *m = u->m;
 	size_t info_size = m->info_size, limit = SIZE_MAX;
-	if (!sp_zsec_need(m->zinfo, info_size))
+	if (!sp_zsec_need(m->zinfo, info_size)) {
 		limit = sp_zsec_valid(m->zinfo); /* corrupt: what could be inflated */
+		inflate_failed(u, m->zinfo, ".debug_info");
+	}
 	sp_cu *old = u->cus;
 	size_t n_old = u->n_cus;
 	u->cus = NULL;
@@ -532,6 +536,19 @@ static void split_failed(sp_units *u, sp_error *e, const sp_find_log *log)
 	u->split_err = e;
 }
 
+/* Z, the section NAME, could not be inflated as far as a unit needs: the
+ * reason, kept as the first failure (the units it holds are not read). */
+static void inflate_failed(sp_units *u, const sp_zsec *z, const char *name)
+{
+	const sp_module *m = u->m;
+	split_failed(u,
+		     sp_error_new(SP_E_MALFORMED,
+				  "%s: section %s: corrupt zlib data: %s (%zu bytes inflated)",
+				  m->debug_path ? m->debug_path : m->path, name, sp_zsec_error(z),
+				  sp_zsec_valid(z)),
+		     NULL);
+}
+
 /* The split unit of the skeleton CI, from the file's package or its .dwo:
  * function DIEs and call files from there (the line rows stay the
  * skeleton's).  Failures are kept for the report. */
@@ -574,17 +591,20 @@ static void need_line_unit(sp_units *u, sp_cu *ci)
 	if (!z || !dwarf_attr(&ci->die, DW_AT_stmt_list, &a) || dwarf_formudata(&a, &off) != 0)
 		return;
 	size_t size = sp_zsec_size(z);
+	bool ok;
 	if (off >= size || size - off < 12 || !sp_zsec_need(z, off + 12)) {
-		sp_zsec_need(z, size);
-		return;
+		ok = sp_zsec_need(z, size);
+	} else {
+		const unsigned char *p = (const unsigned char *)sp_zsec_data(z) + off;
+		uint64_t len = sp_read_le(p, 4), hdr = 4;
+		if (len == 0xffffffff) {
+			len = sp_read_le(p + 4, 8);
+			hdr = 12;
+		}
+		ok = sp_zsec_need(z, len > size ? size : off + hdr + len);
 	}
-	const unsigned char *p = (const unsigned char *)sp_zsec_data(z) + off;
-	uint64_t len = sp_read_le(p, 4), hdr = 4;
-	if (len == 0xffffffff) {
-		len = sp_read_le(p + 4, 8);
-		hdr = 12;
-	}
-	sp_zsec_need(z, len > size ? size : off + hdr + len);
+	if (!ok)
+		inflate_failed(u, z, ".debug_line");
 }
 
 static void load_cu(sp_units *u, sp_cu *ci)
