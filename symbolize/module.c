@@ -445,20 +445,18 @@ static sp_error *prepare_debug_sections(sp_module *m, Elf *elf, const char *path
 		if ((p->data || p->lazy) && !data)
 			continue;
 		gelf_update_shdr(scn, &p->sh);
-		if (data && p->lazy) {
-			data->d_buf = sp_zsec_data(p->lazy);
-			data->d_size = p->sh.sh_size;
-			data->d_type = ELF_T_BYTE;
-			data->d_align = 1;
+		if (!data)
+			continue;
+		data->d_buf = p->lazy ? sp_zsec_data(p->lazy) : p->data;
+		data->d_size = p->sh.sh_size;
+		data->d_type = ELF_T_BYTE;
+		data->d_align = 1;
+		if (p->lazy) {
 			sp_zsec **slot = p->which == 'i' ? &m->zinfo : &m->zline;
 			sp_zsec_free(*slot);
 			*slot = p->lazy;
 			p->lazy = NULL;
-		} else if (data) {
-			data->d_buf = p->data;
-			data->d_size = p->sh.sh_size;
-			data->d_type = ELF_T_BYTE;
-			data->d_align = 1;
+		} else {
 			m->inflated = sp_xreallocarray(m->inflated, m->n_inflated + 1,
 						       sizeof(*m->inflated));
 			m->inflated[m->n_inflated++] = p->data;
