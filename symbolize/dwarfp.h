@@ -133,12 +133,15 @@ sp_error *sp_module_open(sp_module *m);
  * DWFL owns the file from here. */
 sp_error *sp_module_report(sp_module *m, Dwfl *dwfl, Dwarf_Addr base, bool add_p_vaddr);
 /* After dwfl_report_end: pairs ET_REL sections with libdwfl's layout,
- * inflates the compressed debug sections resolution reads (and hides the
- * other compressed ones from libdw), gets the DWARF (separate debug info
- * included) and checks its string sections; M->dw stays NULL when there
+ * inflates the compressed debug sections resolution reads (zlib .debug_info
+ * and .debug_line only as far as units.c asks, M->zinfo and M->zline; the
+ * other compressed ones hidden from libdw), gets the symbol table (which
+ * opens a separate debug file, changed then in memory the same way) and
+ * the DWARF, and checks its string sections; M->dw stays NULL when there
  * is none or it is malformed.  A read section compressed in a way we
  * cannot read (unknown type, corrupt data) is an error naming file and
- * section. */
+ * section; corrupt data found later in a section inflated as it is read
+ * is the reason units.c gives for the units it holds. */
 sp_error *sp_module_load(sp_module *m);
 /* The debug file FD (PATH) as libdw should read it: FD itself when no
  * section needs changing, else a copy in memory (FD is closed) with the
