@@ -35,3 +35,11 @@ BENCH_GO_ARGS =
 bench-go: symprof$(EXEEXT)
 	SYMPROF=$(abs_top_builddir)/symprof$(EXEEXT) $(SHELL) $(top_srcdir)/bench/go.sh $(BENCH_GO_ARGS)
 .PHONY: bench-go
+
+# one address on zlib-compressed DWARF against addr2line and eu-addr2line (bench/startup.sh):
+#   make bench-startup BENCH_STARTUP_ARGS='-r 9'
+EXTRA_DIST += bench/startup.sh
+BENCH_STARTUP_ARGS =
+bench-startup: symprof$(EXEEXT)
+	SYMPROF=$(abs_top_builddir)/symprof$(EXEEXT) $(SHELL) $(top_srcdir)/bench/startup.sh $(BENCH_STARTUP_ARGS)
+.PHONY: bench-startup

@@ -37,6 +37,32 @@
 	} while (0)
 
 /* ------------------------------------------------------------------------ */
+/* zsec.c: zlib-compressed sections inflated as far as they are read.       */
+
+/* A section of SIZE bytes inflated from the zlib stream SRC (N bytes,
+ * borrowed until sp_zsec_free), nothing inflated yet: NULL when SRC is no
+ * zlib stream or memory cannot be reserved. */
+typedef struct sp_zsec sp_zsec;
+sp_zsec *sp_zsec_new(const unsigned char *src, size_t n, size_t size);
+/* Its SIZE bytes (stable until sp_zsec_free); only the first
+ * sp_zsec_valid(Z) are inflated, the rest reads as zeros. */
+void *sp_zsec_data(const sp_zsec *z);
+size_t sp_zsec_valid(const sp_zsec *z);
+size_t sp_zsec_size(const sp_zsec *z);
+/* Inflates Z at least up to byte END (at most its size): false when the
+ * stream is corrupt or cut short before there (sp_zsec_error says how).
+ * True for a NULL Z. */
+bool sp_zsec_need(sp_zsec *z, size_t end);
+/* Why sp_zsec_need failed, or NULL. */
+const char *sp_zsec_error(const sp_zsec *z);
+void sp_zsec_free(sp_zsec *z);
+/* NULL when SRC (N bytes) starts as a zlib stream, else why not. */
+const char *sp_zsec_check(const unsigned char *src, size_t n);
+/* SRC (N bytes), a zlib stream, inflated whole into BUF (SIZE bytes, which
+ * it must fill): NULL, or what is wrong with the data. */
+const char *sp_zsec_inflate(const unsigned char *src, size_t n, void *buf, size_t size);
+
+/* ------------------------------------------------------------------------ */
 /* module.c: a Dwfl and its modules.                                        */
 
 /* A Dwfl whose modules look for separate debug info with our search (see
@@ -82,6 +108,13 @@ typedef struct {
 	bool direct_pc;        /* the raw walk reads pcs itself (see dwraw.c) */
 	void **inflated;       /* zstd sections inflated for libdw and us */
 	size_t n_inflated;
+	sp_zsec *zinfo;        /* .debug_info and .debug_line when zlib-compressed: */
+	sp_zsec *zline;        /* inflated as far as units.c asks (NULL: whole) */
+	const unsigned char *aranges; /* .debug_aranges as read, NULL without */
+	size_t aranges_size;
+	const unsigned char *abbrev; /* .debug_abbrev as read, NULL without */
+	size_t abbrev_size;
+	bool defer_debug;      /* sp_module_load patches the debug file in memory */
 	sp_error *load_err;    /* a debug section of the separate file unreadable */
 } sp_module;
 
@@ -100,12 +133,15 @@ sp_error *sp_module_open(sp_module *m);
  * DWFL owns the file from here. */
 sp_error *sp_module_report(sp_module *m, Dwfl *dwfl, Dwarf_Addr base, bool add_p_vaddr);
 /* After dwfl_report_end: pairs ET_REL sections with libdwfl's layout,
- * inflates the compressed debug sections resolution reads (and hides the
- * other compressed ones from libdw), gets the DWARF (separate debug info
- * included) and checks its string sections; M->dw stays NULL when there
+ * inflates the compressed debug sections resolution reads (zlib .debug_info
+ * and .debug_line only as far as units.c asks, M->zinfo and M->zline; the
+ * other compressed ones hidden from libdw), gets the symbol table (which
+ * opens a separate debug file, changed then in memory the same way) and
+ * the DWARF, and checks its string sections; M->dw stays NULL when there
  * is none or it is malformed.  A read section compressed in a way we
  * cannot read (unknown type, corrupt data) is an error naming file and
- * section. */
+ * section; corrupt data found later in a section inflated as it is read
+ * is the reason units.c gives for the units it holds. */
 sp_error *sp_module_load(sp_module *m);
 /* The debug file FD (PATH) as libdw should read it: FD itself when no
  * section needs changing, else a copy in memory (FD is closed) with the
@@ -336,6 +372,14 @@ typedef struct {
 	sp_dwp *dwp;          /* the package of the file, or NULL */
 	sp_error *split_err;  /* the first split unit that could not be read */
 	size_t n_split_errs;  /* how many could not */
+	/* Partial index (.debug_info inflated as far as read, see zsec.c):
+	 * cus and ranges hold only the units .debug_aranges led to, ARANGES
+	 * (sorted by lo) lead to the others; the whole index is built when
+	 * they cannot answer. */
+	bool partial;
+	size_t cap_cus, cap_ranges;
+	struct sp_arange *aranges;
+	size_t n_aranges;
 } sp_units;
 
 /* Indexes every unit with code of the loaded module M (its Dwarf and
@@ -344,6 +388,9 @@ typedef struct {
  * adds to M's log. */
 void sp_units_index(sp_units *u, sp_module *m);
 void sp_units_clear(sp_units *u);
+/* Indexes every unit now when the index is partial (sp_units_find does
+ * that itself when it must). */
+void sp_units_full(sp_units *u);
 /* The unit whose ranges hold the DWARF address ADDR, loaded, or NULL. */
 sp_cu *sp_units_find(sp_units *u, uint64_t addr);
 /* The nodes of the functions holding ADDR, outermost first, at most MAX

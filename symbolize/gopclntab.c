@@ -75,12 +75,16 @@ typedef struct {
 	uint32_t file;
 } row;
 
-/* A function's rows, made at its first look-up. */
+/* A function's rows, made at its first look-up, with its name and the
+ * address of its inline tree (0: none), so that later look-ups need not
+ * read its record again. */
 typedef struct {
 	row *rows;
 	uint32_t n;
 	uint32_t finger; /* the row of the last look-up (row_from) */
 	bool done;
+	const char *name;
+	uint64_t tree;
 } fdec;
 
 struct sp_gopcln {
@@ -552,6 +556,19 @@ sp_error *sp_gopcln_lookup(sp_gopcln *t, uint64_t pc, sp_gopcln_frame *f, size_t
 	if (t->last && entry_at(t, t->last - 1) <= pc && pc < entry_at(t, t->last)) {
 		lo = t->last; /* batches come sorted: often the same function */
 	} else {
+		if (t->last && t->last < t->nfunc && entry_at(t, t->last) <= pc) {
+			/* or one a little further: steps of 1, 2, 4... from the
+			 * last one bound the search, which then reads a few
+			 * entries near each other, not the whole table's levels */
+			uint64_t a = t->last, b = a + 1, step = 1;
+			while (b < t->nfunc && entry_at(t, b) <= pc) {
+				a = b;
+				step *= 2;
+				b = t->nfunc - a > step ? a + step : t->nfunc;
+			}
+			lo = a + 1; /* entry_at(a) <= PC < entry_at(b) */
+			hi = b;
+		}
 		while (lo < hi) { /* the first entry above PC */
 			uint64_t mid = lo + (hi - lo) / 2;
 			if (entry_at(t, mid) <= pc)
@@ -562,15 +579,24 @@ sp_error *sp_gopcln_lookup(sp_gopcln *t, uint64_t pc, sp_gopcln_frame *f, size_t
 		t->last = lo;
 	}
 	rec r;
-	fdec *d;
-	sp_error *e;
-	record(t, lo - 1, &r);
-	const char *outer = name_of(t, r.nameoff);
-	if (!outer)
-		return bad(t, r.at, "function name offset past the table's end");
-	uint64_t tree = inline_tree(t, &r);
-	if ((e = decoded(t, lo - 1, &r, tree, &d)) != NULL)
-		return e;
+	fdec *d = t->dec ? &t->dec[lo - 1] : NULL;
+	if (d && d->done) { /* seen before: what the record gave then */
+		r.at = t->fn_base + funcoff_at(t, lo - 1);
+		r.entry = entry_at(t, lo - 1);
+	} else {
+		record(t, lo - 1, &r);
+		const char *name = name_of(t, r.nameoff);
+		if (!name)
+			return bad(t, r.at, "function name offset past the table's end");
+		uint64_t tree = inline_tree(t, &r);
+		sp_error *e = decoded(t, lo - 1, &r, tree, &d);
+		if (e)
+			return e;
+		d->name = name;
+		d->tree = tree;
+	}
+	const char *outer = d->name;
+	uint64_t tree = d->tree;
 	uint64_t esz = t->layout >= SP_GO120 ? 16 : 20;
 	const row *w = row_from(d, pc - r.entry);
 	int32_t ix = w ? w->inl : -1;

@@ -14,6 +14,7 @@ symbolize_libsymbolize_la_SOURCES = \
 	symbolize/split.c \
 	symbolize/dwp.c \
 	symbolize/lines.c \
+	symbolize/zsec.c \
 	symbolize/loadbase.c \
 	symbolize/mapcheck.c \
 	symbolize/elfinfo.c \

@@ -160,7 +160,7 @@ bool sp_module_to_dwfl_rel(const sp_module *m, uint64_t addr, uint64_t *out)
 }
 
 /* The debug sections sp_module_load checks itself, as libdw reads them. */
-enum { SEC_INFO, SEC_STR, SEC_LINE_STR, N_SECS };
+enum { SEC_INFO, SEC_STR, SEC_LINE_STR, SEC_ARANGES, SEC_ABBREV, N_SECS };
 
 /* The debug section after SCN in ELF (the first with SCN NULL) that has
  * data in the file: *SH its header, *NAME its full name, *SUFFIX the part
@@ -187,7 +187,7 @@ static Elf_Scn *next_debug_section(Elf *elf, size_t shstrndx, Elf_Scn *scn, GElf
  * the first counts. */
 static void debug_sections(Elf *elf, Elf_Data *out[N_SECS])
 {
-	static const char *const names[N_SECS] = {"info", "str", "line_str"};
+	static const char *const names[N_SECS] = {"info", "str", "line_str", "aranges", "abbrev"};
 	bool found[N_SECS] = {false};
 	size_t shstrndx;
 	for (size_t i = 0; i < N_SECS; i++)
@@ -213,7 +213,7 @@ static void debug_sections(Elf *elf, Elf_Data *out[N_SECS])
  * otherwise inflate each one it knows when it opens the file. */
 static const char *const read_sections[] = {
 	"info", "abbrev", "line", "str", "line_str", "rnglists", "ranges",
-	"addr", "str_offsets", "types",
+	"addr", "str_offsets", "types", "aranges",
 };
 
 static bool read_by_resolution(const char *suffix)
@@ -230,11 +230,15 @@ static bool read_by_resolution(const char *suffix)
 
 /* A change to one debug section before libdw reads it: its header
  * becomes SH; DATA (SH.sh_size bytes, malloc'd) is its inflated content,
- * NULL for a section hidden. */
+ * or LAZY inflates it as it is read (.debug_info, .debug_line: WHICH is
+ * 'i' or 'l'); neither for a section hidden. */
 typedef struct {
 	size_t ndx;
 	GElf_Shdr sh;
 	void *data;
+	sp_zsec *lazy;
+	char which;
+	bool raw; /* read from the file's image: libelf has not read its data */
 } sec_patch;
 
 typedef struct {
@@ -244,60 +248,21 @@ typedef struct {
 
 static void patches_clear(sec_patches *p)
 {
-	for (size_t i = 0; i < p->n; i++)
+	for (size_t i = 0; i < p->n; i++) {
 		free(p->v[i].data);
+		sp_zsec_free(p->v[i].lazy);
+	}
 	free(p->v);
 	*p = (sec_patches){0};
 }
 
-/* SRC (N bytes), a zlib stream, inflated into BUF (SIZE bytes, which it
- * must fill exactly).  The deflate data is read raw, past the stream's
- * two-byte header: the Adler-32 at its end is left unchecked, which on a
- * large section costs a sixth of the time, and the readers check what
- * they read. */
-static const char *inflate_zlib(const unsigned char *src, size_t n, void *buf, size_t size)
-{
-	if (n < 2 || (src[0] & 0x0f) != Z_DEFLATED || ((src[0] << 8) | src[1]) % 31)
-		return "not a zlib stream";
-	z_stream zs = {0};
-	if (inflateInit2(&zs, -MAX_WBITS) != Z_OK)
-		return "cannot start zlib";
-	const char *err = NULL;
-	size_t in = 0, out = 0;
-	int rc = Z_OK;
-	while (rc == Z_OK) { /* avail_in and avail_out are 32-bit */
-		zs.next_in = (unsigned char *)src + 2 + in;
-		zs.avail_in = (uInt)(n - 2 - in > UINT32_MAX ? UINT32_MAX : n - 2 - in);
-		zs.next_out = (unsigned char *)buf + out;
-		zs.avail_out = (uInt)(size - out > UINT32_MAX ? UINT32_MAX : size - out);
-		uInt ai = zs.avail_in, ao = zs.avail_out;
-		rc = inflate(&zs, Z_NO_FLUSH);
-		in += ai - zs.avail_in;
-		out += ao - zs.avail_out;
-		if (rc == Z_OK && ai == zs.avail_in && ao == zs.avail_out)
-			rc = Z_BUF_ERROR;
-	}
-	if (rc != Z_STREAM_END)
-		err = zs.msg ? zs.msg : out == size ? "more data than the header says" : "cut short";
-	else if (out != size)
-		err = "less data than the header says";
-	inflateEnd(&zs);
-	return err;
-}
-
 /* The content of the compressed section SCN (header CH, zlib or zstd) of
- * PATH, inflated into *OUT (malloc'd, CH->ch_size bytes). */
-static sp_error *inflate_section(const char *path, Elf *elf, Elf_Scn *scn, const char *name,
-				 const GElf_Chdr *ch, void **out)
+ * PATH, inflated into *OUT (malloc'd, CH->ch_size bytes); or, with LAZY
+ * and zlib, *LAZY ready to inflate as far as it is read (*OUT NULL). */
+static sp_error *inflate_section(const char *path, const char *name, const GElf_Chdr *ch,
+				 const char *src, size_t n, void **out, sp_zsec **lazy)
 {
 	const char *kind = ch->ch_type == ELFCOMPRESS_ZSTD ? "zstd" : "zlib";
-	Elf_Data *data = elf_getdata(scn, NULL);
-	size_t hdr = gelf_getclass(elf) == ELFCLASS32 ? sizeof(Elf32_Chdr) : sizeof(Elf64_Chdr);
-	if (!data || !data->d_buf || data->d_size < hdr)
-		return sp_error_new(SP_E_MALFORMED, "%s: section %s: %s data missing", path, name,
-				    kind);
-	const char *src = (const char *)data->d_buf + hdr;
-	size_t n = data->d_size - hdr;
 	unsigned long long want = ch->ch_type == ELFCOMPRESS_ZSTD
 					  ? ZSTD_getFrameContentSize(src, n)
 					  : ZSTD_CONTENTSIZE_UNKNOWN;
@@ -323,6 +288,9 @@ static sp_error *inflate_section(const char *path, Elf *elf, Elf_Scn *scn, const
 				    "%s: section %s: %llu bytes inflated: more than the memory "
 				    "budget (--max-memory)",
 				    path, name, (unsigned long long)ch->ch_size);
+	if (lazy && ch->ch_type == ELFCOMPRESS_ZLIB && ch->ch_size &&
+	    (*lazy = sp_zsec_new((const unsigned char *)src, n, ch->ch_size)) != NULL)
+		return NULL;
 	void *buf = malloc(ch->ch_size ? ch->ch_size : 1);
 	if (!buf)
 		return sp_error_new(SP_E_MALFORMED, "%s: section %s: %llu bytes inflated: too large",
@@ -334,7 +302,7 @@ static sp_error *inflate_section(const char *path, Elf *elf, Elf_Scn *scn, const
 		      : got != ch->ch_size ? "less data than the header says"
 					     : NULL;
 	} else {
-		err = inflate_zlib((const unsigned char *)src, n, buf, ch->ch_size);
+		err = sp_zsec_inflate((const unsigned char *)src, n, buf, ch->ch_size);
 	}
 	if (err) {
 		sp_error *e = sp_error_new(SP_E_MALFORMED,
@@ -347,21 +315,77 @@ static sp_error *inflate_section(const char *path, Elf *elf, Elf_Scn *scn, const
 	return NULL;
 }
 
+static int host_order(void)
+{
+	static const uint16_t one = 1;
+	return *(const uint8_t *)&one ? ELFDATA2LSB : ELFDATA2MSB;
+}
+
+/* The compression header of the compressed section SCN (header SH) of
+ * ELF (the file PATH; NAME the section's) into *CH, and the compressed
+ * bytes after it into *SRC and *N.  Read from the file's image when it is
+ * in the host's byte order (*RAW then): libelf's elf_getdata and
+ * gelf_getchdr copy a whole compressed section whose offset is not aligned
+ * for the header, which is every one the Go linker writes. */
+static sp_error *compressed_data(const char *path, const char *name, Elf *elf, Elf_Scn *scn,
+				 const GElf_Shdr *sh, GElf_Chdr *ch, const char **src, size_t *n,
+				 bool *raw)
+{
+	size_t fsize;
+	GElf_Ehdr eh;
+	const char *f = elf_rawfile(elf, &fsize);
+	bool wide = gelf_getclass(elf) == ELFCLASS64;
+	size_t hdr = wide ? sizeof(Elf64_Chdr) : sizeof(Elf32_Chdr);
+	*raw = f && gelf_getehdr(elf, &eh) && eh.e_ident[EI_DATA] == host_order() &&
+	       sh->sh_offset <= fsize && fsize - sh->sh_offset >= sh->sh_size && sh->sh_size >= hdr;
+	if (*raw && wide) {
+		Elf64_Chdr c;
+		memcpy(&c, f + sh->sh_offset, sizeof(c));
+		*ch = (GElf_Chdr){c.ch_type, c.ch_reserved, c.ch_size, c.ch_addralign};
+	} else if (*raw) {
+		Elf32_Chdr c;
+		memcpy(&c, f + sh->sh_offset, sizeof(c));
+		*ch = (GElf_Chdr){c.ch_type, 0, c.ch_size, c.ch_addralign};
+	}
+	if (*raw) {
+		*src = f + sh->sh_offset + hdr;
+		*n = sh->sh_size - hdr;
+		return NULL;
+	}
+	if (!gelf_getchdr(scn, ch))
+		return sp_error_new(SP_E_MALFORMED, "%s: section %s: bad compression header: %s",
+				    path, name, elf_errmsg(-1));
+	Elf_Data *data = elf_getdata(scn, NULL);
+	if (!data || !data->d_buf || data->d_size < hdr)
+		return sp_error_new(SP_E_MALFORMED, "%s: section %s: %s data missing", path, name,
+				    ch->ch_type == ELFCOMPRESS_ZSTD ? "zstd" : "zlib");
+	*src = (const char *)data->d_buf + hdr;
+	*n = data->d_size - hdr;
+	return NULL;
+}
+
 sp_error *sp_section_inflate(const char *path, Elf *elf, Elf_Scn *scn, const char *name,
 			     void **out, size_t *size)
 {
+	GElf_Shdr sh;
 	GElf_Chdr ch;
+	const char *src = NULL;
+	size_t n = 0;
+	bool raw;
 	*out = NULL;
 	*size = 0;
-	if (!gelf_getchdr(scn, &ch))
-		return sp_error_new(SP_E_MALFORMED, "%s: section %s: bad compression header: %s",
-				    path, name, elf_errmsg(-1));
+	if (!gelf_getshdr(scn, &sh))
+		return sp_error_new(SP_E_MALFORMED, "%s: section %s: bad section header: %s", path,
+				    name, elf_errmsg(-1));
+	sp_error *e = compressed_data(path, name, elf, scn, &sh, &ch, &src, &n, &raw);
+	if (e)
+		return e;
 	if (ch.ch_type != ELFCOMPRESS_ZLIB && ch.ch_type != ELFCOMPRESS_ZSTD)
 		return sp_error_new(SP_E_UNSUPPORTED,
 				    "%s: section %s: compression type %u cannot be read "
 				    "(zlib and zstd can)",
 				    path, name, (unsigned)ch.ch_type);
-	sp_error *e = inflate_section(path, elf, scn, name, &ch, out);
+	e = inflate_section(path, name, &ch, src, n, out, NULL);
 	*size = e ? 0 : ch.ch_size;
 	return e;
 }
@@ -369,10 +393,12 @@ sp_error *sp_section_inflate(const char *path, Elf *elf, Elf_Scn *scn, const cha
 /* What must change in ELF (the file PATH) before libdw opens its DWARF:
  * the compressed debug sections resolution reads are inflated by us (libdw
  * 0.188 cannot read zstd; a failure names the section; zlib ones only when
- * ZLIB, else libdw inflates them), the other compressed ones become
- * SHT_NOBITS, which libdw and libdwfl's relocation skip, so that they are
- * never inflated.  *OUT gets the changes. */
-static sp_error *plan_debug_sections(const char *path, Elf *elf, bool zlib, sec_patches *out)
+ * ZLIB, else libdw inflates them; with LAZY, zlib .debug_info and
+ * .debug_line only as far as they are read), the other compressed ones
+ * become SHT_NOBITS, which libdw and libdwfl's relocation skip, so that
+ * they are never inflated.  *OUT gets the changes. */
+static sp_error *plan_debug_sections(const char *path, Elf *elf, bool zlib, bool lazy,
+				     sec_patches *out)
 {
 	size_t shstrndx;
 	*out = (sec_patches){0};
@@ -385,7 +411,7 @@ static sp_error *plan_debug_sections(const char *path, Elf *elf, bool zlib, sec_
 		bool gnu = name[1] == 'z';
 		if (!gnu && !(sh.sh_flags & SHF_COMPRESSED))
 			continue;
-		sec_patch p = {elf_ndxscn(scn), sh, NULL};
+		sec_patch p = {elf_ndxscn(scn), sh, NULL, NULL, 0, false};
 		if (!read_by_resolution(suffix)) {
 			p.sh.sh_type = SHT_NOBITS;
 			SP_PUSH(out->v, out->n, out->cap, p);
@@ -394,13 +420,17 @@ static sp_error *plan_debug_sections(const char *path, Elf *elf, bool zlib, sec_
 		if (gnu)
 			continue; /* libdw inflates the GNU format itself */
 		GElf_Chdr ch;
-		if (!gelf_getchdr(scn, &ch))
-			return sp_error_new(SP_E_MALFORMED, "%s: section %s: bad compression header: %s",
-					    path, name, elf_errmsg(-1));
+		const char *src = NULL;
+		size_t n = 0;
+		sp_error *e = compressed_data(path, name, elf, scn, &sh, &ch, &src, &n, &p.raw);
+		if (e)
+			return e;
 		if (ch.ch_type == ELFCOMPRESS_ZLIB && !zlib)
 			continue;
 		if (ch.ch_type == ELFCOMPRESS_ZLIB || ch.ch_type == ELFCOMPRESS_ZSTD) {
-			sp_error *e = inflate_section(path, elf, scn, name, &ch, &p.data);
+			p.which = !strcmp(suffix, "info") ? 'i' : !strcmp(suffix, "line") ? 'l' : 0;
+			e = inflate_section(path, name, &ch, src, n, &p.data,
+					    lazy && p.which ? &p.lazy : NULL);
 			if (e)
 				return e;
 			p.sh.sh_flags &= ~(GElf_Xword)SHF_COMPRESSED;
@@ -417,25 +447,42 @@ static sp_error *plan_debug_sections(const char *path, Elf *elf, bool zlib, sec_
 	return NULL;
 }
 
-/* The changes of plan_debug_sections made to ELF in memory (libdwfl opens
- * files so that they may be changed there); inflated data is kept in M
- * until sp_module_free. */
-static sp_error *prepare_debug_sections(sp_module *m, Elf *elf)
+/* The changes of plan_debug_sections made to ELF (the file PATH) in
+ * memory (libdwfl opens files so that they may be changed there); inflated
+ * data is kept in M until sp_module_free. */
+static sp_error *prepare_debug_sections(sp_module *m, Elf *elf, const char *path)
 {
 	sec_patches ps;
-	sp_error *e = plan_debug_sections(m->path, elf, true, &ps);
+	/* libdwfl writes an ET_REL's relocations into its sections' data */
+	sp_error *e = plan_debug_sections(path, elf, true, m->etype != ET_REL, &ps);
 	for (size_t i = 0; !e && i < ps.n; i++) {
 		sec_patch *p = &ps.v[i];
 		Elf_Scn *scn = elf_getscn(elf, p->ndx);
-		Elf_Data *data = p->data ? elf_getdata(scn, NULL) : NULL;
-		if (p->data && !data)
+		if (p->raw && (p->data || p->lazy)) {
+			/* no longer compressed before libelf reads it, so that it
+			 * reads the bytes in place (see compressed_data) */
+			GElf_Shdr plain;
+			if (gelf_getshdr(scn, &plain)) {
+				plain.sh_flags &= ~(GElf_Xword)SHF_COMPRESSED;
+				gelf_update_shdr(scn, &plain);
+			}
+		}
+		Elf_Data *data = p->data || p->lazy ? elf_getdata(scn, NULL) : NULL;
+		if ((p->data || p->lazy) && !data)
 			continue;
 		gelf_update_shdr(scn, &p->sh);
-		if (data) {
-			data->d_buf = p->data;
-			data->d_size = p->sh.sh_size;
-			data->d_type = ELF_T_BYTE;
-			data->d_align = 1;
+		if (!data)
+			continue;
+		data->d_buf = p->lazy ? sp_zsec_data(p->lazy) : p->data;
+		data->d_size = p->sh.sh_size;
+		data->d_type = ELF_T_BYTE;
+		data->d_align = 1;
+		if (p->lazy) {
+			sp_zsec **slot = p->which == 'i' ? &m->zinfo : &m->zline;
+			sp_zsec_free(*slot);
+			*slot = p->lazy;
+			p->lazy = NULL;
+		} else {
 			m->inflated = sp_xreallocarray(m->inflated, m->n_inflated + 1,
 						       sizeof(*m->inflated));
 			m->inflated[m->n_inflated++] = p->data;
@@ -481,12 +528,19 @@ static bool write_shdr(int out, off_t at, int class, const GElf_Shdr *sh)
 	return pwrite(out, &x, sizeof(x), at) == (ssize_t)sizeof(x);
 }
 
+static int debug_fd_prepare(int fd, const char *path, bool keep_with_symtab, sp_error **err);
+
 /* A separate debug file as libdwfl hands it to libdw (which reads its
- * DWARF at once); a section that cannot be read is kept in M->load_err. */
+ * DWARF at once); a section that cannot be read is kept in M->load_err.
+ * While sp_module_load asks for the symbol table first (M->defer_debug),
+ * a file with a symbol table is left as it is: libdwfl opens it for the
+ * symbols, and sp_module_load changes its sections in memory then, before
+ * libdw reads them, which costs no copy of the file and lets the sections
+ * be inflated only as far as they are read. */
 static int prepared_debug_fd(sp_module *m, int fd, const char *path)
 {
 	sp_error *e = NULL;
-	int r = sp_debug_fd_prepare(fd, path, &e);
+	int r = debug_fd_prepare(fd, path, m->defer_debug, &e);
 	if (e) {
 		sp_error_free(m->load_err);
 		m->load_err = e;
@@ -494,21 +548,40 @@ static int prepared_debug_fd(sp_module *m, int fd, const char *path)
 	return r;
 }
 
+/* Whether ELF has a symbol table (SHT_SYMTAB) with a symbol. */
+static bool has_symtab(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	while ((scn = elf_nextscn(elf, scn)) != NULL)
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB && sh.sh_entsize &&
+		    sh.sh_size / sh.sh_entsize > 1)
+			return true;
+	return false;
+}
+
 int sp_debug_fd_prepare(int fd, const char *path, sp_error **err)
 {
-	static const uint16_t one = 1;
-	int host = *(const uint8_t *)&one ? ELFDATA2LSB : ELFDATA2MSB;
+	return debug_fd_prepare(fd, path, false, err);
+}
+
+/* sp_debug_fd_prepare; with KEEP_WITH_SYMTAB, FD itself for a file with a
+ * symbol table (see prepared_debug_fd). */
+static int debug_fd_prepare(int fd, const char *path, bool keep_with_symtab, sp_error **err)
+{
+	int host = host_order();
 	GElf_Ehdr eh;
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	sec_patches ps = {0};
-	if (!elf || !gelf_getehdr(elf, &eh) || eh.e_ident[EI_DATA] != host) {
+	if (!elf || !gelf_getehdr(elf, &eh) || eh.e_ident[EI_DATA] != host ||
+	    (keep_with_symtab && has_symtab(elf))) {
 		if (elf)
 			elf_end(elf);
 		return fd;
 	}
 	/* zlib sections are left to libdw there: writing them inflated into
 	 * the copy costs more than libelf's checksum */
-	sp_error *e = plan_debug_sections(path, elf, false, &ps);
+	sp_error *e = plan_debug_sections(path, elf, false, false, &ps);
 	int cls = gelf_getclass(elf);
 	elf_end(elf);
 	*err = e;
@@ -612,6 +685,8 @@ void sp_module_free(sp_module *m)
 	for (size_t i = 0; i < m->n_inflated; i++)
 		free(m->inflated[i]);
 	free(m->inflated);
+	sp_zsec_free(m->zinfo);
+	sp_zsec_free(m->zline);
 	sp_error_free(m->load_err);
 	free(m->debug_path);
 	sp_find_log_clear(&m->log);
@@ -659,8 +734,22 @@ sp_error *sp_module_load(sp_module *m)
 		rel_sections_map(m);
 
 	GElf_Addr ebias;
-	sp_error *e = prepare_debug_sections(m, dwfl_module_getelf(m->mod, &ebias));
+	Elf *elf = dwfl_module_getelf(m->mod, &ebias);
+	sp_error *e = prepare_debug_sections(m, elf, m->path);
 	if (e)
+		return e;
+	/* The symbol table first: when it is the separate debug file's,
+	 * libdwfl has opened that file, unchanged (prepared_debug_fd), and it
+	 * is changed here before libdw reads its DWARF. */
+	m->defer_debug = m->info != NULL;
+	int nsym = m->defer_debug ? dwfl_module_getsymtab(m->mod) : 0;
+	m->defer_debug = false;
+	GElf_Sym sym;
+	GElf_Addr addr;
+	Elf *symelf = NULL;
+	if (nsym > 1 && dwfl_module_getsym_info(m->mod, 1, &sym, &addr, NULL, &symelf, NULL) &&
+	    symelf && symelf != elf && m->debug_path &&
+	    (e = prepare_debug_sections(m, symelf, m->debug_path)) != NULL)
 		return e;
 	m->dw = dwfl_module_getdwarf(m->mod, &m->dwbias);
 	if (m->load_err) /* the separate debug file's sections */
@@ -677,6 +766,12 @@ sp_error *sp_module_load(sp_module *m)
 	}
 	if (m->dw) {
 		m->info_size = sec[SEC_INFO] ? sec[SEC_INFO]->d_size : 0;
+		if (sec[SEC_ARANGES] && sec[SEC_ABBREV]) {
+			m->aranges = sec[SEC_ARANGES]->d_buf;
+			m->aranges_size = sec[SEC_ARANGES]->d_size;
+			m->abbrev = sec[SEC_ABBREV]->d_buf;
+			m->abbrev_size = sec[SEC_ABBREV]->d_size;
+		}
 		/* ET_REL objects are left to libdw, which relocates their
 		 * line tables */
 		if (m->etype != ET_REL)

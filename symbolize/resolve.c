@@ -424,8 +424,10 @@ sp_error *sp_dwarf_units(sp_dwarf *d, sp_units **out)
 {
 	*out = NULL;
 	sp_error *e = ensure_open(d);
-	if (!e && d->m->dw)
+	if (!e && d->m->dw) {
+		sp_units_full(&d->units);
 		*out = &d->units;
+	}
 	return e;
 }
 

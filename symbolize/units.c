@@ -10,6 +10,7 @@
  * a bucket look-up and a few binary searches in a bucket.
  */
 #include "symbolize/dwarfp.h"
+#include "symbolize/dwcursor.h"
 
 #include <dwarf.h>
 #include <stdlib.h>
@@ -101,46 +102,47 @@ static int cmp_cu_range(const void *a, const void *b)
 	return x->cu < y->cu ? -1 : x->cu > y->cu;
 }
 
-/* M->info_size: the size of .debug_info as libdw reads it, 0 if unknown.
- * dwarf_nextcu takes a unit's length as it is: a damaged one puts the next
- * unit past the end of .debug_info, and the raw walk must stop at the
- * section's end, not there. */
-void sp_units_index(sp_units *u, sp_module *m)
+static void inflate_failed(sp_units *u, const sp_zsec *z, const char *name);
+
+/* One range of .debug_aranges: [lo, hi) is code of the unit at OFF. */
+struct sp_arange {
+	uint64_t lo, hi, off;
+};
+
+/* Adds the unit at OFF (its header HSIZE bytes, the next unit at NEXT) to
+ * the index, with its ranges, when its DIE has any: true then. */
+static bool add_unit(sp_units *u, Dwarf_Off off, Dwarf_Off next, size_t hsize, size_t info_size)
 {
-	size_t cap_cus = 0, cap_r = 0, info_size = m->info_size;
-	*u = (sp_units){0};
-	u->dw = m->dw;
-	u->m = m;
-	u->lsec = &m->lsec;
-	u->direct_pc = m->direct_pc;
-	Dwarf_Off off = 0, next;
-	size_t hsize;
-	while (dwarf_nextcu(u->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
-		Dwarf_Die cudie;
-		if (dwarf_offdie(u->dw, off + hsize, &cudie) != NULL) {
-			sp_cu ci = {0};
-			ci.die = cudie;
-			ci.dw = u->dw;
-			ci.start = off;
-			ci.end = next < info_size ? next : info_size;
-			uint32_t idx = (uint32_t)u->n_cus;
-			bool any = false;
-			Dwarf_Addr base, lo, hi;
-			ptrdiff_t it = 0;
-			while ((it = dwarf_ranges(&cudie, it, &base, &lo, &hi)) > 0) {
-				if (lo >= hi)
-					continue;
-				sp_cu_range r = {lo, hi, idx};
-				SP_PUSH(u->ranges, u->n_ranges, cap_r, r);
-				any = true;
-			}
-			if (any)
-				SP_PUSH(u->cus, u->n_cus, cap_cus, ci);
-		}
-		off = next;
+	Dwarf_Die cudie;
+	if (dwarf_offdie(u->dw, off + hsize, &cudie) == NULL)
+		return false;
+	sp_cu ci = {0};
+	ci.die = cudie;
+	ci.dw = u->dw;
+	ci.start = off;
+	ci.end = next < info_size ? next : info_size;
+	uint32_t idx = (uint32_t)u->n_cus;
+	bool any = false;
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t it = 0;
+	while ((it = dwarf_ranges(&cudie, it, &base, &lo, &hi)) > 0) {
+		if (lo >= hi)
+			continue;
+		sp_cu_range r = {lo, hi, idx};
+		SP_PUSH(u->ranges, u->n_ranges, u->cap_ranges, r);
+		any = true;
 	}
+	if (any)
+		SP_PUSH(u->cus, u->n_cus, u->cap_cus, ci);
+	return any;
+}
+
+/* Sorts the ranges and makes their prefix maximum. */
+static void finish_ranges(sp_units *u)
+{
 	if (u->n_ranges > 1) /* qsort must not get NULL, and empty tables may be */
 		qsort(u->ranges, u->n_ranges, sizeof(*u->ranges), cmp_cu_range);
+	free(u->maxend);
 	u->maxend = sp_xreallocarray(NULL, u->n_ranges + 1, sizeof(uint64_t));
 	uint64_t top = 0;
 	for (size_t i = 0; i < u->n_ranges; i++) {
@@ -148,6 +150,181 @@ void sp_units_index(sp_units *u, sp_module *m)
 			top = u->ranges[i].hi;
 		u->maxend[i] = top;
 	}
+}
+
+static void cu_clear(sp_cu *ci)
+{
+	free(ci->lines);
+	sp_fn_tree_clear(&ci->fn);
+	if (ci->call_fnames != ci->fnames)
+		free(ci->call_fnames);
+	free(ci->fnames);
+	sp_split_free(ci->split);
+	free(ci->line_index.first);
+	free(ci->root_index.first);
+}
+
+/* Every unit of .debug_info, inflating all of it.  M->info_size: the size
+ * of .debug_info as libdw reads it, 0 if unknown.  dwarf_nextcu takes a
+ * unit's length as it is: a damaged one puts the next unit past the end of
+ * .debug_info, and the raw walk must stop at the section's end, not there.
+ * Units a partial index loaded keep what they loaded. */
+static void index_all(sp_units *u)
+{
+	sp_module *m = u->m;
+	size_t info_size = m->info_size, limit = SIZE_MAX;
+	if (!sp_zsec_need(m->zinfo, info_size)) {
+		limit = sp_zsec_valid(m->zinfo); /* corrupt: what could be inflated */
+		inflate_failed(u, m->zinfo, ".debug_info");
+	}
+	sp_cu *old = u->cus;
+	size_t n_old = u->n_cus;
+	u->cus = NULL;
+	u->n_cus = u->cap_cus = 0;
+	u->n_ranges = 0;
+	u->partial = false;
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	while (off < limit && dwarf_nextcu(u->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		if (add_unit(u, off, next, hsize, info_size)) {
+			sp_cu *ci = &u->cus[u->n_cus - 1];
+			for (size_t i = 0; i < n_old; i++)
+				if (old[i].start == off && old[i].loaded) {
+					*ci = old[i]; /* moved: it is the same unit */
+					old[i].loaded = false;
+				}
+		}
+		off = next;
+	}
+	for (size_t i = 0; i < n_old; i++)
+		if (old[i].loaded)
+			cu_clear(&old[i]);
+	free(old);
+	finish_ranges(u);
+}
+
+static int cmp_arange(const void *a, const void *b)
+{
+	const struct sp_arange *x = a, *y = b;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* The ranges of .debug_aranges (DWARF 2-5, version 2 sets) into
+ * U->aranges, sorted: false when it is absent, empty or not as expected,
+ * and then the index is built from the units themselves. */
+static bool read_aranges(sp_units *u)
+{
+	size_t cap = 0;
+	sp_cur c = {u->m->aranges, u->m->aranges + u->m->aranges_size, false};
+	while (c.p && sp_cur_left(&c)) {
+		const unsigned char *set = c.p;
+		uint64_t len = sp_cur_fixed(&c, 4);
+		size_t osz = 4;
+		if (len == 0xffffffff) {
+			len = sp_cur_fixed(&c, 8);
+			osz = 8;
+		}
+		if (len > sp_cur_left(&c))
+			return false;
+		sp_cur s = {c.p, c.p + len, false};
+		c.p += len;
+		unsigned version = (unsigned)sp_cur_fixed(&s, 2);
+		uint64_t off = sp_cur_fixed(&s, osz);
+		unsigned asz = (unsigned)sp_cur_fixed(&s, 1), ssz = (unsigned)sp_cur_fixed(&s, 1);
+		if (s.bad || version != 2 || (asz != 4 && asz != 8) || ssz != 0)
+			return false;
+		size_t at = (size_t)(s.p - set), align = 2 * asz;
+		sp_cur_skip(&s, (align - at % align) % align);
+		for (;;) {
+			uint64_t lo = sp_cur_fixed(&s, asz), n = sp_cur_fixed(&s, asz);
+			if (s.bad)
+				return false;
+			if (lo == 0 && n == 0)
+				break;
+			if (n && lo + n > lo) {
+				struct sp_arange r = {lo, lo + n, off};
+				SP_PUSH(u->aranges, u->n_aranges, cap, r);
+			}
+		}
+	}
+	if (c.bad || !u->n_aranges)
+		return false;
+	qsort(u->aranges, u->n_aranges, sizeof(*u->aranges), cmp_arange);
+	return true;
+}
+
+void sp_units_index(sp_units *u, sp_module *m)
+{
+	*u = (sp_units){0};
+	u->dw = m->dw;
+	u->m = m;
+	u->lsec = &m->lsec;
+	u->direct_pc = m->direct_pc;
+	/* With .debug_info inflated as it is read, .debug_aranges says which
+	 * unit to inflate up to; else every unit is read now. */
+	if (m->zinfo && m->abbrev && read_aranges(u)) {
+		u->partial = true;
+		finish_ranges(u);
+		return;
+	}
+	index_all(u);
+}
+
+void sp_units_full(sp_units *u)
+{
+	if (u->partial)
+		index_all(u);
+}
+
+/* Whether the abbreviation table at OFF of M's .debug_abbrev has no form
+ * that refers outside its unit (DW_FORM_ref_addr, DW_FORM_ref_sig8) and
+ * no unknown one (DW_FORM_indirect): then the unit that uses it can be
+ * read, by us and by libdw, with .debug_info inflated up to its end. */
+static bool unit_self_contained(const sp_module *m, uint64_t off)
+{
+	if (off >= m->abbrev_size)
+		return false;
+	sp_cur c = {m->abbrev + off, m->abbrev + m->abbrev_size, false};
+	while (sp_cur_uleb(&c) != 0) { /* a code; 0 ends the table */
+		sp_cur_uleb(&c); /* tag */
+		sp_cur_skip(&c, 1); /* children */
+		for (;;) {
+			uint64_t at = sp_cur_uleb(&c), form = sp_cur_uleb(&c);
+			if (c.bad)
+				return false;
+			if (at == 0 && form == 0)
+				break;
+			if (form == DW_FORM_ref_addr || form == DW_FORM_ref_sig8 ||
+			    form == DW_FORM_indirect)
+				return false;
+			if (form == DW_FORM_implicit_const)
+				sp_cur_sleb(&c);
+		}
+	}
+	return !c.bad;
+}
+
+/* Adds the unit at OFF that .debug_aranges gives for an address, inflating
+ * .debug_info up to its end: false when it cannot be read this way or is
+ * in the index already. */
+static bool add_arange_unit(sp_units *u, uint64_t off)
+{
+	for (size_t i = 0; i < u->n_cus; i++)
+		if (u->cus[i].start == off)
+			return false;
+	Dwarf_Off next, abbrev;
+	size_t hsize;
+	size_t info_size = u->m->info_size;
+	/* the header (at most 24 bytes), then the whole unit */
+	if (off >= info_size || !sp_zsec_need(u->m->zinfo, off + 24) ||
+	    dwarf_nextcu(u->dw, off, &next, &hsize, &abbrev, NULL, NULL) != 0 ||
+	    !unit_self_contained(u->m, abbrev) || !sp_zsec_need(u->m->zinfo, next) ||
+	    !add_unit(u, off, next, hsize, info_size))
+		return false;
+	finish_ranges(u);
+	return true;
 }
 
 /* Sorts ranges by (parent, lo, hi, node): a stable LSD radix sort on
@@ -359,6 +536,19 @@ static void split_failed(sp_units *u, sp_error *e, const sp_find_log *log)
 	u->split_err = e;
 }
 
+/* Z, the section NAME, could not be inflated as far as a unit needs: the
+ * reason, kept as the first failure (the units it holds are not read). */
+static void inflate_failed(sp_units *u, const sp_zsec *z, const char *name)
+{
+	const sp_module *m = u->m;
+	split_failed(u,
+		     sp_error_new(SP_E_MALFORMED,
+				  "%s: section %s: corrupt zlib data: %s (%zu bytes inflated)",
+				  m->debug_path ? m->debug_path : m->path, name, sp_zsec_error(z),
+				  sp_zsec_valid(z)),
+		     NULL);
+}
+
 /* The split unit of the skeleton CI, from the file's package or its .dwo:
  * function DIEs and call files from there (the line rows stay the
  * skeleton's; so do the file numbers of a split unit without a line table
@@ -392,9 +582,36 @@ static void load_split(sp_units *u, sp_cu *ci)
 	ci->n_call_files = nf;
 }
 
+/* The unit's line program in .debug_line, inflated when it is inflated
+ * as it is read: its header's length, then all of it. */
+static void need_line_unit(sp_units *u, sp_cu *ci)
+{
+	sp_zsec *z = u->m->zline;
+	Dwarf_Attribute a;
+	Dwarf_Word off;
+	if (!z || !dwarf_attr(&ci->die, DW_AT_stmt_list, &a) || dwarf_formudata(&a, &off) != 0)
+		return;
+	size_t size = sp_zsec_size(z);
+	bool ok;
+	if (off >= size || size - off < 12 || !sp_zsec_need(z, off + 12)) {
+		ok = sp_zsec_need(z, size);
+	} else {
+		const unsigned char *p = (const unsigned char *)sp_zsec_data(z) + off;
+		uint64_t len = sp_read_le(p, 4), hdr = 4;
+		if (len == 0xffffffff) {
+			len = sp_read_le(p + 4, 8);
+			hdr = 12;
+		}
+		ok = sp_zsec_need(z, len > size ? size : off + hdr + len);
+	}
+	if (!ok)
+		inflate_failed(u, z, ".debug_line");
+}
+
 static void load_cu(sp_units *u, sp_cu *ci)
 {
 	ci->loaded = true;
+	need_line_unit(u, ci);
 	if (!own_lines(u, ci))
 		libdw_lines(u, ci);
 	if (sp_split_is_skeleton(&ci->die))
@@ -510,36 +727,55 @@ const sp_line_row *sp_cu_line(const sp_cu *ci, uint64_t addr)
 	return &ci->lines[lo - 1];
 }
 
-sp_cu *sp_units_find(sp_units *u, uint64_t addr)
+/* The unit of the index whose ranges hold ADDR, or NULL. */
+static sp_cu *indexed_unit(sp_units *u, uint64_t addr)
 {
 	size_t lo = 0, hi = u->n_ranges;
 #define CU_LO(i) u->ranges[i].lo
 	SP_UPPER_BOUND(lo, hi, CU_LO, addr);
 #undef CU_LO
 	for (size_t i = lo; i > 0 && u->maxend[i - 1] > addr; i--) {
-		if (addr < u->ranges[i - 1].hi) {
-			sp_cu *ci = &u->cus[u->ranges[i - 1].cu];
-			if (!ci->loaded)
-				load_cu(u, ci);
-			return ci;
-		}
+		if (addr < u->ranges[i - 1].hi)
+			return &u->cus[u->ranges[i - 1].cu];
 	}
 	return NULL;
 }
 
+/* A partial index tries so many units of .debug_aranges, then reads them
+ * all: each one added sorts the index again. */
+#define PARTIAL_MAX_UNITS 64
+
+sp_cu *sp_units_find(sp_units *u, uint64_t addr)
+{
+	sp_cu *ci = indexed_unit(u, addr);
+	if (!ci && u->partial) {
+		/* The unit .debug_aranges names; the whole index when it names
+		 * none, or one whose own ranges do not hold ADDR, so that the
+		 * answer is the one the whole index gives. */
+		size_t lo = 0, hi = u->n_aranges;
+#define ARANGE_LO(i) u->aranges[i].lo
+		SP_UPPER_BOUND(lo, hi, ARANGE_LO, addr);
+#undef ARANGE_LO
+		bool added = lo > 0 && addr < u->aranges[lo - 1].hi &&
+			     u->n_cus < PARTIAL_MAX_UNITS &&
+			     add_arange_unit(u, u->aranges[lo - 1].off);
+		ci = added ? indexed_unit(u, addr) : NULL;
+		if (!ci) {
+			index_all(u);
+			ci = indexed_unit(u, addr);
+		}
+	}
+	if (ci && !ci->loaded)
+		load_cu(u, ci);
+	return ci;
+}
+
 void sp_units_clear(sp_units *u)
 {
-	for (size_t i = 0; i < u->n_cus; i++) {
-		free(u->cus[i].lines);
-		sp_fn_tree_clear(&u->cus[i].fn);
-		if (u->cus[i].call_fnames != u->cus[i].fnames)
-			free(u->cus[i].call_fnames);
-		free(u->cus[i].fnames);
-		sp_split_free(u->cus[i].split);
-		free(u->cus[i].line_index.first);
-		free(u->cus[i].root_index.first);
-	}
+	for (size_t i = 0; i < u->n_cus; i++)
+		cu_clear(&u->cus[i]);
 	free(u->cus);
+	free(u->aranges);
 	free(u->ranges);
 	free(u->maxend);
 	sp_u64map_free(&u->paths);

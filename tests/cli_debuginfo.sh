@@ -258,6 +258,33 @@ else
 	sp_ok 1 "zlib: objcopy --compress-debug-sections=zlib compresses .debug_info"
 	sp_skip "no zlib variant"
 fi
+# The same with the build-id tree's separate debug files compressed, and one address per
+# run: .debug_info and .debug_line are then inflated only up to the unit .debug_aranges
+# names, so each function of the fixture (every unit) is asked for alone, and must get
+# what the uncompressed tree gives.
+reset_fix
+strip_fix
+rm -rf "$tmp/btz"
+cp -a "$tmp/bt" "$tmp/btz"
+for d in "$tmp"/btz/.build-id/*/*.debug; do
+	objcopy --compress-debug-sections=zlib "$d" || break
+done
+b=$(build_id "$tmp/orig/fixture")
+readelf -St "$tmp/btz/.build-id/$(echo "$b" | cut -c1-2)/${b#??}.debug" |
+	grep -A3 '\.debug_info' | grep -q COMPRESSED &&
+	readelf -S "$tmp/bt/.build-id/$(echo "$b" | cut -c1-2)/${b#??}.debug" | grep -q debug_aranges
+sp_ok $? "zlib, build-id tree: the debug files' .debug_info is compressed, with .debug_aranges"
+same "zlib, build-id tree: same frames" --debug-dir "$tmp/btz" --debug-dir /usr/lib/debug
+n=0 bad=
+for a in $(nm "$tmp/orig/fixture" | awk '$2 ~ /^[Tt]$/ { print "0x" $1 }'); do
+	n=$((n + 1))
+	sp_run symprof symbolize -e "$fix/fixture" --debug-dir "$tmp/bt" "$a"
+	cp "$tmp/out" "$tmp/one.plain"
+	sp_run symprof symbolize -e "$fix/fixture" --debug-dir "$tmp/btz" "$a"
+	cmp -s "$tmp/out" "$tmp/one.plain" || bad="$bad $a"
+done
+[ "$n" -gt 10 ] && [ -z "$bad" ]
+sp_ok $? "zlib, build-id tree, one address a run: $n functions as uncompressed (differ:${bad:- none})"
 if ! objcopy --help 2>/dev/null | grep -q 'compress-debug-sections.*zstd'; then
 	sp_skip "objcopy cannot compress with zstd"
 	sp_skip "objcopy cannot compress with zstd"
