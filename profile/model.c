@@ -18,6 +18,7 @@ struct sp_profile_index {
 	sp_idxset funcs;     /* (name, system_name, filename, start_line) */
 	sp_u64map mapping_by_id, location_by_id, function_by_id; /* id -> index */
 	size_t n_mappings_indexed, n_locations_indexed, n_functions_indexed;
+	size_t n_mappings_dense, n_locations_dense, n_functions_dense;
 	size_t n_locs_hashed;
 	size_t n_funcs_hashed;
 	sp_storage_block *storage; /* sp_profile_sample_storage's, by address */
@@ -365,11 +366,23 @@ sp_label sp_label_str(sp_profile *p, const char *key, const char *value)
 
 /* -- lookups ----------------------------------------------------------------- */
 
-/* Lookups are logically const: they only refresh private caches. */
-#define INDEX_BY_ID(fn, type, arr, n, map, counter)                              \
+/* Lookups are logically const: they only refresh private caches.  While
+ * the ids of an array are 1..n in order (as pprof and every reader here
+ * write them), element ID - 1 is the one and no map is built: a map costs
+ * some 40 bytes per element, more than most elements themselves.  DENSE
+ * counts the leading elements known to have that id. */
+#define INDEX_BY_ID(fn, type, arr, n, map, counter, dense)                       \
 	type *fn(const sp_profile *p, uint64_t id)                               \
 	{                                                                        \
 		sp_profile_index *x = p->index;                                  \
+		if (x->dense > p->n)                                             \
+			x->dense = p->n;                                         \
+		while (x->dense < p->n && p->arr[x->dense].id == x->dense + 1)   \
+			x->dense++;                                              \
+		if (x->dense == p->n)                                            \
+			return id && id <= p->n && p->arr[id - 1].id == id      \
+				       ? &p->arr[id - 1]                         \
+				       : NULL;                                   \
 		if (x->counter > p->n)                                           \
 			x->counter = 0, sp_u64map_free(&x->map);                 \
 		for (; x->counter < p->n; x->counter++)                          \
@@ -384,11 +397,11 @@ sp_label sp_label_str(sp_profile *p, const char *key, const char *value)
 	}
 
 INDEX_BY_ID(sp_profile_mapping, sp_mapping, mappings, n_mappings, mapping_by_id,
-	    n_mappings_indexed)
+	    n_mappings_indexed, n_mappings_dense)
 INDEX_BY_ID(sp_profile_location, sp_location, locations, n_locations, location_by_id,
-	    n_locations_indexed)
+	    n_locations_indexed, n_locations_dense)
 INDEX_BY_ID(sp_profile_function, sp_function, functions, n_functions, function_by_id,
-	    n_functions_indexed)
+	    n_functions_indexed, n_functions_dense)
 
 void sp_profile_reindex(sp_profile *p)
 {
@@ -397,6 +410,7 @@ void sp_profile_reindex(sp_profile *p)
 	sp_u64map_free(&x->location_by_id);
 	sp_u64map_free(&x->function_by_id);
 	x->n_mappings_indexed = x->n_locations_indexed = x->n_functions_indexed = 0;
+	x->n_mappings_dense = x->n_locations_dense = x->n_functions_dense = 0;
 }
 
 sp_mapping *sp_profile_mapping_for_address(const sp_profile *p, uint64_t addr)

@@ -1,9 +1,10 @@
-/* test_model.c — interning, find-or-add, lookups, sample index choice,
- * sample storage. */
+/* test_model.c — interning, find-or-add, lookups (dense ids and not),
+ * sample index choice, sample storage. */
 #include "profile/profile.h"
 #include "tests/tap.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* keep every other sample */
 static bool odd(const sp_sample *s, const void *ctx)
@@ -54,9 +55,40 @@ static void sample_storage(void)
 	sp_profile_free(p);
 }
 
+/* Ids 1..n in order are looked up without a map; any other order, and
+ * duplicates (the first one is found, the check refuses them), with one. */
+static void dense_ids(void)
+{
+	sp_profile *p = sp_profile_new();
+	for (uint64_t id = 1; id <= 3; id++)
+		sp_profile_add_function(p, &(sp_function){.id = id, .start_line = (int64_t)id});
+	TAP_OK(sp_profile_function(p, 2) == &p->functions[1] && !sp_profile_function(p, 4) &&
+		       !sp_profile_function(p, 0),
+	       "dense ids: element id - 1, none past the end, none for 0");
+	sp_profile_add_function(p, &(sp_function){.id = 9});
+	TAP_OK(sp_profile_function(p, 9) == &p->functions[3] &&
+		       sp_profile_function(p, 3) == &p->functions[2] && !sp_profile_function(p, 4),
+	       "an id out of order: every element found through the map");
+	sp_profile_add_function(p, &(sp_function){.id = 2});
+	TAP_OK(sp_profile_function(p, 2) == &p->functions[1], "a repeated id finds the first");
+	sp_error *e = sp_profile_check(p, "t");
+	char *msg = e ? sp_error_string(e) : NULL;
+	TAP_OK(msg && strstr(msg, "multiple functions with id 2"), "the check refuses it: %s",
+	       msg ? msg : "(no error)");
+	free(msg);
+	sp_error_free(e);
+	p->n_functions = 3; /* removed: the map must go */
+	sp_profile_reindex(p);
+	TAP_OK(sp_profile_function(p, 1) == &p->functions[0] && !sp_profile_function(p, 9) &&
+		       !sp_profile_check(p, "t"),
+	       "dense again after reindex, and valid");
+	sp_profile_free(p);
+}
+
 int main(void)
 {
 	sample_storage();
+	dense_ids();
 	sp_profile *p = sp_profile_new();
 	TAP_EQ_STR(sp_profile_str(p, 0), "", "string 0 is empty");
 	int64_t a = sp_profile_intern(p, "alloc");
