@@ -14,6 +14,13 @@
  * string table order so its indices stay valid.  Semantic errors found
  * after a clean decode (dangling or duplicate ids) are "mine but broken".
  *
+ * Memory follows what has been read: a Sample or Location message is
+ * counted before it is stored, so each of its arrays is allocated once at
+ * its size, and values and location ids go to the profile's sample
+ * storage rather than a malloc each.  What remains per message is the
+ * model's own struct: a 4-byte sample takes its 40-byte sp_sample and an
+ * 8-byte value, 12 times its size (tests/cli_limits.sh bounds it).
+ *
  * Writing goes through the structs protoc-c generates from
  * proto/profile.proto; this is the only file that includes protobuf-c.
  */
