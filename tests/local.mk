@@ -362,6 +362,7 @@ EXTRA_DIST += tests/fuzz/memfd.h
 EXTRA_DIST += tests/fuzz/seeds/dwp
 EXTRA_DIST += tests/fuzz/seeds/gopclntab
 EXTRA_DIST += tests/fuzz/seeds/dwraw
+EXTRA_DIST += tests/fuzz/dwraw_seeds.py
 
 # --- end to end: the symprof command on fixtures built at test time (tests/cli_lib.sh) ---
 TESTS += $(CLI_TESTS)
