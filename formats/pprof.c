@@ -14,12 +14,13 @@
  * string table order so its indices stay valid.  Semantic errors found
  * after a clean decode (dangling or duplicate ids) are "mine but broken".
  *
- * Memory follows what has been read: a Sample or Location message is
- * counted before it is stored, so each of its arrays is allocated once at
- * its size, and values and location ids go to the profile's sample
- * storage rather than a malloc each.  What remains per message is the
- * model's own struct: a 4-byte sample takes its 40-byte sp_sample and an
- * 8-byte value, 12 times its size (tests/cli_limits.sh bounds it).
+ * Memory follows what has been read: the Profile message, and each Sample
+ * and Location in it, is counted before it is stored, so that each of its
+ * arrays is allocated once at its size, and values and location ids go to
+ * the profile's sample storage rather than a malloc each.  What remains
+ * per message is the model's own struct: a 4-byte sample takes its 40-byte
+ * sp_sample and an 8-byte value, 12 times its size (tests/cli_limits.sh
+ * bounds it).
  *
  * Writing goes through the structs protoc-c generates from
  * proto/profile.proto; this is the only file that includes protobuf-c.
@@ -655,11 +656,31 @@ static sp_error *check_strings(const reader *r)
 #undef STR_OK
 }
 
+/* Makes room for exactly N elements in *ARRP (capacity *CAP), where
+ * doubling would reserve up to twice that: what malloc hands out counts
+ * against the memory budget, touched or not. */
+static void reserve(void *arrp, size_t *cap, size_t n, size_t elsz)
+{
+	void **arr = arrp;
+	if (n <= *cap)
+		return;
+	*arr = sp_xreallocarray(*arr, n, elsz);
+	*cap = n;
+}
+
 static sp_error *decode(reader *r, const uint8_t *data, size_t len)
 {
 	span s = {data, data + len};
 	field f;
 	sp_error *err;
+	/* the arrays of the repeated messages, at their sizes */
+	size_t counts[6];
+	sp_profile *p = r->p;
+	count_repeated(r, s, &profile_desc, 0, counts, SP_ARRAY_LEN(counts));
+	reserve(&p->samples, &p->cap_samples, counts[2], sizeof(*p->samples));
+	reserve(&p->mappings, &p->cap_mappings, counts[3], sizeof(*p->mappings));
+	reserve(&p->locations, &p->cap_locations, counts[4], sizeof(*p->locations));
+	reserve(&p->functions, &p->cap_functions, counts[5], sizeof(*p->functions));
 	while (next_field(r, &s, &profile_desc, &f, &err))
 		if ((err = decode_profile_field(r, &f)))
 			return err;
@@ -671,7 +692,6 @@ static sp_error *decode(reader *r, const uint8_t *data, size_t len)
 	if ((err = check_strings(r)))
 		return err;
 
-	sp_profile *p = r->p;
 	size_t first = 0, nv = 0; /* the first sample with another count */
 	for (size_t c = 0; c < r->cap_first_with; c++)
 		if (c != p->n_sample_types && r->first_with[c] &&
