@@ -171,12 +171,19 @@ void sp_idxset_free(sp_idxset *s);
  * the index of the first equal string, appending a copy when there is
  * none.  Zero-initialise to start.  strs[i] holds lens[i] bytes plus a NUL
  * (a string may contain NULs; compare with its length); both arrays are
- * borrowed until the next change. */
+ * borrowed until the next change.  The bytes lie in blocks the table owns
+ * (a malloc per string would cost 32 bytes for an empty one), so strs[i]
+ * is never freed or reallocated on its own: sp_strtab_free frees them. */
 typedef struct {
 	char **strs;
 	size_t *lens;
 	size_t n, cap;
 	sp_idxset set;
+	char **blocks;
+	size_t n_blocks, cap_blocks;
+	size_t block_bytes;  /* bytes in all blocks */
+	char *fill;          /* the next free byte of the block being filled */
+	size_t fill_left;    /* bytes free there */
 } sp_strtab;
 /* The index of the first string equal to S (N bytes), or SIZE_MAX. */
 size_t sp_strtab_find(const sp_strtab *t, const char *s, size_t n);

@@ -28,6 +28,34 @@ size_t sp_strtab_find(const sp_strtab *t, const char *s, size_t n)
 	return sp_idxset_find(&t->set, sp_hash_bytes(s, n, 0), strtab_eq, &k);
 }
 
+/* String bytes come in blocks of what the table holds so far, from 4 KiB
+ * up to 1 MiB at a time; a string longer than half a block gets a block of
+ * its own. */
+#define BLOCK_MIN ((size_t)4 << 10)
+#define BLOCK_MAX ((size_t)1 << 20)
+
+/* Room for N bytes that stay where they are until sp_strtab_free. */
+static char *strtab_room(sp_strtab *t, size_t n)
+{
+	size_t size = t->block_bytes < BLOCK_MIN   ? BLOCK_MIN
+		      : t->block_bytes > BLOCK_MAX ? BLOCK_MAX
+						   : t->block_bytes;
+	bool own = n > size / 2;
+	if (own || t->fill_left < n) {
+		char *b = sp_xmalloc(own ? n : size);
+		SP_PUSH(t->blocks, t->n_blocks, t->cap_blocks, b);
+		t->block_bytes += own ? n : size;
+		if (own)
+			return b;
+		t->fill = b;
+		t->fill_left = size;
+	}
+	char *r = t->fill;
+	t->fill += n;
+	t->fill_left -= n;
+	return r;
+}
+
 size_t sp_strtab_append(sp_strtab *t, const char *s, size_t n)
 {
 	size_t old_cap = t->cap, i = t->n;
@@ -37,7 +65,7 @@ size_t sp_strtab_append(sp_strtab *t, const char *s, size_t n)
 	sp_grow(&t->strs, &t->cap, t->n + 1, sizeof(*t->strs));
 	if (t->cap != old_cap || !t->lens)
 		t->lens = sp_xreallocarray(t->lens, t->cap, sizeof(*t->lens));
-	t->strs[i] = sp_xmalloc(n + 1);
+	t->strs[i] = strtab_room(t, n + 1);
 	memcpy(t->strs[i], s, n);
 	t->strs[i][n] = '\0';
 	t->lens[i] = n;
@@ -62,8 +90,9 @@ size_t sp_strtab_intern_str(sp_strtab *t, const char *s)
 
 void sp_strtab_free(sp_strtab *t)
 {
-	for (size_t i = 0; i < t->n; i++)
-		free(t->strs[i]);
+	for (size_t i = 0; i < t->n_blocks; i++)
+		free(t->blocks[i]);
+	free(t->blocks);
 	free(t->strs);
 	free(t->lens);
 	sp_idxset_free(&t->set);

@@ -14,6 +14,14 @@
  * string table order so its indices stay valid.  Semantic errors found
  * after a clean decode (dangling or duplicate ids) are "mine but broken".
  *
+ * Memory follows what has been read: the Profile message, and each Sample
+ * and Location in it, is counted before it is stored, so that each of its
+ * arrays is allocated once at its size, and values and location ids go to
+ * the profile's sample storage rather than a malloc each.  What remains
+ * per message is the model's own struct: a 4-byte sample takes its 40-byte
+ * sp_sample and an 8-byte value, 12 times its size (tests/cli_limits.sh
+ * bounds it).
+ *
  * Writing goes through the structs protoc-c generates from
  * proto/profile.proto; this is the only file that includes protobuf-c.
  */
@@ -69,8 +77,11 @@ typedef struct {
 	const char *name;     /* input name for messages */
 	const uint8_t *base;  /* start of the input: offsets are relative to it */
 	sp_profile *p;
-	size_t *n_values;     /* values per sample, parallel to p->samples */
-	size_t cap_n_values;
+	/* by number of values: 1 + the index of the first sample with that
+	 * many, 0 for none (checked against the sample types at the end,
+	 * which may come after the samples) */
+	size_t *first_with;
+	size_t cap_first_with;
 	bool have_strings;    /* string_table[0] seen */
 } reader;
 
@@ -246,24 +257,33 @@ static sp_error *want_bytes(const reader *r, const field *f)
 			 "type mismatch: wire type %d, expected length-delimited (2)", f->wt);
 }
 
+/* How many elements the repeated varint field F adds: one unpacked, else
+ * the varints that end in its bytes (a truncated last one is an error
+ * when it is read); 0 for another wire type (an error too). */
+static size_t repeated_count(const field *f)
+{
+	if (f->wt == 0)
+		return 1;
+	if (f->wt != 2)
+		return 0;
+	size_t count = 0;
+	for (size_t i = 0; i < f->len; i++)
+		count += !(f->data[i] & 0x80);
+	return count;
+}
+
 /* A repeated varint field, packed (wire type 2) or not (0): appends to
- * *ARR.  The element count of a packed run is at most its byte length, so
- * nothing is allocated beyond what the input can hold. */
-static sp_error *repeated_varint(const reader *r, const field *f, uint64_t **arr, size_t *n,
-				 size_t *cap)
+ * ARR at *N, which has room for repeated_count(F) more. */
+static sp_error *repeated_varint(const reader *r, const field *f, uint64_t *arr, size_t *n)
 {
 	if (f->wt == 0) {
-		SP_PUSH(*arr, *n, *cap, f->v);
+		arr[(*n)++] = f->v;
 		return NULL;
 	}
 	if (f->wt != 2)
 		return field_err(r, f, f->off,
 				 "type mismatch: wire type %d, expected varint (0) or packed (2)",
 				 f->wt);
-	size_t count = 0;
-	for (size_t i = 0; i < f->len; i++)
-		count += !(f->data[i] & 0x80);
-	sp_grow(arr, cap, *n + count, sizeof(**arr));
 	span s = {f->data, f->data + f->len};
 	while (s.p < s.end) {
 		size_t at = (size_t)(s.p - r->base);
@@ -271,9 +291,33 @@ static sp_error *repeated_varint(const reader *r, const field *f, uint64_t **arr
 		int rc = read_varint(&s, &v);
 		if (rc != VARINT_OK)
 			return field_err(r, f, at, "packed element: %s", varint_problem(rc));
-		(*arr)[(*n)++] = v;
+		arr[(*n)++] = v;
 	}
 	return NULL;
+}
+
+/* Counts the elements of the repeated fields of the message at S, before
+ * anything is stored, so that each array is allocated once at its size:
+ * for field numbers below N_COUNTS, COUNTS[num] gets repeated_count's for
+ * those in PACKABLE (a bit per number) and one per length-delimited field
+ * for the others (embedded messages).  It stops quietly at a wire error:
+ * the decoding pass meets it at the same place, having stored no more
+ * than was counted up to there. */
+static void count_repeated(const reader *r, span s, const msg_desc *md, unsigned packable,
+			   size_t *counts, size_t n_counts)
+{
+	field f;
+	sp_error *err;
+	memset(counts, 0, n_counts * sizeof(*counts));
+	while (next_field(r, &s, md, &f, &err)) {
+		if (f.num >= n_counts)
+			continue;
+		if (packable >> f.num & 1)
+			counts[f.num] += repeated_count(&f);
+		else
+			counts[f.num] += f.wt == 2;
+	}
+	sp_error_free(err);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -316,20 +360,29 @@ static sp_error *decode_label(const reader *r, span s, sp_label *l)
 	return err;
 }
 
+/* The values and location ids go to the profile's sample storage, one
+ * allocation of each per sample (most samples are a few bytes, where
+ * malloc's own overhead would be most of the memory). */
 static sp_error *decode_sample(const reader *r, span s, sp_sample *out, size_t *n_values)
 {
 	field f;
 	sp_error *err;
-	size_t cap_locs = 0, cap_labels = 0, n_vals = 0, cap_vals = 0;
-	uint64_t *vals = NULL;
+	size_t counts[4];
+	count_repeated(r, s, &sample_desc, 1u << 1 | 1u << 2, counts, SP_ARRAY_LEN(counts));
+	uint64_t *locs = sp_profile_sample_storage(r->p, counts[1], sizeof(uint64_t));
+	uint64_t *vals = sp_profile_sample_storage(r->p, counts[2], sizeof(uint64_t));
+	if (counts[3])
+		out->labels = sp_xreallocarray(NULL, counts[3], sizeof(sp_label));
+	out->location_ids = locs;
+	out->values = (int64_t *)vals;
+	size_t n_vals = 0;
 	while (next_field(r, &s, &sample_desc, &f, &err)) {
 		switch (f.num) {
 		case 1:
-			err = repeated_varint(r, &f, &out->location_ids, &out->n_locations,
-					      &cap_locs);
+			err = repeated_varint(r, &f, locs, &out->n_locations);
 			break;
 		case 2:
-			err = repeated_varint(r, &f, &vals, &n_vals, &cap_vals);
+			err = repeated_varint(r, &f, vals, &n_vals);
 			break;
 		case 3: {
 			if ((err = want_bytes(r, &f)))
@@ -340,18 +393,17 @@ static sp_error *decode_sample(const reader *r, span s, sp_sample *out, size_t *
 			/* pprof's rule: a label with neither a string nor a
 			 * number nor a unit carries nothing and is dropped */
 			if (l.str || l.num || l.num_unit)
-				SP_PUSH(out->labels, out->n_labels, cap_labels, l);
+				out->labels[out->n_labels++] = l;
 			break;
 		}
 		}
 		if (err)
 			break;
 	}
-	if (n_vals) {
-		out->values = sp_xreallocarray(NULL, n_vals, sizeof(int64_t));
-		memcpy(out->values, vals, n_vals * sizeof(int64_t));
+	if (!out->n_labels) {
+		free(out->labels);
+		out->labels = NULL;
 	}
-	free(vals);
 	*n_values = n_vals;
 	return err;
 }
@@ -395,7 +447,10 @@ static sp_error *decode_location(const reader *r, span s, sp_location *l)
 {
 	field f;
 	sp_error *err;
-	size_t cap_lines = 0;
+	size_t counts[5];
+	count_repeated(r, s, &location_desc, 0, counts, SP_ARRAY_LEN(counts));
+	if (counts[4])
+		l->lines = sp_xreallocarray(NULL, counts[4], sizeof(sp_line));
 	while (next_field(r, &s, &location_desc, &f, &err)) {
 		switch (f.num) {
 		case 1: GET_VARINT(l->id, uint64_t); break;
@@ -407,7 +462,7 @@ static sp_error *decode_location(const reader *r, span s, sp_location *l)
 			sp_line ln = {0};
 			if ((err = decode_line(r, SPAN(&f), &ln)))
 				return err;
-			SP_PUSH(l->lines, l->n_lines, cap_lines, ln);
+			l->lines[l->n_lines++] = ln;
 			break;
 		}
 		case 5: GET_VARINT(l->is_folded, bool); break;
@@ -454,9 +509,14 @@ static sp_error *decode_profile_field(reader *r, const field *fp)
 		size_t nv = 0;
 		/* pushed even on error so that the arrays are freed with p */
 		err = decode_sample(r, SPAN(&f), &s, &nv);
-		sp_grow(&r->n_values, &r->cap_n_values, p->n_samples + 1, sizeof(size_t));
-		r->n_values[p->n_samples] = nv;
 		SP_PUSH(p->samples, p->n_samples, p->cap_samples, s);
+		if (nv >= r->cap_first_with) {
+			size_t old = r->cap_first_with;
+			sp_grow(&r->first_with, &r->cap_first_with, nv + 1, sizeof(size_t));
+			memset(r->first_with + old, 0, (r->cap_first_with - old) * sizeof(size_t));
+		}
+		if (!r->first_with[nv])
+			r->first_with[nv] = p->n_samples;
 		return err;
 	}
 	case 3: {
@@ -522,12 +582,11 @@ static sp_error *decode_profile_field(reader *r, const field *fp)
 		return decode_value_type(r, SPAN(&f), &p->period_type);
 	case 12: GET_VARINT(p->period, int64_t); return NULL;
 	case 13: {
-		uint64_t *c = NULL;
-		size_t n = 0, cap = 0;
-		err = repeated_varint(r, &f, &c, &n, &cap);
-		for (size_t i = 0; !err && i < n; i++)
-			SP_PUSH(p->comments, p->n_comments, p->cap_comments, (int64_t)c[i]);
-		free(c);
+		/* all of them or none */
+		size_t n = p->n_comments;
+		sp_grow(&p->comments, &p->cap_comments, n + repeated_count(&f), sizeof(int64_t));
+		if (!(err = repeated_varint(r, &f, (uint64_t *)p->comments, &n)))
+			p->n_comments = n;
 		return err;
 	}
 	case 14: GET_VARINT(p->default_sample_type, int64_t); return NULL;
@@ -597,11 +656,31 @@ static sp_error *check_strings(const reader *r)
 #undef STR_OK
 }
 
+/* Makes room for exactly N elements in *ARRP (capacity *CAP), where
+ * doubling would reserve up to twice that: what malloc hands out counts
+ * against the memory budget, touched or not. */
+static void reserve(void *arrp, size_t *cap, size_t n, size_t elsz)
+{
+	void **arr = arrp;
+	if (n <= *cap)
+		return;
+	*arr = sp_xreallocarray(*arr, n, elsz);
+	*cap = n;
+}
+
 static sp_error *decode(reader *r, const uint8_t *data, size_t len)
 {
 	span s = {data, data + len};
 	field f;
 	sp_error *err;
+	/* the arrays of the repeated messages, at their sizes */
+	size_t counts[6];
+	sp_profile *p = r->p;
+	count_repeated(r, s, &profile_desc, 0, counts, SP_ARRAY_LEN(counts));
+	reserve(&p->samples, &p->cap_samples, counts[2], sizeof(*p->samples));
+	reserve(&p->mappings, &p->cap_mappings, counts[3], sizeof(*p->mappings));
+	reserve(&p->locations, &p->cap_locations, counts[4], sizeof(*p->locations));
+	reserve(&p->functions, &p->cap_functions, counts[5], sizeof(*p->functions));
 	while (next_field(r, &s, &profile_desc, &f, &err))
 		if ((err = decode_profile_field(r, &f)))
 			return err;
@@ -613,13 +692,18 @@ static sp_error *decode(reader *r, const uint8_t *data, size_t len)
 	if ((err = check_strings(r)))
 		return err;
 
-	sp_profile *p = r->p;
-	for (size_t i = 0; i < p->n_samples; i++)
-		if (r->n_values[i] != p->n_sample_types)
-			return sp_error_new(SP_E_INVALID_PROFILE,
-					    "%s: malformed profile: sample %zu has %zu values, "
-					    "expected %zu (one per sample type)",
-					    r->name, i + 1, r->n_values[i], p->n_sample_types);
+	size_t first = 0, nv = 0; /* the first sample with another count */
+	for (size_t c = 0; c < r->cap_first_with; c++)
+		if (c != p->n_sample_types && r->first_with[c] &&
+		    (!first || r->first_with[c] < first)) {
+			first = r->first_with[c];
+			nv = c;
+		}
+	if (first)
+		return sp_error_new(SP_E_INVALID_PROFILE,
+				    "%s: malformed profile: sample %zu has %zu values, "
+				    "expected %zu (one per sample type)",
+				    r->name, first, nv, p->n_sample_types);
 	/* a mapping id that names no mapping means "no mapping" */
 	for (size_t i = 0; i < p->n_locations; i++)
 		if (p->locations[i].mapping_id &&
@@ -647,7 +731,7 @@ sp_error *sp_pprof_read(const char *name, const uint8_t *data, size_t len, sp_pr
 	}
 	reader r = {.name = name, .base = data, .p = sp_profile_new()};
 	sp_error *err = decode(&r, data, len);
-	free(r.n_values);
+	free(r.first_with);
 	free(plain);
 	if (err) {
 		sp_profile_free(r.p);

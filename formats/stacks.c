@@ -66,9 +66,7 @@ sp_error *sp_fmt_sum_identical_samples(sp_profile *p, const char *name, const ch
 		}
 		for (size_t v = 0; v < p->n_sample_types; v++)
 			p->samples[j].values[v] += s->values[v];
-		free(s->location_ids);
-		free(s->values);
-		free(s->labels);
+		sp_sample_free(p, s);
 	}
 	/* after an error, the samples not looked at yet stay with P */
 	if (i < p->n_samples)

@@ -14,6 +14,13 @@ static bool str_ok(const sp_profile *p, int64_t i)
 
 static sp_error *check_ids(const char *what, const uint64_t *ids, size_t n)
 {
+	/* ids 1..n in order, as pprof writes them, need no map of the ids
+	 * seen (some 40 bytes per element, more than most elements hold) */
+	size_t dense = 0;
+	while (dense < n && ids[dense] == dense + 1)
+		dense++;
+	if (dense == n)
+		return NULL;
 	sp_u64map seen = {0};
 	sp_error *err = NULL;
 	for (size_t i = 0; i < n && !err; i++) {
@@ -45,8 +52,10 @@ static sp_error *check(const sp_profile *p)
 		if (!str_ok(p, p->comments[i]))
 			return BAD("comment %zu: string index out of range", i);
 
-	uint64_t *ids = sp_xreallocarray(NULL, p->n_mappings + p->n_locations + p->n_functions + 1,
-					 sizeof(uint64_t));
+	size_t most = p->n_mappings > p->n_locations ? p->n_mappings : p->n_locations;
+	if (p->n_functions > most)
+		most = p->n_functions;
+	uint64_t *ids = sp_xreallocarray(NULL, most + 1, sizeof(uint64_t)); /* one kind at a time */
 	sp_error *err = NULL;
 	for (size_t i = 0; i < p->n_mappings; i++)
 		ids[i] = p->mappings[i].id;

@@ -6,14 +6,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* One block of sample storage: [base, base + size), used up to USED. */
+typedef struct {
+	unsigned char *base;
+	size_t used, size;
+} sp_storage_block;
+
 struct sp_profile_index {
 	sp_strtab strings;   /* owns p->strings and p->string_lens */
 	sp_idxset locs;      /* (mapping_id, address) of line-less locations */
 	sp_idxset funcs;     /* (name, system_name, filename, start_line) */
 	sp_u64map mapping_by_id, location_by_id, function_by_id; /* id -> index */
 	size_t n_mappings_indexed, n_locations_indexed, n_functions_indexed;
+	size_t n_mappings_dense, n_locations_dense, n_functions_dense;
 	size_t n_locs_hashed;
 	size_t n_funcs_hashed;
+	sp_storage_block *storage; /* sp_profile_sample_storage's, by address */
+	size_t n_storage, cap_storage;
+	size_t filling;            /* the block being filled */
 };
 
 static sp_profile_index *idx(const sp_profile *p)
@@ -29,10 +39,73 @@ sp_profile *sp_profile_new(void)
 	return p;
 }
 
-static void free_sample(sp_sample *s)
+/* Sample storage grows by blocks of twice what it holds, from 64 KiB up to
+ * 64 MiB at a time: few blocks, so that finding the block of a pointer is
+ * a short binary search, and never much more reserved than used (the
+ * memory budget counts what malloc hands out, touched or not). */
+#define STORAGE_MIN ((size_t)64 << 10)
+#define STORAGE_MAX ((size_t)64 << 20)
+
+void *sp_profile_sample_storage(sp_profile *p, size_t n, size_t elsz)
 {
-	free(s->location_ids);
-	free(s->values);
+	if (n == 0)
+		return NULL;
+	if (n > (SIZE_MAX - 7) / elsz)
+		sp_oom();
+	size_t need = (n * elsz + 7) & ~(size_t)7;
+	sp_profile_index *x = idx(p);
+	sp_storage_block *b = x->n_storage ? &x->storage[x->filling] : NULL;
+	if (!b || b->size - b->used < need) {
+		size_t held = 0;
+		for (size_t i = 0; i < x->n_storage; i++)
+			held += x->storage[i].size;
+		size_t size = held < STORAGE_MIN ? STORAGE_MIN : held > STORAGE_MAX ? STORAGE_MAX : held;
+		if (size < need)
+			size = need;
+		sp_storage_block nb = {sp_xcalloc(1, size), 0, size};
+		/* kept sorted by address for sample_storage_holds */
+		sp_grow(&x->storage, &x->cap_storage, x->n_storage + 1, sizeof(*x->storage));
+		size_t at = x->n_storage;
+		while (at > 0 && x->storage[at - 1].base > nb.base) {
+			x->storage[at] = x->storage[at - 1];
+			at--;
+		}
+		x->storage[at] = nb;
+		x->n_storage++;
+		x->filling = at;
+		b = &x->storage[at];
+	}
+	void *r = b->base + b->used;
+	b->used += need;
+	return r;
+}
+
+/* Whether PTR lies in P's sample storage. */
+static bool sample_storage_holds(const sp_profile *p, const void *ptr)
+{
+	const sp_profile_index *x = idx(p);
+	const unsigned char *q = ptr;
+	size_t lo = 0, hi = x->n_storage;
+	if (!q || !hi)
+		return false;
+	/* the last block that starts at or before Q */
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (x->storage[mid].base <= q)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	const sp_storage_block *b = &x->storage[lo];
+	return b->base <= q && (size_t)(q - b->base) < b->size;
+}
+
+void sp_sample_free(const sp_profile *p, sp_sample *s)
+{
+	if (!sample_storage_holds(p, s->location_ids))
+		free(s->location_ids);
+	if (!sample_storage_holds(p, s->values))
+		free(s->values);
 	free(s->labels);
 }
 
@@ -44,7 +117,7 @@ void sp_profile_retain_samples(sp_profile *p, bool (*keep)(const sp_sample *s, c
 		if (keep(&p->samples[i], ctx))
 			p->samples[n++] = p->samples[i];
 		else
-			free_sample(&p->samples[i]);
+			sp_sample_free(p, &p->samples[i]);
 	}
 	p->n_samples = n;
 }
@@ -54,7 +127,7 @@ void sp_profile_free(sp_profile *p)
 	if (!p)
 		return;
 	for (size_t i = 0; i < p->n_samples; i++)
-		free_sample(&p->samples[i]);
+		sp_sample_free(p, &p->samples[i]);
 	free(p->samples);
 	for (size_t i = 0; i < p->n_locations; i++)
 		free(p->locations[i].lines);
@@ -70,6 +143,9 @@ void sp_profile_free(sp_profile *p)
 		sp_u64map_free(&p->index->mapping_by_id);
 		sp_u64map_free(&p->index->location_by_id);
 		sp_u64map_free(&p->index->function_by_id);
+		for (size_t i = 0; i < p->index->n_storage; i++)
+			free(p->index->storage[i].base);
+		free(p->index->storage);
 		free(p->index);
 	}
 	free(p);
@@ -290,11 +366,23 @@ sp_label sp_label_str(sp_profile *p, const char *key, const char *value)
 
 /* -- lookups ----------------------------------------------------------------- */
 
-/* Lookups are logically const: they only refresh private caches. */
-#define INDEX_BY_ID(fn, type, arr, n, map, counter)                              \
+/* Lookups are logically const: they only refresh private caches.  While
+ * the ids of an array are 1..n in order (as pprof and every reader here
+ * write them), element ID - 1 is the one and no map is built: a map costs
+ * some 40 bytes per element, more than most elements themselves.  DENSE
+ * counts the leading elements known to have that id. */
+#define INDEX_BY_ID(fn, type, arr, n, map, counter, dense)                       \
 	type *fn(const sp_profile *p, uint64_t id)                               \
 	{                                                                        \
 		sp_profile_index *x = p->index;                                  \
+		if (x->dense > p->n)                                             \
+			x->dense = p->n;                                         \
+		while (x->dense < p->n && p->arr[x->dense].id == x->dense + 1)   \
+			x->dense++;                                              \
+		if (x->dense == p->n)                                            \
+			return id && id <= p->n && p->arr[id - 1].id == id      \
+				       ? &p->arr[id - 1]                         \
+				       : NULL;                                   \
 		if (x->counter > p->n)                                           \
 			x->counter = 0, sp_u64map_free(&x->map);                 \
 		for (; x->counter < p->n; x->counter++)                          \
@@ -309,11 +397,11 @@ sp_label sp_label_str(sp_profile *p, const char *key, const char *value)
 	}
 
 INDEX_BY_ID(sp_profile_mapping, sp_mapping, mappings, n_mappings, mapping_by_id,
-	    n_mappings_indexed)
+	    n_mappings_indexed, n_mappings_dense)
 INDEX_BY_ID(sp_profile_location, sp_location, locations, n_locations, location_by_id,
-	    n_locations_indexed)
+	    n_locations_indexed, n_locations_dense)
 INDEX_BY_ID(sp_profile_function, sp_function, functions, n_functions, function_by_id,
-	    n_functions_indexed)
+	    n_functions_indexed, n_functions_dense)
 
 void sp_profile_reindex(sp_profile *p)
 {
@@ -322,6 +410,7 @@ void sp_profile_reindex(sp_profile *p)
 	sp_u64map_free(&x->location_by_id);
 	sp_u64map_free(&x->function_by_id);
 	x->n_mappings_indexed = x->n_locations_indexed = x->n_functions_indexed = 0;
+	x->n_mappings_dense = x->n_locations_dense = x->n_functions_dense = 0;
 }
 
 sp_mapping *sp_profile_mapping_for_address(const sp_profile *p, uint64_t addr)

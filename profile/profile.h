@@ -156,6 +156,19 @@ uint64_t sp_profile_location_for_address(sp_profile *p, uint64_t mapping_id,
 uint64_t sp_profile_function_for(sp_profile *p, const char *name, const char *system_name,
 				 const char *filename, int64_t start_line);
 
+/* Storage for the values and location ids of samples a reader adds in
+ * bulk: N elements of ELSZ bytes (at most 8-byte aligned), zeroed, owned by
+ * P and freed with it (or never, for N 0: NULL).  A sample may point into
+ * it like into its own malloc'd arrays, except that those arrays must not
+ * be reallocated or freed one by one: sp_sample_free knows which are
+ * which.  One small allocation per sample costs malloc's overhead again
+ * (a value of 8 bytes takes 32), which for a profile of many tiny samples
+ * is most of its memory. */
+void *sp_profile_sample_storage(sp_profile *p, size_t n, size_t elsz);
+/* Frees the arrays of sample S of P (not S itself), whether the sample
+ * owns them or they lie in P's sample storage. */
+void sp_sample_free(const sp_profile *p, sp_sample *s);
+
 /* Appends a sample; VALUES must hold n_sample_types entries; arrays are
  * copied. */
 sp_sample *sp_profile_add_sample(sp_profile *p, const int64_t *values, const uint64_t *locs,

@@ -336,6 +336,10 @@ check_PROGRAMS += tests/fuzz/fuzz_gopclntab
 tests_fuzz_fuzz_gopclntab_SOURCES = tests/fuzz/fuzz_gopclntab.c tests/fuzz/standalone.c
 tests_fuzz_fuzz_gopclntab_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
 tests_fuzz_fuzz_gopclntab_LDADD = $(TEST_LIBS) $(LIBELF_LIBS)
+check_PROGRAMS += tests/fuzz/fuzz_dwraw
+tests_fuzz_fuzz_dwraw_SOURCES = tests/fuzz/fuzz_dwraw.c tests/fuzz/standalone.c
+tests_fuzz_fuzz_dwraw_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS)
+tests_fuzz_fuzz_dwraw_LDADD = $(TEST_LIBS) $(LIBDW_LIBS) $(LIBELF_LIBS)
 TESTS += tests/fuzz/fuzz_pprof
 TESTS += tests/fuzz/fuzz_heap
 TESTS += tests/fuzz/fuzz_maps
@@ -355,12 +359,15 @@ TESTS += tests/fuzz/fuzz_roundtrip
 TESTS += tests/fuzz/fuzz_dwp
 TESTS += tests/fuzz/fuzz_perf
 TESTS += tests/fuzz/fuzz_gopclntab
+TESTS += tests/fuzz/fuzz_dwraw
 EXTRA_DIST += tests/fuzz/seeds
 EXTRA_DIST += tests/fuzz/corpus
 EXTRA_DIST += tests/fuzz/reader.h
 EXTRA_DIST += tests/fuzz/memfd.h
 EXTRA_DIST += tests/fuzz/seeds/dwp
 EXTRA_DIST += tests/fuzz/seeds/gopclntab
+EXTRA_DIST += tests/fuzz/seeds/dwraw
+EXTRA_DIST += tests/fuzz/dwraw_seeds.py
 
 # --- end to end: the symprof command on fixtures built at test time (tests/cli_lib.sh) ---
 TESTS += $(CLI_TESTS)

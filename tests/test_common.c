@@ -99,8 +99,34 @@ int main(void)
 		       !strcmp(st.strs[1003], "w999") && st.lens[1003] == 4 &&
 		       sp_strtab_intern_str(&st, "main") == 0,
 	       "strtab: 1004 strings after growth, all found by content");
+	/* the bytes of each string stay where they are as the table grows, in
+	 * blocks of 4 KiB to 1 MiB, a string longer than half a block in one
+	 * of its own (6000 bytes at 8 KiB, 700000 at 1 MiB) */
+	const char *first = st.strs[0];
+	static const size_t long_len[3] = {6000, 700000, 5000};
+	char *longs = sp_xmalloc(700000);
+	memset(longs, 'b', 700000);
+	size_t long_at[3], kept = 0;
+	for (int i = 0; i < 200000; i++) {
+		char w[24];
+		snprintf(w, sizeof(w), "s%d", i);
+		if (i % 70000 == 0) {
+			longs[0] = (char)('0' + i / 70000);
+			long_at[i / 70000] = sp_strtab_append(&st, longs, long_len[i / 70000]);
+		}
+		sp_strtab_append(&st, w, strlen(w));
+	}
+	for (int i = 0; i < 3; i++) {
+		const char *l = st.strs[long_at[i]];
+		kept += st.lens[long_at[i]] == long_len[i] && l[0] == '0' + i &&
+			l[long_len[i] - 1] == 'b' && l[long_len[i]] == '\0';
+	}
+	TAP_OK(st.strs[0] == first && !strcmp(first, "main") &&
+		       !strcmp(st.strs[st.n - 1], "s199999") && kept == 3,
+	       "strtab: strings stay in place as it grows, long ones whole (%zu of 3)", kept);
+	free(longs);
 	sp_strtab_free(&st);
-	TAP_OK(st.n == 0 && !st.strs, "strtab: free resets");
+	TAP_OK(st.n == 0 && !st.strs && !st.blocks, "strtab: free resets");
 
 	/* gzip sink round trip, deterministic */
 	sp_sink *mem = sp_sink_memory_new();
