@@ -438,7 +438,10 @@ static void add_frame(sp_capture_profiler *b, sp_capture *c, const sp_capture_sa
 	else if (ctx == SP_CAPTURE_CONTEXT_USER)
 		mid = mapping_for(b, c, s->pid, addr, s->time);
 	/* hypervisor and guest addresses: no map of ours holds them */
-	uint64_t loc = sp_profile_location_for_address(b->p, mid, addr);
+	uint64_t version = 0;
+	if (ctx == SP_CAPTURE_CONTEXT_USER && c->code_version && s->time)
+		version = c->code_version(c->code_version_arg, s->pid, addr, s->time);
+	uint64_t loc = sp_profile_location_for_code(b->p, mid, addr, version);
 	SP_PUSH(b->locs, b->n_locs, b->cap_locs, loc);
 }
 
