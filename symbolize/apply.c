@@ -119,26 +119,45 @@ static size_t run_end(const job *j, size_t i)
 }
 
 /* Step 1: every address is offered to the name sources that come before
- * the mapping's file (sources.c). */
+ * the mapping's file (sources.c); the locations of one address that saw
+ * different code over time (their code_version) are asked about apart. */
 static void name_from_sources(ctx *c, job *j, sp_mapping_report *r)
 {
 	bool any_jit = false;
 	sp_named named = {0};
+	sp_addr_item *same = NULL;
+	size_t cap_same = 0;
 	for (size_t i = 0, e; i < j->n; i = e) {
 		e = run_end(j, i);
 		uint64_t addr = j->pend[i].addr;
-		sp_name_query q = {.pid = j->m ? j->m->pid : 0, .addr = addr,
-				   .kind = sp_code_kind_of(c->p, j->m, addr)};
-		sp_name_source src = sp_name_address(c->s, &q, &named);
-		if (src == SP_SOURCE_NONE)
-			continue;
-		set_lines(c, j->pend + i, e - i, named.frames, named.n_frames);
-		any_jit |= src != SP_SOURCE_KALLSYMS;
-		for (size_t k = i; k < e; k++)
-			j->done[k] = true;
-		r->n_resolved++;
-		j->any_fileless = true;
+		for (size_t k = i; k < e; k++) {
+			uint64_t version = c->p->locations[j->pend[k].tag].code_version;
+			bool asked = j->done[k];
+			for (size_t x = i; x < k && !asked; x++)
+				asked = c->p->locations[j->pend[x].tag].code_version == version;
+			if (asked)
+				continue;
+			sp_name_query q = {.pid = j->m ? j->m->pid : 0, .addr = addr,
+					   .code_version = version,
+					   .kind = sp_code_kind_of(c->p, j->m, addr)};
+			sp_name_source src = sp_name_address(c->s, &q, &named);
+			if (src == SP_SOURCE_NONE)
+				continue;
+			/* the run's locations of this version */
+			size_t n_same = 0;
+			for (size_t x = k; x < e; x++)
+				if (!j->done[x] &&
+				    c->p->locations[j->pend[x].tag].code_version == version) {
+					SP_PUSH(same, n_same, cap_same, j->pend[x]);
+					j->done[x] = true;
+				}
+			set_lines(c, same, n_same, named.frames, named.n_frames);
+			any_jit |= src != SP_SOURCE_KALLSYMS;
+			r->n_resolved++;
+			j->any_fileless = true;
+		}
 	}
+	free(same);
 	sp_named_clear(&named);
 	/* A mapping without a file (the placeholder of addresses outside the
 	 * recorded map) is named after what resolved its addresses: kernel
@@ -273,7 +292,10 @@ static bool resolve(ctx *c, const job *j, sp_mapping_report *r, sp_unresolved_re
 	bool any = false;
 	for (size_t i = 0, e; i < j->n; i = e) {
 		e = run_end(j, i);
-		if (j->done[i])
+		size_t n_done = 0;
+		for (size_t k = i; k < e; k++)
+			n_done += j->done[k];
+		if (n_done == e - i)
 			continue;
 		if (!j->obj) {
 			r->n_reason[why]++;
@@ -302,7 +324,11 @@ static bool resolve(ctx *c, const job *j, sp_mapping_report *r, sp_unresolved_re
 			r->n_reason[SP_UNRES_NO_SYMBOLS]++;
 			continue;
 		}
-		set_lines(c, j->pend + i, e - i, f, nf);
+		if (!n_done)
+			set_lines(c, j->pend + i, e - i, f, nf);
+		for (size_t k = i; n_done && k < e; k++) /* what the sources left */
+			if (!j->done[k])
+				set_lines(c, j->pend + k, 1, f, nf);
 		r->n_resolved++;
 		any = true;
 	}

@@ -409,6 +409,24 @@ size_t sp_perfjit_count(const sp_perfjit *j);
  * file and line; the strings are borrowed until sp_perfjit_free.  False
  * when no file knows ADDR. */
 bool sp_perfjit_lookup(const sp_perfjit *j, uint32_t pid, uint64_t addr, sp_frame *out);
+/* Which code ADDR of process PID held at TIME (a sample's time, on the
+ * clock of the jitdump records): the latest record at or before TIME whose
+ * range holds ADDR, as a version for sp_perfjit_lookup_version;
+ * SP_PERFJIT_NO_CODE when records hold ADDR only from a later time on; 0
+ * when no record of PID holds it at any time. */
+#define SP_PERFJIT_NO_CODE UINT64_MAX
+uint64_t sp_perfjit_code_version(const sp_perfjit *j, uint32_t pid, uint64_t addr,
+				 uint64_t time);
+/* sp_perfjit_lookup for the code VERSION names; false for
+ * SP_PERFJIT_NO_CODE or an ADDR outside that code. */
+bool sp_perfjit_lookup_version(const sp_perfjit *j, uint64_t version, uint64_t addr,
+			       sp_frame *out);
+/* How many ranges hold addresses that an earlier range of their process
+ * held (then sample times decide which code a sample saw). */
+size_t sp_perfjit_reused(const sp_perfjit *j);
+/* Whether some file's timestamps are the CPU's counter
+ * (JITDUMP_FLAGS_ARCH_TIMESTAMP) rather than CLOCK_MONOTONIC. */
+bool sp_perfjit_arch_timestamp(const sp_perfjit *j);
 
 /* A copy of /proc/kallsyms: kernel symbol names. */
 typedef struct sp_kallsyms sp_kallsyms;
@@ -495,6 +513,7 @@ typedef struct {
 	uint32_t pid;          /* the process, 0 when unknown */
 	uint64_t addr;         /* run-time address */
 	sp_code_kind kind;     /* sp_code_kind_of the address: kallsyms only for KERNEL */
+	uint64_t code_version; /* the location's (sp_location.code_version), or 0 */
 	sp_object *file;       /* the mapped file to ask at step 2, or NULL */
 	uint64_t file_addr;    /* ADDR as a symbol-file address of FILE */
 	bool once;             /* objects resolve without caching (sp_object_resolve_once) */

@@ -231,6 +231,9 @@ static void jput(FILE *f, const void *p, size_t n)
 	fwrite(p, 1, n, f);
 }
 
+/* The timestamp of the records written next. */
+static uint64_t jclock;
+
 /* V as a 32- or 64-bit integer in this (little-endian) host's order */
 #define jput32(f, v) jput((f), &(uint32_t){(v)}, 4)
 #define jput64(f, v) jput((f), &(uint64_t){(v)}, 8)
@@ -253,7 +256,7 @@ static void jload(FILE *j, uint64_t addr, uint64_t size, uint64_t index, const c
 	size_t len = strlen(name) + 1;
 	jput32(j, 0);
 	jput32(j, (uint32_t)(56 + len + size));
-	jput64(j, 0);
+	jput64(j, jclock);
 	jput32(j, 1);
 	jput32(j, 1);
 	jput64(j, addr);
@@ -271,7 +274,7 @@ static void jdebug(FILE *j, uint64_t addr, int32_t line, const char *file)
 	size_t len = strlen(file) + 1;
 	jput32(j, 2);
 	jput32(j, (uint32_t)(16 + 16 + 16 + len));
-	jput64(j, 0);
+	jput64(j, jclock);
 	jput64(j, addr);
 	jput64(j, 1);
 	jput64(j, addr);
@@ -285,7 +288,7 @@ static void jmove(FILE *j, uint64_t old, uint64_t new_addr, uint64_t size, uint6
 {
 	jput32(j, 1);
 	jput32(j, 64);
-	jput64(j, 0);
+	jput64(j, jclock);
 	jput32(j, 1);
 	jput32(j, 1);
 	jput64(j, new_addr);
@@ -380,6 +383,68 @@ static void test_perfjit(void)
 	sp_error_free(err);
 }
 
+/* The name of the code ADDR of PID held at TIME: "-" for no code at that
+ * time, NULL when no record ever held ADDR. */
+static const char *jat(const sp_perfjit *j, uint32_t pid, uint64_t addr, uint64_t time)
+{
+	uint64_t v = sp_perfjit_code_version(j, pid, addr, time);
+	sp_frame f;
+	if (v == SP_PERFJIT_NO_CODE)
+		return "-";
+	return v && sp_perfjit_lookup_version(j, v, addr, &f) ? f.name : NULL;
+}
+
+/* Addresses reused over time: the code of a sample's time. */
+static void test_perfjit_times(void)
+{
+	char *path = sp_xasprintf("%s/jit-50.dump", tmpdir);
+	FILE *a = fopen(path, "wb");
+	jheader(a, 50);
+	jclock = 100;
+	jload(a, 0x1000, 0x100, 1, "A");
+	jclock = 200;
+	jload(a, 0x1040, 0x10, 2, "B_nested");
+	jclock = 300;
+	jload(a, 0x1000, 0x20, 3, "C_reuses_A_start");
+	jload(a, 0x1080, 0x40, 4, "D");
+	jload(a, 0x1080, 0x10, 5, "E_same_time_as_D");
+	jclock = 150; /* written late, timed early */
+	jload(a, 0x10b0, 0x10, 6, "G_early");
+	jclock = 400;
+	jmove(a, 0x1040, 0x3000, 0x10, 2);
+	jclock = 0;
+	fclose(a);
+	const char *files[] = {path};
+	sp_perfjit *j = NULL;
+	sp_error *err = sp_perfjit_load(files, 1, &j);
+	TAP_OK(!err && sp_perfjit_count(j) == 7, "timed jitdump: 7 code ranges");
+	TAP_EQ_U64(sp_perfjit_reused(j), 5, "5 ranges over addresses an earlier one held");
+	TAP_OK(!sp_perfjit_arch_timestamp(j), "times on CLOCK_MONOTONIC (no arch flag)");
+	TAP_EQ_STR(jat(j, 50, 0x1010, 50), "-", "before every record: no code yet");
+	TAP_EQ_STR(jat(j, 50, 0x1010, 100), "A", "at the load's own time: its code");
+	TAP_EQ_STR(jat(j, 50, 0x1010, 299), "A", "before the reuse: the first code");
+	TAP_EQ_STR(jat(j, 50, 0x1010, 300), "C_reuses_A_start", "from the reuse on: the new code");
+	TAP_EQ_STR(jat(j, 50, 0x1030, 1000), "A", "past the reusing range: still the first");
+	TAP_EQ_STR(jat(j, 50, 0x1045, 150), "A", "nested range before its time: the outer one");
+	TAP_EQ_STR(jat(j, 50, 0x1045, 1000), "B_nested", "nested range, later: itself (a move leaves it)");
+	TAP_EQ_STR(jat(j, 50, 0x1085, 299), "A", "before two loads of one time: the first code");
+	TAP_EQ_STR(jat(j, 50, 0x1085, 300), "E_same_time_as_D", "equal times: the later in the file");
+	TAP_EQ_STR(jat(j, 50, 0x10b5, 200), "G_early", "a record written late counts from its own time");
+	TAP_EQ_STR(jat(j, 50, 0x10b5, 350), "D", "and a later-timed one written before it wins after");
+	TAP_EQ_STR(jname(j, 50, 0x10b5), "G_early", "without a time: the later in the file, as before");
+	TAP_EQ_STR(jat(j, 50, 0x3008, 399), "-", "moved code before the move: nothing there yet");
+	TAP_EQ_STR(jat(j, 50, 0x3008, 400), "B_nested", "moved code from the move on");
+	TAP_OK(jat(j, 50, 0x5000, 1000) == NULL, "an address no record holds: no version");
+	TAP_OK(jat(j, 50, 0x1100, 1000) == NULL, "the end of the code: no version");
+	TAP_OK(jat(j, 51, 0x1010, 1000) == NULL, "another process: no version");
+	uint64_t v = sp_perfjit_code_version(j, 50, 0x1010, 300);
+	sp_frame f;
+	TAP_OK(!sp_perfjit_lookup_version(j, v, 0x1030, &f),
+	       "a version names only addresses of its own code");
+	sp_perfjit_free(j);
+	free(path);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -390,6 +455,7 @@ int main(void)
 	test_kallsyms();
 	test_meta();
 	test_perfjit();
+	test_perfjit_times();
 	test_kallsyms_release();
 	char *cmd[] = {"rm", "-rf", tmpdir, NULL};
 	pid_t pid = fork();
