@@ -272,7 +272,6 @@ static sp_error *prepare(const sp_pipeline *pl, sp_symbolizer *s, char **inputs,
 			rc.jitdump_note);
 	free(out->jitdump_note);
 	out->jitdump_note = rc.jitdump_note;
-	free(rc.osrelease);
 	if (sp_unwinder_report(u)->n_samples)
 		out->unwind = sp_unwinder_report(u);
 	if (!err && base)
@@ -281,8 +280,11 @@ static sp_error *prepare(const sp_pipeline *pl, sp_symbolizer *s, char **inputs,
 	if (!err && !pl->each && i > 0)
 		err = check_same_kind(profiles[0], input_name(inputs[0]), profiles[i],
 				      input_name(inputs[i]), false);
+	if (!err && s)
+		sp_symbolizer_set_kernel_release(s, rc.osrelease);
 	if (!err)
 		err = symbolize(pl, s, profiles[i], input_name(inputs[i]), r);
+	free(rc.osrelease);
 	return err;
 }
 
@@ -298,8 +300,10 @@ static sp_error *load_base(const sp_pipeline *pl, sp_symbolizer *s, sp_symbolize
 	round_ctx rc = {.u = sp_unwinder_new(us), .s = s};
 	sp_error *err = sp_cli_load_with(pl->sym, pl->base, unwind_round, &rc, base, &fmt);
 	sp_unwinder_free(rc.u);
-	free(rc.osrelease);
 	free(rc.jitdump_note);
+	if (!err && s)
+		sp_symbolizer_set_kernel_release(s, rc.osrelease);
+	free(rc.osrelease);
 	if (!err)
 		err = symbolize(pl, s, *base, pl->base, &r);
 	sp_symbolize_report_clear(&r);

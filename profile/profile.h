@@ -48,6 +48,9 @@ typedef struct {
 	size_t n_labels;
 } sp_sample;
 
+/* The kernel half of the 64-bit address space starts here. */
+#define SP_KERNEL_HALF (UINT64_C(1) << 63)
+
 typedef struct {
 	uint64_t id; /* nonzero, unique */
 	uint64_t memory_start;
