@@ -172,6 +172,7 @@ typedef struct {
 	sp_unwinder *u;
 	sp_symbolizer *s;
 	char *osrelease;     /* NULL when not recorded */
+	char *kernel_build_id; /* [kernel.kallsyms]'s, NULL when not recorded */
 	bool clock_checked;
 	char *jitdump_note;  /* why sample times cannot choose JIT code */
 	bool jitdump_reused; /* and some addresses held several codes */
@@ -234,6 +235,9 @@ static sp_error *unwind_round(sp_capture *c, void *arg)
 	round_ctx *r = arg;
 	if (c->osrelease && !r->osrelease)
 		r->osrelease = sp_xstrdup(c->osrelease);
+	for (size_t i = 0; i < c->n_build_ids && !r->kernel_build_id; i++)
+		if (!strcmp(c->build_ids[i].path, "[kernel.kallsyms]"))
+			r->kernel_build_id = sp_xstrdup(c->build_ids[i].build_id);
 	jitdump_clock(r, c);
 	sp_unwinder_run(r->u, c);
 	return NULL;
@@ -250,7 +254,7 @@ static void check_kallsyms(const sp_pipeline *pl, const round_ctx *rc, const cha
 		return;
 	bool mismatch;
 	free(out->kallsyms_note);
-	out->kallsyms_note = sp_kallsyms_check(k, rc->osrelease, &mismatch);
+	out->kallsyms_note = sp_kallsyms_check(k, rc->osrelease, rc->kernel_build_id, &mismatch);
 	if (mismatch)
 		fprintf(stderr, "symprof: warning: %s: %s\n", name, out->kallsyms_note);
 }
@@ -285,6 +289,7 @@ static sp_error *prepare(const sp_pipeline *pl, sp_symbolizer *s, char **inputs,
 	if (!err)
 		err = symbolize(pl, s, profiles[i], input_name(inputs[i]), r);
 	free(rc.osrelease);
+	free(rc.kernel_build_id);
 	return err;
 }
 
@@ -301,6 +306,7 @@ static sp_error *load_base(const sp_pipeline *pl, sp_symbolizer *s, sp_symbolize
 	sp_error *err = sp_cli_load_with(pl->sym, pl->base, unwind_round, &rc, base, &fmt);
 	sp_unwinder_free(rc.u);
 	free(rc.jitdump_note);
+	free(rc.kernel_build_id);
 	if (!err && s)
 		sp_symbolizer_set_kernel_release(s, rc.osrelease);
 	free(rc.osrelease);

@@ -469,11 +469,21 @@ const char *sp_kallsyms_lookup(const sp_kallsyms *k, uint64_t addr);
  * PATH is /proc/kallsyms; NULL otherwise.  *FROM (may be NULL) gets where
  * the answer came from ("PATH.osrelease", "uname") or NULL.  Caller frees. */
 char *sp_kallsyms_release(const char *path, const char **from);
+/* The build id of the kernel the kallsyms copy at PATH comes from: the
+ * first line of PATH.buildid (hex), else the GNU build-id note of
+ * PATH.notes (a copy of /sys/kernel/notes), else /sys/kernel/notes' when
+ * PATH is /proc/kallsyms; NULL otherwise.  *FROM (may be NULL) gets where
+ * (".buildid", ".notes", "/sys/kernel/notes") or NULL.  Lowercase; caller
+ * frees. */
+char *sp_kallsyms_build_id(const char *path, const char **from);
 /* What a perf.data recording of kernel RECORDED (its OSRELEASE, NULL when
- * not recorded) and the kallsyms copy at PATH say together: NULL when they
- * agree, else a sentence for a warning or `info` (caller frees).  *MISMATCH
- * is set when the two releases are known and differ. */
-char *sp_kallsyms_check(const char *path, const char *recorded, bool *mismatch);
+ * not recorded) with the kernel build id RECORDED_BUILD_ID (its build-id
+ * table's [kernel.kallsyms], NULL when not recorded) and the kallsyms copy
+ * at PATH say together: NULL when they agree, else a sentence for a warning
+ * or `info` (caller frees).  *MISMATCH is set when the two releases, or the
+ * two build ids, are known and differ. */
+char *sp_kallsyms_check(const char *path, const char *recorded, const char *recorded_build_id,
+			bool *mismatch);
 
 /* The session's name sources without a mapping file (JIT objects, perf
  * maps, kallsyms; each NULL when its option is not given), loaded at the

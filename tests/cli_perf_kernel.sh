@@ -32,6 +32,10 @@
 #     vmlinux still names them;
 #   - a vmlinux of another build id is refused (info: build-id mismatch) and kallsyms
 #     names the frames.
+# The kallsyms check by build id: /proc/kallsyms of the recording's kernel draws no note
+# (its build id is /sys/kernel/notes'); a copy with FILE.buildid or FILE.notes (a copy of
+# /sys/kernel/notes) of another build draws a warning and a line in info, and of the
+# recording's build none.
 # Not testable here: a real vmlinux or module with full DWARF (inline frames in kernel
 # code come only from the module fixture), compressed modules (.ko.xz, .ko.zst: not read),
 # and debuginfod for kernel build ids.
@@ -220,5 +224,43 @@ sp_run symprof convert -q --sample-index samples --debug-dir "$tmp/v2" --kallsym
 	"$tmp/k.data" -o "$tmp/k.folded"
 ! grep -q 'vm_' "$tmp/k.folded" && grep -q ";$ktop[; ]" "$tmp/k.folded"
 sp_ok $? "vmlinux of another build id: kallsyms names the kernel frames ($ktop)" || sed 's/^/#   /' "$tmp/k.folded"
+
+# -- the kallsyms copy's kernel build id ---------------------------------------------
+sp_run symprof info --kallsyms /proc/kallsyms "$tmp/k.data"
+[ "$rc" -eq 0 ] && ! grep -q 'kallsyms:' "$tmp/out" && ! grep -q warning "$tmp/err"
+sp_ok $? "/proc/kallsyms of the recording's kernel (release and /sys/kernel/notes): no note" ||
+	{ sp_show_err; grep kallsyms "$tmp/out" | sed 's/^/#   /'; }
+cp /proc/kallsyms "$tmp/ks"
+printf '%s\n' "$krel" >"$tmp/ks.osrelease"
+printf '0123456789abcdef0123456789abcdef01234567\n' >"$tmp/ks.buildid"
+sp_run symprof convert -q --kallsyms "$tmp/ks" "$tmp/k.data" -o "$tmp/ks.folded"
+grep -q "warning: .*ks is of kernel build id 0123456789abcdef0123456789abcdef01234567 (its .buildid), the recording's is $kbid" "$tmp/err"
+sp_ok $? "a copy whose .buildid is another build of the same release: a warning naming both" ||
+	sp_show_err
+sp_run symprof info --kallsyms "$tmp/ks" "$tmp/k.data"
+grep -q "^  kallsyms: .*build id 0123456789abcdef0123456789abcdef01234567.*$kbid" "$tmp/out"
+sp_ok $? "... and a line in info" || grep kallsyms "$tmp/out" | sed 's/^/#   /'
+printf '%s\n' "$kbid" >"$tmp/ks.buildid"
+sp_run symprof info --kallsyms "$tmp/ks" "$tmp/k.data"
+! grep -q 'kallsyms:' "$tmp/out" && ! grep -q warning "$tmp/err"
+sp_ok $? "a copy whose .buildid is the recording's: no note" || sp_show_err
+rm "$tmp/ks.buildid"
+if [ -r /sys/kernel/notes ]; then
+	cp /sys/kernel/notes "$tmp/ks.notes"
+	sp_run symprof info --kallsyms "$tmp/ks" "$tmp/k.data"
+	! grep -q 'kallsyms:' "$tmp/out" && ! grep -q warning "$tmp/err"
+	sp_ok $? "a copy with a copy of /sys/kernel/notes as .notes: no note" || sp_show_err
+	python3 -c 'import sys; d = bytearray(open(sys.argv[1], "rb").read())
+i = d.find(b"GNU\0")
+d[i + 4] ^= 0xff
+open(sys.argv[1], "wb").write(d)' "$tmp/ks.notes"
+	sp_run symprof info --kallsyms "$tmp/ks" "$tmp/k.data"
+	grep -q "^  kallsyms: .*(its .notes), the recording's is $kbid" "$tmp/out" &&
+		grep -q warning "$tmp/err"
+	sp_ok $? "a .notes of another build: a warning and a line in info" ||
+		grep kallsyms "$tmp/out" | sed 's/^/#   /'
+else
+	sp_skip "no /sys/kernel/notes to copy"
+fi
 
 sp_done

@@ -312,23 +312,77 @@ static void test_kallsyms_release(void)
 	char *rel = sp_kallsyms_release(k, &from);
 	TAP_OK(!rel && !from, "a copy without .osrelease: release unknown");
 	bool mismatch = true;
-	char *msg = sp_kallsyms_check(k, "6.1.0-13-amd64", &mismatch);
+	char *msg = sp_kallsyms_check(k, "6.1.0-13-amd64", NULL, &mismatch);
 	TAP_OK(msg && strstr(msg, "cannot tell") && !mismatch, "unknown release: not checked, no mismatch");
 	free(msg);
 	char *side = write_tmp("ksyms.osrelease", "6.1.0-13-amd64 \r\nsecond line\n");
 	rel = sp_kallsyms_release(k, &from);
 	TAP_EQ_STR(rel, "6.1.0-13-amd64", "the first line of FILE.osrelease, trailing blanks and CR cut");
 	free(rel);
-	msg = sp_kallsyms_check(k, "6.1.0-13-amd64", &mismatch);
+	msg = sp_kallsyms_check(k, "6.1.0-13-amd64", NULL, &mismatch);
 	TAP_OK(!msg && !mismatch, "same release: nothing to say");
-	msg = sp_kallsyms_check(k, "6.12.0-1-amd64", &mismatch);
+	msg = sp_kallsyms_check(k, "6.12.0-1-amd64", NULL, &mismatch);
 	TAP_OK(msg && mismatch && strstr(msg, "6.1.0-13-amd64") && strstr(msg, "6.12.0-1-amd64"),
 	       "another release: a mismatch naming both");
 	free(msg);
-	msg = sp_kallsyms_check(k, NULL, &mismatch);
+	msg = sp_kallsyms_check(k, NULL, NULL, &mismatch);
 	TAP_OK(msg && !mismatch && strstr(msg, "OSRELEASE"), "no OSRELEASE recorded: not checked");
 	free(msg);
 	free(side);
+	free(k);
+}
+
+/* The build id of a kallsyms copy, from FILE.buildid or FILE.notes. */
+static void test_kallsyms_build_id(void)
+{
+	static const char id[] = "4a5a9b0affb66c437abcd455d2738af879985fa9";
+	char *k = write_tmp("kb", "ffffffff81000000 T _stext\n");
+	char *rel = write_tmp("kb.osrelease", "6.1.0-13-amd64\n");
+	const char *from = "x";
+	TAP_OK(!sp_kallsyms_build_id(k, &from) && !from, "no .buildid or .notes: build id unknown");
+	bool mismatch = true;
+	char *msg = sp_kallsyms_check(k, "6.1.0-13-amd64", id, &mismatch);
+	TAP_OK(!msg && !mismatch, "unknown build id, same release: nothing to say");
+	/* /sys/kernel/notes as the kernel has it: a Xen note, then the build id */
+	uint8_t notes[128] = {0};
+	size_t n = 0;
+	uint32_t xen[3] = {4, 4, 18};
+	memcpy(notes + n, xen, 12), memcpy(notes + n + 12, "Xen", 4), n += 20;
+	uint32_t gnu[3] = {4, 20, 3};
+	memcpy(notes + n, gnu, 12), memcpy(notes + n + 12, "GNU", 4), n += 16;
+	for (int i = 0; i < 20; i++)
+		sscanf(id + 2 * i, "%2hhx", &notes[n + (size_t)i]);
+	n += 20;
+	char *np = sp_xasprintf("%s/kb.notes", tmpdir);
+	FILE *f = fopen(np, "wb");
+	fwrite(notes, 1, n, f);
+	fclose(f);
+	char *got = sp_kallsyms_build_id(k, &from);
+	TAP_EQ_STR(got, id, "FILE.notes: the GNU build-id note after another note");
+	TAP_EQ_STR(from, ".notes", "... from .notes");
+	free(got);
+	msg = sp_kallsyms_check(k, "6.1.0-13-amd64", id, &mismatch);
+	TAP_OK(!msg && !mismatch, "same build id and release: nothing to say");
+	msg = sp_kallsyms_check(k, "6.1.0-13-amd64", "00112233", &mismatch);
+	TAP_OK(msg && mismatch && strstr(msg, id) && strstr(msg, "00112233") &&
+	       strstr(msg, "its .notes"), "another build of the same release: a mismatch naming both ids");
+	free(msg);
+	char *bf = write_tmp("kb.buildid", "4A5A9B0AFFB66C437ABCD455D2738AF879985FA9 \n");
+	got = sp_kallsyms_build_id(k, &from);
+	TAP_EQ_STR(got, id, "FILE.buildid first (hex, case and blanks ignored)");
+	free(got);
+	msg = sp_kallsyms_check(k, "6.2.0", "00112233", &mismatch);
+	TAP_OK(msg && mismatch && strstr(msg, "6.2.0") && strstr(msg, "00112233") &&
+	       strstr(msg, "its .buildid"), "release and build id both differ: both said");
+	free(msg);
+	free(bf);
+	bf = write_tmp("kb.buildid", "not hex\n");
+	got = sp_kallsyms_build_id(k, &from);
+	TAP_EQ_STR(got, id, "a .buildid that is no build id is passed over for .notes");
+	free(got);
+	free(bf);
+	free(np);
+	free(rel);
 	free(k);
 }
 
@@ -457,6 +511,7 @@ int main(void)
 	test_perfjit();
 	test_perfjit_times();
 	test_kallsyms_release();
+	test_kallsyms_build_id();
 	char *cmd[] = {"rm", "-rf", tmpdir, NULL};
 	pid_t pid = fork();
 	if (pid == 0) {
