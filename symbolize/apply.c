@@ -142,6 +142,7 @@ static void name_from_sources(ctx *c, job *j, sp_mapping_report *r)
 	for (size_t i = 0, e; i < j->n; i = e) {
 		e = run_end(j, i);
 		uint64_t addr = j->pend[i].addr;
+		bool named_any = false; /* (an address counts once, whatever its versions) */
 		for (size_t k = i; k < e; k++) {
 			uint64_t version = c->p->locations[j->pend[k].tag].code_version;
 			bool asked = j->done[k];
@@ -170,7 +171,8 @@ static void name_from_sources(ctx *c, job *j, sp_mapping_report *r)
 				}
 			set_lines(c, same, n_same, named.frames, named.n_frames);
 			any_jit |= src != SP_SOURCE_KALLSYMS && src != SP_SOURCE_FILE;
-			r->n_resolved++;
+			r->n_resolved += !named_any;
+			named_any = true;
 			j->any_fileless = true;
 		}
 	}
@@ -326,18 +328,21 @@ static bool resolve(ctx *c, const job *j, sp_mapping_report *r, sp_unresolved_re
 			n_done += j->done[k];
 		if (n_done == e - i)
 			continue;
+		/* an address the sources named at some of its code versions
+		 * counts as resolved already: the rest are not counted again */
+		bool counted = n_done > 0;
 		if (!j->obj) {
-			r->n_reason[why]++;
+			r->n_reason[why] += !counted;
 			continue;
 		}
 		uint64_t a = j->pend[i].addr;
 		if (j->m->memory_limit > j->m->memory_start &&
 		    (a < j->m->memory_start || a >= j->m->memory_limit)) {
-			r->n_reason[SP_UNRES_NO_MAPPING]++; /* not this mapping's */
+			r->n_reason[SP_UNRES_NO_MAPPING] += !counted; /* not this mapping's */
 			continue;
 		}
 		if (!in_file(j, a)) {
-			r->n_reason[SP_UNRES_OUTSIDE_FILE]++;
+			r->n_reason[SP_UNRES_OUTSIDE_FILE] += !counted;
 			continue;
 		}
 		const sp_frame *f = NULL;
@@ -346,11 +351,11 @@ static bool resolve(ctx *c, const job *j, sp_mapping_report *r, sp_unresolved_re
 		if (err) {
 			note_error(r, err);
 			sp_error_free(err);
-			r->n_reason[SP_UNRES_ERROR]++;
+			r->n_reason[SP_UNRES_ERROR] += !counted;
 			continue;
 		}
 		if (nf == 0) {
-			r->n_reason[SP_UNRES_NO_SYMBOLS]++;
+			r->n_reason[SP_UNRES_NO_SYMBOLS] += !counted;
 			continue;
 		}
 		if (!n_done)
@@ -358,7 +363,7 @@ static bool resolve(ctx *c, const job *j, sp_mapping_report *r, sp_unresolved_re
 		for (size_t k = i; n_done && k < e; k++) /* what the sources left */
 			if (!j->done[k])
 				set_lines(c, j->pend + k, 1, f, nf);
-		r->n_resolved++;
+		r->n_resolved += !counted;
 		any = true;
 	}
 	return any;
