@@ -19,12 +19,12 @@
 #     mismatch and the frames stay addresses.
 # vmlinux.  A recording of dd (most of its time in read/write system calls) with -g has
 # kernel frames; no vmlinux of the running kernel exists here, so tests/fake_vmlinux.py
-# writes one: for each kernel function perf script names, vm_NAME of its size at its
+# writes one: for each kernel function perf script names, fakevm_NAME of its size at its
 # kallsyms address minus 0x200000 (as if the recording had a KASLR shift of 2 MiB), with
 # a line of "vmlinux_fake.c" each, linked with the recording's [kernel.kallsyms] build id
 # (which is /sys/kernel/notes' when readable).  What must hold:
 #   - found at D/.build-id/xx/rest.debug or D/boot/vmlinux-RELEASE, every kernel frame
-#     perf script gives as NAME is vm_NAME in symprof's stacks, with the same counts (up
+#     perf script gives as NAME is fakevm_NAME in symprof's stacks, with the same counts (up
 #     to 2 samples may differ: perf names a return address as it is, symprof the call
 #     before it, so after a call that ends a function the two name different
 #     functions, spec/PERF-DATA.md §7), and
@@ -180,9 +180,9 @@ python3 "$SP_SRCDIR/tests/fake_vmlinux.py" /proc/kallsyms "$tmp/knames" 200000 \
 
 vocab=$(tr '\n' ' ' <"$tmp/knames")
 sp_perf_stacks "$tmp/k.data" | awk '{ n = split($1, f, ";"); s = ""
-	for (i = 1; i <= n; i++) s = s (i > 1 ? ";" : "") (f[i] == "-" ? "-" : "vm_" f[i])
+	for (i = 1; i <= n; i++) s = s (i > 1 ? ";" : "") (f[i] == "-" ? "-" : "fakevm_" f[i])
 	print s, $2 }' | sort >"$tmp/perf.stacks"
-vocab=$(sed 's/^/vm_/' "$tmp/knames" | tr '\n' ' ')
+vocab=$(sed 's/^/fakevm_/' "$tmp/knames" | tr '\n' ' ')
 
 vm_check()
 {
@@ -196,8 +196,8 @@ vm_check()
 		END { for (k in p) d += (p[k] > o[k] ? p[k] - o[k] : o[k] - p[k])
 		      for (k in o) if (!(k in p)) d += o[k]; print d + 0 }' \
 		"$tmp/perf.stacks" "$tmp/ours.stacks")
-	[ "$rc" -eq 0 ] && grep -q vm_ "$tmp/ours.stacks" && [ "$moved" -le 4 ]
-	sp_ok $? "vmlinux $what: every kernel frame perf names NAME is vm_NAME, same counts ($moved differ)" ||
+	[ "$rc" -eq 0 ] && grep -q fakevm_ "$tmp/ours.stacks" && [ "$moved" -le 4 ]
+	sp_ok $? "vmlinux $what: every kernel frame perf names NAME is fakevm_NAME, same counts ($moved differ)" ||
 		{ sp_show_err; sp_diag "perf:" "$(head -n 20 "$tmp/perf.stacks")" \
 			"symprof:" "$(head -n 20 "$tmp/ours.stacks")"; }
 }
@@ -207,7 +207,7 @@ mkdir -p "$tmp/v1/.build-id/$k2"
 cp "$tmp/vmlinux" "$tmp/v1/.build-id/$k2/$(echo "$kbid" | cut -c3-).debug"
 vm_check "in D/.build-id (KASLR shift 2 MiB)" --debug-dir "$tmp/v1"
 sp_run symprof convert -q --format top --lines --debug-dir "$tmp/v1" "$tmp/k.data" -o "$tmp/k.top"
-grep -q ' vm_[a-z_0-9.]* .*vmlinux_fake.c:1[0-9][0-9][0-9]$' "$tmp/k.top"
+grep -q ' fakevm_[a-z_0-9.]* .*vmlinux_fake.c:1[0-9][0-9][0-9]$' "$tmp/k.top"
 sp_ok $? "vmlinux: top --lines gives its lines" || sed 's/^/#   /' "$tmp/k.top"
 vm_check "and --kallsyms /proc/kallsyms: the vmlinux still names them" --debug-dir "$tmp/v1" \
 	--kallsyms /proc/kallsyms
@@ -222,7 +222,7 @@ grep -q 'build-id mismatch' "$tmp/out"
 sp_ok $? "vmlinux of another build id: refused, info says build-id mismatch" || sed 's/^/#   /' "$tmp/out"
 sp_run symprof convert -q --sample-index samples --debug-dir "$tmp/v2" --kallsyms /proc/kallsyms \
 	"$tmp/k.data" -o "$tmp/k.folded"
-! grep -q 'vm_' "$tmp/k.folded" && grep -q ";$ktop[; ]" "$tmp/k.folded"
+! grep -q 'fakevm_' "$tmp/k.folded" && grep -q ";$ktop[; ]" "$tmp/k.folded"
 sp_ok $? "vmlinux of another build id: kallsyms names the kernel frames ($ktop)" || sed 's/^/#   /' "$tmp/k.folded"
 
 # -- the kallsyms copy's kernel build id ---------------------------------------------

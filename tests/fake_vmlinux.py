@@ -3,7 +3,7 @@
 stand-in vmlinux for the kernel tests, where no vmlinux of the running
 kernel can be had: for every function of the file NAMES (one per line) that
 KALLSYMS (a /proc/kallsyms copy) lists as a text symbol, a function
-vm_NAME of the same size at the kernel's address minus SHIFT (hex: the
+fakevm_NAME of the same size at the kernel's address minus SHIFT (hex: the
 KASLR shift the test pretends the recording had), plus _stext.  Each
 function's first instruction is at line 1000 + k of "vmlinux_fake.c" (k
 counting from 1 in address order), so names and lines both tell that the
@@ -44,9 +44,10 @@ def main():
             continue
         k += 1
         asm += ['.section .kt%d,"ax",@progbits' % k,
-                ".globl vm_%s" % name, ".type vm_%s,@function" % name, "vm_%s:" % name,
+                ".globl fakevm_%s" % name, ".type fakevm_%s,@function" % name,
+                "fakevm_%s:" % name,
                 "\t.loc 1 %d" % (1000 + k), "\tnop", "\t.skip %d" % (size[name] - 1),
-                ".size vm_%s, %d" % (name, size[name])]
+                ".size fakevm_%s, %d" % (name, size[name])]
         ld.append("--section-start=.kt%d=0x%x" % (k, addr - shift))
     with open(out_s, "w") as f:
         f.write("\n".join(asm) + "\n")
