@@ -185,24 +185,22 @@ static uint64_t jit_code_version(void *arg, int64_t pid, uint64_t addr, uint64_t
 	return sp_perfjit_code_version(arg, (uint32_t)pid, addr, time);
 }
 
-/* With jitdump files: whether the recording's sample times and the jitdump
- * records' times are on one clock, as `perf inject --jit` requires (every
- * event samples its time from CLOCK_MONOTONIC: `perf record -k mono`; the
- * records' times not the CPU's counter); then C's samples see the JIT code
- * of their time, else the last code at each address and R says why. */
-static void jitdump_clock(round_ctx *r, sp_capture *c)
+/* With jitdump files in S: whether the recording C's sample times and the
+ * jitdump records' times are on one clock, as `perf inject --jit` requires
+ * (every event samples its time from CLOCK_MONOTONIC: `perf record -k
+ * mono`; the records' times not the CPU's counter).  NULL when they are (or
+ * there is no jitdump), else why not (caller frees); *REUSED says whether
+ * that matters: some address held several codes. */
+static char *jitdump_clock_problem(sp_symbolizer *s, const sp_capture *c, bool *reused)
 {
 	const sp_jit_index *jit;
 	const sp_perf_map *perf;
 	const sp_kallsyms *ksyms;
-	if (!r->s || r->clock_checked)
-		goto set;
-	r->clock_checked = true;
 	/* (a source that fails to load is reported when symbolizing) */
-	sp_error_free(sp_symbolizer_sources(r->s, &jit, &perf, &ksyms));
-	const sp_perfjit *pj = sp_symbolizer_perfjit(r->s);
+	sp_error_free(sp_symbolizer_sources(s, &jit, &perf, &ksyms));
+	const sp_perfjit *pj = sp_symbolizer_perfjit(s);
 	if (!sp_perfjit_count(pj))
-		return;
+		return NULL;
 	const char *why = NULL;
 	for (size_t i = 0; i < c->n_events && !why; i++)
 		if (!(c->events[i].sample_type & PERF_SAMPLE_TIME))
@@ -213,18 +211,29 @@ static void jitdump_clock(round_ctx *r, sp_capture *c)
 	if (!why && sp_perfjit_arch_timestamp(pj))
 		why = "the jitdump times are the CPU's counter (JITDUMP_FLAGS_ARCH_TIMESTAMP), "
 		      "not CLOCK_MONOTONIC";
-	if (why) {
-		r->jitdump_note = sp_xasprintf("sample times cannot be compared with the "
-					       "jitdump records': %s; each JIT address is named "
-					       "after the last code loaded there (%zu of %zu "
-					       "code ranges reuse addresses)",
-					       why, sp_perfjit_reused(pj), sp_perfjit_count(pj));
-		r->jitdump_reused = sp_perfjit_reused(pj) != 0;
+	if (!why)
+		return NULL;
+	*reused = sp_perfjit_reused(pj) != 0;
+	return sp_xasprintf("sample times cannot be compared with the jitdump records': %s; "
+			    "each JIT address is named after the last code loaded there (%zu of "
+			    "%zu code ranges reuse addresses)",
+			    why, sp_perfjit_reused(pj), sp_perfjit_count(pj));
+}
+
+/* Lets C's samples see the JIT code of their time when the clocks allow
+ * (checked at the first round; R keeps why not). */
+static void jitdump_clock(round_ctx *r, sp_capture *c)
+{
+	if (!r->s)
+		return;
+	if (!r->clock_checked) {
+		r->clock_checked = true;
+		r->jitdump_note = jitdump_clock_problem(r->s, c, &r->jitdump_reused);
 	}
-set:
-	if (r->s && !r->jitdump_note && sp_perfjit_count(sp_symbolizer_perfjit(r->s))) {
+	const sp_perfjit *pj = sp_symbolizer_perfjit(r->s);
+	if (!r->jitdump_note && sp_perfjit_count(pj)) {
 		c->code_version = jit_code_version;
-		c->code_version_arg = (void *)sp_symbolizer_perfjit(r->s);
+		c->code_version_arg = (void *)pj;
 	}
 }
 
