@@ -180,6 +180,8 @@ static sp_error *print_output(void *ctx, const sp_pipeline_output *out)
 		print_unwind(out->unwind, stdout);
 	if (out->kallsyms_note)
 		printf("  kallsyms: %s\n", out->kallsyms_note);
+	if (out->jitdump_note)
+		printf("  jitdump: %s\n", out->jitdump_note);
 	return NULL;
 }
 

@@ -154,6 +154,9 @@ typedef struct {
 	char *kallsyms_note;               /* perf.data with --kallsyms: how the copy's
 					      kernel release and the recording's
 					      compare, NULL when they agree */
+	char *jitdump_note;                /* perf.data with --jitdump: why sample
+					      times did not choose the JIT code,
+					      NULL when they did */
 } sp_pipeline_output;
 
 typedef struct {

@@ -17,8 +17,10 @@
  */
 #include "convert/convert.h"
 
+#include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* -- output ------------------------------------------------------------------ */
@@ -163,12 +165,77 @@ static const char *input_name(const char *path)
 	return strcmp(path, "-") ? path : SP_STDIN_NAME;
 }
 
-/* What the perf reader's rounds pass on: the unwinder, and what the
- * recording says of its kernel. */
+/* What the perf reader's rounds pass on: the unwinder, the session that
+ * names (NULL when names are not wanted), and what the recording says of
+ * its kernel and its clock. */
 typedef struct {
 	sp_unwinder *u;
-	char *osrelease; /* NULL when not recorded */
+	sp_symbolizer *s;
+	char *osrelease;     /* NULL when not recorded */
+	char *kernel_build_id; /* [kernel.kallsyms]'s, NULL when not recorded */
+	bool clock_checked;
+	char *jitdump_note;  /* why sample times cannot choose JIT code */
+	bool jitdump_reused; /* and some addresses held several codes */
 } round_ctx;
+
+static uint64_t jit_code_version(void *arg, int64_t pid, uint64_t addr, uint64_t time)
+{
+	if (pid <= 0 || pid > UINT32_MAX)
+		return 0;
+	return sp_perfjit_code_version(arg, (uint32_t)pid, addr, time);
+}
+
+/* With jitdump files in S: whether the recording C's sample times and the
+ * jitdump records' times are on one clock, as `perf inject --jit` requires
+ * (every event samples its time from CLOCK_MONOTONIC: `perf record -k
+ * mono`; the records' times not the CPU's counter).  NULL when they are (or
+ * there is no jitdump), else why not (caller frees); *REUSED says whether
+ * that matters: some address held several codes. */
+static char *jitdump_clock_problem(sp_symbolizer *s, const sp_capture *c, bool *reused)
+{
+	const sp_jit_index *jit;
+	const sp_perf_map *perf;
+	const sp_kallsyms *ksyms;
+	/* (a source that fails to load is reported when symbolizing) */
+	sp_error_free(sp_symbolizer_sources(s, &jit, &perf, &ksyms));
+	const sp_perfjit *pj = sp_symbolizer_perfjit(s);
+	if (!sp_perfjit_count(pj))
+		return NULL;
+	const char *why = NULL;
+	for (size_t i = 0; i < c->n_events && !why; i++)
+		if (!(c->events[i].sample_type & PERF_SAMPLE_TIME))
+			why = "the samples carry no time (PERF_SAMPLE_TIME)";
+		else if (c->events[i].clockid != CLOCK_MONOTONIC)
+			why = "the samples' times are not CLOCK_MONOTONIC (record with "
+			      "perf record -k mono)";
+	if (!why && sp_perfjit_arch_timestamp(pj))
+		why = "the jitdump times are the CPU's counter (JITDUMP_FLAGS_ARCH_TIMESTAMP), "
+		      "not CLOCK_MONOTONIC";
+	if (!why)
+		return NULL;
+	*reused = sp_perfjit_reused(pj) != 0;
+	return sp_xasprintf("sample times cannot be compared with the jitdump records': %s; "
+			    "each JIT address is named after the last code loaded there (%zu of "
+			    "%zu code ranges reuse addresses)",
+			    why, sp_perfjit_reused(pj), sp_perfjit_count(pj));
+}
+
+/* Lets C's samples see the JIT code of their time when the clocks allow
+ * (checked at the first round; R keeps why not). */
+static void jitdump_clock(round_ctx *r, sp_capture *c)
+{
+	if (!r->s)
+		return;
+	if (!r->clock_checked) {
+		r->clock_checked = true;
+		r->jitdump_note = jitdump_clock_problem(r->s, c, &r->jitdump_reused);
+	}
+	const sp_perfjit *pj = sp_symbolizer_perfjit(r->s);
+	if (!r->jitdump_note && sp_perfjit_count(pj)) {
+		c->code_version = jit_code_version;
+		c->code_version_arg = (void *)pj;
+	}
+}
 
 /* A perf round's samples with stack copies unwound before they become the
  * profile's (the capture is read by formats/, unwound by symbolize/). */
@@ -177,6 +244,10 @@ static sp_error *unwind_round(sp_capture *c, void *arg)
 	round_ctx *r = arg;
 	if (c->osrelease && !r->osrelease)
 		r->osrelease = sp_xstrdup(c->osrelease);
+	for (size_t i = 0; i < c->n_build_ids && !r->kernel_build_id; i++)
+		if (!strcmp(c->build_ids[i].path, "[kernel.kallsyms]"))
+			r->kernel_build_id = sp_xstrdup(c->build_ids[i].build_id);
+	jitdump_clock(r, c);
 	sp_unwinder_run(r->u, c);
 	return NULL;
 }
@@ -192,7 +263,7 @@ static void check_kallsyms(const sp_pipeline *pl, const round_ctx *rc, const cha
 		return;
 	bool mismatch;
 	free(out->kallsyms_note);
-	out->kallsyms_note = sp_kallsyms_check(k, rc->osrelease, &mismatch);
+	out->kallsyms_note = sp_kallsyms_check(k, rc->osrelease, rc->kernel_build_id, &mismatch);
 	if (mismatch)
 		fprintf(stderr, "symprof: warning: %s: %s\n", name, out->kallsyms_note);
 }
@@ -204,12 +275,16 @@ static sp_error *prepare(const sp_pipeline *pl, sp_symbolizer *s, char **inputs,
 			 sp_profile **profiles, sp_profile *base, sp_pipeline_output *out,
 			 sp_symbolize_report *r, sp_unwinder *u)
 {
-	round_ctx rc = {.u = u};
+	round_ctx rc = {.u = u, .s = s};
 	sp_error *err = sp_cli_load_with(pl->sym, inputs[i], unwind_round, &rc, &profiles[i],
 					 &out->format);
 	if (!err)
 		check_kallsyms(pl, &rc, input_name(inputs[i]), out);
-	free(rc.osrelease);
+	if (!err && rc.jitdump_note && rc.jitdump_reused)
+		fprintf(stderr, "symprof: warning: %s: %s\n", input_name(inputs[i]),
+			rc.jitdump_note);
+	free(out->jitdump_note);
+	out->jitdump_note = rc.jitdump_note;
 	if (sp_unwinder_report(u)->n_samples)
 		out->unwind = sp_unwinder_report(u);
 	if (!err && base)
@@ -218,8 +293,12 @@ static sp_error *prepare(const sp_pipeline *pl, sp_symbolizer *s, char **inputs,
 	if (!err && !pl->each && i > 0)
 		err = check_same_kind(profiles[0], input_name(inputs[0]), profiles[i],
 				      input_name(inputs[i]), false);
+	if (!err && s)
+		sp_symbolizer_set_kernel_release(s, rc.osrelease);
 	if (!err)
 		err = symbolize(pl, s, profiles[i], input_name(inputs[i]), r);
+	free(rc.osrelease);
+	free(rc.kernel_build_id);
 	return err;
 }
 
@@ -232,9 +311,13 @@ static sp_error *load_base(const sp_pipeline *pl, sp_symbolizer *s, sp_symbolize
 		return NULL;
 	sp_input_format fmt;
 	sp_symbolize_report r = {0};
-	round_ctx rc = {.u = sp_unwinder_new(us)};
+	round_ctx rc = {.u = sp_unwinder_new(us), .s = s};
 	sp_error *err = sp_cli_load_with(pl->sym, pl->base, unwind_round, &rc, base, &fmt);
 	sp_unwinder_free(rc.u);
+	free(rc.jitdump_note);
+	free(rc.kernel_build_id);
+	if (!err && s)
+		sp_symbolizer_set_kernel_release(s, rc.osrelease);
 	free(rc.osrelease);
 	if (!err)
 		err = symbolize(pl, s, *base, pl->base, &r);
@@ -327,11 +410,14 @@ int sp_pipeline_run(const sp_pipeline *pl, char **inputs, int n)
 		if (pl->each || i + 1 < n) { /* the last input's note goes to the merged output */
 			free(out.kallsyms_note);
 			out.kallsyms_note = NULL;
+			free(out.jitdump_note);
+			out.jitdump_note = NULL;
 		}
 	}
 	if (!err && !pl->each)
 		err = merge_and_output(pl, profiles, inputs, n, base, &out);
 	free(out.kallsyms_note);
+	free(out.jitdump_note);
 	if (err)
 		rc = input_failed(pl, pl->each ? i - 1 : -1, err);
 	for (i = 0; i < n; i++)

@@ -81,6 +81,7 @@ enum {
 enum {
 	ATTR_FREQ = 10,
 	ATTR_SAMPLE_ID_ALL = 18,
+	ATTR_USE_CLOCKID = 25,
 };
 
 #define MISC_BUILD_ID_SIZE (1u << 15)
@@ -329,7 +330,8 @@ static sp_error *take_name(cur *k, size_t limit, char **s, const char *field)
 typedef struct {
 	uint32_t type, size;
 	uint64_t config, period_or_freq, sample_type, read_format;
-	bool freq, sample_id_all;
+	bool freq, sample_id_all, use_clockid;
+	int32_t clockid; /* with use_clockid */
 	uint64_t branch_type, regs_user, regs_intr;
 } attr_fields;
 
@@ -361,6 +363,8 @@ static sp_error *take_attr(cur *k, attr_fields *a)
 	a->read_format = rd64(k->d, q + 32);
 	a->freq = attr_flag(k->d, q + 40, ATTR_FREQ);
 	a->sample_id_all = attr_flag(k->d, q + 40, ATTR_SAMPLE_ID_ALL);
+	a->use_clockid = attr_flag(k->d, q + 40, ATTR_USE_CLOCKID);
+	a->clockid = a->size >= 96 ? (int32_t)rd32(k->d, q + 92) : 0;
 	a->branch_type = a->size >= 80 ? rd64(k->d, q + 72) : 0;
 	a->regs_user = a->size >= 96 ? rd64(k->d, q + 80) : 0;
 	a->regs_intr = a->size >= 104 ? rd64(k->d, q + 96) : 0;
@@ -400,7 +404,8 @@ static void add_event(pd *d, const attr_fields *a)
 			       .sample_type = a->sample_type,
 			       .sample_regs_user = a->regs_user,
 			       .period = a->freq ? 0 : a->period_or_freq,
-			       .freq = a->freq ? a->period_or_freq : 0};
+			       .freq = a->freq ? a->period_or_freq : 0,
+			       .clockid = a->use_clockid ? a->clockid : -1};
 	sp_capture_add_event(d->c, &ev);
 	free(name);
 	ev_layout l = {.sample_type = a->sample_type,

@@ -385,11 +385,21 @@ void sp_capture_profiler_free(sp_capture_profiler *b)
 static uint64_t kernel_fallback(sp_capture_profiler *b)
 {
 	if (!b->kernel_fallback) {
-		sp_mapping m = {.memory_start = 1ULL << 63, .memory_limit = UINT64_MAX,
+		sp_mapping m = {.memory_start = SP_KERNEL_HALF, .memory_limit = UINT64_MAX,
 				.filename = sp_profile_intern(b->p, "[kernel.kallsyms]")};
 		b->kernel_fallback = sp_profile_add_mapping(b->p, &m)->id;
 	}
 	return b->kernel_fallback;
+}
+
+/* Whether the build-id table's PATH is the object of a map recorded as
+ * MAP_PATH: the same name, or the kernel, whose map perf names after its
+ * relocation symbol ("[kernel.kallsyms]_text") and its table entry not. */
+static bool same_object(const char *path, const char *map_path)
+{
+	static const char kernel[] = "[kernel.kallsyms]";
+	return !strcmp(path, map_path) ||
+	       (!strcmp(path, kernel) && !strncmp(map_path, kernel, sizeof(kernel) - 1));
 }
 
 /* The mapping id for ADDR in process PID at TIME (0: no map holds it). */
@@ -409,7 +419,7 @@ static uint64_t mapping_for(sp_capture_profiler *b, sp_capture *c, int64_t pid,
 	const sp_capture_map *cm = &pr->maps[mi];
 	const char *bid = cm->build_id;
 	for (size_t i = 0; !bid && i < c->n_build_ids; i++)
-		if (!strcmp(c->build_ids[i].path, cm->path) &&
+		if (same_object(c->build_ids[i].path, cm->path) &&
 		    (c->build_ids[i].pid == pid || c->build_ids[i].pid == -1 ||
 		     pid == SP_CAPTURE_KERNEL_PID))
 			bid = c->build_ids[i].build_id;
@@ -438,7 +448,10 @@ static void add_frame(sp_capture_profiler *b, sp_capture *c, const sp_capture_sa
 	else if (ctx == SP_CAPTURE_CONTEXT_USER)
 		mid = mapping_for(b, c, s->pid, addr, s->time);
 	/* hypervisor and guest addresses: no map of ours holds them */
-	uint64_t loc = sp_profile_location_for_address(b->p, mid, addr);
+	uint64_t version = 0;
+	if (ctx == SP_CAPTURE_CONTEXT_USER && c->code_version && s->time)
+		version = c->code_version(c->code_version_arg, s->pid, addr, s->time);
+	uint64_t loc = sp_profile_location_for_code(b->p, mid, addr, version);
 	SP_PUSH(b->locs, b->n_locs, b->cap_locs, loc);
 }
 

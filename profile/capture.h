@@ -51,6 +51,8 @@ typedef struct {
 	uint64_t sample_regs_user;
 	uint64_t period; /* fixed period, 0 in frequency mode */
 	uint64_t freq;   /* samples per second in frequency mode, else 0 */
+	int32_t clockid; /* the clock of its times (attr.use_clockid: 1 is
+			    CLOCK_MONOTONIC), -1 for perf's own clock */
 } sp_capture_event;
 
 typedef struct {
@@ -129,6 +131,15 @@ typedef struct sp_capture {
 	 * bytes of compressed data read and of records they gave */
 	uint32_t zstd_level, zstd_ratio;
 	uint64_t zstd_in, zstd_out;
+
+	/* Optional, set by whoever drives the reader before the samples become
+	 * a profile: for code that changed under an address over time (JIT
+	 * code freed and recompiled at the same address), which code a user
+	 * address of process PID held at TIME, as a version that becomes the
+	 * location's code_version (0: the address's name does not depend on
+	 * time).  Asked only about samples with a time. */
+	uint64_t (*code_version)(void *arg, int64_t pid, uint64_t addr, uint64_t time);
+	void *code_version_arg;
 } sp_capture;
 
 sp_capture *sp_capture_new(void);
@@ -180,7 +191,9 @@ const char *sp_capture_comm_at(const sp_capture *c, int64_t tid, uint64_t time);
  * the first address after each marker are kept as they are, every later
  * entry is a return address and becomes address - 1 (spec/FORMATS.md §2.7).
  * Kernel addresses go to the kernel's maps, or to one "[kernel.kallsyms]"
- * mapping when none holds them.  Identical stacks with identical labels
+ * mapping when none holds them.  A user address gets the code version
+ * c->code_version gives (when set), so one address holding different code
+ * at different times becomes different locations.  Identical stacks with identical labels
  * are summed as they are added. */
 typedef struct sp_capture_profiler sp_capture_profiler;
 

@@ -19,7 +19,7 @@
 
 sp_code_kind sp_code_kind_of(const sp_profile *p, const sp_mapping *m, uint64_t address)
 {
-	if (address >= (UINT64_C(1) << 63))
+	if (address >= SP_KERNEL_HALF)
 		return SP_CODE_KERNEL;
 	const char *name = m ? sp_profile_str(p, m->filename) : "";
 	if (!strncmp(name, KERNEL_PREFIX, strlen(KERNEL_PREFIX)))

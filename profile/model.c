@@ -237,37 +237,46 @@ sp_function *sp_profile_add_function(sp_profile *p, const sp_function *f)
 
 typedef struct {
 	const sp_profile *p;
-	uint64_t mapping_id, address;
+	uint64_t mapping_id, address, version;
 } loc_key;
 
 static bool loc_eq(void *ctx, size_t i)
 {
 	loc_key *k = ctx;
 	const sp_location *l = &k->p->locations[i];
-	return l->n_lines == 0 && l->mapping_id == k->mapping_id && l->address == k->address;
+	return l->n_lines == 0 && l->mapping_id == k->mapping_id && l->address == k->address &&
+	       l->code_version == k->version;
 }
 
-static uint64_t loc_hash(uint64_t mapping_id, uint64_t address)
+static uint64_t loc_hash(uint64_t mapping_id, uint64_t address, uint64_t version)
 {
-	return sp_hash_combine(sp_hash_u64(mapping_id), address);
+	uint64_t h = sp_hash_combine(sp_hash_u64(mapping_id), address);
+	return version ? sp_hash_combine(h, version) : h;
 }
 
 uint64_t sp_profile_location_for_address(sp_profile *p, uint64_t mapping_id, uint64_t address)
+{
+	return sp_profile_location_for_code(p, mapping_id, address, 0);
+}
+
+uint64_t sp_profile_location_for_code(sp_profile *p, uint64_t mapping_id, uint64_t address,
+				      uint64_t code_version)
 {
 	sp_profile_index *x = idx(p);
 	/* hash locations added by other means since the last call */
 	for (; x->n_locs_hashed < p->n_locations; x->n_locs_hashed++) {
 		const sp_location *l = &p->locations[x->n_locs_hashed];
 		if (!l->n_lines)
-			sp_idxset_add(&x->locs, loc_hash(l->mapping_id, l->address),
+			sp_idxset_add(&x->locs, loc_hash(l->mapping_id, l->address, l->code_version),
 				      x->n_locs_hashed);
 	}
-	loc_key k = {p, mapping_id, address};
-	uint64_t h = loc_hash(mapping_id, address);
+	loc_key k = {p, mapping_id, address, code_version};
+	uint64_t h = loc_hash(mapping_id, address, code_version);
 	size_t i = sp_idxset_find(&x->locs, h, loc_eq, &k);
 	if (i != SIZE_MAX)
 		return p->locations[i].id;
-	sp_location l = {.mapping_id = mapping_id, .address = address};
+	sp_location l = {.mapping_id = mapping_id, .address = address,
+			 .code_version = code_version};
 	sp_location *nl = sp_profile_add_location(p, &l);
 	sp_idxset_add(&x->locs, h, p->n_locations - 1);
 	x->n_locs_hashed = p->n_locations;

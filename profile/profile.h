@@ -48,6 +48,9 @@ typedef struct {
 	size_t n_labels;
 } sp_sample;
 
+/* The kernel half of the 64-bit address space starts here. */
+#define SP_KERNEL_HALF (UINT64_C(1) << 63)
+
 typedef struct {
 	uint64_t id; /* nonzero, unique */
 	uint64_t memory_start;
@@ -76,6 +79,12 @@ typedef struct {
 	sp_line *lines; /* lines[0] innermost inlined frame; last = out-of-line */
 	size_t n_lines;
 	bool is_folded;
+	/* Which of the codes that held ADDRESS over time this location saw
+	 * (perf.data with jitdump files: a JIT's code record, see
+	 * sp_perfjit_code_version), 0 when its name does not depend on time.
+	 * Not part of pprof: it only keys the name lookup while symbolizing,
+	 * and is lost when the profile is written. */
+	uint64_t code_version;
 } sp_location;
 
 typedef struct {
@@ -151,6 +160,10 @@ sp_function *sp_profile_add_function(sp_profile *p, const sp_function *f);
  * its id.  Locations added this way have no lines. */
 uint64_t sp_profile_location_for_address(sp_profile *p, uint64_t mapping_id,
 					 uint64_t address);
+/* The same by (mapping_id, address, code_version): one address that held
+ * different code over time gives one location per version. */
+uint64_t sp_profile_location_for_code(sp_profile *p, uint64_t mapping_id, uint64_t address,
+				      uint64_t code_version);
 /* Find-or-add a function by (name, system_name, filename, start_line)
  * string contents; returns its id. */
 uint64_t sp_profile_function_for(sp_profile *p, const char *name, const char *system_name,

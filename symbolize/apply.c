@@ -110,7 +110,19 @@ typedef struct {
 	bool any_fileless;
 	sp_object *obj;          /* the mapping's file, open, or NULL */
 	uint64_t base;
+	bool kernel;             /* the kernel's or a module's (sp_finder_kernel) */
 } job;
+
+static bool in_loads(const sp_elf_info *info, uint64_t vaddr);
+
+/* Whether ADDR is J's mapping's and its file holds it. */
+static bool in_file(const job *j, uint64_t addr)
+{
+	if (j->m->memory_limit > j->m->memory_start &&
+	    (addr < j->m->memory_start || addr >= j->m->memory_limit))
+		return false;
+	return in_loads(sp_object_info(j->obj), addr - j->base);
+}
 
 /* Runs of equal address in J's entries: [i, run_end(j, i)). */
 static size_t run_end(const job *j, size_t i)
@@ -119,26 +131,52 @@ static size_t run_end(const job *j, size_t i)
 }
 
 /* Step 1: every address is offered to the name sources that come before
- * the mapping's file (sources.c). */
+ * the mapping's file (sources.c); the locations of one address that saw
+ * different code over time (their code_version) are asked about apart. */
 static void name_from_sources(ctx *c, job *j, sp_mapping_report *r)
 {
 	bool any_jit = false;
 	sp_named named = {0};
+	sp_addr_item *same = NULL;
+	size_t cap_same = 0;
 	for (size_t i = 0, e; i < j->n; i = e) {
 		e = run_end(j, i);
 		uint64_t addr = j->pend[i].addr;
-		sp_name_query q = {.pid = j->m ? j->m->pid : 0, .addr = addr,
-				   .kind = sp_code_kind_of(c->p, j->m, addr)};
-		sp_name_source src = sp_name_address(c->s, &q, &named);
-		if (src == SP_SOURCE_NONE)
-			continue;
-		set_lines(c, j->pend + i, e - i, named.frames, named.n_frames);
-		any_jit |= src != SP_SOURCE_KALLSYMS;
-		for (size_t k = i; k < e; k++)
-			j->done[k] = true;
-		r->n_resolved++;
-		j->any_fileless = true;
+		bool named_any = false; /* (an address counts once, whatever its versions) */
+		for (size_t k = i; k < e; k++) {
+			uint64_t version = c->p->locations[j->pend[k].tag].code_version;
+			bool asked = j->done[k];
+			for (size_t x = i; x < k && !asked; x++)
+				asked = c->p->locations[j->pend[x].tag].code_version == version;
+			if (asked)
+				continue;
+			sp_name_query q = {.pid = j->m ? j->m->pid : 0, .addr = addr,
+					   .code_version = version,
+					   .kind = sp_code_kind_of(c->p, j->m, addr)};
+			/* a kernel's own file before kallsyms (and perf maps) */
+			if (j->kernel && j->obj && in_file(j, addr)) {
+				q.file = j->obj;
+				q.file_addr = addr - j->base;
+			}
+			sp_name_source src = sp_name_address(c->s, &q, &named);
+			if (src == SP_SOURCE_NONE)
+				continue;
+			/* the run's locations of this version */
+			size_t n_same = 0;
+			for (size_t x = k; x < e; x++)
+				if (!j->done[x] &&
+				    c->p->locations[j->pend[x].tag].code_version == version) {
+					SP_PUSH(same, n_same, cap_same, j->pend[x]);
+					j->done[x] = true;
+				}
+			set_lines(c, same, n_same, named.frames, named.n_frames);
+			any_jit |= src != SP_SOURCE_KALLSYMS && src != SP_SOURCE_FILE;
+			r->n_resolved += !named_any;
+			named_any = true;
+			j->any_fileless = true;
+		}
 	}
+	free(same);
 	sp_named_clear(&named);
 	/* A mapping without a file (the placeholder of addresses outside the
 	 * recorded map) is named after what resolved its addresses: kernel
@@ -187,10 +225,11 @@ static sp_unresolved_reason locate(ctx *c, const job *j, sp_mapping_report *r,
 		return SP_UNRES_NO_MAPPING;
 	if (!*j->fname) /* (the name before sp_mapping_set_kind) */
 		return SP_UNRES_ANONYMOUS;
-	if (sp_mapping_unsymbolizable(c->p, j->m))
+	if (!j->kernel && sp_mapping_unsymbolizable(c->p, j->m))
 		return SP_UNRES_UNSYMBOLIZABLE;
 	const sp_find_log *log;
-	sp_error *e = sp_symbolizer_locate(c->s, j->fname, *j->bid ? j->bid : NULL, found, &log);
+	sp_error *e = sp_symbolizer_locate_as(c->s, j->kernel, j->fname, *j->bid ? j->bid : NULL,
+					      found, &log);
 	sp_find_log_append(&r->tried, log);
 	if (e && sp_error_root_code(e) == SP_E_UNSUPPORTED) {
 		/* no search available: the recorded path as is */
@@ -252,10 +291,21 @@ static sp_unresolved_reason open_and_base(ctx *c, job *j, sp_mapping_report *r,
 	if (info && !file_matches(c, j, info, r))
 		return SP_UNRES_FILE_MISMATCH;
 	/* An ET_REL whose sections carry addresses (JIT output) is in run-time
-	 * addresses already: base 0.  Others (.ko) follow §6. */
-	if (info && !(info->elf_type == ET_REL && info->has_text && info->text_addr))
+	 * addresses already: base 0.  A kernel module (.ko) is placed by its
+	 * .text; other files follow §6. */
+	uint64_t text;
+	if (!info)
+		; /* E says why */
+	else if (j->kernel && j->m->memory_start == SP_KERNEL_HALF &&
+		 j->m->memory_limit == UINT64_MAX)
+		j->base = 0; /* no map of the kernel was recorded: no KASLR shift known */
+	else if (j->kernel && info->elf_type == ET_REL && !info->text_addr) {
+		if (!(e = sp_object_section_address(obj, ".text", &text)))
+			j->base = sp_kernel_module_base(j->m->memory_start, text);
+	} else if (!(info->elf_type == ET_REL && info->has_text && info->text_addr)) {
 		e = sp_mapping_base(info, j->m->memory_start, j->m->memory_limit,
 				    j->m->file_offset, j->pend[j->first].addr, &j->base);
+	}
 	if (!e) {
 		j->obj = obj;
 		return SP_UNRES_NONE;
@@ -273,20 +323,26 @@ static bool resolve(ctx *c, const job *j, sp_mapping_report *r, sp_unresolved_re
 	bool any = false;
 	for (size_t i = 0, e; i < j->n; i = e) {
 		e = run_end(j, i);
-		if (j->done[i])
+		size_t n_done = 0;
+		for (size_t k = i; k < e; k++)
+			n_done += j->done[k];
+		if (n_done == e - i)
 			continue;
+		/* an address the sources named at some of its code versions
+		 * counts as resolved already: the rest are not counted again */
+		bool counted = n_done > 0;
 		if (!j->obj) {
-			r->n_reason[why]++;
+			r->n_reason[why] += !counted;
 			continue;
 		}
 		uint64_t a = j->pend[i].addr;
 		if (j->m->memory_limit > j->m->memory_start &&
 		    (a < j->m->memory_start || a >= j->m->memory_limit)) {
-			r->n_reason[SP_UNRES_NO_MAPPING]++; /* not this mapping's */
+			r->n_reason[SP_UNRES_NO_MAPPING] += !counted; /* not this mapping's */
 			continue;
 		}
-		if (!in_loads(sp_object_info(j->obj), a - j->base)) {
-			r->n_reason[SP_UNRES_OUTSIDE_FILE]++;
+		if (!in_file(j, a)) {
+			r->n_reason[SP_UNRES_OUTSIDE_FILE] += !counted;
 			continue;
 		}
 		const sp_frame *f = NULL;
@@ -295,15 +351,19 @@ static bool resolve(ctx *c, const job *j, sp_mapping_report *r, sp_unresolved_re
 		if (err) {
 			note_error(r, err);
 			sp_error_free(err);
-			r->n_reason[SP_UNRES_ERROR]++;
+			r->n_reason[SP_UNRES_ERROR] += !counted;
 			continue;
 		}
 		if (nf == 0) {
-			r->n_reason[SP_UNRES_NO_SYMBOLS]++;
+			r->n_reason[SP_UNRES_NO_SYMBOLS] += !counted;
 			continue;
 		}
-		set_lines(c, j->pend + i, e - i, f, nf);
-		r->n_resolved++;
+		if (!n_done)
+			set_lines(c, j->pend + i, e - i, f, nf);
+		for (size_t k = i; n_done && k < e; k++) /* what the sources left */
+			if (!j->done[k])
+				set_lines(c, j->pend + k, 1, f, nf);
+		r->n_resolved += !counted;
 		any = true;
 	}
 	return any;
@@ -329,6 +389,18 @@ static void report_object(ctx *c, const job *j, sp_mapping_report *r)
 		free(r->build_id);
 		r->build_id = sp_xstrdup(info->build_id);
 	}
+}
+
+/* Whether a kernel mapping named FNAME has a file to look for: the
+ * kernel's image or a module. */
+static bool kernel_file_name(const char *fname)
+{
+	if (sp_kernel_image_name(fname))
+		return true;
+	char *module = sp_kernel_module_name(fname);
+	bool known = module != NULL;
+	free(module);
+	return known;
 }
 
 /* Symbolizes the addresses PEND[0..n) of mapping MAPPING_ID (0: none),
@@ -357,15 +429,24 @@ static void do_mapping(ctx *c, sp_mapping_report *r, uint64_t mapping_id,
 	}
 
 	j.done = sp_xcalloc(n, sizeof(bool));
+	sp_unresolved_reason why = SP_UNRES_NONE;
+	const char *found = NULL;
+	/* The kernel's file, when there is one, names its addresses before
+	 * kallsyms does: it is looked for first and offered to the sources. */
+	j.kernel = m && sp_code_kind_of(c->p, m, m->memory_start) == SP_CODE_KERNEL &&
+		   kernel_file_name(j.fname);
+	if (j.kernel) {
+		why = locate(c, &j, r, &found);
+		if (why == SP_UNRES_NONE)
+			why = open_and_base(c, &j, r, found);
+	}
 	if (c->has_sources)
 		name_from_sources(c, &j, r);
 	while (j.first < n && j.done[j.first])
 		j.first++;
-	sp_unresolved_reason why = SP_UNRES_NONE;
-	const char *found = NULL;
-	if (j.first < n)
+	if (!j.kernel && j.first < n)
 		why = locate(c, &j, r, &found);
-	if (j.first < n && why == SP_UNRES_NONE)
+	if (!j.kernel && j.first < n && why == SP_UNRES_NONE)
 		why = open_and_base(c, &j, r, found);
 	bool any = resolve(c, &j, r, why);
 	if (j.obj)

@@ -197,10 +197,15 @@ static sp_error *read_elf(Elf *elf, const char *path, sp_elf_info *out)
 		}
 	}
 
-	/* Reading the symbol table is costly: only kernels need _stext. */
+	/* Reading the symbol table is costly: only kernels need _stext.  A
+	 * kernel is named vmlinux, or (in a build-id tree) loads itself in
+	 * the kernel half of the address space. */
 	const char *base = strrchr(path, '/');
 	base = base ? base + 1 : path;
-	if (symtab_scn && strstr(base, "vmlinux"))
+	bool kernel = strstr(base, "vmlinux") != NULL;
+	for (size_t i = 0; i < out->n_loads && !kernel; i++)
+		kernel = out->loads[i].vaddr >= SP_KERNEL_HALF;
+	if (symtab_scn && kernel)
 		find_stext(elf, symtab_scn, &symtab_sh, out);
 
 	if (!out->build_id && go_id) {

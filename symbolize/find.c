@@ -591,6 +591,26 @@ static bool try_recorded(search *s, const sp_symbolize_options *o, const char *f
 	return done;
 }
 
+/* Why search S for FILE (may be NULL) with build id BID (may be NULL)
+ * found nothing. */
+static sp_error *search_failed(const search *s, const char *file, const char *bid)
+{
+	size_t tried = s->log->n - s->first;
+	const char *what = file ? file : "(no path)";
+	const char *id = bid ? bid : "none";
+	if (s->saw_mismatch)
+		return sp_error_new(SP_E_BUILD_ID_MISMATCH,
+				    "%s: build id %s: every candidate has another build id "
+				    "(%zu places tried)",
+				    what, id, tried);
+	if (s->saw_not_elf)
+		return sp_error_new(SP_E_UNRECOGNIZED,
+				    "%s: build id %s: no ELF file found (%zu places tried)", what, id,
+				    tried);
+	return sp_error_new(SP_E_NOT_FOUND, "%s: build id %s: file not found (%zu places tried)",
+			    what, id, tried);
+}
+
 sp_error *sp_finder_binary(sp_finder *f, const char *recorded, const char *build_id,
 			   char **found, sp_find_log *log)
 {
@@ -654,26 +674,151 @@ sp_error *sp_finder_binary(sp_finder *f, const char *recorded, const char *build
 
 	free(fdir);
 	sp_error *err = NULL;
-	if (done) {
+	if (done)
 		*found = s.found;
-	} else {
-		size_t tried = s.log->n - s.first;
-		const char *what = file ? file : "(no path)";
-		const char *id = bid ? bid : "none";
-		if (s.saw_mismatch)
-			err = sp_error_new(SP_E_BUILD_ID_MISMATCH,
-					   "%s: build id %s: every candidate has another build id "
-					   "(%zu places tried)",
-					   what, id, tried);
-		else if (s.saw_not_elf)
-			err = sp_error_new(SP_E_UNRECOGNIZED,
-					   "%s: build id %s: no ELF file found (%zu places tried)",
-					   what, id, tried);
-		else
-			err = sp_error_new(SP_E_NOT_FOUND,
-					   "%s: build id %s: file not found (%zu places tried)", what,
-					   id, tried);
+	else
+		err = search_failed(&s, file, bid);
+	sp_find_log_clear(&own);
+	return err;
+}
+
+
+/* -- kernel images and modules --------------------------------------------- */
+
+bool sp_kernel_image_name(const char *recorded)
+{
+	return recorded && !strncmp(recorded, "[kernel.", 8);
+}
+
+char *sp_kernel_module_name(const char *recorded)
+{
+	if (!recorded || !*recorded || sp_kernel_image_name(recorded))
+		return NULL;
+	size_t n = strlen(recorded);
+	if (recorded[0] == '[') /* perf's [name] when it found no file */
+		return recorded[n - 1] == ']' && n > 2 ? sp_xstrndup(recorded + 1, n - 2) : NULL;
+	const char *base = base_name(recorded);
+	static const char *const ends[] = {".ko", ".ko.xz", ".ko.zst", ".ko.gz", ".ko.debug"};
+	for (size_t i = 0; i < SP_ARRAY_LEN(ends); i++) {
+		size_t b = strlen(base), e = strlen(ends[i]);
+		if (b > e && !strcmp(base + b - e, ends[i]))
+			return sp_xstrndup(base, b - e);
 	}
+	return NULL;
+}
+
+/* Whether file name FILE is module NAME's: NAME.ko or NAME.ko.debug, the
+ * kernel's '-' and '_' being one character in module names. */
+static bool module_file(const char *file, const char *name)
+{
+	size_t n = strlen(name);
+	for (size_t i = 0; i < n; i++) {
+		char a = file[i] == '-' ? '_' : file[i], b = name[i] == '-' ? '_' : name[i];
+		if (a != b || !file[i])
+			return false;
+	}
+	return !strcmp(file + n, ".ko") || !strcmp(file + n, ".ko.debug");
+}
+
+/* Module NAME's files under DIR and its subdirectories (DEPTH levels
+ * more), each tried in turn (directory entries in name order).  True when
+ * the search is over. */
+static bool try_module_tree(search *s, const char *dir, const char *name, const want *w,
+			    int depth)
+{
+	char **names;
+	size_t n;
+	sp_error *e = sp_dir_names(dir, "", "", &names, &n);
+	sp_error_free(e);
+	bool done = false;
+	for (size_t i = 0; i < n; i++) {
+		char *path = join(dir, names[i]);
+		struct stat st;
+		if (!done && names[i][0] != '.' && stat(path, &st) == 0) {
+			if (S_ISDIR(st.st_mode) && depth > 0)
+				done = try_module_tree(s, path, name, w, depth - 1);
+			else if (S_ISREG(st.st_mode) && module_file(names[i], name))
+				done = try_path(s, sp_xstrdup(path), w);
+		}
+		free(path);
+		free(names[i]);
+	}
+	free(names);
+	return done;
+}
+
+/* ROOT (may be NULL: "/") joined with the absolute PATH. */
+static char *rooted(const char *root, const char *path)
+{
+	return root && *root ? join(root, path) : sp_xstrdup(path);
+}
+
+sp_error *sp_finder_kernel(sp_finder *f, const char *recorded, const char *build_id,
+			   const char *release, char **found, sp_find_log *log)
+{
+	const sp_symbolize_options *o = f->o;
+	const char *const *dirs = o->n_debug_dirs ? o->debug_dirs : default_debug_dirs;
+	size_t n_dirs = o->n_debug_dirs ? o->n_debug_dirs : SP_ARRAY_LEN(default_debug_dirs);
+	const char *bid = build_id && *build_id ? build_id : NULL;
+	const char *rel = release && *release && !strchr(release, '/') ? release : NULL;
+	char *module = sp_kernel_module_name(recorded);
+	bool image = sp_kernel_image_name(recorded);
+	want w = {.build_id = bid};
+	sp_find_log own;
+	search s;
+	bool done = false;
+
+	*found = NULL;
+	search_begin(&s, log, &own);
+	/* (1) every debug dir: its build-id tree, then the release's places */
+	for (size_t i = 0; !done && i < n_dirs; i++) {
+		const char *d = dirs[i];
+		if (is_hex(bid) && strlen(bid) > 2)
+			done = try_path(&s, sp_xasprintf("%s/.build-id/%.2s/%s.debug", d, bid, bid + 2),
+					&w);
+		if (!done && image && rel)
+			done = try_path(&s, sp_xasprintf("%s/boot/vmlinux-%s", d, rel), &w) ||
+			       try_path(&s, sp_xasprintf("%s/lib/modules/%s/vmlinux", d, rel), &w);
+		if (!done && module && recorded[0] == '/') {
+			char *in = join(d, recorded);
+			done = try_path(&s, sp_xasprintf("%s.debug", in), &w) ||
+			       try_path(&s, sp_xstrdup(in), &w);
+			free(in);
+		}
+		if (!done && module && rel) {
+			char *tree = sp_xasprintf("%s/lib/modules/%s", d, rel);
+			done = try_module_tree(&s, tree, module, &w, 8);
+			free(tree);
+		}
+	}
+	/* (2) the installed kernel's places, under the sysroot if any */
+	const char *root = o->sysroot;
+	if (!done && image && rel) {
+		char *boot = sp_xasprintf("/boot/vmlinux-%s", rel);
+		char *build = sp_xasprintf("/lib/modules/%s/build/vmlinux", rel);
+		done = try_path(&s, rooted(root, boot), &w) || try_path(&s, rooted(root, build), &w);
+		free(boot);
+		free(build);
+	}
+	if (!done && module && recorded[0] == '/')
+		done = try_recorded(&s, o, recorded, &w);
+	if (!done && module && rel) {
+		char *mods = sp_xasprintf("/lib/modules/%s/kernel", rel);
+		char *tree = rooted(root, mods);
+		done = try_module_tree(&s, tree, module, &w, 8);
+		free(tree);
+		free(mods);
+	}
+	/* (3) debuginfod: a kernel's or module's debug file is the whole ELF */
+	if (!done && bid)
+		done = try_debuginfod(f, &s, bid, true, &w);
+
+	sp_error *err = NULL;
+	if (done)
+		*found = s.found;
+	else
+		err = search_failed(&s, recorded, bid);
+	free(module);
 	sp_find_log_clear(&own);
 	return err;
 }

@@ -33,6 +33,10 @@ sp_error *sp_dwarf_resolve(sp_dwarf *d, uint64_t addr, const sp_frame **frames, 
 sp_error *sp_dwarf_resolve_once(sp_dwarf *d, uint64_t addr, const sp_frame **frames,
 				size_t *n);
 
+/* Where section NAME (allocated) of D's file is in the address space
+ * sp_dwarf_resolve takes: for an ET_REL without section addresses (a
+ * kernel module), where libdwfl laid it out.  Opens the file. */
+sp_error *sp_dwarf_section_address(sp_dwarf *d, const char *name, uint64_t *out);
 /* Path of the separate debug file libdwfl used, or NULL (borrowed). */
 const char *sp_dwarf_debug_path(const sp_dwarf *d);
 /* Every place looked for separate debug info (borrowed). */
@@ -94,6 +98,8 @@ void sp_line_table_clear(sp_line_table *t);
 /* ------------------------------------------------------------------------ */
 /* session.c                                                                */
 
+/* sp_dwarf_section_address of the object's file. */
+sp_error *sp_object_section_address(sp_object *o, const char *name, uint64_t *vaddr);
 /* The path the object was opened from (borrowed until sp_symbolizer_free). */
 const char *sp_object_path(const sp_object *o);
 /* The separate debug file in use, or NULL (borrowed). */
@@ -112,6 +118,11 @@ sp_finder *sp_symbolizer_finder(sp_symbolizer *s);
  * error returned is a copy of the finder's (caller frees). */
 sp_error *sp_symbolizer_locate(sp_symbolizer *s, const char *recorded, const char *build_id,
 			       const char **found, const sp_find_log **log);
+/* The same for a kernel mapping (KERNEL: sp_finder_kernel, with the
+ * release sp_symbolizer_set_kernel_release gave). */
+sp_error *sp_symbolizer_locate_as(sp_symbolizer *s, bool kernel, const char *recorded,
+				  const char *build_id, const char **found,
+				  const sp_find_log **log);
 /* How many times the session has asked its finder for a binary (tests). */
 size_t sp_symbolizer_finder_calls(const sp_symbolizer *s);
 /* The name sources loaded by sp_symbolizer_sources (each NULL when not

@@ -13,12 +13,20 @@
  * ranges nest and overlap, and use common/interval.c).  Module
  * symbols are named "name [module]".  A file whose text symbols all sit at
  * address 0 was copied with kptr_restrict in force and is refused.
+ *
+ * A copy does not say which kernel it is of; files beside it do:
+ * FILE.osrelease (that kernel's `uname -r`), FILE.buildid (its build id in
+ * hex, as `perf buildid-list` prints it) or FILE.notes (a copy of
+ * /sys/kernel/notes, whose GNU build-id note is the kernel's).  For
+ * /proc/kallsyms itself the running kernel answers (uname, /sys/kernel/notes).
  */
 #include "symbolize/symbolize.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/utsname.h>
 
 typedef struct {
@@ -183,28 +191,19 @@ const char *sp_kallsyms_lookup(const sp_kallsyms *k, uint64_t addr)
 	return k->v[lo - 1].name;
 }
 
+static char *first_line(const char *path);
+static bool is_proc_kallsyms(const char *path);
+
 char *sp_kallsyms_release(const char *path, const char **from)
 {
 	const char *f = NULL;
-	char *rel = NULL, *side = sp_xasprintf("%s.osrelease", path);
-	uint8_t *data;
-	size_t len;
-	sp_error *e = sp_read_file(side, &data, &len);
-	if (!e) {
-		size_t n = 0;
-		while (n < len && data[n] != '\n' && data[n] != '\r')
-			n++;
-		while (n && (data[n - 1] == ' ' || data[n - 1] == '\t'))
-			n--;
-		rel = sp_xstrndup((const char *)data, n);
-		free(data);
-		f = ".osrelease";
-	}
-	sp_error_free(e);
+	char *side = sp_xasprintf("%s.osrelease", path);
+	char *rel = first_line(side);
 	free(side);
-	char real[PATH_MAX];
+	if (rel)
+		f = ".osrelease";
 	struct utsname u;
-	if (!rel && realpath(path, real) && !strcmp(real, "/proc/kallsyms") && !uname(&u)) {
+	if (!rel && is_proc_kallsyms(path) && !uname(&u)) {
 		rel = sp_xstrdup(u.release);
 		f = "uname";
 	}
@@ -213,26 +212,143 @@ char *sp_kallsyms_release(const char *path, const char **from)
 	return rel;
 }
 
-char *sp_kallsyms_check(const char *path, const char *recorded, bool *mismatch)
+/* The build id in the ELF notes DATA[0..len) (native byte order, as
+ * /sys/kernel/notes has them), lowercase hex, or NULL. */
+static char *notes_build_id(const uint8_t *data, size_t len)
+{
+	size_t at = 0;
+	while (len - at >= 12) {
+		uint32_t w[3];
+		memcpy(w, data + at, 12);
+		size_t name_at = at + 12;
+		size_t name_len = ((size_t)w[0] + 3) & ~(size_t)3;
+		if (name_len > len - name_at)
+			return NULL;
+		size_t desc_at = name_at + name_len;
+		size_t desc_len = ((size_t)w[1] + 3) & ~(size_t)3;
+		if (desc_len > len - desc_at)
+			return NULL;
+		if (w[2] == 3 /* NT_GNU_BUILD_ID */ && w[0] == 4 &&
+		    !memcmp(data + name_at, "GNU", 4) && w[1] > 0) {
+			char *hex = sp_xcalloc(2 * (size_t)w[1] + 1, 1);
+			for (uint32_t i = 0; i < w[1]; i++)
+				snprintf(hex + 2 * i, 3, "%02x", data[desc_at + i]);
+			return hex;
+		}
+		at = desc_at + desc_len;
+	}
+	return NULL;
+}
+
+/* The bytes of PATH (caller frees), or NULL when it cannot be read: the
+ * files beside a copy are optional. */
+static uint8_t *read_if_there(const char *path, size_t *len)
+{
+	uint8_t *data;
+	sp_error *e = sp_read_file(path, &data, len);
+	sp_error_free(e);
+	return e ? NULL : data;
+}
+
+/* The first line of the text file PATH without trailing blanks, or NULL. */
+static char *first_line(const char *path)
+{
+	size_t len;
+	uint8_t *data = read_if_there(path, &len);
+	if (!data)
+		return NULL;
+	size_t n = 0;
+	while (n < len && data[n] != '\n' && data[n] != '\r')
+		n++;
+	while (n && (data[n - 1] == ' ' || data[n - 1] == '\t'))
+		n--;
+	char *line = sp_xstrndup((const char *)data, n);
+	free(data);
+	return line;
+}
+
+/* The build id in the notes file PATH, or NULL. */
+static char *notes_file_build_id(const char *path)
+{
+	size_t len;
+	uint8_t *data = read_if_there(path, &len);
+	if (!data)
+		return NULL;
+	char *id = notes_build_id(data, len);
+	free(data);
+	return id;
+}
+
+static bool is_proc_kallsyms(const char *path)
+{
+	char real[PATH_MAX];
+	return realpath(path, real) && !strcmp(real, "/proc/kallsyms");
+}
+
+char *sp_kallsyms_build_id(const char *path, const char **from)
+{
+	const char *f = ".buildid";
+	char *side = sp_xasprintf("%s.buildid", path);
+	char *id = first_line(side);
+	free(side);
+	for (char *c = id; c && *c; c++)
+		*c = (char)(*c >= 'A' && *c <= 'F' ? *c - 'A' + 'a' : *c);
+	if (id && (!*id || strspn(id, "0123456789abcdef") != strlen(id))) {
+		free(id); /* not a build id: as if there were none */
+		id = NULL;
+	}
+	if (!id) {
+		f = ".notes";
+		side = sp_xasprintf("%s.notes", path);
+		id = notes_file_build_id(side);
+		free(side);
+	}
+	if (!id && is_proc_kallsyms(path)) {
+		f = "/sys/kernel/notes";
+		id = notes_file_build_id("/sys/kernel/notes");
+	}
+	if (from)
+		*from = id ? f : NULL;
+	return id;
+}
+
+char *sp_kallsyms_check(const char *path, const char *recorded, const char *recorded_build_id,
+			bool *mismatch)
 {
 	*mismatch = false;
-	if (!recorded)
-		return sp_xasprintf("--kallsyms %s: the recording does not say its kernel release "
-				    "(no OSRELEASE): kernel names are not checked", path);
-	const char *from;
-	char *rel = sp_kallsyms_release(path, &from);
 	char *msg = NULL;
-	if (!rel)
-		msg = sp_xasprintf("--kallsyms %s: cannot tell which kernel it is of (write its "
-				   "`uname -r` into %s.osrelease); the recording's is %s: kernel "
-				   "names are not checked", path, path, recorded);
-	else if (strcmp(rel, recorded)) {
-		*mismatch = true;
-		msg = sp_xasprintf("--kallsyms %s is of kernel %s (%s), the recording's is %s: "
-				   "kernel frames may be named wrongly", path, rel,
-				   !strcmp(from, "uname") ? "the running kernel" : "its .osrelease",
-				   recorded);
+	if (!recorded) {
+		msg = sp_xasprintf("--kallsyms %s: the recording does not say its kernel release "
+				   "(no OSRELEASE): kernel names are not checked", path);
+	} else {
+		const char *from;
+		char *rel = sp_kallsyms_release(path, &from);
+		if (!rel)
+			msg = sp_xasprintf("--kallsyms %s: cannot tell which kernel it is of (write "
+					   "its `uname -r` into %s.osrelease); the recording's is "
+					   "%s: kernel names are not checked", path, path, recorded);
+		else if (strcmp(rel, recorded)) {
+			*mismatch = true;
+			msg = sp_xasprintf("--kallsyms %s is of kernel %s (%s), the recording's is "
+					   "%s: kernel frames may be named wrongly", path, rel,
+					   !strcmp(from, "uname") ? "the running kernel"
+								  : "its .osrelease",
+					   recorded);
+		}
+		free(rel);
 	}
-	free(rel);
+	/* the build id tells two builds of one release apart */
+	const char *from;
+	char *id = recorded_build_id ? sp_kallsyms_build_id(path, &from) : NULL;
+	if (id && strcasecmp(id, recorded_build_id)) {
+		char *both = sp_xasprintf("%s%s--kallsyms %s is of kernel build id %s (%s%s), the "
+					  "recording's is %s: kernel frames may be named wrongly",
+					  msg ? msg : "", msg ? "; " : "", path, id,
+					  from[0] == '.' ? "its " : "", from, recorded_build_id);
+		free(msg);
+		msg = both;
+		*mismatch = true;
+	}
+	free(id);
 	return msg;
 }

@@ -231,3 +231,8 @@ uint64_t sp_relative_adjust(const sp_phdr *loads, size_t n)
 			low = &loads[i];
 	return low ? low->vaddr - low->offset : 0;
 }
+
+uint64_t sp_kernel_module_base(uint64_t start, uint64_t text_vaddr)
+{
+	return start - text_vaddr;
+}

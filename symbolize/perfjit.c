@@ -18,9 +18,14 @@
  *     4 UNWINDING_INFO   (skipped, as is any id not known here)
  *
  * A file belongs to the process of its header's pid.  Each CODE_LOAD (and
- * each CODE_MOVE, at its new address) is a range named by the function;
- * where ranges overlap, the later record wins (addresses are reused as a
- * JIT frees and compiles code; sample times are not consulted).  The line
+ * each CODE_MOVE, at its new address) is a range named by the function,
+ * from the record's timestamp on.  Addresses are reused as a JIT frees and
+ * compiles code, so ranges overlap.  Asked with a sample's time
+ * (sp_perfjit_code_version), the code of an address is that of the latest
+ * record at or before that time (ties: the later in the file), as `perf
+ * inject --jit` makes it by putting a map of each record into the event
+ * stream at the record's time; asked without one (sp_perfjit_lookup), the
+ * later record in the file wins.  The line
  * of an address is that of the debug entry with the greatest address at
  * or below it in its function; entries outside the function (LLVM 14
  * writes them 0x40 bytes too far) give it none.  Every size and count is checked against
@@ -49,6 +54,7 @@ typedef struct {
 
 typedef struct {
 	uint64_t start, end;
+	uint64_t time;     /* the record's timestamp */
 	uint64_t code_index;
 	uint32_t pid;
 	const char *name;  /* in the file buffer */
@@ -58,10 +64,33 @@ typedef struct {
 	bool owns_lines;
 } jit_code;
 
+/* One process's ranges by time: a segment tree over the elementary
+ * intervals between the ranges' ends; each range is listed at the O(log n)
+ * nodes that cover it, each node's list sorted by (time, record), so the
+ * latest record at or before a time over an address is one binary search
+ * per node on the path to the address's leaf. */
+typedef struct {
+	uint64_t time;
+	size_t code; /* index into v */
+} timed;
+
+typedef struct {
+	uint32_t pid;
+	uint64_t *bounds; /* ascending, distinct: range starts and ends */
+	size_t n_bounds;
+	size_t width;     /* leaves: a power of two >= n_bounds - 1 */
+	size_t *first;    /* node i lists at[first[i] .. first[i + 1]), 2 * width + 1 */
+	timed *at;
+} time_tree;
+
 struct sp_perfjit {
 	jit_code *v;
 	size_t n, cap;
 	sp_pid_tables tables; /* value: index into v */
+	time_tree *trees;     /* ascending pid */
+	size_t n_trees;
+	size_t n_reused;      /* ranges over addresses an earlier range of the process held */
+	bool arch_timestamp;  /* some file's times are the CPU's counter, not a clock */
 	uint8_t **bufs;
 	size_t n_bufs, cap_bufs;
 };
@@ -74,6 +103,12 @@ void sp_perfjit_free(sp_perfjit *j)
 		if (j->v[i].owns_lines)
 			free(j->v[i].lines);
 	free(j->v);
+	for (size_t i = 0; i < j->n_trees; i++) {
+		free(j->trees[i].bounds);
+		free(j->trees[i].first);
+		free(j->trees[i].at);
+	}
+	free(j->trees);
 	for (size_t i = 0; i < j->n_bufs; i++)
 		free(j->bufs[i]);
 	free(j->bufs);
@@ -193,6 +228,7 @@ static sp_error *records(sp_perfjit *j, const reader *r, size_t at, uint32_t pid
 			break;
 		}
 		uint32_t id = rd32(r, at), size = rd32(r, at + 4);
+		uint64_t time = left >= PREFIX_SIZE ? rd64(r, at + 8) : 0;
 		if (size < PREFIX_SIZE || size > left) {
 			err = sp_error_new(SP_E_MALFORMED,
 					   "%s: offset %zu: expected a record size from %d to the %zu bytes left, got %u (record id %u)",
@@ -229,7 +265,8 @@ static sp_error *records(sp_perfjit *j, const reader *r, size_t at, uint32_t pid
 				err = range_error(r, f + 16, "code_addr", addr, csize);
 				break;
 			}
-			jit_code c = {.start = addr, .end = addr + csize, .code_index = index,
+			jit_code c = {.start = addr, .end = addr + csize, .time = time,
+				      .code_index = index,
 				      .pid = pid, .name = name, .lines = pending,
 				      .n_lines = n_pending, .owns_lines = pending != NULL};
 			SP_PUSH(j->v, j->n, j->cap, c);
@@ -263,6 +300,7 @@ static sp_error *records(sp_perfjit *j, const reader *r, size_t at, uint32_t pid
 			jit_code c = *from;
 			c.start = addr;
 			c.end = addr + csize;
+			c.time = time;
 			c.delta = (int64_t)(addr - from->start + (uint64_t)from->delta);
 			c.owns_lines = false;
 			SP_PUSH(j->v, j->n, j->cap, c);
@@ -321,7 +359,142 @@ static sp_error *load_one(sp_perfjit *j, const char *path)
 		return sp_error_new(SP_E_UNSUPPORTED,
 				    "%s: offset 32: expected no flag but bit 0 (JITDUMP_FLAGS_ARCH_TIMESTAMP), got 0x%llx",
 				    path, (unsigned long long)flags);
+	j->arch_timestamp |= (flags & FLAG_ARCH_TIMESTAMP) != 0;
 	return records(j, &r, hsize, pid);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_timed(const void *a, const void *b)
+{
+	const timed *x = a, *y = b;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->code < y->code ? -1 : x->code > y->code;
+}
+
+/* How many of V[0..n) (ascending) are at or below X. */
+static size_t count_le(const uint64_t *v, size_t n, uint64_t x)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid] <= x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The index of VALUE in T's bounds (it is one of them). */
+static size_t bound_index(const time_tree *t, uint64_t value)
+{
+	return value ? count_le(t->bounds, t->n_bounds, value - 1) : 0;
+}
+
+/* Counts code K (range C) at each node of T's cover of its leaves, and
+ * with FILL also lists it there (at the node's COUNT-th place). */
+static void cover(time_tree *t, const jit_code *c, size_t k, size_t *count, bool fill)
+{
+	size_t l = bound_index(t, c->start) + t->width, r = bound_index(t, c->end) + t->width;
+	for (; l < r; l >>= 1, r >>= 1) {
+		size_t nodes[2] = {SIZE_MAX, SIZE_MAX};
+		if (l & 1)
+			nodes[0] = l++;
+		if (r & 1)
+			nodes[1] = --r;
+		for (int i = 0; i < 2; i++) {
+			if (nodes[i] == SIZE_MAX)
+				continue;
+			if (fill)
+				t->at[t->first[nodes[i]] + count[nodes[i]]] = (timed){c->time, k};
+			count[nodes[i]]++;
+		}
+	}
+}
+
+/* The tree of the codes IDX[0..n) (all of one pid, non-empty ranges). */
+static void build_tree(sp_perfjit *j, time_tree *t, const size_t *idx, size_t n)
+{
+	t->bounds = sp_xreallocarray(NULL, 2 * n, sizeof(*t->bounds));
+	for (size_t i = 0; i < n; i++) {
+		t->bounds[2 * i] = j->v[idx[i]].start;
+		t->bounds[2 * i + 1] = j->v[idx[i]].end;
+	}
+	qsort(t->bounds, 2 * n, sizeof(*t->bounds), cmp_u64);
+	size_t nb = 0;
+	for (size_t i = 0; i < 2 * n; i++)
+		if (!nb || t->bounds[nb - 1] != t->bounds[i])
+			t->bounds[nb++] = t->bounds[i];
+	t->n_bounds = nb;
+	t->width = 1;
+	while (t->width < nb - 1)
+		t->width *= 2;
+	size_t nodes = 2 * t->width;
+	size_t *count = sp_xcalloc(nodes, sizeof(*count));
+	for (size_t i = 0; i < n; i++)
+		cover(t, &j->v[idx[i]], idx[i], count, false);
+	t->first = sp_xcalloc(nodes + 1, sizeof(*t->first));
+	for (size_t i = 0; i < nodes; i++)
+		t->first[i + 1] = t->first[i] + count[i];
+	t->at = sp_xreallocarray(NULL, t->first[nodes] ? t->first[nodes] : 1, sizeof(*t->at));
+	memset(count, 0, nodes * sizeof(*count));
+	for (size_t i = 0; i < n; i++)
+		cover(t, &j->v[idx[i]], idx[i], count, true);
+	for (size_t i = 0; i < nodes; i++)
+		qsort(t->at + t->first[i], count[i], sizeof(*t->at), cmp_timed);
+	free(count);
+}
+
+typedef struct {
+	uint32_t pid;
+	uint64_t start;
+	size_t code;
+} by_pid;
+
+static int cmp_by_pid(const void *a, const void *b)
+{
+	const by_pid *x = a, *y = b;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->code < y->code ? -1 : x->code > y->code;
+}
+
+/* One time tree per process, and how many ranges reuse addresses. */
+static void build_trees(sp_perfjit *j)
+{
+	by_pid *o = sp_xreallocarray(NULL, j->n ? j->n : 1, sizeof(*o));
+	size_t *idx = sp_xreallocarray(NULL, j->n ? j->n : 1, sizeof(*idx));
+	size_t n = 0;
+	for (size_t i = 0; i < j->n; i++)
+		if (j->v[i].end > j->v[i].start)
+			o[n++] = (by_pid){j->v[i].pid, j->v[i].start, i};
+	qsort(o, n, sizeof(*o), cmp_by_pid);
+	for (size_t i = 0; i < n; i++)
+		idx[i] = o[i].code;
+	for (size_t i = 0, e; i < n; i = e) {
+		uint32_t pid = o[i].pid;
+		uint64_t reach = 0;
+		for (e = i; e < n && o[e].pid == pid; e++) {
+			if (e > i && o[e].start < reach)
+				j->n_reused++;
+			if (j->v[o[e].code].end > reach)
+				reach = j->v[o[e].code].end;
+		}
+		j->trees = sp_xreallocarray(j->trees, j->n_trees + 1, sizeof(*j->trees));
+		time_tree *t = &j->trees[j->n_trees++];
+		*t = (time_tree){.pid = pid};
+		build_tree(j, t, idx + i, e - i);
+	}
+	free(o);
+	free(idx);
 }
 
 sp_error *sp_perfjit_load(const char *const *files, size_t n_files, sp_perfjit **out)
@@ -346,6 +519,7 @@ sp_error *sp_perfjit_load(const char *const *files, size_t n_files, sp_perfjit *
 	sp_pid_tables_build(&j->tables, r, pids, j->n);
 	free(r);
 	free(pids);
+	build_trees(j);
 	*out = j;
 	return NULL;
 }
@@ -355,12 +529,9 @@ size_t sp_perfjit_count(const sp_perfjit *j)
 	return j ? j->n : 0;
 }
 
-bool sp_perfjit_lookup(const sp_perfjit *j, uint32_t pid, uint64_t addr, sp_frame *out)
+/* Fills *OUT with code C's name and the line of ADDR in it. */
+static void name_code(const jit_code *c, uint64_t addr, sp_frame *out)
 {
-	size_t i = j ? sp_pid_tables_find(&j->tables, pid, addr) : SIZE_MAX;
-	if (i == SIZE_MAX)
-		return false;
-	const jit_code *c = &j->v[i];
 	*out = (sp_frame){.name = c->name, .system_name = c->name};
 	uint64_t at = addr - (uint64_t)c->delta; /* where LINES speak of */
 	size_t lo = 0, hi = c->n_lines;
@@ -376,5 +547,74 @@ bool sp_perfjit_lookup(const sp_perfjit *j, uint32_t pid, uint64_t addr, sp_fram
 		out->file = c->lines[lo - 1].file;
 		out->line = c->lines[lo - 1].line;
 	}
+}
+
+bool sp_perfjit_lookup(const sp_perfjit *j, uint32_t pid, uint64_t addr, sp_frame *out)
+{
+	size_t i = j ? sp_pid_tables_find(&j->tables, pid, addr) : SIZE_MAX;
+	if (i == SIZE_MAX)
+		return false;
+	name_code(&j->v[i], addr, out);
+	return true;
+}
+
+size_t sp_perfjit_reused(const sp_perfjit *j)
+{
+	return j ? j->n_reused : 0;
+}
+
+bool sp_perfjit_arch_timestamp(const sp_perfjit *j)
+{
+	return j && j->arch_timestamp;
+}
+
+uint64_t sp_perfjit_code_version(const sp_perfjit *j, uint32_t pid, uint64_t addr,
+				 uint64_t time)
+{
+	size_t lo = 0, hi = j ? j->n_trees : 0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (j->trees[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == (j ? j->n_trees : 0) || j->trees[lo].pid != pid)
+		return 0;
+	const time_tree *t = &j->trees[lo];
+	/* the elementary interval of ADDR: the last bound at or below it */
+	size_t b = count_le(t->bounds, t->n_bounds, addr);
+	if (b == 0 || b == t->n_bounds)
+		return 0;
+	bool held = false;
+	const timed *best = NULL;
+	for (size_t node = b - 1 + t->width; node >= 1; node >>= 1) {
+		const timed *v = t->at + t->first[node];
+		size_t n = t->first[node + 1] - t->first[node], l = 0, h = n;
+		held |= n != 0;
+		while (l < h) { /* the first entry after TIME */
+			size_t mid = l + (h - l) / 2;
+			if (v[mid].time <= time)
+				l = mid + 1;
+			else
+				h = mid;
+		}
+		if (l && (!best || cmp_timed(&v[l - 1], best) > 0))
+			best = &v[l - 1];
+	}
+	if (!held)
+		return 0;
+	return best ? best->code + 1 : SP_PERFJIT_NO_CODE;
+}
+
+bool sp_perfjit_lookup_version(const sp_perfjit *j, uint64_t version, uint64_t addr,
+			       sp_frame *out)
+{
+	if (!j || version == 0 || version > j->n)
+		return false;
+	const jit_code *c = &j->v[version - 1];
+	if (addr < c->start || addr >= c->end)
+		return false;
+	name_code(c, addr, out);
 	return true;
 }

@@ -420,6 +420,29 @@ static sp_error *ensure_open(sp_dwarf *d)
 	return NULL;
 }
 
+sp_error *sp_dwarf_section_address(sp_dwarf *d, const char *name, uint64_t *out)
+{
+	sp_error *e = ensure_open(d);
+	if (e)
+		return e;
+	GElf_Addr bias = 0;
+	Elf *elf = dwfl_module_getelf(d->m->mod, &bias);
+	size_t shstrndx;
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return sp_error_new(SP_E_LIBDW, "%s: %s", d->m->path, dwfl_errmsg(-1));
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		const char *n;
+		if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_ALLOC) &&
+		    (n = elf_strptr(elf, shstrndx, sh.sh_name)) && !strcmp(n, name)) {
+			*out = sh.sh_addr + bias;
+			return NULL;
+		}
+	}
+	return sp_error_new(SP_E_NOT_FOUND, "%s: no allocated section %s", d->m->path, name);
+}
+
 sp_error *sp_dwarf_units(sp_dwarf *d, sp_units **out)
 {
 	*out = NULL;

@@ -57,6 +57,7 @@ struct sp_symbolizer {
 	size_t n_located, cap_located;
 	sp_idxset located_index;
 	size_t finder_calls;
+	char *kernel_release; /* of the profile being symbolized, or NULL */
 
 	/* name sources without a file, loaded at first use */
 	bool sources_loaded;
@@ -145,6 +146,7 @@ void sp_symbolizer_free(sp_symbolizer *s)
 	}
 	free(s->located);
 	sp_idxset_free(&s->located_index);
+	free(s->kernel_release);
 	sp_finder_free(s->finder);
 	sp_jit_index_free(s->jit);
 	sp_perf_map_free(s->perf);
@@ -183,18 +185,35 @@ static bool located_eq(void *ctx, size_t idx)
 	return strcmp(k->s->located[idx].key, k->key) == 0;
 }
 
+void sp_symbolizer_set_kernel_release(sp_symbolizer *s, const char *release)
+{
+	free(s->kernel_release);
+	s->kernel_release = release && *release ? sp_xstrdup(release) : NULL;
+}
+
 sp_error *sp_symbolizer_locate(sp_symbolizer *s, const char *recorded, const char *build_id,
 			       const char **found, const sp_find_log **log)
 {
-	char *key = sp_xasprintf("%s\n%s", build_id ? build_id : "", recorded ? recorded : "");
+	return sp_symbolizer_locate_as(s, false, recorded, build_id, found, log);
+}
+
+sp_error *sp_symbolizer_locate_as(sp_symbolizer *s, bool kernel, const char *recorded,
+				  const char *build_id, const char **found,
+				  const sp_find_log **log)
+{
+	const char *rel = kernel && s->kernel_release ? s->kernel_release : "";
+	char *key = sp_xasprintf("%s\n%s\n%s%s", build_id ? build_id : "", recorded ? recorded : "",
+				 kernel ? "kernel " : "", rel);
 	uint64_t h = sp_hash_bytes(key, strlen(key), 0);
 	located_ctx k = {s, key};
 	size_t i = sp_idxset_find(&s->located_index, h, located_eq, &k);
 	if (i == SIZE_MAX) {
 		located l = {.key = key};
 		s->finder_calls++;
-		l.err = sp_finder_binary(sp_symbolizer_finder(s), recorded, build_id, &l.found,
-					 &l.log);
+		l.err = kernel ? sp_finder_kernel(sp_symbolizer_finder(s), recorded, build_id,
+						  s->kernel_release, &l.found, &l.log)
+			       : sp_finder_binary(sp_symbolizer_finder(s), recorded, build_id,
+						  &l.found, &l.log);
 		SP_PUSH(s->located, s->n_located, s->cap_located, l);
 		i = s->n_located - 1;
 		sp_idxset_add(&s->located_index, h, i);
@@ -441,6 +460,11 @@ static sp_dwarf *object_dwarf(sp_object *o)
 	if (!o->dw)
 		o->dw = sp_dwarf_new(o->path, &o->s->opts, &o->info, sp_symbolizer_finder(o->s));
 	return o->dw;
+}
+
+sp_error *sp_object_section_address(sp_object *o, const char *name, uint64_t *vaddr)
+{
+	return sp_dwarf_section_address(object_dwarf(o), name, vaddr);
 }
 
 sp_error *sp_object_resolve(sp_object *o, uint64_t vaddr, const sp_frame **frames, size_t *n)

@@ -27,8 +27,8 @@
  *   vaddr       symbol-file address: what DWARF, .symtab and the ELF's
  *               p_vaddr speak (the `file_addr` of sp_name_query is one).
  * The one rule: vaddr = addr - base, base from sp_mapping_base() (ET_EXEC,
- * ET_DYN and kernels) or 0 for ET_REL objects a JIT placed at run-time
- * addresses; `symbolize --relative` input is shifted by
+ * ET_DYN and kernels), sp_kernel_module_base() for kernel modules, or 0
+ * for ET_REL objects a JIT placed at run-time addresses; `symbolize --relative` input is shifted by
  * sp_relative_adjust().  Every conversion is a pure function of loadbase.c
  * with rows in tests/test_loadbase.c; nothing else does this arithmetic.
  */
@@ -132,6 +132,11 @@ size_t sp_program_headers_for_mapping(const sp_phdr *phdrs, size_t n, uint64_t m
 /* pprof's HeaderForFileOffset over the candidate indices. */
 sp_error *sp_header_for_file_offset(const sp_phdr *phdrs, const size_t *cand, size_t n_cand,
 				    uint64_t file_offset, size_t *out);
+/* The base of a kernel module's mapping: perf records a module's map at
+ * its run-time .text (where the kernel put the module's code, .text
+ * first), and a .ko has no addresses of its own, so the base makes
+ * START (the map's start) the .text's address TEXT_VADDR in the object. */
+uint64_t sp_kernel_module_base(uint64_t start, uint64_t text_vaddr);
 /* The PF_X PT_LOAD containing .text (kernel-like mappings), or -1. */
 ssize_t sp_find_text_program_header(const sp_elf_info *info);
 /* `symbolize --relative`: addresses given as offsets from where the
@@ -254,6 +259,27 @@ void sp_finder_allow_debuginfod(sp_finder *f, bool allowed);
  * non-ELF ones exist, else SP_E_NOT_FOUND. */
 sp_error *sp_finder_binary(sp_finder *f, const char *recorded, const char *build_id,
 			   char **found, sp_find_log *log);
+/* Kernel mappings of perf.data.  RECORDED names the kernel image
+ * ("[kernel.kallsyms]", perf's "[kernel.kallsyms]_text") or a module (its
+ * .ko path as perf recorded it, or perf's "[name]"); RELEASE is the
+ * recording's kernel release (OSRELEASE, `uname -r`; may be NULL).  The
+ * vmlinux or .ko is looked for, each candidate accepted only when its build
+ * id matches BUILD_ID (when both are known), in every debug dir D:
+ * D/.build-id/xx/rest.debug, then for the image D/boot/vmlinux-RELEASE and
+ * D/lib/modules/RELEASE/vmlinux, for a module D/PATH.debug, D/PATH and
+ * NAME.ko(.debug) anywhere under D/lib/modules/RELEASE; then (under the
+ * sysroot, if any) /boot/vmlinux-RELEASE and
+ * /lib/modules/RELEASE/build/vmlinux, or the module's recorded path
+ * (path maps and sysroot as for binaries) and NAME.ko under
+ * /lib/modules/RELEASE/kernel; then debuginfod by build id.  Compressed
+ * modules (.ko.xz, .ko.zst) are not read.  Errors as sp_finder_binary. */
+sp_error *sp_finder_kernel(sp_finder *f, const char *recorded, const char *build_id,
+			   const char *release, char **found, sp_find_log *log);
+/* Whether RECORDED names the kernel image ("[kernel.kallsyms]"...). */
+bool sp_kernel_image_name(const char *recorded);
+/* The module a kernel mapping's RECORDED name names (caller frees; '-'
+ * kept as recorded), or NULL when it names none. */
+char *sp_kernel_module_name(const char *recorded);
 /* As sp_find_debuginfo.  A candidate must be ELF with DWARF, and its build
  * id must match INFO's when both are known; .gnu_debuglink candidates must
  * also match the link's CRC, and a link naming BINARY itself is ignored. */
@@ -302,6 +328,10 @@ typedef struct {
 sp_symbolizer *sp_symbolizer_new(const sp_symbolize_options *opts);
 void sp_symbolizer_free(sp_symbolizer *s);
 const sp_symbolize_options *sp_symbolizer_options(const sp_symbolizer *s);
+/* The kernel release (`uname -r`) of the profiles symbolized next (a
+ * perf.data file's OSRELEASE; NULL: unknown): where the kernel's vmlinux
+ * and modules are looked for (sp_finder_kernel).  RELEASE is copied. */
+void sp_symbolizer_set_kernel_release(sp_symbolizer *s, const char *release);
 
 /* Opens (once per session; failures cached) the object at PATH.  When
  * EXPECTED_BUILD_ID is given and differs, fails with
@@ -409,6 +439,24 @@ size_t sp_perfjit_count(const sp_perfjit *j);
  * file and line; the strings are borrowed until sp_perfjit_free.  False
  * when no file knows ADDR. */
 bool sp_perfjit_lookup(const sp_perfjit *j, uint32_t pid, uint64_t addr, sp_frame *out);
+/* Which code ADDR of process PID held at TIME (a sample's time, on the
+ * clock of the jitdump records): the latest record at or before TIME whose
+ * range holds ADDR, as a version for sp_perfjit_lookup_version;
+ * SP_PERFJIT_NO_CODE when records hold ADDR only from a later time on; 0
+ * when no record of PID holds it at any time. */
+#define SP_PERFJIT_NO_CODE UINT64_MAX
+uint64_t sp_perfjit_code_version(const sp_perfjit *j, uint32_t pid, uint64_t addr,
+				 uint64_t time);
+/* sp_perfjit_lookup for the code VERSION names; false for
+ * SP_PERFJIT_NO_CODE or an ADDR outside that code. */
+bool sp_perfjit_lookup_version(const sp_perfjit *j, uint64_t version, uint64_t addr,
+			       sp_frame *out);
+/* How many ranges hold addresses that an earlier range of their process
+ * held (then sample times decide which code a sample saw). */
+size_t sp_perfjit_reused(const sp_perfjit *j);
+/* Whether some file's timestamps are the CPU's counter
+ * (JITDUMP_FLAGS_ARCH_TIMESTAMP) rather than CLOCK_MONOTONIC. */
+bool sp_perfjit_arch_timestamp(const sp_perfjit *j);
 
 /* A copy of /proc/kallsyms: kernel symbol names. */
 typedef struct sp_kallsyms sp_kallsyms;
@@ -421,11 +469,21 @@ const char *sp_kallsyms_lookup(const sp_kallsyms *k, uint64_t addr);
  * PATH is /proc/kallsyms; NULL otherwise.  *FROM (may be NULL) gets where
  * the answer came from ("PATH.osrelease", "uname") or NULL.  Caller frees. */
 char *sp_kallsyms_release(const char *path, const char **from);
+/* The build id of the kernel the kallsyms copy at PATH comes from: the
+ * first line of PATH.buildid (hex), else the GNU build-id note of
+ * PATH.notes (a copy of /sys/kernel/notes), else /sys/kernel/notes' when
+ * PATH is /proc/kallsyms; NULL otherwise.  *FROM (may be NULL) gets where
+ * (".buildid", ".notes", "/sys/kernel/notes") or NULL.  Lowercase; caller
+ * frees. */
+char *sp_kallsyms_build_id(const char *path, const char **from);
 /* What a perf.data recording of kernel RECORDED (its OSRELEASE, NULL when
- * not recorded) and the kallsyms copy at PATH say together: NULL when they
- * agree, else a sentence for a warning or `info` (caller frees).  *MISMATCH
- * is set when the two releases are known and differ. */
-char *sp_kallsyms_check(const char *path, const char *recorded, bool *mismatch);
+ * not recorded) with the kernel build id RECORDED_BUILD_ID (its build-id
+ * table's [kernel.kallsyms], NULL when not recorded) and the kallsyms copy
+ * at PATH say together: NULL when they agree, else a sentence for a warning
+ * or `info` (caller frees).  *MISMATCH is set when the two releases, or the
+ * two build ids, are known and differ. */
+char *sp_kallsyms_check(const char *path, const char *recorded, const char *recorded_build_id,
+			bool *mismatch);
 
 /* The session's name sources without a mapping file (JIT objects, perf
  * maps, kallsyms; each NULL when its option is not given), loaded at the
@@ -495,6 +553,7 @@ typedef struct {
 	uint32_t pid;          /* the process, 0 when unknown */
 	uint64_t addr;         /* run-time address */
 	sp_code_kind kind;     /* sp_code_kind_of the address: kallsyms only for KERNEL */
+	uint64_t code_version; /* the location's (sp_location.code_version), or 0 */
 	sp_object *file;       /* the mapped file to ask at step 2, or NULL */
 	uint64_t file_addr;    /* ADDR as a symbol-file address of FILE */
 	bool once;             /* objects resolve without caching (sp_object_resolve_once) */

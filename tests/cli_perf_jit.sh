@@ -17,6 +17,15 @@
 #   - perf inject --jit is an independent reader: restricted to the JIT functions and
 #     main, the stacks perf script prints from the injected file, with their counts, are
 #     exactly symprof's from the recording itself;
+#   - JIT code freed and compiled again at the same addresses (jitperf DIR r s: r's
+#     functions for 0.4 s, then s's at the same addresses for 0.4 s, the second
+#     records timed after the first phase): recorded with -k 1 (CLOCK_MONOTONIC, as
+#     perf inject --jit requires), each sample is named after the code of its time:
+#     main;r_outer;r_inner and main;s_outer;s_inner, each about half of the JIT
+#     samples, at r.jit and s.jit lines; perf inject --jit + perf script give the same
+#     stacks with the same counts.  Recorded without -k 1 the times cannot be compared:
+#     every JIT sample takes the last code (s_*), with a warning and a line in `info`
+#     that say why (perf inject --jit refuses such a recording);
 #   - --perf-map DIR and --jitdump DIR take the perf-PID.map and jit-PID.dump files of
 #     DIR (only names with a pid: other files there would be refused) with the same
 #     result as naming each file;
@@ -136,6 +145,56 @@ if perf inject --jit -i "$tmp/jit.data" -o "$tmp/injected.data" >"$tmp/inject.lo
 else
 	sp_skip "perf inject --jit failed: $(head -n 1 "$tmp/inject.log")"
 fi
+
+mkdir "$tmp/reuse" "$tmp/reuse_nok"
+perf record -q -k 1 -e cpu-clock -g -o "$tmp/reuse.data" -- "$tmp/jitperf" "$tmp/reuse" r s \
+	>"$tmp/rec.log" 2>&1 || { sed 's/^/# /' "$tmp/rec.log"; sp_bail "perf record of jitperf r s failed"; }
+sp_run symprof convert -q --sample-index samples --jitdump "$tmp/reuse" "$tmp/reuse.data" \
+	-o "$tmp/reuse.folded"
+n_r=$(count "$tmp/reuse.folded" "main;r_outer;r_inner")
+n_s=$(count "$tmp/reuse.folded" "main;s_outer;s_inner")
+[ "$rc" -eq 0 ] && [ "$n_r" -gt 100 ] && [ "$n_s" -gt 100 ] &&
+	[ $((n_r * 10)) -ge $((3 * (n_r + n_s))) ] && [ $((n_s * 10)) -ge $((3 * (n_r + n_s))) ]
+sp_ok $? "reused JIT addresses: each sample names the code of its time ($n_r r_*, $n_s s_*, each 30-70%)" ||
+	{ sp_show_err; sed 's/^/#   /' "$tmp/reuse.folded"; }
+! grep -q warning "$tmp/err"
+sp_ok $? "reused JIT addresses recorded with -k 1: no warning" || sp_show_err
+sp_run symprof convert -q --format top --lines --jitdump "$tmp/reuse" "$tmp/reuse.data" \
+	-o "$tmp/reuse.top"
+for f in "r_inner r.jit:21" "s_inner s.jit:21" "r_outer r.jit:11" "s_outer s.jit:11"; do
+	grep -q " $f\$" "$tmp/reuse.top"
+	sp_ok $? "reused JIT addresses: top --lines has $f" || sed 's/^/#   /' "$tmp/reuse.top"
+done
+sp_run symprof info --jitdump "$tmp/reuse" "$tmp/reuse.data"
+! grep -q 'jitdump:' "$tmp/out"
+sp_ok $? "reused JIT addresses recorded with -k 1: info has no jitdump note"
+vocab="main r_outer r_inner s_outer s_inner"
+if perf inject --jit -i "$tmp/reuse.data" -o "$tmp/reuse_inj.data" >"$tmp/inject.log" 2>&1; then
+	sp_perf_stacks "$tmp/reuse_inj.data" >"$tmp/perf.stacks"
+	sp_folded_stacks "$tmp/reuse.folded" >"$tmp/ours.stacks"
+	grep -q 'r_outer;r_inner' "$tmp/perf.stacks" && grep -q 's_outer;s_inner' "$tmp/perf.stacks" &&
+		cmp -s "$tmp/perf.stacks" "$tmp/ours.stacks"
+	sp_ok $? "reused JIT addresses: perf inject --jit + perf script give the same stacks and counts" ||
+		sp_diag "perf:" "$(cat "$tmp/perf.stacks")" "symprof:" "$(cat "$tmp/ours.stacks")"
+else
+	sp_skip "perf inject --jit failed: $(head -n 1 "$tmp/inject.log")"
+fi
+
+perf record -q -e cpu-clock -g -o "$tmp/reuse_nok.data" -- "$tmp/jitperf" "$tmp/reuse_nok" r s \
+	>"$tmp/rec.log" 2>&1 || { sed 's/^/# /' "$tmp/rec.log"; sp_bail "perf record of jitperf r s failed"; }
+sp_run symprof convert -q --sample-index samples --jitdump "$tmp/reuse_nok" "$tmp/reuse_nok.data" \
+	-o "$tmp/reuse_nok.folded"
+n_s=$(count "$tmp/reuse_nok.folded" "main;s_outer;s_inner")
+[ "$rc" -eq 0 ] && [ "$n_s" -gt 200 ] && ! grep -q 'r_inner\|r_outer' "$tmp/reuse_nok.folded"
+sp_ok $? "reused JIT addresses without -k 1: every JIT sample takes the last code ($n_s s_*)" ||
+	sed 's/^/#   /' "$tmp/reuse_nok.folded"
+grep -q "warning: .*reuse_nok.data: sample times cannot be compared with the jitdump records': .*not CLOCK_MONOTONIC (record with perf record -k mono)" "$tmp/err"
+sp_ok $? "reused JIT addresses without -k 1: a warning says the times cannot be compared" || sp_show_err
+sp_run symprof info --jitdump "$tmp/reuse_nok" "$tmp/reuse_nok.data"
+grep -q "^  jitdump: sample times cannot be compared.*named after the last code loaded there (2 of 4 code ranges reuse addresses)" "$tmp/out"
+sp_ok $? "reused JIT addresses without -k 1: info says so" || sed 's/^/#   /' "$tmp/out"
+perf inject --jit -i "$tmp/reuse_nok.data" -o "$tmp/reuse_nok_inj.data" >"$tmp/inject.log" 2>&1
+sp_check "perf inject --jit refuses the recording without -k 1 too" [ $? -ne 0 ]
 
 mkdir "$tmp/dir"
 cp "$map_a" "$map_b" "$dump_a" "$dump_b" "$tmp/dir/"

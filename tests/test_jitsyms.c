@@ -231,6 +231,9 @@ static void jput(FILE *f, const void *p, size_t n)
 	fwrite(p, 1, n, f);
 }
 
+/* The timestamp of the records written next. */
+static uint64_t jclock;
+
 /* V as a 32- or 64-bit integer in this (little-endian) host's order */
 #define jput32(f, v) jput((f), &(uint32_t){(v)}, 4)
 #define jput64(f, v) jput((f), &(uint64_t){(v)}, 8)
@@ -253,7 +256,7 @@ static void jload(FILE *j, uint64_t addr, uint64_t size, uint64_t index, const c
 	size_t len = strlen(name) + 1;
 	jput32(j, 0);
 	jput32(j, (uint32_t)(56 + len + size));
-	jput64(j, 0);
+	jput64(j, jclock);
 	jput32(j, 1);
 	jput32(j, 1);
 	jput64(j, addr);
@@ -271,7 +274,7 @@ static void jdebug(FILE *j, uint64_t addr, int32_t line, const char *file)
 	size_t len = strlen(file) + 1;
 	jput32(j, 2);
 	jput32(j, (uint32_t)(16 + 16 + 16 + len));
-	jput64(j, 0);
+	jput64(j, jclock);
 	jput64(j, addr);
 	jput64(j, 1);
 	jput64(j, addr);
@@ -285,7 +288,7 @@ static void jmove(FILE *j, uint64_t old, uint64_t new_addr, uint64_t size, uint6
 {
 	jput32(j, 1);
 	jput32(j, 64);
-	jput64(j, 0);
+	jput64(j, jclock);
 	jput32(j, 1);
 	jput32(j, 1);
 	jput64(j, new_addr);
@@ -309,23 +312,77 @@ static void test_kallsyms_release(void)
 	char *rel = sp_kallsyms_release(k, &from);
 	TAP_OK(!rel && !from, "a copy without .osrelease: release unknown");
 	bool mismatch = true;
-	char *msg = sp_kallsyms_check(k, "6.1.0-13-amd64", &mismatch);
+	char *msg = sp_kallsyms_check(k, "6.1.0-13-amd64", NULL, &mismatch);
 	TAP_OK(msg && strstr(msg, "cannot tell") && !mismatch, "unknown release: not checked, no mismatch");
 	free(msg);
 	char *side = write_tmp("ksyms.osrelease", "6.1.0-13-amd64 \r\nsecond line\n");
 	rel = sp_kallsyms_release(k, &from);
 	TAP_EQ_STR(rel, "6.1.0-13-amd64", "the first line of FILE.osrelease, trailing blanks and CR cut");
 	free(rel);
-	msg = sp_kallsyms_check(k, "6.1.0-13-amd64", &mismatch);
+	msg = sp_kallsyms_check(k, "6.1.0-13-amd64", NULL, &mismatch);
 	TAP_OK(!msg && !mismatch, "same release: nothing to say");
-	msg = sp_kallsyms_check(k, "6.12.0-1-amd64", &mismatch);
+	msg = sp_kallsyms_check(k, "6.12.0-1-amd64", NULL, &mismatch);
 	TAP_OK(msg && mismatch && strstr(msg, "6.1.0-13-amd64") && strstr(msg, "6.12.0-1-amd64"),
 	       "another release: a mismatch naming both");
 	free(msg);
-	msg = sp_kallsyms_check(k, NULL, &mismatch);
+	msg = sp_kallsyms_check(k, NULL, NULL, &mismatch);
 	TAP_OK(msg && !mismatch && strstr(msg, "OSRELEASE"), "no OSRELEASE recorded: not checked");
 	free(msg);
 	free(side);
+	free(k);
+}
+
+/* The build id of a kallsyms copy, from FILE.buildid or FILE.notes. */
+static void test_kallsyms_build_id(void)
+{
+	static const char id[] = "4a5a9b0affb66c437abcd455d2738af879985fa9";
+	char *k = write_tmp("kb", "ffffffff81000000 T _stext\n");
+	char *rel = write_tmp("kb.osrelease", "6.1.0-13-amd64\n");
+	const char *from = "x";
+	TAP_OK(!sp_kallsyms_build_id(k, &from) && !from, "no .buildid or .notes: build id unknown");
+	bool mismatch = true;
+	char *msg = sp_kallsyms_check(k, "6.1.0-13-amd64", id, &mismatch);
+	TAP_OK(!msg && !mismatch, "unknown build id, same release: nothing to say");
+	/* /sys/kernel/notes as the kernel has it: a Xen note, then the build id */
+	uint8_t notes[128] = {0};
+	size_t n = 0;
+	uint32_t xen[3] = {4, 4, 18};
+	memcpy(notes + n, xen, 12), memcpy(notes + n + 12, "Xen", 4), n += 20;
+	uint32_t gnu[3] = {4, 20, 3};
+	memcpy(notes + n, gnu, 12), memcpy(notes + n + 12, "GNU", 4), n += 16;
+	for (int i = 0; i < 20; i++)
+		sscanf(id + 2 * i, "%2hhx", &notes[n + (size_t)i]);
+	n += 20;
+	char *np = sp_xasprintf("%s/kb.notes", tmpdir);
+	FILE *f = fopen(np, "wb");
+	fwrite(notes, 1, n, f);
+	fclose(f);
+	char *got = sp_kallsyms_build_id(k, &from);
+	TAP_EQ_STR(got, id, "FILE.notes: the GNU build-id note after another note");
+	TAP_EQ_STR(from, ".notes", "... from .notes");
+	free(got);
+	msg = sp_kallsyms_check(k, "6.1.0-13-amd64", id, &mismatch);
+	TAP_OK(!msg && !mismatch, "same build id and release: nothing to say");
+	msg = sp_kallsyms_check(k, "6.1.0-13-amd64", "00112233", &mismatch);
+	TAP_OK(msg && mismatch && strstr(msg, id) && strstr(msg, "00112233") &&
+	       strstr(msg, "its .notes"), "another build of the same release: a mismatch naming both ids");
+	free(msg);
+	char *bf = write_tmp("kb.buildid", "4A5A9B0AFFB66C437ABCD455D2738AF879985FA9 \n");
+	got = sp_kallsyms_build_id(k, &from);
+	TAP_EQ_STR(got, id, "FILE.buildid first (hex, case and blanks ignored)");
+	free(got);
+	msg = sp_kallsyms_check(k, "6.2.0", "00112233", &mismatch);
+	TAP_OK(msg && mismatch && strstr(msg, "6.2.0") && strstr(msg, "00112233") &&
+	       strstr(msg, "its .buildid"), "release and build id both differ: both said");
+	free(msg);
+	free(bf);
+	bf = write_tmp("kb.buildid", "not hex\n");
+	got = sp_kallsyms_build_id(k, &from);
+	TAP_EQ_STR(got, id, "a .buildid that is no build id is passed over for .notes");
+	free(got);
+	free(bf);
+	free(np);
+	free(rel);
 	free(k);
 }
 
@@ -380,6 +437,68 @@ static void test_perfjit(void)
 	sp_error_free(err);
 }
 
+/* The name of the code ADDR of PID held at TIME: "-" for no code at that
+ * time, NULL when no record ever held ADDR. */
+static const char *jat(const sp_perfjit *j, uint32_t pid, uint64_t addr, uint64_t time)
+{
+	uint64_t v = sp_perfjit_code_version(j, pid, addr, time);
+	sp_frame f;
+	if (v == SP_PERFJIT_NO_CODE)
+		return "-";
+	return v && sp_perfjit_lookup_version(j, v, addr, &f) ? f.name : NULL;
+}
+
+/* Addresses reused over time: the code of a sample's time. */
+static void test_perfjit_times(void)
+{
+	char *path = sp_xasprintf("%s/jit-50.dump", tmpdir);
+	FILE *a = fopen(path, "wb");
+	jheader(a, 50);
+	jclock = 100;
+	jload(a, 0x1000, 0x100, 1, "A");
+	jclock = 200;
+	jload(a, 0x1040, 0x10, 2, "B_nested");
+	jclock = 300;
+	jload(a, 0x1000, 0x20, 3, "C_reuses_A_start");
+	jload(a, 0x1080, 0x40, 4, "D");
+	jload(a, 0x1080, 0x10, 5, "E_same_time_as_D");
+	jclock = 150; /* written late, timed early */
+	jload(a, 0x10b0, 0x10, 6, "G_early");
+	jclock = 400;
+	jmove(a, 0x1040, 0x3000, 0x10, 2);
+	jclock = 0;
+	fclose(a);
+	const char *files[] = {path};
+	sp_perfjit *j = NULL;
+	sp_error *err = sp_perfjit_load(files, 1, &j);
+	TAP_OK(!err && sp_perfjit_count(j) == 7, "timed jitdump: 7 code ranges");
+	TAP_EQ_U64(sp_perfjit_reused(j), 5, "5 ranges over addresses an earlier one held");
+	TAP_OK(!sp_perfjit_arch_timestamp(j), "times on CLOCK_MONOTONIC (no arch flag)");
+	TAP_EQ_STR(jat(j, 50, 0x1010, 50), "-", "before every record: no code yet");
+	TAP_EQ_STR(jat(j, 50, 0x1010, 100), "A", "at the load's own time: its code");
+	TAP_EQ_STR(jat(j, 50, 0x1010, 299), "A", "before the reuse: the first code");
+	TAP_EQ_STR(jat(j, 50, 0x1010, 300), "C_reuses_A_start", "from the reuse on: the new code");
+	TAP_EQ_STR(jat(j, 50, 0x1030, 1000), "A", "past the reusing range: still the first");
+	TAP_EQ_STR(jat(j, 50, 0x1045, 150), "A", "nested range before its time: the outer one");
+	TAP_EQ_STR(jat(j, 50, 0x1045, 1000), "B_nested", "nested range, later: itself (a move leaves it)");
+	TAP_EQ_STR(jat(j, 50, 0x1085, 299), "A", "before two loads of one time: the first code");
+	TAP_EQ_STR(jat(j, 50, 0x1085, 300), "E_same_time_as_D", "equal times: the later in the file");
+	TAP_EQ_STR(jat(j, 50, 0x10b5, 200), "G_early", "a record written late counts from its own time");
+	TAP_EQ_STR(jat(j, 50, 0x10b5, 350), "D", "and a later-timed one written before it wins after");
+	TAP_EQ_STR(jname(j, 50, 0x10b5), "G_early", "without a time: the later in the file, as before");
+	TAP_EQ_STR(jat(j, 50, 0x3008, 399), "-", "moved code before the move: nothing there yet");
+	TAP_EQ_STR(jat(j, 50, 0x3008, 400), "B_nested", "moved code from the move on");
+	TAP_OK(jat(j, 50, 0x5000, 1000) == NULL, "an address no record holds: no version");
+	TAP_OK(jat(j, 50, 0x1100, 1000) == NULL, "the end of the code: no version");
+	TAP_OK(jat(j, 51, 0x1010, 1000) == NULL, "another process: no version");
+	uint64_t v = sp_perfjit_code_version(j, 50, 0x1010, 300);
+	sp_frame f;
+	TAP_OK(!sp_perfjit_lookup_version(j, v, 0x1030, &f),
+	       "a version names only addresses of its own code");
+	sp_perfjit_free(j);
+	free(path);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -390,7 +509,9 @@ int main(void)
 	test_kallsyms();
 	test_meta();
 	test_perfjit();
+	test_perfjit_times();
 	test_kallsyms_release();
+	test_kallsyms_build_id();
 	char *cmd[] = {"rm", "-rf", tmpdir, NULL};
 	pid_t pid = fork();
 	if (pid == 0) {

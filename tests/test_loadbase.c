@@ -338,6 +338,23 @@ static void test_relative_adjust(void)
 		   "relative adjust: the wrapped difference adds back modulo 2^64");
 }
 
+/* A kernel module: perf's map starts at the module's run-time .text. */
+static void test_kernel_module_base(void)
+{
+	static const struct {
+		const char *what;
+		uint64_t start, text, addr, want_vaddr;
+	} rows[] = {
+		{".text first in the object's layout", 0xffffffffc0a00000, 0, 0xffffffffc0a00015, 0x15},
+		{"after a build-id note (libdwfl's layout)", 0xffffffffc0a00000, 0x30,
+		 0xffffffffc0a00015, 0x45},
+		{"a module in the low half (32-bit kernel)", 0xf8a00000, 0x40, 0xf8a00100, 0x140},
+	};
+	for (size_t i = 0; i < SP_ARRAY_LEN(rows); i++)
+		TAP_EQ_U64(rows[i].addr - sp_kernel_module_base(rows[i].start, rows[i].text),
+			   rows[i].want_vaddr, "kernel module base: %s", rows[i].what);
+}
+
 int main(void)
 {
 	test_load_base();
@@ -346,5 +363,6 @@ int main(void)
 	test_text_header();
 	test_mapping_base();
 	test_relative_adjust();
+	test_kernel_module_base();
 	return tap_done();
 }

@@ -1,6 +1,6 @@
 /* jitperf.c — a tiny JIT for the perf.data JIT tests (x86-64 only).
  *
- *   jitperf DIR ROLE
+ *   jitperf DIR ROLE [ROLE2]
  *
  * Places two functions it generates, ROLE_outer and ROLE_inner, at the fixed
  * address CODE (the same in every process, so that only the process tells
@@ -17,6 +17,14 @@
  * The debug info gives each function three lines of the made-up source
  * "ROLE.jit": the entry (line 10 outer, 20 inner), the call or the loop
  * (11, 21) and the return (12, 22), at the byte offsets below.
+ *
+ * With ROLE2 the code is then freed and compiled again at the same
+ * addresses, as a JIT reuses memory: after the first 0.4 s the bytes are
+ * written anew and described by a second pair of records (DEBUG_INFO +
+ * CODE_LOAD of ROLE2_outer and ROLE2_inner, code index 3 and 4, timed
+ * after the first phase ended), and the loop runs 0.4 s more.  Samples of
+ * the first phase are ROLE's code, those of the second ROLE2's; the perf
+ * map, which has no times, names only ROLE2's.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -113,13 +121,40 @@ static void code_load(FILE *f, uint32_t pid, uint64_t addr, const uint8_t *code,
 	put(f, code, n);
 }
 
+/* Writes outer and inner at CODE; their names are ROLE_outer and
+ * ROLE_inner, the file of their lines ROLE.jit. */
+static void compile(uint8_t *code)
+{
+	memcpy(code + OUTER_OFF, outer_code, sizeof(outer_code));
+	int32_t rel = (int32_t)(INNER_OFF - (OUTER_OFF + 9));
+	memcpy(code + OUTER_OFF + 5, &rel, 4);
+	memcpy(code + INNER_OFF, inner_code, sizeof(inner_code));
+}
+
+/* The records of the code at CODE named after ROLE, code index INDEX and
+ * INDEX + 1. */
+static void describe(FILE *f, uint32_t pid, const uint8_t *code, const char *role,
+		     uint64_t index)
+{
+	char outer[64], inner[64], file[64];
+	snprintf(outer, sizeof(outer), "%s_outer", role);
+	snprintf(inner, sizeof(inner), "%s_inner", role);
+	snprintf(file, sizeof(file), "%s.jit", role);
+	debug_info(f, CODE + OUTER_OFF, outer_lines, 3, file);
+	code_load(f, pid, CODE + OUTER_OFF, code + OUTER_OFF, sizeof(outer_code), index, outer);
+	debug_info(f, CODE + INNER_OFF, inner_lines, 3, file);
+	code_load(f, pid, CODE + INNER_OFF, code + INNER_OFF, sizeof(inner_code), index + 1,
+		  inner);
+	fflush(f);
+}
+
 int main(int argc, char **argv)
 {
-	if (argc != 3) {
-		fprintf(stderr, "usage: jitperf DIR ROLE\n");
+	if (argc != 3 && argc != 4) {
+		fprintf(stderr, "usage: jitperf DIR ROLE [ROLE2]\n");
 		return 2;
 	}
-	const char *dir = argv[1], *role = argv[2];
+	const char *dir = argv[1], *role = argv[2], *role2 = argc == 4 ? argv[3] : NULL;
 	uint32_t pid = (uint32_t)getpid();
 	uint8_t *code = mmap((void *)CODE, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
 			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
@@ -127,24 +162,18 @@ int main(int argc, char **argv)
 		perror("jitperf: mmap at CODE");
 		return 1;
 	}
-	memcpy(code + OUTER_OFF, outer_code, sizeof(outer_code));
-	int32_t rel = (int32_t)(INNER_OFF - (OUTER_OFF + 9));
-	memcpy(code + OUTER_OFF + 5, &rel, 4);
-	memcpy(code + INNER_OFF, inner_code, sizeof(inner_code));
+	compile(code);
 
-	char outer[64], inner[64], file[64], path[4096];
-	snprintf(outer, sizeof(outer), "%s_outer", role);
-	snprintf(inner, sizeof(inner), "%s_inner", role);
-	snprintf(file, sizeof(file), "%s.jit", role);
-
+	char path[4096];
+	const char *named = role2 ? role2 : role; /* the perf map's names */
 	snprintf(path, sizeof(path), "%s/perf-%u.map", dir, pid);
 	FILE *m = fopen(path, "w");
 	if (!m) {
 		perror(path);
 		return 1;
 	}
-	fprintf(m, "%llx %zx map_%s\n", CODE + OUTER_OFF, sizeof(outer_code), outer);
-	fprintf(m, "%llx %zx map_%s\n", CODE + INNER_OFF, sizeof(inner_code), inner);
+	fprintf(m, "%llx %zx map_%s_outer\n", CODE + OUTER_OFF, sizeof(outer_code), named);
+	fprintf(m, "%llx %zx map_%s_inner\n", CODE + INNER_OFF, sizeof(inner_code), named);
 	fclose(m);
 
 	snprintf(path, sizeof(path), "%s/jit-%u.dump", dir, pid);
@@ -167,17 +196,21 @@ int main(int argc, char **argv)
 	put32(f, pid);
 	put64(f, now_ns());
 	put64(f, 0);
-	debug_info(f, CODE + OUTER_OFF, outer_lines, 3, file);
-	code_load(f, pid, CODE + OUTER_OFF, code + OUTER_OFF, sizeof(outer_code), 1, outer);
-	debug_info(f, CODE + INNER_OFF, inner_lines, 3, file);
-	code_load(f, pid, CODE + INNER_OFF, code + INNER_OFF, sizeof(inner_code), 2, inner);
+	describe(f, pid, code, role, 1);
+	/* (the loop stays in main: the expected stacks are main -> outer) */
+	void (*fn)(void) = (void (*)(void))(uintptr_t)(CODE + OUTER_OFF);
+	for (int phase = 0; phase < (role2 ? 2 : 1); phase++) {
+		if (phase) { /* freed and compiled again: the same addresses, other code */
+			memset(code, 0xcc, 4096);
+			compile(code);
+			describe(f, pid, code, role2, 3);
+		}
+		uint64_t end = now_ns() + 400000000u;
+		while (now_ns() < end)
+			fn();
+	}
 	prefix(f, 3, 16);
 	fflush(f);
-
-	void (*fn)(void) = (void (*)(void))(uintptr_t)(CODE + OUTER_OFF);
-	uint64_t end = now_ns() + 400000000u;
-	while (now_ns() < end)
-		fn();
 	munmap(marker, 4096);
 	fclose(f);
 	return 0;

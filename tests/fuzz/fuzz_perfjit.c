@@ -1,7 +1,8 @@
 /* fuzz_perfjit.c — libFuzzer harness for the jitdump reader (perfjit.c).
  * It reads files, so the input is handed over through a memfd.  Every
  * input either fails with an error or loads; lookups on what loaded must
- * be safe at any address and for any process.  scripts/fuzz builds it with
+ * be safe at any address, time and process, and a code version found by
+ * time must name the address.  scripts/fuzz builds it with
  * libFuzzer; "make check" links it with tests/fuzz/standalone.c.
  * fuzz-runs: 70000 (executions of each scripts/fuzz CI pass: about 10 s) */
 #include "symbolize/symbolize.h"
@@ -31,6 +32,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		sp_frame f;
 		if (sp_perfjit_lookup(j, pids[i % SP_ARRAY_LEN(pids)], probes[i], &f) && !f.name)
 			abort(); /* a frame always has a name */
+		/* by time: a version found names the probe's code */
+		static const uint64_t times[] = {0, 1, 1000, UINT64_MAX};
+		for (size_t t = 0; t < SP_ARRAY_LEN(times); t++) {
+			uint64_t v = sp_perfjit_code_version(j, pids[i % SP_ARRAY_LEN(pids)],
+							     probes[i], times[t]);
+			bool named = sp_perfjit_lookup_version(j, v, probes[i], &f);
+			if (v && v != SP_PERFJIT_NO_CODE && (!named || !f.name))
+				abort();
+			if ((!v || v == SP_PERFJIT_NO_CODE) && named)
+				abort();
+		}
 	}
 	sp_perfjit_free(j);
 	close(fd);

@@ -15,17 +15,18 @@ def header(pid=42, version=1, size=40, flags=0, bo='<'):
     return struct.pack(bo + 'IIIIIIQQ', MAGIC, version, size, 62, 0, pid, 1000, flags)
 
 
-def rec(rid, body, size=None, bo='<'):
-    return struct.pack(bo + 'IIQ', rid, size if size is not None else 16 + len(body), 2000) + body
+def rec(rid, body, size=None, bo='<', time=2000):
+    return struct.pack(bo + 'IIQ', rid, size if size is not None else 16 + len(body), time) + body
 
 
-def load(addr, code, index, name, bo='<', pid=42):
+def load(addr, code, index, name, bo='<', pid=42, time=2000):
     body = struct.pack(bo + 'IIQQQQ', pid, pid, addr, addr, len(code), index)
-    return rec(0, body + name.encode() + b'\0' + code, bo=bo)
+    return rec(0, body + name.encode() + b'\0' + code, bo=bo, time=time)
 
 
-def move(old, new, size, index, bo='<', pid=42):
-    return rec(1, struct.pack(bo + 'IIQQQQQ', pid, pid, new, old, new, size, index), bo=bo)
+def move(old, new, size, index, bo='<', pid=42, time=2000):
+    return rec(1, struct.pack(bo + 'IIQQQQQ', pid, pid, new, old, new, size, index), bo=bo,
+               time=time)
 
 
 def debug(addr, entries, bo='<'):
@@ -84,3 +85,9 @@ with open(os.path.join(seeds, 'be.dump'), 'wb') as f:
     f.write(header(bo='>') + debug(0x10000, [(0x10000, 5, b'f.js'), (0x10010, 6, b'\xff')], bo='>') +
             load(0x10000, CODE, 1, 'js_fn', bo='>') + rec(4, b'\0' * 24, bo='>') +
             move(0x10000, 0x20000, len(CODE), 1, bo='>'))
+# addresses reused over time: which code a time sees
+with open(os.path.join(seeds, 'reused.dump'), 'wb') as f:
+    f.write(header() + load(0x10000, CODE, 1, 'first', time=5) +
+            load(0x10008, CODE[:0x10], 2, 'second', time=1000) +
+            move(0x10000, 0x20000, len(CODE), 1, time=500) +
+            load(0x20010, CODE[:4], 3, 'third', time=1))
