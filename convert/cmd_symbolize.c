@@ -41,6 +41,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,8 +68,11 @@ typedef struct {
 	uint32_t off, len; /* into sym_ctx.text */
 } text_slot;
 
-/* Where an input line's answer text is. */
-enum { TXT_CACHE, TXT_TMP, TXT_UNKNOWN, TXT_ERROR };
+/* Where an input line's answer text is: TXT_JOB + k is job k's text. */
+enum { TXT_CACHE, TXT_TMP, TXT_UNKNOWN, TXT_ERROR, TXT_JOB };
+
+/* -j: most threads */
+#define JOBS_MAX 64
 
 /* --output-style: GNU is addr2line's layout (the default), LLVM and JSON
  * are llvm-symbolizer's. */
@@ -101,6 +105,7 @@ typedef struct {
 	bool relative;
 	uint64_t rel_adjust; /* added to every address with --relative */
 	sp_object *obj;      /* -e FILE, or NULL */
+	char *obj_path;      /* where it was found */
 	sp_symbolizer *s;
 	sink out;
 	text_slot *slots;
@@ -114,7 +119,25 @@ typedef struct {
 	size_t n_ents;
 	sp_addr_item *misses, *misses_tmp; /* addresses not in the text cache, tag: entry */
 	char *prefix;        /* BATCH_LINES * PREFIX_MAX */
+	struct job *job;     /* -j N: N of them once opened (open_jobs) */
+	int jobs;            /* -j N; 1 once threads are out of the question */
+	size_t n_resolved;   /* addresses resolved so far (a batch's repeats counted) */
 } sym_ctx;
+
+/* One thread's share of a batch's misses (-j): a run of the sorted
+ * misses, resolved in its own session and formatted into its own text.
+ * Job 0 runs on the command's thread with the command's session. */
+typedef struct job {
+	const sym_ctx *c;
+	sp_symbolizer *s;  /* job 0: c->s; else its own (sp_symbolizer_new_worker) */
+	sp_object *obj;    /* -e FILE in that session, or NULL */
+	sp_addr_item *m, *tmp; /* its share of the misses, and room to sort them */
+	size_t n;
+	uint8_t src;       /* TXT_JOB + the job's index */
+	sp_buf text;       /* this batch's answers */
+	pthread_t tid;
+	bool started;
+} job;
 
 /* Writes every pending piece of output (when no error was seen). */
 static void sink_flush(sink *o)
@@ -285,6 +308,8 @@ static void usage(FILE *f)
 		"                       ADDR + p_vaddr - p_offset of the lowest PT_LOAD\n"
 		"      --cache-max=BYTES  keep at most BYTES of answers for repeated addresses\n"
 		"                       (default 64 MiB)\n"
+		"  -j, --jobs N         resolve large batches of addresses on N threads\n"
+		"                       (default 1); the same output as -j 1\n"
 		"\n"
 		"finding files and names:\n" SP_CLI_FIND_HELP);
 }
@@ -502,16 +527,17 @@ static void format_frames(const sym_ctx *c, const sp_frame *fr, size_t n, sp_buf
  * from the name sources, FILE right after the JIT objects (sources.c).
  * The frames last until the next lookup: each address is looked up once,
  * its text kept in the text cache. */
-static void lookup(sym_ctx *c, uint64_t addr, uint64_t vaddr, sp_named *out)
+static void lookup(sp_symbolizer *s, sp_object *obj, uint64_t addr, uint64_t vaddr,
+		   sp_named *out)
 {
 	sp_name_query q = {
 		.addr = addr,
 		.kind = sp_code_kind_of(NULL, NULL, addr),
-		.file = c->obj,
+		.file = obj,
 		.file_addr = vaddr,
 		.once = true,
 	};
-	sp_name_address(c->s, &q, out);
+	sp_name_address(s, &q, out);
 }
 
 /* Output text per address is kept (up to this much in all by default,
@@ -519,8 +545,8 @@ static void lookup(sym_ctx *c, uint64_t addr, uint64_t vaddr, sp_named *out)
  * lookup and one copy. */
 #define TEXT_CACHE_MAX ((size_t)64 << 20)
 
-/* Answers every address of the batch that the text cache lacks, in
- * address order (batch.c), once per distinct address. */
+/* Answers every address of the batch that the text cache lacks, sorted
+ * (batch.c), in address order, once per distinct address. */
 static void resolve_misses(sym_ctx *c, sp_addr_item *m, size_t n)
 {
 	sp_named named = {0};
@@ -530,7 +556,7 @@ static void resolve_misses(sym_ctx *c, sp_addr_item *m, size_t n)
 		end = sp_addr_items_run(m, n, i);
 		uint64_t addr = m[i].addr;
 		uint64_t vaddr = c->relative ? addr + c->rel_adjust : addr;
-		lookup(c, addr, vaddr, &named);
+		lookup(c->s, c->obj, addr, vaddr, &named);
 		size_t off = c->text.len;
 		format_frames(c, named.frames, named.n_frames, &c->text);
 		size_t tl = c->text.len - off;
@@ -551,6 +577,145 @@ static void resolve_misses(sym_ctx *c, sp_addr_item *m, size_t n)
 		}
 	}
 	sp_named_clear(&named);
+	c->n_resolved += n;
+}
+
+/* Parallel resolution (-j N).  A batch's misses are cut into N runs of
+ * input lines of about equal length, one per thread; each thread sorts
+ * its run and resolves it in address order in a session of its own (no
+ * libdw handle is shared between threads), formats the answers into its
+ * own text, and writes the answers' places into the entries of its
+ * lines, which no other thread touches.  An address in two runs is
+ * resolved twice, to the same text.  After the threads are joined, the
+ * command's thread copies the answers into the text cache as the serial
+ * path would (an address once), and writes the batch in input order: the
+ * bytes are those of -j 1 whatever the thread count.
+ *
+ * Opening the other sessions costs about what resolving some thousands
+ * of addresses does (the debug file found and indexed again, per
+ * thread), and a batch's threads cost their start and join: threads are
+ * used only for a batch of at least JOBS_MIN_BATCH misses, and only once
+ * the run has resolved at least JOBS_MIN_RUN distinct addresses, this
+ * batch's included.  Below that, -j N runs exactly as -j 1. */
+#define JOBS_MIN_BATCH 2048
+#define JOBS_MIN_RUN 16384
+
+static void *job_run(void *arg)
+{
+	job *j = arg;
+	const sym_ctx *c = j->c;
+	sp_named named = {0};
+	if (j->n > 1)
+		sp_addr_items_sort(j->m, j->tmp, j->n);
+	for (size_t i = 0, end; i < j->n; i = end) {
+		end = sp_addr_items_run(j->m, j->n, i);
+		uint64_t addr = j->m[i].addr;
+		uint64_t vaddr = c->relative ? addr + c->rel_adjust : addr;
+		lookup(j->s, j->obj, addr, vaddr, &named);
+		size_t off = j->text.len;
+		format_frames(c, named.frames, named.n_frames, &j->text);
+		for (size_t k = i; k < end; k++) {
+			entry *e = &c->ents[j->m[k].tag];
+			e->src = j->src;
+			e->off = off;
+			e->len = j->text.len - off;
+		}
+	}
+	sp_named_clear(&named);
+	return NULL;
+}
+
+/* Makes the sessions of jobs 1..N-1 and opens -e FILE in each, here, one
+ * after the other: opening may ask debuginfod, whose client library is
+ * not to be used from two threads at once.  False (and threads are not
+ * used again) when a session cannot have the file. */
+static bool open_jobs(sym_ctx *c)
+{
+	c->job = sp_xcalloc((size_t)c->jobs, sizeof(*c->job));
+	for (int k = 0; k < c->jobs; k++) {
+		job *j = &c->job[k];
+		j->c = c;
+		j->src = (uint8_t)(TXT_JOB + k);
+		j->s = k ? sp_symbolizer_new_worker(c->s) : c->s;
+		j->obj = k ? NULL : c->obj;
+		if (k && c->obj) {
+			sp_error *e = sp_symbolizer_object(j->s, c->obj_path, NULL, &j->obj);
+			if (!e)
+				e = sp_object_open(j->obj);
+			if (e && !j->obj) {
+				sp_error_free(e);
+				return false;
+			}
+			sp_error_free(e); /* cached: the object's addresses stay unknown, as in c->s */
+		}
+	}
+	return true;
+}
+
+static void free_jobs(sym_ctx *c)
+{
+	for (int k = 0; c->job && k < c->jobs; k++) {
+		if (k)
+			sp_symbolizer_free(c->job[k].s);
+		sp_buf_free(&c->job[k].text);
+	}
+	free(c->job);
+	c->job = NULL;
+}
+
+/* Resolves the misses M[0..n) on the jobs' threads; false when threads
+ * are not to be used (then nothing is done). */
+static bool resolve_parallel(sym_ctx *c, sp_addr_item *m, size_t n)
+{
+	if (c->jobs < 2 || n < JOBS_MIN_BATCH || c->n_resolved + n < JOBS_MIN_RUN)
+		return false;
+	if (!c->job && !open_jobs(c)) {
+		free_jobs(c);
+		c->jobs = 1;
+		return false;
+	}
+	for (int k = 0; k < c->jobs; k++) {
+		job *j = &c->job[k];
+		size_t at = n / (size_t)c->jobs * (size_t)k;
+		size_t end = k == c->jobs - 1 ? n : n / (size_t)c->jobs * (size_t)(k + 1);
+		j->m = m + at;
+		j->tmp = c->misses_tmp + at;
+		j->n = end - at;
+		sp_buf_reset(&j->text);
+	}
+	for (int k = 1; k < c->jobs; k++) {
+		job *j = &c->job[k];
+		j->started = j->n && pthread_create(&j->tid, NULL, job_run, j) == 0;
+	}
+	job_run(&c->job[0]);
+	for (int k = 1; k < c->jobs; k++) {
+		job *j = &c->job[k];
+		if (j->started)
+			pthread_join(j->tid, NULL);
+		else if (j->n) /* no thread to be had: done here, in its session */
+			job_run(j);
+		j->started = false;
+	}
+	/* into the text cache, as resolve_misses puts them (the jobs' runs are
+	 * sorted now); an address another job had is there already */
+	for (size_t i = 0, end; i < n && c->cache_max; i = end) {
+		end = sp_addr_items_run(m, n, i);
+		const entry *first = &c->ents[m[i].tag];
+		size_t tl = first->len;
+		if (c->text.len + tl > c->cache_max || tl >= 0xffffff || cache_get(c, m[i].addr))
+			continue;
+		size_t off = c->text.len;
+		sp_buf_append(&c->text, c->job[first->src - TXT_JOB].text.data + first->off, tl);
+		cache_put(c, m[i].addr, (uint32_t)off, (uint32_t)tl);
+		for (size_t k = i; k < end; k++) {
+			entry *e = &c->ents[m[k].tag];
+			e->src = TXT_CACHE;
+			e->off = off;
+			e->len = tl;
+		}
+	}
+	c->n_resolved += n;
+	return true;
 }
 
 /* A list of distinct addresses (no repeats to save) would only fill the
@@ -597,7 +762,7 @@ static void run_batch(sym_ctx *c)
 			e->len = c->unknown.len;
 		}
 	}
-	if (n_miss)
+	if (n_miss && !resolve_parallel(c, c->misses, n_miss))
 		resolve_misses(c, c->misses, n_miss);
 
 	char *pre = c->prefix;
@@ -654,8 +819,9 @@ static void run_batch(sym_ctx *c)
 				sink_put(&c->out, "\n", 1);
 			}
 		}
-		const char *base = e->src == TXT_CACHE ? c->text.data
+		const char *base = e->src == TXT_CACHE	 ? c->text.data
 				   : e->src == TXT_TMP	 ? c->tmp.data
+				   : e->src >= TXT_JOB	 ? c->job[e->src - TXT_JOB].text.data
 							 : c->unknown.data;
 		sink_put(&c->out, base + e->off, e->len);
 		if (c->json_array)
@@ -798,9 +964,11 @@ static bool open_exe(sym_ctx *c, const sp_symbolize_options *o, const char *exe)
 	}
 	if (!err)
 		err = sp_symbolizer_object(c->s, found ? found : exe, NULL, &c->obj);
-	free(found);
-	if (!err)
+	if (!err) {
+		c->obj_path = found ? found : sp_xstrdup(exe);
 		return true;
+	}
+	free(found);
 	char *msg = sp_error_string(err);
 	fprintf(stderr, "symprof symbolize: %s\n", msg);
 	free(msg);
@@ -824,6 +992,7 @@ int cmd_symbolize(int argc, char **argv)
 		{"json", no_argument, NULL, OPT_JSON},
 		{"relative", no_argument, NULL, OPT_RELATIVE},
 		{"cache-max", required_argument, NULL, OPT_CACHE_MAX},
+		{"jobs", required_argument, NULL, 'j'},
 		{"help", no_argument, NULL, 'h'},
 		SP_CLI_FIND_OPTIONS,
 		{NULL, 0, NULL, 0},
@@ -839,7 +1008,7 @@ int cmd_symbolize(int argc, char **argv)
 	optind = 1;
 	opterr = 0;
 	bool style_given = false;
-	while ((opt = getopt_long(argc, argv, ":e:afipsCh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":e:afipsCj:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'e':
 		case OPT_OBJ:
@@ -891,6 +1060,15 @@ int cmd_symbolize(int argc, char **argv)
 			c.cache_max = (size_t)v;
 			break;
 		}
+		case 'j': {
+			uint64_t v;
+			if (!sp_parse_u64(optarg, optarg + strlen(optarg), 10, &v) || v < 1 ||
+			    v > JOBS_MAX)
+				rc = sp_cli_usage("symbolize", "-j expects a number from 1 to %d, got '%s'",
+						  JOBS_MAX, optarg);
+			c.jobs = (int)v;
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			sp_cli_sym_clear(&cli);
@@ -930,6 +1108,10 @@ int cmd_symbolize(int argc, char **argv)
 		sp_cli_sym_clear(&cli);
 		return 1;
 	}
+	/* a JIT object is opened at its first address, on whichever thread
+	 * meets it: with --jit-dir every address is resolved on this one */
+	if (jit || c.jobs < 1)
+		c.jobs = 1;
 	if (!exe && !jit && !perf && !ksyms && !sp_symbolizer_perfjit(c.s))
 		exe = "a.out";
 	if (exe && !open_exe(&c, &cli.sym, exe)) {
@@ -985,6 +1167,8 @@ int cmd_symbolize(int argc, char **argv)
 	sp_buf_free(&c.unknown);
 	sp_buf_free(&c.module);
 	sp_buf_free(&c.errors);
+	free_jobs(&c);
+	free(c.obj_path);
 	sp_symbolizer_free(c.s);
 	sp_cli_sym_clear(&cli);
 	return rc;

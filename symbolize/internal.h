@@ -34,6 +34,8 @@ sp_error *sp_dwarf_resolve_once(sp_dwarf *d, uint64_t addr, const sp_frame **fra
 				size_t *n);
 
 /* Path of the separate debug file libdwfl used, or NULL (borrowed). */
+/* Opens D now, as its first resolve would; returns the (cached) failure. */
+sp_error *sp_dwarf_open(sp_dwarf *d);
 const char *sp_dwarf_debug_path(const sp_dwarf *d);
 /* Every place looked for separate debug info (borrowed). */
 const sp_find_log *sp_dwarf_find_log(const sp_dwarf *d);

@@ -420,6 +420,11 @@ static sp_error *ensure_open(sp_dwarf *d)
 	return NULL;
 }
 
+sp_error *sp_dwarf_open(sp_dwarf *d)
+{
+	return ensure_open(d);
+}
+
 sp_error *sp_dwarf_units(sp_dwarf *d, sp_units **out)
 {
 	*out = NULL;
