@@ -131,7 +131,7 @@ typedef struct job {
 	const sym_ctx *c;
 	sp_symbolizer *s;  /* job 0: c->s; else its own (sp_symbolizer_new_worker) */
 	sp_object *obj;    /* -e FILE in that session, or NULL */
-	sp_addr_item *m, *tmp; /* its share of the misses, and room to sort them */
+	const sp_addr_item *m; /* its share of the sorted misses */
 	size_t n;
 	uint8_t src;       /* TXT_JOB + the job's index */
 	sp_buf text;       /* this batch's answers */
@@ -550,8 +550,6 @@ static void lookup(sp_symbolizer *s, sp_object *obj, uint64_t addr, uint64_t vad
 static void resolve_misses(sym_ctx *c, sp_addr_item *m, size_t n)
 {
 	sp_named named = {0};
-	if (n > 1)
-		sp_addr_items_sort(m, c->misses_tmp, n);
 	for (size_t i = 0, end; i < n; i = end) {
 		end = sp_addr_items_run(m, n, i);
 		uint64_t addr = m[i].addr;
@@ -580,16 +578,17 @@ static void resolve_misses(sym_ctx *c, sp_addr_item *m, size_t n)
 	c->n_resolved += n;
 }
 
-/* Parallel resolution (-j N).  A batch's misses are cut into N runs of
- * input lines of about equal length, one per thread; each thread sorts
- * its run and resolves it in address order in a session of its own (no
- * libdw handle is shared between threads), formats the answers into its
- * own text, and writes the answers' places into the entries of its
- * lines, which no other thread touches.  An address in two runs is
- * resolved twice, to the same text.  After the threads are joined, the
- * command's thread copies the answers into the text cache as the serial
- * path would (an address once), and writes the batch in input order: the
- * bytes are those of -j 1 whatever the thread count.
+/* Parallel resolution (-j N).  A batch's misses, sorted, are cut into N
+ * runs of about equal length at address boundaries, one per thread: each
+ * thread's session reads only the compile units (line tables, function
+ * trees) of its own address range.  Each thread resolves its run in
+ * address order in a session of its own (no libdw handle is shared
+ * between threads), formats the answers into its own text, and writes
+ * the answers' places into the entries of its addresses, which no other
+ * thread touches.  After the threads are joined, the command's thread
+ * copies the answers into the text cache as the serial path would, and
+ * writes the batch in input order: the bytes are those of -j 1 whatever
+ * the thread count.
  *
  * Opening the other sessions costs about what resolving some thousands
  * of addresses does (the debug file found and indexed again, per
@@ -605,8 +604,6 @@ static void *job_run(void *arg)
 	job *j = arg;
 	const sym_ctx *c = j->c;
 	sp_named named = {0};
-	if (j->n > 1)
-		sp_addr_items_sort(j->m, j->tmp, j->n);
 	for (size_t i = 0, end; i < j->n; i = end) {
 		end = sp_addr_items_run(j->m, j->n, i);
 		uint64_t addr = j->m[i].addr;
@@ -663,8 +660,8 @@ static void free_jobs(sym_ctx *c)
 	c->job = NULL;
 }
 
-/* Resolves the misses M[0..n) on the jobs' threads; false when threads
- * are not to be used (then nothing is done). */
+/* Resolves the sorted misses M[0..n) on the jobs' threads; false when
+ * threads are not to be used (then nothing is done). */
 static bool resolve_parallel(sym_ctx *c, sp_addr_item *m, size_t n)
 {
 	if (c->jobs < 2 || n < JOBS_MIN_BATCH || c->n_resolved + n < JOBS_MIN_RUN)
@@ -674,13 +671,18 @@ static bool resolve_parallel(sym_ctx *c, sp_addr_item *m, size_t n)
 		c->jobs = 1;
 		return false;
 	}
+	/* cut at address boundaries, so each address is one job's */
+	size_t at = 0;
 	for (int k = 0; k < c->jobs; k++) {
 		job *j = &c->job[k];
-		size_t at = n / (size_t)c->jobs * (size_t)k;
 		size_t end = k == c->jobs - 1 ? n : n / (size_t)c->jobs * (size_t)(k + 1);
+		if (end < at)
+			end = at;
+		while (end > at && end < n && m[end].addr == m[end - 1].addr)
+			end++;
 		j->m = m + at;
-		j->tmp = c->misses_tmp + at;
 		j->n = end - at;
+		at = end;
 		sp_buf_reset(&j->text);
 	}
 	for (int k = 1; k < c->jobs; k++) {
@@ -696,13 +698,12 @@ static bool resolve_parallel(sym_ctx *c, sp_addr_item *m, size_t n)
 			job_run(j);
 		j->started = false;
 	}
-	/* into the text cache, as resolve_misses puts them (the jobs' runs are
-	 * sorted now); an address another job had is there already */
+	/* into the text cache, as resolve_misses puts them */
 	for (size_t i = 0, end; i < n && c->cache_max; i = end) {
 		end = sp_addr_items_run(m, n, i);
 		const entry *first = &c->ents[m[i].tag];
 		size_t tl = first->len;
-		if (c->text.len + tl > c->cache_max || tl >= 0xffffff || cache_get(c, m[i].addr))
+		if (c->text.len + tl > c->cache_max || tl >= 0xffffff)
 			continue;
 		size_t off = c->text.len;
 		sp_buf_append(&c->text, c->job[first->src - TXT_JOB].text.data + first->off, tl);
@@ -762,6 +763,8 @@ static void run_batch(sym_ctx *c)
 			e->len = c->unknown.len;
 		}
 	}
+	if (n_miss > 1)
+		sp_addr_items_sort(c->misses, c->misses_tmp, n_miss);
 	if (n_miss && !resolve_parallel(c, c->misses, n_miss))
 		resolve_misses(c, c->misses, n_miss);
 
