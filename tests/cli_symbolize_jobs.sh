@@ -6,9 +6,9 @@
 # chains) and libstdc++ (C++ names from .dynsym only, demangled with -C).  The address list
 # holds DISTINCT addresses spread over each one's .text (a stride that is prime to its
 # size), then the same addresses again in another order, then every fifth once more: more
-# than the thresholds above which threads are used (cmd_symbolize.c: JOBS_MIN_RUN misses in
-# all, JOBS_MIN_BATCH in one batch), repeats inside a batch (resolved once, by one
-# thread) and across batches (answered from the text cache).  Each form is run with -j 1,
+# than the thresholds above which threads are used (cmd_symbolize.c: JOBS_MIN_RUN distinct
+# misses in all, JOBS_MIN_BATCH in one batch), repeats inside a batch (resolved once, by
+# one thread) and across batches (answered from the text cache).  Each form is run with -j 1,
 # -j 2 and -j 4 and compared byte for byte; so are --cache-max=0 (no text cache) and a small
 # --cache-max (answers partly cached).  Where strace works, -j 2 is seen to start threads
 # on the large list and none on a small one.
