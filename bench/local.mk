@@ -34,3 +34,10 @@ BENCH_GO_ARGS =
 bench-go: symprof$(EXEEXT)
 	SYMPROF=$(abs_top_builddir)/symprof$(EXEEXT) $(SHELL) $(top_srcdir)/bench/go.sh $(BENCH_GO_ARGS)
 .PHONY: bench-go
+
+# symbolize -j N against -j 1 (bench/jobs.sh): make bench-jobs BENCH_JOBS_ARGS='-r 7 ELF...'
+EXTRA_DIST += bench/jobs.sh
+
+bench-jobs: symprof$(EXEEXT)
+	SYMPROF=$(abs_top_builddir)/symprof$(EXEEXT) $(SHELL) $(top_srcdir)/bench/jobs.sh $(BENCH_JOBS_ARGS)
+.PHONY: bench-jobs
