@@ -44,15 +44,16 @@ addrs "$self" >"$tmp/self.in" || sp_bail "no .text in $self"
 addrs "$libstdcxx" >"$tmp/cxx.in" || sp_bail "no .text in $libstdcxx"
 sp_check "the lists hold $((distinct * 11 / 5)) lines" test "$(wc -l <"$tmp/self.in")" -eq $((distinct * 11 / 5))
 
-# same NAME ELF INPUT OPTIONS...: -j 2 and -j 4 print what -j 1 prints
+# same NAME ELF INPUT OPTIONS...: -j 2 and -j 4 print what -j 1 prints (ELF "-": no -e)
 same()
 {
 	sm_name=$1 sm_elf=$2 sm_in=$3
 	shift 3
-	sp_symprof symbolize -j 1 "$@" -e "$sm_elf" <"$sm_in" >"$tmp/j1" 2>"$tmp/err1"
+	[ "$sm_elf" = - ] || set -- "$@" -e "$sm_elf"
+	sp_symprof symbolize -j 1 "$@" <"$sm_in" >"$tmp/j1" 2>"$tmp/err1"
 	sm_rc1=$?
 	for j in 2 4; do
-		sp_symprof symbolize -j "$j" "$@" -e "$sm_elf" <"$sm_in" >"$tmp/j$j" 2>"$tmp/err$j"
+		sp_symprof symbolize -j "$j" "$@" <"$sm_in" >"$tmp/j$j" 2>"$tmp/err$j"
 		sm_rc=$?
 		[ "$sm_rc1" -eq 0 ] && [ "$sm_rc" -eq 0 ] && [ -s "$tmp/j1" ] &&
 			cmp -s "$tmp/j1" "$tmp/j$j" && [ ! -s "$tmp/err1" ] && [ ! -s "$tmp/err$j" ]
@@ -79,6 +80,16 @@ same "libstdc++, --relative --json" "$libstdcxx" "$tmp/cxx.in" --relative --json
 awk 'NR % 997 == 0 { print "not-an-address" } { print }' "$tmp/self.in" >"$tmp/mixed.in"
 same "symprof, lines that are no address" "$self" "$tmp/mixed.in" -a
 same "symprof, lines that are no address, JSON" "$self" "$tmp/mixed.in" --output-style=JSON
+
+# Names from a perf map alone (no ELF file: the threads' sessions share the parent's map),
+# and from the file first with the map for the rest.
+nm -S --defined-only "$self" | awk 'NF == 4 && $3 ~ /^[tT]$/ { print $1, $2, "map_" $4 }' \
+	>"$tmp/perf-77.map"
+sp_check "a perf map of symprof's functions" test -s "$tmp/perf-77.map"
+same "symprof's perf map, no ELF" - "$tmp/self.in" -a --perf-map "$tmp/perf-77.map"
+[ "$(grep -c '^map_' "$tmp/j1")" -gt $((distinct / 2)) ]
+sp_ok $? "the map names most addresses ($(grep -c '^map_' "$tmp/j1") lines)"
+same "symprof and its perf map" "$self" "$tmp/mixed.in" --perf-map "$tmp/perf-77.map"
 
 # The answers are the frames: the list's first address is in some function of symprof.
 sp_symprof symbolize -j 2 -e "$self" <"$tmp/self.in" | head -n 1 >"$tmp/first"
