@@ -122,19 +122,24 @@ typedef struct {
 	struct job *job;     /* -j N: N of them once opened (open_jobs) */
 	int jobs;            /* -j N; 1 once threads are out of the question */
 	size_t n_resolved;   /* distinct addresses resolved so far */
+	/* the jobs' shared state: what is left of each share, and who works */
+	pthread_mutex_t lock;
+	pthread_cond_t work; /* a batch was handed out, or the threads are to end */
+	pthread_cond_t done; /* the last chunk in hand was finished */
+	const sp_addr_item *m; /* the batch's sorted misses, all of them */
+	int busy;            /* chunks in hand */
+	bool quit;
 } sym_ctx;
 
 /* One thread of -j: its share of a batch's sorted misses is resolved
  * in its own session and formatted into its own text.  Job 0 runs on the
  * command's thread with the command's session. */
 typedef struct job {
-	const sym_ctx *c;
+	sym_ctx *c;
 	int index;
 	sp_symbolizer *s;  /* job 0: c->s; else its own (sp_symbolizer_new_worker) */
 	sp_object *obj;    /* -e FILE in that session, or NULL */
-	const sp_addr_item *m; /* the batch's sorted misses, all of them */
-	pthread_mutex_t lock; /* guards next and end */
-	size_t next, end;  /* what is left of its share: m[next..end) */
+	size_t next, end;  /* what is left of its share: c->m[next..end), under c->lock */
 	uint8_t src;       /* TXT_JOB + index */
 	sp_buf text;       /* this batch's answers */
 	pthread_t tid;
@@ -587,15 +592,15 @@ static void resolve_misses(sym_ctx *c, sp_addr_item *m, size_t n)
  * libdw handle is shared between threads), formats the answers into its
  * own text, and writes the answers' places into the entries of its
  * addresses, which no other thread touches; a thread done with its run
- * takes chunks from the end of another's, so one thread descheduled on
- * a busy machine does not hold the batch up.  After the threads are joined, the command's thread
- * copies the answers into the text cache as the serial path would, and
- * writes the batch in input order: the bytes are those of -j 1 whatever
- * the thread count.
+ * takes chunks from the end of another's (take_chunk).  The threads are
+ * started once and wait between batches.  When no chunk is left or in
+ * hand, the command's thread copies the answers into the text cache as
+ * the serial path would, and writes the batch in input order: the bytes
+ * are those of -j 1 whatever the thread count.
  *
  * Opening the other sessions costs about what resolving some thousands
  * of addresses does (the debug file found and indexed again, per
- * thread), and a batch's threads cost their start and join: threads are
+ * thread), and handing a batch out costs a wake-up per thread: threads are
  * used only for a batch of at least JOBS_MIN_BATCH distinct misses, and
  * only once the run has resolved at least JOBS_MIN_RUN distinct
  * addresses, this batch's included (at about 1 us an address, the
@@ -605,88 +610,105 @@ static void resolve_misses(sym_ctx *c, sp_addr_item *m, size_t n)
 #define JOBS_MIN_BATCH 2048
 #define JOBS_MIN_RUN 16384
 
-/* Misses a job takes at a time; a job done with its share takes the
- * last ones of another's that has more than this left. */
+/* Misses a job takes at a time. */
 #define JOB_CHUNK 256
 
-/* Takes the next chunk of J's own share as m[*a..*b); false when none is left. */
-static bool take_own(job *j, size_t *a, size_t *b)
+/* Takes (under c->lock) the next chunk of J's own share, else the last
+ * chunk of another's, as m[*a..*b) (cut at address boundaries); false
+ * when nothing is left.  So a thread that is not running (the machine is
+ * shared) holds no batch up: the others take its share, the command's
+ * thread waits only for chunks in hand, never for a thread to wake. */
+static bool take_chunk(job *j, size_t *a, size_t *b)
 {
-	pthread_mutex_lock(&j->lock);
-	bool got = j->next < j->end;
-	if (got) {
+	sym_ctx *c = j->c;
+	const sp_addr_item *m = c->m;
+	if (j->next < j->end) {
 		size_t e = j->end - j->next > JOB_CHUNK ? j->next + JOB_CHUNK : j->end;
-		while (e < j->end && j->m[e].addr == j->m[e - 1].addr)
+		while (e < j->end && m[e].addr == m[e - 1].addr)
 			e++;
 		*a = j->next;
 		*b = j->next = e;
+		c->busy++;
+		return true;
 	}
-	pthread_mutex_unlock(&j->lock);
-	return got;
-}
-
-/* Takes the last chunk of another job's share, so a thread that was
- * descheduled (the machine is shared) does not hold the batch up. */
-static bool take_other(job *j, size_t *a, size_t *b)
-{
-	const sym_ctx *c = j->c;
 	for (int k = 1; k < c->jobs; k++) {
 		job *v = &c->job[(j->index + k) % c->jobs];
-		pthread_mutex_lock(&v->lock);
-		bool got = v->end - v->next > JOB_CHUNK;
-		if (got) {
-			size_t s = v->end - JOB_CHUNK;
-			while (s > v->next && v->m[s].addr == v->m[s - 1].addr)
-				s--;
-			*a = s;
-			*b = v->end;
-			v->end = s;
-		}
-		pthread_mutex_unlock(&v->lock);
-		if (got)
-			return true;
+		if (v->next == v->end)
+			continue;
+		size_t s = v->end - v->next > JOB_CHUNK ? v->end - JOB_CHUNK : v->next;
+		while (s > v->next && m[s].addr == m[s - 1].addr)
+			s--;
+		*a = s;
+		*b = v->end;
+		v->end = s;
+		c->busy++;
+		return true;
 	}
 	return false;
 }
 
-static void *job_run(void *arg)
+/* Resolves m[a..b) in J's session into J's text, and ends the chunk. */
+static void run_chunk(job *j, size_t a, size_t b, sp_named *named)
 {
-	job *j = arg;
-	const sym_ctx *c = j->c;
-	sp_named named = {0};
-	size_t a, b;
-	while (take_own(j, &a, &b) || take_other(j, &a, &b)) {
-		for (size_t i = a, end; i < b; i = end) {
-			end = sp_addr_items_run(j->m, b, i);
-			uint64_t addr = j->m[i].addr;
-			uint64_t vaddr = c->relative ? addr + c->rel_adjust : addr;
-			lookup(j->s, j->obj, addr, vaddr, &named);
-			size_t off = j->text.len;
-			format_frames(c, named.frames, named.n_frames, &j->text);
-			for (size_t k = i; k < end; k++) {
-				entry *e = &c->ents[j->m[k].tag];
-				e->src = j->src;
-				e->off = off;
-				e->len = j->text.len - off;
-			}
+	sym_ctx *c = j->c;
+	const sp_addr_item *m = c->m;
+	for (size_t i = a, end; i < b; i = end) {
+		end = sp_addr_items_run(m, b, i);
+		uint64_t addr = m[i].addr;
+		uint64_t vaddr = c->relative ? addr + c->rel_adjust : addr;
+		lookup(j->s, j->obj, addr, vaddr, named);
+		size_t off = j->text.len;
+		format_frames(c, named->frames, named->n_frames, &j->text);
+		for (size_t k = i; k < end; k++) {
+			entry *e = &c->ents[m[k].tag];
+			e->src = j->src;
+			e->off = off;
+			e->len = j->text.len - off;
 		}
 	}
+	pthread_mutex_lock(&c->lock);
+	if (--c->busy == 0)
+		pthread_cond_signal(&c->done);
+	pthread_mutex_unlock(&c->lock);
+}
+
+/* A thread of jobs 1..N-1: chunks of every batch until told to end. */
+static void *job_thread(void *arg)
+{
+	job *j = arg;
+	sym_ctx *c = j->c;
+	sp_named named = {0};
+	size_t a, b;
+	pthread_mutex_lock(&c->lock);
+	while (!c->quit) {
+		if (!take_chunk(j, &a, &b)) {
+			pthread_cond_wait(&c->work, &c->lock);
+			continue;
+		}
+		pthread_mutex_unlock(&c->lock);
+		run_chunk(j, a, b, &named);
+		pthread_mutex_lock(&c->lock);
+	}
+	pthread_mutex_unlock(&c->lock);
 	sp_named_clear(&named);
 	return NULL;
 }
 
 /* Makes the sessions of jobs 1..N-1 and opens -e FILE in each, here, one
  * after the other: opening may ask debuginfod, whose client library is
- * not to be used from two threads at once.  False (and threads are not
- * used again) when a session cannot have the file. */
+ * not to be used from two threads at once; then starts their threads.
+ * False (and threads are not used again) when a session cannot have the
+ * file. */
 static bool open_jobs(sym_ctx *c)
 {
 	c->job = sp_xcalloc((size_t)c->jobs, sizeof(*c->job));
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_cond_init(&c->work, NULL);
+	pthread_cond_init(&c->done, NULL);
 	for (int k = 0; k < c->jobs; k++) {
 		job *j = &c->job[k];
 		j->c = c;
 		j->index = k;
-		pthread_mutex_init(&j->lock, NULL);
 		j->src = (uint8_t)(TXT_JOB + k);
 		j->s = k ? sp_symbolizer_new_worker(c->s) : c->s;
 		j->obj = k ? NULL : c->obj;
@@ -702,19 +724,32 @@ static bool open_jobs(sym_ctx *c)
 		}
 		sp_error_free(e); /* cached: the object's addresses stay unknown, as in c->s */
 	}
+	/* a job without a thread: the others take its share */
+	for (int k = 1; k < c->jobs; k++)
+		c->job[k].started = pthread_create(&c->job[k].tid, NULL, job_thread, &c->job[k]) == 0;
 	return true;
 }
 
 static void free_jobs(sym_ctx *c)
 {
-	for (int k = 0; c->job && k < c->jobs; k++) {
+	if (!c->job)
+		return;
+	pthread_mutex_lock(&c->lock);
+	c->quit = true;
+	pthread_cond_broadcast(&c->work);
+	pthread_mutex_unlock(&c->lock);
+	for (int k = 0; k < c->jobs; k++) {
+		if (c->job[k].started)
+			pthread_join(c->job[k].tid, NULL);
 		if (k)
 			sp_symbolizer_free(c->job[k].s);
 		sp_buf_free(&c->job[k].text);
-		pthread_mutex_destroy(&c->job[k].lock);
 	}
 	free(c->job);
 	c->job = NULL;
+	pthread_cond_destroy(&c->done);
+	pthread_cond_destroy(&c->work);
+	pthread_mutex_destroy(&c->lock);
 }
 
 /* Resolves the sorted misses M[0..n) on the jobs' threads; false when
@@ -733,6 +768,8 @@ static bool resolve_parallel(sym_ctx *c, sp_addr_item *m, size_t n)
 		return false;
 	}
 	/* cut at address boundaries, so each address is one job's */
+	pthread_mutex_lock(&c->lock);
+	c->m = m;
 	size_t at = 0;
 	for (int k = 0; k < c->jobs; k++) {
 		job *j = &c->job[k];
@@ -741,24 +778,24 @@ static bool resolve_parallel(sym_ctx *c, sp_addr_item *m, size_t n)
 			end = at;
 		while (end > at && end < n && m[end].addr == m[end - 1].addr)
 			end++;
-		j->m = m;
 		j->next = at;
 		j->end = at = end;
 		sp_buf_reset(&j->text);
 	}
-	for (int k = 1; k < c->jobs; k++) {
-		job *j = &c->job[k];
-		j->started = pthread_create(&j->tid, NULL, job_run, j) == 0;
+	pthread_cond_broadcast(&c->work);
+	job *j0 = &c->job[0];
+	sp_named named = {0};
+	size_t a, b;
+	while (take_chunk(j0, &a, &b)) {
+		pthread_mutex_unlock(&c->lock);
+		run_chunk(j0, a, b, &named);
+		pthread_mutex_lock(&c->lock);
 	}
-	job_run(&c->job[0]);
-	for (int k = 1; k < c->jobs; k++) {
-		job *j = &c->job[k];
-		if (j->started)
-			pthread_join(j->tid, NULL);
-		else /* no thread to be had: the rest of its share here, in its session */
-			job_run(j);
-		j->started = false;
-	}
+	while (c->busy)
+		pthread_cond_wait(&c->done, &c->lock);
+	pthread_mutex_unlock(&c->lock);
+	sp_named_clear(&named);
+
 	/* into the text cache, as resolve_misses puts them */
 	for (size_t i = 0, end; i < n && c->cache_max; i = end) {
 		end = sp_addr_items_run(m, n, i);
