@@ -694,9 +694,10 @@ static void *job_thread(void *arg)
 	return NULL;
 }
 
-/* Makes the sessions of jobs 1..N-1 and opens -e FILE in each, here, one
- * after the other: opening may ask debuginfod, whose client library is
- * not to be used from two threads at once; then starts their threads.
+/* Makes the sessions of jobs 1..N-1 and opens -e FILE in each, and in
+ * the command's session, here, one after the other: opening may ask
+ * debuginfod, whose client library is not to be used from two threads at
+ * once (it sets environment variables); then starts their threads.
  * False (and threads are not used again) when a session cannot have the
  * file. */
 static bool open_jobs(sym_ctx *c)
@@ -713,6 +714,8 @@ static bool open_jobs(sym_ctx *c)
 		j->s = k ? sp_symbolizer_new_worker(c->s) : c->s;
 		j->obj = k ? NULL : c->obj;
 	}
+	/* the command's own too: the first batch can be a parallel one */
+	sp_error_free(c->obj ? sp_object_open(c->obj) : NULL);
 	for (int k = 1; k < c->jobs && c->obj; k++) {
 		job *j = &c->job[k];
 		sp_error *e = sp_symbolizer_object(j->s, c->obj_path, NULL, &j->obj);
