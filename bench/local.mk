@@ -43,3 +43,10 @@ BENCH_STARTUP_ARGS =
 bench-startup: symprof$(EXEEXT)
 	SYMPROF=$(abs_top_builddir)/symprof$(EXEEXT) $(SHELL) $(top_srcdir)/bench/startup.sh $(BENCH_STARTUP_ARGS)
 .PHONY: bench-startup
+
+# symbolize -j N against -j 1 (bench/jobs.sh): make bench-jobs BENCH_JOBS_ARGS='-r 7 ELF...'
+EXTRA_DIST += bench/jobs.sh
+BENCH_JOBS_ARGS =
+bench-jobs: symprof$(EXEEXT)
+	SYMPROF=$(abs_top_builddir)/symprof$(EXEEXT) $(SHELL) $(top_srcdir)/bench/jobs.sh $(BENCH_JOBS_ARGS)
+.PHONY: bench-jobs

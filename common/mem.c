@@ -7,19 +7,23 @@
  * heap in use as malloc reports it (mallinfo2), which counts libraries'
  * allocations too, once per BUDGET_STEP bytes requested and before any
  * request that large on its own; between checks the heap can pass the
- * limit by at most one step.  (Under AddressSanitizer, whose allocator
- * mallinfo2 does not see, the sanitizer's own count is used.)
+ * limit by at most one step.  (Under AddressSanitizer and ThreadSanitizer,
+ * whose allocators mallinfo2 does not see, the sanitizer's own count is
+ * used.)  Threads allocate too (symbolize -j): the count of bytes since the
+ * last check is atomic; the limit is set before any thread starts.
  */
 #include "common/common.h"
 
 #include <inttypes.h>
 #include <malloc.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#ifdef __SANITIZE_ADDRESS__
-/* libasan's (sanitizer/allocator_interface.h, which gcc does not install) */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SP_SANITIZER_HEAP 1
+/* the sanitizers' (sanitizer/allocator_interface.h, which gcc does not install) */
 size_t __sanitizer_get_current_allocated_bytes(void);
 #endif
 
@@ -28,7 +32,7 @@ size_t __sanitizer_get_current_allocated_bytes(void);
 static struct {
 	size_t limit;        /* bytes; 0 = none */
 	size_t step;         /* bytes requested between two checks */
-	size_t since_check;
+	_Atomic size_t since_check;
 	const char *input;   /* borrowed; named in messages */
 } budget;
 
@@ -71,8 +75,8 @@ static void over_budget(void)
 
 static size_t heap_in_use(void)
 {
-#ifdef __SANITIZE_ADDRESS__
-	/* AddressSanitizer's allocator replaces malloc's arenas */
+#ifdef SP_SANITIZER_HEAP
+	/* the sanitizer's allocator replaces malloc's arenas */
 	return __sanitizer_get_current_allocated_bytes();
 #else
 	struct mallinfo2 mi = mallinfo2();
@@ -85,10 +89,10 @@ static void account(size_t n)
 {
 	if (!budget.limit)
 		return;
-	budget.since_check += n;
-	if (budget.since_check < budget.step && n < budget.step)
+	size_t since = atomic_fetch_add_explicit(&budget.since_check, n, memory_order_relaxed) + n;
+	if (since < budget.step && n < budget.step)
 		return;
-	budget.since_check = 0;
+	atomic_store_explicit(&budget.since_check, 0, memory_order_relaxed);
 	size_t heap_limit = budget.limit - BUDGET_RESERVE;
 	size_t used = heap_in_use();
 	if (used > heap_limit || n > heap_limit - used)
@@ -101,7 +105,7 @@ void sp_mem_set_limit(size_t bytes)
 		bytes = SP_MEM_MIN_LIMIT;
 	budget.limit = bytes;
 	budget.step = bytes / 64 < ((size_t)1 << 20) ? bytes / 64 : (size_t)1 << 20;
-	budget.since_check = 0;
+	atomic_store_explicit(&budget.since_check, 0, memory_order_relaxed);
 }
 
 size_t sp_mem_limit(void)

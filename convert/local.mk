@@ -9,4 +9,4 @@ symprof_SOURCES = \
 	convert/cmd_symbolize.c \
 	convert/cmd_jit.c
 symprof_LDADD = formats/libformats.la symbolize/libsymbolize.la profile/libprofile.la \
-	common/libcommon.la
+	common/libcommon.la -lpthread

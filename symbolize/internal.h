@@ -38,6 +38,8 @@ sp_error *sp_dwarf_resolve_once(sp_dwarf *d, uint64_t addr, const sp_frame **fra
  * kernel module), where libdwfl laid it out.  Opens the file. */
 sp_error *sp_dwarf_section_address(sp_dwarf *d, const char *name, uint64_t *out);
 /* Path of the separate debug file libdwfl used, or NULL (borrowed). */
+/* Opens D now, as its first resolve would; returns the (cached) failure. */
+sp_error *sp_dwarf_open(sp_dwarf *d);
 const char *sp_dwarf_debug_path(const sp_dwarf *d);
 /* Every place looked for separate debug info (borrowed). */
 const sp_find_log *sp_dwarf_find_log(const sp_dwarf *d);

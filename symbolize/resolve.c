@@ -443,6 +443,11 @@ sp_error *sp_dwarf_section_address(sp_dwarf *d, const char *name, uint64_t *out)
 	return sp_error_new(SP_E_NOT_FOUND, "%s: no allocated section %s", d->m->path, name);
 }
 
+sp_error *sp_dwarf_open(sp_dwarf *d)
+{
+	return ensure_open(d);
+}
+
 sp_error *sp_dwarf_units(sp_dwarf *d, sp_units **out)
 {
 	*out = NULL;

@@ -66,6 +66,9 @@ struct sp_symbolizer {
 	sp_perf_map *perf;
 	sp_perfjit *perfjit;
 	sp_kallsyms *ksyms;
+	/* sp_symbolizer_new_worker: the session that owns opts' storage and
+	 * the sources above */
+	const sp_symbolizer *parent;
 };
 
 static const char *keep_str(sp_symbolizer *s, const char *str)
@@ -114,6 +117,20 @@ sp_symbolizer *sp_symbolizer_new(const sp_symbolize_options *opts)
 	return s;
 }
 
+sp_symbolizer *sp_symbolizer_new_worker(const sp_symbolizer *parent)
+{
+	sp_symbolizer *s = sp_xcalloc(1, sizeof(*s));
+	s->opts = parent->opts;
+	s->parent = parent;
+	s->sources_loaded = parent->sources_loaded;
+	s->sources_err = sp_error_dup(parent->sources_err);
+	s->jit = parent->jit;
+	s->perf = parent->perf;
+	s->perfjit = parent->perfjit;
+	s->ksyms = parent->ksyms;
+	return s;
+}
+
 static void object_free(sp_object *o)
 {
 	if (!o)
@@ -148,10 +165,12 @@ void sp_symbolizer_free(sp_symbolizer *s)
 	sp_idxset_free(&s->located_index);
 	free(s->kernel_release);
 	sp_finder_free(s->finder);
-	sp_jit_index_free(s->jit);
-	sp_perf_map_free(s->perf);
-	sp_perfjit_free(s->perfjit);
-	sp_kallsyms_free(s->ksyms);
+	if (!s->parent) {
+		sp_jit_index_free(s->jit);
+		sp_perf_map_free(s->perf);
+		sp_perfjit_free(s->perfjit);
+		sp_kallsyms_free(s->ksyms);
+	}
 	sp_error_free(s->sources_err);
 	for (size_t i = 0; i < s->n_strs; i++)
 		free(s->strs[i]);
@@ -465,6 +484,11 @@ static sp_dwarf *object_dwarf(sp_object *o)
 sp_error *sp_object_section_address(sp_object *o, const char *name, uint64_t *vaddr)
 {
 	return sp_dwarf_section_address(object_dwarf(o), name, vaddr);
+}
+
+sp_error *sp_object_open(sp_object *o)
+{
+	return sp_dwarf_open(object_dwarf(o));
 }
 
 sp_error *sp_object_resolve(sp_object *o, uint64_t vaddr, const sp_frame **frames, size_t *n)

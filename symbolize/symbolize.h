@@ -333,6 +333,17 @@ const sp_symbolize_options *sp_symbolizer_options(const sp_symbolizer *s);
  * and modules are looked for (sp_finder_kernel).  RELEASE is copied. */
 void sp_symbolizer_set_kernel_release(sp_symbolizer *s, const char *release);
 
+/* A session for another thread.  libdw handles are not to be shared between
+ * threads (elfutils 0.188 is built without its thread-safety option), so
+ * every object is opened again in the new session, which owns its own
+ * caches; what PARENT has loaded that is read-only after loading -- its
+ * options and its name sources (sp_symbolizer_sources, to be called on
+ * PARENT first) -- is borrowed, until PARENT is freed, which must come
+ * after.  Only the new session's own calls may then run on its thread;
+ * calls on PARENT that only look up (sp_name_address without JIT objects)
+ * may run at the same time on another. */
+sp_symbolizer *sp_symbolizer_new_worker(const sp_symbolizer *parent);
+
 /* Opens (once per session; failures cached) the object at PATH.  When
  * EXPECTED_BUILD_ID is given and differs, fails with
  * SP_E_BUILD_ID_MISMATCH.  *OUT is borrowed until sp_symbolizer_free. */
@@ -347,6 +358,10 @@ sp_error *sp_object_resolve(sp_object *o, uint64_t vaddr, const sp_frame **frame
  * (their strings until sp_symbolizer_free). */
 sp_error *sp_object_resolve_once(sp_object *o, uint64_t vaddr, const sp_frame **frames,
 				 size_t *n);
+/* Opens O's resolver now (the debug file search included, debuginfod
+ * too when the options allow it) instead of at its first address; its
+ * failure is cached and returned (caller frees), as resolving would. */
+sp_error *sp_object_open(sp_object *o);
 
 /* ------------------------------------------------------------------------ */
 /* JIT code and other name sources without a mapping file.                  */

@@ -1,0 +1,130 @@
+#!/bin/sh
+# cli_symbolize_jobs.sh — `symprof symbolize -j N` resolves large batches on N threads and
+# writes the same bytes as -j 1, in every output form.
+#
+# Two ELF files with many functions: the symprof binary itself (C, DWARF with inline
+# chains) and libstdc++ (C++ names from .dynsym only, demangled with -C).  The address list
+# holds DISTINCT addresses spread over each one's .text (a stride that is prime to its
+# size), then the same addresses again in another order, then every fifth once more: more
+# than the thresholds above which threads are used (cmd_symbolize.c: JOBS_MIN_RUN distinct
+# misses in all, JOBS_MIN_BATCH in one batch), repeats inside a batch (resolved once, by
+# one thread) and across batches (answered from the text cache).  Each form is run with -j 1,
+# -j 2 and -j 4 and compared byte for byte; so are --cache-max=0 (no text cache) and a small
+# --cache-max (answers partly cached).  Where strace works, -j 2 is seen to start threads
+# on the large list and none on a small one.
+. "${SP_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}/tests/cli_lib.sh"
+
+distinct=24000
+
+# addrs ELF: the address list for ELF's .text (hex, one per line), on stdout
+addrs()
+{
+	set -- $(readelf -SW "$1" | sed -n 's/.* \.text  *[A-Z]*  *\([0-9a-f]*\)  *[0-9a-f]*  *\([0-9a-f]*\) .*/\1 \2/p')
+	[ $# -eq 2 ] || return 1
+	awk -v n="$distinct" -v start="$(printf '%d' "0x$1")" -v size="$(printf '%d' "0x$2")" '
+		BEGIN {
+			stride = 7919
+			while (size % stride == 0) stride += 2
+			for (i = 0; i < n; i++) printf "%x\n", start + (i * stride) % size
+			for (i = n - 1; i >= 0; i -= 1) printf "0x%x\n", start + ((i * 31) % n * stride) % size
+			for (i = 0; i < n; i += 5) printf "%x\n", start + (i * stride) % size
+		}'
+}
+
+self=$SYMPROF
+if [ "$(head -c 2 "$self")" = "#!" ]; then
+	self=$(dirname "$SYMPROF")/.libs/$(basename "$SYMPROF")
+fi
+libstdcxx=$(g++ -print-file-name=libstdc++.so)
+libstdcxx=$(readlink -f "$libstdcxx")
+for elf in "$self" "$libstdcxx"; do
+	[ -f "$elf" ] || sp_bail "no ELF file $elf"
+done
+addrs "$self" >"$tmp/self.in" || sp_bail "no .text in $self"
+addrs "$libstdcxx" >"$tmp/cxx.in" || sp_bail "no .text in $libstdcxx"
+sp_check "the lists hold $((distinct * 11 / 5)) lines" test "$(wc -l <"$tmp/self.in")" -eq $((distinct * 11 / 5))
+
+# same NAME ELF INPUT OPTIONS...: -j 2 and -j 4 print what -j 1 prints (ELF "-": no -e)
+same()
+{
+	sm_name=$1 sm_elf=$2 sm_in=$3
+	shift 3
+	[ "$sm_elf" = - ] || set -- "$@" -e "$sm_elf"
+	sp_symprof symbolize -j 1 "$@" <"$sm_in" >"$tmp/j1" 2>"$tmp/err1"
+	sm_rc1=$?
+	for j in 2 4; do
+		sp_symprof symbolize -j "$j" "$@" <"$sm_in" >"$tmp/j$j" 2>"$tmp/err$j"
+		sm_rc=$?
+		[ "$sm_rc1" -eq 0 ] && [ "$sm_rc" -eq 0 ] && [ -s "$tmp/j1" ] &&
+			cmp -s "$tmp/j1" "$tmp/j$j" && [ ! -s "$tmp/err1" ] && [ ! -s "$tmp/err$j" ]
+		sp_ok $? "$sm_name: -j $j prints what -j 1 prints (status $sm_rc, $sm_rc1)" || {
+			cmp "$tmp/j1" "$tmp/j$j" | sed 's/^/#   /'
+			head -n 5 "$tmp/err$j" | sed 's/^/#   /'
+		}
+	done
+}
+
+same "symprof, addr2line form" "$self" "$tmp/self.in"
+same "symprof, -a -f -i" "$self" "$tmp/self.in" -a -f -i
+same "symprof, -a -p -s" "$self" "$tmp/self.in" -a -p -s
+same "symprof, --json" "$self" "$tmp/self.in" --json
+same "symprof, --output-style=LLVM -a" "$self" "$tmp/self.in" --output-style=LLVM -a
+same "symprof, --output-style=JSON" "$self" "$tmp/self.in" --output-style=JSON
+same "symprof, --cache-max=0" "$self" "$tmp/self.in" -a --cache-max=0
+same "symprof, --cache-max=200000" "$self" "$tmp/self.in" -a --cache-max=200000
+same "libstdc++, -C" "$libstdcxx" "$tmp/cxx.in" -C
+same "libstdc++, -a -p -C" "$libstdcxx" "$tmp/cxx.in" -a -p -C
+same "libstdc++, --relative --json" "$libstdcxx" "$tmp/cxx.in" --relative --json
+
+# Lines that are no address among the others keep their places.
+awk 'NR % 997 == 0 { print "not-an-address" } { print }' "$tmp/self.in" >"$tmp/mixed.in"
+same "symprof, lines that are no address" "$self" "$tmp/mixed.in" -a
+same "symprof, lines that are no address, JSON" "$self" "$tmp/mixed.in" --output-style=JSON
+
+# Names from a perf map alone (no ELF file: the threads' sessions share the parent's map),
+# and from the file first with the map for the rest.
+nm -S --defined-only "$self" | awk 'NF == 4 && $3 ~ /^[tT]$/ { print $1, $2, "map_" $4 }' \
+	>"$tmp/perf-77.map"
+sp_check "a perf map of symprof's functions" test -s "$tmp/perf-77.map"
+same "symprof's perf map, no ELF" - "$tmp/self.in" -a --perf-map "$tmp/perf-77.map"
+[ "$(grep -c '^map_' "$tmp/j1")" -gt $((distinct / 2)) ]
+sp_ok $? "the map names most addresses ($(grep -c '^map_' "$tmp/j1") lines)"
+same "symprof and its perf map" "$self" "$tmp/mixed.in" --perf-map "$tmp/perf-77.map"
+
+# The answers are the frames: the list's first address is in some function of symprof.
+sp_symprof symbolize -j 2 -e "$self" <"$tmp/self.in" | head -n 1 >"$tmp/first"
+grep -qv '^??$' "$tmp/first"
+sp_ok $? "-j 2: the first address is named ($(cat "$tmp/first"))"
+
+# threads ARGS...: how many threads and processes symprof symbolize ARGS starts (stdin:
+# $tmp/in), counted by strace
+threads()
+{
+	strace -f -qq -e trace=clone,clone3 -o "$tmp/strace" "$self" symbolize "$@" <"$tmp/in" >/dev/null 2>&1
+	grep -c 'clone' "$tmp/strace"
+}
+if strace -f -qq -o /dev/null true 2>/dev/null; then
+	cp "$tmp/self.in" "$tmp/in"
+	t1=$(threads -j 1 -e "$self")
+	t2=$(threads -j 2 -e "$self")
+	[ "$t2" -gt "$t1" ]
+	sp_ok $? "-j 2 on $(wc -l <"$tmp/in") lines starts threads ($t2 clones, -j 1: $t1)"
+	head -n 1000 "$tmp/self.in" >"$tmp/in"
+	t1=$(threads -j 1 -e "$self")
+	t2=$(threads -j 2 -e "$self")
+	[ "$t2" -eq "$t1" ]
+	sp_ok $? "-j 2 on 1000 lines starts none ($t2 clones, -j 1: $t1)"
+else
+	sp_skip "strace cannot trace here: threads not counted"
+fi
+
+# A small list is answered as with -j 1 too.
+head -n 100 "$tmp/self.in" >"$tmp/small.in"
+same "symprof, 100 lines" "$self" "$tmp/small.in" -a
+
+for bad in 0 x 65 -1; do
+	sp_run symprof symbolize -j "$bad" -e "$self" 0x1
+	[ "$rc" -eq 2 ] && grep -q -- "-j expects a number from 1 to 64, got '$bad'" "$tmp/err"
+	sp_ok $? "-j $bad: usage error (status $rc)" || sp_show_err
+done
+sp_done
