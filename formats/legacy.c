@@ -60,18 +60,21 @@ bool sp_legacy_is_space_or_comment(const char *s, size_t n)
 	return i == n || s[i] == '#';
 }
 
-static bool contains(const char *s, size_t n, const char *needle)
-{
-	size_t k = strlen(needle);
-	for (size_t i = 0; i + k <= n; i++)
-		if (s[i] == needle[0] && memcmp(s + i, needle, k) == 0)
-			return true;
-	return false;
-}
-
+/* Every line of a profile is tested, so the scan looks only at the 'M's
+ * (sample lines rarely have one; both markers do). */
 bool sp_legacy_is_maps_marker(const char *s, size_t n)
 {
-	return contains(s, n, "--- Memory map: ---") || contains(s, n, "MAPPED_LIBRARIES:");
+	static const char mem[] = "--- Memory map: ---", lib[] = "MAPPED_LIBRARIES:";
+	const size_t mem_m = 4; /* where mem's 'M' is */
+	for (const char *m = memchr(s, 'M', n); m; m = memchr(m + 1, 'M', n - (size_t)(m + 1 - s))) {
+		size_t at = (size_t)(m - s);
+		if (n - at >= sizeof(lib) - 1 && memcmp(m, lib, sizeof(lib) - 1) == 0)
+			return true;
+		if (at >= mem_m && n - (at - mem_m) >= sizeof(mem) - 1 &&
+		    memcmp(m - mem_m, mem, sizeof(mem) - 1) == 0)
+			return true;
+	}
+	return false;
 }
 
 bool sp_legacy_next_line(sp_lines *it, bool *maps)
@@ -129,6 +132,29 @@ void sp_u64vec_free(sp_u64vec *v)
 	v->n = v->cap = 0;
 }
 
+/* The value of a lower-case hex digit, -1 for any other byte. */
+static int lhex_value(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+static sp_error *bad_addr(const char *name, size_t lineno, const char *t, size_t tl, bool hex)
+{
+	char *q = sp_legacy_quote(t, tl);
+	sp_error *e = sp_error_new(SP_E_MALFORMED,
+				   hex ? "%s: line %zu: hex address %s does not fit in 64 bits"
+				       : "%s: line %zu: expected hex address 0x[0-9a-f]+, got %s",
+				   name, lineno, q);
+	free(q);
+	return e;
+}
+
+/* Called once per frame of every sample: the digits are validated and
+ * converted in one pass, straight into OUT. */
 sp_error *sp_legacy_parse_addrs(const char *name, size_t lineno, const char *s, size_t n,
 				sp_u64vec *out)
 {
@@ -139,23 +165,20 @@ sp_error *sp_legacy_parse_addrs(const char *name, size_t lineno, const char *s, 
 		if (i >= n)
 			return NULL;
 		size_t b = i;
-		while (i < n && !is_space(s[i]))
-			i++;
-		const char *t = s + b;
-		size_t tl = i - b;
-		bool ok = tl > 2 && t[0] == '0' && t[1] == 'x';
-		for (size_t j = 2; ok && j < tl; j++)
-			ok = (t[j] >= '0' && t[j] <= '9') || (t[j] >= 'a' && t[j] <= 'f');
-		uint64_t v;
-		if (!ok || !sp_parse_u64(t, t + tl, 16, &v)) {
-			char *q = sp_legacy_quote(t, tl);
-			sp_error *e = sp_error_new(
-				SP_E_MALFORMED,
-				ok ? "%s: line %zu: hex address %s does not fit in 64 bits"
-				   : "%s: line %zu: expected hex address 0x[0-9a-f]+, got %s",
-				name, lineno, q);
-			free(q);
-			return e;
+		bool ok = n - i > 2 && s[i] == '0' && s[i + 1] == 'x', wide = false;
+		uint64_t v = 0;
+		if (ok) {
+			int d;
+			for (i += 2; i < n && (d = lhex_value(s[i])) >= 0; i++) {
+				wide |= v >> 60 != 0;
+				v = v << 4 | (uint64_t)d;
+			}
+			ok = i > b + 2 && (i == n || is_space(s[i]));
+		}
+		if (!ok || wide) {
+			while (i < n && !is_space(s[i]))
+				i++;
+			return bad_addr(name, lineno, s + b, i - b, ok);
 		}
 		SP_PUSH(out->v, out->n, out->cap, v);
 	}
@@ -163,7 +186,7 @@ sp_error *sp_legacy_parse_addrs(const char *name, size_t lineno, const char *s, 
 
 static bool is_lhex(char c)
 {
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+	return lhex_value(c) >= 0;
 }
 
 sp_error *sp_legacy_scan_addrs(const char *name, size_t lineno, const char *s, size_t n,
@@ -176,14 +199,8 @@ sp_error *sp_legacy_scan_addrs(const char *name, size_t lineno, const char *s, s
 		while (e < n && is_lhex(s[e]))
 			e++;
 		uint64_t v;
-		if (!sp_parse_u64(s + i, s + e, 16, &v)) {
-			char *q = sp_legacy_quote(s + i, e - i);
-			sp_error *err = sp_error_new(SP_E_MALFORMED,
-						     "%s: line %zu: hex address %s does not fit in 64 bits",
-						     name, lineno, q);
-			free(q);
-			return err;
-		}
+		if (!sp_parse_u64(s + i, s + e, 16, &v))
+			return bad_addr(name, lineno, s + i, e - i, true);
 		SP_PUSH(out->v, out->n, out->cap, v);
 		i = e - 1;
 	}
