@@ -6,9 +6,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Open addressing over (mapping_id, address) -> location index + 1 (0:
+ * free), the key kept in the slot: readers look up every frame of every
+ * sample here, and a probe that finds the key needs no other memory. */
+typedef struct {
+	uint64_t mapping_id, address;
+	size_t idx1;
+} loc_slot;
+
+typedef struct {
+	loc_slot *slots;
+	size_t cap, n; /* cap: 0 or a power of two */
+} loc_table;
+
 struct sp_profile_index {
 	sp_strtab strings;   /* owns p->strings and p->string_lens */
-	sp_idxset locs;      /* (mapping_id, address) of line-less locations */
+	loc_table locs;      /* (mapping_id, address) of line-less locations */
 	sp_idxset funcs;     /* (name, system_name, filename, start_line) */
 	sp_u64map mapping_by_id, location_by_id, function_by_id; /* id -> index */
 	size_t n_mappings_indexed, n_locations_indexed, n_functions_indexed;
@@ -65,7 +78,7 @@ void sp_profile_free(sp_profile *p)
 	free(p->comments);
 	if (p->index) {
 		sp_strtab_free(&p->index->strings);
-		sp_idxset_free(&p->index->locs);
+		free(p->index->locs.slots);
 		sp_idxset_free(&p->index->funcs);
 		sp_u64map_free(&p->index->mapping_by_id);
 		sp_u64map_free(&p->index->location_by_id);
@@ -159,21 +172,49 @@ sp_function *sp_profile_add_function(sp_profile *p, const sp_function *f)
 	return &p->functions[p->n_functions - 1];
 }
 
-typedef struct {
-	const sp_profile *p;
-	uint64_t mapping_id, address;
-} loc_key;
-
-static bool loc_eq(void *ctx, size_t i)
-{
-	loc_key *k = ctx;
-	const sp_location *l = &k->p->locations[i];
-	return l->n_lines == 0 && l->mapping_id == k->mapping_id && l->address == k->address;
-}
-
 static uint64_t loc_hash(uint64_t mapping_id, uint64_t address)
 {
 	return sp_hash_combine(sp_hash_u64(mapping_id), address);
+}
+
+static void loc_insert(loc_table *t, uint64_t mapping_id, uint64_t address, size_t i)
+{
+	if ((t->n + 1) * 4 >= t->cap * 3) {
+		loc_table old = *t;
+		t->cap = old.cap ? old.cap * 2 : 64;
+		t->n = 0;
+		t->slots = sp_xcalloc(t->cap, sizeof(*t->slots));
+		for (size_t j = 0; j < old.cap; j++)
+			if (old.slots[j].idx1)
+				loc_insert(t, old.slots[j].mapping_id, old.slots[j].address,
+					   old.slots[j].idx1 - 1);
+		free(old.slots);
+	}
+	size_t mask = t->cap - 1, k = loc_hash(mapping_id, address) & mask;
+	while (t->slots[k].idx1)
+		k = (k + 1) & mask;
+	t->slots[k] = (loc_slot){mapping_id, address, i + 1};
+	t->n++;
+}
+
+/* The index of the line-less location (MAPPING_ID, ADDRESS), or SIZE_MAX.
+ * A slot is a hint: the location it names may have been given lines or a
+ * mapping since, so the location itself has the last word. */
+static size_t loc_find(const sp_profile *p, const loc_table *t, uint64_t mapping_id,
+		       uint64_t address)
+{
+	if (!t->cap)
+		return SIZE_MAX;
+	size_t mask = t->cap - 1;
+	for (size_t k = loc_hash(mapping_id, address) & mask; t->slots[k].idx1; k = (k + 1) & mask) {
+		const loc_slot *e = &t->slots[k];
+		if (e->address != address || e->mapping_id != mapping_id || e->idx1 > p->n_locations)
+			continue;
+		const sp_location *l = &p->locations[e->idx1 - 1];
+		if (l->n_lines == 0 && l->mapping_id == mapping_id && l->address == address)
+			return e->idx1 - 1;
+	}
+	return SIZE_MAX;
 }
 
 uint64_t sp_profile_location_for_address(sp_profile *p, uint64_t mapping_id, uint64_t address)
@@ -183,17 +224,14 @@ uint64_t sp_profile_location_for_address(sp_profile *p, uint64_t mapping_id, uin
 	for (; x->n_locs_hashed < p->n_locations; x->n_locs_hashed++) {
 		const sp_location *l = &p->locations[x->n_locs_hashed];
 		if (!l->n_lines)
-			sp_idxset_add(&x->locs, loc_hash(l->mapping_id, l->address),
-				      x->n_locs_hashed);
+			loc_insert(&x->locs, l->mapping_id, l->address, x->n_locs_hashed);
 	}
-	loc_key k = {p, mapping_id, address};
-	uint64_t h = loc_hash(mapping_id, address);
-	size_t i = sp_idxset_find(&x->locs, h, loc_eq, &k);
+	size_t i = loc_find(p, &x->locs, mapping_id, address);
 	if (i != SIZE_MAX)
 		return p->locations[i].id;
 	sp_location l = {.mapping_id = mapping_id, .address = address};
 	sp_location *nl = sp_profile_add_location(p, &l);
-	sp_idxset_add(&x->locs, h, p->n_locations - 1);
+	loc_insert(&x->locs, mapping_id, address, p->n_locations - 1);
 	x->n_locs_hashed = p->n_locations;
 	return nl->id;
 }
