@@ -10,6 +10,7 @@
  */
 #include "formats/legacy.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,15 +21,65 @@ void sp_lines_init(sp_lines *it, const uint8_t *data, size_t len)
 	it->len = len;
 }
 
+/* Pieces of a file are read this large (a longer line grows the buffer). */
+#define LINES_PIECE ((size_t)1 << 20)
+
+void sp_lines_init_file(sp_lines *it, FILE *f)
+{
+	memset(it, 0, sizeof(*it));
+	it->f = f;
+	it->cap = LINES_PIECE;
+	it->buf = sp_xmalloc(it->cap);
+	it->data = it->buf;
+}
+
+void sp_lines_free(sp_lines *it)
+{
+	free(it->buf);
+	sp_error_free(it->err);
+	it->buf = NULL;
+	it->err = NULL;
+}
+
+/* Reads more of the file after what is buffered, first moving the
+ * unread part (from POS) to the start of the buffer; the current line is
+ * no longer valid.  False at the end of the file or on an error. */
+static bool lines_fill(sp_lines *it)
+{
+	if (!it->f || feof(it->f) || it->err)
+		return false;
+	size_t keep = it->len - it->pos;
+	memmove(it->buf, it->buf + it->pos, keep);
+	it->base += it->pos;
+	it->pos = 0;
+	it->len = keep;
+	if (it->cap - it->len < LINES_PIECE / 2) {
+		it->cap *= 2;
+		it->buf = sp_xrealloc(it->buf, it->cap);
+	}
+	it->data = it->buf;
+	size_t r = fread(it->buf + it->len, 1, it->cap - it->len, it->f);
+	it->len += r;
+	if (r == 0 && ferror(it->f))
+		it->err = sp_error_new(SP_E_IO, "read error after byte %zu: %s", it->base + keep,
+				       strerror(errno));
+	return r > 0;
+}
+
 bool sp_lines_next(sp_lines *it)
 {
-	if (it->pos >= it->len)
-		return false;
+	const char *nl;
+	for (;;) {
+		if (it->pos >= it->len && !lines_fill(it))
+			return false;
+		nl = memchr(it->data + it->pos, '\n', it->len - it->pos);
+		if (nl || !lines_fill(it))
+			break;
+	}
 	const char *s = it->data + it->pos;
-	const char *nl = memchr(s, '\n', it->len - it->pos);
 	size_t n = nl ? (size_t)(nl - s) : it->len - it->pos;
 	it->line = s;
-	it->line_off = it->pos;
+	it->line_off = it->base + it->pos;
 	it->line_len = n;
 	if (n && s[n - 1] == '\r')
 		it->line_len--;
@@ -37,13 +88,40 @@ bool sp_lines_next(sp_lines *it)
 	return true;
 }
 
-const char *sp_lines_rest(const sp_lines *it)
+sp_error *sp_legacy_read_buffer(const char *name, const uint8_t *data, size_t len,
+				sp_lines_reader fn, sp_profile **out)
 {
+	sp_lines it;
+	sp_lines_init(&it, data, len);
+	return fn(name, &it, out);
+}
+
+sp_error *sp_legacy_read_file(const char *name, FILE *f, sp_lines_reader fn, sp_profile **out)
+{
+	sp_lines it;
+	sp_lines_init_file(&it, f);
+	sp_error *err = fn(name, &it, out);
+	if (it.err) { /* the input was cut short: whatever was made of it is not the profile */
+		sp_error_free(err);
+		sp_profile_free(*out);
+		*out = NULL;
+		err = sp_error_prefix(it.err, "%s", name);
+		it.err = NULL;
+	}
+	sp_lines_free(&it);
+	return err;
+}
+
+const char *sp_lines_rest(sp_lines *it)
+{
+	while (lines_fill(it))
+		;
 	return it->data ? it->data + it->pos : "";
 }
 
-size_t sp_lines_rest_len(const sp_lines *it)
+size_t sp_lines_rest_len(sp_lines *it)
 {
+	sp_lines_rest(it);
 	return it->len - it->pos;
 }
 

@@ -21,6 +21,8 @@
 
 #include "profile/profile.h"
 
+#include <stdio.h>
+
 /* Allocator frames, matched in full against simplified function names
  * (spec §1.4) so a heap profile's stacks end at the caller of the
  * allocator.  Written for both POSIX ERE and RE2.  Set by the gperftools
@@ -47,23 +49,51 @@
 
 /* Iterates over the lines of a buffer like Go's bufio.ScanLines: the
  * '\n' and one trailing '\r' are not part of the line; a last line without
- * '\n' is still a line.  Zero-initialise through sp_lines_init. */
+ * '\n' is still a line.  Zero-initialise through sp_lines_init, or
+ * sp_lines_init_file to read a file a piece at a time (then free with
+ * sp_lines_free): only the current line and what follows it in the
+ * current piece are in memory, so a reader that keeps no line needs memory
+ * for what it makes of the file, not for the file. */
 typedef struct {
 	const char *data;
 	size_t len;
 	size_t pos;      /* offset of the next line */
-	const char *line; /* current line, borrowed from DATA; not NUL-terminated */
+	const char *line; /* current line, borrowed from DATA; not NUL-terminated;
+			   * valid until the next sp_lines_next */
 	size_t line_len;
 	size_t line_off; /* byte offset of the current line */
 	size_t lineno;   /* 1-based number of the current line; 0 before the first */
+	/* reading a file: DATA is BUF, which holds the input from file offset
+	 * BASE on; NULL F for a whole buffer */
+	FILE *f;
+	char *buf;
+	size_t cap, base;
+	sp_error *err; /* a read error: the input ended there (sp_lines_free frees it) */
 } sp_lines;
 
 void sp_lines_init(sp_lines *it, const uint8_t *data, size_t len);
-/* Advances to the next line; false at the end of the buffer. */
+/* Lines of F (borrowed; read from its current position).  A read error
+ * ends the lines and is kept in it->err, without the file's name. */
+void sp_lines_init_file(sp_lines *it, FILE *f);
+void sp_lines_free(sp_lines *it);
+/* Advances to the next line; false at the end of the input (or at a read
+ * error: see it->err). */
 bool sp_lines_next(sp_lines *it);
-/* The text after the current line (borrowed), and its length. */
-const char *sp_lines_rest(const sp_lines *it);
-size_t sp_lines_rest_len(const sp_lines *it);
+/* The text after the current line (borrowed, read in whole when reading a
+ * file), and its length. */
+const char *sp_lines_rest(sp_lines *it);
+size_t sp_lines_rest_len(sp_lines *it);
+
+/* A reader of lines: the profile in IT's lines (from the first), for
+ * input NAME. */
+typedef sp_error *(*sp_lines_reader)(const char *name, sp_lines *it, sp_profile **out);
+/* FN over the lines of [DATA, DATA+LEN). */
+sp_error *sp_legacy_read_buffer(const char *name, const uint8_t *data, size_t len,
+				sp_lines_reader fn, sp_profile **out);
+/* FN over the lines of F (sp_lines_init_file).  When reading fails, the
+ * input was cut short: the read error, naming NAME, replaces what FN
+ * returned (*OUT freed). */
+sp_error *sp_legacy_read_file(const char *name, FILE *f, sp_lines_reader fn, sp_profile **out);
 
 /* True when the line is blank (only whitespace) or its first non-blank
  * character is '#' (pprof's isSpaceOrComment). */
