@@ -25,6 +25,9 @@ struct sp_profile_index {
 	sp_idxset funcs;     /* (name, system_name, filename, start_line) */
 	sp_u64map mapping_by_id, location_by_id, function_by_id; /* id -> index */
 	size_t n_mappings_indexed, n_locations_indexed, n_functions_indexed;
+	/* false while the elements indexed have ids 1..n in order (readers
+	 * number them so): an id is then found at slot id - 1 */
+	bool mappings_sparse, locations_sparse, functions_sparse;
 	size_t n_locs_hashed;
 	size_t n_funcs_hashed;
 };
@@ -329,29 +332,34 @@ sp_label sp_label_str(sp_profile *p, const char *key, const char *value)
 /* -- lookups ----------------------------------------------------------------- */
 
 /* Lookups are logically const: they only refresh private caches. */
-#define INDEX_BY_ID(fn, type, arr, n, map, counter)                              \
+#define INDEX_BY_ID(fn, type, arr, n, map, counter, sparse)                      \
 	type *fn(const sp_profile *p, uint64_t id)                               \
 	{                                                                        \
 		sp_profile_index *x = p->index;                                  \
 		if (x->counter > p->n)                                           \
-			x->counter = 0, sp_u64map_free(&x->map);                 \
-		for (; x->counter < p->n; x->counter++)                          \
+			x->counter = 0, x->sparse = false, sp_u64map_free(&x->map); \
+		for (; x->counter < p->n; x->counter++) {                        \
+			x->sparse |= p->arr[x->counter].id != x->counter + 1;    \
 			if (!sp_u64map_get(&x->map, p->arr[x->counter].id, NULL)) \
 				sp_u64map_put(&x->map, p->arr[x->counter].id,    \
 					      x->counter);                       \
+		}                                                                \
 		uint64_t i;                                                      \
-		if (!id || !sp_u64map_get(&x->map, id, &i) || i >= p->n ||       \
-		    p->arr[i].id != id)                                          \
+		if (!x->sparse)                                                  \
+			i = id - 1; /* id 0: i >= n */                           \
+		else if (!id || !sp_u64map_get(&x->map, id, &i))                 \
+			return NULL;                                             \
+		if (i >= p->n || p->arr[i].id != id)                             \
 			return NULL;                                             \
 		return &p->arr[i];                                               \
 	}
 
 INDEX_BY_ID(sp_profile_mapping, sp_mapping, mappings, n_mappings, mapping_by_id,
-	    n_mappings_indexed)
+	    n_mappings_indexed, mappings_sparse)
 INDEX_BY_ID(sp_profile_location, sp_location, locations, n_locations, location_by_id,
-	    n_locations_indexed)
+	    n_locations_indexed, locations_sparse)
 INDEX_BY_ID(sp_profile_function, sp_function, functions, n_functions, function_by_id,
-	    n_functions_indexed)
+	    n_functions_indexed, functions_sparse)
 
 void sp_profile_reindex(sp_profile *p)
 {
@@ -360,6 +368,7 @@ void sp_profile_reindex(sp_profile *p)
 	sp_u64map_free(&x->location_by_id);
 	sp_u64map_free(&x->function_by_id);
 	x->n_mappings_indexed = x->n_locations_indexed = x->n_functions_indexed = 0;
+	x->mappings_sparse = x->locations_sparse = x->functions_sparse = false;
 }
 
 sp_mapping *sp_profile_mapping_for_address(const sp_profile *p, uint64_t addr)
