@@ -268,6 +268,7 @@ static sp_error *read_samples(const char *name, sp_lines *it, const heap_header 
 	}
 
 	sp_u64vec addrs = {0}, ids = {0};
+	sp_stack_memo memo = {0};
 	const int64_t bytes = sp_profile_intern(p, "bytes");
 	bool maps = false;
 	while (!err && sp_legacy_next_line(it, &maps)) {
@@ -293,18 +294,27 @@ static sp_error *read_samples(const char *name, sp_lines *it, const heap_header 
 		if (!err)
 			err = add_pair(name, it->lineno, s, n, &k, 0, h, "inuse", vals + nv,
 				       &blocksize);
-		addrs.n = 0;
-		if (!err)
-			err = sp_legacy_parse_addrs(name, it->lineno, s + c.i, n - c.i, &addrs);
 		if (err)
 			break;
-		sp_legacy_adjust_pcs(addrs.v, addrs.n, true);
-		sp_legacy_locations(p, addrs.v, addrs.n, &ids);
+		const uint64_t *stack;
+		size_t depth;
+		if (!sp_stack_memo_find(&memo, s + c.i, n - c.i, &stack, &depth)) {
+			addrs.n = 0;
+			err = sp_legacy_parse_addrs(name, it->lineno, s + c.i, n - c.i, &addrs);
+			if (err)
+				break;
+			sp_legacy_adjust_pcs(addrs.v, addrs.n, true);
+			sp_legacy_locations(p, addrs.v, addrs.n, &ids);
+			sp_stack_memo_add(&memo, s + c.i, n - c.i, ids.v, ids.n);
+			stack = ids.v;
+			depth = ids.n;
+		}
 		sp_label lab = {.key = bytes, .num = blocksize};
-		sp_profile_add_sample(p, vals, ids.v, ids.n, &lab, 1);
+		sp_profile_add_sample(p, vals, stack, depth, &lab, 1);
 	}
 	sp_u64vec_free(&addrs);
 	sp_u64vec_free(&ids);
+	sp_stack_memo_free(&memo);
 	if (!err)
 		err = sp_legacy_finish_maps(p, name, maps ? sp_lines_rest(it) : NULL,
 					    maps ? sp_lines_rest_len(it) : 0);

@@ -285,6 +285,41 @@ sp_error *sp_legacy_scan_addrs(const char *name, size_t lineno, const char *s, s
 	return NULL;
 }
 
+bool sp_stack_memo_find(const sp_stack_memo *m, const char *s, size_t n, const uint64_t **ids,
+			size_t *n_ids)
+{
+	size_t i = sp_strtab_find(&m->stacks, s, n);
+	if (i == SIZE_MAX)
+		return false;
+	*ids = m->ids + m->first[i];
+	*n_ids = m->first[i + 1] - m->first[i];
+	return true;
+}
+
+void sp_stack_memo_add(sp_stack_memo *m, const char *s, size_t n, const uint64_t *ids,
+		       size_t n_ids)
+{
+	m->bytes += n + n_ids * sizeof(uint64_t);
+	if (m->bytes > SP_STACK_MEMO_MAX)
+		return;
+	size_t i = sp_strtab_append(&m->stacks, s, n);
+	sp_grow(&m->first, &m->cap_first, i + 2, sizeof(size_t));
+	if (i == 0)
+		m->first[0] = 0;
+	sp_grow(&m->ids, &m->cap_ids, m->first[i] + n_ids, sizeof(uint64_t));
+	if (n_ids)
+		memcpy(m->ids + m->first[i], ids, n_ids * sizeof(uint64_t));
+	m->first[i + 1] = m->first[i] + n_ids;
+}
+
+void sp_stack_memo_free(sp_stack_memo *m)
+{
+	sp_strtab_free(&m->stacks);
+	free(m->ids);
+	free(m->first);
+	memset(m, 0, sizeof(*m));
+}
+
 void sp_legacy_adjust_pcs(uint64_t *addrs, size_t n, bool adjust_leaf)
 {
 	for (size_t i = adjust_leaf ? 0 : 1; i < n; i++)

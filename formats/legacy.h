@@ -142,6 +142,31 @@ sp_error *sp_legacy_parse_addrs(const char *name, size_t lineno, const char *s, 
 sp_error *sp_legacy_scan_addrs(const char *name, size_t lineno, const char *s, size_t n,
 			       sp_u64vec *out);
 
+/* Stacks already read, by their text: a profile repeats its stacks many
+ * times, and a stack seen before needs neither its addresses parsed nor
+ * its locations looked up again.  The text kept is bounded (past
+ * SP_STACK_MEMO_MAX bytes new stacks are no longer kept: they are parsed
+ * as usual), so memory follows the distinct stacks up to that bound.
+ * Valid while the locations it names keep their ids and are not changed
+ * (the reading of one input).  Zero-initialise; free with
+ * sp_stack_memo_free. */
+#define SP_STACK_MEMO_MAX ((size_t)64 << 20)
+typedef struct {
+	sp_strtab stacks; /* the text of each stack kept */
+	uint64_t *ids;    /* stack i's ids: ids[first[i] .. first[i + 1]) */
+	size_t *first;
+	size_t cap_ids, cap_first;
+	size_t bytes; /* text and ids offered */
+} sp_stack_memo;
+/* The location ids of the stack written [S, S+N), if kept: *IDS borrowed
+ * until the next sp_stack_memo_add. */
+bool sp_stack_memo_find(const sp_stack_memo *m, const char *s, size_t n, const uint64_t **ids,
+			size_t *n_ids);
+/* Keeps IDS[0..N_IDS) as the stack written [S, S+N) (not found before). */
+void sp_stack_memo_add(sp_stack_memo *m, const char *s, size_t n, const uint64_t *ids,
+		       size_t n_ids);
+void sp_stack_memo_free(sp_stack_memo *m);
+
 /* The "return address - 1" rule of spec §2.7: subtracts 1 from every
  * address except index 0 when ADJUST_LEAF is false, from every address
  * when true (heap, contention, Go count: true; CPU, thread: false).
