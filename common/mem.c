@@ -5,10 +5,15 @@
  * was working on and what the limit is, removes its temporary outputs and
  * exits with status 1 (never an abort).  The budget is checked against the
  * heap in use as malloc reports it (mallinfo2), which counts libraries'
- * allocations too, once per BUDGET_STEP bytes requested and before any
- * request that large on its own; between checks the heap can pass the
- * limit by at most one step.  (Under AddressSanitizer, whose allocator
- * mallinfo2 does not see, the sanitizer's own count is used.)
+ * allocations too, before any request of a step (BUDGET_STEP) or more on
+ * its own, and otherwise once the bytes requested since the last check
+ * reach a quarter of the room the heap had left at that check, or one
+ * step when that is more.  mallinfo2 walks malloc's free lists: checking
+ * at every step cost a quarter of a conversion that frees much.  Far below
+ * the limit checks are rare; near it they come every step, and between
+ * checks the heap can pass the limit by at most about one step.  (Under
+ * AddressSanitizer, whose allocator mallinfo2 does not see, the
+ * sanitizer's own count is used.)
  */
 #include "common/common.h"
 
@@ -27,7 +32,8 @@ size_t __sanitizer_get_current_allocated_bytes(void);
  * the process, not to a session. */
 static struct {
 	size_t limit;        /* bytes; 0 = none */
-	size_t step;         /* bytes requested between two checks */
+	size_t step;         /* bytes requested between two checks, at least */
+	size_t next;         /* ... and until the next one */
 	size_t since_check;
 	const char *input;   /* borrowed; named in messages */
 } budget;
@@ -86,13 +92,15 @@ static void account(size_t n)
 	if (!budget.limit)
 		return;
 	budget.since_check += n;
-	if (budget.since_check < budget.step && n < budget.step)
+	if (budget.since_check < budget.next && n < budget.step)
 		return;
 	budget.since_check = 0;
 	size_t heap_limit = budget.limit - BUDGET_RESERVE;
 	size_t used = heap_in_use();
 	if (used > heap_limit || n > heap_limit - used)
 		over_budget();
+	size_t room = (heap_limit - used - n) / 4;
+	budget.next = room > budget.step ? room : budget.step;
 }
 
 void sp_mem_set_limit(size_t bytes)
@@ -102,6 +110,7 @@ void sp_mem_set_limit(size_t bytes)
 	budget.limit = bytes;
 	budget.step = bytes / 64 < ((size_t)1 << 20) ? bytes / 64 : (size_t)1 << 20;
 	budget.since_check = 0;
+	budget.next = budget.step;
 }
 
 size_t sp_mem_limit(void)
