@@ -40,6 +40,8 @@ typedef struct {
 	size_t cap_values;
 	sp_u64vec addrs, locs;
 	sp_stack_sums sums; /* identical stacks summed as they are read */
+	sp_stack_memo memo; /* stacks already parsed, by their text ("addresses:"
+			     * cannot change after the first sample) */
 } raw_state;
 
 static bool is_blank(char c)
@@ -210,14 +212,22 @@ static sp_error *sample_line(raw_state *st, size_t lineno, const char *s, size_t
 		free(why);
 		return err;
 	}
-	st->addrs.n = 0;
-	sp_error *err = sp_legacy_parse_addrs(st->name, lineno, q, (size_t)(e - q), &st->addrs);
-	if (err)
-		return err;
-	if (!st->exact)
-		sp_legacy_adjust_pcs(st->addrs.v, st->addrs.n, false);
-	sp_legacy_locations(p, st->addrs.v, st->addrs.n, &st->locs);
-	sp_stack_sums_add(&st->sums, p, st->values, st->locs.v, st->locs.n, lineno);
+	const uint64_t *stack;
+	size_t depth;
+	if (!sp_stack_memo_find(&st->memo, q, (size_t)(e - q), &stack, &depth)) {
+		st->addrs.n = 0;
+		sp_error *err = sp_legacy_parse_addrs(st->name, lineno, q, (size_t)(e - q),
+						      &st->addrs);
+		if (err)
+			return err;
+		if (!st->exact)
+			sp_legacy_adjust_pcs(st->addrs.v, st->addrs.n, false);
+		sp_legacy_locations(p, st->addrs.v, st->addrs.n, &st->locs);
+		sp_stack_memo_add(&st->memo, q, (size_t)(e - q), st->locs.v, st->locs.n);
+		stack = st->locs.v;
+		depth = st->locs.n;
+	}
+	sp_stack_sums_add(&st->sums, p, st->values, stack, depth, lineno);
 	return NULL;
 }
 
@@ -282,6 +292,7 @@ static sp_error *read_lines(const char *name, sp_lines *it, sp_profile **out)
 	free(st.values);
 	sp_u64vec_free(&st.addrs);
 	sp_u64vec_free(&st.locs);
+	sp_stack_memo_free(&st.memo);
 	if (err) {
 		sp_profile_free(st.p);
 		return err;
