@@ -7,6 +7,9 @@
 #   OLD=/path/to/old/symprof NEW=build/symprof [POOL=P] sh bench/samples.sh [-r RUNS] ELF N...
 #
 # POOL: distinct stacks the samples are drawn from (default N/10).
+# GO=1: also `go tool pprof -symbolize=none -proto` against both builds'
+# `convert --no-symbolize --format pprof` on the same file, interleaved,
+# RUNS times: medians of wall and CPU time, peak RSS, CPU over go's.
 set -eu
 runs=5
 [ "${1:-}" = -r ] && { runs=$2; shift 2; }
@@ -50,5 +53,30 @@ for n in "$@"; do
 			$b $n \$${b}_folded_w \$${b}_folded_c \$((\$${b}_folded_m / 1024)) \
 			\$${b}_pprof_w \$${b}_pprof_c \$((\$${b}_pprof_m / 1024)) \
 			\$(echo \"\$${b}_folded_w \$${b}_pprof_w\" | awk '{printf \"%.2f\", \$1 / \$2}')"
+	done
+	[ "${GO:-0}" = 1 ] || continue
+	for t in GO OLD NEW; do : >"$work/$t.nosym"; done
+	r=0
+	while [ $r -lt "$runs" ]; do
+		for t in GO OLD NEW; do
+			if [ $t = GO ]; then
+				set -- go tool pprof -symbolize=none -proto "$in"
+			else
+				eval bin=\$$t
+				set -- "$bin" convert --no-symbolize --format pprof "$in"
+			fi
+			/usr/bin/time -f '%e %U %S %M' -o "$tm" "$@" >/dev/null 2>"$work/err"
+			awk '{printf "%s %.2f %d\n", $1, $2 + $3, $4}' "$tm" >>"$work/$t.nosym"
+		done
+		r=$((r + 1))
+	done
+	go_c=$(cut -d' ' -f2 "$work/GO.nosym" | median)
+	for t in GO OLD NEW; do
+		f=$work/$t.nosym
+		c=$(cut -d' ' -f2 "$f" | median)
+		printf '%s %8s samples  unsymbolized to pprof %6ss wall %6ss cpu %6s MiB   cpu/go %s\n' \
+			"$t" "$n" "$(cut -d' ' -f1 "$f" | median)" "$c" \
+			$(($(cut -d' ' -f3 "$f" | median) / 1024)) \
+			"$(echo "$c $go_c" | awk '{printf "%.3f", $1 / $2}')"
 	done
 done

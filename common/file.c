@@ -91,6 +91,10 @@ bool sp_parse_u64(const char *s, const char *end, int base, uint64_t *out)
 		s += 2;
 	if (s >= end)
 		return false;
+	/* one division per number, not per digit: V * BASE + D overflows
+	 * exactly when V > MAX / BASE, or V == MAX / BASE and D > MAX % BASE */
+	const uint64_t lim = UINT64_MAX / (unsigned)base;
+	const unsigned rem = (unsigned)(UINT64_MAX % (unsigned)base);
 	uint64_t v = 0;
 	for (; s < end; s++) {
 		unsigned d;
@@ -103,7 +107,7 @@ bool sp_parse_u64(const char *s, const char *end, int base, uint64_t *out)
 			d = (unsigned)(c - 'A' + 10);
 		else
 			return false;
-		if (v > (UINT64_MAX - d) / (unsigned)base)
+		if (v > lim || (v == lim && d > rem))
 			return false;
 		v = v * (unsigned)base + d;
 	}

@@ -5,12 +5,18 @@
  * was working on and what the limit is, removes its temporary outputs and
  * exits with status 1 (never an abort).  The budget is checked against the
  * heap in use as malloc reports it (mallinfo2), which counts libraries'
- * allocations too, once per BUDGET_STEP bytes requested and before any
- * request that large on its own; between checks the heap can pass the
- * limit by at most one step.  (Under AddressSanitizer and ThreadSanitizer,
- * whose allocators mallinfo2 does not see, the sanitizer's own count is
- * used.)  Threads allocate too (symbolize -j): the count of bytes since the
- * last check is atomic; the limit is set before any thread starts.
+ * allocations too, before any request of a step (BUDGET_STEP) or more on
+ * its own, and otherwise once the bytes requested since the last check
+ * reach a quarter of the room the heap had left at that check, or one
+ * step when that is more.  mallinfo2 walks malloc's free lists: checking
+ * at every step cost a quarter of a conversion that frees much.  Far below
+ * the limit checks are rare; near it they come every step, and between
+ * checks the heap can pass the limit by at most about one step.  (Under
+ * AddressSanitizer and ThreadSanitizer, whose allocators mallinfo2 does not
+ * see, the sanitizer's own count is used.)  Threads allocate too
+ * (symbolize -j, the gzip sink): the count of bytes since the last check
+ * and the distance to the next are atomic; the limit is set before any
+ * thread starts.
  */
 #include "common/common.h"
 
@@ -31,7 +37,8 @@ size_t __sanitizer_get_current_allocated_bytes(void);
  * the process, not to a session. */
 static struct {
 	size_t limit;        /* bytes; 0 = none */
-	size_t step;         /* bytes requested between two checks */
+	size_t step;         /* bytes requested between two checks, at least */
+	_Atomic size_t next; /* ... and until the next one */
 	_Atomic size_t since_check;
 	const char *input;   /* borrowed; named in messages */
 } budget;
@@ -90,13 +97,16 @@ static void account(size_t n)
 	if (!budget.limit)
 		return;
 	size_t since = atomic_fetch_add_explicit(&budget.since_check, n, memory_order_relaxed) + n;
-	if (since < budget.step && n < budget.step)
+	if (since < atomic_load_explicit(&budget.next, memory_order_relaxed) && n < budget.step)
 		return;
 	atomic_store_explicit(&budget.since_check, 0, memory_order_relaxed);
 	size_t heap_limit = budget.limit - BUDGET_RESERVE;
 	size_t used = heap_in_use();
 	if (used > heap_limit || n > heap_limit - used)
 		over_budget();
+	size_t room = (heap_limit - used - n) / 4;
+	atomic_store_explicit(&budget.next, room > budget.step ? room : budget.step,
+			      memory_order_relaxed);
 }
 
 void sp_mem_set_limit(size_t bytes)
@@ -106,6 +116,7 @@ void sp_mem_set_limit(size_t bytes)
 	budget.limit = bytes;
 	budget.step = bytes / 64 < ((size_t)1 << 20) ? bytes / 64 : (size_t)1 << 20;
 	atomic_store_explicit(&budget.since_check, 0, memory_order_relaxed);
+	atomic_store_explicit(&budget.next, budget.step, memory_order_relaxed);
 }
 
 size_t sp_mem_limit(void)

@@ -1,6 +1,7 @@
 /* zlib.c — the only file that talks to zlib: gunzip and the gzip sink. */
 #include "common/common.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -78,14 +79,40 @@ sp_error *sp_gunzip(const char *name, const uint8_t *in, size_t len, size_t max,
 	return NULL;
 }
 
+/* Writers hand the sink a few bytes at a time (a protobuf field, a
+ * varint); deflate is given them GZ_CHUNK at a time, which costs less per
+ * byte and compresses to the same bytes (with Z_NO_FLUSH, deflate's output
+ * does not depend on how its input is cut).
+ *
+ * Compression at level 6 costs about as much as making what it
+ * compresses, so once a second chunk is needed the chunks are deflated on
+ * a thread of the sink's own while the writer fills the next one: two
+ * buffers, one being filled, one being deflated, handed over under a
+ * mutex.  The thread alone touches the z_stream and the inner sink while
+ * it runs; an output of one chunk never starts it. */
+#define GZ_CHUNK ((size_t)1 << 20)
+
 typedef struct {
 	sp_sink base;
 	sp_sink *inner;
 	z_stream zs;
 	bool init;
+	uint8_t *buf[2]; /* buf[cur] is being filled */
+	size_t fill;
+	int cur;
+	/* the deflating thread, once started; what follows is under MU */
+	bool started;
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	const uint8_t *job; /* handed over, not yet deflated; NULL when idle */
+	size_t job_len;
+	bool quit, failed;
 } gz_sink;
 
-static void gz_pump(gz_sink *g, int flush)
+/* Compresses what is in zs.next_in into the inner sink; false when
+ * deflate fails. */
+static bool gz_pump(gz_sink *g, int flush)
 {
 	uint8_t chunk[65536];
 	int rc;
@@ -93,12 +120,97 @@ static void gz_pump(gz_sink *g, int flush)
 		g->zs.next_out = chunk;
 		g->zs.avail_out = sizeof(chunk);
 		rc = deflate(&g->zs, flush);
-		if (rc == Z_STREAM_ERROR) {
-			sp_sink_fail(&g->base, sp_error_new(SP_E_ZLIB, "gzip: deflate failed"));
-			return;
-		}
+		if (rc == Z_STREAM_ERROR)
+			return false;
 		sp_sink_write(g->inner, chunk, sizeof(chunk) - g->zs.avail_out);
 	} while (g->zs.avail_out == 0 || (flush == Z_FINISH && rc != Z_STREAM_END));
+	return true;
+}
+
+/* Deflates [P, P+N) (Z_NO_FLUSH). */
+static bool gz_deflate(gz_sink *g, const uint8_t *p, size_t n)
+{
+	g->zs.next_in = (Bytef *)p;
+	g->zs.avail_in = (uInt)n; /* n <= GZ_CHUNK */
+	return gz_pump(g, Z_NO_FLUSH);
+}
+
+static void *gz_thread(void *arg)
+{
+	gz_sink *g = arg;
+	pthread_mutex_lock(&g->mu);
+	for (;;) {
+		while (!g->job && !g->quit)
+			pthread_cond_wait(&g->cv, &g->mu);
+		if (!g->job)
+			break;
+		const uint8_t *p = g->job;
+		size_t n = g->job_len;
+		pthread_mutex_unlock(&g->mu);
+		bool ok = gz_deflate(g, p, n);
+		pthread_mutex_lock(&g->mu);
+		g->failed |= !ok;
+		g->job = NULL;
+		pthread_cond_broadcast(&g->cv);
+	}
+	pthread_mutex_unlock(&g->mu);
+	return NULL;
+}
+
+/* Waits until the thread has deflated what it was handed; under MU. */
+static void gz_wait_idle(gz_sink *g)
+{
+	while (g->job)
+		pthread_cond_wait(&g->cv, &g->mu);
+}
+
+/* Deflates the buffer being filled: on the thread (started the first
+ * time; inline when it cannot be), the other buffer taking its place. */
+static void gz_hand_over(gz_sink *g)
+{
+	if (!g->buf[1]) { /* the first hand-over: once only, whether it starts or not */
+		g->buf[1] = sp_xmalloc(GZ_CHUNK);
+		if (pthread_mutex_init(&g->mu, NULL) == 0) {
+			if (pthread_cond_init(&g->cv, NULL) == 0) {
+				g->started = pthread_create(&g->thread, NULL, gz_thread, g) == 0;
+				if (!g->started)
+					pthread_cond_destroy(&g->cv);
+			}
+			if (!g->started)
+				pthread_mutex_destroy(&g->mu);
+		}
+	}
+	if (!g->started) {
+		g->failed |= !gz_deflate(g, g->buf[g->cur], g->fill);
+		g->fill = 0;
+		return;
+	}
+	pthread_mutex_lock(&g->mu);
+	gz_wait_idle(g);
+	g->job = g->buf[g->cur];
+	g->job_len = g->fill;
+	pthread_cond_broadcast(&g->cv);
+	pthread_mutex_unlock(&g->mu);
+	g->cur ^= 1;
+	g->fill = 0;
+}
+
+/* Ends the thread after what it was handed; the stream is the caller's
+ * again.  Returns whether deflate failed. */
+static bool gz_stop(gz_sink *g)
+{
+	if (g->started) {
+		pthread_mutex_lock(&g->mu);
+		gz_wait_idle(g);
+		g->quit = true;
+		pthread_cond_broadcast(&g->cv);
+		pthread_mutex_unlock(&g->mu);
+		pthread_join(g->thread, NULL);
+		pthread_cond_destroy(&g->cv);
+		pthread_mutex_destroy(&g->mu);
+		g->started = false;
+	}
+	return g->failed;
 }
 
 static void gz_write(sp_sink *s, const void *data, size_t n)
@@ -106,22 +218,31 @@ static void gz_write(sp_sink *s, const void *data, size_t n)
 	gz_sink *g = (gz_sink *)s;
 	const uint8_t *p = data;
 	while (n) {
-		uInt chunk = n > (1u << 30) ? (1u << 30) : (uInt)n;
-		g->zs.next_in = (Bytef *)p;
-		g->zs.avail_in = chunk;
-		gz_pump(g, Z_NO_FLUSH);
-		p += chunk;
-		n -= chunk;
+		size_t k = GZ_CHUNK - g->fill < n ? GZ_CHUNK - g->fill : n;
+		memcpy(g->buf[g->cur] + g->fill, p, k);
+		g->fill += k;
+		p += k;
+		n -= k;
+		if (g->fill == GZ_CHUNK)
+			gz_hand_over(g);
 	}
 }
 
 static sp_error *gz_finish(sp_sink *s)
 {
 	gz_sink *g = (gz_sink *)s;
-	g->zs.next_in = NULL;
-	g->zs.avail_in = 0;
-	gz_pump(g, Z_FINISH);
-	if (g->inner->err && !s->err)
+	bool failed = gz_stop(g);
+	if (!failed && g->fill)
+		failed = !gz_deflate(g, g->buf[g->cur], g->fill);
+	g->fill = 0;
+	if (!failed) {
+		g->zs.next_in = NULL;
+		g->zs.avail_in = 0;
+		failed = !gz_pump(g, Z_FINISH);
+	}
+	if (failed)
+		return sp_error_new(SP_E_ZLIB, "gzip: deflate failed");
+	if (g->inner->err)
 		return sp_error_new(g->inner->err->code, "gzip: inner sink failed");
 	return NULL;
 }
@@ -129,8 +250,11 @@ static sp_error *gz_finish(sp_sink *s)
 static void gz_destroy(sp_sink *s)
 {
 	gz_sink *g = (gz_sink *)s;
+	gz_stop(g); /* not finished: the output is dropped */
 	if (g->init)
 		deflateEnd(&g->zs);
+	free(g->buf[0]);
+	free(g->buf[1]);
 	free(g);
 }
 
@@ -141,6 +265,7 @@ sp_sink *sp_sink_gzip_new(sp_sink *inner)
 	g->base.finish = gz_finish;
 	g->base.destroy = gz_destroy;
 	g->inner = inner;
+	g->buf[0] = sp_xmalloc(GZ_CHUNK);
 	/* mtime 0 and no name in the header: same input, same bytes */
 	if (deflateInit2(&g->zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
 		sp_sink_fail(&g->base, sp_error_new(SP_E_ZLIB, "gzip: deflateInit failed"));

@@ -16,6 +16,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Decompressed profiles larger than this are refused. */
 #define GUNZIP_LIMIT ((size_t)2 << 30)
@@ -164,6 +165,46 @@ static sp_error *read_perf_file(const char *path, sp_profile **out, bool *done,
 	return e;
 }
 
+/* Heap profiles and raw stacks, the text formats whose files grow with
+ * the samples, are read a piece at a time rather than whole.  Their first
+ * bytes decide, and are the ones detection would have gone by: no reader
+ * tried before theirs takes an input that begins so (the protobuf reader
+ * stops at byte 2 of "heap profile:" and at byte 0 of "#", the CPU
+ * reader's header words are not zero), and theirs says mine or broken.
+ * Regular files only (the others are read whole, as before).  Returns
+ * NULL with *DONE false when PATH is not such a file. */
+static sp_error *read_text_file(const char *path, sp_profile **out, bool *done,
+				sp_input_format *fmt)
+{
+	static const char heap_magic[] = "heap profile:", raw_magic[] = "# symprof raw stacks v";
+	*done = false;
+	if (!strcmp(path, "-"))
+		return NULL;
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	struct stat st;
+	char head[32];
+	size_t n = 0;
+	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode))
+		n = fread(head, 1, sizeof(head), f);
+	bool heap = n >= sizeof(heap_magic) - 1 && !memcmp(head, heap_magic, sizeof(heap_magic) - 1);
+	bool raw = n >= sizeof(raw_magic) - 1 && !memcmp(head, raw_magic, sizeof(raw_magic) - 1);
+	sp_error *e = NULL;
+	if ((heap || raw) && fseek(f, 0, SEEK_SET) == 0) {
+		*done = true;
+		e = heap ? sp_heap_read_file(path, f, out) : sp_raw_read_file(path, f, out);
+		if (!e && (e = sp_profile_check(*out, path))) {
+			sp_profile_free(*out);
+			*out = NULL;
+		}
+		if (!e && fmt)
+			*fmt = heap ? SP_FMT_HEAP : SP_FMT_RAW;
+	}
+	fclose(f);
+	return e;
+}
+
 sp_error *sp_read_profile_file(const char *path, sp_profile **out, sp_input_format *fmt)
 {
 	return sp_read_profile_file_with(path, out, fmt, NULL, NULL);
@@ -184,6 +225,10 @@ sp_error *sp_read_profile_file_with(const char *path, sp_profile **out, sp_input
 			*fmt = SP_FMT_PERF;
 		return e;
 	}
+	bool text;
+	e = read_text_file(path, out, &text, fmt);
+	if (text)
+		return e;
 	e = sp_read_file(path, &data, &len);
 	if (e)
 		return e;

@@ -59,6 +59,14 @@ sp_error *sp_thread_read(const char *name, const uint8_t *data, size_t len, sp_p
 sp_error *sp_gocount_read(const char *name, const uint8_t *data, size_t len, sp_profile **out);
 sp_error *sp_raw_read(const char *name, const uint8_t *data, size_t len, sp_profile **out);
 sp_error *sp_folded_read(const char *name, const uint8_t *data, size_t len, sp_profile **out);
+/* The heap and raw readers also read a file a piece at a time from F
+ * (borrowed; from its current position), so that its size does not count
+ * in memory: what they make of it does (the raw reader sums identical
+ * stacks as it reads them; a heap profile's records stay samples of their
+ * own, as pprof keeps them).  A read error is an SP_E_IO error naming
+ * NAME. */
+sp_error *sp_heap_read_file(const char *name, FILE *f, sp_profile **out);
+sp_error *sp_raw_read_file(const char *name, FILE *f, sp_profile **out);
 sp_error *sp_jemalloc_read(const char *name, const uint8_t *data, size_t len, sp_profile **out);
 sp_error *sp_perf_read(const char *name, const uint8_t *data, size_t len, sp_profile **out);
 

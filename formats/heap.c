@@ -246,25 +246,18 @@ static sp_error *add_pair(const char *name, size_t lineno, const char *line, siz
 
 #define SAMPLE_FORM "expected \"<n>: <bytes> [<n>: <bytes>] @ 0x<addr> ...\""
 
-sp_error *sp_heap_read(const char *name, const uint8_t *data, size_t len, sp_profile **out)
+/* The sample lines of IT, after the header H, and the memory map; a line
+ * is not kept once read. */
+static sp_error *read_samples(const char *name, sp_lines *it, const heap_header *h,
+			      sp_profile **out)
 {
-	*out = NULL;
-	name = name ? name : "heap profile";
-	sp_lines it;
-	sp_lines_init(&it, data, len);
-	if (!sp_lines_next(&it))
-		return sp_error_new(SP_E_UNRECOGNIZED, "%s: empty input", name);
-	heap_header h;
-	sp_error *err = parse_header(name, it.line, it.line_len, &h);
-	if (err)
-		return err;
-
+	sp_error *err = NULL;
 	sp_profile *p = sp_profile_new();
 	p->period_type.type = sp_profile_intern(p, "space");
 	p->period_type.unit = sp_profile_intern(p, "bytes");
-	p->period = h.rate;
+	p->period = h->rate;
 	p->drop_frames = sp_profile_intern(p, SP_HEAP_DROP_FRAMES);
-	if (h.has_alloc) {
+	if (h->has_alloc) {
 		sp_profile_add_sample_type(p, "alloc_objects", "count");
 		sp_profile_add_sample_type(p, "alloc_space", "bytes");
 		sp_profile_add_sample_type(p, "inuse_objects", "count");
@@ -275,49 +268,81 @@ sp_error *sp_heap_read(const char *name, const uint8_t *data, size_t len, sp_pro
 	}
 
 	sp_u64vec addrs = {0}, ids = {0};
+	sp_stack_memo memo = {0};
+	const int64_t bytes = sp_profile_intern(p, "bytes");
 	bool maps = false;
-	while (!err && sp_legacy_next_line(&it, &maps)) {
-		const char *s = it.line;
-		size_t n = it.line_len;
+	while (!err && sp_legacy_next_line(it, &maps)) {
+		const char *s = it->line;
+		size_t n = it->line_len;
 		cur c = {s, n, 0};
 		counts k;
 		if (!parse_counts(&c, true, &k)) {
-			err = bad_line(name, it.lineno, SAMPLE_FORM, s, n);
+			err = bad_line(name, it->lineno, SAMPLE_FORM, s, n);
 			break;
 		}
 		spaces(&c);
 		if (!eat(&c, '@')) {
-			err = bad_line(name, it.lineno, "expected '@' before the stack", s, n);
+			err = bad_line(name, it->lineno, "expected '@' before the stack", s, n);
 			break;
 		}
 		int64_t vals[4], blocksize = 0;
 		size_t nv = 0;
-		if (h.has_alloc) {
-			err = add_pair(name, it.lineno, s, n, &k, 2, &h, "allocation", vals, &blocksize);
+		if (h->has_alloc) {
+			err = add_pair(name, it->lineno, s, n, &k, 2, h, "allocation", vals, &blocksize);
 			nv = 2;
 		}
 		if (!err)
-			err = add_pair(name, it.lineno, s, n, &k, 0, &h, "inuse", vals + nv,
+			err = add_pair(name, it->lineno, s, n, &k, 0, h, "inuse", vals + nv,
 				       &blocksize);
-		addrs.n = 0;
-		if (!err)
-			err = sp_legacy_parse_addrs(name, it.lineno, s + c.i, n - c.i, &addrs);
 		if (err)
 			break;
-		sp_legacy_adjust_pcs(addrs.v, addrs.n, true);
-		sp_legacy_locations(p, addrs.v, addrs.n, &ids);
-		sp_label lab = sp_label_num(p, "bytes", blocksize, NULL);
-		sp_profile_add_sample(p, vals, ids.v, ids.n, &lab, 1);
+		const uint64_t *stack;
+		size_t depth;
+		if (!sp_stack_memo_find(&memo, s + c.i, n - c.i, &stack, &depth)) {
+			addrs.n = 0;
+			err = sp_legacy_parse_addrs(name, it->lineno, s + c.i, n - c.i, &addrs);
+			if (err)
+				break;
+			sp_legacy_adjust_pcs(addrs.v, addrs.n, true);
+			sp_legacy_locations(p, addrs.v, addrs.n, &ids);
+			sp_stack_memo_add(&memo, s + c.i, n - c.i, ids.v, ids.n);
+			stack = ids.v;
+			depth = ids.n;
+		}
+		sp_label lab = {.key = bytes, .num = blocksize};
+		sp_profile_add_sample(p, vals, stack, depth, &lab, 1);
 	}
 	sp_u64vec_free(&addrs);
 	sp_u64vec_free(&ids);
+	sp_stack_memo_free(&memo);
 	if (!err)
-		err = sp_legacy_finish_maps(p, name, maps ? sp_lines_rest(&it) : NULL,
-					    maps ? sp_lines_rest_len(&it) : 0);
+		err = sp_legacy_finish_maps(p, name, maps ? sp_lines_rest(it) : NULL,
+					    maps ? sp_lines_rest_len(it) : 0);
 	if (err) {
 		sp_profile_free(p);
 		return err;
 	}
 	*out = p;
 	return NULL;
+}
+
+static sp_error *read_lines(const char *name, sp_lines *it, sp_profile **out)
+{
+	*out = NULL;
+	name = name ? name : "heap profile";
+	if (!sp_lines_next(it))
+		return sp_error_new(SP_E_UNRECOGNIZED, "%s: empty input", name);
+	heap_header h;
+	sp_error *err = parse_header(name, it->line, it->line_len, &h);
+	return err ? err : read_samples(name, it, &h, out);
+}
+
+sp_error *sp_heap_read(const char *name, const uint8_t *data, size_t len, sp_profile **out)
+{
+	return sp_legacy_read_buffer(name, data, len, read_lines, out);
+}
+
+sp_error *sp_heap_read_file(const char *name, FILE *f, sp_profile **out)
+{
+	return sp_legacy_read_file(name, f, read_lines, out);
 }

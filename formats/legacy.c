@@ -10,6 +10,7 @@
  */
 #include "formats/legacy.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,15 +21,65 @@ void sp_lines_init(sp_lines *it, const uint8_t *data, size_t len)
 	it->len = len;
 }
 
+/* Pieces of a file are read this large (a longer line grows the buffer). */
+#define LINES_PIECE ((size_t)1 << 20)
+
+void sp_lines_init_file(sp_lines *it, FILE *f)
+{
+	memset(it, 0, sizeof(*it));
+	it->f = f;
+	it->cap = LINES_PIECE;
+	it->buf = sp_xmalloc(it->cap);
+	it->data = it->buf;
+}
+
+void sp_lines_free(sp_lines *it)
+{
+	free(it->buf);
+	sp_error_free(it->err);
+	it->buf = NULL;
+	it->err = NULL;
+}
+
+/* Reads more of the file after what is buffered, first moving the
+ * unread part (from POS) to the start of the buffer; the current line is
+ * no longer valid.  False at the end of the file or on an error. */
+static bool lines_fill(sp_lines *it)
+{
+	if (!it->f || feof(it->f) || it->err)
+		return false;
+	size_t keep = it->len - it->pos;
+	memmove(it->buf, it->buf + it->pos, keep);
+	it->base += it->pos;
+	it->pos = 0;
+	it->len = keep;
+	if (it->cap - it->len < LINES_PIECE / 2) {
+		it->cap *= 2;
+		it->buf = sp_xrealloc(it->buf, it->cap);
+	}
+	it->data = it->buf;
+	size_t r = fread(it->buf + it->len, 1, it->cap - it->len, it->f);
+	it->len += r;
+	if (r == 0 && ferror(it->f))
+		it->err = sp_error_new(SP_E_IO, "read error after byte %zu: %s", it->base + keep,
+				       strerror(errno));
+	return r > 0;
+}
+
 bool sp_lines_next(sp_lines *it)
 {
-	if (it->pos >= it->len)
-		return false;
+	const char *nl;
+	for (;;) {
+		if (it->pos >= it->len && !lines_fill(it))
+			return false;
+		nl = memchr(it->data + it->pos, '\n', it->len - it->pos);
+		if (nl || !lines_fill(it))
+			break;
+	}
 	const char *s = it->data + it->pos;
-	const char *nl = memchr(s, '\n', it->len - it->pos);
 	size_t n = nl ? (size_t)(nl - s) : it->len - it->pos;
 	it->line = s;
-	it->line_off = it->pos;
+	it->line_off = it->base + it->pos;
 	it->line_len = n;
 	if (n && s[n - 1] == '\r')
 		it->line_len--;
@@ -37,13 +88,40 @@ bool sp_lines_next(sp_lines *it)
 	return true;
 }
 
-const char *sp_lines_rest(const sp_lines *it)
+sp_error *sp_legacy_read_buffer(const char *name, const uint8_t *data, size_t len,
+				sp_lines_reader fn, sp_profile **out)
 {
+	sp_lines it;
+	sp_lines_init(&it, data, len);
+	return fn(name, &it, out);
+}
+
+sp_error *sp_legacy_read_file(const char *name, FILE *f, sp_lines_reader fn, sp_profile **out)
+{
+	sp_lines it;
+	sp_lines_init_file(&it, f);
+	sp_error *err = fn(name, &it, out);
+	if (it.err) { /* the input was cut short: whatever was made of it is not the profile */
+		sp_error_free(err);
+		sp_profile_free(*out);
+		*out = NULL;
+		err = sp_error_prefix(it.err, "%s", name);
+		it.err = NULL;
+	}
+	sp_lines_free(&it);
+	return err;
+}
+
+const char *sp_lines_rest(sp_lines *it)
+{
+	while (lines_fill(it))
+		;
 	return it->data ? it->data + it->pos : "";
 }
 
-size_t sp_lines_rest_len(const sp_lines *it)
+size_t sp_lines_rest_len(sp_lines *it)
 {
+	sp_lines_rest(it);
 	return it->len - it->pos;
 }
 
@@ -60,18 +138,21 @@ bool sp_legacy_is_space_or_comment(const char *s, size_t n)
 	return i == n || s[i] == '#';
 }
 
-static bool contains(const char *s, size_t n, const char *needle)
-{
-	size_t k = strlen(needle);
-	for (size_t i = 0; i + k <= n; i++)
-		if (s[i] == needle[0] && memcmp(s + i, needle, k) == 0)
-			return true;
-	return false;
-}
-
+/* Every line of a profile is tested, so the scan looks only at the 'M's
+ * (sample lines rarely have one; both markers do). */
 bool sp_legacy_is_maps_marker(const char *s, size_t n)
 {
-	return contains(s, n, "--- Memory map: ---") || contains(s, n, "MAPPED_LIBRARIES:");
+	static const char mem[] = "--- Memory map: ---", lib[] = "MAPPED_LIBRARIES:";
+	const size_t mem_m = 4; /* where mem's 'M' is */
+	for (const char *m = memchr(s, 'M', n); m; m = memchr(m + 1, 'M', n - (size_t)(m + 1 - s))) {
+		size_t at = (size_t)(m - s);
+		if (n - at >= sizeof(lib) - 1 && memcmp(m, lib, sizeof(lib) - 1) == 0)
+			return true;
+		if (at >= mem_m && n - (at - mem_m) >= sizeof(mem) - 1 &&
+		    memcmp(m - mem_m, mem, sizeof(mem) - 1) == 0)
+			return true;
+	}
+	return false;
 }
 
 bool sp_legacy_next_line(sp_lines *it, bool *maps)
@@ -129,6 +210,29 @@ void sp_u64vec_free(sp_u64vec *v)
 	v->n = v->cap = 0;
 }
 
+/* The value of a lower-case hex digit, -1 for any other byte. */
+static int lhex_value(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+static sp_error *bad_addr(const char *name, size_t lineno, const char *t, size_t tl, bool hex)
+{
+	char *q = sp_legacy_quote(t, tl);
+	sp_error *e = sp_error_new(SP_E_MALFORMED,
+				   hex ? "%s: line %zu: hex address %s does not fit in 64 bits"
+				       : "%s: line %zu: expected hex address 0x[0-9a-f]+, got %s",
+				   name, lineno, q);
+	free(q);
+	return e;
+}
+
+/* Called once per frame of every sample: the digits are validated and
+ * converted in one pass, straight into OUT. */
 sp_error *sp_legacy_parse_addrs(const char *name, size_t lineno, const char *s, size_t n,
 				sp_u64vec *out)
 {
@@ -139,23 +243,20 @@ sp_error *sp_legacy_parse_addrs(const char *name, size_t lineno, const char *s, 
 		if (i >= n)
 			return NULL;
 		size_t b = i;
-		while (i < n && !is_space(s[i]))
-			i++;
-		const char *t = s + b;
-		size_t tl = i - b;
-		bool ok = tl > 2 && t[0] == '0' && t[1] == 'x';
-		for (size_t j = 2; ok && j < tl; j++)
-			ok = (t[j] >= '0' && t[j] <= '9') || (t[j] >= 'a' && t[j] <= 'f');
-		uint64_t v;
-		if (!ok || !sp_parse_u64(t, t + tl, 16, &v)) {
-			char *q = sp_legacy_quote(t, tl);
-			sp_error *e = sp_error_new(
-				SP_E_MALFORMED,
-				ok ? "%s: line %zu: hex address %s does not fit in 64 bits"
-				   : "%s: line %zu: expected hex address 0x[0-9a-f]+, got %s",
-				name, lineno, q);
-			free(q);
-			return e;
+		bool ok = n - i > 2 && s[i] == '0' && s[i + 1] == 'x', wide = false;
+		uint64_t v = 0;
+		if (ok) {
+			int d;
+			for (i += 2; i < n && (d = lhex_value(s[i])) >= 0; i++) {
+				wide |= v >> 60 != 0;
+				v = v << 4 | (uint64_t)d;
+			}
+			ok = i > b + 2 && (i == n || is_space(s[i]));
+		}
+		if (!ok || wide) {
+			while (i < n && !is_space(s[i]))
+				i++;
+			return bad_addr(name, lineno, s + b, i - b, ok);
 		}
 		SP_PUSH(out->v, out->n, out->cap, v);
 	}
@@ -163,7 +264,7 @@ sp_error *sp_legacy_parse_addrs(const char *name, size_t lineno, const char *s, 
 
 static bool is_lhex(char c)
 {
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+	return lhex_value(c) >= 0;
 }
 
 sp_error *sp_legacy_scan_addrs(const char *name, size_t lineno, const char *s, size_t n,
@@ -176,18 +277,47 @@ sp_error *sp_legacy_scan_addrs(const char *name, size_t lineno, const char *s, s
 		while (e < n && is_lhex(s[e]))
 			e++;
 		uint64_t v;
-		if (!sp_parse_u64(s + i, s + e, 16, &v)) {
-			char *q = sp_legacy_quote(s + i, e - i);
-			sp_error *err = sp_error_new(SP_E_MALFORMED,
-						     "%s: line %zu: hex address %s does not fit in 64 bits",
-						     name, lineno, q);
-			free(q);
-			return err;
-		}
+		if (!sp_parse_u64(s + i, s + e, 16, &v))
+			return bad_addr(name, lineno, s + i, e - i, true);
 		SP_PUSH(out->v, out->n, out->cap, v);
 		i = e - 1;
 	}
 	return NULL;
+}
+
+bool sp_stack_memo_find(const sp_stack_memo *m, const char *s, size_t n, const uint64_t **ids,
+			size_t *n_ids)
+{
+	size_t i = sp_strtab_find(&m->stacks, s, n);
+	if (i == SIZE_MAX)
+		return false;
+	*ids = m->ids + m->first[i];
+	*n_ids = m->first[i + 1] - m->first[i];
+	return true;
+}
+
+void sp_stack_memo_add(sp_stack_memo *m, const char *s, size_t n, const uint64_t *ids,
+		       size_t n_ids)
+{
+	m->bytes += n + n_ids * sizeof(uint64_t);
+	if (m->bytes > SP_STACK_MEMO_MAX)
+		return;
+	size_t i = sp_strtab_append(&m->stacks, s, n);
+	sp_grow(&m->first, &m->cap_first, i + 2, sizeof(size_t));
+	if (i == 0)
+		m->first[0] = 0;
+	sp_grow(&m->ids, &m->cap_ids, m->first[i] + n_ids, sizeof(uint64_t));
+	if (n_ids)
+		memcpy(m->ids + m->first[i], ids, n_ids * sizeof(uint64_t));
+	m->first[i + 1] = m->first[i] + n_ids;
+}
+
+void sp_stack_memo_free(sp_stack_memo *m)
+{
+	sp_strtab_free(&m->stacks);
+	free(m->ids);
+	free(m->first);
+	memset(m, 0, sizeof(*m));
 }
 
 void sp_legacy_adjust_pcs(uint64_t *addrs, size_t n, bool adjust_leaf)

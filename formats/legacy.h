@@ -21,6 +21,8 @@
 
 #include "profile/profile.h"
 
+#include <stdio.h>
+
 /* Allocator frames, matched in full against simplified function names
  * (spec §1.4) so a heap profile's stacks end at the caller of the
  * allocator.  Written for both POSIX ERE and RE2.  Set by the gperftools
@@ -47,23 +49,51 @@
 
 /* Iterates over the lines of a buffer like Go's bufio.ScanLines: the
  * '\n' and one trailing '\r' are not part of the line; a last line without
- * '\n' is still a line.  Zero-initialise through sp_lines_init. */
+ * '\n' is still a line.  Zero-initialise through sp_lines_init, or
+ * sp_lines_init_file to read a file a piece at a time (then free with
+ * sp_lines_free): only the current line and what follows it in the
+ * current piece are in memory, so a reader that keeps no line needs memory
+ * for what it makes of the file, not for the file. */
 typedef struct {
 	const char *data;
 	size_t len;
 	size_t pos;      /* offset of the next line */
-	const char *line; /* current line, borrowed from DATA; not NUL-terminated */
+	const char *line; /* current line, borrowed from DATA; not NUL-terminated;
+			   * valid until the next sp_lines_next */
 	size_t line_len;
 	size_t line_off; /* byte offset of the current line */
 	size_t lineno;   /* 1-based number of the current line; 0 before the first */
+	/* reading a file: DATA is BUF, which holds the input from file offset
+	 * BASE on; NULL F for a whole buffer */
+	FILE *f;
+	char *buf;
+	size_t cap, base;
+	sp_error *err; /* a read error: the input ended there (sp_lines_free frees it) */
 } sp_lines;
 
 void sp_lines_init(sp_lines *it, const uint8_t *data, size_t len);
-/* Advances to the next line; false at the end of the buffer. */
+/* Lines of F (borrowed; read from its current position).  A read error
+ * ends the lines and is kept in it->err, without the file's name. */
+void sp_lines_init_file(sp_lines *it, FILE *f);
+void sp_lines_free(sp_lines *it);
+/* Advances to the next line; false at the end of the input (or at a read
+ * error: see it->err). */
 bool sp_lines_next(sp_lines *it);
-/* The text after the current line (borrowed), and its length. */
-const char *sp_lines_rest(const sp_lines *it);
-size_t sp_lines_rest_len(const sp_lines *it);
+/* The text after the current line (borrowed, read in whole when reading a
+ * file), and its length. */
+const char *sp_lines_rest(sp_lines *it);
+size_t sp_lines_rest_len(sp_lines *it);
+
+/* A reader of lines: the profile in IT's lines (from the first), for
+ * input NAME. */
+typedef sp_error *(*sp_lines_reader)(const char *name, sp_lines *it, sp_profile **out);
+/* FN over the lines of [DATA, DATA+LEN). */
+sp_error *sp_legacy_read_buffer(const char *name, const uint8_t *data, size_t len,
+				sp_lines_reader fn, sp_profile **out);
+/* FN over the lines of F (sp_lines_init_file).  When reading fails, the
+ * input was cut short: the read error, naming NAME, replaces what FN
+ * returned (*OUT freed). */
+sp_error *sp_legacy_read_file(const char *name, FILE *f, sp_lines_reader fn, sp_profile **out);
 
 /* True when the line is blank (only whitespace) or its first non-blank
  * character is '#' (pprof's isSpaceOrComment). */
@@ -111,6 +141,31 @@ sp_error *sp_legacy_parse_addrs(const char *name, size_t lineno, const char *s, 
  * LINENO. */
 sp_error *sp_legacy_scan_addrs(const char *name, size_t lineno, const char *s, size_t n,
 			       sp_u64vec *out);
+
+/* Stacks already read, by their text: a profile repeats its stacks many
+ * times, and a stack seen before needs neither its addresses parsed nor
+ * its locations looked up again.  The text kept is bounded (past
+ * SP_STACK_MEMO_MAX bytes new stacks are no longer kept: they are parsed
+ * as usual), so memory follows the distinct stacks up to that bound.
+ * Valid while the locations it names keep their ids and are not changed
+ * (the reading of one input).  Zero-initialise; free with
+ * sp_stack_memo_free. */
+#define SP_STACK_MEMO_MAX ((size_t)64 << 20)
+typedef struct {
+	sp_strtab stacks; /* the text of each stack kept */
+	uint64_t *ids;    /* stack i's ids: ids[first[i] .. first[i + 1]) */
+	size_t *first;
+	size_t cap_ids, cap_first;
+	size_t bytes; /* text and ids offered */
+} sp_stack_memo;
+/* The location ids of the stack written [S, S+N), if kept: *IDS borrowed
+ * until the next sp_stack_memo_add. */
+bool sp_stack_memo_find(const sp_stack_memo *m, const char *s, size_t n, const uint64_t **ids,
+			size_t *n_ids);
+/* Keeps IDS[0..N_IDS) as the stack written [S, S+N) (not found before). */
+void sp_stack_memo_add(sp_stack_memo *m, const char *s, size_t n, const uint64_t *ids,
+		       size_t n_ids);
+void sp_stack_memo_free(sp_stack_memo *m);
 
 /* The "return address - 1" rule of spec §2.7: subtracts 1 from every
  * address except index 0 when ADJUST_LEAF is false, from every address

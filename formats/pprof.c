@@ -773,20 +773,12 @@ typedef Perftools__Profiles__Function pb_function;
 
 /* Growable scratch arrays reused from one element to the next. */
 typedef struct {
-	pb_label *labels;
-	pb_label **label_ptrs;
-	size_t cap_labels;
+	uint8_t *bytes; /* one encoded sample */
+	size_t cap_bytes;
 	pb_line *lines;
 	pb_line **line_ptrs;
 	size_t cap_lines;
 } scratch;
-
-static void scratch_labels(scratch *sc, size_t n)
-{
-	size_t cap = sc->cap_labels;
-	sp_grow(&sc->labels, &cap, n, sizeof(*sc->labels));
-	sp_grow(&sc->label_ptrs, &sc->cap_labels, n, sizeof(*sc->label_ptrs));
-}
 
 static void scratch_lines(scratch *sc, size_t n)
 {
@@ -797,8 +789,7 @@ static void scratch_lines(scratch *sc, size_t n)
 
 static void scratch_free(scratch *sc)
 {
-	free(sc->labels);
-	free(sc->label_ptrs);
+	free(sc->bytes);
 	free(sc->lines);
 	free(sc->line_ptrs);
 }
@@ -829,26 +820,92 @@ static void fill_value_type(pb_value_type *dst, const sp_value_type *src)
 	dst->unit = src->unit;
 }
 
+static size_t varint_len(uint64_t v)
+{
+	size_t n = 1;
+	for (; v > 0x7f; v >>= 7)
+		n++;
+	return n;
+}
+
+static uint8_t *varint_to(uint8_t *o, uint64_t v)
+{
+	for (; v > 0x7f; v >>= 7)
+		*o++ = (uint8_t)(v | 0x80);
+	*o++ = (uint8_t)v;
+	return o;
+}
+
+/* A packed repeated varint field NUM of N values (omitted when empty, as
+ * protobuf-c does): its size, and its bytes at O (returns the end). */
+static size_t packed_len(const uint64_t *v, size_t n, size_t *payload)
+{
+	size_t len = 0;
+	for (size_t i = 0; i < n; i++)
+		len += varint_len(v[i]);
+	*payload = len;
+	return n ? 1 + varint_len(len) + len : 0;
+}
+
+static uint8_t *packed_to(uint8_t *o, uint32_t num, const uint64_t *v, size_t n, size_t payload)
+{
+	if (!n)
+		return o;
+	*o++ = (uint8_t)(num << 3 | 2);
+	o = varint_to(o, payload);
+	for (size_t i = 0; i < n; i++)
+		o = varint_to(o, v[i]);
+	return o;
+}
+
+/* A Label's fields: proto3 scalars, written only when not zero. */
+static size_t label_len(const sp_label *l)
+{
+	const int64_t f[4] = {l->key, l->str, l->num, l->num_unit};
+	size_t len = 0;
+	for (size_t i = 0; i < 4; i++)
+		if (f[i])
+			len += 1 + varint_len((uint64_t)f[i]);
+	return len;
+}
+
+static uint8_t *label_to(uint8_t *o, const sp_label *l, size_t len)
+{
+	const int64_t f[4] = {l->key, l->str, l->num, l->num_unit};
+	*o++ = 3 << 3 | 2;
+	o = varint_to(o, len);
+	for (uint8_t i = 0; i < 4; i++)
+		if (f[i]) {
+			*o++ = (uint8_t)((i + 1) << 3);
+			o = varint_to(o, (uint64_t)f[i]);
+		}
+	return o;
+}
+
+/* Samples are most of a profile, so they are encoded here rather than
+ * through protobuf-c's generic packer (which measures, then appends field
+ * by field), into one buffer appended at once; the bytes are the ones
+ * protobuf-c writes: fields in number order, repeated scalars packed,
+ * int64 as 64-bit varints. */
 static void put_sample(ProtobufCBuffer *b, scratch *sc, const sp_profile *p, const sp_sample *s)
 {
-	pb_sample o = PERFTOOLS__PROFILES__SAMPLE__INIT;
-	o.n_location_id = s->n_locations;
-	o.location_id = s->location_ids;
-	o.n_value = p->n_sample_types;
-	o.value = s->values;
-	scratch_labels(sc, s->n_labels);
-	o.label = sc->label_ptrs;
-	o.n_label = s->n_labels;
+	size_t ids_payload, vals_payload;
+	size_t body = packed_len(s->location_ids, s->n_locations, &ids_payload) +
+		      packed_len((const uint64_t *)s->values, p->n_sample_types, &vals_payload);
 	for (size_t j = 0; j < s->n_labels; j++) {
-		pb_label *l = &sc->labels[j];
-		*l = (pb_label)PERFTOOLS__PROFILES__LABEL__INIT;
-		l->key = s->labels[j].key;
-		l->str = s->labels[j].str;
-		l->num = s->labels[j].num;
-		l->num_unit = s->labels[j].num_unit;
-		o.label[j] = l;
+		size_t l = label_len(&s->labels[j]);
+		body += 1 + varint_len(l) + l;
 	}
-	put_element(b, 2, &o.base);
+	size_t total = 1 + varint_len(body) + body;
+	sp_grow(&sc->bytes, &sc->cap_bytes, total, 1);
+	uint8_t *o = sc->bytes;
+	*o++ = 2 << 3 | 2; /* Profile.sample */
+	o = varint_to(o, body);
+	o = packed_to(o, 1, s->location_ids, s->n_locations, ids_payload);
+	o = packed_to(o, 2, (const uint64_t *)s->values, p->n_sample_types, vals_payload);
+	for (size_t j = 0; j < s->n_labels; j++)
+		o = label_to(o, &s->labels[j], label_len(&s->labels[j]));
+	b->append(b, (size_t)(o - sc->bytes), sc->bytes);
 }
 
 static void put_mapping(ProtobufCBuffer *b, const sp_mapping *m)

@@ -39,7 +39,9 @@ typedef struct {
 	int64_t *values;
 	size_t cap_values;
 	sp_u64vec addrs, locs;
-	sp_u64vec where; /* line of each sample */
+	sp_stack_sums sums; /* identical stacks summed as they are read */
+	sp_stack_memo memo; /* stacks already parsed, by their text ("addresses:"
+			     * cannot change after the first sample) */
 } raw_state;
 
 static bool is_blank(char c)
@@ -210,27 +212,32 @@ static sp_error *sample_line(raw_state *st, size_t lineno, const char *s, size_t
 		free(why);
 		return err;
 	}
-	st->addrs.n = 0;
-	sp_error *err = sp_legacy_parse_addrs(st->name, lineno, q, (size_t)(e - q), &st->addrs);
-	if (err)
-		return err;
-	if (!st->exact)
-		sp_legacy_adjust_pcs(st->addrs.v, st->addrs.n, false);
-	sp_legacy_locations(p, st->addrs.v, st->addrs.n, &st->locs);
-	sp_profile_add_sample(p, st->values, st->locs.v, st->locs.n, NULL, 0);
-	SP_PUSH(st->where.v, st->where.n, st->where.cap, lineno);
+	const uint64_t *stack;
+	size_t depth;
+	if (!sp_stack_memo_find(&st->memo, q, (size_t)(e - q), &stack, &depth)) {
+		st->addrs.n = 0;
+		sp_error *err = sp_legacy_parse_addrs(st->name, lineno, q, (size_t)(e - q),
+						      &st->addrs);
+		if (err)
+			return err;
+		if (!st->exact)
+			sp_legacy_adjust_pcs(st->addrs.v, st->addrs.n, false);
+		sp_legacy_locations(p, st->addrs.v, st->addrs.n, &st->locs);
+		sp_stack_memo_add(&st->memo, q, (size_t)(e - q), st->locs.v, st->locs.n);
+		stack = st->locs.v;
+		depth = st->locs.n;
+	}
+	sp_stack_sums_add(&st->sums, p, st->values, stack, depth, lineno);
 	return NULL;
 }
 
-static sp_error *parse(raw_state *st, const uint8_t *data, size_t len)
+static sp_error *parse(raw_state *st, sp_lines *it)
 {
-	sp_lines it;
-	sp_lines_init(&it, data, len);
-	if (!sp_lines_next(&it) || it.line_len < strlen(RAW_MAGIC) ||
-	    memcmp(it.line, RAW_MAGIC, strlen(RAW_MAGIC)))
+	if (!sp_lines_next(it) || it->line_len < strlen(RAW_MAGIC) ||
+	    memcmp(it->line, RAW_MAGIC, strlen(RAW_MAGIC)))
 		return sp_error_new(SP_E_UNRECOGNIZED, "%s: not symprof raw stacks", st->name);
-	const char *ver = it.line + strlen(RAW_MAGIC);
-	size_t vn = it.line_len - strlen(RAW_MAGIC);
+	const char *ver = it->line + strlen(RAW_MAGIC);
+	size_t vn = it->line_len - strlen(RAW_MAGIC);
 	trim(&ver, &vn);
 	/* MALFORMED, not UNSUPPORTED: detection reads the latter as "not
 	 * mine" and the user would never see which version was found */
@@ -240,9 +247,9 @@ static sp_error *parse(raw_state *st, const uint8_t *data, size_t len)
 				    "(expected 1)",
 				    st->name, (int)(vn > 20 ? 20 : vn), ver);
 	bool maps = false;
-	while (sp_lines_next(&it)) {
-		const char *s = it.line;
-		size_t n = it.line_len;
+	while (sp_lines_next(it)) {
+		const char *s = it->line;
+		size_t n = it->line_len;
 		trim(&s, &n);
 		if (n == 0 || s[0] == '#')
 			continue;
@@ -253,42 +260,53 @@ static sp_error *parse(raw_state *st, const uint8_t *data, size_t len)
 		sp_error *err;
 		const char *colon = memchr(s, ':', n);
 		if (colon && !memchr(s, '@', (size_t)(colon - s))) {
-			err = header_line(st, it.lineno, s, n);
+			err = header_line(st, it->lineno, s, n);
 		} else {
-			err = st->in_samples ? NULL : start_samples(st, it.lineno);
+			err = st->in_samples ? NULL : start_samples(st, it->lineno);
 			if (!err)
-				err = sample_line(st, it.lineno, s, n);
+				err = sample_line(st, it->lineno, s, n);
 		}
 		if (err)
 			return err;
 	}
 	if (!st->in_samples) {
-		sp_error *err = start_samples(st, it.lineno);
+		sp_error *err = start_samples(st, it->lineno);
 		if (err)
 			return err;
 	}
-	sp_error *err = sp_fmt_sum_identical_samples(st->p, st->name, "line", st->where.v);
+	sp_error *err = sp_stack_sums_finish(&st->sums);
 	if (err)
 		return err;
 	if (maps)
-		return sp_legacy_finish_maps(st->p, st->name, sp_lines_rest(&it),
-					     sp_lines_rest_len(&it));
+		return sp_legacy_finish_maps(st->p, st->name, sp_lines_rest(it),
+					     sp_lines_rest_len(it));
 	return NULL;
 }
 
-sp_error *sp_raw_read(const char *name, const uint8_t *data, size_t len, sp_profile **out)
+static sp_error *read_lines(const char *name, sp_lines *it, sp_profile **out)
 {
 	*out = NULL;
-	raw_state st = {.name = name, .p = sp_profile_new()};
-	sp_error *err = parse(&st, data, len);
+	raw_state st = {.name = name, .p = sp_profile_new(), .sums = {.name = name, .unit = "line"}};
+	sp_error *err = parse(&st, it);
+	sp_error_free(sp_stack_sums_finish(&st.sums)); /* after an error of parse */
 	free(st.values);
 	sp_u64vec_free(&st.addrs);
 	sp_u64vec_free(&st.locs);
-	sp_u64vec_free(&st.where);
+	sp_stack_memo_free(&st.memo);
 	if (err) {
 		sp_profile_free(st.p);
 		return err;
 	}
 	*out = st.p;
 	return NULL;
+}
+
+sp_error *sp_raw_read(const char *name, const uint8_t *data, size_t len, sp_profile **out)
+{
+	return sp_legacy_read_buffer(name, data, len, read_lines, out);
+}
+
+sp_error *sp_raw_read_file(const char *name, FILE *f, sp_profile **out)
+{
+	return sp_legacy_read_file(name, f, read_lines, out);
 }

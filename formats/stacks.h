@@ -15,6 +15,24 @@
 sp_error *sp_fmt_sum_identical_samples(sp_profile *p, const char *name, const char *unit,
 				       const uint64_t *where);
 
+/* The same, as the records are read.  Zero-initialise with NAME and UNIT
+ * set; each record goes through sp_stack_sums_add instead of
+ * sp_profile_add_sample; then sp_stack_sums_finish, once, returns the
+ * error of the first sum that did not fit, as sp_fmt_sum_identical_samples
+ * would have (a reader that finds its input broken says so first: that
+ * error would have come before the sums), or NULL. */
+typedef struct {
+	const char *name, *unit;
+	sp_idxset seen;
+	sp_error *overflow;
+} sp_stack_sums;
+/* A record of VALUES (one per sample type) over the stack LOCS[0..N_LOCS)
+ * and no labels, read at WHERE (a line number or byte offset): a new
+ * sample of P, or added to the earlier one with this stack. */
+void sp_stack_sums_add(sp_stack_sums *ss, sp_profile *p, const int64_t *values,
+		       const uint64_t *locs, size_t n_locs, uint64_t where);
+sp_error *sp_stack_sums_finish(sp_stack_sums *ss);
+
 /* Removes location I (0-based) from sample S, shifting the rest down. */
 void sp_fmt_sample_remove_location(sp_sample *s, size_t i);
 

@@ -35,6 +35,34 @@ static sp_error *check_ids(const char *what, const uint64_t *ids, size_t n)
 	return err;
 }
 
+/* Readers and the merge number locations and functions 1..n in order;
+ * then an id is known by a comparison, not a lookup, for each frame of
+ * each sample. */
+static bool dense_locations(const sp_profile *p)
+{
+	for (size_t i = 0; i < p->n_locations; i++)
+		if (p->locations[i].id != i + 1)
+			return false;
+	return true;
+}
+
+static bool dense_functions(const sp_profile *p)
+{
+	for (size_t i = 0; i < p->n_functions; i++)
+		if (p->functions[i].id != i + 1)
+			return false;
+	return true;
+}
+
+/* Whether a location (LOCATION) or function of P has id ID; DENSE as
+ * dense_locations or dense_functions said of the N of them. */
+static bool has_id(const sp_profile *p, bool dense, size_t n, uint64_t id, bool location)
+{
+	if (dense)
+		return id != 0 && id <= n;
+	return location ? sp_profile_location(p, id) != NULL : sp_profile_function(p, id) != NULL;
+}
+
 static sp_error *check(const sp_profile *p)
 {
 	if (p->n_strings == 0 || p->strings[0][0] != '\0')
@@ -84,17 +112,19 @@ static sp_error *check(const sp_profile *p)
 			return BAD("function %llu: string index out of range",
 				   (unsigned long long)f->id);
 	}
+	bool dense_funcs = dense_functions(p);
 	for (size_t i = 0; i < p->n_locations; i++) {
 		const sp_location *l = &p->locations[i];
 		for (size_t j = 0; j < l->n_lines; j++)
-			if (!sp_profile_function(p, l->lines[j].function_id))
+			if (!has_id(p, dense_funcs, p->n_functions, l->lines[j].function_id, false))
 				return BAD("location %llu has a line with nil function",
 					   (unsigned long long)l->id);
 	}
+	bool dense_locs = dense_locations(p);
 	for (size_t i = 0; i < p->n_samples; i++) {
 		const sp_sample *s = &p->samples[i];
 		for (size_t j = 0; j < s->n_locations; j++)
-			if (!sp_profile_location(p, s->location_ids[j]))
+			if (!has_id(p, dense_locs, p->n_locations, s->location_ids[j], true))
 				return BAD("sample %zu has nil location (id %llu)", i + 1,
 					   (unsigned long long)s->location_ids[j]);
 		for (size_t j = 0; j < s->n_labels; j++) {

@@ -12,9 +12,23 @@ typedef struct {
 	size_t used, size;
 } sp_storage_block;
 
+/* Open addressing over (mapping_id, address, code version) -> location
+ * index + 1 (0:
+ * free), the key kept in the slot: readers look up every frame of every
+ * sample here, and a probe that finds the key needs no other memory. */
+typedef struct {
+	uint64_t mapping_id, address, version;
+	size_t idx1;
+} loc_slot;
+
+typedef struct {
+	loc_slot *slots;
+	size_t cap, n; /* cap: 0 or a power of two */
+} loc_table;
+
 struct sp_profile_index {
 	sp_strtab strings;   /* owns p->strings and p->string_lens */
-	sp_idxset locs;      /* (mapping_id, address) of line-less locations */
+	loc_table locs;      /* (mapping_id, address) of line-less locations */
 	sp_idxset funcs;     /* (name, system_name, filename, start_line) */
 	sp_u64map mapping_by_id, location_by_id, function_by_id; /* id -> index */
 	size_t n_mappings_indexed, n_locations_indexed, n_functions_indexed;
@@ -138,7 +152,7 @@ void sp_profile_free(sp_profile *p)
 	free(p->comments);
 	if (p->index) {
 		sp_strtab_free(&p->index->strings);
-		sp_idxset_free(&p->index->locs);
+		free(p->index->locs.slots);
 		sp_idxset_free(&p->index->funcs);
 		sp_u64map_free(&p->index->mapping_by_id);
 		sp_u64map_free(&p->index->location_by_id);
@@ -235,23 +249,54 @@ sp_function *sp_profile_add_function(sp_profile *p, const sp_function *f)
 	return &p->functions[p->n_functions - 1];
 }
 
-typedef struct {
-	const sp_profile *p;
-	uint64_t mapping_id, address, version;
-} loc_key;
-
-static bool loc_eq(void *ctx, size_t i)
-{
-	loc_key *k = ctx;
-	const sp_location *l = &k->p->locations[i];
-	return l->n_lines == 0 && l->mapping_id == k->mapping_id && l->address == k->address &&
-	       l->code_version == k->version;
-}
-
 static uint64_t loc_hash(uint64_t mapping_id, uint64_t address, uint64_t version)
 {
 	uint64_t h = sp_hash_combine(sp_hash_u64(mapping_id), address);
 	return version ? sp_hash_combine(h, version) : h;
+}
+
+static void loc_insert(loc_table *t, uint64_t mapping_id, uint64_t address, uint64_t version,
+		       size_t i)
+{
+	if ((t->n + 1) * 4 >= t->cap * 3) {
+		loc_table old = *t;
+		t->cap = old.cap ? old.cap * 2 : 64;
+		t->n = 0;
+		t->slots = sp_xcalloc(t->cap, sizeof(*t->slots));
+		for (size_t j = 0; j < old.cap; j++)
+			if (old.slots[j].idx1)
+				loc_insert(t, old.slots[j].mapping_id, old.slots[j].address,
+					   old.slots[j].version, old.slots[j].idx1 - 1);
+		free(old.slots);
+	}
+	size_t mask = t->cap - 1, k = loc_hash(mapping_id, address, version) & mask;
+	while (t->slots[k].idx1)
+		k = (k + 1) & mask;
+	t->slots[k] = (loc_slot){mapping_id, address, version, i + 1};
+	t->n++;
+}
+
+/* The index of the line-less location (MAPPING_ID, ADDRESS, VERSION), or SIZE_MAX.
+ * A slot is a hint: the location it names may have been given lines or a
+ * mapping since, so the location itself has the last word. */
+static size_t loc_find(const sp_profile *p, const loc_table *t, uint64_t mapping_id,
+		       uint64_t address, uint64_t version)
+{
+	if (!t->cap)
+		return SIZE_MAX;
+	size_t mask = t->cap - 1;
+	for (size_t k = loc_hash(mapping_id, address, version) & mask; t->slots[k].idx1;
+	     k = (k + 1) & mask) {
+		const loc_slot *e = &t->slots[k];
+		if (e->address != address || e->mapping_id != mapping_id || e->version != version ||
+		    e->idx1 > p->n_locations)
+			continue;
+		const sp_location *l = &p->locations[e->idx1 - 1];
+		if (l->n_lines == 0 && l->mapping_id == mapping_id && l->address == address &&
+		    l->code_version == version)
+			return e->idx1 - 1;
+	}
+	return SIZE_MAX;
 }
 
 uint64_t sp_profile_location_for_address(sp_profile *p, uint64_t mapping_id, uint64_t address)
@@ -267,18 +312,16 @@ uint64_t sp_profile_location_for_code(sp_profile *p, uint64_t mapping_id, uint64
 	for (; x->n_locs_hashed < p->n_locations; x->n_locs_hashed++) {
 		const sp_location *l = &p->locations[x->n_locs_hashed];
 		if (!l->n_lines)
-			sp_idxset_add(&x->locs, loc_hash(l->mapping_id, l->address, l->code_version),
-				      x->n_locs_hashed);
+			loc_insert(&x->locs, l->mapping_id, l->address, l->code_version,
+				   x->n_locs_hashed);
 	}
-	loc_key k = {p, mapping_id, address, code_version};
-	uint64_t h = loc_hash(mapping_id, address, code_version);
-	size_t i = sp_idxset_find(&x->locs, h, loc_eq, &k);
+	size_t i = loc_find(p, &x->locs, mapping_id, address, code_version);
 	if (i != SIZE_MAX)
 		return p->locations[i].id;
 	sp_location l = {.mapping_id = mapping_id, .address = address,
 			 .code_version = code_version};
 	sp_location *nl = sp_profile_add_location(p, &l);
-	sp_idxset_add(&x->locs, h, p->n_locations - 1);
+	loc_insert(&x->locs, mapping_id, address, code_version, p->n_locations - 1);
 	x->n_locs_hashed = p->n_locations;
 	return nl->id;
 }

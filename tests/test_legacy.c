@@ -95,10 +95,45 @@ static void test_maps(void)
 	sp_profile_free(p);
 }
 
+static void test_memo(void)
+{
+	sp_stack_memo m = {0};
+	const uint64_t a[] = {3, 1, 2}, *got = NULL;
+	size_t n = 99;
+	TAP_OK(!sp_stack_memo_find(&m, "0x10 0x20", 9, &got, &n), "memo: empty finds nothing");
+	sp_stack_memo_add(&m, "", 0, NULL, 0);
+	sp_stack_memo_add(&m, "0x10 0x20 0x30", 14, a, 3);
+	sp_stack_memo_add(&m, "0x10", 4, a + 1, 1);
+	TAP_OK(sp_stack_memo_find(&m, "0x10 0x20 0x30", 14, &got, &n) && n == 3 && got[0] == 3 &&
+		       got[1] == 1 && got[2] == 2,
+	       "memo: a stack's ids by its text");
+	TAP_OK(sp_stack_memo_find(&m, "0x10", 4, &got, &n) && n == 1 && got[0] == 1,
+	       "memo: another stack's own ids");
+	TAP_OK(sp_stack_memo_find(&m, "", 0, &got, &n) && n == 0, "memo: the empty stack");
+	TAP_OK(!sp_stack_memo_find(&m, "0x10 0x20 0x3", 13, &got, &n),
+	       "memo: a prefix is another text");
+	/* past the bound, stacks are not kept */
+	size_t big = SP_STACK_MEMO_MAX / 2 + 1;
+	char *t = sp_xmalloc(big);
+	memset(t, ' ', big);
+	sp_stack_memo_add(&m, t, big, NULL, 0);
+	t[0] = '0';
+	sp_stack_memo_add(&m, t, big, NULL, 0);
+	TAP_OK(sp_stack_memo_find(&m, t + 1, big - 1, &got, &n) == false &&
+		       !sp_stack_memo_find(&m, t, big, &got, &n),
+	       "memo: a stack past SP_STACK_MEMO_MAX is not kept");
+	t[0] = ' ';
+	TAP_OK(sp_stack_memo_find(&m, t, big, &got, &n) && n == 0,
+	       "memo: the stacks kept before the bound still are");
+	free(t);
+	sp_stack_memo_free(&m);
+}
+
 int main(void)
 {
 	test_lines();
 	test_addrs();
 	test_maps();
+	test_memo();
 	return tap_done();
 }
