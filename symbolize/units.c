@@ -625,8 +625,9 @@ static void load_cu(sp_units *u, sp_cu *ci)
 		sp_units_walk(u, i, false, &ci->fn);
 	link_children(&ci->fn);
 	bucket_build(&ci->line_index, ci->lines, sizeof(*ci->lines), ci->n_lines);
-	bucket_build(&ci->root_index, ci->fn.ranges + ci->fn.nodes[0].child_first,
-		     sizeof(*ci->fn.ranges), ci->fn.nodes[0].child_n);
+	if (ci->fn.ranges) /* else a unit whose walk found no function */
+		bucket_build(&ci->root_index, ci->fn.ranges + ci->fn.nodes[0].child_first,
+			     sizeof(*ci->fn.ranges), ci->fn.nodes[0].child_n);
 }
 
 /* Buckets over a sorted table of N entries whose first member is a
@@ -688,6 +689,8 @@ static void bucket_bounds(const sp_buckets *bi, size_t n, uint64_t addr, size_t 
 static const sp_fn_range *find_child(const sp_cu *ci, uint32_t first, uint32_t n, bool root,
 				  uint64_t addr)
 {
+	if (!n)
+		return NULL;
 	const sp_fn_range *r = ci->fn.ranges + first;
 	size_t lo = 0, hi = n;
 	if (root)
