@@ -21,6 +21,7 @@ static void free_process(sp_capture_process *pr)
 	free(pr->maps);
 	free(pr->exec_times);
 	free(pr->by_start);
+	free(pr->times);
 }
 
 void sp_capture_free(sp_capture *c)
@@ -325,7 +326,22 @@ const char *sp_capture_comm_at(const sp_capture *c, int64_t tid, uint64_t time)
 
 /* -- capture -> profile ------------------------------------------------------ */
 
+/* The location an address of one process resolved to, for that process's
+ * maps and execs at one epoch (see epoch_of). */
+typedef struct {
+	uint64_t addr, epoch, pi1, gen; /* pi1: process index + 1; 0: free */
+	uint64_t loc;
+} frame_slot;
+
+enum { FRAME_BITS = 14, FRAME_SLOTS = 1 << FRAME_BITS };
+
+typedef struct {
+	uint64_t pi1, gen, epoch;
+} frame_key;
+
 struct sp_capture_profiler {
+	frame_slot *frames; /* direct-mapped, FRAME_SLOTS */
+	frame_key user_key, kernel_key; /* the sample's; gen UINT64_MAX: not yet */
 	sp_profile *p;
 	size_t n_events;
 	sp_u64map mapping_of; /* (process index << 32 | map index) + 1 -> mapping id */
@@ -377,6 +393,7 @@ void sp_capture_profiler_free(sp_capture_profiler *b)
 	sp_profile_free(b->p);
 	sp_u64map_free(&b->mapping_of);
 	sp_idxset_free(&b->seen);
+	free(b->frames);
 	free(b->values);
 	free(b->locs);
 	free(b);
@@ -437,11 +454,90 @@ static bool is_kernel_context(uint64_t ctx)
 	return ctx == SP_CAPTURE_CONTEXT_KERNEL;
 }
 
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* How many of PR's maps and execs have a time at or before TIME.  Which
+ * map holds an address at TIME depends on TIME only through which maps and
+ * execs are at or before it (map_index_at, ended_by_exec), so two times of
+ * one epoch give every address the same map. */
+static uint64_t epoch_of(sp_capture_process *pr, uint64_t time)
+{
+	size_t n = pr->n_maps + pr->n_exec;
+	if (pr->times_of != n || (!pr->times && n)) {
+		pr->times = sp_xreallocarray(pr->times, n ? n : 1, sizeof(*pr->times));
+		for (size_t i = 0; i < pr->n_maps; i++)
+			pr->times[i] = pr->maps[i].time;
+		for (size_t i = 0; i < pr->n_exec; i++)
+			pr->times[pr->n_maps + i] = pr->exec_times[i];
+		qsort(pr->times, n, sizeof(*pr->times), u64_cmp);
+		pr->times_of = n;
+	}
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (pr->times[mid] <= time)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* A process's place in the frame cache at one sample's time: its index
+ * + 1 (0: no such process), the number of its maps and execs, and its
+ * epoch at that time. */
+static frame_key frame_key_of(sp_capture *c, int64_t pid, uint64_t time)
+{
+	uint64_t pi;
+	if (!sp_u64map_get(&c->proc_index, (uint64_t)pid, &pi))
+		return (frame_key){0, 0, 0};
+	sp_capture_process *pr = &c->procs[pi - 1];
+	return (frame_key){pi, pr->n_maps + pr->n_exec, epoch_of(pr, time)};
+}
+
+/* The location of ADDR in process PID at TIME without a code version (K:
+ * frame_key_of that process and time): the mapping that holds it then, and
+ * the line-less location of the two, remembered for the process's epoch
+ * (locations get lines only after the profile is made, so the answer
+ * stays). */
+static uint64_t location_at(sp_capture_profiler *b, sp_capture *c, const frame_key *k,
+			    int64_t pid, uint64_t addr, uint64_t time)
+{
+	if (!k->pi1)
+		return sp_profile_location_for_code(b->p, mapping_for(b, c, pid, addr, time),
+						    addr, 0);
+	if (!b->frames)
+		b->frames = sp_xcalloc(FRAME_SLOTS, sizeof(*b->frames));
+	/* Fibonacci hashing of the three; the top bits pick the slot */
+	uint64_t h = (addr ^ k->epoch << 40 ^ k->pi1 << 20) * 0x9e3779b97f4a7c15ULL;
+	frame_slot *f = &b->frames[h >> (64 - FRAME_BITS)];
+	if (f->pi1 == k->pi1 && f->addr == addr && f->epoch == k->epoch && f->gen == k->gen)
+		return f->loc;
+	uint64_t loc =
+		sp_profile_location_for_code(b->p, mapping_for(b, c, pid, addr, time), addr, 0);
+	*f = (frame_slot){addr, k->epoch, k->pi1, k->gen, loc};
+	return loc;
+}
+
 /* Appends the location of ADDR (already adjusted) in the address space
  * CTX of sample S. */
 static void add_frame(sp_capture_profiler *b, sp_capture *c, const sp_capture_sample *s,
 		      uint64_t ctx, uint64_t addr)
 {
+	bool user = ctx == SP_CAPTURE_CONTEXT_USER;
+	if (is_kernel_context(ctx) || (user && !(c->code_version && s->time))) {
+		int64_t pid = user ? s->pid : SP_CAPTURE_KERNEL_PID;
+		frame_key *k = user ? &b->user_key : &b->kernel_key;
+		if (k->gen == UINT64_MAX)
+			*k = frame_key_of(c, pid, s->time);
+		uint64_t loc = location_at(b, c, k, pid, addr, s->time);
+		SP_PUSH(b->locs, b->n_locs, b->cap_locs, loc);
+		return;
+	}
 	uint64_t mid = 0;
 	if (is_kernel_context(ctx))
 		mid = mapping_for(b, c, SP_CAPTURE_KERNEL_PID, addr, s->time);
@@ -483,6 +579,7 @@ static void add_one(sp_capture_profiler *b, sp_capture *c, const sp_capture_samp
 		       mode == 5 ? SP_CAPTURE_CONTEXT_GUEST_USER :
 		       s->ip >= (1ULL << 63) ? SP_CAPTURE_CONTEXT_KERNEL : SP_CAPTURE_CONTEXT_USER;
 	b->n_locs = 0;
+	b->user_key.gen = b->kernel_key.gen = UINT64_MAX;
 	const uint64_t *chain = s->n_chain ? c->chain + s->chain_off : NULL;
 	size_t n_addr = 0;
 	bool first = true;

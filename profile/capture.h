@@ -76,6 +76,10 @@ typedef struct {
 	size_t n_by_start;
 	bool by_start_dirty;
 	uint64_t max_len;
+	/* private: the times of every map and exec, sorted, when there were
+	 * TIMES_OF maps and execs (the profiler's epochs) */
+	uint64_t *times;
+	size_t times_of;
 } sp_capture_process;
 
 typedef struct {

@@ -713,6 +713,60 @@ static void capture_rules(void)
 	sp_capture_free(c);
 }
 
+/* The profiler remembers which location an address resolved to per
+ * process and epoch: the same address sampled back and forth across map
+ * changes and an exec (times out of order, as CPUs deliver them) must still
+ * get each time's map, as sp_capture_map_at gives it. */
+static void profiler_epochs(void)
+{
+	sp_capture *c = sp_capture_new();
+	sp_capture_event ev = {.name = "cpu-clock", .unit = "nanoseconds"};
+	sp_capture_add_event(c, &ev);
+	sp_capture_map a = {.start = 0x1000, .limit = 0x3000, .time = 10, .path = "/a",
+			    .exec = true};
+	sp_capture_map b = {.start = 0x2000, .limit = 0x4000, .time = 50, .path = "/b",
+			    .exec = true};
+	sp_capture_map n = {.start = 0x2000, .limit = 0x3000, .time = 95, .path = "/new",
+			    .exec = true};
+	sp_capture_add_map(c, 7, &a);
+	sp_capture_add_map(c, 7, &b);
+	sp_capture_exec(c, 7, 90);
+	sp_capture_add_map(c, 7, &n);
+	static const uint64_t times[] = {20, 60, 20, 60, 92, 96, 20, 50, 49, 96};
+	static const char *const path_at[] = {"/a", "/b", "/a", "/b", NULL, "/new",
+					   "/a", "/b", "/a", "/new"};
+	for (size_t i = 0; i < SP_ARRAY_LEN(times); i++) {
+		uint64_t chain[] = {CTX_USER, 0x2100, 0x2200};
+		sp_capture_sample sm = {.pid = 7, .tid = 7 + (int64_t)i, .time = times[i],
+					.ip = 0x2100, .period = 1, .cpumode = 2,
+					.has_chain = true};
+		sp_capture_add_sample(c, &sm, chain, 3, NULL, 0, NULL, 0);
+	}
+	sp_capture_profiler *pb = sp_capture_profiler_new(c);
+	sp_capture_profiler_add(pb, c);
+	sp_profile *p = sp_capture_profiler_finish(pb, c); /* frees PB */
+	size_t right = 0;
+	for (size_t i = 0; p && i < p->n_samples && i < SP_ARRAY_LEN(times); i++) {
+		const sp_sample *s = &p->samples[i];
+		bool ok = s->n_locations == 2;
+		for (size_t j = 0; ok && j < 2; j++) {
+			const sp_location *l = sp_profile_location(p, s->location_ids[j]);
+			const sp_mapping *m = l ? sp_profile_mapping(p, l->mapping_id) : NULL;
+			const sp_capture_map *cm =
+				sp_capture_map_at(c, 7, j ? 0x2200 - 1 : 0x2100, times[i]);
+			ok = l && (path_at[i] ? m && !strcmp(sp_profile_str(p, m->filename), path_at[i])
+					   : !m) &&
+			     (cm ? m && !strcmp(cm->path, sp_profile_str(p, m->filename)) : !m);
+		}
+		right += ok;
+	}
+	TAP_EQ_U64(p ? p->n_samples : 0, SP_ARRAY_LEN(times), "one sample per thread");
+	TAP_EQ_U64(right, SP_ARRAY_LEN(times),
+		   "each sample's frames in the map of its time, back and forth across changes");
+	sp_profile_free(p);
+	sp_capture_free(c);
+}
+
 /* --call-graph dwarf samples: the capture keeps the user registers and the
  * valid part (dyn_size) of the stack copy as bytes, for an unwinder. */
 static void stack_samples(void)
@@ -788,6 +842,7 @@ static void stack_samples(void)
 int main(void)
 {
 	capture_rules();
+	profiler_epochs();
 	stack_samples();
 	size_t len;
 	uint8_t *d;
