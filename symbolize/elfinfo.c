@@ -5,7 +5,7 @@
  * file-system identity (device, inode, size, mtime) used as a cache key
  * when there is no build id.  Also the CRC-32 that .gnu_debuglink uses.
  */
-#include "symbolize/symbolize.h"
+#include "symbolize/internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -223,19 +223,16 @@ sp_error *sp_elf_info_read(const char *path, sp_elf_info *out)
 	sp_error *err = NULL;
 
 	memset(out, 0, sizeof(*out));
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (stat(path, &st) != 0)
 		return sp_error_new(errno == ENOENT ? SP_E_NOT_FOUND : SP_E_IO, "%s: %s", path,
 				    strerror(errno));
-	if (fstat(fd, &st) != 0) {
-		err = sp_error_new(SP_E_IO, "%s: %s", path, strerror(errno));
-		close(fd);
-		return err;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
+	if (!S_ISREG(st.st_mode))
 		return sp_error_new(SP_E_UNRECOGNIZED, "%s: not a regular file", path);
-	}
+	/* ST is the file's own identity; what is read may be its decompressed
+	 * copy (a compressed kernel module) */
+	int fd = sp_object_fd(path, &err);
+	if (fd < 0)
+		return err;
 	out->path = sp_xstrdup(path);
 	out->dev = st.st_dev;
 	out->ino = st.st_ino;

@@ -342,12 +342,20 @@ static bool try_path(search *s, char *path, const want *w)
 		free(path);
 		return false;
 	}
+	char *why = NULL; /* what failed */
 	sp_error *err = sp_elf_info_read(path, &info);
 	if (err) {
 		sp_errcode c = sp_error_root_code(err);
 		status = c == SP_E_UNRECOGNIZED ? SP_TRY_NOT_ELF :
 			 c == SP_E_NOT_FOUND    ? SP_TRY_MISSING :
 						  SP_TRY_FAILED;
+		if (status == SP_TRY_FAILED) {
+			char *msg = sp_error_string(err);
+			size_t n = strlen(path);
+			bool named = !strncmp(msg, path, n) && !strncmp(msg + n, ": ", 2);
+			why = sp_xasprintf("failed: %s", named ? msg + n + 2 : msg);
+			free(msg);
+		}
 		sp_error_free(err);
 	} else {
 		if (w->build_id && (info.build_id ? strcasecmp(w->build_id, info.build_id) != 0
@@ -368,6 +376,7 @@ static bool try_path(search *s, char *path, const want *w)
 	if (status == SP_TRY_NOT_ELF)
 		s->saw_not_elf = true;
 	sp_find_log_add(s->log, path, status);
+	s->log->v[s->log->n - 1].detail = why;
 	if (status == SP_TRY_OK) {
 		s->found = path;
 		return true;
@@ -685,6 +694,10 @@ sp_error *sp_finder_binary(sp_finder *f, const char *recorded, const char *build
 
 /* -- kernel images and modules --------------------------------------------- */
 
+/* How a module's file name ends: NAME.ko, compressed as distributions
+ * install them, or its separate debug file. */
+static const char *const module_ends[] = {".ko", ".ko.xz", ".ko.zst", ".ko.gz", ".ko.debug"};
+
 bool sp_kernel_image_name(const char *recorded)
 {
 	return recorded && !strncmp(recorded, "[kernel.", 8);
@@ -698,17 +711,17 @@ char *sp_kernel_module_name(const char *recorded)
 	if (recorded[0] == '[') /* perf's [name] when it found no file */
 		return recorded[n - 1] == ']' && n > 2 ? sp_xstrndup(recorded + 1, n - 2) : NULL;
 	const char *base = base_name(recorded);
-	static const char *const ends[] = {".ko", ".ko.xz", ".ko.zst", ".ko.gz", ".ko.debug"};
-	for (size_t i = 0; i < SP_ARRAY_LEN(ends); i++) {
-		size_t b = strlen(base), e = strlen(ends[i]);
-		if (b > e && !strcmp(base + b - e, ends[i]))
+	for (size_t i = 0; i < SP_ARRAY_LEN(module_ends); i++) {
+		size_t b = strlen(base), e = strlen(module_ends[i]);
+		if (b > e && !strcmp(base + b - e, module_ends[i]))
 			return sp_xstrndup(base, b - e);
 	}
 	return NULL;
 }
 
-/* Whether file name FILE is module NAME's: NAME.ko or NAME.ko.debug, the
- * kernel's '-' and '_' being one character in module names. */
+/* Whether file name FILE is module NAME's: NAME.ko, compressed as
+ * NAME.ko.xz, .ko.zst or .ko.gz, or NAME.ko.debug, the kernel's '-' and '_'
+ * being one character in module names. */
 static bool module_file(const char *file, const char *name)
 {
 	size_t n = strlen(name);
@@ -717,7 +730,10 @@ static bool module_file(const char *file, const char *name)
 		if (a != b || !file[i])
 			return false;
 	}
-	return !strcmp(file + n, ".ko") || !strcmp(file + n, ".ko.debug");
+	for (size_t i = 0; i < SP_ARRAY_LEN(module_ends); i++)
+		if (!strcmp(file + n, module_ends[i]))
+			return true;
+	return false;
 }
 
 /* Module NAME's files under DIR and its subdirectories (DEPTH levels
@@ -781,7 +797,11 @@ sp_error *sp_finder_kernel(sp_finder *f, const char *recorded, const char *build
 			       try_path(&s, sp_xasprintf("%s/lib/modules/%s/vmlinux", d, rel), &w);
 		if (!done && module && recorded[0] == '/') {
 			char *in = join(d, recorded);
-			done = try_path(&s, sp_xasprintf("%s.debug", in), &w) ||
+			/* a compressed module's debug file is NAME.ko.debug */
+			size_t n = strlen(in), z = strlen(in) - strlen(base_name(in)) +
+						  strlen(module) + strlen(".ko");
+			done = try_path(&s, sp_xasprintf("%.*s.debug", (int)(z < n ? z : n), in),
+					&w) ||
 			       try_path(&s, sp_xstrdup(in), &w);
 			free(in);
 		}

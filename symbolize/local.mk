@@ -17,6 +17,7 @@ symbolize_libsymbolize_la_SOURCES = \
 	symbolize/zsec.c \
 	symbolize/loadbase.c \
 	symbolize/mapcheck.c \
+	symbolize/objfile.c \
 	symbolize/elfinfo.c \
 	symbolize/find.c \
 	symbolize/debuginfod_dl.c \
@@ -32,6 +33,6 @@ symbolize_libsymbolize_la_SOURCES = \
 	symbolize/kallsyms.c \
 	symbolize/jitdump.c \
 	symbolize/unwind.c
-symbolize_libsymbolize_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS) $(DEBUGINFOD_CFLAGS) $(ZLIB_CFLAGS) $(ZSTD_CFLAGS)
+symbolize_libsymbolize_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS) $(DEBUGINFOD_CFLAGS) $(ZLIB_CFLAGS) $(ZSTD_CFLAGS) $(LZMA_CFLAGS)
 symbolize_libsymbolize_la_LIBADD = profile/libprofile.la common/libcommon.la \
-	$(LIBDW_LIBS) $(LIBELF_LIBS) $(ZLIB_LIBS) $(ZSTD_LIBS) $(BFD_LIBS)
+	$(LIBDW_LIBS) $(LIBELF_LIBS) $(ZLIB_LIBS) $(ZSTD_LIBS) $(LZMA_LIBS) $(BFD_LIBS)

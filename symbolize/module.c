@@ -60,7 +60,9 @@ static int find_debuginfo_cb(Dwfl_Module *mod, void **userdata, const char *modn
 		 * search found nothing: answer from the first search, so every
 		 * place is tried, and listed, once. */
 		if (m->debug_searched) {
-			int fd = m->debug_path ? open(m->debug_path, O_RDONLY | O_CLOEXEC) : -1;
+			sp_error *e = NULL;
+			int fd = m->debug_path ? sp_object_fd(m->debug_path, &e) : -1;
+			sp_error_free(e);
 			if (fd >= 0)
 				*debuginfo_file_name = sp_xstrdup(m->debug_path);
 			return fd;
@@ -72,7 +74,7 @@ static int find_debuginfo_cb(Dwfl_Module *mod, void **userdata, const char *modn
 					  : sp_find_debuginfo(m->opts, m->path, m->info, &found,
 							      &m->log);
 		if (!err && found) {
-			int fd = open(found, O_RDONLY | O_CLOEXEC);
+			int fd = sp_object_fd(found, &err);
 			if (fd >= 0)
 				fd = prepared_debug_fd(m, fd, found);
 			if (fd >= 0) {
@@ -696,9 +698,10 @@ void sp_module_free(sp_module *m)
 
 sp_error *sp_module_open(sp_module *m)
 {
-	m->fd = open(m->path, O_RDONLY | O_CLOEXEC);
+	sp_error *err;
+	m->fd = sp_object_fd(m->path, &err);
 	if (m->fd < 0)
-		return sp_error_new(SP_E_IO, "%s: cannot open: %s", m->path, strerror(errno));
+		return err;
 
 	elf_version(EV_CURRENT);
 	GElf_Ehdr eh;

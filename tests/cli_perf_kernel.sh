@@ -36,9 +36,9 @@
 # (its build id is /sys/kernel/notes'); a copy with FILE.buildid or FILE.notes (a copy of
 # /sys/kernel/notes) of another build draws a warning and a line in info, and of the
 # recording's build none.
+# Compressed modules: the fixture as .ko.xz, .ko.zst and .ko.gz (see below).
 # Not testable here: a real vmlinux or module with full DWARF (inline frames in kernel
-# code come only from the module fixture), compressed modules (.ko.xz, .ko.zst: not read),
-# and debuginfod for kernel build ids.
+# code come only from the module fixture), and debuginfod for kernel build ids.
 . "${SP_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}/tests/cli_lib.sh"
 
 if [ "$(uname -m)" != x86_64 ]; then
@@ -136,6 +136,46 @@ sp_ok $? "module of another build: not used, frames stay addresses" || sed 's/^/
 sp_run symprof info --debug-dir "$tmp/d3" "$tmp/mod.data"
 grep -q "unresolved 3: build-id mismatch" "$tmp/out"
 sp_ok $? "module of another build: info says build-id mismatch" || sed 's/^/#   /' "$tmp/out"
+
+# Compressed modules, as distributions install them: recorded with their .ko.xz, .ko.zst
+# or .ko.gz path, found there (or, recorded as "[fakemod]", anywhere under
+# D/lib/modules/REL), decompressed in memory, the same frames; a stripped compressed
+# module with its debug file NAME.ko.debug beside it; a cut file named with the offset.
+for z in xz zst gz; do
+	case $z in
+	xz) pack="xz -c" ;;
+	zst) pack="zstd -q -c" ;;
+	gz) pack="gzip -c" ;;
+	esac
+	if ! command -v "${pack%% *}" >/dev/null 2>&1; then
+		sp_skip "no ${pack%% *}: modules compressed as .ko.$z"
+		continue
+	fi
+	mkdir -p "$tmp/z$z/lib/modules/$rel/kernel/drivers/fake" "$tmp/t$z/lib/modules/$rel/updates"
+	$pack "$tmp/fakemod.ko" >"$tmp/z$z$modpath.$z"
+	python3 "$SP_SRCDIR/tests/perf_kmod.py" "$tmp/mod.data" "$rel" "$modpath.$z" "$start" \
+		"$bid" 5 "$chain" || sp_bail "perf_kmod.py failed"
+	mod_check "compressed as .ko.$z, at its recorded path" --debug-dir "$tmp/z$z"
+	# stripped, with the debug file beside it
+	strip --strip-debug -o "$tmp/stripped.ko" "$tmp/fakemod.ko"
+	mkdir -p "$tmp/s$z/lib/modules/$rel/kernel/drivers/fake"
+	$pack "$tmp/stripped.ko" >"$tmp/s$z$modpath.$z"
+	cp "$tmp/fakemod.ko" "$tmp/s$z$modpath.debug"
+	mod_check "stripped .ko.$z with fakemod.ko.debug beside it" --debug-dir "$tmp/s$z"
+	# cut: the error names the file and where its data ends
+	size=$(wc -c <"$tmp/z$z$modpath.$z")
+	head -c $((size / 2)) "$tmp/z$z$modpath.$z" >"$tmp/cut.$z"
+	mv "$tmp/cut.$z" "$tmp/z$z$modpath.$z"
+	sp_run symprof info --debug-dir "$tmp/z$z" "$tmp/mod.data"
+	grep -qF "tried: $tmp/z$z$modpath.$z (failed: ${pack%% *} data ends at byte $((size / 2)), before its stream's end" \
+		"$tmp/out"
+	sp_ok $? "a cut .ko.$z: info names the file and the offset where its data ends" ||
+		sed 's/^/#   /' "$tmp/out"
+	python3 "$SP_SRCDIR/tests/perf_kmod.py" "$tmp/mod.data" "$rel" "[fakemod]" "$start" \
+		"$bid" 5 "$chain" || sp_bail "perf_kmod.py failed"
+	$pack "$tmp/fakemod.ko" >"$tmp/t$z/lib/modules/$rel/updates/fakemod.ko.$z"
+	mod_check "recorded as [fakemod], found as updates/fakemod.ko.$z" --debug-dir "$tmp/t$z"
+done
 
 # -- vmlinux ---------------------------------------------------------------------------
 if ! command -v perf >/dev/null 2>&1; then

@@ -14,6 +14,7 @@
  * tests/malformed/gopclntab/.
  * fuzz-runs: 200000 (executions of each scripts/fuzz CI pass: about 10 s) */
 #include "symbolize/gopclntab.h"
+#include "tests/fuzz/check.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -22,22 +23,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define VADDR 0x20000u
 
-static void check_error(sp_error *e)
-{
-	char *m = sp_error_string(e);
-	if (!m || !*m)
-		abort();
-	free(m);
-	sp_error_free(e);
-}
-
 static void look(sp_gopcln *t, uint64_t pc)
 {
 	sp_gopcln_frame f[8];
 	size_t n = 99;
 	sp_error *e = sp_gopcln_lookup(t, pc, f, 8, &n);
 	if (e) {
-		check_error(e);
+		sp_fuzz_check_error(e);
 		return;
 	}
 	if (n > 8)
@@ -59,7 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (e) {
 		if (t)
 			abort();
-		check_error(e);
+		sp_fuzz_check_error(e);
 		return 0;
 	}
 	size_t nf = sp_gopcln_nfunc(t);

@@ -1,0 +1,273 @@
+/* objfile.c — object files compressed whole, as kernel modules are installed.
+ *
+ * Distributions install kernel modules compressed: NAME.ko.xz (Fedora,
+ * RHEL, Debian from 13), NAME.ko.zst (Ubuntu, Arch), NAME.ko.gz.  The
+ * whole file is one stream, so neither libelf nor libdwfl 0.188 (no zstd)
+ * can be given it directly.  It is decompressed once, when opened, into an
+ * anonymous memory file: every reader then gets a descriptor of a plain
+ * ELF file, the same as for any other object.  The format is known by its
+ * magic number, not by the name, and the output is bounded by the memory
+ * limit (a module is a few MiB; a decompression bomb stops at the limit).
+ */
+#include "symbolize/internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <lzma.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+
+typedef enum {
+	RAW_FILE,
+	GZIP,
+	XZ,
+	ZSTD
+} packing;
+
+static packing packing_of(const unsigned char *p, size_t n)
+{
+	static const unsigned char xz[6] = {0xfd, '7', 'z', 'X', 'Z', 0};
+	static const unsigned char zst[4] = {0x28, 0xb5, 0x2f, 0xfd};
+	if (n >= 2 && p[0] == 0x1f && p[1] == 0x8b)
+		return GZIP;
+	if (n >= sizeof(xz) && !memcmp(p, xz, sizeof(xz)))
+		return XZ;
+	if (n >= sizeof(zst) && !memcmp(p, zst, sizeof(zst)))
+		return ZSTD;
+	return RAW_FILE;
+}
+
+static const char *const packing_name[] = {"", "gzip", "xz", "zstd"};
+
+/* Decompression's state, whatever the format: input consumed so far, and
+ * output written to the memory file. */
+typedef struct {
+	const char *path;
+	packing kind;
+	int out;            /* the memory file */
+	size_t in_used;     /* of the compressed bytes */
+	size_t written;     /* to the memory file */
+	size_t limit;       /* on WRITTEN */
+	unsigned char *buf; /* a chunk of output */
+	size_t buf_size;
+} unpacker;
+
+#define CHUNK ((size_t)1 << 20)
+
+/* Appends the first N bytes of the chunk to the memory file. */
+static sp_error *flush_chunk(unpacker *u, size_t n)
+{
+	if (n > u->limit - u->written) {
+		char lim[32];
+		sp_format_size(lim, sizeof(lim), u->limit);
+		return sp_error_new(SP_E_LIMIT,
+				    "%s: %s data decompresses to more than %s (the memory limit, "
+				    "--max-memory)",
+				    u->path, packing_name[u->kind], lim);
+	}
+	for (size_t off = 0; off < n;) {
+		ssize_t w = write(u->out, u->buf + off, n - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return sp_error_new(SP_E_IO, "%s: decompressing into memory: %s", u->path,
+					    w < 0 ? strerror(errno) : "no space");
+		off += (size_t)w;
+	}
+	u->written += n;
+	return NULL;
+}
+
+/* Damaged data, found having read the file up to u->in_used (zstd: in the
+ * frame that starts there, as it says nothing finer). */
+static sp_error *damaged(const unpacker *u, const char *what)
+{
+	return sp_error_new(SP_E_MALFORMED, "%s: %s data damaged %s byte %zu of the file: %s",
+			    u->path, packing_name[u->kind],
+			    u->kind == ZSTD ? "in the frame at" : "at", u->in_used, what);
+}
+
+static sp_error *truncated(const unpacker *u)
+{
+	return sp_error_new(SP_E_MALFORMED,
+			    "%s: %s data ends at byte %zu, before its stream's end (a cut file?)",
+			    u->path, packing_name[u->kind], u->in_used);
+}
+
+/* The most memory a decoder may take for its window: a quarter of the
+ * limit on the output, at most 128 MiB (zstd's default, xz -9's dictionary
+ * is 64 MiB; modules are compressed with windows of a few MiB). */
+static size_t window_limit(const unpacker *u)
+{
+	size_t w = u->limit / 4;
+	return w < ((size_t)128 << 20) ? w : (size_t)128 << 20;
+}
+
+static sp_error *unpack_gzip(unpacker *u, const unsigned char *src, size_t n)
+{
+	z_stream zs = {0};
+	if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK)
+		return sp_error_new(SP_E_ZLIB, "%s: cannot start inflating", u->path);
+	sp_error *err = NULL;
+	int rc = Z_OK;
+	zs.next_in = (unsigned char *)src;
+	while (!err) {
+		/* avail_in is 32 bits: feed a large file in parts */
+		if (zs.avail_in == 0) {
+			size_t left = n - (size_t)((const unsigned char *)zs.next_in - src);
+			if (left == 0) {
+				err = truncated(u);
+				break;
+			}
+			zs.avail_in = left > UINT32_MAX ? UINT32_MAX : (uInt)left;
+		}
+		zs.next_out = u->buf;
+		zs.avail_out = (uInt)u->buf_size;
+		rc = inflate(&zs, Z_NO_FLUSH);
+		u->in_used = (size_t)((const unsigned char *)zs.next_in - src);
+		if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR)
+			err = damaged(u, zs.msg ? zs.msg : "not a deflate stream");
+		else
+			err = flush_chunk(u, u->buf_size - zs.avail_out);
+		if (err || rc != Z_STREAM_END)
+			continue;
+		/* the member ended: another may follow (gzip -c a b > c) */
+		if (u->in_used == n || !sp_is_gzip(src + u->in_used, n - u->in_used))
+			break;
+		inflateReset(&zs);
+	}
+	inflateEnd(&zs);
+	return err;
+}
+
+static const char *xz_error(lzma_ret rc)
+{
+	switch (rc) {
+	case LZMA_FORMAT_ERROR:
+		return "not an xz stream";
+	case LZMA_OPTIONS_ERROR:
+		return "unsupported options";
+	case LZMA_MEMLIMIT_ERROR:
+		return "its dictionary is larger than a quarter of the memory limit";
+	case LZMA_MEM_ERROR:
+		return "out of memory";
+	default:
+		return "corrupt data";
+	}
+}
+
+static sp_error *unpack_xz(unpacker *u, const unsigned char *src, size_t n)
+{
+	lzma_stream ls = LZMA_STREAM_INIT;
+	if (lzma_stream_decoder(&ls, window_limit(u), LZMA_CONCATENATED) != LZMA_OK)
+		return sp_error_new(SP_E_UNSUPPORTED, "%s: cannot start xz decoding", u->path);
+	sp_error *err = NULL;
+	lzma_ret rc = LZMA_OK;
+	ls.next_in = src;
+	ls.avail_in = n;
+	while (!err && rc != LZMA_STREAM_END) {
+		ls.next_out = u->buf;
+		ls.avail_out = u->buf_size;
+		/* the whole file is in: LZMA_FINISH reports a cut stream */
+		rc = lzma_code(&ls, LZMA_FINISH);
+		u->in_used = n - ls.avail_in;
+		if (rc == LZMA_BUF_ERROR && ls.avail_in == 0)
+			err = truncated(u);
+		else if (rc != LZMA_OK && rc != LZMA_STREAM_END)
+			err = damaged(u, xz_error(rc));
+		else
+			err = flush_chunk(u, u->buf_size - ls.avail_out);
+	}
+	lzma_end(&ls);
+	return err;
+}
+
+static sp_error *unpack_zstd(unpacker *u, const unsigned char *src, size_t n)
+{
+	ZSTD_DStream *zd = ZSTD_createDStream();
+	int log = 10; /* ZSTD_WINDOWLOG_ABSOLUTEMIN */
+	while (log < 27 && ((size_t)1 << (log + 1)) <= window_limit(u))
+		log++;
+	if (zd && ZSTD_isError(ZSTD_DCtx_setParameter(zd, ZSTD_d_windowLogMax, log))) {
+		ZSTD_freeDStream(zd);
+		zd = NULL;
+	}
+	if (!zd)
+		return sp_error_new(SP_E_UNSUPPORTED, "%s: cannot start zstd decoding", u->path);
+	sp_error *err = NULL;
+	ZSTD_inBuffer in = {src, n, 0};
+	size_t rc = 1, frame = 0; /* where the frame being read starts */
+	/* rc == 0: a frame ended; stop at the end of the input, after
+	 * concatenated frames */
+	while (!err && !(rc == 0 && in.pos == in.size)) {
+		ZSTD_outBuffer outb = {u->buf, u->buf_size, 0};
+		size_t before = in.pos;
+		rc = ZSTD_decompressStream(zd, &outb, &in);
+		u->in_used = ZSTD_isError(rc) ? frame : in.pos;
+		if (rc == 0)
+			frame = in.pos;
+		if (ZSTD_isError(rc))
+			err = damaged(u, ZSTD_getErrorName(rc));
+		else if (rc != 0 && in.pos == in.size && outb.pos == 0 && before == in.pos)
+			err = truncated(u);
+		else
+			err = flush_chunk(u, outb.pos);
+	}
+	ZSTD_freeDStream(zd);
+	return err;
+}
+
+/* FD (closed here) holds SIZE bytes packed as KIND: a memory file of its
+ * content, or -1 with *ERR. */
+static int unpack(const char *path, int fd, size_t size, packing kind, sp_error **err)
+{
+	void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED) {
+		*err = sp_error_new(SP_E_IO, "%s: cannot map: %s", path, strerror(errno));
+		return -1;
+	}
+	unpacker u = {.path = path, .kind = kind, .buf_size = CHUNK};
+	u.limit = sp_mem_limit() ? sp_mem_limit() : SIZE_MAX;
+	u.out = memfd_create("symprof-object", MFD_CLOEXEC);
+	if (u.out < 0) {
+		*err = sp_error_new(SP_E_IO, "%s: cannot make a memory file: %s", path,
+				    strerror(errno));
+	} else {
+		u.buf = sp_xmalloc(u.buf_size);
+		*err = kind == GZIP ? unpack_gzip(&u, map, size)
+		       : kind == XZ ? unpack_xz(&u, map, size)
+				    : unpack_zstd(&u, map, size);
+		free(u.buf);
+	}
+	munmap(map, size);
+	if (*err) {
+		if (u.out >= 0)
+			close(u.out);
+		return -1;
+	}
+	return u.out;
+}
+
+int sp_object_fd(const char *path, sp_error **err)
+{
+	*err = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		*err = sp_error_new(errno == ENOENT ? SP_E_NOT_FOUND : SP_E_IO, "%s: %s", path,
+				    strerror(errno));
+		return -1;
+	}
+	unsigned char magic[6];
+	ssize_t got = pread(fd, magic, sizeof(magic), 0);
+	packing kind = got > 0 ? packing_of(magic, (size_t)got) : RAW_FILE;
+	struct stat st;
+	if (kind == RAW_FILE || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+		return fd;
+	return unpack(path, fd, (size_t)st.st_size, kind, err);
+}
