@@ -601,7 +601,7 @@ static const char *unwind_one(sp_unwinder *u, size_t i)
 		SP_PUSH(u->chain, u->n_chain, u->cap_chain, s->ip);
 		return "no SP or IP among the registers";
 	}
-	u->stack = (const uint8_t *)u->c->bytes.data + s->stack.off;
+	u->stack = sp_capture_stack(u->c, s);
 	u->stack_len = s->stack.len;
 
 	uproc *p = u->cur;
