@@ -53,6 +53,10 @@
 #define PIPE_HEADER_SIZE 16
 #define ATTR_SIZE_VER0 64
 #define SECTION_SIZE 16
+/* a mapped file's pages are dropped this many bytes at a time at least (a
+ * round of perf's is often a few hundred KiB; each drop is a system call
+ * and a TLB flush) */
+#define DROP_MIN (4u << 20)
 /* the most read at once from an input of unknown size */
 #define READ_LIMIT (1 << 30)
 
@@ -924,8 +928,8 @@ static void drop_read(pd *d)
 		return;
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 	uint64_t to = d->at / page * page;
-	if (to > d->dropped && madvise(d->map + d->dropped, (size_t)(to - d->dropped),
-				       MADV_DONTNEED) == 0)
+	if (to >= d->dropped + DROP_MIN &&
+	    madvise(d->map + d->dropped, (size_t)(to - d->dropped), MADV_DONTNEED) == 0)
 		d->dropped = to;
 }
 
