@@ -11,7 +11,9 @@
  *               feature, then the kernel's records.
  *
  * The file is read as a stream: the header, the attrs and the feature
- * sections first (file mode), then the records one at a time.  Records
+ * sections first (file mode), then the records one at a time.  A regular
+ * file is mapped instead of read (sp_perf_read_capture_file), and the stack
+ * copies of its samples are left there for the unwinder.  Records
  * fill an sp_capture (profile/capture.h): events, per-process maps (MMAP,
  * MMAP2 with or without a build id), thread names (COMM, exec), FORK,
  * SAMPLE (IP, TID, TIME, PERIOD, CALLCHAIN, user registers and stack copy
