@@ -74,8 +74,9 @@ sp_error *sp_perf_read(const char *name, const uint8_t *data, size_t len, sp_pro
 
 /* True when DATA starts with perf.data's magic, in either byte order. */
 bool sp_perf_is_perf_data(const uint8_t *data, size_t len);
-/* sp_perf_read from a stream F (not closed): a regular file is read with
- * seeks, a pipe in one pass; only one record at a time is held in memory.
+/* sp_perf_read from a stream F (not closed): a regular file is mapped (its
+ * pages dropped as rounds are done; read with seeks when it cannot be), a
+ * pipe read in one pass; only one record at a time is held in memory.
  * HEAD (may be NULL) holds the N_HEAD bytes already read from F, which is
  * positioned after them (the magic, read to detect the format: a pipe
  * cannot go back); without HEAD, F is at the start.  PATH names F in

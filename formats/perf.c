@@ -11,7 +11,9 @@
  *               feature, then the kernel's records.
  *
  * The file is read as a stream: the header, the attrs and the feature
- * sections first (file mode), then the records one at a time.  Records
+ * sections first (file mode), then the records one at a time.  A regular
+ * file is mapped instead of read (sp_perf_read_capture_file), and the stack
+ * copies of its samples are left there for the unwinder.  Records
  * fill an sp_capture (profile/capture.h): events, per-process maps (MMAP,
  * MMAP2 with or without a build id), thread names (COMM, exec), FORK,
  * SAMPLE (IP, TID, TIME, PERIOD, CALLCHAIN, user registers and stack copy
@@ -43,7 +45,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zstd.h>
 
 #define MAGIC "PERFILE2"
@@ -51,6 +55,12 @@
 #define PIPE_HEADER_SIZE 16
 #define ATTR_SIZE_VER0 64
 #define SECTION_SIZE 16
+/* a mapped file's pages are dropped this many bytes at a time at least (a
+ * round of perf's is often a few hundred KiB; each drop is a system call
+ * and a TLB flush) */
+#define DROP_MIN (4u << 20)
+/* records ahead of the one read whose ends are prefetched (records()) */
+#define PREFETCH_RECORDS 3
 /* the most read at once from an input of unknown size */
 #define READ_LIMIT (1 << 30)
 
@@ -93,8 +103,11 @@ typedef struct {
 
 typedef struct {
 	const char *name;
-	const uint8_t *mem; /* memory input, or */
+	const uint8_t *mem; /* memory input (the caller's, or MAP), or */
 	FILE *f;            /* a stream */
+	uint8_t *map;       /* a regular file mapped whole (len bytes), or NULL */
+	uint64_t dropped;   /* MAP's bytes before this left memory */
+	uint64_t at;        /* offset of the record being read */
 	const uint8_t *head; /* the stream's first N_HEAD bytes, already read from F */
 	size_t n_head;
 	uint64_t len;       /* bytes available (UINT64_MAX: unknown, a pipe) */
@@ -898,15 +911,37 @@ static sp_error *rec_sample(pd *d, cur *k, uint16_t misc)
 		for (size_t i = 0; i < nr; i++)
 			d->chain[i] = rd64(d, k->p + chain_at + 8 * i);
 	}
-	sp_capture_add_sample(d->c, &s, d->chain, (size_t)nr, regs, regs_len, stack, stack_len);
+	/* a mapped file's stack bytes stay where they are: an unwind reads a
+	 * few hundred of a copy's 4 or 8 KiB (decompressed records go away) */
+	bool borrow = d->map && !d->z.inside;
+	sp_capture_add_sample(d->c, &s, d->chain, (size_t)nr, regs, regs_len, borrow ? NULL : stack,
+			      borrow ? 0 : stack_len);
+	if (borrow)
+		sp_capture_borrow_stack(d->c, stack, stack_len);
 	return NULL;
+}
+
+/* The mapped file's pages before the record being read hold nothing the
+ * samples read so far still need once a round is done, so they leave
+ * memory: peak RSS follows a round, not the file.  (MADV_DONTNEED on a
+ * private mapping that was never written only drops page-table entries:
+ * the bytes stay readable, from the page cache.) */
+static void drop_read(pd *d)
+{
+	if (!d->map)
+		return;
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t to = d->at / page * page;
+	if (to >= d->dropped + DROP_MIN &&
+	    madvise(d->map + d->dropped, (size_t)(to - d->dropped), MADV_DONTNEED) == 0)
+		d->dropped = to;
 }
 
 static sp_error *round_done(pd *d)
 {
-	if (d->on_round)
-		return d->on_round(d->c, d->arg);
-	return NULL;
+	sp_error *e = d->on_round ? d->on_round(d->c, d->arg) : NULL;
+	drop_read(d);
+	return e;
 }
 
 /* Pipe mode: {attr; u64 ids[]} up to the end of the record. */
@@ -1149,6 +1184,16 @@ static sp_error *records(pd *d, uint64_t off, uint64_t end)
 			return e;
 		uint16_t size = rd16(d, q + 6);
 		uint32_t type = rd32(d, q);
+		/* From a mapped file, the last bytes of this record and of the
+		 * next few are asked for early: a sample's stack dyn_size is at
+		 * its end (the next header right after), 4 or 8 KiB past what
+		 * was read, on a page of its own that no hardware prefetch
+		 * reaches.  The next records are guessed to be of this one's
+		 * size, as a recording's samples mostly are (a wrong guess
+		 * costs a useless fetch). */
+		if (d->map)
+			for (uint64_t k = 1; k <= PREFETCH_RECORDS && off + k * size <= d->len; k++)
+				__builtin_prefetch(d->mem + off + k * size - 8);
 		/* (perf's own records, features for one, need not be 8-aligned) */
 		if (size < 8)
 			return small_record(d, off, type, size);
@@ -1160,6 +1205,7 @@ static sp_error *records(pd *d, uint64_t off, uint64_t end)
 			return e;
 		cur k = mkcur(d, q, size, off, "record");
 		uint64_t extra = 0;
+		d->at = off;
 		if ((e = record(d, &k, &extra)))
 			return e;
 		off += size;
@@ -1178,6 +1224,7 @@ static sp_error *records(pd *d, uint64_t off, uint64_t end)
 		}
 	}
 	sp_error *e = z_end(d);
+	d->at = off;
 	return e ? e : round_done(d);
 }
 
@@ -1285,12 +1332,16 @@ static void pd_free(pd *d)
 	sp_u64map_free(&d->id_event);
 	ZSTD_freeDCtx(d->z.dctx);
 	free(d->z.buf);
+	if (d->map)
+		munmap(d->map, (size_t)d->len);
 }
 
 static sp_error *read_capture(pd *d, sp_capture **out)
 {
 	d->c = sp_capture_new();
 	sp_error *e = parse(d);
+	if (!e)
+		sp_capture_own_stacks(d->c); /* the samples ON_ROUND left */
 	pd_free(d);
 	if (e) {
 		sp_capture_free(d->c);
@@ -1323,6 +1374,17 @@ sp_error *sp_perf_read_capture_file(const char *path, FILE *f, const uint8_t *he
 		d.len = (uint64_t)st.st_size;
 	if (d.len != UINT64_MAX && d.len < 8)
 		return sp_error_new(SP_E_UNRECOGNIZED, "%s: not perf.data", path);
+	/* A regular file is mapped rather than read: reading copies every
+	 * byte, and most of a --call-graph dwarf file is stack copies an
+	 * unwind reads a few words of.  Pages are dropped as rounds end
+	 * (drop_read).  The stream remains for pipes, and where mapping fails. */
+	if (d.len != UINT64_MAX && d.len <= SIZE_MAX) {
+		void *m = mmap(NULL, (size_t)d.len, PROT_READ, MAP_PRIVATE, fileno(f), 0);
+		if (m != MAP_FAILED) {
+			d.map = m;
+			d.mem = m;
+		}
+	}
 	return read_capture(&d, out);
 }
 

@@ -206,10 +206,30 @@ void sp_capture_add_sample(sp_capture *c, const sp_capture_sample *s, const uint
 	if (regs_len)
 		sp_buf_append(&c->bytes, regs, regs_len);
 	copy.stack = (sp_capture_range){c->bytes.len, stack_len};
+	copy.stack_ref = NULL;
 	if (stack_len)
 		sp_buf_append(&c->bytes, stack, stack_len);
 	SP_PUSH(c->samples, c->n_samples, c->cap_samples, copy);
 	c->total_samples++;
+}
+
+void sp_capture_borrow_stack(sp_capture *c, const void *stack, size_t len)
+{
+	sp_capture_sample *s = &c->samples[c->n_samples - 1];
+	s->stack = (sp_capture_range){0, len};
+	s->stack_ref = len ? stack : NULL;
+}
+
+void sp_capture_own_stacks(sp_capture *c)
+{
+	for (size_t i = 0; i < c->n_samples; i++) {
+		sp_capture_sample *s = &c->samples[i];
+		if (!s->stack_ref)
+			continue;
+		s->stack.off = c->bytes.len;
+		sp_buf_append(&c->bytes, s->stack_ref, s->stack.len);
+		s->stack_ref = NULL;
+	}
 }
 
 void sp_capture_set_chain(sp_capture *c, size_t i, const uint64_t *chain, size_t n)

@@ -101,6 +101,9 @@ typedef struct {
 	uint64_t regs_abi;        /* 0 when no user registers were recorded */
 	sp_capture_range regs;    /* u64 registers in ascending mask bit order */
 	sp_capture_range stack;   /* the valid bytes of the user stack copy */
+	const uint8_t *stack_ref; /* NULL: the stack copy is in bytes at stack.off;
+				     else its stack.len bytes are here, borrowed
+				     from the reader (sp_capture_borrow_stack) */
 } sp_capture_sample;
 
 typedef struct {
@@ -170,6 +173,21 @@ void sp_capture_add_build_id(sp_capture *c, int64_t pid, const char *path, const
 void sp_capture_add_sample(sp_capture *c, const sp_capture_sample *s, const uint64_t *chain,
 			   size_t n, const void *regs, size_t regs_len, const void *stack,
 			   size_t stack_len);
+/* Makes the last sample added refer to the LEN bytes at STACK as its user
+ * stack copy instead of holding a copy: a reader that keeps the input
+ * mapped saves copying the bytes no unwinder reads.  The caller keeps
+ * them valid and unchanged until the samples are cleared or
+ * sp_capture_own_stacks is called. */
+void sp_capture_borrow_stack(sp_capture *c, const void *stack, size_t len);
+/* Copies every borrowed stack of the samples held into the capture's
+ * bytes (before the memory they were borrowed from goes away). */
+void sp_capture_own_stacks(sp_capture *c);
+/* The bytes of sample S's stack copy (stack.len of them; borrowed until
+ * the samples are cleared or more are added). */
+static inline const uint8_t *sp_capture_stack(const sp_capture *c, const sp_capture_sample *s)
+{
+	return s->stack_ref ? s->stack_ref : (const uint8_t *)c->bytes.data + s->stack.off;
+}
 /* Replaces the callchain of sample I with CHAIN (N entries, copied; may
  * alias nothing of C's): an unwinder's answer for a sample that carried
  * registers and a stack copy.  The old entries stay until the samples are

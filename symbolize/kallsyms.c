@@ -162,7 +162,13 @@ sp_error *sp_kallsyms_load(const char *path, sp_kallsyms **out)
 				    "%s: every text symbol is at address 0 (copied with kptr_restrict set; copy it as root)",
 				    path);
 	}
-	if (k->n)
+	/* /proc/kallsyms lists its symbols by address, so a copy is sorted
+	 * already as a rule (then the sort would change nothing: ties keep
+	 * their file order, seq) and is checked rather than sorted */
+	bool sorted = true;
+	for (size_t i = 1; i < k->n && sorted; i++)
+		sorted = k->v[i - 1].addr <= k->v[i].addr;
+	if (!sorted)
 		qsort(k->v, k->n, sizeof(*k->v), cmp_ksym);
 	/* Aliases: of the symbols at one address the first in the file names
 	 * it, so the others go, and a lookup is one binary search. */

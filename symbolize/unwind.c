@@ -45,6 +45,9 @@
  * dropped when full), and how many with the same pc and sp a sample tries. */
 #define MEMO_BYTES (16u << 20)
 #define MEMO_TRIES 8
+/* The stack copy bytes prefetched for the sample this many ahead. */
+#define PREFETCH_AHEAD 4
+#define PREFETCH_BYTES 256
 /* Registers an unwind may depend on, as a mask of DWARF numbers 0..16. */
 #define ALL_REGS 0x1ffffu
 #define REG_BIT(r) (1u << (r))
@@ -602,7 +605,7 @@ static const char *unwind_one(sp_unwinder *u, size_t i)
 		SP_PUSH(u->chain, u->n_chain, u->cap_chain, s->ip);
 		return "no SP or IP among the registers";
 	}
-	u->stack = (const uint8_t *)u->c->bytes.data + s->stack.off;
+	u->stack = sp_capture_stack(u->c, s);
 	u->stack_len = s->stack.len;
 
 	uproc *p = u->cur;
@@ -653,6 +656,18 @@ static const char *unwind_one(sp_unwinder *u, size_t i)
 
 /* -- the unwinder ------------------------------------------------------------------ */
 
+/* Asks for the first bytes of sample S's stack copy, which a reused unwind
+ * compares a few words of: left in a mapped perf.data file (or copied long
+ * before), they are in no cache by now. */
+static void prefetch_stack(const sp_capture *c, const sp_capture_sample *s)
+{
+	if (!s->stack.len)
+		return;
+	const uint8_t *p = sp_capture_stack(c, s);
+	for (size_t at = 0; at < s->stack.len && at < PREFETCH_BYTES; at += 64)
+		__builtin_prefetch(p + at);
+}
+
 sp_unwinder *sp_unwinder_new(sp_symbolizer *s)
 {
 	sp_unwinder *u = sp_xcalloc(1, sizeof(*u));
@@ -665,6 +680,8 @@ void sp_unwinder_run(sp_unwinder *u, sp_capture *c)
 	u->c = c;
 	for (size_t i = 0; i < c->n_samples; i++) {
 		const sp_capture_sample *s = &c->samples[i];
+		if (i + PREFETCH_AHEAD < c->n_samples)
+			prefetch_stack(c, &c->samples[i + PREFETCH_AHEAD]);
 		if (!s->regs_abi || !s->stack.len || s->pid <= 0)
 			continue;
 		u->report.n_samples++;

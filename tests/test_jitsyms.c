@@ -151,6 +151,21 @@ static void test_kallsyms(void)
 	sp_kallsyms_free(k);
 	free(p);
 
+	/* a copy out of address order is sorted, ties kept in file order */
+	p = write_tmp("kallsyms-unsorted", "ffffffffc0a02000 T mod_b\t[m]\n"
+					   "ffffffff81000000 T _stext\n"
+					   "ffffffffc0a01000 t mod_a\t[m]\n"
+					   "ffffffff81000000 T startup_64\n");
+	err = sp_kallsyms_load(p, &k);
+	TAP_OK(!err && !strcmp(sp_kallsyms_lookup(k, 0xffffffff81000010ULL), "_stext") &&
+		       !strcmp(sp_kallsyms_lookup(k, 0xffffffffc0a01500ULL), "mod_a [m]") &&
+		       !strcmp(sp_kallsyms_lookup(k, 0xffffffffc0a02001ULL), "mod_b [m]"),
+	       "kallsyms out of address order: sorted, the first in the file names an address");
+	sp_error_free(err);
+	if (!err)
+		sp_kallsyms_free(k);
+	free(p);
+
 	static const struct {
 		const char *text, *want;
 	} bad[] = {

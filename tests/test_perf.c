@@ -510,6 +510,19 @@ static const char want[] =
 	"# command: perf record\n"
 	"# lost samples: 3\n";
 
+/* Whether F's perf.data reads to the same profile as P. */
+static void same_from(const char *what, const char *how, FILE *f, const sp_profile *p)
+{
+	sp_profile *q = NULL;
+	sp_error *fe = sp_perf_read_file(what, f, NULL, 0, &q);
+	char *a = p ? render(p) : NULL, *b = q ? render(q) : NULL;
+	TAP_OK(!fe && a && b && !strcmp(a, b), "%s: %s, the same", what, how);
+	free(a);
+	free(b);
+	sp_error_free(fe);
+	sp_profile_free(q);
+}
+
 static void check_encoding(const char *what, uint8_t *data, size_t len)
 {
 	char *want_z = NULL;
@@ -533,20 +546,18 @@ static void check_encoding(const char *what, uint8_t *data, size_t len)
 			   what);
 		free(got);
 	}
-	/* the same bytes streamed from a file give the same profile */
+	/* the same bytes from a file (mapped), and from a stream that is no
+	 * file (no descriptor, so not mapped: records read into a buffer) */
 	FILE *f = tmpfile();
-	if (f && fwrite(data, 1, len, f) == len && fflush(f) == 0 && fseek(f, 0, SEEK_SET) == 0) {
-		sp_profile *q = NULL;
-		sp_error *fe = sp_perf_read_file(what, f, NULL, 0, &q);
-		char *a = p ? render(p) : NULL, *b = q ? render(q) : NULL;
-		TAP_OK(!fe && a && b && !strcmp(a, b), "%s: streamed from a file, the same", what);
-		free(a);
-		free(b);
-		sp_error_free(fe);
-		sp_profile_free(q);
-	}
+	if (f && fwrite(data, 1, len, f) == len && fflush(f) == 0 && fseek(f, 0, SEEK_SET) == 0)
+		same_from(what, "from a file (mapped)", f, p);
 	if (f)
 		fclose(f);
+	f = fmemopen(data, len, "rb");
+	if (f) {
+		same_from(what, "read from a stream", f, p);
+		fclose(f);
+	}
 	free(msg);
 	free(want_z);
 	sp_error_free(e);
@@ -767,6 +778,62 @@ static void profiler_epochs(void)
 	sp_capture_free(c);
 }
 
+/* What a round of a mapped file's samples looked like (stack_samples). */
+typedef struct {
+	const uint8_t *stack; /* the stack copy's valid bytes, 24 */
+	size_t stacks, borrowed, bytes;
+} round_seen;
+
+static sp_error *see_round(sp_capture *c, void *arg)
+{
+	round_seen *r = arg;
+	for (size_t i = 0; i < c->n_samples; i++) {
+		const sp_capture_sample *s = &c->samples[i];
+		if (!s->stack.len)
+			continue;
+		r->stacks++;
+		r->borrowed += s->stack_ref && s->stack.len == 24 &&
+			       !memcmp(sp_capture_stack(c, s), r->stack, 24);
+	}
+	r->bytes += c->bytes.len;
+	sp_capture_clear_samples(c);
+	return NULL;
+}
+
+/* The same records from a regular file, which the reader maps: each
+ * stack copy is borrowed from the mapping while its round is handed over,
+ * and copied into the capture for samples still held when reading ends. */
+static void stack_samples_mapped(const sp_buf *file, const uint8_t *stack)
+{
+	FILE *f = tmpfile();
+	if (!f || fwrite(file->data, 1, file->len, f) != file->len || fflush(f) != 0) {
+		TAP_OK(false, "a temporary file for the mapped reads");
+		if (f)
+			fclose(f);
+		return;
+	}
+	round_seen r = {.stack = stack};
+	sp_capture *c = NULL;
+	rewind(f);
+	sp_error *e = sp_perf_read_capture_file("dwarf", f, NULL, 0, see_round, &r, &c);
+	TAP_OK(!e && r.stacks == 1 && r.borrowed == 1 && r.bytes == 16,
+	       "from a file: the stack copy stays in the mapped file (%zu of %zu), only the "
+	       "16 bytes of registers are copied (%zu)",
+	       r.borrowed, r.stacks, r.bytes);
+	sp_capture_free(c);
+	sp_error_free(e);
+	c = NULL;
+	rewind(f);
+	e = sp_perf_read_capture_file("dwarf", f, NULL, 0, NULL, NULL, &c);
+	const sp_capture_sample *s = !e && c && c->n_samples == 2 ? &c->samples[0] : NULL;
+	TAP_OK(s && !s->stack_ref && s->stack.len == 24 &&
+		       !memcmp(c->bytes.data + s->stack.off, stack, 24),
+	       "from a file: samples left at the end hold copies of their stacks");
+	sp_capture_free(c);
+	sp_error_free(e);
+	fclose(f);
+}
+
 /* --call-graph dwarf samples: the capture keeps the user registers and the
  * valid part (dyn_size) of the stack copy as bytes, for an unwinder. */
 static void stack_samples(void)
@@ -836,6 +903,7 @@ static void stack_samples(void)
 	       "without unwinding, a stack sample keeps its leaf");
 	sp_error_free(e);
 	sp_profile_free(p);
+	stack_samples_mapped(&w.b, stack);
 	sp_buf_free(&w.b);
 }
 
