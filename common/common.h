@@ -93,6 +93,7 @@ size_t sp_mem_default_limit(void);
 /* NAME (borrowed until the next call) is what messages about memory name:
  * the input being read or written. NULL for none. */
 void sp_mem_set_input(const char *name);
+const char *sp_mem_input(void); /* the name set last, or NULL */
 /* "4G", "512M", "65536K", "1048576" (binary units, optional B). */
 bool sp_mem_parse_size(const char *s, size_t *out);
 /* "4 GiB", "256 MiB" or "1000 bytes" into BUF. */
@@ -289,6 +290,11 @@ sp_error *sp_sink_file_new(const char *path, sp_sink **out);
  * safe: SIGINT, SIGTERM, SIGHUP and SIGABRT do the same, then end the
  * process with the signal's default action. */
 void sp_sink_remove_pending(void);
+/* SIGBUS, which a file mapped for reading (a perf.data file, an ELF file
+ * through libelf) raises when it shrinks under the program, becomes an
+ * error naming the input being read (sp_mem_input): the message, the
+ * temporary outputs removed, exit status 1. */
+void sp_catch_bus_error(void);
 /* gzip-compresses into INNER (borrowed; finish/free it after this one). */
 sp_sink *sp_sink_gzip_new(sp_sink *inner);
 

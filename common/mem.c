@@ -139,6 +139,11 @@ void sp_mem_set_input(const char *name)
 	budget.input = name;
 }
 
+const char *sp_mem_input(void)
+{
+	return budget.input;
+}
+
 bool sp_mem_parse_size(const char *s, size_t *out)
 {
 	size_t n = strlen(s), shift = 0;

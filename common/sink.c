@@ -175,6 +175,37 @@ static void install_handlers(void)
 	}
 }
 
+static void say(const char *s)
+{
+	for (size_t n = strlen(s); n > 0;) {
+		ssize_t w = write(STDERR_FILENO, s, n);
+		if (w <= 0)
+			return;
+		s += w;
+		n -= (size_t)w;
+	}
+}
+
+static void on_bus_error(int sig)
+{
+	(void)sig;
+	const char *in = sp_mem_input();
+	say("symprof: ");
+	say(in ? in : "an input");
+	say(": a file being read became shorter under the program (SIGBUS)\n");
+	remove_pending();
+	_exit(1);
+}
+
+void sp_catch_bus_error(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_bus_error;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, NULL);
+}
+
 /* Called with the cleanup signals blocked. */
 static void pending_add(pending_tmp *t)
 {

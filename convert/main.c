@@ -65,5 +65,6 @@ static int run(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	sp_mem_set_limit(sp_mem_default_limit()); /* --max-memory may change it */
+	sp_catch_bus_error();
 	return close_stdout(run(argc, argv));
 }
