@@ -35,8 +35,9 @@ sp_ok $? "every good input is converted, before and after the bad ones" || ls "$
 sp_ok $? "one line per input (ok, or failed with the reason) and a summary" || sp_show_err
 
 # -j: the parent converts the inputs until one has converted, then forks workers that
-# take the rest from a shared counter; whatever the split, the files and the lines (in the
-# inputs' order) are those of one process.
+# take the rest from a shared counter (without -j only when the rest is worth it: not for
+# these small inputs); whatever the split, the files and the lines (in the inputs' order)
+# are those of one process.
 heapprof=$SP_SRCDIR/testdata/profiles/heapprofile-small.heap
 contention=$SP_SRCDIR/testdata/profiles/contention-example.txt
 # each_same NAME J... -- INPUT...: --each -j 1 and then -j J for every J over the inputs:
@@ -55,7 +56,11 @@ each_same()
 	rc1=$rc
 	mv "$tmp/err" "$tmp/$name.err1"
 	for j in $js; do
-		sp_run symprof convert -q --each -j "$j" -o "$tmp/$name-$j" "$@"
+		if [ "$j" = default ]; then # without -j: the CPUs, workers only when worth it
+			sp_run symprof convert -q --each -o "$tmp/$name-$j" "$@"
+		else
+			sp_run symprof convert -q --each -j "$j" -o "$tmp/$name-$j" "$@"
+		fi
 		[ "$rc" -eq "$rc1" ] && sed "s|$tmp/$name-$j|$tmp/$name-1|g" "$tmp/err" | cmp -s - "$tmp/$name.err1" &&
 			diff -r "$tmp/$name-1" "$tmp/$name-$j" >/dev/null
 		sp_ok $? "$name: -j $j gives -j 1's exit status ($rc1), lines and files" || {
@@ -65,7 +70,7 @@ each_same()
 	done
 }
 set -- "$tmp/bad.heap" "$heap" "$tmp/missing.heap" "$cpu" "$heapprof" "$contention"
-each_same mixed 2 4 -- "$@"
+each_same mixed 2 4 default -- "$@"
 [ "$rc1" -eq 1 ] && [ "$(wc -l <"$tmp/mixed.err1")" -eq 7 ] && [ "$(ls "$tmp/mixed-1" | wc -l)" -eq 4 ] &&
 	[ "$(tail -n 1 "$tmp/mixed.err1")" = "symprof convert: 4 of 6 inputs converted into $tmp/mixed-1, 2 failed" ]
 sp_ok $? "mixed: -j 1 exits 1, converts the four good inputs and says so" || sed 's/^/#   /' "$tmp/mixed.err1"
@@ -94,7 +99,7 @@ while [ "$k" -le 14 ]; do
 	set -- "$@" "$tmp/stacks$k.txt"
 	k=$((k + 1))
 done
-each_same fixture 2 4 -- "$@"
+each_same fixture 2 4 default -- "$@"
 [ "$rc1" -eq 1 ] && [ "$(grep -c ': ok -> ' "$tmp/fixture.err1")" -eq 10 ] &&
 	[ "$(grep -c ': failed: ' "$tmp/fixture.err1")" -eq 4 ] &&
 	sp_symprof convert --format folded "$tmp/fixture-1/stacks14.txt.pb.gz" >"$tmp/f14" 2>/dev/null &&
