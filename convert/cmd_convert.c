@@ -412,6 +412,7 @@ static void start_workers(emit_ctx *e, int first, int nw)
 	 * (the gzip sink's has ended with its output) */
 	fflush(stdout);
 	fflush(stderr);
+	pid_t parent = getpid();
 	for (int k = 0; k < nw; k++) {
 		int p[2];
 		if (pipe(p) != 0) {
@@ -437,8 +438,8 @@ static void start_workers(emit_ctx *e, int first, int nw)
 			/* a parent that is gone cannot report: the worker stops, its
 			 * temporary output removed by the signal's handler */
 			prctl(PR_SET_PDEATHSIG, SIGTERM);
-			if (getppid() == 1)
-				_exit(1);
+			if (getppid() != parent)
+				_exit(1); /* it was gone before prctl */
 			/* whole lines, so that the workers' summaries do not mix mid-line */
 			setvbuf(stderr, NULL, _IOLBF, 0);
 			return;
