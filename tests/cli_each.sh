@@ -112,6 +112,31 @@ each_same bad-first 2 -- "$tmp/bad.heap" "$@"
 each_same few 8 -- "$tmp/stacks1.txt" "$tmp/stacks2.txt" "$tmp/stacks4.txt"
 each_same two 4 -- "$tmp/stacks1.txt" "$tmp/bad.heap"
 
+# A worker dies with its parent: the parent killed while a worker waits to open an input
+# that is a FIFO leaves no reader of it behind (a writer's open then blocks until the
+# timeout).
+if command -v mkfifo >/dev/null 2>&1 && command -v timeout >/dev/null 2>&1; then
+	mkfifo "$tmp/slow.txt"
+	# (not through sp_symprof, so that $! is symprof's own pid)
+	"$SYMPROF" convert -q --each -j 2 -o "$tmp/orphan" "$tmp/stacks1.txt" "$tmp/slow.txt" \
+		"$tmp/stacks2.txt" >/dev/null 2>&1 &
+	pid=$!
+	k=0
+	while [ ! -s "$tmp/orphan/stacks1.txt.pb.gz" ] && [ "$k" -lt 300 ]; do
+		sleep 0.1
+		k=$((k + 1))
+	done
+	sleep 1
+	kill -TERM "$pid"
+	wait "$pid"
+	st=$?
+	timeout 5 sh -c 'echo >"$1"' sh "$tmp/slow.txt"
+	[ $? -eq 124 ] && [ "$st" -eq 143 ] && [ ! -e "$tmp/orphan/slow.txt.pb.gz" ]
+	sp_ok $? "the parent killed (status $st): its worker waiting for a FIFO is gone"
+else
+	sp_skip "no mkfifo or timeout"
+fi
+
 sp_run symprof convert -q --each -j 3 -o "$tmp/j3" "$heap" "$cpu" "$heapprof" "$contention"
 [ "$rc" -eq 0 ] && [ "$(tail -n 1 "$tmp/err")" = "symprof convert: 4 of 4 inputs converted into $tmp/j3, 0 failed" ]
 sp_ok $? "-j 3, every input good: exit 0 and the summary" || sp_show_err
