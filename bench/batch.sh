@@ -1,27 +1,36 @@
 #!/bin/sh
 # batch.sh — the batch-conversion benchmark: N heap dumps of the fixture program
 # (testdata/fixture) converted to pprof by one `symprof convert --each` run versus N
-# separate `symprof convert` runs.
+# separate `symprof convert` runs; with -J, `--each -j 1` versus `--each -j JOBS`.
 #
-#   bench/batch.sh [-n DUMPS] [-r RUNS] [-w WORKDIR]
+#   bench/batch.sh [-n DUMPS] [-r RUNS] [-w WORKDIR] [-J [-j JOBS] [-s SAMPLES]]
 #
 # The fixture is built into WORKDIR/fix and run DUMPS times (default 50) under
 # libtcmalloc's heap profiler, each run one real dump (PIE, so every dump has its own
 # load addresses).  Both ways are timed RUNS times (default 3), interleaved, and the
 # medians of the wall times and their ratio are printed.  The target is a ratio of at
 # most 1/10: --each opens the ELF files and reads their debug info once for the batch.
-# --each -j $(nproc) is timed too, and its outputs compared with -j 1's: each process
-# of -j reads the debug info again, so on small dumps it costs more than it saves.
+# --each -j $(nproc) is timed too, and its outputs compared with -j 1's.
+# -J: --each -j 1, --each -j JOBS (default 2) and --each of the first dump alone (what
+# -j cannot share out: start, warm-up, one dump), interleaved; medians of wall and
+# user+system CPU seconds, the ratio -j 1 / -j JOBS, and the bound on it that the first
+# dump sets, T1 / (F + (T1 - F) / JOBS).  -s SAMPLES: the same over larger dumps too,
+# each dump grown by bench/heapgrow.py with SAMPLES samples (WORKDIR/big).  BEFORE names
+# another symprof whose --each -j JOBS is timed alongside.  The outputs of every -j are
+# compared with -j 1's.
 # SYMPROF names the symprof binary (default: ./symprof); `make bench-batch` runs it.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-n=50 runs=3 work=/tmp/symprof-bench-batch
-while getopts n:r:w: o; do
+n=50 runs=3 work=/tmp/symprof-bench-batch mode=separate jobs_j=2 samples=
+while getopts n:r:w:Jj:s: o; do
 	case $o in
 	n) n=$OPTARG ;;
 	r) runs=$OPTARG ;;
 	w) work=$OPTARG ;;
-	*) sed -n '2,13p' "$0" >&2; exit 2 ;;
+	J) mode=jobs ;;
+	j) jobs_j=$OPTARG ;;
+	s) samples=$OPTARG ;;
+	*) sed -n '2,24p' "$0" >&2; exit 2 ;;
 	esac
 done
 : "${SYMPROF:=./symprof}"
@@ -39,6 +48,7 @@ while [ "$i" -le "$n" ]; do
 	i=$((i + 1))
 done
 set -- "$work"/dumps/dump*.heap
+[ "$mode" = jobs ] && exec sh "$here/batch-jobs.sh" "$work" "$runs" "$jobs_j" "$samples" "$@"
 
 now() { date +%s.%N; }
 each_run()

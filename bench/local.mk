@@ -7,9 +7,10 @@ BENCH_ARGS =
 bench: symprof$(EXEEXT)
 	SYMPROF=$(abs_top_builddir)/symprof$(EXEEXT) $(SHELL) $(top_srcdir)/bench/run.sh $(BENCH_ARGS)
 .PHONY: bench
-# batch conversion: 50 heap dumps, one --each run vs 50 runs (bench/batch.sh)
-#   make bench-batch [BENCH_BATCH_ARGS='-n 50 -r 3']
-EXTRA_DIST += bench/batch.sh
+# batch conversion: 50 heap dumps, one --each run vs 50 runs (bench/batch.sh);
+# -J: --each -j 1 vs -j 2, -s 1000: also over dumps grown by 1000 samples each
+#   make bench-batch [BENCH_BATCH_ARGS='-n 50 -r 3'] [BENCH_BATCH_ARGS='-J -r 5 -s 1000']
+EXTRA_DIST += bench/batch.sh bench/batch-jobs.sh bench/heapgrow.py
 BENCH_BATCH_ARGS =
 bench-batch: symprof$(EXEEXT)
 	SYMPROF=$(abs_top_builddir)/symprof$(EXEEXT) $(SHELL) $(top_srcdir)/bench/batch.sh $(BENCH_BATCH_ARGS)

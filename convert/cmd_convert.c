@@ -5,11 +5,17 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 
@@ -89,7 +95,7 @@ typedef struct {
 	const char *base;
 	bool diff_base;
 	double min_resolved; /* --min-resolved PERCENT; < 0: not given */
-	int jobs;            /* -j N; 0: not given (one process) */
+	int jobs;            /* -j N; 0: not given (the CPUs, when worth it) */
 	sp_report_options report;
 	unsigned long given; /* bit i: format_options[i] was given */
 } convert_opts;
@@ -172,7 +178,9 @@ static void usage(FILE *f)
 		"  --each                convert every input on its own into -o DIR (created if\n"
 		"                        missing); go on past bad inputs; a line per input\n"
 		"  -j, --jobs N          with --each, N inputs converted at once by N processes\n"
-		"                        (default 1); the same output files as -j 1\n"
+		"                        started once the first input has converted (default:\n"
+		"                        the CPUs, when the inputs left are worth it); the\n"
+		"                        same output files as -j 1\n"
 		"  --sample-index I      value column: a type name or a number (default: the\n"
 		"                        default sample type, else the last column; folded\n"
 		"                        stacks of CPU profiles and perf.data: samples/count,\n"
@@ -254,10 +262,17 @@ typedef struct {
 	char **inputs;
 	int n_ok, n_failed; /* with --each */
 	bool below_min;     /* an output had fewer frames resolved than --min-resolved */
-	/* a worker of --each -j: its inputs' numbers on the command line, and
-	 * where their lines go (framed, see each_done); -1 otherwise */
-	const int *number;
-	int report_fd;
+	/* --each -j N (each_next) */
+	int jobs, n_inputs;
+	bool jobs_paced;    /* -j not given: workers only when worth it */
+	double cpu_prev;    /* CPU seconds at the previous input's end */
+	int ok_prev;        /* n_ok then */
+	_Atomic int *take;  /* shared with the workers: the next input to take */
+	struct worker *workers; /* the workers started, in the parent */
+	int nw;
+	int first;          /* the first input the workers took */
+	int report_fd;      /* in a worker: where its lines go (framed, see
+			       each_done); -1 otherwise */
 } emit_ctx;
 
 /* The share of frames that resolved (have a function), each frame weighted
@@ -320,7 +335,8 @@ typedef struct {
 } each_frame;
 
 /* --each: one line per input, "IN: ok -> OUT" or "IN: failed: REASON";
- * a worker of -j sends it to the parent, which prints them in order. */
+ * a worker of -j sends it to the parent, which prints the lines in the
+ * inputs' order. */
 static void each_done(void *ctx, int input, const sp_error *err)
 {
 	emit_ctx *e = ctx;
@@ -344,7 +360,7 @@ static void each_done(void *ctx, int input, const sp_error *err)
 	if (e->report_fd < 0) {
 		fputs(line, stderr);
 	} else {
-		each_frame h = {e->number[input], !err, (uint32_t)strlen(line)};
+		each_frame h = {input, !err, (uint32_t)strlen(line)};
 		char *frame = sp_xmalloc(sizeof(h) + h.len);
 		memcpy(frame, &h, sizeof(h));
 		memcpy(frame + sizeof(h), line, h.len);
@@ -361,18 +377,149 @@ static void each_done(void *ctx, int input, const sp_error *err)
 	free(line);
 }
 
-/* One worker's stream of frames, as read so far. */
-typedef struct {
+/* One worker's stream of frames, as read and not yet taken apart. */
+typedef struct worker {
 	int fd;
 	pid_t pid;
 	sp_buf in;
+	size_t at; /* in.data[at..] is not taken apart yet */
 } worker;
 
-/* Reads every worker's frames as they come (a full pipe would stall it),
- * until each has closed its end. */
-static void read_workers(worker *w, int nw)
+/* --each -j N: the parent converts inputs itself, in order, until one has
+ * converted: its session is then warm (objects opened, indexes built,
+ * address caches filled).  Then it forks N workers (fewer when fewer
+ * inputs are left, none when one is left), which inherit that session
+ * copy-on-write, and takes no input more itself: each worker takes the
+ * next input not yet taken from a counter they share, so that a slow
+ * input does not leave another worker idle, and sends its line to the
+ * parent (each_done), which prints the lines in the inputs' order as they
+ * come (collect_workers).  Everything an input's conversion depends on is
+ * the input and the options: the output files are those of -j 1. */
+static void start_workers(emit_ctx *e, int first, int nw)
 {
-	struct pollfd *pf = sp_xcalloc((size_t)nw + 1, sizeof(*pf));
+	void *m = mmap(NULL, sizeof(*e->take), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+		       -1, 0);
+	if (m == MAP_FAILED) {
+		fprintf(stderr, "symprof convert: -j: cannot map a shared counter: %s\n",
+			strerror(errno));
+		return;
+	}
+	e->take = m;
+	atomic_init(e->take, first);
+	e->first = first;
+	e->workers = sp_xcalloc((size_t)nw, sizeof(*e->workers));
+	/* nothing buffered is written twice; the session holds no thread now
+	 * (the gzip sink's has ended with its output) */
+	fflush(stdout);
+	fflush(stderr);
+	pid_t parent = getpid();
+	for (int k = 0; k < nw; k++) {
+		int p[2];
+		if (pipe(p) != 0) {
+			fprintf(stderr, "symprof convert: -j: cannot make a pipe: %s\n", strerror(errno));
+			break;
+		}
+		pid_t pid = fork();
+		if (pid < 0) {
+			fprintf(stderr, "symprof convert: -j: cannot start a process: %s\n",
+				strerror(errno));
+			close(p[0]);
+			close(p[1]);
+			break;
+		}
+		if (pid == 0) {
+			for (int j = 0; j < k; j++)
+				close(e->workers[j].fd);
+			free(e->workers);
+			e->workers = NULL;
+			e->nw = 0;
+			close(p[0]);
+			e->report_fd = p[1];
+			/* a parent that is gone cannot report: the worker stops, its
+			 * temporary output removed by the signal's handler */
+			prctl(PR_SET_PDEATHSIG, SIGTERM);
+			if (getppid() != parent)
+				_exit(1); /* it was gone before prctl */
+			/* whole lines, so that the workers' summaries do not mix mid-line */
+			setvbuf(stderr, NULL, _IOLBF, 0);
+			return;
+		}
+		close(p[1]);
+		e->workers[k] = (worker){.fd = p[0], .pid = pid};
+		e->nw = k + 1;
+	}
+}
+
+/* Without -j, workers start only when the inputs left would cost the
+ * parent at least this many CPU seconds at the pace of the last input it
+ * converted: below that, starting, feeding and ending them costs about
+ * what they save (on 50 small heap dumps, about 1 ms each, -j 2 used 10%
+ * more CPU than -j 1 and won no time on a busy machine). */
+#define JOBS_MIN_WORK 0.1
+
+static double cpu_seconds(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static int each_next(void *ctx, int i)
+{
+	emit_ctx *e = ctx;
+	if (e->report_fd < 0) {
+		int rest = e->n_inputs - (i + 1);
+		int nw = e->jobs < rest ? e->jobs : rest;
+		double cpu = cpu_seconds(), took = cpu - e->cpu_prev;
+		/* the input just done converted, and the session was warm for it */
+		bool paced = e->ok_prev > 0 && e->n_ok > e->ok_prev;
+		e->cpu_prev = cpu;
+		e->ok_prev = e->n_ok;
+		if (nw < 2 || !e->n_ok || (e->jobs_paced && !paced))
+			return rest > 0 ? i + 1 : -1;
+		if (e->jobs_paced && took * rest < JOBS_MIN_WORK) {
+			e->jobs = 1; /* not worth it: the parent goes on alone */
+			return i + 1;
+		}
+		start_workers(e, i + 1, nw);
+		if (e->report_fd < 0 && !e->nw) {
+			e->jobs = 1; /* none started: the parent goes on alone */
+			return i + 1;
+		}
+		if (e->report_fd < 0)
+			return -1;
+	}
+	int k = atomic_fetch_add(e->take, 1);
+	return k < e->n_inputs ? k : -1;
+}
+
+/* Takes apart W's complete frames: their lines into LINE, by input. */
+static void take_frames(emit_ctx *e, worker *w, char **line)
+{
+	while (w->in.len - w->at >= sizeof(each_frame)) {
+		each_frame h;
+		memcpy(&h, w->in.data + w->at, sizeof(h));
+		if (h.len > w->in.len - w->at - sizeof(h))
+			return; /* the rest of the line is still to come */
+		if (h.number >= e->first && h.number < e->n_inputs && !line[h.number]) {
+			line[h.number] = sp_xstrndup(w->in.data + w->at + sizeof(h), h.len);
+			*(h.ok ? &e->n_ok : &e->n_failed) += 1;
+		}
+		w->at += sizeof(h) + h.len;
+	}
+}
+
+/* Reads every worker's frames as they come (a full pipe would stall it)
+ * and prints the lines in the inputs' order, each once those before it
+ * are printed; then waits for the workers.  An input whose line never
+ * came (its worker stopped) is said to have failed.  Returns the exit
+ * status. */
+static int collect_workers(emit_ctx *e)
+{
+	int nw = e->nw, n = e->n_inputs, printed = e->first, rc = 0;
+	worker *w = e->workers;
+	char **line = sp_xcalloc((size_t)n, sizeof(*line));
+	struct pollfd *pf = sp_xcalloc((size_t)nw, sizeof(*pf));
 	for (int open_fds = nw; open_fds > 0;) {
 		for (int k = 0; k < nw; k++)
 			pf[k] = (struct pollfd){.fd = w[k].fd, .events = POLLIN};
@@ -388,108 +535,56 @@ static void read_workers(worker *w, int nw)
 			ssize_t r = read(w[k].fd, buf, sizeof(buf));
 			if (r > 0) {
 				sp_buf_append(&w[k].in, buf, (size_t)r);
+				take_frames(e, &w[k], line);
 			} else if (r == 0 || errno != EINTR) {
 				close(w[k].fd);
 				w[k].fd = -1;
 				open_fds--;
 			}
 		}
+		for (; printed < n && line[printed]; printed++)
+			fputs(line[printed], stderr);
 	}
 	free(pf);
-}
-
-/* --each -j N: the inputs dealt to N processes (input i to worker i mod N),
- * each converting its share as a sequential --each would, with its own
- * session; their lines are printed here in the inputs' order.  The
- * outputs are the same files as with -j 1.  Returns the exit status. */
-static int run_workers(const sp_pipeline *pl, emit_ctx *ctx, char **inputs, int n, int jobs)
-{
-	int nw = jobs < n ? jobs : n;
-	worker *w = sp_xcalloc((size_t)nw, sizeof(*w));
-	fflush(stdout);
-	fflush(stderr);
 	for (int k = 0; k < nw; k++) {
-		int p[2];
-		if (pipe(p) != 0) {
-			fprintf(stderr, "symprof convert: -j: cannot make a pipe: %s\n", strerror(errno));
-			nw = k;
-			break;
-		}
-		pid_t pid = fork();
-		if (pid < 0) {
-			fprintf(stderr, "symprof convert: -j: cannot start a process: %s\n",
-				strerror(errno));
-			close(p[0]);
-			close(p[1]);
-			nw = k;
-			break;
-		}
-		if (pid == 0) {
-			for (int j = 0; j < k; j++)
-				close(w[j].fd);
-			free(w);
-			close(p[0]);
-			/* whole lines, so that the workers' summaries do not mix mid-line */
-			setvbuf(stderr, NULL, _IOLBF, 0);
-			int m = (n - k + nw - 1) / nw;
-			char **sub = sp_xcalloc((size_t)m, sizeof(*sub));
-			int *number = sp_xcalloc((size_t)m, sizeof(*number));
-			for (int j = 0; j < m; j++) {
-				number[j] = k + j * nw;
-				sub[j] = inputs[number[j]];
-			}
-			ctx->inputs = sub;
-			ctx->number = number;
-			ctx->report_fd = p[1];
-			sp_pipeline wpl = *pl;
-			int rc = sp_pipeline_run(&wpl, sub, m);
-			free(sub);
-			free(number);
-			exit(rc == 0 && ctx->below_min ? 3 : rc);
-		}
-		close(p[1]);
-		w[k].fd = p[0];
-		w[k].pid = pid;
-	}
-	read_workers(w, nw);
-	char **line = sp_xcalloc((size_t)n, sizeof(*line));
-	int rc = 0;
-	for (int k = 0; k < nw; k++) {
+		if (w[k].fd >= 0)
+			close(w[k].fd);
 		int st = 0;
 		while (waitpid(w[k].pid, &st, 0) < 0 && errno == EINTR)
 			;
 		if (WIFEXITED(st) && WEXITSTATUS(st) == 3)
-			ctx->below_min = true;
+			e->below_min = true;
 		else if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
 			rc = 1;
-		for (size_t at = 0; at + sizeof(each_frame) <= w[k].in.len;) {
-			each_frame h;
-			memcpy(&h, w[k].in.data + at, sizeof(h));
-			at += sizeof(h);
-			if (h.number < 0 || h.number >= n || h.len > w[k].in.len - at)
-				break;
-			free(line[h.number]);
-			line[h.number] = sp_xstrndup(w[k].in.data + at, h.len);
-			at += h.len;
-			*(h.ok ? &ctx->n_ok : &ctx->n_failed) += 1;
-		}
 		sp_buf_free(&w[k].in);
 	}
-	for (int i = 0; i < n; i++) {
-		if (line[i]) {
-			fputs(line[i], stderr);
+	for (; printed < n; printed++) {
+		if (line[printed]) {
+			fputs(line[printed], stderr);
 		} else {
-			/* its worker stopped before reporting it */
 			fprintf(stderr, "symprof convert: %s: failed: its conversion stopped\n",
-				inputs[i]);
-			ctx->n_failed++;
+				e->inputs[printed]);
+			e->n_failed++;
 			rc = 1;
 		}
-		free(line[i]);
 	}
+	for (int i = 0; i < n; i++)
+		free(line[i]);
 	free(line);
 	free(w);
+	e->workers = NULL;
+	munmap(e->take, sizeof(*e->take));
 	return rc;
+}
+
+/* -j's default: the CPUs this process may run on. */
+static int online_cpus(void)
+{
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof(set), &set) != 0)
+		return 1;
+	int n = CPU_COUNT(&set);
+	return n < 1 ? 1 : n > 1024 ? 1024 : n;
 }
 
 /* --each -o DIR: DIR is created when missing. */
@@ -542,6 +637,9 @@ static int run(convert_opts *o, char **inputs, int n_inputs)
 		      .all_frames = o->all_frames,
 		      .report = o->report},
 		.inputs = inputs,
+		.jobs = o->jobs ? o->jobs : online_cpus(),
+		.jobs_paced = !o->jobs,
+		.n_inputs = n_inputs,
 		.report_fd = -1,
 	};
 	if (f == SP_OUT_FOLDED_DIFF && !o->base) {
@@ -558,11 +656,16 @@ static int run(convert_opts *o, char **inputs, int n_inputs)
 		.keep_base = o->diff_base || f == SP_OUT_FOLDED_DIFF || f == SP_OUT_FLAMEGRAPH,
 		.output = emit_output,
 		.input_done = o->each ? each_done : NULL,
+		.next = o->each && ctx.jobs > 1 ? each_next : NULL,
 		.ctx = &ctx,
 	};
-	int rc = o->each && o->jobs > 1 && n_inputs > 1
-			 ? run_workers(&pl, &ctx, inputs, n_inputs, o->jobs)
-			 : sp_pipeline_run(&pl, inputs, n_inputs);
+	int rc = sp_pipeline_run(&pl, inputs, n_inputs);
+	if (ctx.report_fd >= 0) { /* a worker of -j: its lines are sent */
+		close(ctx.report_fd);
+		return rc == 0 && ctx.below_min ? 3 : rc;
+	}
+	if (ctx.nw && collect_workers(&ctx))
+		rc = 1;
 	if (o->each)
 		fprintf(stderr, "symprof convert: %d of %d inputs converted into %s, %d failed\n",
 			ctx.n_ok, n_inputs, o->out, ctx.n_failed);

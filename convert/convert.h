@@ -174,6 +174,11 @@ typedef struct {
 	/* With each, when set: called after every input that was handed to
 	 * output (ERR NULL) or failed (ERR, borrowed; not printed). */
 	void (*input_done)(void *ctx, int input, const sp_error *err);
+	/* With each, when set: the input to convert after input I (-1 at the
+	 * start), or -1 to stop; NULL: every input, in order.  It may fork: a
+	 * child goes on with the session as it is (opened objects, filled
+	 * caches), shared copy-on-write (convert --each -j). */
+	int (*next)(void *ctx, int i);
 	void *ctx;
 } sp_pipeline;
 

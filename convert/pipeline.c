@@ -375,6 +375,14 @@ static int input_failed(const sp_pipeline *pl, int i, sp_error *err)
 	return 1;
 }
 
+/* The input after input I (-1 at the start), -1 when none is left. */
+static int next_input(const sp_pipeline *pl, int i, int n)
+{
+	if (pl->each && pl->next)
+		return pl->next(pl->ctx, i);
+	return i + 1 < n ? i + 1 : -1;
+}
+
 int sp_pipeline_run(const sp_pipeline *pl, char **inputs, int n)
 {
 	sp_symbolizer *s = pl->sym->no_symbolize ? NULL : sp_symbolizer_new(&pl->sym->sym);
@@ -384,11 +392,10 @@ int sp_pipeline_run(const sp_pipeline *pl, char **inputs, int n)
 	sp_profile *base = NULL;
 	sp_pipeline_output out = {0};
 	sp_error *err = load_base(pl, s, us, &base);
-	int rc = 0, i;
+	int rc = 0, i, last = -1;
 	/* an error before the first input is the base's: nothing to go on with */
-	for (i = 0; i < n && (!err || (pl->keep_going && i > 0)); i++) {
-		if (err)
-			rc = input_failed(pl, i - 1, err);
+	for (i = err ? -1 : next_input(pl, -1, n); i >= 0; i = next_input(pl, i, n)) {
+		last = i;
 		sp_symbolize_report r = {0};
 		out = (sp_pipeline_output){.name = input_name(inputs[i]), .input = i};
 		sp_unwinder *u = sp_unwinder_new(us);
@@ -413,13 +420,19 @@ int sp_pipeline_run(const sp_pipeline *pl, char **inputs, int n)
 			free(out.jitdump_note);
 			out.jitdump_note = NULL;
 		}
+		if (err && !pl->keep_going)
+			break;
+		if (err) {
+			rc = input_failed(pl, i, err);
+			err = NULL;
+		}
 	}
 	if (!err && !pl->each)
 		err = merge_and_output(pl, profiles, inputs, n, base, &out);
 	free(out.kallsyms_note);
 	free(out.jitdump_note);
 	if (err)
-		rc = input_failed(pl, pl->each ? i - 1 : -1, err);
+		rc = input_failed(pl, pl->each ? last : -1, err);
 	for (i = 0; i < n; i++)
 		sp_profile_free(profiles[i]);
 	free(profiles);

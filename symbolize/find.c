@@ -54,6 +54,7 @@ struct sp_finder {
 	sp_symbolize_options defaults; /* used when o is NULL */
 	debuginfod_client *dfd;
 	bool dfd_started;  /* debuginfod_begin was called */
+	pid_t dfd_pid;     /* ... by this process */
 	bool dfd_dead;     /* a server failed: do not ask again */
 	bool dfd_denied;   /* the caller said not to ask now */
 	bool cancelled;    /* the current query was abandoned by us */
@@ -215,9 +216,19 @@ static debuginfod_client *finder_debuginfod(sp_finder *f)
 {
 	if (f->o->no_debuginfod || f->dfd_dead || f->dfd_denied)
 		return NULL;
+	if (f->dfd_started && f->dfd_pid != getpid()) {
+		/* a process forked with the session (convert --each -j): the
+		 * client's connections are its parent's too, and are never
+		 * used again; this process asks through a client of its own */
+		if (f->dfd)
+			sp_debuginfod_end(f->dfd);
+		f->dfd = NULL;
+		f->dfd_started = false;
+	}
 	if (!f->dfd_started) {
 		const char *urls = getenv("DEBUGINFOD_URLS");
 		f->dfd_started = true;
+		f->dfd_pid = getpid();
 		if (!urls || !*urls)
 			return NULL;
 		f->dfd = sp_debuginfod_begin();

@@ -43,6 +43,13 @@ sp_run symprof convert -q --each --min-resolved 50 -o "$tmp/each" "$tmp/stacks.t
 [ "$rc" -eq 3 ] && grep -q "^symprof convert: $tmp/stacks.txt: 42.9% of frames resolved" "$tmp/err" &&
 	! grep -q "folded-example.folded: .*% of frames" "$tmp/err" && [ -s "$tmp/each/stacks.txt.pb.gz" ]
 sp_ok $? "--each: the input below the threshold is named, the run exits 3" || sp_show_err
+# -j 2: the first input converts in the parent, the one below the threshold in a worker
+cp "$SP_SRCDIR/testdata/profiles/folded-example.folded" "$tmp/second.folded"
+sp_run symprof convert -q --each -j 2 --min-resolved 50 -o "$tmp/each-j" \
+	"$SP_SRCDIR/testdata/profiles/folded-example.folded" "$tmp/stacks.txt" "$tmp/second.folded"
+[ "$rc" -eq 3 ] && grep -q "^symprof convert: $tmp/stacks.txt: 42.9% of frames resolved" "$tmp/err" &&
+	[ "$(grep -c "% of frames" "$tmp/err")" -eq 1 ] && [ "$(ls "$tmp/each-j" | wc -l)" -eq 3 ]
+sp_ok $? "--each -j 2: an input below the threshold in a worker: exit 3" || sp_show_err
 
 for bad in 101 -1 x; do
 	sp_run symprof convert --min-resolved "$bad" "$tmp/stacks.txt"
