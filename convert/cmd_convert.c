@@ -666,9 +666,16 @@ static int run(convert_opts *o, char **inputs, int n_inputs)
 	}
 	if (ctx.nw && collect_workers(&ctx))
 		rc = 1;
-	if (o->each)
-		fprintf(stderr, "symprof convert: %d of %d inputs converted into %s, %d failed\n",
+	if (o->each) {
+		/* (an error before the first input, e.g. the --base profile's,
+		 * leaves inputs not attempted) */
+		int untried = n_inputs - ctx.n_ok - ctx.n_failed;
+		fprintf(stderr, "symprof convert: %d of %d inputs converted into %s, %d failed",
 			ctx.n_ok, n_inputs, o->out, ctx.n_failed);
+		if (untried > 0)
+			fprintf(stderr, ", %d not attempted", untried);
+		fputc('\n', stderr);
+	}
 	return rc == 0 && ctx.below_min ? 3 : rc;
 }
 

@@ -364,11 +364,12 @@ static sp_error *merge_and_output(const sp_pipeline *pl, sp_profile **profiles, 
 	return err;
 }
 
-/* Input I (-1: the merged profile) failed with ERR: reported through
- * input_done with each, else printed.  Returns 1. */
+/* Input I (-1: the merged profile, or with each the base before any
+ * input) failed with ERR: reported through input_done with each, else
+ * printed.  Returns 1. */
 static int input_failed(const sp_pipeline *pl, int i, sp_error *err)
 {
-	if (!pl->each || !pl->input_done)
+	if (!pl->each || !pl->input_done || i < 0)
 		return sp_cli_fail(err);
 	pl->input_done(pl->ctx, i, err);
 	sp_error_free(err);

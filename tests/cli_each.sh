@@ -156,4 +156,15 @@ sp_run symprof convert -q --each -o "$tmp/bad.heap" "$heap"
 [ "$rc" -eq 2 ] && grep -q "^symprof convert: --each: -o $tmp/bad.heap is not a directory" "$tmp/err"
 sp_ok $? "-o naming a file: usage error" || sp_show_err
 
+# a --base that cannot be read: one error naming it, before any input; nothing attempted
+for j in 1 2; do
+	sp_run symprof convert -q --each -j $j --base "$tmp/no-such-base.heap" -o "$tmp/nobase" \
+		"$heap" "$cpu"
+	[ "$rc" -eq 1 ] && grep -q "^symprof: $tmp/no-such-base.heap: cannot open" "$tmp/err" &&
+		! grep -q "$tmp/nobase: failed" "$tmp/err" &&
+		[ "$(tail -n 1 "$tmp/err")" = "symprof convert: 0 of 2 inputs converted into $tmp/nobase, 0 failed, 2 not attempted" ]
+	sp_ok $? "-j $j, --base unreadable: exit 1, the error names the base, 2 not attempted" ||
+		sp_show_err
+done
+
 sp_done
