@@ -167,7 +167,10 @@ typedef struct sym_ctx {
 	int jobs;            /* -j N; 1 once threads are out of the question */
 	bool threads;        /* jobs 1..N-1 have been started */
 	bool sessions;       /* ... and have sessions of their own */
-	bool no_sessions;    /* a session could not be made: resolution stays here */
+	bool no_sessions;    /* a session could not open FILE: resolution stays here */
+	pthread_mutex_t open_lock; /* held by a job opening FILE in its session */
+	size_t *returned;    /* resolution chunks a job could not run (open_job failed) */
+	size_t n_returned, cap_returned;
 	size_t n_resolved;   /* distinct addresses resolved so far */
 	/* run_block's sort ranges: bounds[r * n_parts + p] is where range r
 	 * starts in part p's misses; range r goes to misses + range_off[r] */
@@ -202,6 +205,7 @@ typedef struct job {
 	sp_named named;
 	pthread_t tid;
 	bool started;
+	bool opened, failed; /* jobs 1..N-1: open_job was run, and failed */
 } job;
 
 /* Writes the N pieces at V (when no error was seen), SINK_IOV at a time. */
@@ -730,7 +734,8 @@ static void resolve_misses(sym_ctx *c, sp_addr_item *m, size_t n)
  * resolved at least JOBS_MIN_RUN distinct addresses, this batch's
  * included (at about 1 us an address, the session opened for a second
  * thread costs 1.5 ms for a stripped Go binary's table, 7 ms for 6.5 MiB
- * of DWARF); before that they are resolved on the command's thread, the
+ * of DWARF, spent on that thread while the command's resolves: open_job);
+ * before that they are resolved on the command's thread, the
  * other phases of a large block still on N.  A block is read in one
  * piece only when it is at least PAR_MIN_BYTES and was ready at once, so
  * a co-process's lines never wait for one: it takes the serial path,
@@ -847,6 +852,7 @@ static void init_jobs(sym_ctx *c)
 	c->n_tables = (unsigned)c->jobs;
 	c->tables = sp_xcalloc(c->n_tables, sizeof(*c->tables));
 	pthread_mutex_init(&c->lock, NULL);
+	pthread_mutex_init(&c->open_lock, NULL);
 	pthread_cond_init(&c->work, NULL);
 	pthread_cond_init(&c->done, NULL);
 }
@@ -861,12 +867,10 @@ static void start_threads(sym_ctx *c)
 	c->threads = true;
 }
 
-/* Makes the sessions of jobs 1..N-1 and opens -e FILE in each, and in
- * the command's session, here, one after the other, while the threads
- * wait between phases: opening may ask debuginfod, whose client library
- * is not to be used from two threads at once (it sets environment
- * variables).  False (and misses are resolved on this thread from then
- * on) when a session cannot have the file. */
+/* Makes the sessions of jobs 1..N-1 and opens -e FILE in the command's
+ * own (the first batch can be a parallel one); each job opens FILE in
+ * its session at its first chunk (open_job), while the command's thread
+ * resolves.  False when misses are to be resolved on this thread only. */
 static bool open_sessions(sym_ctx *c)
 {
 	if (c->no_sessions)
@@ -875,22 +879,31 @@ static bool open_sessions(sym_ctx *c)
 		start_threads(c);
 	for (int k = 1; k < c->jobs; k++)
 		c->job[k].s = sp_symbolizer_new_worker(c->s);
-	/* the command's own too: the first batch can be a parallel one */
 	sp_error_free(c->obj ? sp_object_open(c->obj) : NULL);
-	for (int k = 1; k < c->jobs && c->obj; k++) {
-		job *j = &c->job[k];
+	c->sessions = true;
+	return true;
+}
+
+/* Opens -e FILE in job J's session, one job at a time: opening may ask
+ * debuginfod, whose client library is not to be used from two threads at
+ * once (it sets environment variables), and the command's session opened
+ * its file before the threads resolve.  False when the session cannot
+ * have the file (then J resolves nothing). */
+static bool open_job(sym_ctx *c, job *j)
+{
+	pthread_mutex_lock(&c->open_lock);
+	j->opened = true;
+	if (c->obj) {
 		sp_error *e = sp_symbolizer_object(j->s, c->obj_path, NULL, &j->obj);
 		if (!e)
 			e = sp_object_open(j->obj);
-		if (e && !j->obj) {
-			sp_error_free(e);
-			c->no_sessions = true;
-			return false;
-		}
-		sp_error_free(e); /* cached: the object's addresses stay unknown, as in c->s */
+		/* an error with the object made is cached: its addresses stay
+		 * unknown, as in the command's session */
+		j->failed = e && !j->obj;
+		sp_error_free(e);
 	}
-	c->sessions = true;
-	return true;
+	pthread_mutex_unlock(&c->open_lock);
+	return !j->failed;
 }
 
 static void free_jobs(sym_ctx *c)
@@ -916,6 +929,7 @@ static void free_jobs(sym_ctx *c)
 	pthread_cond_destroy(&c->done);
 	pthread_cond_destroy(&c->work);
 	pthread_mutex_destroy(&c->lock);
+	pthread_mutex_destroy(&c->open_lock);
 }
 
 /* Cuts the sorted misses M[0..n) into chunks of about JOB_CHUNK at
@@ -936,6 +950,12 @@ static void cut_chunks(sym_ctx *c, const sp_addr_item *m, size_t n)
 
 static void task_resolve(sym_ctx *c, job *j, size_t t)
 {
+	if (j->index && ((!j->opened && !open_job(c, j)) || j->failed)) {
+		pthread_mutex_lock(&c->lock); /* for the command's thread, after the phase */
+		SP_PUSH(c->returned, c->n_returned, c->cap_returned, t);
+		pthread_mutex_unlock(&c->lock);
+		return;
+	}
 	const sp_addr_item *m = c->misses;
 	size_t b = c->chunks[t + 1];
 	for (size_t i = c->chunks[t], end; i < b; i = end) {
@@ -961,11 +981,19 @@ static bool resolve_parallel(sym_ctx *c, sp_addr_item *m, size_t n, size_t disti
 	c->n_resolved += distinct;
 	if (distinct < JOBS_MIN_BATCH || c->n_resolved < JOBS_MIN_RUN)
 		return false;
-	if (!c->sessions && !open_sessions(c))
+	if (c->no_sessions || (!c->sessions && !open_sessions(c)))
 		return false;
 	share_cache(c, true);
 	cut_chunks(c, m, n);
+	c->n_returned = 0;
 	run_phase(c, task_resolve, c->n_chunks);
+	if (c->n_returned) {
+		/* a job could not open FILE: its chunks here, and all from now on */
+		c->no_sessions = true;
+		c->job[0].keep_limit = c->job[0].keep->len; /* the others' room is unknown */
+		for (size_t i = 0; i < c->n_returned; i++)
+			task_resolve(c, &c->job[0], c->returned[i]);
+	}
 	return true;
 }
 
@@ -1731,6 +1759,7 @@ int cmd_symbolize(int argc, char **argv)
 	free(c.range_off);
 	free(c.range_distinct);
 	free(c.chunks);
+	free(c.returned);
 	for (unsigned q = 0; q < c.n_tables; q++)
 		free(c.tables[q].slots);
 	free(c.tables);
