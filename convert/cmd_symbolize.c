@@ -413,7 +413,7 @@ static void usage(FILE *f)
 		"                       ADDR + p_vaddr - p_offset of the lowest PT_LOAD\n"
 		"      --cache-max=BYTES  keep at most BYTES of answers for repeated addresses\n"
 		"                       (default 64 MiB)\n"
-		"  -j, --jobs N         resolve large batches of addresses on N threads\n"
+		"  -j, --jobs N         parse, resolve and format large inputs on N threads\n"
 		"                       (default 1); the same output as -j 1\n"
 		"\n"
 		"finding files and names:\n" SP_CLI_FIND_HELP);
@@ -664,8 +664,10 @@ static bool src_kept(unsigned src)
 
 /* Answers the run M[i..end) of one address in J's session: the text goes
  * into J's kept text while that stays within J's limit, else into its
- * batch text, and the run's entries point at it. */
-static void resolve_run(sym_ctx *c, job *j, const sp_addr_item *m, size_t i, size_t end)
+ * batch text, and the run's entries point at it.  True when kept. */
+static inline __attribute__((always_inline)) bool resolve_run(sym_ctx *c, job *j,
+							       const sp_addr_item *m,
+							       size_t i, size_t end)
 {
 	uint64_t addr = m[i].addr;
 	uint64_t vaddr = c->relative ? addr + c->rel_adjust : addr;
@@ -687,6 +689,7 @@ static void resolve_run(sym_ctx *c, job *j, const sp_addr_item *m, size_t i, siz
 		e->off = off;
 		e->len = tl;
 	}
+	return src == j->keep_src;
 }
 
 /* Answers every address of the batch that the text cache lacks, sorted
@@ -697,10 +700,10 @@ static void resolve_misses(sym_ctx *c, sp_addr_item *m, size_t n)
 	job *j = &c->job[0];
 	for (size_t i = 0, end; i < n; i = end) {
 		end = sp_addr_items_run(m, n, i);
-		resolve_run(c, j, m, i, end);
-		const entry *e = entry_at(c, m[i].tag);
-		if (e->src == TXT_CACHE)
+		if (resolve_run(c, j, m, i, end)) {
+			const entry *e = entry_at(c, m[i].tag);
 			cache_put(table_of(c, m[i].addr), m[i].addr, e->off, e->len, TXT_CACHE);
+		}
 	}
 }
 
