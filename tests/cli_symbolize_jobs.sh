@@ -142,6 +142,35 @@ cat "$tmp/big.in" | sp_symprof symbolize -j 2 -a -e "$self" >"$tmp/pipe2"
 cmp -s "$tmp/pipe1" "$tmp/pipe2"
 sp_ok $? "-j 2 from a pipe prints what -j 1 prints"
 
+# A co-process still gets each answer before it sends the next line: after a block large
+# enough for the parts (written at once, then a wait for its last answer), single lines.
+first=$(head -n 1 "$tmp/self.in")
+head -n 30000 "$tmp/self.in" >"$tmp/block.in"
+sp_symprof symbolize -j 1 -a -e "$self" <"$tmp/block.in" >"$tmp/block.want"
+sp_symprof symbolize -j 1 -a -e "$self" "$first" >"$tmp/first.want"
+nb=$(wc -l <"$tmp/block.want") nf=$(wc -l <"$tmp/first.want")
+mkfifo "$tmp/cin" "$tmp/cout"
+sp_symprof symbolize -j 2 -a -e "$self" <"$tmp/cin" >"$tmp/cout" &
+co=$!
+(sleep 60; kill $co 2>/dev/null) & dog=$!   # a hang fails instead of blocking
+exec 3>"$tmp/cin" 4<"$tmp/cout"
+cat "$tmp/block.in" >&3
+# lines N FILE: the next N lines of the answers into $tmp/FILE (head stops reading there:
+# nothing else is written before the next line is sent)
+lines() { head -n "$1" <&4 >"$tmp/$2"; }
+lines "$nb" block.got
+echo "$first" >&3
+lines "$nf" first.got
+echo "$first" >&3
+lines "$nf" again.got
+exec 3>&-
+cat <&4 >/dev/null; exec 4<&-
+wait $co
+kill $dog 2>/dev/null
+cmp -s "$tmp/block.got" "$tmp/block.want" && cmp -s "$tmp/first.got" "$tmp/first.want" &&
+	cmp -s "$tmp/again.got" "$tmp/first.want"
+sp_ok $? "-j 2 as a co-process: each line answered before the next is sent (after $nb lines)"
+
 # A small list is answered as with -j 1 too.
 head -n 100 "$tmp/self.in" >"$tmp/small.in"
 same "symprof, 100 lines" "$self" "$tmp/small.in" -a
