@@ -33,7 +33,9 @@
  * in one pass and looked up in a cache of answer texts per address; the
  * addresses it lacks are sorted and resolved once each in address order
  * (neighbours share compile units and line tables), and the answers go
- * out in input order with writev straight from the cache.
+ * out in input order with writev straight from the cache.  With -j N a
+ * large block is parsed, looked up, sorted, resolved and formatted on N
+ * threads (run_block), and only written on the command's.
  */
 #include "convert/convert.h"
 
