@@ -33,7 +33,9 @@
  * in one pass and looked up in a cache of answer texts per address; the
  * addresses it lacks are sorted and resolved once each in address order
  * (neighbours share compile units and line tables), and the answers go
- * out in input order with writev straight from the cache.
+ * out in input order with writev straight from the cache.  With -j N a
+ * large block is parsed, looked up, sorted, resolved and formatted on N
+ * threads (run_block), and only written on the command's.
  */
 #include "convert/convert.h"
 
@@ -51,24 +53,42 @@
 /* Output is written with writev(2) straight from where its text lives:
  * the per-address text cache, a per-batch prefix buffer, the input line.
  * At a million addresses stdio's per-call locking and copying, and even
- * one memcpy of every answer, cost more than the lookups. */
+ * one memcpy of every answer, cost more than the lookups.  A sink with
+ * GROW keeps every piece (a part of a parallel batch, written later in
+ * input order); the command's own sink writes when SINK_IOV are queued. */
 #define SINK_IOV 1024
 
 typedef struct {
-	struct iovec iov[SINK_IOV];
-	int n;
+	struct iovec *iov;
+	size_t n, cap;
 	int fd;
 	int err; /* errno of the first failed write; output stops there */
+	bool grow;
 } sink;
 
-/* Output text per address, kept in one open-addressing table of slots
- * that each fit in a cache line with their neighbours (len 0: empty). */
+/* Output text per address, kept in open-addressing tables of slots that
+ * each fit in a cache line with their neighbours (len 0: empty); SRC
+ * names the buffer that holds the text (TXT_CACHE or a job's kept text).
+ * With -j N there are N tables, an address's table chosen by its hash,
+ * so that N threads fill them at once. */
 typedef struct {
 	uint64_t addr;
-	uint32_t off, len; /* into sym_ctx.text */
+	uint32_t off;      /* into the buffer SRC names */
+	uint32_t len : 24; /* < TEXT_LEN_MAX */
+	uint32_t src : 8;
 } text_slot;
 
-/* Where an input line's answer text is: TXT_JOB + k is job k's text. */
+typedef struct {
+	text_slot *slots;
+	size_t n_slots, cap_slots; /* cap: a power of two */
+} text_table;
+
+/* Longest answer kept for a repeated address */
+#define TEXT_LEN_MAX 0xffffff
+
+/* Where an input line's answer text is: TXT_CACHE is the command's kept
+ * text, TXT_TMP this batch's answers it has no room for; TXT_JOB + 2(k-1)
+ * and the next are job k's (k >= 1) kept and batch texts. */
 enum { TXT_CACHE, TXT_TMP, TXT_UNKNOWN, TXT_ERROR, TXT_JOB };
 
 /* -j: most threads */
@@ -93,13 +113,38 @@ typedef struct {
 /* Longest prefix of one answer: {"address":"0x<16 digits>","frames": */
 #define PREFIX_MAX 48
 
+/* A part of a batch: the lines of a piece of the input block, parsed,
+ * looked up and written out by one thread of -j N (run_block); the batch
+ * of the serial path is part 0.  An entry's tag (sp_addr_item) is its
+ * part << PART_SHIFT | its index there. */
 typedef struct {
+	const char *buf; /* its lines: buf[0..len), all complete unless EOF */
+	size_t len;
+	bool eof;
+	entry *ents;
+	size_t n_ents, cap_ents;
+	sp_addr_item *m, *m_tmp; /* its misses, sorted */
+	size_t n_m, cap_m;
+	size_t asked, hits;      /* text-cache look-ups and hits */
+	sp_buf errors;           /* STYLE_JSON: its answers to lines that are no address */
+	char *prefix;            /* PREFIX_MAX per entry */
+	size_t cap_prefix;
+	sink out;                /* its output, in order (grow) */
+} part;
+
+#define PART_SHIFT 20
+
+/* A task of a phase of the jobs (run_phase): number TASK, run by job J. */
+struct sym_ctx;
+struct job;
+typedef void task_fn(struct sym_ctx *c, struct job *j, size_t task);
+
+typedef struct sym_ctx {
 	bool print_addr, json;
 	bool pretty;         /* -p: a line per frame, callers " (inlined by) " */
 	bool basenames;      /* -s: file names without their directories */
 	int style;           /* STYLE_* */
 	sp_buf module;       /* STYLE_JSON: ,"ModuleName":"FILE" as JSON text */
-	sp_buf errors;       /* STYLE_JSON: this batch's answers to lines that are no address */
 	bool json_array;     /* STYLE_JSON on arguments: one array of the objects */
 	size_t n_objects;    /* objects written into that array */
 	bool relative;
@@ -108,51 +153,68 @@ typedef struct {
 	char *obj_path;      /* where it was found */
 	sp_symbolizer *s;
 	sink out;
-	text_slot *slots;
-	size_t n_slots, cap_slots; /* cap: a power of two */
-	sp_buf text;
-	size_t cache_max;    /* most bytes of text kept */
+	text_table *tables;  /* the text cache: n_tables of them */
+	unsigned n_tables;   /* -j N: N */
+	sp_buf text;         /* job 0's kept answers (TXT_CACHE) */
+	size_t cache_max;    /* most bytes of text kept, all jobs' */
+	size_t kept_others;  /* bytes kept by jobs 1..N-1 */
 	size_t n_asked, n_hits; /* addresses looked up in the cache, and found there */
-	sp_buf tmp;          /* answers of this batch the cache has no room for */
+	sp_buf tmp;          /* answers of this batch job 0 keeps no room for */
 	sp_buf unknown;      /* the answer for a line that is not an address */
-	entry *ents;         /* the batch: BATCH_LINES each */
-	size_t n_ents;
-	sp_addr_item *misses, *misses_tmp; /* addresses not in the text cache, tag: entry */
-	char *prefix;        /* BATCH_LINES * PREFIX_MAX */
-	struct job *job;     /* -j N: N of them once opened (open_jobs) */
+	part *part;          /* part 0: the serial batch (BATCH_LINES) */
+	size_t n_parts, cap_parts;
+	sp_addr_item *misses, *misses_tmp; /* a batch's misses, sorted; tag: entry */
+	size_t n_misses, cap_misses;
+	struct job *job;     /* -j N: N of them, job 0 the command's own */
 	int jobs;            /* -j N; 1 once threads are out of the question */
+	bool threads;        /* jobs 1..N-1 have been started */
+	bool sessions;       /* ... and have sessions of their own */
+	bool no_sessions;    /* a session could not open FILE: resolution stays here */
+	pthread_mutex_t open_lock; /* held by a job opening FILE in its session */
+	size_t *returned;    /* resolution chunks a job could not run (open_job failed) */
+	size_t n_returned, cap_returned;
 	size_t n_resolved;   /* distinct addresses resolved so far */
+	/* run_block's sort ranges: bounds[r * n_parts + p] is where range r
+	 * starts in part p's misses; range r goes to misses + range_off[r] */
+	size_t *bounds, *range_off, *range_distinct;
+	size_t n_ranges;
+	size_t *chunks;      /* resolution chunks: misses[chunks[t]..chunks[t+1]) */
+	size_t n_chunks, cap_chunks;
 	/* the jobs' shared state: what is left of each share, and who works */
 	pthread_mutex_t lock;
-	pthread_cond_t work; /* a batch was handed out, or the threads are to end */
-	pthread_cond_t done; /* the last chunk in hand was finished */
-	const sp_addr_item *m; /* the batch's sorted misses, all of them */
-	int busy;            /* chunks in hand */
+	pthread_cond_t work; /* a phase was handed out, or the threads are to end */
+	pthread_cond_t done; /* the last task in hand was finished */
+	task_fn *fn;         /* the phase's task */
+	int busy;            /* tasks in hand */
 	bool quit;
 } sym_ctx;
 
-/* One thread of -j: its share of a batch's sorted misses is resolved
- * in its own session and formatted into its own text.  Job 0 runs on the
- * command's thread with the command's session. */
+/* One thread of -j: job 0 runs on the command's thread with the command's
+ * session; the others run tasks of every phase (parts of the input, sort
+ * ranges, text tables) and, once they have sessions of their own, chunks
+ * of a batch's sorted misses, whose answers go into their own texts. */
 typedef struct job {
 	sym_ctx *c;
 	int index;
 	sp_symbolizer *s;  /* job 0: c->s; else its own (sp_symbolizer_new_worker) */
 	sp_object *obj;    /* -e FILE in that session, or NULL */
-	size_t next, end;  /* what is left of its share: c->m[next..end), under c->lock */
-	uint8_t src;       /* TXT_JOB + index */
-	sp_buf text;       /* this batch's answers */
+	size_t next, end;  /* what is left of its share of tasks, under c->lock */
+	sp_buf *keep;      /* answers kept for the text cache: job 0 c->text */
+	sp_buf *tmp;       /* this batch's others: job 0 c->tmp */
+	uint8_t keep_src, tmp_src;
+	size_t keep_limit; /* keep->len stays at most this */
+	sp_buf keep_buf, tmp_buf; /* jobs 1..N-1 */
+	sp_named named;
 	pthread_t tid;
 	bool started;
+	bool opened, failed; /* jobs 1..N-1: open_job was run, and failed */
 } job;
 
-/* Writes every pending piece of output (when no error was seen). */
-static void sink_flush(sink *o)
+/* Writes the N pieces at V (when no error was seen), SINK_IOV at a time. */
+static void sink_write(sink *o, struct iovec *v, size_t n)
 {
-	struct iovec *v = o->iov;
-	int n = o->n;
 	while (n > 0 && !o->err) {
-		ssize_t w = writev(o->fd, v, n);
+		ssize_t w = writev(o->fd, v, n < SINK_IOV ? (int)n : SINK_IOV);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0) {
@@ -170,6 +232,12 @@ static void sink_flush(sink *o)
 			v->iov_len -= done;
 		}
 	}
+}
+
+/* Writes every pending piece of output (when no error was seen). */
+static void sink_flush(sink *o)
+{
+	sink_write(o, o->iov, o->n);
 	o->n = 0;
 }
 
@@ -185,7 +253,11 @@ static inline __attribute__((always_inline)) void sink_put(sink *o, const char *
 			last->iov_len += n;
 			return;
 		}
-		if (o->n == SINK_IOV)
+	}
+	if (o->n == o->cap) {
+		if (o->grow)
+			sp_grow(&o->iov, &o->cap, o->n + 1, sizeof(*o->iov));
+		else
 			sink_flush(o);
 	}
 	o->iov[o->n++] = (struct iovec){(void *)(uintptr_t)p, n};
@@ -245,17 +317,29 @@ static void put_addr16(char *b, uint64_t a)
 	b[18] = '\n';
 }
 
-static size_t slot_of(const sym_ctx *c, uint64_t addr)
+static uint64_t addr_hash(uint64_t addr)
 {
-	return (size_t)((addr * 0x9e3779b97f4a7c15ULL) >> 32) & (c->cap_slots - 1);
+	return addr * 0x9e3779b97f4a7c15ULL;
+}
+
+/* ADDR's table: from the hash's top bits, apart from the slot's */
+static text_table *table_of(const sym_ctx *c, uint64_t addr)
+{
+	return &c->tables[((addr_hash(addr) >> 58) * c->n_tables) >> 6];
+}
+
+static size_t slot_of(const text_table *t, uint64_t addr)
+{
+	return (size_t)(addr_hash(addr) >> 32) & (t->cap_slots - 1);
 }
 
 static const text_slot *cache_get(const sym_ctx *c, uint64_t addr)
 {
-	if (!c->cap_slots)
+	const text_table *tb = table_of(c, addr);
+	if (!tb->cap_slots)
 		return NULL;
-	for (size_t i = slot_of(c, addr);; i = (i + 1) & (c->cap_slots - 1)) {
-		const text_slot *t = &c->slots[i];
+	for (size_t i = slot_of(tb, addr);; i = (i + 1) & (tb->cap_slots - 1)) {
+		const text_slot *t = &tb->slots[i];
 		if (!t->len)
 			return NULL;
 		if (t->addr == addr)
@@ -263,24 +347,40 @@ static const text_slot *cache_get(const sym_ctx *c, uint64_t addr)
 	}
 }
 
-static void cache_put(sym_ctx *c, uint64_t addr, uint32_t off, uint32_t len)
+static void cache_put(text_table *tb, uint64_t addr, size_t off, size_t len, uint8_t src)
 {
-	if ((c->n_slots + 1) * 4 >= c->cap_slots * 3) {
-		size_t old = c->cap_slots;
-		text_slot *os = c->slots;
-		c->cap_slots = old ? old * 2 : 1024;
-		c->slots = sp_xcalloc(c->cap_slots, sizeof(*c->slots));
-		c->n_slots = 0;
+	if ((tb->n_slots + 1) * 4 >= tb->cap_slots * 3) {
+		size_t old = tb->cap_slots;
+		text_slot *os = tb->slots;
+		tb->cap_slots = old ? old * 2 : 1024;
+		tb->slots = sp_xcalloc(tb->cap_slots, sizeof(*tb->slots));
+		tb->n_slots = 0;
 		for (size_t i = 0; i < old; i++)
 			if (os[i].len)
-				cache_put(c, os[i].addr, os[i].off, os[i].len);
+				cache_put(tb, os[i].addr, os[i].off, os[i].len, (uint8_t)os[i].src);
 		free(os);
 	}
-	size_t i = slot_of(c, addr);
-	while (c->slots[i].len)
-		i = (i + 1) & (c->cap_slots - 1);
-	c->slots[i] = (text_slot){addr, off, len};
-	c->n_slots++;
+	size_t i = slot_of(tb, addr);
+	while (tb->slots[i].len)
+		i = (i + 1) & (tb->cap_slots - 1);
+	tb->slots[i] = (text_slot){addr, (uint32_t)off, (uint32_t)len, src};
+	tb->n_slots++;
+}
+
+/* Where the texts of SRC start (ERRORS: the part's error answers); valid
+ * until that text grows. */
+static const char *text_base(const sym_ctx *c, unsigned src, const char *errors)
+{
+	switch (src) {
+	case TXT_CACHE: return c->text.data;
+	case TXT_TMP: return c->tmp.data;
+	case TXT_UNKNOWN: return c->unknown.data;
+	case TXT_ERROR: return errors;
+	default: {
+		const job *j = &c->job[1 + (src - TXT_JOB) / 2];
+		return (src - TXT_JOB) & 1 ? j->tmp->data : j->keep->data;
+	}
+	}
 }
 
 static void usage(FILE *f)
@@ -315,7 +415,7 @@ static void usage(FILE *f)
 		"                       ADDR + p_vaddr - p_offset of the lowest PT_LOAD\n"
 		"      --cache-max=BYTES  keep at most BYTES of answers for repeated addresses\n"
 		"                       (default 64 MiB)\n"
-		"  -j, --jobs N         resolve large batches of addresses on N threads\n"
+		"  -j, --jobs N         parse, resolve and format large inputs on N threads\n"
 		"                       (default 1); the same output as -j 1\n"
 		"\n"
 		"finding files and names:\n" SP_CLI_FIND_HELP);
@@ -552,82 +652,121 @@ static void lookup(sp_symbolizer *s, sp_object *obj, uint64_t addr, uint64_t vad
  * lookup and one copy. */
 #define TEXT_CACHE_MAX ((size_t)64 << 20)
 
-/* Answers every address of the batch that the text cache lacks, sorted
- * (batch.c), in address order, once per distinct address. */
-static void resolve_misses(sym_ctx *c, sp_addr_item *m, size_t n)
+/* The entry a miss's tag names */
+static entry *entry_at(const sym_ctx *c, size_t tag)
 {
-	sp_named named = {0};
-	for (size_t i = 0, end; i < n; i = end) {
-		end = sp_addr_items_run(m, n, i);
-		uint64_t addr = m[i].addr;
-		uint64_t vaddr = c->relative ? addr + c->rel_adjust : addr;
-		lookup(c->s, c->obj, addr, vaddr, &named);
-		size_t off = c->text.len;
-		format_frames(c, named.frames, named.n_frames, &c->text);
-		size_t tl = c->text.len - off;
-		uint8_t src = TXT_CACHE;
-		if (c->cache_max && c->text.len <= c->cache_max && tl < 0xffffff) {
-			cache_put(c, addr, (uint32_t)off, (uint32_t)tl);
-		} else {
-			src = TXT_TMP;
-			sp_buf_append(&c->tmp, c->text.data + off, tl);
-			c->text.len = off;
-			off = c->tmp.len - tl;
-		}
-		for (size_t k = i; k < end; k++) {
-			entry *e = &c->ents[m[k].tag];
-			e->src = src;
-			e->off = off;
-			e->len = tl;
-		}
-	}
-	sp_named_clear(&named);
+	return &c->part[tag >> PART_SHIFT].ents[tag & (((size_t)1 << PART_SHIFT) - 1)];
 }
 
-/* Parallel resolution (-j N).  A batch's misses, sorted, are cut into N
- * runs of about equal length at address boundaries, one per thread: each
- * thread's session reads mostly the compile units (line tables, function
- * trees) of its own address range.  Each thread resolves its run in
- * address order, JOB_CHUNK misses at a time, in a session of its own (no
- * libdw handle is shared between threads), formats the answers into its
- * own text, and writes the answers' places into the entries of its
- * addresses, which no other thread touches; a thread done with its run
- * takes chunks from the end of another's (take_chunk).  The threads are
- * started once and wait between batches.  When no chunk is left or in
- * hand, the command's thread copies the answers into the text cache as
- * the serial path would, and writes the batch in input order: the bytes
- * are those of -j 1 whatever the thread count.
+/* True when SRC is text kept for the text cache */
+static bool src_kept(unsigned src)
+{
+	return src == TXT_CACHE || (src >= TXT_JOB && !((src - TXT_JOB) & 1));
+}
+
+/* Answers the run M[i..end) of one address in J's session: the text goes
+ * into J's kept text while that stays within J's limit, else into its
+ * batch text, and the run's entries point at it.  True when kept. */
+static inline __attribute__((always_inline)) bool resolve_run(sym_ctx *c, job *j,
+							       const sp_addr_item *m,
+							       size_t i, size_t end)
+{
+	uint64_t addr = m[i].addr;
+	uint64_t vaddr = c->relative ? addr + c->rel_adjust : addr;
+	lookup(j->s, j->obj, addr, vaddr, &j->named);
+	sp_buf *keep = j->keep;
+	size_t off = keep->len;
+	format_frames(c, j->named.frames, j->named.n_frames, keep);
+	size_t tl = keep->len - off;
+	uint8_t src = j->keep_src;
+	if (!c->cache_max || keep->len > j->keep_limit || tl >= TEXT_LEN_MAX) {
+		src = j->tmp_src;
+		sp_buf_append(j->tmp, keep->data + off, tl);
+		keep->len = off;
+		off = j->tmp->len - tl;
+	}
+	for (size_t k = i; k < end; k++) {
+		entry *e = entry_at(c, m[k].tag);
+		e->src = src;
+		e->off = off;
+		e->len = tl;
+	}
+	return src == j->keep_src;
+}
+
+/* Answers every address of the batch that the text cache lacks, sorted
+ * (batch.c), in address order, once per distinct address, on the
+ * command's thread, and keeps the answers in the text cache. */
+static void resolve_misses(sym_ctx *c, sp_addr_item *m, size_t n)
+{
+	job *j = &c->job[0];
+	for (size_t i = 0, end; i < n; i = end) {
+		end = sp_addr_items_run(m, n, i);
+		if (resolve_run(c, j, m, i, end)) {
+			const entry *e = entry_at(c, m[i].tag);
+			cache_put(table_of(c, m[i].addr), m[i].addr, e->off, e->len, TXT_CACHE);
+		}
+	}
+}
+
+/* -j N.  The command's thread and N-1 others run phases of tasks: each
+ * job has a share of a phase's tasks (a contiguous run of them), takes
+ * them in order, then takes tasks from the end of another's share
+ * (take_task).  So a thread that is not running (the machine is shared)
+ * holds no phase up: the others take its share, and the command's thread
+ * waits only for tasks in hand, never for a thread to wake.  The threads
+ * start once and wait between phases.
+ *
+ * A large block of input (run_block) is a batch of its own, cut into
+ * line-aligned parts: each part's lines are parsed, looked up in the
+ * text cache and their misses sorted (task_part); the misses are cut
+ * into sort ranges at sampled addresses, each gathered from every part
+ * and sorted (task_range); the sorted misses are resolved in chunks at
+ * address boundaries (task_resolve), job k's share being the k-th range
+ * of addresses, so its session reads mostly the compile units (line
+ * tables, function trees) of those; then each text table takes its
+ * addresses' answers and each part writes its output's pieces
+ * (task_finish); the command's thread writes the parts in input order.
+ * A job resolves in a session of its own (no libdw handle is shared
+ * between threads) and keeps its answers in texts of its own; it writes
+ * the entries of its addresses only.  The bytes are those of -j 1
+ * whatever the thread count.
  *
  * Opening the other sessions costs about what resolving some thousands
  * of addresses does (the debug file found and indexed again, per
- * thread), and handing a batch out costs a wake-up per thread: threads are
- * used only for a batch of at least JOBS_MIN_BATCH distinct misses, and
- * only once the run has resolved at least JOBS_MIN_RUN distinct
- * addresses, this batch's included (at about 1 us an address, the
- * session opened for a second thread costs 1.5 ms for a stripped Go
- * binary's table, 7 ms for 6.5 MiB of DWARF).  Below that, -j N runs
- * exactly as -j 1. */
+ * thread), so misses are resolved on N threads only in a batch of at
+ * least JOBS_MIN_BATCH distinct misses, and only once the run has
+ * resolved at least JOBS_MIN_RUN distinct addresses, this batch's
+ * included (at about 1 us an address, the session opened for a second
+ * thread costs 1.5 ms for a stripped Go binary's table, 7 ms for 6.5 MiB
+ * of DWARF, spent on that thread while the command's resolves: open_job);
+ * before that they are resolved on the command's thread, the
+ * other phases of a large block still on N.  A block is read in one
+ * piece only when it is at least PAR_MIN_BYTES and was ready at once, so
+ * a co-process's lines never wait for one: it takes the serial path,
+ * which resolves a batch's misses on N threads under the same rules. */
 #define JOBS_MIN_BATCH 2048
 #define JOBS_MIN_RUN 16384
 
-/* Misses a job takes at a time. */
+/* Misses a job resolves at a time. */
 #define JOB_CHUNK 256
 
-/* Takes (under c->lock) the next chunk of J's own share, else the last
- * chunk of another's, as m[*a..*b) (cut at address boundaries); false
- * when nothing is left.  So a thread that is not running (the machine is
- * shared) holds no batch up: the others take its share, the command's
- * thread waits only for chunks in hand, never for a thread to wake. */
-static bool take_chunk(job *j, size_t *a, size_t *b)
+/* A block of input run by run_block: at least this much, at most the
+ * other; parts of PART_MIN to PART_MAX bytes, eight per job. */
+#define PAR_MIN_BYTES ((size_t)128 << 10)
+#define PAR_MAX_BYTES ((size_t)16 << 20)
+#define PART_MIN ((size_t)16 << 10)
+#define PART_MAX ((size_t)64 << 10)
+/* Sort ranges per job */
+#define RANGES_PER_JOB 4
+
+/* Takes (under c->lock) J's next task, else the last of another's
+ * share; false when none is left. */
+static bool take_task(job *j, size_t *t)
 {
 	sym_ctx *c = j->c;
-	const sp_addr_item *m = c->m;
 	if (j->next < j->end) {
-		size_t e = j->end - j->next > JOB_CHUNK ? j->next + JOB_CHUNK : j->end;
-		while (e < j->end && m[e].addr == m[e - 1].addr)
-			e++;
-		*a = j->next;
-		*b = j->next = e;
+		*t = j->next++;
 		c->busy++;
 		return true;
 	}
@@ -635,102 +774,141 @@ static bool take_chunk(job *j, size_t *a, size_t *b)
 		job *v = &c->job[(j->index + k) % c->jobs];
 		if (v->next == v->end)
 			continue;
-		size_t s = v->end - v->next > JOB_CHUNK ? v->end - JOB_CHUNK : v->next;
-		while (s > v->next && m[s].addr == m[s - 1].addr)
-			s--;
-		*a = s;
-		*b = v->end;
-		v->end = s;
+		*t = --v->end;
 		c->busy++;
 		return true;
 	}
 	return false;
 }
 
-/* Resolves m[a..b) in J's session into J's text, and ends the chunk. */
-static void run_chunk(job *j, size_t a, size_t b, sp_named *named)
+/* Runs FN on tasks 0..n-1, on every job, and returns when all are done. */
+static void run_phase(sym_ctx *c, task_fn *fn, size_t n)
 {
-	sym_ctx *c = j->c;
-	const sp_addr_item *m = c->m;
-	for (size_t i = a, end; i < b; i = end) {
-		end = sp_addr_items_run(m, b, i);
-		uint64_t addr = m[i].addr;
-		uint64_t vaddr = c->relative ? addr + c->rel_adjust : addr;
-		lookup(j->s, j->obj, addr, vaddr, named);
-		size_t off = j->text.len;
-		format_frames(c, named->frames, named->n_frames, &j->text);
-		for (size_t k = i; k < end; k++) {
-			entry *e = &c->ents[m[k].tag];
-			e->src = j->src;
-			e->off = off;
-			e->len = j->text.len - off;
-		}
+	job *j0 = &c->job[0];
+	if (!c->threads) {
+		for (size_t t = 0; t < n; t++)
+			fn(c, j0, t);
+		return;
 	}
 	pthread_mutex_lock(&c->lock);
-	if (--c->busy == 0)
-		pthread_cond_signal(&c->done);
+	c->fn = fn;
+	for (int k = 0; k < c->jobs; k++) {
+		c->job[k].next = n * (size_t)k / (size_t)c->jobs;
+		c->job[k].end = n * (size_t)(k + 1) / (size_t)c->jobs;
+	}
+	pthread_cond_broadcast(&c->work);
+	size_t t;
+	while (take_task(j0, &t)) {
+		pthread_mutex_unlock(&c->lock);
+		fn(c, j0, t);
+		pthread_mutex_lock(&c->lock);
+		c->busy--;
+	}
+	while (c->busy)
+		pthread_cond_wait(&c->done, &c->lock);
 	pthread_mutex_unlock(&c->lock);
 }
 
-/* A thread of jobs 1..N-1: chunks of every batch until told to end. */
+/* A thread of jobs 1..N-1: tasks of every phase until told to end. */
 static void *job_thread(void *arg)
 {
 	job *j = arg;
 	sym_ctx *c = j->c;
-	sp_named named = {0};
-	size_t a, b;
+	size_t t;
 	pthread_mutex_lock(&c->lock);
 	while (!c->quit) {
-		if (!take_chunk(j, &a, &b)) {
+		if (!take_task(j, &t)) {
 			pthread_cond_wait(&c->work, &c->lock);
 			continue;
 		}
+		task_fn *fn = c->fn;
 		pthread_mutex_unlock(&c->lock);
-		run_chunk(j, a, b, &named);
+		fn(c, j, t);
 		pthread_mutex_lock(&c->lock);
+		if (--c->busy == 0)
+			pthread_cond_signal(&c->done);
 	}
 	pthread_mutex_unlock(&c->lock);
-	sp_named_clear(&named);
 	return NULL;
 }
 
-/* Makes the sessions of jobs 1..N-1 and opens -e FILE in each, and in
- * the command's session, here, one after the other: opening may ask
- * debuginfod, whose client library is not to be used from two threads at
- * once (it sets environment variables); then starts their threads.
- * False (and threads are not used again) when a session cannot have the
- * file. */
-static bool open_jobs(sym_ctx *c)
+/* The jobs, job 0 the command's own; threads and sessions come later. */
+static void init_jobs(sym_ctx *c)
 {
 	c->job = sp_xcalloc((size_t)c->jobs, sizeof(*c->job));
-	pthread_mutex_init(&c->lock, NULL);
-	pthread_cond_init(&c->work, NULL);
-	pthread_cond_init(&c->done, NULL);
 	for (int k = 0; k < c->jobs; k++) {
 		job *j = &c->job[k];
 		j->c = c;
 		j->index = k;
-		j->src = (uint8_t)(TXT_JOB + k);
-		j->s = k ? sp_symbolizer_new_worker(c->s) : c->s;
-		j->obj = k ? NULL : c->obj;
+		if (k) {
+			j->keep = &j->keep_buf;
+			j->tmp = &j->tmp_buf;
+			j->keep_src = (uint8_t)(TXT_JOB + 2 * (k - 1));
+			j->tmp_src = (uint8_t)(j->keep_src + 1);
+		} else {
+			j->s = c->s;
+			j->obj = c->obj;
+			j->keep = &c->text;
+			j->tmp = &c->tmp;
+			j->keep_src = TXT_CACHE;
+			j->tmp_src = TXT_TMP;
+		}
 	}
-	/* the command's own too: the first batch can be a parallel one */
+	c->n_tables = (unsigned)c->jobs;
+	c->tables = sp_xcalloc(c->n_tables, sizeof(*c->tables));
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_mutex_init(&c->open_lock, NULL);
+	pthread_cond_init(&c->work, NULL);
+	pthread_cond_init(&c->done, NULL);
+}
+
+/* Starts the threads of jobs 1..N-1; a job without a thread has its
+ * share taken by the others. */
+static void start_threads(sym_ctx *c)
+{
+	for (int k = 1; k < c->jobs; k++)
+		c->job[k].started =
+			pthread_create(&c->job[k].tid, NULL, job_thread, &c->job[k]) == 0;
+	c->threads = true;
+}
+
+/* Makes the sessions of jobs 1..N-1 and opens -e FILE in the command's
+ * own (the first batch can be a parallel one); each job opens FILE in
+ * its session at its first chunk (open_job), while the command's thread
+ * resolves.  False when misses are to be resolved on this thread only. */
+static bool open_sessions(sym_ctx *c)
+{
+	if (c->no_sessions)
+		return false;
+	if (!c->threads)
+		start_threads(c);
+	for (int k = 1; k < c->jobs; k++)
+		c->job[k].s = sp_symbolizer_new_worker(c->s);
 	sp_error_free(c->obj ? sp_object_open(c->obj) : NULL);
-	for (int k = 1; k < c->jobs && c->obj; k++) {
-		job *j = &c->job[k];
+	c->sessions = true;
+	return true;
+}
+
+/* Opens -e FILE in job J's session, one job at a time: opening may ask
+ * debuginfod, whose client library is not to be used from two threads at
+ * once (it sets environment variables), and the command's session opened
+ * its file before the threads resolve.  False when the session cannot
+ * have the file (then J resolves nothing). */
+static bool open_job(sym_ctx *c, job *j)
+{
+	pthread_mutex_lock(&c->open_lock);
+	j->opened = true;
+	if (c->obj) {
 		sp_error *e = sp_symbolizer_object(j->s, c->obj_path, NULL, &j->obj);
 		if (!e)
 			e = sp_object_open(j->obj);
-		if (e && !j->obj) {
-			sp_error_free(e);
-			return false;
-		}
-		sp_error_free(e); /* cached: the object's addresses stay unknown, as in c->s */
+		/* an error with the object made is cached: its addresses stay
+		 * unknown, as in the command's session */
+		j->failed = e && !j->obj;
+		sp_error_free(e);
 	}
-	/* a job without a thread: the others take its share */
-	for (int k = 1; k < c->jobs; k++)
-		c->job[k].started = pthread_create(&c->job[k].tid, NULL, job_thread, &c->job[k]) == 0;
-	return true;
+	pthread_mutex_unlock(&c->open_lock);
+	return !j->failed;
 }
 
 static void free_jobs(sym_ctx *c)
@@ -742,81 +920,110 @@ static void free_jobs(sym_ctx *c)
 	pthread_cond_broadcast(&c->work);
 	pthread_mutex_unlock(&c->lock);
 	for (int k = 0; k < c->jobs; k++) {
-		if (c->job[k].started)
-			pthread_join(c->job[k].tid, NULL);
+		job *j = &c->job[k];
+		if (j->started)
+			pthread_join(j->tid, NULL);
+		sp_named_clear(&j->named);
 		if (k)
-			sp_symbolizer_free(c->job[k].s);
-		sp_buf_free(&c->job[k].text);
+			sp_symbolizer_free(j->s);
+		sp_buf_free(&j->keep_buf);
+		sp_buf_free(&j->tmp_buf);
 	}
 	free(c->job);
 	c->job = NULL;
 	pthread_cond_destroy(&c->done);
 	pthread_cond_destroy(&c->work);
 	pthread_mutex_destroy(&c->lock);
+	pthread_mutex_destroy(&c->open_lock);
 }
 
-/* Resolves the sorted misses M[0..n) on the jobs' threads; false when
- * threads are not to be used (then nothing is done). */
-static bool resolve_parallel(sym_ctx *c, sp_addr_item *m, size_t n)
+/* Cuts the sorted misses M[0..n) into chunks of about JOB_CHUNK at
+ * address boundaries: c->chunks. */
+static void cut_chunks(sym_ctx *c, const sp_addr_item *m, size_t n)
+{
+	c->n_chunks = 0;
+	SP_PUSH(c->chunks, c->n_chunks, c->cap_chunks, 0);
+	for (size_t at = 0; at < n;) {
+		size_t e = n - at > JOB_CHUNK ? at + JOB_CHUNK : n;
+		while (e < n && m[e].addr == m[e - 1].addr)
+			e++;
+		SP_PUSH(c->chunks, c->n_chunks, c->cap_chunks, e);
+		at = e;
+	}
+	c->n_chunks--;
+}
+
+static void task_resolve(sym_ctx *c, job *j, size_t t)
+{
+	if (j->index && ((!j->opened && !open_job(c, j)) || j->failed)) {
+		pthread_mutex_lock(&c->lock); /* for the command's thread, after the phase */
+		SP_PUSH(c->returned, c->n_returned, c->cap_returned, t);
+		pthread_mutex_unlock(&c->lock);
+		return;
+	}
+	const sp_addr_item *m = c->misses;
+	size_t b = c->chunks[t + 1];
+	for (size_t i = c->chunks[t], end; i < b; i = end) {
+		end = sp_addr_items_run(m, b, i);
+		resolve_run(c, j, m, i, end);
+	}
+}
+
+/* Room for the text cache, shared: each job's keep_limit.  ALL: every
+ * job resolves, else only job 0. */
+static void share_cache(sym_ctx *c, bool all)
+{
+	size_t kept = c->text.len + c->kept_others;
+	size_t left = c->cache_max > kept ? c->cache_max - kept : 0;
+	for (int k = 0; k < (all ? c->jobs : 1); k++)
+		c->job[k].keep_limit = c->job[k].keep->len + (all ? left / (size_t)c->jobs : left);
+}
+
+/* Resolves the sorted misses M[0..n) (a batch's) on the jobs' threads;
+ * false when threads are not to be used (then nothing is done). */
+static bool resolve_parallel(sym_ctx *c, sp_addr_item *m, size_t n, size_t distinct)
+{
+	c->n_resolved += distinct;
+	if (distinct < JOBS_MIN_BATCH || c->n_resolved < JOBS_MIN_RUN)
+		return false;
+	if (c->no_sessions || (!c->sessions && !open_sessions(c)))
+		return false;
+	share_cache(c, true);
+	cut_chunks(c, m, n);
+	c->n_returned = 0;
+	run_phase(c, task_resolve, c->n_chunks);
+	if (c->n_returned) {
+		/* a job could not open FILE: its chunks here, and all from now on */
+		c->no_sessions = true;
+		c->job[0].keep_limit = c->job[0].keep->len; /* the others' room is unknown */
+		for (size_t i = 0; i < c->n_returned; i++)
+			task_resolve(c, &c->job[0], c->returned[i]);
+	}
+	return true;
+}
+
+static size_t count_distinct(const sp_addr_item *m, size_t n)
 {
 	size_t distinct = 0;
 	for (size_t i = 0; i < n; i = sp_addr_items_run(m, n, i))
 		distinct++;
-	c->n_resolved += distinct;
-	if (c->jobs < 2 || distinct < JOBS_MIN_BATCH || c->n_resolved < JOBS_MIN_RUN)
-		return false;
-	if (!c->job && !open_jobs(c)) {
-		free_jobs(c);
-		c->jobs = 1;
-		return false;
-	}
-	/* cut at address boundaries, so each address is one job's */
-	pthread_mutex_lock(&c->lock);
-	c->m = m;
-	size_t at = 0;
-	for (int k = 0; k < c->jobs; k++) {
-		job *j = &c->job[k];
-		size_t end = k == c->jobs - 1 ? n : n / (size_t)c->jobs * (size_t)(k + 1);
-		if (end < at)
-			end = at;
-		while (end > at && end < n && m[end].addr == m[end - 1].addr)
-			end++;
-		j->next = at;
-		j->end = at = end;
-		sp_buf_reset(&j->text);
-	}
-	pthread_cond_broadcast(&c->work);
-	job *j0 = &c->job[0];
-	sp_named named = {0};
-	size_t a, b;
-	while (take_chunk(j0, &a, &b)) {
-		pthread_mutex_unlock(&c->lock);
-		run_chunk(j0, a, b, &named);
-		pthread_mutex_lock(&c->lock);
-	}
-	while (c->busy)
-		pthread_cond_wait(&c->done, &c->lock);
-	pthread_mutex_unlock(&c->lock);
-	sp_named_clear(&named);
+	return distinct;
+}
 
-	/* into the text cache, as resolve_misses puts them */
-	for (size_t i = 0, end; i < n && c->cache_max; i = end) {
+/* Puts the kept answers of this batch's misses (c->misses[0..n_misses))
+ * whose addresses belong to text table Q into it. */
+static void fill_table(sym_ctx *c, size_t q, size_t n)
+{
+	const sp_addr_item *m = c->misses;
+	text_table *tb = &c->tables[q];
+	for (size_t i = 0, end; i < n; i = end) {
 		end = sp_addr_items_run(m, n, i);
-		const entry *first = &c->ents[m[i].tag];
-		size_t tl = first->len;
-		if (c->text.len + tl > c->cache_max || tl >= 0xffffff)
+		if (table_of(c, m[i].addr) != tb)
 			continue;
-		size_t off = c->text.len;
-		sp_buf_append(&c->text, c->job[first->src - TXT_JOB].text.data + first->off, tl);
-		cache_put(c, m[i].addr, (uint32_t)off, (uint32_t)tl);
-		for (size_t k = i; k < end; k++) {
-			entry *e = &c->ents[m[k].tag];
-			e->src = TXT_CACHE;
-			e->off = off;
-			e->len = tl;
-		}
+		const entry *e = entry_at(c, m[i].tag);
+		if (src_kept(e->src))
+			cache_put(tb, m[i].addr, e->off, e->len, e->src);
 	}
-	return true;
 }
 
 /* A list of distinct addresses (no repeats to save) would only fill the
@@ -824,122 +1031,176 @@ static bool resolve_parallel(sym_ctx *c, sp_addr_item *m, size_t n)
  * the cache is dropped and every answer is made for its batch alone. */
 #define CACHE_TRIAL 65536
 
-/* Answers the batch's lines and writes them, in input order. */
-static void run_batch(sym_ctx *c)
+/* What the REPEATS inside a block of input (misses of addresses missed
+ * before in it) count as hits for CACHE_TRIAL: a serial batch of -j 1
+ * would have found them in the text cache had they come in a later
+ * batch.  Counted as they would be in a window of CACHE_TRIAL lines,
+ * where the trial is decided: in a list of addresses drawn at random the
+ * share of repeats in a window grows with its length. */
+static size_t block_repeats(const sym_ctx *c, size_t repeats)
 {
-	size_t n_miss = 0;
+	size_t lines = 0;
+	for (size_t p = 0; p < c->n_parts; p++)
+		lines += c->part[p].n_ents;
+	return lines > CACHE_TRIAL ? (size_t)((double)repeats * CACHE_TRIAL / (double)lines) : repeats;
+}
+
+/* Readies a batch: the batch texts emptied, the text cache dropped when
+ * it is not worth its keep, job 0's room in it. */
+static void start_batch(sym_ctx *c)
+{
 	sp_buf_reset(&c->tmp);
-	if (c->cap_slots && c->n_asked >= CACHE_TRIAL && c->n_hits * 100 < c->n_asked) {
-		free(c->slots);
-		c->slots = NULL;
-		c->n_slots = c->cap_slots = 0;
+	for (int k = 1; k < c->jobs; k++)
+		sp_buf_reset(c->job[k].tmp);
+	if (c->cache_max && c->n_asked >= CACHE_TRIAL && c->n_hits * 100 < c->n_asked) {
+		for (unsigned q = 0; q < c->n_tables; q++) {
+			free(c->tables[q].slots);
+			c->tables[q] = (text_table){0};
+		}
 		sp_buf_reset(&c->text);
+		for (int k = 1; k < c->jobs; k++)
+			sp_buf_reset(c->job[k].keep);
 		c->cache_max = 0;
+		c->kept_others = 0;
 	}
-	for (size_t i = 0; i < c->n_ents; i++) {
-		entry *e = &c->ents[i];
+	c->job[0].keep_limit = c->cache_max - c->kept_others;
+}
+
+/* Looks the entries ENTS[0..n) up in the text cache: a hit points at its
+ * text, a miss goes to M (tag: TAG0 + its index), a line that is no
+ * address at its answer (JSON: appended to ERRORS).  Returns the misses;
+ * adds the look-ups and hits to *ASKED and *HITS. */
+static size_t probe(const sym_ctx *c, entry *ents, size_t n, size_t tag0, sp_buf *errors,
+		    sp_addr_item *m, size_t *asked, size_t *hits)
+{
+	size_t n_miss = 0, a = 0, h = 0;
+	for (size_t i = 0; i < n; i++) {
+		entry *e = &ents[i];
 		const text_slot *t = e->ok && c->cache_max ? cache_get(c, e->addr) : NULL;
-		c->n_asked += e->ok;
-		c->n_hits += t != NULL;
+		a += e->ok;
+		h += t != NULL;
 		if (t) {
-			e->src = TXT_CACHE;
+			e->src = (uint8_t)t->src;
 			e->off = t->off;
 			e->len = t->len;
 		} else if (e->ok) {
-			c->misses[n_miss++] = (sp_addr_item){e->addr, i};
+			m[n_miss++] = (sp_addr_item){e->addr, tag0 + i};
 		} else if (c->style == STYLE_JSON) {
 			/* llvm-symbolizer's answer to a line that is no address */
 			e->src = TXT_ERROR;
-			e->off = c->errors.len;
-			sp_buf_puts(&c->errors, "{\"Error\":{\"Message\":\"unable to parse arguments: ");
-			json_chars(&c->errors, e->line, e->line_len, true);
-			sp_buf_puts(&c->errors, "\"}");
-			sp_buf_append(&c->errors, c->module.data, c->module.len);
-			sp_buf_puts(&c->errors, "}");
-			e->len = c->errors.len - e->off;
+			e->off = errors->len;
+			sp_buf_puts(errors, "{\"Error\":{\"Message\":\"unable to parse arguments: ");
+			json_chars(errors, e->line, e->line_len, true);
+			sp_buf_puts(errors, "\"}");
+			sp_buf_append(errors, c->module.data, c->module.len);
+			sp_buf_puts(errors, "}");
+			e->len = errors->len - e->off;
 		} else {
 			e->src = TXT_UNKNOWN;
 			e->off = 0;
 			e->len = c->unknown.len;
 		}
 	}
-	if (n_miss > 1)
-		sp_addr_items_sort(c->misses, c->misses_tmp, n_miss);
-	if (n_miss && !resolve_parallel(c, c->misses, n_miss))
-		resolve_misses(c, c->misses, n_miss);
+	*asked += a;
+	*hits += h;
+	return n_miss;
+}
 
-	char *pre = c->prefix;
-	for (size_t i = 0; i < c->n_ents; i++) {
-		const entry *e = &c->ents[i];
+/* Queues the answers of ENTS[0..n) on O in order; PRE has room for
+ * PREFIX_MAX bytes an entry, ERRORS is where their TXT_ERROR texts are. */
+static void emit(sym_ctx *c, sink *o, const entry *ents, size_t n, char *pre, const char *errors)
+{
+	for (size_t i = 0; i < n; i++) {
+		const entry *e = &ents[i];
 		uint64_t vaddr = c->relative ? e->addr + c->rel_adjust : e->addr;
 		if (c->json_array)
-			sink_put(&c->out, c->n_objects++ ? "," : "[", 1);
+			sink_put(o, c->n_objects++ ? "," : "[", 1);
 		if (e->src == TXT_ERROR) {
-			sink_put(&c->out, c->errors.data + e->off, e->len);
+			sink_put(o, errors + e->off, e->len);
 			if (!c->json_array)
-				sink_put(&c->out, "\n", 1);
+				sink_put(o, "\n", 1);
 			continue;
 		}
 		if (c->style == STYLE_JSON) {
 			int k = snprintf(pre, PREFIX_MAX, "{\"Address\":\"0x%" PRIx64 "\"", vaddr);
-			sink_put(&c->out, pre, (size_t)k);
+			sink_put(o, pre, (size_t)k);
 			pre += k;
-			sink_put(&c->out, c->module.data, c->module.len);
-			sink_put(&c->out, ",\"Symbol\":", 10);
+			sink_put(o, c->module.data, c->module.len);
+			sink_put(o, ",\"Symbol\":", 10);
 		} else if (c->json) {
 			int k = e->ok ? snprintf(pre, PREFIX_MAX,
 						 "{\"address\":\"0x%" PRIx64 "\",\"frames\":", vaddr)
 				      : snprintf(pre, PREFIX_MAX, "{\"address\":\"\",\"frames\":");
-			sink_put(&c->out, pre, (size_t)k);
+			sink_put(o, pre, (size_t)k);
 			pre += k;
 		} else if (c->style == STYLE_LLVM && !e->ok) {
 			/* llvm-symbolizer echoes a line that is no address */
-			sink_put(&c->out, e->line, e->line_len);
-			sink_put(&c->out, "\n", 1);
+			sink_put(o, e->line, e->line_len);
+			sink_put(o, "\n", 1);
 			continue;
 		} else if (c->style == STYLE_LLVM && c->print_addr) {
 			int k = snprintf(pre, PREFIX_MAX, "0x%" PRIx64 "%s", vaddr,
 					 c->pretty ? ": " : "\n");
-			sink_put(&c->out, pre, (size_t)k);
+			sink_put(o, pre, (size_t)k);
 			pre += k;
 		} else if (c->print_addr && c->pretty) {
 			if (e->ok) {
 				put_addr16(pre, vaddr);
 				memcpy(pre + 18, ": ", 2);
-				sink_put(&c->out, pre, 20);
+				sink_put(o, pre, 20);
 				pre += 20;
 			} else {
-				sink_put(&c->out, e->line, e->line_len);
-				sink_put(&c->out, ": ", 2);
+				sink_put(o, e->line, e->line_len);
+				sink_put(o, ": ", 2);
 			}
 		} else if (c->print_addr) {
 			if (e->ok) {
 				put_addr16(pre, vaddr);
-				sink_put(&c->out, pre, 19);
+				sink_put(o, pre, 19);
 				pre += 19;
 			} else {
-				sink_put(&c->out, e->line, e->line_len);
-				sink_put(&c->out, "\n", 1);
+				sink_put(o, e->line, e->line_len);
+				sink_put(o, "\n", 1);
 			}
 		}
-		const char *base = e->src == TXT_CACHE	 ? c->text.data
-				   : e->src == TXT_TMP	 ? c->tmp.data
-				   : e->src >= TXT_JOB	 ? c->job[e->src - TXT_JOB].text.data
-							 : c->unknown.data;
-		sink_put(&c->out, base + e->off, e->len);
+		sink_put(o, text_base(c, e->src, errors) + e->off, e->len);
 		if (c->json_array)
-			sink_put(&c->out, "}", 1);
+			sink_put(o, "}", 1);
 		else if (c->json || c->style == STYLE_JSON)
-			sink_put(&c->out, "}\n", 2);
+			sink_put(o, "}\n", 2);
 	}
-	sink_flush(&c->out);
-	sp_buf_reset(&c->errors);
-	c->n_ents = 0;
 }
 
-/* Adds the line TEXT (LEN bytes, no newline) to the batch, running the
- * batch when it is full. */
-static void add_line(sym_ctx *c, const char *text, size_t len)
+static task_fn task_finish;
+
+/* Answers the serial batch's lines (part 0) and writes them, in input
+ * order. */
+static void run_batch(sym_ctx *c)
+{
+	part *pt = &c->part[0];
+	start_batch(c);
+	size_t n_miss = probe(c, pt->ents, pt->n_ents, 0, &pt->errors, c->misses, &c->n_asked,
+			      &c->n_hits);
+	if (n_miss > 1)
+		sp_addr_items_sort(c->misses, c->misses_tmp, n_miss);
+	if (n_miss && c->jobs > 1 &&
+	    resolve_parallel(c, c->misses, n_miss, count_distinct(c->misses, n_miss))) {
+		c->n_misses = n_miss;
+		run_phase(c, task_finish, c->n_tables);
+		c->kept_others = 0;
+		for (int k = 1; k < c->jobs; k++)
+			c->kept_others += c->job[k].keep->len;
+	} else if (n_miss) {
+		resolve_misses(c, c->misses, n_miss);
+	}
+	emit(c, &c->out, pt->ents, pt->n_ents, pt->prefix, pt->errors.data);
+	sink_flush(&c->out);
+	sp_buf_reset(&pt->errors);
+	pt->n_ents = 0;
+}
+
+/* Trims LINE (LEN bytes, no newline) into E and parses its address. */
+static void set_line(entry *e, const char *text, size_t len)
 {
 	while (len && (text[len - 1] == '\r' || text[len - 1] == ' ' || text[len - 1] == '\t'))
 		len--;
@@ -947,23 +1208,32 @@ static void add_line(sym_ctx *c, const char *text, size_t len)
 		text++;
 		len--;
 	}
-	entry *e = &c->ents[c->n_ents++];
 	e->line = text;
 	e->line_len = len;
 	e->ok = parse_hex(text, text + len, &e->addr);
-	if (c->n_ents == BATCH_LINES)
+}
+
+/* Adds the line TEXT (LEN bytes, no newline) to the batch, running the
+ * batch when it is full. */
+static void add_line(sym_ctx *c, const char *text, size_t len)
+{
+	part *pt = &c->part[0];
+	set_line(&pt->ents[pt->n_ents++], text, len);
+	if (pt->n_ents == BATCH_LINES)
 		run_batch(c);
 }
 
-/* Adds the lines of BUF (LEN bytes, BUF[LEN] readable and not a hex
- * digit) to the batch; the last line only at EOF when it has no newline.
- * Returns the bytes used.  The common line, hex digits and a newline, is
- * parsed in the same pass that finds its end. */
-static size_t add_lines(sym_ctx *c, const char *buf, size_t len, bool eof)
+/* Parses the lines of BUF (LEN bytes, BUF[LEN] readable and not a hex
+ * digit) into ENTS from *N on, until *N is MAX; the last line only at EOF
+ * when it has no newline.  Returns the bytes used.  The common line, hex
+ * digits and a newline, is parsed in the same pass that finds its end. */
+static size_t parse_lines(const char *buf, size_t len, bool eof, entry *ents, size_t *n,
+			  size_t max)
 {
 	const unsigned char *t = hex_digits();
 	const char *p = buf, *end = buf + len;
-	while (p < end) {
+	size_t k = *n;
+	while (p < end && k < max) {
 		const char *q = p;
 		if (q[0] == '0' && (q[1] == 'x' || q[1] == 'X'))
 			q += 2;
@@ -975,11 +1245,9 @@ static size_t add_lines(sym_ctx *c, const char *buf, size_t len, bool eof)
 			q++;
 		}
 		if (q < end && *q == '\n' && q > digits && q - digits <= 16) {
-			entry *e = &c->ents[c->n_ents++];
+			entry *e = &ents[k++];
 			e->addr = v;
 			e->ok = true;
-			if (c->n_ents == BATCH_LINES)
-				run_batch(c);
 			p = q + 1;
 			continue;
 		}
@@ -989,10 +1257,211 @@ static size_t add_lines(sym_ctx *c, const char *buf, size_t len, bool eof)
 				break;
 			nl = end;
 		}
-		add_line(c, p, (size_t)(nl - p));
+		set_line(&ents[k++], p, (size_t)(nl - p));
 		p = nl < end ? nl + 1 : end;
 	}
+	*n = k;
 	return (size_t)(p - buf);
+}
+
+/* Adds the lines of BUF (LEN bytes, BUF[LEN] readable and not a hex
+ * digit) to the batch, running it whenever it is full; the last line only
+ * at EOF when it has no newline.  Returns the bytes used. */
+static size_t add_lines(sym_ctx *c, const char *buf, size_t len, bool eof)
+{
+	part *pt = &c->part[0];
+	size_t used = 0;
+	for (;;) {
+		used += parse_lines(buf + used, len - used, eof, pt->ents, &pt->n_ents, BATCH_LINES);
+		if (pt->n_ents < BATCH_LINES)
+			return used;
+		run_batch(c);
+	}
+}
+
+/* Part P of a block: its lines parsed, looked up, its misses sorted. */
+static void task_part(sym_ctx *c, job *j, size_t p)
+{
+	part *pt = &c->part[p];
+	pt->n_ents = 0;
+	pt->asked = pt->hits = 0;
+	sp_buf_reset(&pt->errors);
+	/* a line is one byte at least */
+	sp_grow(&pt->ents, &pt->cap_ents, pt->len / 8 + 16, sizeof(*pt->ents));
+	size_t used = 0;
+	for (;;) {
+		used += parse_lines(pt->buf + used, pt->len - used, pt->eof, pt->ents, &pt->n_ents,
+				    pt->cap_ents);
+		if (used == pt->len || pt->n_ents < pt->cap_ents)
+			break;
+		sp_grow(&pt->ents, &pt->cap_ents, pt->n_ents + 1, sizeof(*pt->ents));
+	}
+	if (pt->cap_m < pt->n_ents) {
+		free(pt->m);
+		free(pt->m_tmp);
+		pt->cap_m = pt->cap_ents;
+		pt->m = sp_xreallocarray(NULL, pt->cap_m, sizeof(*pt->m));
+		pt->m_tmp = sp_xreallocarray(NULL, pt->cap_m, sizeof(*pt->m_tmp));
+	}
+	pt->n_m = probe(c, pt->ents, pt->n_ents, p << PART_SHIFT, &pt->errors, pt->m, &pt->asked,
+			&pt->hits);
+	if (pt->n_m > 1)
+		sp_addr_items_sort(pt->m, pt->m_tmp, pt->n_m);
+}
+
+/* Sort range R of a block's misses: gathered from every part, sorted. */
+static void task_range(sym_ctx *c, job *j, size_t r)
+{
+	sp_addr_item *dst = c->misses + c->range_off[r];
+	size_t n = 0, np = c->n_parts;
+	for (size_t p = 0; p < np; p++) {
+		size_t a = c->bounds[r * np + p], b = c->bounds[(r + 1) * np + p];
+		memcpy(dst + n, c->part[p].m + a, (b - a) * sizeof(*dst));
+		n += b - a;
+	}
+	if (n > 1)
+		sp_addr_items_sort(dst, c->misses_tmp + c->range_off[r], n);
+	c->range_distinct[r] = count_distinct(dst, n);
+}
+
+/* The last phase of a block: task Q < n_tables fills text table Q with
+ * the batch's kept answers, the others queue their part's output. */
+static void task_finish(sym_ctx *c, job *j, size_t t)
+{
+	if (t < c->n_tables) {
+		if (c->cache_max)
+			fill_table(c, t, c->n_misses);
+		return;
+	}
+	part *pt = &c->part[t - c->n_tables];
+	sp_grow(&pt->prefix, &pt->cap_prefix, pt->n_ents * PREFIX_MAX + 1, 1);
+	pt->out.n = 0;
+	emit(c, &pt->out, pt->ents, pt->n_ents, pt->prefix, pt->errors.data);
+}
+
+/* First in sorted M[0..n) at ADDR or after. */
+static size_t lower_bound(const sp_addr_item *m, size_t n, uint64_t addr)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Cuts a block's TOTAL misses (sorted per part) into sort ranges at
+ * addresses sampled from every part: c->bounds, c->range_off. */
+static void plan_ranges(sym_ctx *c, size_t total)
+{
+	size_t np = c->n_parts;
+	size_t want = (size_t)c->jobs * RANGES_PER_JOB;
+	size_t step = total / (want * 8) ? total / (want * 8) : 1;
+	/* the samples, in c->misses (not yet in use) */
+	sp_addr_item *s = c->misses;
+	size_t ns = 0;
+	for (size_t p = 0; p < np; p++)
+		for (size_t i = step / 2; i < c->part[p].n_m; i += step)
+			s[ns++] = (sp_addr_item){c->part[p].m[i].addr, 0};
+	sp_addr_items_sort(s, c->misses_tmp, ns);
+	size_t nr = total < 4 * JOB_CHUNK || !ns ? 1 : want;
+	c->n_ranges = nr;
+	c->bounds = sp_xreallocarray(c->bounds, (nr + 1) * np, sizeof(*c->bounds));
+	c->range_off = sp_xreallocarray(c->range_off, nr + 1, sizeof(*c->range_off));
+	c->range_distinct = sp_xreallocarray(c->range_distinct, nr, sizeof(*c->range_distinct));
+	c->range_off[0] = 0;
+	for (size_t r = 0; r <= nr; r++) {
+		uint64_t split = r && r < nr ? s[r * ns / nr].addr : 0;
+		size_t sum = 0;
+		for (size_t p = 0; p < np; p++) {
+			const part *pt = &c->part[p];
+			size_t b = r == 0 ? 0 : r == nr ? pt->n_m : lower_bound(pt->m, pt->n_m, split);
+			c->bounds[r * np + p] = b;
+			if (r)
+				sum += b - c->bounds[(r - 1) * np + p];
+		}
+		if (r)
+			c->range_off[r] = c->range_off[r - 1] + sum;
+	}
+}
+
+/* Cuts the block BUF[0..len) (complete lines, but for the last at EOF;
+ * BUF[LEN] readable and not a hex digit) into c->part. */
+static void cut_parts(sym_ctx *c, const char *buf, size_t len, bool eof)
+{
+	size_t size = len / (8 * (size_t)c->jobs);
+	size = size < PART_MIN ? PART_MIN : size > PART_MAX ? PART_MAX : size;
+	c->n_parts = 0;
+	for (size_t at = 0; at < len;) {
+		size_t e = len - at > size ? at + size : len;
+		if (e < len) {
+			const char *nl = memchr(buf + e - 1, '\n', len - (e - 1));
+			e = nl ? (size_t)(nl - buf) + 1 : len;
+		}
+		if (c->n_parts == c->cap_parts) {
+			size_t old = c->cap_parts;
+			sp_grow(&c->part, &c->cap_parts, c->n_parts + 1, sizeof(*c->part));
+			memset(c->part + old, 0, (c->cap_parts - old) * sizeof(*c->part));
+			for (size_t p = old; p < c->cap_parts; p++)
+				c->part[p].out.grow = true;
+		}
+		part *pt = &c->part[c->n_parts++];
+		pt->buf = buf + at;
+		pt->len = e - at;
+		pt->eof = eof && e == len;
+		at = e;
+	}
+}
+
+/* Answers a large block of input, BUF[0..len) (complete lines, but for
+ * the last at EOF; BUF[LEN] readable and not a hex digit), on the jobs'
+ * threads, and writes the answers in input order. */
+static void run_block(sym_ctx *c, const char *buf, size_t len, bool eof)
+{
+	if (!c->threads)
+		start_threads(c);
+	start_batch(c);
+	cut_parts(c, buf, len, eof);
+	run_phase(c, task_part, c->n_parts);
+	size_t total = 0;
+	for (size_t p = 0; p < c->n_parts; p++) {
+		c->n_asked += c->part[p].asked;
+		c->n_hits += c->part[p].hits;
+		total += c->part[p].n_m;
+	}
+	if (total > c->cap_misses) {
+		free(c->misses);
+		free(c->misses_tmp);
+		c->cap_misses = total;
+		c->misses = sp_xreallocarray(NULL, total, sizeof(*c->misses));
+		c->misses_tmp = sp_xreallocarray(NULL, total, sizeof(*c->misses_tmp));
+	}
+	plan_ranges(c, total);
+	if (total) {
+		run_phase(c, task_range, c->n_ranges);
+		size_t distinct = 0;
+		for (size_t r = 0; r < c->n_ranges; r++)
+			distinct += c->range_distinct[r];
+		c->n_hits += block_repeats(c, total - distinct);
+		if (!resolve_parallel(c, c->misses, total, distinct)) {
+			share_cache(c, false);
+			cut_chunks(c, c->misses, total);
+			for (size_t t = 0; t < c->n_chunks; t++)
+				task_resolve(c, &c->job[0], t);
+		}
+	}
+	c->n_misses = total;
+	run_phase(c, task_finish, c->n_tables + c->n_parts);
+	c->kept_others = 0;
+	for (int k = 1; k < c->jobs; k++)
+		c->kept_others += c->job[k].keep->len;
+	for (size_t p = 0; p < c->n_parts; p++)
+		sink_write(&c->out, c->part[p].out.iov, c->part[p].out.n);
+	c->part[0].n_ents = 0;
+	sp_buf_reset(&c->part[0].errors);
 }
 
 /* True when stdin has input (or EOF) to read without waiting. */
@@ -1040,9 +1509,18 @@ static int run_stdin(sym_ctx *c)
 				break;
 		}
 		buf[len] = '\0';
-		size_t used = add_lines(c, buf, len, eof);
-		if (c->n_ents)
-			run_batch(c);
+		/* complete lines, and the last at EOF */
+		const char *nl = eof ? NULL : memrchr(buf, '\n', len);
+		size_t whole = eof ? len : nl ? (size_t)(nl - buf) + 1 : 0;
+		size_t used;
+		if (c->jobs > 1 && whole >= PAR_MIN_BYTES && whole <= PAR_MAX_BYTES) {
+			run_block(c, buf, whole, eof);
+			used = whole;
+		} else {
+			used = add_lines(c, buf, len, eof);
+			if (c->part[0].n_ents)
+				run_batch(c);
+		}
 		memmove(buf, buf + used, len - used);
 		len -= used;
 	}
@@ -1238,16 +1716,25 @@ int cmd_symbolize(int argc, char **argv)
 		format_frames(&c, NULL, 0, &c.unknown);
 	sp_buf_puts(&c.module, ",\"ModuleName\":");
 	json_text(&c.module, exe ? exe : "");
-	c.ents = sp_xreallocarray(NULL, BATCH_LINES, sizeof(*c.ents));
+	init_jobs(&c);
+	c.out.cap = SINK_IOV;
+	c.out.iov = sp_xreallocarray(NULL, c.out.cap, sizeof(*c.out.iov));
+	c.cap_parts = 1;
+	c.part = sp_xcalloc(1, sizeof(*c.part));
+	c.part[0].out.grow = true;
+	c.part[0].cap_ents = BATCH_LINES;
+	c.part[0].ents = sp_xreallocarray(NULL, BATCH_LINES, sizeof(*c.part[0].ents));
+	c.part[0].cap_prefix = BATCH_LINES * PREFIX_MAX;
+	c.part[0].prefix = sp_xmalloc(c.part[0].cap_prefix);
+	c.cap_misses = BATCH_LINES;
 	c.misses = sp_xreallocarray(NULL, BATCH_LINES, sizeof(*c.misses));
 	c.misses_tmp = sp_xreallocarray(NULL, BATCH_LINES, sizeof(*c.misses_tmp));
-	c.prefix = sp_xreallocarray(NULL, BATCH_LINES, PREFIX_MAX);
 	if (optind < argc) {
 		/* llvm-symbolizer answers its arguments with one JSON array */
 		c.json_array = c.style == STYLE_JSON;
 		for (int i = optind; i < argc; i++)
 			add_line(&c, argv[i], strlen(argv[i]));
-		if (c.n_ents)
+		if (c.part[0].n_ents)
 			run_batch(&c);
 		if (c.json_array) {
 			sink_put(&c.out, "]\n", 2);
@@ -1260,17 +1747,32 @@ int cmd_symbolize(int argc, char **argv)
 		fprintf(stderr, "symprof symbolize: writing output: %s\n", strerror(c.out.err));
 		rc = 1;
 	}
-	free(c.ents);
+	free_jobs(&c);
+	for (size_t p = 0; p < c.cap_parts; p++) {
+		part *pt = &c.part[p];
+		free(pt->ents);
+		free(pt->m);
+		free(pt->m_tmp);
+		free(pt->prefix);
+		free(pt->out.iov);
+		sp_buf_free(&pt->errors);
+	}
+	free(c.part);
 	free(c.misses);
 	free(c.misses_tmp);
-	free(c.prefix);
-	free(c.slots);
+	free(c.bounds);
+	free(c.range_off);
+	free(c.range_distinct);
+	free(c.chunks);
+	free(c.returned);
+	for (unsigned q = 0; q < c.n_tables; q++)
+		free(c.tables[q].slots);
+	free(c.tables);
+	free(c.out.iov);
 	sp_buf_free(&c.text);
 	sp_buf_free(&c.tmp);
 	sp_buf_free(&c.unknown);
 	sp_buf_free(&c.module);
-	sp_buf_free(&c.errors);
-	free_jobs(&c);
 	free(c.obj_path);
 	sp_symbolizer_free(c.s);
 	sp_cli_sym_clear(&cli);

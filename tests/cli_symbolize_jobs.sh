@@ -11,7 +11,9 @@
 # one thread) and across batches (answered from the text cache).  Each form is run with -j 1,
 # -j 2 and -j 4 and compared byte for byte; so are --cache-max=0 (no text cache) and a small
 # --cache-max (answers partly cached).  Where strace works, -j 2 is seen to start threads
-# on the large list and none on a small one.
+# on the large list and none on a small one.  Large blocks of input, cut into parts parsed
+# and written by every thread, are run with odd lines, without a last newline and from a
+# pipe.
 . "${SP_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}/tests/cli_lib.sh"
 
 distinct=24000
@@ -117,6 +119,57 @@ if strace -f -qq -o /dev/null true 2>/dev/null; then
 else
 	sp_skip "strace cannot trace here: threads not counted"
 fi
+
+# Large blocks of input (cmd_symbolize.c: run_block, at least PAR_MIN_BYTES read
+# at once) are cut into parts at line boundaries: more than one block (the list four times
+# over, 1.4 MiB, read in 1 MiB blocks), lines that take the slow parse (blanks, CR, upper
+# case 0X, leading zeros, too long, empty) among the others, and a last line without its
+# newline.
+cat "$tmp/self.in" "$tmp/self.in" "$tmp/self.in" "$tmp/self.in" >"$tmp/big.in"
+sp_check "the big list is more than one 1 MiB block" test "$(wc -c <"$tmp/big.in")" -gt $((1 << 20))
+same "symprof, several blocks" "$self" "$tmp/big.in" -a
+same "symprof, several blocks, --json" "$self" "$tmp/big.in" --json
+awk 'NR % 101 == 0 { print "  0X" $0 "\r" } NR % 103 == 0 { print "" } NR % 107 == 0 { print "0000000000000000000" $0 }
+	NR % 109 == 0 { print "12345678901234567" } { print }' "$tmp/self.in" >"$tmp/odd.in"
+same "symprof, lines parsed the slow way" "$self" "$tmp/odd.in" -a
+same "symprof, lines parsed the slow way, LLVM" "$self" "$tmp/odd.in" --output-style=LLVM
+printf '%s' "$(cat "$tmp/self.in")" >"$tmp/nonl.in"
+sp_check "the last line has no newline" test "$(tail -c 1 "$tmp/nonl.in" | od -An -c | tr -d ' ')" != '\n'
+same "symprof, no newline at the end" "$self" "$tmp/nonl.in" -a
+# through a pipe, the blocks are what each read finds: the same bytes whatever they are
+sp_symprof symbolize -j 1 -a -e "$self" <"$tmp/big.in" >"$tmp/pipe1"
+cat "$tmp/big.in" | sp_symprof symbolize -j 2 -a -e "$self" >"$tmp/pipe2"
+cmp -s "$tmp/pipe1" "$tmp/pipe2"
+sp_ok $? "-j 2 from a pipe prints what -j 1 prints"
+
+# A co-process still gets each answer before it sends the next line: after a block large
+# enough for the parts (written at once, then a wait for its last answer), single lines.
+first=$(head -n 1 "$tmp/self.in")
+head -n 30000 "$tmp/self.in" >"$tmp/block.in"
+sp_symprof symbolize -j 1 -a -e "$self" <"$tmp/block.in" >"$tmp/block.want"
+sp_symprof symbolize -j 1 -a -e "$self" "$first" >"$tmp/first.want"
+nb=$(wc -l <"$tmp/block.want") nf=$(wc -l <"$tmp/first.want")
+mkfifo "$tmp/cin" "$tmp/cout"
+sp_symprof symbolize -j 2 -a -e "$self" <"$tmp/cin" >"$tmp/cout" &
+co=$!
+(sleep 60; kill $co 2>/dev/null) & dog=$!   # a hang fails instead of blocking
+exec 3>"$tmp/cin" 4<"$tmp/cout"
+cat "$tmp/block.in" >&3
+# lines N FILE: the next N lines of the answers into $tmp/FILE (head stops reading there:
+# nothing else is written before the next line is sent)
+lines() { head -n "$1" <&4 >"$tmp/$2"; }
+lines "$nb" block.got
+echo "$first" >&3
+lines "$nf" first.got
+echo "$first" >&3
+lines "$nf" again.got
+exec 3>&-
+cat <&4 >/dev/null; exec 4<&-
+wait $co
+kill $dog 2>/dev/null
+cmp -s "$tmp/block.got" "$tmp/block.want" && cmp -s "$tmp/first.got" "$tmp/first.want" &&
+	cmp -s "$tmp/again.got" "$tmp/first.want"
+sp_ok $? "-j 2 as a co-process: each line answered before the next is sent (after $nb lines)"
 
 # A small list is answered as with -j 1 too.
 head -n 100 "$tmp/self.in" >"$tmp/small.in"
