@@ -171,8 +171,9 @@ static void usage(FILE *f)
 		"                        folded-diff (\"stack before after\", needs a base)\n"
 		"  --each                convert every input on its own into -o DIR (created if\n"
 		"                        missing); go on past bad inputs; a line per input\n"
-		"  -j, --jobs N          with --each, N inputs converted at once by N processes\n"
-		"                        (default 1); the same output files as -j 1\n"
+		"  -j, --jobs N          with --each, N inputs converted at once by N processes;\n"
+		"                        else a heap profile file is read on 2 threads when N > 1\n"
+		"                        (default 1); the same output as -j 1\n"
 		"  --sample-index I      value column: a type name or a number (default: the\n"
 		"                        default sample type, else the last column; folded\n"
 		"                        stacks of CPU profiles and perf.data: samples/count,\n"
@@ -922,10 +923,8 @@ int cmd_convert(int argc, char **argv)
 		rc = sp_cli_usage("convert", "standard input ('-') can be read only once");
 		goto out;
 	}
-	if (o.jobs && !o.each) {
-		rc = sp_cli_usage("convert", "-j applies only with --each");
-		goto out;
-	}
+	if (!o.each) /* one conversion: its reading uses the threads */
+		o.sym.jobs = o.jobs;
 	sp_cli_sym_finish(&o.sym);
 	rc = run(&o, argv + optind, n_inputs);
 out:

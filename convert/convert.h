@@ -33,6 +33,7 @@ typedef struct {
 	bool no_symbolize;
 	const char *maps_file; /* --maps: memory map for raw stacks */
 	bool quiet;
+	int jobs;        /* threads one input's reading may use (sp_read_options) */
 	const char *cmd; /* "convert", ...: names the command in usage errors */
 } sp_cli_sym;
 
