@@ -172,8 +172,9 @@ static void usage(FILE *f)
 		"  --each                convert every input on its own into -o DIR (created if\n"
 		"                        missing); go on past bad inputs; a line per input\n"
 		"  -j, --jobs N          with --each, N inputs converted at once by N processes;\n"
-		"                        else a heap profile file is read on 2 threads when N > 1\n"
-		"                        (default 1); the same output as -j 1\n"
+		"                        else, when N > 1, a heap profile file is read and a\n"
+		"                        large folded output matched on 2 threads (default 1);\n"
+		"                        the same output as -j 1\n"
 		"  --sample-index I      value column: a type name or a number (default: the\n"
 		"                        default sample type, else the last column; folded\n"
 		"                        stacks of CPU profiles and perf.data: samples/count,\n"
@@ -541,6 +542,7 @@ static int run(convert_opts *o, char **inputs, int n_inputs)
 		      .sample_index = o->sample_index,
 		      .annotate = o->annotate,
 		      .all_frames = o->all_frames,
+		      .jobs = o->sym.jobs,
 		      .report = o->report},
 		.inputs = inputs,
 		.report_fd = -1,

@@ -135,6 +135,7 @@ typedef struct {
 	const char *sample_index; /* --sample-index, NULL: the default */
 	bool annotate;            /* folded: _[k] _[j] _[i] */
 	bool all_frames;          /* keep frames drop_frames would remove */
+	int jobs;                 /* threads the writer may use (folded: > 1, two) */
 	sp_report_options report;
 } sp_output_options;
 

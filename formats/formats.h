@@ -124,6 +124,8 @@ typedef struct {
 	size_t sample_index; /* column to print; see sp_profile_sample_index */
 	bool annotate;       /* append _[k] / _[j] / _[i] to kernel, JIT, inlined frames */
 	bool two_sides;      /* "stack before after" (difffolded's form) */
+	int jobs;            /* > 1: a large profile's samples are matched to their
+				stacks on two threads (the same output) */
 } sp_folded_options;
 
 /* Folded stacks: root first, ';'-joined, inline frames expanded, one line

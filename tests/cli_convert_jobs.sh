@@ -1,8 +1,10 @@
 #!/bin/sh
 # cli_convert_jobs.sh — `symprof convert -j N` on one input: a heap profile file is read
 # on two threads (formats/heap.c: one scans lines into records, the other builds the
-# profile) and every output is byte for byte what -j 1 writes, and what reading the
-# same bytes from standard input (whole, on one thread) writes.
+# profile), the folded writer matches samples to stacks in two halves on two threads
+# (formats/folded_write.c, from 65536 samples), and every output is byte for byte what
+# -j 1 writes, and what reading the same bytes from standard input (whole, on one thread)
+# writes.
 #
 # The input is made from the heap fixture's dump (real binaries, symbolized through
 # their DWARF): its header and memory map, and LINES sample lines whose stacks are
@@ -13,7 +15,7 @@
 # the same error, naming that line, whatever -j.
 . "${SP_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}/tests/cli_lib.sh"
 
-lines=30011
+lines=70001
 distinct=2500
 
 sp_fixture_heap "$tmp" || { sed 's/^/# /' "$tmp/build.log"; sp_bail "fixture dump not recorded"; }
