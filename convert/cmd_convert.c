@@ -925,7 +925,7 @@ int cmd_convert(int argc, char **argv)
 		rc = sp_cli_usage("convert", "standard input ('-') can be read only once");
 		goto out;
 	}
-	if (!o.each) /* one conversion: its reading uses the threads */
+	if (!o.each) /* one conversion: its reader and writer may use the threads */
 		o.sym.jobs = o.jobs;
 	sp_cli_sym_finish(&o.sym);
 	rc = run(&o, argv + optind, n_inputs);
