@@ -4,16 +4,28 @@
 # builds, interleaved, RUNS times each; prints medians of wall time, CPU
 # time (user+sys) and peak RSS, and the folded/pprof wall ratio.
 #
-#   OLD=/path/to/old/symprof NEW=build/symprof [POOL=P] sh bench/samples.sh [-r RUNS] ELF N...
+#   OLD=/path/to/old/symprof NEW=build/symprof [POOL=P] sh bench/samples.sh [-r RUNS] [-j J] ELF N...
 #
 # POOL: distinct stacks the samples are drawn from (default N/10).
+# -j J: NEW also runs as `convert -j J` (NEWJ), interleaved with the others,
+# and its wall and CPU time are given over NEW's.  The load average is
+# printed before and after each N.
 # GO=1: also `go tool pprof -symbolize=none -proto` against both builds'
 # `convert --no-symbolize --format pprof` on the same file, interleaved,
 # RUNS times: medians of wall and CPU time, peak RSS, CPU over go's.
 set -eu
 runs=5
-[ "${1:-}" = -r ] && { runs=$2; shift 2; }
-[ $# -ge 2 ] || { echo "usage: OLD=... NEW=... $0 [-r RUNS] ELF N..." >&2; exit 2; }
+jobs=
+while :; do
+	case ${1:-} in
+	-r) runs=$2; shift 2 ;;
+	-j) jobs=$2; shift 2 ;;
+	*) break ;;
+	esac
+done
+[ $# -ge 2 ] || { echo "usage: OLD=... NEW=... $0 [-r RUNS] [-j J] ELF N..." >&2; exit 2; }
+builds="OLD NEW"
+[ -z "$jobs" ] || { builds="OLD NEW NEWJ"; NEWJ=$NEW; }
 elf=$1; shift
 here=$(dirname "$0")
 work=${WORKDIR:-${TMPDIR:-/tmp}/symprof-samples}
@@ -28,21 +40,26 @@ for n in "$@"; do
 	[ "$pool" = 0 ] || in=$work/$n-pool$pool.heap
 	[ -s "$in" ] || python3 "$here/samples.py" --pool "$pool" "$elf" "$n" >"$in"
 	for fmt in folded pprof; do
-		for b in OLD NEW; do : >"$work/$b.$fmt"; done
+		for b in $builds; do : >"$work/$b.$fmt"; done
 	done
+	echo "load before: $(uptime | sed 's/.*load average: //')"
 	r=0
 	while [ $r -lt "$runs" ]; do
 		for fmt in folded pprof; do
-			for b in OLD NEW; do
+			for b in $builds; do
 				eval bin=\$$b
-				/usr/bin/time -f '%e %U %S %M' -o "$tm" \
-					"$bin" convert --format "$fmt" "$in" -o /dev/null
+				j=1
+				[ $b != NEWJ ] || j=$jobs
+				set -- convert --format "$fmt" "$in" -o /dev/null
+				[ $b = OLD ] || set -- "$@" -j "$j"
+				/usr/bin/time -f '%e %U %S %M' -o "$tm" "$bin" "$@"
 				awk '{printf "%s %.2f %d\n", $1, $2 + $3, $4}' "$tm" >>"$work/$b.$fmt"
 			done
 		done
 		r=$((r + 1))
 	done
-	for b in OLD NEW; do
+	echo "load after: $(uptime | sed 's/.*load average: //')"
+	for b in $builds; do
 		for fmt in folded pprof; do
 			f=$work/$b.$fmt
 			eval "${b}_${fmt}_w=\$(cut -d' ' -f1 $f | median)"
@@ -54,6 +71,13 @@ for n in "$@"; do
 			\$${b}_pprof_w \$${b}_pprof_c \$((\$${b}_pprof_m / 1024)) \
 			\$(echo \"\$${b}_folded_w \$${b}_pprof_w\" | awk '{printf \"%.2f\", \$1 / \$2}')"
 	done
+	if [ -n "$jobs" ]; then
+		for fmt in folded pprof; do
+			eval "printf '%s -j %s / -j 1: %s wall %s cpu\n' $fmt $jobs \
+				\$(echo \"\$NEWJ_${fmt}_w \$NEW_${fmt}_w\" | awk '{printf \"%.3f\", \$1 / \$2}') \
+				\$(echo \"\$NEWJ_${fmt}_c \$NEW_${fmt}_c\" | awk '{printf \"%.3f\", \$1 / \$2}')"
+		done
+	fi
 	[ "${GO:-0}" = 1 ] || continue
 	for t in GO OLD NEW; do : >"$work/$t.nosym"; done
 	r=0

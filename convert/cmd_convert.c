@@ -179,8 +179,10 @@ static void usage(FILE *f)
 		"                        missing); go on past bad inputs; a line per input\n"
 		"  -j, --jobs N          with --each, N inputs converted at once by N processes\n"
 		"                        started once the first input has converted (default:\n"
-		"                        the CPUs, when the inputs left are worth it); the\n"
-		"                        same output files as -j 1\n"
+		"                        the CPUs, when the inputs left are worth it); without\n"
+		"                        --each, N > 1 reads a heap profile file and matches a\n"
+		"                        large folded output on 2 threads (default 1); the\n"
+		"                        same output as -j 1\n"
 		"  --sample-index I      value column: a type name or a number (default: the\n"
 		"                        default sample type, else the last column; folded\n"
 		"                        stacks of CPU profiles and perf.data: samples/count,\n"
@@ -635,6 +637,7 @@ static int run(convert_opts *o, char **inputs, int n_inputs)
 		      .sample_index = o->sample_index,
 		      .annotate = o->annotate,
 		      .all_frames = o->all_frames,
+		      .jobs = o->sym.jobs,
 		      .report = o->report},
 		.inputs = inputs,
 		.jobs = o->jobs ? o->jobs : online_cpus(),
@@ -1032,10 +1035,8 @@ int cmd_convert(int argc, char **argv)
 		rc = sp_cli_usage("convert", "standard input ('-') can be read only once");
 		goto out;
 	}
-	if (o.jobs && !o.each) {
-		rc = sp_cli_usage("convert", "-j applies only with --each");
-		goto out;
-	}
+	if (!o.each) /* one conversion: its reader and writer may use the threads */
+		o.sym.jobs = o.jobs;
 	sp_cli_sym_finish(&o.sym);
 	rc = run(&o, argv + optind, n_inputs);
 out:

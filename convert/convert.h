@@ -33,6 +33,7 @@ typedef struct {
 	bool no_symbolize;
 	const char *maps_file; /* --maps: memory map for raw stacks */
 	bool quiet;
+	int jobs;        /* threads one input's reading may use (sp_read_options) */
 	const char *cmd; /* "convert", ...: names the command in usage errors */
 } sp_cli_sym;
 
@@ -134,6 +135,7 @@ typedef struct {
 	const char *sample_index; /* --sample-index, NULL: the default */
 	bool annotate;            /* folded: _[k] _[j] _[i] */
 	bool all_frames;          /* keep frames drop_frames would remove */
+	int jobs;                 /* threads the writer may use (folded: > 1, two) */
 	sp_report_options report;
 } sp_output_options;
 

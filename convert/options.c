@@ -149,7 +149,8 @@ sp_error *sp_cli_load_with(const sp_cli_sym *c, const char *path, sp_perf_round_
 {
 	sp_profile *p = NULL;
 	sp_mem_set_input(path); /* what running out of memory names */
-	sp_error *err = sp_read_profile_file_with(path, &p, fmt, prepare, arg);
+	sp_read_options ro = {.jobs = c->jobs};
+	sp_error *err = sp_read_profile_file_with(path, &p, fmt, prepare, arg, &ro);
 	if (err)
 		return err;
 	if (c->maps_file) {

@@ -84,7 +84,8 @@ static sp_error *write_output(const sp_output_options *o, sp_profile *p, sp_sink
 	case SP_OUT_FOLDED_DIFF: {
 		sp_folded_options fo = {.sample_index = ro.sample_index,
 					.annotate = o->annotate,
-					.two_sides = f == SP_OUT_FOLDED_DIFF};
+					.two_sides = f == SP_OUT_FOLDED_DIFF,
+					.jobs = o->jobs};
 		return sp_folded_write(p, &fo, sink);
 	}
 	case SP_OUT_DOT:

@@ -174,7 +174,7 @@ static sp_error *read_perf_file(const char *path, sp_profile **out, bool *done,
  * Regular files only (the others are read whole, as before).  Returns
  * NULL with *DONE false when PATH is not such a file. */
 static sp_error *read_text_file(const char *path, sp_profile **out, bool *done,
-				sp_input_format *fmt)
+				sp_input_format *fmt, const sp_read_options *ro)
 {
 	static const char heap_magic[] = "heap profile:", raw_magic[] = "# symprof raw stacks v";
 	*done = false;
@@ -193,7 +193,7 @@ static sp_error *read_text_file(const char *path, sp_profile **out, bool *done,
 	sp_error *e = NULL;
 	if ((heap || raw) && fseek(f, 0, SEEK_SET) == 0) {
 		*done = true;
-		e = heap ? sp_heap_read_file(path, f, out) : sp_raw_read_file(path, f, out);
+		e = heap ? sp_heap_read_file_with(path, f, ro, out) : sp_raw_read_file(path, f, out);
 		if (!e && (e = sp_profile_check(*out, path))) {
 			sp_profile_free(*out);
 			*out = NULL;
@@ -207,11 +207,11 @@ static sp_error *read_text_file(const char *path, sp_profile **out, bool *done,
 
 sp_error *sp_read_profile_file(const char *path, sp_profile **out, sp_input_format *fmt)
 {
-	return sp_read_profile_file_with(path, out, fmt, NULL, NULL);
+	return sp_read_profile_file_with(path, out, fmt, NULL, NULL, NULL);
 }
 
 sp_error *sp_read_profile_file_with(const char *path, sp_profile **out, sp_input_format *fmt,
-				    sp_perf_round_fn prepare, void *arg)
+				    sp_perf_round_fn prepare, void *arg, const sp_read_options *ro)
 {
 	uint8_t *data;
 	size_t len;
@@ -226,7 +226,7 @@ sp_error *sp_read_profile_file_with(const char *path, sp_profile **out, sp_input
 		return e;
 	}
 	bool text;
-	e = read_text_file(path, out, &text, fmt);
+	e = read_text_file(path, out, &text, fmt, ro);
 	if (text)
 		return e;
 	e = sp_read_file(path, &data, &len);

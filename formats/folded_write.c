@@ -25,6 +25,7 @@
 #include "formats/formats.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -108,7 +109,14 @@ static void append_location(const sp_profile *p, const sp_location *l, bool anno
  * compare; its text is built only the first time, from frames rendered
  * once per location.  Different id sequences may still render alike (two
  * locations of one function, say), so values are summed per rendered text,
- * in sample order as before. */
+ * in sample order as before.
+ *
+ * With two threads (jobs > 1, at least SPLIT_MIN samples) each half of the
+ * samples is matched to its own stacks first; the second half's stacks are
+ * then found among the first half's or added after them, in the order they
+ * first appear, which is the order one pass over all the samples meets
+ * them: the texts, their order and the sums (added in sample order, so an
+ * overflow is met at the same sample) are the same. */
 typedef struct {
 	size_t sample; /* first sample with this id sequence */
 	size_t line;   /* index of its rendered text in lines */
@@ -134,6 +142,85 @@ static bool idstack_eq(void *ctx, size_t i)
 	return s->n_locations == c->key->n_locations &&
 	       memcmp(s->location_ids, c->key->location_ids,
 		      s->n_locations * sizeof(*s->location_ids)) == 0;
+}
+
+static uint64_t idstack_hash(const sp_sample *s)
+{
+	return sp_hash_bytes(s->location_ids, s->n_locations * sizeof(*s->location_ids), 0);
+}
+
+/* The distinct id sequences of samples [LO, HI): stacks in the order they
+ * first appear, and each sample's (stack_of[i - LO]). */
+typedef struct {
+	const sp_profile *p;
+	size_t lo, hi;
+	idstack *stacks;
+	uint64_t *hashes; /* stacks[k]'s */
+	size_t n_stacks, cap_stacks, cap_hashes;
+	size_t *stack_of;
+	sp_idxset set;
+} stack_part;
+
+/* Stack K of PART (adding it when new) for sample S, of hash H. */
+static size_t part_stack(stack_part *part, size_t s, uint64_t h)
+{
+	idstack_ctx ic = {part->p, part->stacks, &part->p->samples[s]};
+	size_t k = sp_idxset_find(&part->set, h, idstack_eq, &ic);
+	if (k != SIZE_MAX)
+		return k;
+	idstack st = {s, SIZE_MAX};
+	SP_PUSH(part->stacks, part->n_stacks, part->cap_stacks, st);
+	k = part->n_stacks - 1;
+	sp_grow(&part->hashes, &part->cap_hashes, k + 1, sizeof(*part->hashes));
+	part->hashes[k] = h;
+	sp_idxset_add(&part->set, h, k);
+	return k;
+}
+
+static void *part_run(void *arg)
+{
+	stack_part *part = arg;
+	part->stack_of = sp_xmalloc((part->hi - part->lo) * sizeof(size_t));
+	for (size_t i = part->lo; i < part->hi; i++)
+		part->stack_of[i - part->lo] = part_stack(part, i, idstack_hash(&part->p->samples[i]));
+	return NULL;
+}
+
+static void part_free(stack_part *part)
+{
+	free(part->stacks);
+	free(part->hashes);
+	free(part->stack_of);
+	sp_idxset_free(&part->set);
+}
+
+#define SPLIT_MIN ((size_t)1 << 16)
+
+/* Matches the samples of P to their stacks in two halves, on two threads:
+ * *WHOLE gets every stack, the first half's followed by the second's new
+ * ones, with each sample's stack (whole->stack_of over all samples).  False
+ * when the thread cannot be started (nothing done then). */
+static bool stacks_two_threads(const sp_profile *p, stack_part *whole)
+{
+	size_t mid = p->n_samples / 2;
+	stack_part second = {.p = p, .lo = mid, .hi = p->n_samples};
+	pthread_t t;
+	if (pthread_create(&t, NULL, part_run, &second) != 0)
+		return false;
+	*whole = (stack_part){.p = p, .lo = 0, .hi = mid};
+	part_run(whole);
+	pthread_join(t, NULL);
+	/* the second half's stacks, found among the first's or added */
+	size_t *to_whole = sp_xmalloc((second.n_stacks ? second.n_stacks : 1) * sizeof(size_t));
+	for (size_t k = 0; k < second.n_stacks; k++)
+		to_whole[k] = part_stack(whole, second.stacks[k].sample, second.hashes[k]);
+	whole->stack_of = sp_xrealloc(whole->stack_of, p->n_samples * sizeof(size_t));
+	for (size_t i = mid; i < p->n_samples; i++)
+		whole->stack_of[i] = to_whole[second.stack_of[i - mid]];
+	whole->hi = p->n_samples;
+	free(to_whole);
+	part_free(&second);
+	return true;
 }
 
 typedef struct {
@@ -189,6 +276,61 @@ static int cmp_lines(const void *pa, const void *pb, void *ctx)
 	}
 }
 
+/* What the writer builds: frames[i] the rendered frames of
+ * p->locations[i] (len 0 until then), the lines' texts and sums. */
+typedef struct {
+	const sp_profile *p;
+	bool annotate, two_sides;
+	struct {
+		size_t off, len;
+	} *frames;
+	sp_buf frame_text, text, b, one;
+	line *lines;
+	size_t n_lines, cap_lines;
+	sp_idxset line_set;
+} folded_state;
+
+/* The index of the line of sample I's stack (rendered now, added when new)
+ * into *LI. */
+static sp_error *stack_line(folded_state *w, size_t i, size_t *li)
+{
+	const sp_profile *p = w->p;
+	const sp_sample *s = &p->samples[i];
+	sp_buf *b = &w->b;
+	sp_buf_reset(b);
+	for (size_t k = s->n_locations; k-- > 0;) {
+		const sp_location *l = sp_profile_location(p, s->location_ids[k]);
+		if (!l)
+			return sp_error_new(SP_E_INVALID_PROFILE,
+					    "folded output: sample %zu has unknown location %" PRIu64,
+					    i + 1, s->location_ids[k]);
+		size_t x = (size_t)(l - p->locations);
+		if (!w->frames[x].len) {
+			sp_buf_reset(&w->one);
+			append_location(p, l, w->annotate, &w->one);
+			w->frames[x].off = w->frame_text.len;
+			w->frames[x].len = w->one.len;
+			sp_buf_append(&w->frame_text, w->one.data, w->one.len);
+		}
+		if (b->len)
+			sp_buf_append(b, ";", 1);
+		sp_buf_append(b, w->frame_text.data + w->frames[x].off, w->frames[x].len);
+	}
+	if (!b->len)
+		sp_buf_puts(b, "[unknown]");
+	line_ctx lc = {w->lines, w->text.data, b->data, b->len};
+	uint64_t th = sp_hash_bytes(b->data, b->len, 0);
+	*li = sp_idxset_find(&w->line_set, th, line_eq, &lc);
+	if (*li == SIZE_MAX) {
+		line nl = {w->text.len, b->len, NULL, 0, 0};
+		sp_buf_append(&w->text, b->data, b->len);
+		SP_PUSH(w->lines, w->n_lines, w->cap_lines, nl);
+		*li = w->n_lines - 1;
+		sp_idxset_add(&w->line_set, th, *li);
+	}
+	return NULL;
+}
+
 sp_error *sp_folded_write(const sp_profile *p, const sp_folded_options *opts, sp_sink *out)
 {
 	size_t col;
@@ -206,80 +348,35 @@ sp_error *sp_folded_write(const sp_profile *p, const sp_folded_options *opts, sp
 				    "sample types)",
 				    col, p->n_sample_types);
 
-	/* frames[i]: the rendered frames of p->locations[i], len 0 until then */
-	struct {
-		size_t off, len;
-	} *frames = sp_xcalloc(p->n_locations ? p->n_locations : 1, sizeof(*frames));
-	sp_buf frame_text = {0}, text = {0}, b = {0}, one = {0};
-	idstack *stacks = NULL;
-	size_t n_stacks = 0, cap_stacks = 0;
-	line *lines = NULL;
-	size_t n_lines = 0, cap_lines = 0;
-	sp_idxset stack_set = {0}, line_set = {0};
+	folded_state w = {.p = p, .annotate = annotate, .two_sides = two_sides};
+	w.frames = sp_xcalloc(p->n_locations ? p->n_locations : 1, sizeof(*w.frames));
+	stack_part whole = {.p = p, .lo = 0, .hi = p->n_samples};
+	bool split = opts && opts->jobs > 1 && p->n_samples >= SPLIT_MIN &&
+		     stacks_two_threads(p, &whole);
 	sp_error *err = NULL;
 	for (size_t i = 0; i < p->n_samples && !err; i++) {
 		const sp_sample *s = &p->samples[i];
-		idstack_ctx ic = {p, stacks, s};
-		uint64_t h = sp_hash_bytes(s->location_ids, s->n_locations * sizeof(*s->location_ids), 0);
-		size_t at = sp_idxset_find(&stack_set, h, idstack_eq, &ic);
-		size_t li;
-		if (at != SIZE_MAX) {
-			li = stacks[at].line;
-		} else {
-			sp_buf_reset(&b);
-			for (size_t k = s->n_locations; k-- > 0;) {
-				const sp_location *l = sp_profile_location(p, s->location_ids[k]);
-				if (!l) {
-					err = sp_error_new(SP_E_INVALID_PROFILE,
-							   "folded output: sample %zu has unknown location %" PRIu64,
-							   i + 1, s->location_ids[k]);
-					break;
-				}
-				size_t x = (size_t)(l - p->locations);
-				if (!frames[x].len) {
-					sp_buf_reset(&one);
-					append_location(p, l, annotate, &one);
-					frames[x].off = frame_text.len;
-					frames[x].len = one.len;
-					sp_buf_append(&frame_text, one.data, one.len);
-				}
-				if (b.len)
-					sp_buf_append(&b, ";", 1);
-				sp_buf_append(&b, frame_text.data + frames[x].off, frames[x].len);
-			}
-			if (err)
-				break;
-			if (!b.len)
-				sp_buf_puts(&b, "[unknown]");
-			line_ctx lc = {lines, text.data, b.data, b.len};
-			uint64_t th = sp_hash_bytes(b.data, b.len, 0);
-			li = sp_idxset_find(&line_set, th, line_eq, &lc);
-			if (li == SIZE_MAX) {
-				line nl = {text.len, b.len, NULL, 0, 0};
-				sp_buf_append(&text, b.data, b.len);
-				SP_PUSH(lines, n_lines, cap_lines, nl);
-				li = n_lines - 1;
-				sp_idxset_add(&line_set, th, li);
-			}
-			idstack st = {i, li};
-			SP_PUSH(stacks, n_stacks, cap_stacks, st);
-			sp_idxset_add(&stack_set, h, n_stacks - 1);
-		}
+		size_t k = split ? whole.stack_of[i] : part_stack(&whole, i, idstack_hash(s));
+		if (whole.stacks[k].line == SIZE_MAX && (err = stack_line(&w, i, &whole.stacks[k].line)))
+			break;
+		line *x = &w.lines[whole.stacks[k].line];
 		int64_t v = s->values[col];
 		/* base samples are negated: subtracting gives the base's value */
 		if (two_sides && sp_sample_is_base(p, s)
-			    ? __builtin_sub_overflow(lines[li].before, v, &lines[li].before)
-			    : __builtin_add_overflow(lines[li].sum, v, &lines[li].sum))
+			    ? __builtin_sub_overflow(x->before, v, &x->before)
+			    : __builtin_add_overflow(x->sum, v, &x->sum))
 			err = sp_error_new(SP_E_LIMIT, "folded output: sum of values overflows for stack %.80s",
-					   text.data + lines[li].off);
+					   w.text.data + x->off);
 	}
-	free(frames);
-	free(stacks);
-	sp_idxset_free(&stack_set);
-	sp_idxset_free(&line_set);
-	sp_buf_free(&frame_text);
-	sp_buf_free(&b);
-	sp_buf_free(&one);
+	free(w.frames);
+	part_free(&whole);
+	sp_idxset_free(&w.line_set);
+	sp_buf_free(&w.frame_text);
+	sp_buf_free(&w.b);
+	sp_buf_free(&w.one);
+	line *lines = w.lines;
+	size_t n_lines = w.n_lines;
+	sp_buf text = w.text;
 
 	size_t n_out = 0;
 	for (size_t i = 0; i < n_lines && !err; i++) {

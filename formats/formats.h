@@ -45,9 +45,20 @@ typedef sp_error *(*sp_reader_fn)(const char *name, const uint8_t *data, size_t 
 sp_error *sp_read_profile(const char *name, const uint8_t *data, size_t len, sp_profile **out,
 			  sp_input_format *fmt);
 sp_error *sp_read_profile_file(const char *path, sp_profile **out, sp_input_format *fmt);
-/* The same; a perf.data's samples go through PREPARE (see sp_perf_read_file_with). */
+/* How one input is read.  Zero-initialise; NULL means the defaults. */
+typedef struct {
+	/* Threads the reading of one input may use, the caller's included (0
+	 * or 1: the caller's alone).  A heap profile file uses two: one turns
+	 * its lines into records, the caller's makes the profile of them.  The
+	 * profile, and every error, is the same whatever the number. */
+	int jobs;
+} sp_read_options;
+
+/* The same; a perf.data's samples go through PREPARE (see
+ * sp_perf_read_file_with); RO may be NULL. */
 sp_error *sp_read_profile_file_with(const char *path, sp_profile **out, sp_input_format *fmt,
-				    sp_error *(*prepare)(sp_capture *c, void *arg), void *arg);
+				    sp_error *(*prepare)(sp_capture *c, void *arg), void *arg,
+				    const sp_read_options *ro);
 
 /* Individual readers (see each .c file for an example of its input). */
 sp_error *sp_pprof_read(const char *name, const uint8_t *data, size_t len, sp_profile **out);
@@ -66,6 +77,9 @@ sp_error *sp_folded_read(const char *name, const uint8_t *data, size_t len, sp_p
  * own, as pprof keeps them).  A read error is an SP_E_IO error naming
  * NAME. */
 sp_error *sp_heap_read_file(const char *name, FILE *f, sp_profile **out);
+/* sp_heap_read_file with RO's threads (NULL: one). */
+sp_error *sp_heap_read_file_with(const char *name, FILE *f, const sp_read_options *ro,
+				 sp_profile **out);
 sp_error *sp_raw_read_file(const char *name, FILE *f, sp_profile **out);
 sp_error *sp_jemalloc_read(const char *name, const uint8_t *data, size_t len, sp_profile **out);
 sp_error *sp_perf_read(const char *name, const uint8_t *data, size_t len, sp_profile **out);
@@ -111,6 +125,8 @@ typedef struct {
 	size_t sample_index; /* column to print; see sp_profile_sample_index */
 	bool annotate;       /* append _[k] / _[j] / _[i] to kernel, JIT, inlined frames */
 	bool two_sides;      /* "stack before after" (difffolded's form) */
+	int jobs;            /* > 1: a large profile's samples are matched to their
+				stacks on two threads (the same output) */
 } sp_folded_options;
 
 /* Folded stacks: root first, ';'-joined, inline frames expanded, one line

@@ -19,6 +19,7 @@
 #include "formats/legacy.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -246,10 +247,229 @@ static sp_error *add_pair(const char *name, size_t lineno, const char *line, siz
 
 #define SAMPLE_FORM "expected \"<n>: <bytes> [<n>: <bytes>] @ 0x<addr> ...\""
 
+/* A sample line is read in two halves: scanning (its counts, and its
+ * stack's text looked up among the stacks seen before, its addresses parsed
+ * when it is new) needs only the line, building (locations interned, the
+ * sample added) only the profile.  With two threads the halves run at once,
+ * the scanning one a few batches of lines ahead; with one, line by line.
+ * Either way the builder sees the same records in the same order, so the
+ * profile is the same.
+ *
+ * What scanning makes of one line: */
+typedef struct {
+	int64_t vals[4];
+	int64_t blocksize;
+	size_t stack;   /* the stack's number among those kept, SIZE_MAX when not kept */
+	bool fresh;     /* not seen before (or not kept): its addresses follow */
+	size_t n_addrs; /* when fresh */
+} heap_rec;
+
+/* The scanning half's state: the text of the stacks kept, numbered in
+ * the order they first appear, up to SP_STACK_MEMO_MAX bytes of text and
+ * addresses (past it new stacks are parsed every time, as with
+ * sp_stack_memo). */
+typedef struct {
+	const char *name;
+	const heap_header *h;
+	sp_strtab stacks;
+	size_t bytes;
+} heap_scan;
+
+/* Scans IT's current line into R; a fresh stack's addresses (adjusted) are
+ * appended to ADDRS. */
+static sp_error *scan_line(heap_scan *sc, const sp_lines *it, heap_rec *r, sp_u64vec *addrs)
+{
+	const char *name = sc->name, *s = it->line;
+	size_t n = it->line_len;
+	cur c = {s, n, 0};
+	counts k;
+	if (!parse_counts(&c, true, &k))
+		return bad_line(name, it->lineno, SAMPLE_FORM, s, n);
+	spaces(&c);
+	if (!eat(&c, '@'))
+		return bad_line(name, it->lineno, "expected '@' before the stack", s, n);
+	size_t nv = 0;
+	sp_error *err = NULL;
+	r->blocksize = 0;
+	if (sc->h->has_alloc) {
+		err = add_pair(name, it->lineno, s, n, &k, 2, sc->h, "allocation", r->vals,
+			       &r->blocksize);
+		nv = 2;
+	}
+	if (!err)
+		err = add_pair(name, it->lineno, s, n, &k, 0, sc->h, "inuse", r->vals + nv,
+			       &r->blocksize);
+	if (err)
+		return err;
+	const char *st = s + c.i;
+	size_t sn = n - c.i;
+	r->stack = sp_strtab_find(&sc->stacks, st, sn);
+	r->fresh = r->stack == SIZE_MAX;
+	if (!r->fresh)
+		return NULL;
+	size_t before = addrs->n;
+	if ((err = sp_legacy_parse_addrs(name, it->lineno, st, sn, addrs)))
+		return err;
+	r->n_addrs = addrs->n - before;
+	sp_legacy_adjust_pcs(addrs->v + before, r->n_addrs, true);
+	sc->bytes += sn + r->n_addrs * sizeof(uint64_t);
+	if (sc->bytes <= SP_STACK_MEMO_MAX)
+		r->stack = sp_strtab_append(&sc->stacks, st, sn);
+	return NULL;
+}
+
+/* The building half's state: the location ids of each kept stack, by its
+ * number. */
+typedef struct {
+	sp_profile *p;
+	int64_t bytes; /* the label key */
+	sp_id_lists kept;
+	sp_u64vec fresh; /* a fresh stack's ids */
+} heap_build;
+
+/* Adds the sample of R; ADDRS are its addresses when it is fresh. */
+static void build_sample(heap_build *b, const heap_rec *r, const uint64_t *addrs)
+{
+	const uint64_t *stack;
+	size_t depth;
+	if (r->fresh) {
+		sp_legacy_locations(b->p, addrs, r->n_addrs, &b->fresh);
+		stack = b->fresh.v;
+		depth = b->fresh.n;
+		if (r->stack != SIZE_MAX) /* kept: numbered as the scanner numbered it */
+			sp_id_lists_add(&b->kept, stack, depth);
+	} else {
+		stack = sp_id_lists_get(&b->kept, r->stack, &depth);
+	}
+	sp_label lab = {.key = b->bytes, .num = r->blocksize};
+	sp_profile_add_sample(b->p, r->vals, stack, depth, &lab, 1);
+}
+
+/* -- two threads --------------------------------------------------------------
+ * The scanning thread fills batches of records, SLOTS of them in a ring,
+ * and hands each over under MU; the caller's thread builds from them in
+ * order and gives the slot back.  Lines are the scanning thread's alone
+ * until it ends (IT is the caller's again after the join). */
+#define BATCH_RECS 4096
+#define SLOTS 4
+
+typedef struct {
+	heap_rec *recs;
+	size_t n;
+	sp_u64vec addrs; /* the fresh stacks' addresses, in record order */
+	sp_error *err;   /* the line after the records failed: the samples end here */
+	bool last;       /* the samples end with this batch */
+} heap_batch;
+
+typedef struct {
+	heap_scan *sc;
+	sp_lines *it;
+	bool maps; /* the samples ended at a map marker (read after the join) */
+	heap_batch slot[SLOTS];
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	size_t filled, built; /* batches handed over, given back; under MU */
+} heap_pipe;
+
+/* Fills B from the lines; false after its last. */
+static bool scan_batch(heap_pipe *hp, heap_batch *b)
+{
+	if (!b->recs)
+		b->recs = sp_xmalloc(BATCH_RECS * sizeof(*b->recs));
+	b->n = 0;
+	b->addrs.n = 0;
+	while (b->n < BATCH_RECS) {
+		if (!sp_legacy_next_line(hp->it, &hp->maps)) {
+			b->last = true;
+			return false;
+		}
+		if ((b->err = scan_line(hp->sc, hp->it, &b->recs[b->n], &b->addrs))) {
+			b->last = true;
+			return false;
+		}
+		b->n++;
+	}
+	return true;
+}
+
+static void *scan_thread(void *arg)
+{
+	heap_pipe *hp = arg;
+	bool more = true;
+	for (size_t k = 0; more; k++) {
+		pthread_mutex_lock(&hp->mu);
+		while (k - hp->built >= SLOTS)
+			pthread_cond_wait(&hp->cv, &hp->mu);
+		pthread_mutex_unlock(&hp->mu);
+		more = scan_batch(hp, &hp->slot[k % SLOTS]);
+		pthread_mutex_lock(&hp->mu);
+		hp->filled = k + 1;
+		pthread_cond_broadcast(&hp->cv);
+		pthread_mutex_unlock(&hp->mu);
+	}
+	return NULL;
+}
+
+/* Builds B's records into B's profile; returns the batch's error
+ * (consumed from it). */
+static sp_error *build_batch(heap_build *bd, heap_batch *b)
+{
+	const uint64_t *addrs = b->addrs.v;
+	for (size_t i = 0; i < b->n; i++) {
+		build_sample(bd, &b->recs[i], addrs);
+		if (b->recs[i].fresh)
+			addrs += b->recs[i].n_addrs;
+	}
+	sp_error *err = b->err;
+	b->err = NULL;
+	return err;
+}
+
+/* The samples read on a second thread; false when it cannot be started
+ * (nothing was read then). */
+static bool read_two_threads(heap_scan *sc, heap_build *bd, sp_lines *it, bool *maps,
+			     sp_error **err)
+{
+	heap_pipe hp = {.sc = sc, .it = it};
+	pthread_t t;
+	if (pthread_mutex_init(&hp.mu, NULL) != 0)
+		return false;
+	if (pthread_cond_init(&hp.cv, NULL) != 0) {
+		pthread_mutex_destroy(&hp.mu);
+		return false;
+	}
+	bool started = pthread_create(&t, NULL, scan_thread, &hp) == 0;
+	bool last = !started;
+	for (size_t k = 0; !last; k++) {
+		pthread_mutex_lock(&hp.mu);
+		while (hp.filled <= k)
+			pthread_cond_wait(&hp.cv, &hp.mu);
+		pthread_mutex_unlock(&hp.mu);
+		heap_batch *b = &hp.slot[k % SLOTS];
+		*err = build_batch(bd, b);
+		last = b->last;
+		pthread_mutex_lock(&hp.mu);
+		hp.built = k + 1;
+		pthread_cond_broadcast(&hp.cv);
+		pthread_mutex_unlock(&hp.mu);
+	}
+	if (started)
+		pthread_join(t, NULL);
+	pthread_cond_destroy(&hp.cv);
+	pthread_mutex_destroy(&hp.mu);
+	for (size_t i = 0; i < SLOTS; i++) {
+		free(hp.slot[i].recs);
+		sp_u64vec_free(&hp.slot[i].addrs);
+	}
+	*maps = hp.maps;
+	return started;
+}
+
 /* The sample lines of IT, after the header H, and the memory map; a line
- * is not kept once read. */
+ * is not kept once read.  With RO's jobs > 1 the lines are scanned on a
+ * second thread. */
 static sp_error *read_samples(const char *name, sp_lines *it, const heap_header *h,
-			      sp_profile **out)
+			      const sp_read_options *ro, sp_profile **out)
 {
 	sp_error *err = NULL;
 	sp_profile *p = sp_profile_new();
@@ -267,54 +487,22 @@ static sp_error *read_samples(const char *name, sp_lines *it, const heap_header 
 		sp_profile_add_sample_type(p, "space", "bytes");
 	}
 
-	sp_u64vec addrs = {0}, ids = {0};
-	sp_stack_memo memo = {0};
-	const int64_t bytes = sp_profile_intern(p, "bytes");
+	heap_scan sc = {.name = name, .h = h};
+	heap_build bd = {.p = p, .bytes = sp_profile_intern(p, "bytes")};
 	bool maps = false;
-	while (!err && sp_legacy_next_line(it, &maps)) {
-		const char *s = it->line;
-		size_t n = it->line_len;
-		cur c = {s, n, 0};
-		counts k;
-		if (!parse_counts(&c, true, &k)) {
-			err = bad_line(name, it->lineno, SAMPLE_FORM, s, n);
-			break;
-		}
-		spaces(&c);
-		if (!eat(&c, '@')) {
-			err = bad_line(name, it->lineno, "expected '@' before the stack", s, n);
-			break;
-		}
-		int64_t vals[4], blocksize = 0;
-		size_t nv = 0;
-		if (h->has_alloc) {
-			err = add_pair(name, it->lineno, s, n, &k, 2, h, "allocation", vals, &blocksize);
-			nv = 2;
-		}
-		if (!err)
-			err = add_pair(name, it->lineno, s, n, &k, 0, h, "inuse", vals + nv,
-				       &blocksize);
-		if (err)
-			break;
-		const uint64_t *stack;
-		size_t depth;
-		if (!sp_stack_memo_find(&memo, s + c.i, n - c.i, &stack, &depth)) {
+	if (!ro || ro->jobs < 2 || !read_two_threads(&sc, &bd, it, &maps, &err)) {
+		sp_u64vec addrs = {0};
+		heap_rec r;
+		while (!err && sp_legacy_next_line(it, &maps)) {
 			addrs.n = 0;
-			err = sp_legacy_parse_addrs(name, it->lineno, s + c.i, n - c.i, &addrs);
-			if (err)
-				break;
-			sp_legacy_adjust_pcs(addrs.v, addrs.n, true);
-			sp_legacy_locations(p, addrs.v, addrs.n, &ids);
-			sp_stack_memo_add(&memo, s + c.i, n - c.i, ids.v, ids.n);
-			stack = ids.v;
-			depth = ids.n;
+			if (!(err = scan_line(&sc, it, &r, &addrs)))
+				build_sample(&bd, &r, addrs.v);
 		}
-		sp_label lab = {.key = bytes, .num = blocksize};
-		sp_profile_add_sample(p, vals, stack, depth, &lab, 1);
+		sp_u64vec_free(&addrs);
 	}
-	sp_u64vec_free(&addrs);
-	sp_u64vec_free(&ids);
-	sp_stack_memo_free(&memo);
+	sp_strtab_free(&sc.stacks);
+	sp_u64vec_free(&bd.fresh);
+	sp_id_lists_free(&bd.kept);
 	if (!err)
 		err = sp_legacy_finish_maps(p, name, maps ? sp_lines_rest(it) : NULL,
 					    maps ? sp_lines_rest_len(it) : 0);
@@ -326,7 +514,8 @@ static sp_error *read_samples(const char *name, sp_lines *it, const heap_header 
 	return NULL;
 }
 
-static sp_error *read_lines(const char *name, sp_lines *it, sp_profile **out)
+static sp_error *read_lines(const char *name, sp_lines *it, const sp_read_options *ro,
+			     sp_profile **out)
 {
 	*out = NULL;
 	name = name ? name : "heap profile";
@@ -334,7 +523,7 @@ static sp_error *read_lines(const char *name, sp_lines *it, sp_profile **out)
 		return sp_error_new(SP_E_UNRECOGNIZED, "%s: empty input", name);
 	heap_header h;
 	sp_error *err = parse_header(name, it->line, it->line_len, &h);
-	return err ? err : read_samples(name, it, &h, out);
+	return err ? err : read_samples(name, it, &h, ro, out);
 }
 
 sp_error *sp_heap_read(const char *name, const uint8_t *data, size_t len, sp_profile **out)
@@ -342,7 +531,13 @@ sp_error *sp_heap_read(const char *name, const uint8_t *data, size_t len, sp_pro
 	return sp_legacy_read_buffer(name, data, len, read_lines, out);
 }
 
+sp_error *sp_heap_read_file_with(const char *name, FILE *f, const sp_read_options *ro,
+				 sp_profile **out)
+{
+	return sp_legacy_read_file(name, f, read_lines, ro, out);
+}
+
 sp_error *sp_heap_read_file(const char *name, FILE *f, sp_profile **out)
 {
-	return sp_legacy_read_file(name, f, read_lines, out);
+	return sp_heap_read_file_with(name, f, NULL, out);
 }

@@ -93,14 +93,15 @@ sp_error *sp_legacy_read_buffer(const char *name, const uint8_t *data, size_t le
 {
 	sp_lines it;
 	sp_lines_init(&it, data, len);
-	return fn(name, &it, out);
+	return fn(name, &it, NULL, out);
 }
 
-sp_error *sp_legacy_read_file(const char *name, FILE *f, sp_lines_reader fn, sp_profile **out)
+sp_error *sp_legacy_read_file(const char *name, FILE *f, sp_lines_reader fn,
+			      const sp_read_options *ro, sp_profile **out)
 {
 	sp_lines it;
 	sp_lines_init_file(&it, f);
-	sp_error *err = fn(name, &it, out);
+	sp_error *err = fn(name, &it, ro, out);
 	if (it.err) { /* the input was cut short: whatever was made of it is not the profile */
 		sp_error_free(err);
 		sp_profile_free(*out);
@@ -285,14 +286,39 @@ sp_error *sp_legacy_scan_addrs(const char *name, size_t lineno, const char *s, s
 	return NULL;
 }
 
+size_t sp_id_lists_add(sp_id_lists *l, const uint64_t *ids, size_t n)
+{
+	size_t i = l->n++;
+	sp_grow(&l->first, &l->cap_first, i + 2, sizeof(size_t));
+	if (i == 0)
+		l->first[0] = 0;
+	sp_grow(&l->v, &l->cap_v, l->first[i] + n, sizeof(uint64_t));
+	if (n)
+		memcpy(l->v + l->first[i], ids, n * sizeof(uint64_t));
+	l->first[i + 1] = l->first[i] + n;
+	return i;
+}
+
+const uint64_t *sp_id_lists_get(const sp_id_lists *l, size_t i, size_t *n)
+{
+	*n = l->first[i + 1] - l->first[i];
+	return l->v + l->first[i];
+}
+
+void sp_id_lists_free(sp_id_lists *l)
+{
+	free(l->v);
+	free(l->first);
+	memset(l, 0, sizeof(*l));
+}
+
 bool sp_stack_memo_find(const sp_stack_memo *m, const char *s, size_t n, const uint64_t **ids,
 			size_t *n_ids)
 {
 	size_t i = sp_strtab_find(&m->stacks, s, n);
 	if (i == SIZE_MAX)
 		return false;
-	*ids = m->ids + m->first[i];
-	*n_ids = m->first[i + 1] - m->first[i];
+	*ids = sp_id_lists_get(&m->ids, i, n_ids);
 	return true;
 }
 
@@ -302,21 +328,14 @@ void sp_stack_memo_add(sp_stack_memo *m, const char *s, size_t n, const uint64_t
 	m->bytes += n + n_ids * sizeof(uint64_t);
 	if (m->bytes > SP_STACK_MEMO_MAX)
 		return;
-	size_t i = sp_strtab_append(&m->stacks, s, n);
-	sp_grow(&m->first, &m->cap_first, i + 2, sizeof(size_t));
-	if (i == 0)
-		m->first[0] = 0;
-	sp_grow(&m->ids, &m->cap_ids, m->first[i] + n_ids, sizeof(uint64_t));
-	if (n_ids)
-		memcpy(m->ids + m->first[i], ids, n_ids * sizeof(uint64_t));
-	m->first[i + 1] = m->first[i] + n_ids;
+	sp_strtab_append(&m->stacks, s, n);
+	sp_id_lists_add(&m->ids, ids, n_ids);
 }
 
 void sp_stack_memo_free(sp_stack_memo *m)
 {
 	sp_strtab_free(&m->stacks);
-	free(m->ids);
-	free(m->first);
+	sp_id_lists_free(&m->ids);
 	memset(m, 0, sizeof(*m));
 }
 

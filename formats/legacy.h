@@ -19,7 +19,7 @@
 #ifndef SYMPROF_FORMATS_LEGACY_H
 #define SYMPROF_FORMATS_LEGACY_H
 
-#include "profile/profile.h"
+#include "formats/formats.h"
 
 #include <stdio.h>
 
@@ -85,15 +85,17 @@ const char *sp_lines_rest(sp_lines *it);
 size_t sp_lines_rest_len(sp_lines *it);
 
 /* A reader of lines: the profile in IT's lines (from the first), for
- * input NAME. */
-typedef sp_error *(*sp_lines_reader)(const char *name, sp_lines *it, sp_profile **out);
+ * input NAME, read as RO says (may be NULL). */
+typedef sp_error *(*sp_lines_reader)(const char *name, sp_lines *it, const sp_read_options *ro,
+				     sp_profile **out);
 /* FN over the lines of [DATA, DATA+LEN). */
 sp_error *sp_legacy_read_buffer(const char *name, const uint8_t *data, size_t len,
 				sp_lines_reader fn, sp_profile **out);
-/* FN over the lines of F (sp_lines_init_file).  When reading fails, the
- * input was cut short: the read error, naming NAME, replaces what FN
- * returned (*OUT freed). */
-sp_error *sp_legacy_read_file(const char *name, FILE *f, sp_lines_reader fn, sp_profile **out);
+/* FN over the lines of F (sp_lines_init_file), with RO.  When reading
+ * fails, the input was cut short: the read error, naming NAME, replaces
+ * what FN returned (*OUT freed). */
+sp_error *sp_legacy_read_file(const char *name, FILE *f, sp_lines_reader fn,
+			      const sp_read_options *ro, sp_profile **out);
 
 /* True when the line is blank (only whitespace) or its first non-blank
  * character is '#' (pprof's isSpaceOrComment). */
@@ -142,6 +144,21 @@ sp_error *sp_legacy_parse_addrs(const char *name, size_t lineno, const char *s, 
 sp_error *sp_legacy_scan_addrs(const char *name, size_t lineno, const char *s, size_t n,
 			       sp_u64vec *out);
 
+/* Lists of ids numbered in the order they are added: list i is
+ * v[first[i] .. first[i + 1]).  Zero-initialise; free with
+ * sp_id_lists_free. */
+typedef struct {
+	uint64_t *v;
+	size_t *first;
+	size_t n; /* lists */
+	size_t cap_v, cap_first;
+} sp_id_lists;
+/* Adds IDS[0..N) as list number l->n (returned). */
+size_t sp_id_lists_add(sp_id_lists *l, const uint64_t *ids, size_t n);
+/* List I (< l->n), borrowed until the next sp_id_lists_add; *N gets its length. */
+const uint64_t *sp_id_lists_get(const sp_id_lists *l, size_t i, size_t *n);
+void sp_id_lists_free(sp_id_lists *l);
+
 /* Stacks already read, by their text: a profile repeats its stacks many
  * times, and a stack seen before needs neither its addresses parsed nor
  * its locations looked up again.  The text kept is bounded (past
@@ -153,10 +170,8 @@ sp_error *sp_legacy_scan_addrs(const char *name, size_t lineno, const char *s, s
 #define SP_STACK_MEMO_MAX ((size_t)64 << 20)
 typedef struct {
 	sp_strtab stacks; /* the text of each stack kept */
-	uint64_t *ids;    /* stack i's ids: ids[first[i] .. first[i + 1]) */
-	size_t *first;
-	size_t cap_ids, cap_first;
-	size_t bytes; /* text and ids offered */
+	sp_id_lists ids;  /* stack i's ids: list i */
+	size_t bytes;     /* text and ids offered */
 } sp_stack_memo;
 /* The location ids of the stack written [S, S+N), if kept: *IDS borrowed
  * until the next sp_stack_memo_add. */

@@ -283,8 +283,10 @@ static sp_error *parse(raw_state *st, sp_lines *it)
 	return NULL;
 }
 
-static sp_error *read_lines(const char *name, sp_lines *it, sp_profile **out)
+static sp_error *read_lines(const char *name, sp_lines *it, const sp_read_options *ro,
+			     sp_profile **out)
 {
+	(void)ro; /* read on the caller's thread: the stacks are summed as they come */
 	*out = NULL;
 	raw_state st = {.name = name, .p = sp_profile_new(), .sums = {.name = name, .unit = "line"}};
 	sp_error *err = parse(&st, it);
@@ -308,5 +310,5 @@ sp_error *sp_raw_read(const char *name, const uint8_t *data, size_t len, sp_prof
 
 sp_error *sp_raw_read_file(const char *name, FILE *f, sp_profile **out)
 {
-	return sp_legacy_read_file(name, f, read_lines, out);
+	return sp_legacy_read_file(name, f, read_lines, NULL, out);
 }

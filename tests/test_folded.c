@@ -3,11 +3,14 @@
  * unresolved frames as hex, stacks summed across samples, zero sums
  * omitted, the value column chosen by index (default: the last), the
  * _[i]/_[j]/_[k] annotations, the escaping of names, and a difference
- * (signed, and two-sided "stack before after"). */
+ * (signed, and two-sided "stack before after"); and the same output and
+ * errors when the samples are matched to their stacks on two threads. */
 #include "formats/formats.h"
 #include "tests/tap.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static uint64_t fn(sp_profile *p, const char *name)
 {
@@ -147,9 +150,78 @@ static void test_heap_pipeline(void)
 	sp_profile_free(p);
 }
 
+/* What the writer makes of P with O: the output, or the error's text. */
+static char *folded_string(const sp_profile *p, const sp_folded_options *o)
+{
+	sp_sink *s = sp_sink_memory_new();
+	sp_error *e = sp_folded_write(p, o, s);
+	size_t n;
+	const uint8_t *d = sp_sink_memory_data(s, &n);
+	char *got = e ? sp_error_string(e) : sp_xstrndup((const char *)d, n);
+	sp_error_free(e);
+	sp_sink_free(s);
+	return got;
+}
+
+/* N samples over 64 locations (48 names, so some stacks print alike), the
+ * stacks of the first half repeating every 997 samples, of the second
+ * every 1499 (stacks of the first half met again, and new ones); sample
+ * OVER gets INT64_MAX, sample UNKNOWN a location that is not there. */
+static sp_profile *many_samples(size_t n, size_t over, size_t unknown)
+{
+	sp_profile *p = sp_profile_new();
+	sp_profile_add_sample_type(p, "objects", "count");
+	sp_mapping m = {.memory_start = 0x1000, .memory_limit = 0x100000,
+			.filename = sp_profile_intern(p, "/bin/app")};
+	sp_profile_add_mapping(p, &m);
+	uint64_t ids[64];
+	for (size_t i = 0; i < 64; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "f%zu", i % 48);
+		ids[i] = loc(p, 1, 0x1000 + i * 16, name, NULL);
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t st = i < n / 2 ? i % 997 : i % 1499, depth = 1 + st % 5;
+		uint64_t stack[5];
+		for (size_t j = 0; j < depth; j++)
+			stack[j] = i == unknown && j == 0 ? 9999 : ids[(st * 7 + j * 3) % 64];
+		int64_t v = i == over ? INT64_MAX : (int64_t)(i % 3) - 1;
+		sp_profile_add_sample(p, &v, stack, depth, NULL, 0);
+	}
+	return p;
+}
+
+/* With jobs = 2 and enough samples the two halves are matched to their
+ * stacks on two threads: the output, or the first error in sample order,
+ * is what one pass gives. */
+static void test_two_threads(void)
+{
+	static const struct {
+		size_t over, unknown;
+		const char *want; /* start of the output or error */
+	} rows[] = {
+		{SIZE_MAX, SIZE_MAX, "f"},
+		{90001, SIZE_MAX, "folded output: sum of values overflows"},
+		{90001, 100003, "folded output: sum of values overflows"},
+		{100003, 90001, "folded output: sample 90002 has unknown location 9999"},
+		{SIZE_MAX, 20001, "folded output: sample 20002 has unknown location 9999"},
+	};
+	for (size_t r = 0; r < SP_ARRAY_LEN(rows); r++) {
+		sp_profile *p = many_samples(140000, rows[r].over, rows[r].unknown);
+		sp_folded_options one = {.sample_index = 0}, two = {.sample_index = 0, .jobs = 2};
+		char *a = folded_string(p, &one), *b = folded_string(p, &two);
+		TAP_OK(!strcmp(a, b) && !strncmp(a, rows[r].want, strlen(rows[r].want)),
+		       "row %zu: two threads write what one does (%.60s)", r, b);
+		free(a);
+		free(b);
+		sp_profile_free(p);
+	}
+}
+
 int main(void)
 {
 	test_heap_pipeline();
+	test_two_threads();
 	test_merge_and_order();
 
 	sp_profile *p = build();

@@ -4,7 +4,8 @@
  * memory: lines across the 1 MiB pieces, a line longer than a piece, CR LF
  * endings, no final newline, the memory map after the samples; identical
  * raw stacks summed as they are read, with the same errors; a read error
- * is an error, never a shorter profile. */
+ * is an error, never a shorter profile.  A heap profile read on two
+ * threads (sp_read_options.jobs) makes the same profile and errors. */
 #include "formats/legacy.h"
 #include "tests/reader_util.h"
 
@@ -55,19 +56,22 @@ static void same_both_ways(sp_reader_fn fn, file_reader ff, const char *text, si
 }
 
 /* A heap profile of N sample lines with stacks of 1..40 frames, LONG
- * frames on line LONG_AT, CR LF line ends when CRLF, the map after. */
-static char *heap_text(size_t n, size_t long_at, size_t lng, bool crlf, size_t *len)
+ * frames on line LONG_AT, CR LF line ends when CRLF, the map after.  The
+ * stack of line i is that of line i % PERIOD (0: none repeats). */
+static char *heap_text(size_t n, size_t long_at, size_t lng, bool crlf, size_t period,
+		       size_t *len)
 {
 	sp_buf b = {0};
 	const char *nl = crlf ? "\r\n" : "\n";
 	sp_buf_printf(&b, "heap profile: %zu: %zu [%zu: %zu] @ heap_v2/524288%s", n, n * 64, n,
 		      n * 64, nl);
 	for (size_t i = 0; i < n; i++) {
-		size_t k = i == long_at ? lng : 1 + i % 40;
+		size_t st = period ? i % period : i;
+		size_t k = i == long_at ? lng : 1 + st % 40;
 		sp_buf_printf(&b, "%6zu: %8zu [%6zu: %8zu] @", 1 + i % 3, (1 + i % 3) * 64,
 			      1 + i % 3, (1 + i % 3) * 64);
 		for (size_t j = 0; j < k; j++)
-			sp_buf_printf(&b, " 0x%zx", 0x401000 + (i * 7 + j * 13) % 997);
+			sp_buf_printf(&b, " 0x%zx", 0x401000 + (st * 7 + j * 13) % 997);
 		sp_buf_puts(&b, nl);
 	}
 	sp_buf_printf(&b, "%sMAPPED_LIBRARIES:%s00400000-00500000 r-xp 00000000 08:02 1 /bin/p",
@@ -76,21 +80,55 @@ static char *heap_text(size_t n, size_t long_at, size_t lng, bool crlf, size_t *
 	return sp_buf_take(&b);
 }
 
+/* The heap reader with two threads (sp_read_options.jobs = 2). */
+static sp_error *heap_two_threads(const char *name, FILE *f, sp_profile **out)
+{
+	sp_read_options ro = {.jobs = 2};
+	return sp_heap_read_file_with(name, f, &ro, out);
+}
+
+/* TEXT read whole, from a file on one thread and on two: the same. */
+static void heap_same(const char *text, size_t len, const char *what)
+{
+	char *w = sp_xasprintf("%s, 1 thread", what);
+	same_both_ways(sp_heap_read, sp_heap_read_file, text, len, w);
+	free(w);
+	w = sp_xasprintf("%s, 2 threads", what);
+	same_both_ways(sp_heap_read, heap_two_threads, text, len, w);
+	free(w);
+}
+
 static void heap_cases(void)
 {
 	size_t len;
-	char *t = heap_text(20000, 7000, 120000, false, &len);
+	char *t = heap_text(20000, 7000, 120000, false, 0, &len);
 	TAP_OK(len > (size_t)3 << 20, "heap text spans several pieces (%zu bytes)", len);
-	same_both_ways(sp_heap_read, sp_heap_read_file, t, len, "heap, one line > 1 MiB");
+	heap_same(t, len, "heap, one line > 1 MiB");
 	free(t);
-	t = heap_text(9000, SIZE_MAX, 0, true, &len);
-	same_both_ways(sp_heap_read, sp_heap_read_file, t, len, "heap, CR LF");
+	t = heap_text(9000, SIZE_MAX, 0, true, 0, &len);
+	heap_same(t, len, "heap, CR LF");
+	free(t);
+	/* stacks that repeat (the later lines are found among those scanned,
+	 * over many batches of records), then with a line in the middle broken */
+	t = heap_text(30011, SIZE_MAX, 0, false, 700, &len);
+	heap_same(t, len, "heap, repeated stacks");
+	char *bad_at = strstr(t + len / 2, "\n") + 1; /* a line in the middle */
+	memcpy(strstr(bad_at, "0x"), "0y", 2);
+	heap_same(t, len, "heap, a bad address after repeated stacks");
 	free(t);
 	static const char bad[] = "heap profile: 1: 2 [1: 2] @ heapprofile\n"
 				  "1: 2 [1: 2] @ 0x10\n"
 				  "1: 2 [1: 2] @ 0x1g\n";
-	same_both_ways(sp_heap_read, sp_heap_read_file, bad, strlen(bad), "heap, bad address");
-	same_both_ways(sp_heap_read, sp_heap_read_file, "", 0, "heap, empty");
+	heap_same(bad, strlen(bad), "heap, bad address");
+	static const char bad_counts[] = "heap profile: 1: 2 [1: 2] @ heapprofile\n"
+					 "1: 2 [1: 2] @ 0x10\n"
+					 "1: 2 [1 2] @ 0x10\n";
+	heap_same(bad_counts, strlen(bad_counts), "heap, bad counts");
+	static const char no_samples[] = "heap profile: 0: 0 [0: 0] @ heapprofile\n"
+					 "MAPPED_LIBRARIES:\n"
+					 "00400000-00500000 r-xp 00000000 08:02 1 /bin/p\n";
+	heap_same(no_samples, strlen(no_samples), "heap, no samples");
+	heap_same("", 0, "heap, empty");
 }
 
 /* Raw stacks: N lines over 50 stacks, so each repeats; no final newline. */
@@ -153,27 +191,31 @@ static void raw_cases(void)
 
 static void read_error(void)
 {
-	FILE *f = fopen(".", "rb"); /* opens; reading a directory fails (EISDIR) */
-	if (!f) {
-		TAP_OK(1, "# SKIP cannot open a directory as a file");
-		return;
+	for (int jobs = 1; jobs <= 2; jobs++) {
+		FILE *f = fopen(".", "rb"); /* opens; reading a directory fails (EISDIR) */
+		if (!f) {
+			TAP_OK(1, "# SKIP cannot open a directory as a file");
+			return;
+		}
+		sp_profile *p = NULL;
+		sp_read_options ro = {.jobs = jobs};
+		sp_error *e = sp_heap_read_file_with("dir", f, &ro, &p);
+		fclose(f);
+		char *msg = e ? sp_error_string(e) : sp_xstrdup("(no error)");
+		TAP_OK(e && sp_error_root_code(e) == SP_E_IO && strstr(msg, "dir: read error") && !p,
+		       "a read error is an I/O error naming the input (%d thread%s): %s", jobs,
+		       jobs > 1 ? "s" : "", msg);
+		free(msg);
+		sp_error_free(e);
+		sp_profile_free(p);
 	}
-	sp_profile *p = NULL;
-	sp_error *e = sp_heap_read_file("dir", f, &p);
-	fclose(f);
-	char *msg = e ? sp_error_string(e) : sp_xstrdup("(no error)");
-	TAP_OK(e && sp_error_root_code(e) == SP_E_IO && strstr(msg, "dir: read error") && !p,
-	       "a read error is an I/O error naming the input: %s", msg);
-	free(msg);
-	sp_error_free(e);
-	sp_profile_free(p);
 }
 
 /* sp_read_profile_file takes the file path and says which reader read it. */
 static void by_path(void)
 {
 	size_t len;
-	char *t = heap_text(3000, SIZE_MAX, 0, false, &len);
+	char *t = heap_text(3000, SIZE_MAX, 0, false, 0, &len);
 	char path[] = "/tmp/test_stream.XXXXXX";
 	int fd = mkstemp(path);
 	FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
