@@ -152,13 +152,18 @@ nb=$(wc -l <"$tmp/block.want") nf=$(wc -l <"$tmp/first.want")
 mkfifo "$tmp/cin" "$tmp/cout"
 sp_symprof symbolize -j 2 -a -e "$self" <"$tmp/cin" >"$tmp/cout" &
 co=$!
-(sleep 60; kill $co 2>/dev/null) & dog=$!   # a hang fails instead of blocking
+# a hang fails instead of blocking ($co is the shell running sp_symprof: its child too)
+(sleep 60; pkill -P $co 2>/dev/null; kill $co 2>/dev/null) & dog=$!
 exec 3>"$tmp/cin" 4<"$tmp/cout"
-cat "$tmp/block.in" >&3
+# the block is written while its answers are read, as a co-process must do: the answers
+# to the first part fill the pipe long before the block is all written
+cat "$tmp/block.in" >&3 &
+feeder=$!
 # lines N FILE: the next N lines of the answers into $tmp/FILE (head stops reading there:
 # nothing else is written before the next line is sent)
 lines() { head -n "$1" <&4 >"$tmp/$2"; }
 lines "$nb" block.got
+wait $feeder
 echo "$first" >&3
 lines "$nf" first.got
 echo "$first" >&3
