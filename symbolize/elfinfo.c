@@ -232,7 +232,9 @@ sp_error *sp_elf_info_read(const char *path, sp_elf_info *out)
 	 * copy (a compressed kernel module) */
 	int fd = sp_object_fd(path, &err);
 	if (fd < 0)
-		return err;
+		return err ? err
+			   : sp_error_new(errno == ENOENT ? SP_E_NOT_FOUND : SP_E_IO, "%s: %s",
+					  path, strerror(errno));
 	out->path = sp_xstrdup(path);
 	out->dev = st.st_dev;
 	out->ino = st.st_ino;

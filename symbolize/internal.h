@@ -15,9 +15,10 @@
  * kernel modules are installed (gzip, xz or zstd, known by their magic
  * numbers whatever the name), is decompressed into an anonymous memory
  * file, of at most the memory limit, so that libelf and libdwfl read it as
- * any other.  Returns the descriptor, or -1 with *ERR naming PATH
- * (SP_E_NOT_FOUND when it does not exist; SP_E_MALFORMED with the offset in
- * the file for damaged or cut data; SP_E_LIMIT past the memory limit). */
+ * any other.  Returns the descriptor; or -1 with errno set and *ERR NULL
+ * when PATH cannot be opened; or -1 with *ERR naming PATH (SP_E_MALFORMED
+ * with the offset in the file for damaged or cut data, SP_E_LIMIT past the
+ * memory limit). */
 int sp_object_fd(const char *path, sp_error **err);
 
 /* ------------------------------------------------------------------------ */

@@ -701,7 +701,9 @@ sp_error *sp_module_open(sp_module *m)
 	sp_error *err;
 	m->fd = sp_object_fd(m->path, &err);
 	if (m->fd < 0)
-		return err;
+		return err ? err
+			   : sp_error_new(SP_E_IO, "%s: cannot open: %s", m->path,
+					  strerror(errno));
 
 	elf_version(EV_CURRENT);
 	GElf_Ehdr eh;

@@ -258,11 +258,8 @@ int sp_object_fd(const char *path, sp_error **err)
 {
 	*err = NULL;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		*err = sp_error_new(errno == ENOENT ? SP_E_NOT_FOUND : SP_E_IO, "%s: %s", path,
-				    strerror(errno));
-		return -1;
-	}
+	if (fd < 0)
+		return -1; /* errno says why */
 	unsigned char magic[6];
 	ssize_t got = pread(fd, magic, sizeof(magic), 0);
 	packing kind = got > 0 ? packing_of(magic, (size_t)got) : RAW_FILE;

@@ -127,9 +127,13 @@ if command -v mkfifo >/dev/null 2>&1 && command -v timeout >/dev/null 2>&1; then
 		k=$((k + 1))
 	done
 	sleep 1
+	workers=$(sp_children "$pid")
 	kill -TERM "$pid"
 	wait "$pid"
 	st=$?
+	# (a worker is told of its parent's death by a signal: it may take a moment)
+	# shellcheck disable=SC2086 # one word per pid
+	sp_wait_gone $workers
 	timeout 5 sh -c 'echo >"$1"' sh "$tmp/slow.txt"
 	[ $? -eq 124 ] && [ "$st" -eq 143 ] && [ ! -e "$tmp/orphan/slow.txt.pb.gz" ]
 	sp_ok $? "the parent killed (status $st): its worker waiting for a FIFO is gone"

@@ -92,6 +92,39 @@ sp_symprof()
 	fi
 }
 
+# sp_children PID: the pids of PID's children (from /proc/*/stat, whose 4th field, the
+# 2nd after the command name's closing parenthesis, is the parent: no procps needed)
+sp_children()
+{
+	sp_parent=$1
+	for sp_f in /proc/[0-9]*/stat; do
+		sp_s=$(cat "$sp_f" 2>/dev/null) || continue
+		# shellcheck disable=SC2086 # the fields after the name
+		set -- ${sp_s##*) }
+		[ "${2:-}" = "$sp_parent" ] && { sp_p=${sp_f#/proc/}; echo "${sp_p%/stat}"; }
+	done
+}
+
+# sp_kill_tree PID: PID's children, then PID, get SIGTERM
+sp_kill_tree()
+{
+	# shellcheck disable=SC2046 # one word per pid
+	kill $(sp_children "$1") 2>/dev/null
+	kill "$1" 2>/dev/null
+}
+
+# sp_wait_gone PID...: until none of the PIDs is alive, 10 s at most
+sp_wait_gone()
+{
+	sp_k=0
+	for sp_p in "$@"; do
+		while kill -0 "$sp_p" 2>/dev/null && [ "$sp_k" -lt 100 ]; do
+			sleep 0.1
+			sp_k=$((sp_k + 1))
+		done
+	done
+}
+
 sp_run()
 {
 	if [ "$1" = symprof ]; then

@@ -153,7 +153,7 @@ mkfifo "$tmp/cin" "$tmp/cout"
 sp_symprof symbolize -j 2 -a -e "$self" <"$tmp/cin" >"$tmp/cout" &
 co=$!
 # a hang fails instead of blocking ($co is the shell running sp_symprof: its child too)
-(sleep 60; pkill -P $co 2>/dev/null; kill $co 2>/dev/null) & dog=$!
+(sleep 60; sp_kill_tree $co) & dog=$!
 exec 3>"$tmp/cin" 4<"$tmp/cout"
 # the block is written while its answers are read, as a co-process must do: the answers
 # to the first part fill the pipe long before the block is all written
