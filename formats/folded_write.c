@@ -139,9 +139,10 @@ static bool idstack_eq(void *ctx, size_t i)
 {
 	idstack_ctx *c = ctx;
 	const sp_sample *s = &c->p->samples[c->stacks[i].sample];
+	/* (a sample without locations may have no array at all) */
 	return s->n_locations == c->key->n_locations &&
-	       memcmp(s->location_ids, c->key->location_ids,
-		      s->n_locations * sizeof(*s->location_ids)) == 0;
+	       (!s->n_locations || memcmp(s->location_ids, c->key->location_ids,
+					  s->n_locations * sizeof(*s->location_ids)) == 0);
 }
 
 static uint64_t idstack_hash(const sp_sample *s)
@@ -234,7 +235,7 @@ static bool line_eq(void *ctx, size_t i)
 {
 	line_ctx *c = ctx;
 	return c->lines[i].len == c->key_len &&
-	       memcmp(c->arena + c->lines[i].off, c->key, c->key_len) == 0;
+	       (!c->key_len || memcmp(c->arena + c->lines[i].off, c->key, c->key_len) == 0);
 }
 
 /* The end of X's output line, " SUM\n" or " BEFORE SUM\n", into TAIL (64
@@ -263,7 +264,7 @@ static int cmp_lines(const void *pa, const void *pb, void *ctx)
 	const line *a = pa, *b = pb;
 	bool two_sides = *(const bool *)ctx;
 	size_t m = a->len < b->len ? a->len : b->len;
-	int c = memcmp(a->text, b->text, m);
+	int c = m ? memcmp(a->text, b->text, m) : 0;
 	if (c || a->len == b->len)
 		return c; /* texts are distinct, so equal lengths differ in them */
 	/* One text is a prefix of the other: the values take part. */
