@@ -16,7 +16,7 @@
 # pipe.
 . "${SP_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}/tests/cli_lib.sh"
 
-distinct=24000
+distinct=70000
 
 # addrs ELF: the address list for ELF's .text (hex, one per line), on stdout
 addrs()
@@ -171,7 +171,7 @@ lines "$nf" again.got
 exec 3>&-
 cat <&4 >/dev/null; exec 4<&-
 wait $co
-kill $dog 2>/dev/null
+sp_kill_tree $dog
 cmp -s "$tmp/block.got" "$tmp/block.want" && cmp -s "$tmp/first.got" "$tmp/first.want" &&
 	cmp -s "$tmp/again.got" "$tmp/first.want"
 sp_ok $? "-j 2 as a co-process: each line answered before the next is sent (after $nb lines)"

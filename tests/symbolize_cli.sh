@@ -116,7 +116,8 @@ ok $r "lines that are no address print ?? and the line, a 3 MB line included"
 mkfifo "$tmp/in" "$tmp/out"
 "$SYMPROF" symbolize -e "$tmp/pie" -a <"$tmp/in" >"$tmp/out" &
 pid=$!
-(sleep 30; kill $pid 2>/dev/null) & dog=$!   # a hang fails instead of blocking
+# a hang fails instead of blocking (its sleep must not hold the test output open)
+(sleep 30; kill $pid 2>/dev/null) >/dev/null 2>&1 </dev/null & dog=$!
 exec 3>"$tmp/in" 4<"$tmp/out"
 echo "0x$a" >&3
 IFS= read -r l1 <&4; IFS= read -r l2 <&4; IFS= read -r _ <&4
