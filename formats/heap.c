@@ -311,7 +311,8 @@ static sp_error *scan_line(heap_scan *sc, const sp_lines *it, heap_rec *r, sp_u6
 	if ((err = sp_legacy_parse_addrs(name, it->lineno, st, sn, addrs)))
 		return err;
 	r->n_addrs = addrs->n - before;
-	sp_legacy_adjust_pcs(addrs->v + before, r->n_addrs, true);
+	if (r->n_addrs) /* (a stack of no addresses may leave the array unallocated) */
+		sp_legacy_adjust_pcs(addrs->v + before, r->n_addrs, true);
 	sc->bytes += sn + r->n_addrs * sizeof(uint64_t);
 	if (sc->bytes <= SP_STACK_MEMO_MAX)
 		r->stack = sp_strtab_append(&sc->stacks, st, sn);
