@@ -451,7 +451,10 @@ static bool run_program(const line_header *h, unsigned addr_size, sp_line_table 
 		if (t->n_rows == cap) /* a row takes a byte or two of program, as a rule */
 			sp_grow(&t->rows, &cap, t->n_rows + 1 + sp_cur_left(&p) / 2,
 				sizeof(*t->rows));
-		t->rows[t->n_rows++] = row;
+		/* copied whole: an assignment reads the bit-fields' word first,
+		 * and a fresh page read first maps the zero page, which the
+		 * write must then replace on every CPU running the process */
+		memcpy(&t->rows[t->n_rows++], &row, sizeof(row));
 		regs.discr = 0;
 		if (end_seq)
 			regs = initial_regs;
