@@ -104,6 +104,12 @@ __attribute__((noreturn)) void sp_oom(void);
 
 void *sp_xmalloc(size_t n);
 void *sp_xcalloc(size_t n, size_t size);
+/* Zeroed like sp_xcalloc, but every page written: a fresh page that is
+ * read first maps the kernel's shared zero page, and the write after it
+ * must replace that mapping on every CPU running a thread of the process
+ * (an interrupt to each).  For tables that are read before written while
+ * other threads run. */
+void *sp_xcalloc_written(size_t n, size_t size);
 void *sp_xrealloc(void *p, size_t n);
 /* realloc to n * size elements, aborting on overflow. */
 void *sp_xreallocarray(void *p, size_t n, size_t size);

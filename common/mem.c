@@ -186,6 +186,15 @@ void *sp_xcalloc(size_t n, size_t size)
 	return p;
 }
 
+void *sp_xcalloc_written(size_t n, size_t size)
+{
+	if (size && n > SIZE_MAX / size)
+		sp_oom();
+	void *p = sp_xmalloc(n * size);
+	memset(p, 0, n * size);
+	return p;
+}
+
 void *sp_xrealloc(void *p, size_t n)
 {
 	account(n);
