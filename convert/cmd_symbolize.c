@@ -353,7 +353,7 @@ static void cache_put(text_table *tb, uint64_t addr, size_t off, size_t len, uin
 		size_t old = tb->cap_slots;
 		text_slot *os = tb->slots;
 		tb->cap_slots = old ? old * 2 : 1024;
-		tb->slots = sp_xcalloc(tb->cap_slots, sizeof(*tb->slots));
+		tb->slots = sp_xcalloc_written(tb->cap_slots, sizeof(*tb->slots));
 		tb->n_slots = 0;
 		for (size_t i = 0; i < old; i++)
 			if (os[i].len)
@@ -746,9 +746,10 @@ static void resolve_misses(sym_ctx *c, sp_addr_item *m, size_t n)
  * a co-process's lines never wait for one: it takes the serial path,
  * which resolves a batch's misses on N threads under the same rules. */
 #define JOBS_MIN_BATCH 2048
-/* (16384 made a list of 42k distinct addresses in 1M lines slower with
- * -j 2 than with -j 1: 0.76x; 65536, 0.90x) */
-#define JOBS_MIN_RUN 65536
+/* (-j 2 against -j 1, wall time: 1M lines of 42k distinct addresses
+ * 1.03x with 16384, 0.95x with 65536, 1.04x with 4096; 30k lines of
+ * 29k distinct addresses 0.95x, 0.76x, 0.97x) */
+#define JOBS_MIN_RUN 16384
 
 /* Misses a job resolves at a time. */
 #define JOB_CHUNK 256
@@ -1047,6 +1048,13 @@ static size_t block_repeats(const sym_ctx *c, size_t repeats)
 	return lines > CACHE_TRIAL ? (size_t)((double)repeats * CACHE_TRIAL / (double)lines) : repeats;
 }
 
+/* True when the text cache is kept but not worth its keep: it is dropped
+ * before the next batch. */
+static bool cache_failed(const sym_ctx *c)
+{
+	return c->cache_max && c->n_asked >= CACHE_TRIAL && c->n_hits * 100 < c->n_asked;
+}
+
 /* Readies a batch: the batch texts emptied, the text cache dropped when
  * it is not worth its keep, job 0's room in it. */
 static void start_batch(sym_ctx *c)
@@ -1054,7 +1062,7 @@ static void start_batch(sym_ctx *c)
 	sp_buf_reset(&c->tmp);
 	for (int k = 1; k < c->jobs; k++)
 		sp_buf_reset(c->job[k].tmp);
-	if (c->cache_max && c->n_asked >= CACHE_TRIAL && c->n_hits * 100 < c->n_asked) {
+	if (cache_failed(c)) {
 		for (unsigned q = 0; q < c->n_tables; q++) {
 			free(c->tables[q].slots);
 			c->tables[q] = (text_table){0};
@@ -1331,7 +1339,8 @@ static void task_range(sym_ctx *c, job *j, size_t r)
 static void task_finish(sym_ctx *c, job *j, size_t t)
 {
 	if (t < c->n_tables) {
-		if (c->cache_max)
+		/* not for a cache about to be dropped */
+		if (c->cache_max && !cache_failed(c))
 			fill_table(c, t, c->n_misses);
 		return;
 	}
