@@ -43,7 +43,7 @@ static void u64map_rehash(sp_u64map *m, size_t ncap)
 	n.cap = ncap;
 	n.keys = sp_xcalloc(ncap, sizeof(uint64_t));
 	n.vals = sp_xcalloc(ncap, sizeof(uint64_t));
-	n.used = sp_xcalloc(ncap, 1);
+	n.used = sp_xcalloc_written(ncap, 1); /* probed first */
 	for (size_t i = 0; i < m->cap; i++)
 		if (m->used[i])
 			sp_u64map_put(&n, m->keys[i], m->vals[i]);
@@ -128,7 +128,7 @@ void sp_idxset_add(sp_idxset *s, uint64_t hash, size_t idx)
 		s->cap = old.cap ? old.cap * 2 : 64;
 		s->n = 0;
 		s->hashes = sp_xcalloc(s->cap, sizeof(uint64_t));
-		s->idx1 = sp_xcalloc(s->cap, sizeof(size_t));
+		s->idx1 = sp_xcalloc_written(s->cap, sizeof(size_t)); /* probed first */
 		for (size_t i = 0; i < old.cap; i++)
 			if (old.idx1[i])
 				idxset_insert(s, old.hashes[i], old.idx1[i] - 1);
