@@ -56,12 +56,8 @@ same()
 			sp_symprof convert -q -j "$j" "$@" "$tmp/big.heap" -o "$tmp/j$j.$sm_ext" 2>"$tmp/err$j"
 		fi
 		sm_rc=$?
-		[ "$sm_rc1" -eq 0 ] && [ "$sm_rc" -eq 0 ] && [ -s "$tmp/j1.$sm_ext" ] &&
-			cmp -s "$tmp/j1.$sm_ext" "$tmp/j$j.$sm_ext" && [ ! -s "$tmp/err1" ] && [ ! -s "$tmp/err$j" ]
-		sp_ok $? "$sm_name: -j $j writes what -j 1 writes (status $sm_rc, $sm_rc1)" || {
-			cmp "$tmp/j1.$sm_ext" "$tmp/j$j.$sm_ext" | sed 's/^/#   /'
-			head -n 5 "$tmp/err$j" | sed 's/^/#   /'
-		}
+		sp_same_run "$sm_name: -j $j writes what -j 1 writes (status $sm_rc, $sm_rc1)" \
+			"$tmp/j1.$sm_ext" "$tmp/j$j.$sm_ext" "$sm_rc1" "$sm_rc" "$tmp/err1" "$tmp/err$j"
 	done
 }
 

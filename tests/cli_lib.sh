@@ -64,6 +64,20 @@ sp_show_err()
 	return 0
 }
 
+# sp_same_run DESC REF OUT REF_STATUS STATUS REF_ERR ERR: one test that two runs (a
+# reference and another, e.g. -j 1 and -j N) both exited 0 with nothing on stderr, and
+# that OUT holds the same bytes as REF, which is not empty; on failure, the first
+# difference and the second run's stderr
+sp_same_run()
+{
+	[ "$4" -eq 0 ] && [ "$5" -eq 0 ] && [ -s "$2" ] && cmp -s "$2" "$3" &&
+		[ ! -s "$6" ] && [ ! -s "$7" ]
+	sp_ok $? "$1" || {
+		cmp "$2" "$3" | sed 's/^/#   /'
+		head -n 5 "$7" | sed 's/^/#   /'
+	}
+}
+
 sp_done()
 {
 	echo "1..$sp_n"

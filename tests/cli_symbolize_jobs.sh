@@ -57,12 +57,8 @@ same()
 	for j in 2 4; do
 		sp_symprof symbolize -j "$j" "$@" <"$sm_in" >"$tmp/j$j" 2>"$tmp/err$j"
 		sm_rc=$?
-		[ "$sm_rc1" -eq 0 ] && [ "$sm_rc" -eq 0 ] && [ -s "$tmp/j1" ] &&
-			cmp -s "$tmp/j1" "$tmp/j$j" && [ ! -s "$tmp/err1" ] && [ ! -s "$tmp/err$j" ]
-		sp_ok $? "$sm_name: -j $j prints what -j 1 prints (status $sm_rc, $sm_rc1)" || {
-			cmp "$tmp/j1" "$tmp/j$j" | sed 's/^/#   /'
-			head -n 5 "$tmp/err$j" | sed 's/^/#   /'
-		}
+		sp_same_run "$sm_name: -j $j prints what -j 1 prints (status $sm_rc, $sm_rc1)" \
+			"$tmp/j1" "$tmp/j$j" "$sm_rc1" "$sm_rc" "$tmp/err1" "$tmp/err$j"
 	done
 }
 
@@ -137,10 +133,12 @@ printf '%s' "$(cat "$tmp/self.in")" >"$tmp/nonl.in"
 sp_check "the last line has no newline" test "$(tail -c 1 "$tmp/nonl.in" | od -An -c | tr -d ' ')" != '\n'
 same "symprof, no newline at the end" "$self" "$tmp/nonl.in" -a
 # through a pipe, the blocks are what each read finds: the same bytes whatever they are
-sp_symprof symbolize -j 1 -a -e "$self" <"$tmp/big.in" >"$tmp/pipe1"
-cat "$tmp/big.in" | sp_symprof symbolize -j 2 -a -e "$self" >"$tmp/pipe2"
-cmp -s "$tmp/pipe1" "$tmp/pipe2"
-sp_ok $? "-j 2 from a pipe prints what -j 1 prints"
+sp_symprof symbolize -j 1 -a -e "$self" <"$tmp/big.in" >"$tmp/pipe1" 2>"$tmp/pipe1.err"
+rc1=$?
+cat "$tmp/big.in" | sp_symprof symbolize -j 2 -a -e "$self" >"$tmp/pipe2" 2>"$tmp/pipe2.err"
+rc2=$?
+sp_same_run "-j 2 from a pipe prints what -j 1 prints (status $rc2, $rc1)" \
+	"$tmp/pipe1" "$tmp/pipe2" "$rc1" "$rc2" "$tmp/pipe1.err" "$tmp/pipe2.err"
 
 # A co-process still gets each answer before it sends the next line: after a block large
 # enough for the parts (written at once, then a wait for its last answer), single lines.
