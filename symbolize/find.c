@@ -709,6 +709,19 @@ sp_error *sp_finder_binary(sp_finder *f, const char *recorded, const char *build
  * install them, or its separate debug file. */
 static const char *const module_ends[] = {".ko", ".ko.xz", ".ko.zst", ".ko.gz", ".ko.debug"};
 
+/* The length of the module_ends entry S ends with after at least one
+ * character, 0 when none. */
+static size_t module_end(const char *s)
+{
+	size_t n = strlen(s);
+	for (size_t i = 0; i < SP_ARRAY_LEN(module_ends); i++) {
+		size_t e = strlen(module_ends[i]);
+		if (n > e && !strcmp(s + n - e, module_ends[i]))
+			return e;
+	}
+	return 0;
+}
+
 bool sp_kernel_image_name(const char *recorded)
 {
 	return recorded && !strncmp(recorded, "[kernel.", 8);
@@ -722,12 +735,8 @@ char *sp_kernel_module_name(const char *recorded)
 	if (recorded[0] == '[') /* perf's [name] when it found no file */
 		return recorded[n - 1] == ']' && n > 2 ? sp_xstrndup(recorded + 1, n - 2) : NULL;
 	const char *base = base_name(recorded);
-	for (size_t i = 0; i < SP_ARRAY_LEN(module_ends); i++) {
-		size_t b = strlen(base), e = strlen(module_ends[i]);
-		if (b > e && !strcmp(base + b - e, module_ends[i]))
-			return sp_xstrndup(base, b - e);
-	}
-	return NULL;
+	size_t e = module_end(base);
+	return e ? sp_xstrndup(base, strlen(base) - e) : NULL;
 }
 
 /* Whether file name FILE is module NAME's: NAME.ko, compressed as
@@ -809,10 +818,8 @@ sp_error *sp_finder_kernel(sp_finder *f, const char *recorded, const char *build
 		if (!done && module && recorded[0] == '/') {
 			char *in = join(d, recorded);
 			/* a compressed module's debug file is NAME.ko.debug */
-			size_t n = strlen(in), z = strlen(in) - strlen(base_name(in)) +
-						  strlen(module) + strlen(".ko");
-			done = try_path(&s, sp_xasprintf("%.*s.debug", (int)(z < n ? z : n), in),
-					&w) ||
+			size_t n = strlen(in) - module_end(base_name(in));
+			done = try_path(&s, sp_xasprintf("%.*s.ko.debug", (int)n, in), &w) ||
 			       try_path(&s, sp_xstrdup(in), &w);
 			free(in);
 		}
