@@ -223,18 +223,17 @@ sp_error *sp_elf_info_read(const char *path, sp_elf_info *out)
 	sp_error *err = NULL;
 
 	memset(out, 0, sizeof(*out));
-	if (stat(path, &st) != 0)
-		return sp_error_new(errno == ENOENT ? SP_E_NOT_FOUND : SP_E_IO, "%s: %s", path,
-				    strerror(errno));
-	if (!S_ISREG(st.st_mode))
-		return sp_error_new(SP_E_UNRECOGNIZED, "%s: not a regular file", path);
 	/* ST is the file's own identity; what is read may be its decompressed
 	 * copy (a compressed kernel module) */
-	int fd = sp_object_fd(path, &err);
+	int fd = sp_object_fd(path, &st, &err);
 	if (fd < 0)
 		return err ? err
 			   : sp_error_new(errno == ENOENT ? SP_E_NOT_FOUND : SP_E_IO, "%s: %s",
 					  path, strerror(errno));
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return sp_error_new(SP_E_UNRECOGNIZED, "%s: not a regular file", path);
+	}
 	out->path = sp_xstrdup(path);
 	out->dev = st.st_dev;
 	out->ino = st.st_ino;

@@ -18,8 +18,11 @@
  * any other.  Returns the descriptor; or -1 with errno set and *ERR NULL
  * when PATH cannot be opened; or -1 with *ERR naming PATH (SP_E_MALFORMED
  * with the offset in the file for damaged or cut data, SP_E_LIMIT past the
- * memory limit). */
-int sp_object_fd(const char *path, sp_error **err);
+ * memory limit).  *ST (when not NULL) is PATH's own status (not its
+ * content's).  The file last decompressed is kept, and opening it again
+ * (unchanged) gives a new descriptor of the same memory file. */
+struct stat;
+int sp_object_fd(const char *path, struct stat *st, sp_error **err);
 
 /* ------------------------------------------------------------------------ */
 /* resolve.c: the resolver for one ELF file (its parts: see dwarfp.h).      */

@@ -61,7 +61,7 @@ static int find_debuginfo_cb(Dwfl_Module *mod, void **userdata, const char *modn
 		 * place is tried, and listed, once. */
 		if (m->debug_searched) {
 			sp_error *e = NULL;
-			int fd = m->debug_path ? sp_object_fd(m->debug_path, &e) : -1;
+			int fd = m->debug_path ? sp_object_fd(m->debug_path, NULL, &e) : -1;
 			sp_error_free(e);
 			if (fd >= 0)
 				*debuginfo_file_name = sp_xstrdup(m->debug_path);
@@ -74,7 +74,7 @@ static int find_debuginfo_cb(Dwfl_Module *mod, void **userdata, const char *modn
 					  : sp_find_debuginfo(m->opts, m->path, m->info, &found,
 							      &m->log);
 		if (!err && found) {
-			int fd = sp_object_fd(found, &err);
+			int fd = sp_object_fd(found, NULL, &err);
 			if (fd >= 0)
 				fd = prepared_debug_fd(m, fd, found);
 			if (fd >= 0) {
@@ -699,7 +699,7 @@ void sp_module_free(sp_module *m)
 sp_error *sp_module_open(sp_module *m)
 {
 	sp_error *err;
-	m->fd = sp_object_fd(m->path, &err);
+	m->fd = sp_object_fd(m->path, NULL, &err);
 	if (m->fd < 0)
 		return err ? err
 			   : sp_error_new(SP_E_IO, "%s: cannot open: %s", m->path,

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <lzma.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -254,17 +255,77 @@ static int unpack(const char *path, int fd, size_t size, packing kind, sp_error 
 	return u.out;
 }
 
-int sp_object_fd(const char *path, sp_error **err)
+/* The last file unpacked and its memory file: a module is opened twice,
+ * once for its identity (sp_elf_info_read) and once for libdwfl, and is
+ * unpacked once.  Known by device, inode, size and change times. */
+static struct {
+	pthread_mutex_t lock;
+	struct stat st;
+	int fd; /* -1: none */
+} last = {PTHREAD_MUTEX_INITIALIZER, {0}, -1};
+
+static bool same_file(const struct stat *a, const struct stat *b)
 {
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	       a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+/* A descriptor of the memory file FD (closed here) unpacked from the file
+ * ST describes, which is kept as the last one. */
+static int keep_last(const struct stat *st, int fd)
+{
+	int own = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	pthread_mutex_lock(&last.lock);
+	if (last.fd >= 0)
+		close(last.fd);
+	last.fd = own;
+	last.st = *st;
+	pthread_mutex_unlock(&last.lock);
+	return fd;
+}
+
+/* A new descriptor of the memory file unpacked from the file ST describes
+ * when it is the last one, else -1. */
+static int find_last(const struct stat *st)
+{
+	int fd = -1;
+	pthread_mutex_lock(&last.lock);
+	if (last.fd >= 0 && same_file(&last.st, st))
+		fd = fcntl(last.fd, F_DUPFD_CLOEXEC, 0);
+	pthread_mutex_unlock(&last.lock);
+	return fd;
+}
+
+int sp_object_fd(const char *path, struct stat *st, sp_error **err)
+{
+	struct stat own;
+	if (!st)
+		st = &own;
 	*err = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* not blocking: a FIFO named here is refused by what reads it, not
+	 * waited on */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -1; /* errno says why */
+	if (fstat(fd, st) != 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	if (!S_ISREG(st->st_mode))
+		return fd;
 	unsigned char magic[6];
 	ssize_t got = pread(fd, magic, sizeof(magic), 0);
 	packing kind = got > 0 ? packing_of(magic, (size_t)got) : RAW_FILE;
-	struct stat st;
-	if (kind == RAW_FILE || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+	if (kind == RAW_FILE)
 		return fd;
-	return unpack(path, fd, (size_t)st.st_size, kind, err);
+	int mem = find_last(st);
+	if (mem >= 0) {
+		close(fd);
+		return mem;
+	}
+	mem = unpack(path, fd, (size_t)st->st_size, kind, err);
+	return mem >= 0 ? keep_last(st, mem) : -1;
 }

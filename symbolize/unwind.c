@@ -192,7 +192,7 @@ static bool report_map(sp_unwinder *u, uproc *p, const sp_capture_map *m, size_t
 		sp_error_free(e);
 		return false;
 	}
-	umap um = {m->start, m->limit, m->pgoff, sp_object_fd(found, &e)};
+	umap um = {m->start, m->limit, m->pgoff, sp_object_fd(found, NULL, &e)};
 	sp_error_free(e);
 	SP_PUSH(p->maps, p->n_maps, p->cap_maps, um);
 	sp_u64map_put(&p->tried, mi + 1, 2);

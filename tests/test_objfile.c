@@ -39,7 +39,7 @@ static unsigned char *fd_bytes(int fd, size_t *n)
 static void same_as(const char *path, const unsigned char *want, size_t wn, const char *what)
 {
 	sp_error *e = NULL;
-	int fd = sp_object_fd(path, &e);
+	int fd = sp_object_fd(path, NULL, &e);
 	size_t n = 0;
 	unsigned char *got = fd >= 0 ? fd_bytes(fd, &n) : NULL;
 	TAP_OK(!e && got && n == wn && !memcmp(got, want, wn), "%s: %zu bytes, plain.ko's", what,
@@ -59,7 +59,7 @@ static void fails(const char *name, const char *expect)
 {
 	char *path = sp_xasprintf("%s/tests/malformed/objfile/%s", srcdir(), name);
 	sp_error *e = NULL;
-	int fd = sp_object_fd(path, &e);
+	int fd = sp_object_fd(path, NULL, &e);
 	char *m = e ? sp_error_string(e) : NULL;
 	TAP_OK(fd < 0 && m && !strncmp(m, path, strlen(path)) && strstr(m, expect),
 	       "%s: error names the file and says \"%s\"", name, expect);
@@ -122,6 +122,57 @@ int main(void)
 		sp_error_free(re);
 		free(what);
 		free(p);
+	}
+
+	/* a module is opened for its identity, then for libdwfl: decompressed
+	 * once, the second descriptor one of the same memory file; the status
+	 * is the compressed file's own */
+	char *xz = sp_xasprintf("%s/tests/fuzz/seeds/objfile/module.ko.xz", srcdir());
+	struct stat file, st1, st2, m1, m2;
+	sp_error *e1 = NULL, *e2 = NULL;
+	int fd1 = sp_object_fd(xz, &st1, &e1), fd2 = sp_object_fd(xz, &st2, &e2);
+	TAP_OK(fd1 >= 0 && fd2 >= 0 && !e1 && !e2 && fstat(fd1, &m1) == 0 && fstat(fd2, &m2) == 0 &&
+		       m1.st_ino == m2.st_ino && m1.st_dev == m2.st_dev && fd1 != fd2 &&
+		       (size_t)m1.st_size == wn,
+	       "module.ko.xz opened twice: two descriptors of one memory file of %zu bytes", wn);
+	int sr = stat(xz, &file);
+	TAP_OK(sr == 0 && st1.st_ino == file.st_ino && st1.st_size == file.st_size &&
+		       st2.st_size == file.st_size && st1.st_size != m1.st_size,
+	       "the status given is the compressed file's (%lld bytes)", (long long)file.st_size);
+	if (fd1 >= 0)
+		close(fd1);
+	if (fd2 >= 0)
+		close(fd2);
+	sp_error_free(e1);
+	sp_error_free(e2);
+	free(xz);
+
+	/* a FIFO is opened without waiting for a writer, and is no object */
+	char fifo[] = "/tmp/symprof-objfile-fifo-XXXXXX";
+	int ft = mkstemp(fifo);
+	if (ft >= 0) {
+		close(ft);
+		unlink(fifo);
+	}
+	if (ft >= 0 && mkfifo(fifo, 0600) == 0) {
+		struct stat fs;
+		sp_error *fe = NULL;
+		int ff = sp_object_fd(fifo, &fs, &fe);
+		TAP_OK(ff >= 0 && !fe && S_ISFIFO(fs.st_mode), "a FIFO: opened at once, its status a FIFO's");
+		if (ff >= 0)
+			close(ff);
+		sp_error_free(fe);
+		sp_elf_info info;
+		fe = sp_elf_info_read(fifo, &info);
+		char *fm = fe ? sp_error_string(fe) : NULL;
+		TAP_OK(fm && strstr(fm, "not a regular file"), "a FIFO: %s", fm ? fm : "no error");
+		free(fm);
+		if (!fe)
+			sp_elf_info_clear(&info);
+		sp_error_free(fe);
+		unlink(fifo);
+	} else {
+		TAP_OK(0, "a FIFO made for the test");
 	}
 
 	fails("cut.gz", "gzip data ends at byte 209, before its stream's end");

@@ -27,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char path[64];
 	int in = sp_fuzz_memfd(data, size, path);
 	sp_error *e = NULL;
-	int fd = sp_object_fd(path, &e);
+	int fd = sp_object_fd(path, NULL, &e);
 	if (fd >= 0 && e)
 		abort();
 	if (fd < 0) {
