@@ -322,7 +322,8 @@ sp_error *sp_dir_names(const char *dir, const char *prefix, const char *suffix, 
 		       size_t *n);
 /* True when DATA starts with the gzip magic 1f 8b. */
 bool sp_is_gzip(const uint8_t *data, size_t len);
-/* Decompresses a gzip stream (concatenated members allowed); refuses to
+/* Decompresses a gzip stream (concatenated members allowed, nothing else
+ * after them); refuses to
  * produce more than MAX bytes, or than the memory limit.  *out is NUL-terminated. NAME is used in
  * error messages. */
 sp_error *sp_gunzip(const char *name, const uint8_t *in, size_t len, size_t max,

@@ -48,10 +48,20 @@ sp_error *sp_gunzip(const char *name, const uint8_t *in, size_t len, size_t max,
 		}
 		sp_buf_append(&b, chunk, got);
 		if (rc == Z_STREAM_END) {
-			/* another member may follow */
+			/* another member may follow; anything else is not gzip
+			 * data (a cut copy's tail, padding, two files run
+			 * together), refused as go tool pprof does */
 			if (consumed < len && sp_is_gzip(in + consumed, len - consumed)) {
 				inflateReset(&zs);
 				continue;
+			}
+			if (consumed < len) {
+				inflateEnd(&zs);
+				sp_buf_free(&b);
+				return sp_error_new(SP_E_ZLIB,
+						    "%s: offset %zu: %zu bytes after the end of the "
+						    "gzip data, not another gzip member",
+						    name, consumed, len - consumed);
 			}
 			break;
 		}

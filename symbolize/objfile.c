@@ -137,9 +137,14 @@ static sp_error *unpack_gzip(unpacker *u, const unsigned char *src, size_t n)
 			err = flush_chunk(u, u->buf_size - zs.avail_out);
 		if (err || rc != Z_STREAM_END)
 			continue;
-		/* the member ended: another may follow (gzip -c a b > c) */
-		if (u->in_used == n || !sp_is_gzip(src + u->in_used, n - u->in_used))
+		/* the member ended: another may follow (gzip -c a b > c),
+		 * nothing else */
+		if (u->in_used == n)
 			break;
+		if (!sp_is_gzip(src + u->in_used, n - u->in_used)) {
+			err = damaged(u, "what follows the gzip data is not another gzip member");
+			break;
+		}
 		inflateReset(&zs);
 	}
 	inflateEnd(&zs);

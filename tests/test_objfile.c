@@ -5,7 +5,8 @@
  * (the format is known by its magic number), and a plain file is opened as
  * it is.  The files of tests/malformed/objfile/ each give an error naming
  * the file and saying what is wrong: cut (where its data ends), damaged
- * (where), and 80 MB of zeros against a 64 MiB memory limit (the limit).
+ * (where), bytes after the gzip data that are no gzip member (where), and
+ * 80 MB of zeros against a 64 MiB memory limit (the limit).
  * Concatenated gzip members and xz streams are one file.
  */
 #include "symbolize/internal.h"
@@ -179,6 +180,8 @@ int main(void)
 	fails("cut.xz", "xz data ends at byte 206, before its stream's end");
 	fails("cut.zst", "zstd data ends at byte 218, before its stream's end");
 	fails("damaged.gz", "gzip data damaged at byte 212");
+	fails("trailing.gz", "gzip data damaged at byte 419 of the file: what follows the gzip "
+			     "data is not another gzip member");
 	fails("damaged.xz", "xz data damaged at byte 215");
 	fails("damaged.zst", "zstd data damaged in the frame at byte 0");
 	fails("bomb.xz", "xz data decompresses to more than 64 MiB (the memory limit");
