@@ -13,7 +13,8 @@
 # --cache-max (answers partly cached).  Where strace works, -j 2 is seen to start threads
 # on the large list and none on a small one.  Large blocks of input, cut into parts parsed
 # and written by every thread, are run with odd lines, without a last newline and from a
-# pipe.
+# pipe.  A file that the threads' sessions cannot open (moved away) is answered by the
+# command's thread.
 . "${SP_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}/tests/cli_lib.sh"
 
 distinct=70000
@@ -173,6 +174,48 @@ sp_kill_tree $dog
 cmp -s "$tmp/block.got" "$tmp/block.want" && cmp -s "$tmp/first.got" "$tmp/first.want" &&
 	cmp -s "$tmp/again.got" "$tmp/first.want"
 sp_ok $? "-j 2 as a co-process: each line answered before the next is sent (after $nb lines)"
+
+# A thread whose session cannot open the file hands its chunks back to the command's
+# thread, which answers them as -j 1 does.  The file is moved away once the command's
+# thread has it open and has resolved past JOBS_MIN_RUN (warm-up batches of 1800 distinct
+# addresses, under JOBS_MIN_BATCH, answered one at a time), then a batch of 7000 new
+# addresses goes to the threads, whose sessions open the file only then.  Where strace
+# works, another thread is seen failing to open it.
+cp "$self" "$tmp/moving"
+addrs "$tmp/moving" | head -n 25000 >"$tmp/moving.in"
+sp_symprof symbolize -j 1 --json -e "$tmp/moving" <"$tmp/moving.in" >"$tmp/moving.want"
+mkfifo "$tmp/min" "$tmp/mout"
+if strace -f -qq -o /dev/null true 2>/dev/null; then
+	strace -f -qq -e trace=openat -o "$tmp/moving.strace" "$self" symbolize -j 2 --json \
+		-e "$tmp/moving" <"$tmp/min" >"$tmp/mout" 2>"$tmp/moving.err" &
+else
+	"$self" symbolize -j 2 --json -e "$tmp/moving" <"$tmp/min" >"$tmp/mout" 2>"$tmp/moving.err" &
+fi
+co=$!
+(sleep 60; sp_kill_tree $co) & dog=$!
+exec 5>"$tmp/min" 6<"$tmp/mout"
+: >"$tmp/moving.got"
+for k in 0 1 2 3 4 5 6 7 8 9; do
+	sed -n "$((k * 1800 + 1)),$((k * 1800 + 1800))p" "$tmp/moving.in" >&5
+	head -n 1800 <&6 >>"$tmp/moving.got"
+done
+mv "$tmp/moving" "$tmp/moved"
+tail -n +18001 "$tmp/moving.in" >&5
+exec 5>&-
+cat <&6 >>"$tmp/moving.got"; exec 6<&-
+wait $co
+mrc=$?
+sp_kill_tree $dog
+sp_same_run "-j 2, the file moved away before the threads open it: what -j 1 prints (status $mrc)" \
+	"$tmp/moving.want" "$tmp/moving.got" 0 "$mrc" /dev/null "$tmp/moving.err"
+if [ -s "$tmp/moving.strace" ]; then
+	main=$(head -n 1 "$tmp/moving.strace" | cut -d ' ' -f 1)
+	awk -v main="$main" -v f="$tmp/moving" '$1 != main && index($0, "\"" f "\"") && /ENOENT/' \
+		"$tmp/moving.strace" | grep -q .
+	sp_ok $? "-j 2, the file moved away: another thread's open of it failed (strace)"
+else
+	sp_skip "strace cannot trace here: the failed open not seen"
+fi
 
 # A small list is answered as with -j 1 too.
 head -n 100 "$tmp/self.in" >"$tmp/small.in"
