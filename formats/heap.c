@@ -319,31 +319,44 @@ static sp_error *scan_line(heap_scan *sc, const sp_lines *it, heap_rec *r, sp_u6
 	return NULL;
 }
 
+/* A stack's location ids in the profile's sample storage, shared by
+ * every sample of the stack. */
+typedef struct {
+	const uint64_t *ids;
+	size_t n;
+} heap_stack;
+
 /* The building half's state: the location ids of each kept stack, by its
  * number. */
 typedef struct {
 	sp_profile *p;
 	int64_t bytes; /* the label key */
-	sp_id_lists kept;
+	heap_stack *kept;
+	size_t n_kept, cap_kept;
 	sp_u64vec fresh; /* a fresh stack's ids */
 } heap_build;
 
-/* Adds the sample of R; ADDRS are its addresses when it is fresh. */
+/* Adds the sample of R; ADDRS are its addresses when it is fresh.  A
+ * heap profile's records repeat their stacks (a stack per allocation
+ * site, a record per allocation size): their samples share the stack's
+ * ids, and the values and label go into the profile's sample storage, so
+ * a record costs its sample and 64 bytes (sp_profile_add_sample_shared). */
 static void build_sample(heap_build *b, const heap_rec *r, const uint64_t *addrs)
 {
-	const uint64_t *stack;
-	size_t depth;
+	heap_stack st;
 	if (r->fresh) {
 		sp_legacy_locations(b->p, addrs, r->n_addrs, &b->fresh);
-		stack = b->fresh.v;
-		depth = b->fresh.n;
+		uint64_t *ids = sp_profile_sample_storage(b->p, b->fresh.n, sizeof(*ids));
+		if (b->fresh.n)
+			memcpy(ids, b->fresh.v, b->fresh.n * sizeof(*ids));
+		st = (heap_stack){ids, b->fresh.n};
 		if (r->stack != SIZE_MAX) /* kept: numbered as the scanner numbered it */
-			sp_id_lists_add(&b->kept, stack, depth);
+			SP_PUSH(b->kept, b->n_kept, b->cap_kept, st);
 	} else {
-		stack = sp_id_lists_get(&b->kept, r->stack, &depth);
+		st = b->kept[r->stack];
 	}
 	sp_label lab = {.key = b->bytes, .num = r->blocksize};
-	sp_profile_add_sample(b->p, r->vals, stack, depth, &lab, 1);
+	sp_profile_add_sample_shared(b->p, r->vals, st.ids, st.n, &lab, 1);
 }
 
 /* -- two threads --------------------------------------------------------------
@@ -503,7 +516,7 @@ static sp_error *read_samples(const char *name, sp_lines *it, const heap_header 
 	}
 	sp_strtab_free(&sc.stacks);
 	sp_u64vec_free(&bd.fresh);
-	sp_id_lists_free(&bd.kept);
+	free(bd.kept);
 	if (!err)
 		err = sp_legacy_finish_maps(p, name, maps ? sp_lines_rest(it) : NULL,
 					    maps ? sp_lines_rest_len(it) : 0);

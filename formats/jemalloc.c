@@ -107,9 +107,7 @@ size_t sp_jemalloc_drop_allocator_frames(sp_profile *p)
 		}
 		if (k == 0 || k == s->n_locations)
 			continue;
-		memmove(s->location_ids, s->location_ids + k,
-			(s->n_locations - k) * sizeof(*s->location_ids));
-		s->n_locations -= k;
+		sp_sample_drop_leaves(p, s, k);
 		changed++;
 	}
 	free(alloc);

@@ -43,8 +43,7 @@ static void negate(sp_profile *p, bool label)
 		for (size_t k = 0; k < p->n_sample_types; k++)
 			s->values[k] = (int64_t)(0 - (uint64_t)s->values[k]);
 		if (label && !sp_sample_is_base(p, s)) {
-			s->labels = sp_xreallocarray(s->labels, s->n_labels + 1, sizeof(*s->labels));
-			s->labels[s->n_labels++] = base;
+			sp_sample_add_label(p, s, &base);
 		}
 	}
 }

@@ -120,7 +120,31 @@ void sp_sample_free(const sp_profile *p, sp_sample *s)
 		free(s->location_ids);
 	if (!sample_storage_holds(p, s->values))
 		free(s->values);
-	free(s->labels);
+	if (!sample_storage_holds(p, s->labels))
+		free(s->labels);
+}
+
+void sp_sample_drop_leaves(const sp_profile *p, sp_sample *s, size_t cut)
+{
+	if (sample_storage_holds(p, s->location_ids))
+		/* maybe shared: the sample's view moves, the ids stay */
+		s->location_ids = cut < s->n_locations ? s->location_ids + cut : NULL;
+	else
+		memmove(s->location_ids, s->location_ids + cut,
+			(s->n_locations - cut) * sizeof(*s->location_ids));
+	s->n_locations -= cut;
+}
+
+void sp_sample_add_label(const sp_profile *p, sp_sample *s, const sp_label *label)
+{
+	sp_label *l = sp_xreallocarray(NULL, s->n_labels + 1, sizeof(*l));
+	if (s->n_labels)
+		memcpy(l, s->labels, s->n_labels * sizeof(*l));
+	l[s->n_labels] = *label;
+	if (!sample_storage_holds(p, s->labels))
+		free(s->labels);
+	s->labels = l;
+	s->n_labels++;
 }
 
 void sp_profile_retain_samples(sp_profile *p, bool (*keep)(const sp_sample *s, const void *ctx),
@@ -397,6 +421,22 @@ sp_sample *sp_profile_add_sample(sp_profile *p, const int64_t *values, const uin
 		s.labels = sp_xreallocarray(NULL, n_labels, sizeof(sp_label));
 		memcpy(s.labels, labels, n_labels * sizeof(sp_label));
 	}
+	s.n_labels = n_labels;
+	SP_PUSH(p->samples, p->n_samples, p->cap_samples, s);
+	return &p->samples[p->n_samples - 1];
+}
+
+sp_sample *sp_profile_add_sample_shared(sp_profile *p, const int64_t *values,
+					const uint64_t *locs, size_t n_locs,
+					const sp_label *labels, size_t n_labels)
+{
+	sp_sample s = {.location_ids = n_locs ? (uint64_t *)locs : NULL, .n_locations = n_locs};
+	s.values = sp_profile_sample_storage(p, p->n_sample_types, sizeof(*s.values));
+	if (p->n_sample_types)
+		memcpy(s.values, values, p->n_sample_types * sizeof(*s.values));
+	s.labels = sp_profile_sample_storage(p, n_labels, sizeof(*s.labels));
+	if (n_labels)
+		memcpy(s.labels, labels, n_labels * sizeof(*s.labels));
 	s.n_labels = n_labels;
 	SP_PUSH(p->samples, p->n_samples, p->cap_samples, s);
 	return &p->samples[p->n_samples - 1];

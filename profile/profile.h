@@ -186,6 +186,20 @@ void sp_sample_free(const sp_profile *p, sp_sample *s);
  * copied. */
 sp_sample *sp_profile_add_sample(sp_profile *p, const int64_t *values, const uint64_t *locs,
 				 size_t n_locs, const sp_label *labels, size_t n_labels);
+/* Appends a sample whose location ids are LOCS itself, N_LOCS ids already
+ * in P's sample storage that other samples of the same stack share (so
+ * that no one changes them in place: sp_sample_drop_leaves); its values
+ * and labels are copied into that storage.  Nothing is allocated per
+ * sample but its place in p->samples: for a reader whose records repeat
+ * a few stacks many times (a heap profile's). */
+sp_sample *sp_profile_add_sample_shared(sp_profile *p, const int64_t *values,
+					const uint64_t *locs, size_t n_locs,
+					const sp_label *labels, size_t n_labels);
+/* Drops the CUT leaf-most location ids of sample S of P (CUT at most its
+ * n_locations), without changing arrays that samples may share. */
+void sp_sample_drop_leaves(const sp_profile *p, sp_sample *s, size_t cut);
+/* Appends LABEL to the labels of sample S of P, wherever they are kept. */
+void sp_sample_add_label(const sp_profile *p, sp_sample *s, const sp_label *label);
 /* Convenience: numeric label with unit (unit may be NULL). */
 sp_label sp_label_num(sp_profile *p, const char *key, int64_t num, const char *unit);
 sp_label sp_label_str(sp_profile *p, const char *key, const char *value);

@@ -137,9 +137,7 @@ void sp_profile_prune_frames(sp_profile *p, sp_name_fn demangle, void *ctx)
 			if (!found_user)
 				continue;
 			size_t cut = how == 1 ? k + 1 : k; /* leaf-ward entries dropped */
-			memmove(s->location_ids, s->location_ids + cut,
-				(s->n_locations - cut) * sizeof(uint64_t));
-			s->n_locations -= cut;
+			sp_sample_drop_leaves(p, s, cut);
 			break;
 		}
 	}
