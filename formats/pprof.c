@@ -360,8 +360,8 @@ static sp_error *decode_label(const reader *r, span s, sp_label *l)
 	return err;
 }
 
-/* The values and location ids go to the profile's sample storage, one
- * allocation of each per sample (most samples are a few bytes, where
+/* The values, location ids and labels go to the profile's sample storage,
+ * one allocation of each per sample (most samples are a few bytes, where
  * malloc's own overhead would be most of the memory). */
 static sp_error *decode_sample(const reader *r, span s, sp_sample *out, size_t *n_values)
 {
@@ -371,8 +371,7 @@ static sp_error *decode_sample(const reader *r, span s, sp_sample *out, size_t *
 	count_repeated(r, s, &sample_desc, 1u << 1 | 1u << 2, counts, SP_ARRAY_LEN(counts));
 	uint64_t *locs = sp_profile_sample_storage(r->p, counts[1], sizeof(uint64_t));
 	uint64_t *vals = sp_profile_sample_storage(r->p, counts[2], sizeof(uint64_t));
-	if (counts[3])
-		out->labels = sp_xreallocarray(NULL, counts[3], sizeof(sp_label));
+	out->labels = sp_profile_sample_storage(r->p, counts[3], sizeof(sp_label));
 	out->location_ids = locs;
 	out->values = (int64_t *)vals;
 	size_t n_vals = 0;
@@ -400,10 +399,8 @@ static sp_error *decode_sample(const reader *r, span s, sp_sample *out, size_t *
 		if (err)
 			break;
 	}
-	if (!out->n_labels) {
-		free(out->labels);
-		out->labels = NULL;
-	}
+	if (!out->n_labels)
+		out->labels = NULL; /* (its room stays in the storage) */
 	*n_values = n_vals;
 	return err;
 }
