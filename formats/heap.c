@@ -340,7 +340,8 @@ typedef struct {
  * heap profile's records repeat their stacks (a stack per allocation
  * site, a record per allocation size): their samples share the stack's
  * ids, and the values and label go into the profile's sample storage, so
- * a record costs its sample and 64 bytes (sp_profile_add_sample_shared). */
+ * a record costs its sample, its values and its label, without a malloc
+ * (sp_profile_add_sample_shared). */
 static void build_sample(heap_build *b, const heap_rec *r, const uint64_t *addrs)
 {
 	heap_stack st;
