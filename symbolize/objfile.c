@@ -167,15 +167,16 @@ static const char *xz_error(lzma_ret rc)
 	}
 }
 
-static sp_error *unpack_xz(unpacker *u, const unsigned char *src, size_t n)
+/* One xz stream from SRC + u->in_used (N bytes in all) on. */
+static sp_error *unpack_xz_stream(unpacker *u, const unsigned char *src, size_t n)
 {
 	lzma_stream ls = LZMA_STREAM_INIT;
-	if (lzma_stream_decoder(&ls, window_limit(u), LZMA_CONCATENATED) != LZMA_OK)
+	if (lzma_stream_decoder(&ls, window_limit(u), 0) != LZMA_OK)
 		return sp_error_new(SP_E_UNSUPPORTED, "%s: cannot start xz decoding", u->path);
 	sp_error *err = NULL;
 	lzma_ret rc = LZMA_OK;
-	ls.next_in = src;
-	ls.avail_in = n;
+	ls.next_in = src + u->in_used;
+	ls.avail_in = n - u->in_used;
 	while (!err && rc != LZMA_STREAM_END) {
 		ls.next_out = u->buf;
 		ls.avail_out = u->buf_size;
@@ -190,6 +191,26 @@ static sp_error *unpack_xz(unpacker *u, const unsigned char *src, size_t n)
 			err = flush_chunk(u, u->buf_size - ls.avail_out);
 	}
 	lzma_end(&ls);
+	return err;
+}
+
+/* Streams one after the other (xz -c a b > c), each maybe followed by
+ * stream padding (zero bytes, four at a time), and nothing else: what is
+ * not another stream is named as such, not taken for a cut one. */
+static sp_error *unpack_xz(unpacker *u, const unsigned char *src, size_t n)
+{
+	sp_error *err;
+	while (!(err = unpack_xz_stream(u, src, n))) {
+		size_t at = u->in_used;
+		while (at < n && !src[at])
+			at++;
+		if (at == n && (at - u->in_used) % 4 == 0)
+			return NULL;
+		if ((at - u->in_used) % 4 || packing_of(src + at, n - at) != XZ)
+			return damaged(u, "what follows the xz data is not padding or another xz "
+					  "stream");
+		u->in_used = at;
+	}
 	return err;
 }
 

@@ -5,7 +5,8 @@
  * (the format is known by its magic number), and a plain file is opened as
  * it is.  The files of tests/malformed/objfile/ each give an error naming
  * the file and saying what is wrong: cut (where its data ends), damaged
- * (where), bytes after the gzip data that are no gzip member (where), and
+ * (where), bytes after the gzip or xz data that are no gzip member or xz
+ * stream (where; xz's zero padding is allowed), and
  * 80 MB of zeros against a 64 MiB memory limit (the limit).
  * Concatenated gzip members and xz streams are one file.
  */
@@ -104,6 +105,12 @@ int main(void)
 			same_as(tmp, want, wn, what);
 		else
 			TAP_OK(0, "%s: written", what);
+		/* xz: stream padding after a stream is part of it */
+		if (wrote && i == 1 && write(t, "\0\0\0\0", 4) == 4) {
+			free(what);
+			what = sp_xasprintf("module.ko.%s, with stream padding", packed[i]);
+			same_as(tmp, want, wn, what);
+		}
 		/* two streams, one after the other: one file of both */
 		if (wrote && i < 2 && write(t, c, cn) == (ssize_t)cn) {
 			unsigned char *two = sp_xmalloc(2 * wn);
@@ -182,6 +189,8 @@ int main(void)
 	fails("damaged.gz", "gzip data damaged at byte 212");
 	fails("trailing.gz", "gzip data damaged at byte 419 of the file: what follows the gzip "
 			     "data is not another gzip member");
+	fails("trailing.xz", "xz data damaged at byte 412 of the file: what follows the xz data "
+			     "is not padding or another xz stream");
 	fails("damaged.xz", "xz data damaged at byte 215");
 	fails("damaged.zst", "zstd data damaged in the frame at byte 0");
 	fails("bomb.xz", "xz data decompresses to more than 64 MiB (the memory limit");
