@@ -302,7 +302,8 @@ size_t sp_id_lists_add(sp_id_lists *l, const uint64_t *ids, size_t n)
 const uint64_t *sp_id_lists_get(const sp_id_lists *l, size_t i, size_t *n)
 {
 	*n = l->first[i + 1] - l->first[i];
-	return l->v + l->first[i];
+	/* lists that are all empty have no array at all */
+	return *n ? l->v + l->first[i] : NULL;
 }
 
 void sp_id_lists_free(sp_id_lists *l)

@@ -155,7 +155,8 @@ typedef struct {
 } sp_id_lists;
 /* Adds IDS[0..N) as list number l->n (returned). */
 size_t sp_id_lists_add(sp_id_lists *l, const uint64_t *ids, size_t n);
-/* List I (< l->n), borrowed until the next sp_id_lists_add; *N gets its length. */
+/* List I (< l->n), borrowed until the next sp_id_lists_add; *N gets its length
+ * (an empty list: NULL). */
 const uint64_t *sp_id_lists_get(const sp_id_lists *l, size_t i, size_t *n);
 void sp_id_lists_free(sp_id_lists *l);
 
