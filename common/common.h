@@ -322,12 +322,36 @@ sp_error *sp_dir_names(const char *dir, const char *prefix, const char *suffix, 
 		       size_t *n);
 /* True when DATA starts with the gzip magic 1f 8b. */
 bool sp_is_gzip(const uint8_t *data, size_t len);
-/* Decompresses a gzip stream (concatenated members allowed, nothing else
- * after them); refuses to
- * produce more than MAX bytes, or than the memory limit.  *out is NUL-terminated. NAME is used in
- * error messages. */
+/* Decompresses gzip data: its members (gzip -c a b > c makes two), and
+ * nothing after them.  Refuses to produce more than MAX bytes, or more
+ * than the memory limit.  *out is NUL-terminated.  NAME is used in error
+ * messages, which give the offset of what is wrong. */
 sp_error *sp_gunzip(const char *name, const uint8_t *in, size_t len, size_t max,
 		    uint8_t **out, size_t *outlen);
+
+/* How sp_gunzip_stream found the gzip data to end */
+typedef enum {
+	SP_GZ_END,      /* every member whole, and nothing after the last */
+	SP_GZ_CORRUPT,  /* a damaged header or deflate stream, at byte AT (MSG says what) */
+	SP_GZ_CUT,      /* the input ends at byte AT, inside a member */
+	SP_GZ_TRAILING, /* a member ends at byte AT, and what follows is not another */
+} sp_gunzip_status;
+
+typedef struct {
+	sp_gunzip_status status;
+	size_t at;       /* of the input */
+	const char *msg; /* zlib's words, for SP_GZ_CORRUPT */
+} sp_gunzip_end;
+
+/* Takes N bytes of output, or refuses them with an error. */
+typedef sp_error *sp_gunzip_put(void *ctx, const uint8_t *data, size_t n);
+
+/* The one gzip reader: inflates the members of IN[0..len) into BUF
+ * (BUF_SIZE bytes, at most UINT32_MAX), handing each piece of output to
+ * PUT.  Returns PUT's error (which stops it), else NULL with *END saying
+ * how the data ended; the caller words that for its input. */
+sp_error *sp_gunzip_stream(const char *name, const uint8_t *in, size_t len, uint8_t *buf,
+			   size_t buf_size, sp_gunzip_put *put, void *ctx, sp_gunzip_end *end);
 
 /* Parses an unsigned integer in BASE (10 or 16; "0x" accepted for 16) from
  * [s, end); returns false on empty input, junk or overflow. */

@@ -1,4 +1,4 @@
-/* zlib.c — the only file that talks to zlib: gunzip and the gzip sink. */
+/* zlib.c — gzip data read whole (sp_gunzip, sp_gunzip_stream) and the gzip sink. */
 #include "common/common.h"
 
 #include <pthread.h>
@@ -6,86 +6,117 @@
 #include <string.h>
 #include <zlib.h>
 
+sp_error *sp_gunzip_stream(const char *name, const uint8_t *in, size_t len, uint8_t *buf,
+			   size_t buf_size, sp_gunzip_put *put, void *ctx, sp_gunzip_end *end)
+{
+	z_stream zs;
+	memset(&zs, 0, sizeof(zs));
+	*end = (sp_gunzip_end){.status = SP_GZ_CUT};
+	if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK)
+		return sp_error_new(SP_E_ZLIB, "%s: cannot start inflating", name);
+	sp_error *err = NULL;
+	size_t used = 0;
+	zs.next_in = (Bytef *)in;
+	for (;;) {
+		/* avail_in is 32 bits: the input goes in in parts */
+		if (zs.avail_in == 0) {
+			size_t left = len - used;
+			if (left == 0)
+				break; /* inside a member: SP_GZ_CUT */
+			zs.avail_in = left > UINT32_MAX ? UINT32_MAX : (uInt)left;
+		}
+		zs.next_out = buf;
+		zs.avail_out = (uInt)buf_size;
+		int rc = inflate(&zs, Z_NO_FLUSH);
+		used = (size_t)(zs.next_in - (const Bytef *)in);
+		if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR) {
+			end->status = SP_GZ_CORRUPT;
+			end->msg = zs.msg ? zs.msg : "not deflate data";
+			break;
+		}
+		size_t got = buf_size - zs.avail_out;
+		if (got && (err = put(ctx, buf, got)) != NULL)
+			break;
+		if (rc != Z_STREAM_END)
+			continue;
+		/* the member ended: another may follow (gzip -c a b > c);
+		 * anything else is not gzip data (a cut copy's tail, padding,
+		 * two files run together), refused as go tool pprof and
+		 * gzip -t do */
+		if (used == len) {
+			end->status = SP_GZ_END;
+			break;
+		}
+		if (!sp_is_gzip(in + used, len - used)) {
+			end->status = SP_GZ_TRAILING;
+			break;
+		}
+		inflateReset(&zs);
+	}
+	end->at = used;
+	inflateEnd(&zs);
+	return err;
+}
+
+/* sp_gunzip's output: a buffer of at most MAX bytes */
+typedef struct {
+	const char *name;
+	sp_buf b;
+	size_t max;
+	bool by_budget; /* MAX is the memory limit */
+} gunzip_buf;
+
+static sp_error *put_buf(void *ctx, const uint8_t *data, size_t n)
+{
+	gunzip_buf *g = ctx;
+	if (n > g->max - g->b.len) {
+		if (g->by_budget) {
+			char lim[64];
+			sp_format_size(lim, sizeof(lim), g->max);
+			return sp_error_new(SP_E_LIMIT,
+					    "%s: decompressed data exceeds the memory limit of %s "
+					    "(--max-memory)",
+					    g->name, lim);
+		}
+		return sp_error_new(SP_E_LIMIT, "%s: decompressed data exceeds %zu bytes", g->name,
+				    g->max);
+	}
+	sp_buf_append(&g->b, data, n);
+	return NULL;
+}
+
 sp_error *sp_gunzip(const char *name, const uint8_t *in, size_t len, size_t max,
 		    uint8_t **out, size_t *outlen)
 {
 	*out = NULL;
 	*outlen = 0;
-	bool by_budget = sp_mem_limit() && sp_mem_limit() < max;
-	if (by_budget)
-		max = sp_mem_limit();
-	z_stream zs;
-	memset(&zs, 0, sizeof(zs));
-	if (inflateInit2(&zs, 15 + 16) != Z_OK)
-		return sp_error_new(SP_E_ZLIB, "%s: inflateInit failed", name);
-	sp_buf b = {0};
-	size_t consumed = 0;
+	gunzip_buf g = {.name = name, .max = max};
+	if (sp_mem_limit() && sp_mem_limit() < max) {
+		g.max = sp_mem_limit();
+		g.by_budget = true;
+	}
 	uint8_t chunk[65536];
-	int rc = Z_OK;
-	while (consumed < len) {
-		zs.next_in = (Bytef *)(in + consumed);
-		size_t avail = len - consumed;
-		zs.avail_in = avail > UINT32_MAX ? UINT32_MAX : (uInt)avail;
-		zs.next_out = chunk;
-		zs.avail_out = sizeof(chunk);
-		uInt before = zs.avail_in;
-		rc = inflate(&zs, Z_NO_FLUSH);
-		consumed += before - zs.avail_in;
-		size_t got = sizeof(chunk) - zs.avail_out;
-		if (b.len + got > max) {
-			inflateEnd(&zs);
-			sp_buf_free(&b);
-			if (by_budget) {
-				char lim[64];
-				sp_format_size(lim, sizeof(lim), max);
-				return sp_error_new(SP_E_LIMIT,
-						    "%s: decompressed data exceeds the memory "
-						    "limit of %s (--max-memory)",
-						    name, lim);
-			}
-			return sp_error_new(SP_E_LIMIT,
-					    "%s: decompressed data exceeds %zu bytes", name, max);
-		}
-		sp_buf_append(&b, chunk, got);
-		if (rc == Z_STREAM_END) {
-			/* another member may follow; anything else is not gzip
-			 * data (a cut copy's tail, padding, two files run
-			 * together), refused as go tool pprof does */
-			if (consumed < len && sp_is_gzip(in + consumed, len - consumed)) {
-				inflateReset(&zs);
-				continue;
-			}
-			if (consumed < len) {
-				inflateEnd(&zs);
-				sp_buf_free(&b);
-				return sp_error_new(SP_E_ZLIB,
-						    "%s: offset %zu: %zu bytes after the end of the "
-						    "gzip data, not another gzip member",
-						    name, consumed, len - consumed);
-			}
-			break;
-		}
-		if (rc != Z_OK && rc != Z_BUF_ERROR) {
-			sp_error *e = sp_error_new(SP_E_ZLIB,
-						   "%s: offset %zu: corrupt gzip data (%s)", name,
-						   consumed, zs.msg ? zs.msg : "inflate failed");
-			inflateEnd(&zs);
-			sp_buf_free(&b);
-			return e;
-		}
-		if (rc == Z_BUF_ERROR && got == 0 && zs.avail_in == 0)
-			break;
+	sp_gunzip_end end;
+	sp_error *err = sp_gunzip_stream(name, in, len, chunk, sizeof(chunk), put_buf, &g, &end);
+	if (!err && end.status == SP_GZ_CORRUPT)
+		err = sp_error_new(SP_E_ZLIB, "%s: offset %zu: corrupt gzip data (%s)", name, end.at,
+				   end.msg);
+	else if (!err && end.status == SP_GZ_CUT)
+		err = sp_error_new(SP_E_ZLIB,
+				   "%s: offset %zu: truncated gzip data (expected end of stream)",
+				   name, end.at);
+	else if (!err && end.status == SP_GZ_TRAILING)
+		err = sp_error_new(SP_E_ZLIB,
+				   "%s: offset %zu: %zu bytes after the end of the gzip data, not "
+				   "another gzip member",
+				   name, end.at, len - end.at);
+	if (err) {
+		sp_buf_free(&g.b);
+		return err;
 	}
-	inflateEnd(&zs);
-	if (rc != Z_STREAM_END) {
-		sp_buf_free(&b);
-		return sp_error_new(SP_E_ZLIB,
-				    "%s: offset %zu: truncated gzip data (expected end of stream)",
-				    name, consumed);
-	}
-	sp_buf_str(&b);
-	*outlen = b.len;
-	*out = (uint8_t *)sp_buf_take(&b);
+	sp_buf_str(&g.b);
+	*outlen = g.b.len;
+	*out = (uint8_t *)sp_buf_take(&g.b);
 	return NULL;
 }
 

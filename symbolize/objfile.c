@@ -20,7 +20,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 #include <zstd.h>
 
 typedef enum {
@@ -109,46 +108,24 @@ static size_t window_limit(const unpacker *u)
 	return w < ((size_t)128 << 20) ? w : (size_t)128 << 20;
 }
 
+static sp_error *put_chunk(void *ctx, const uint8_t *data, size_t n)
+{
+	(void)data; /* u->buf */
+	return flush_chunk(ctx, n);
+}
+
 static sp_error *unpack_gzip(unpacker *u, const unsigned char *src, size_t n)
 {
-	z_stream zs = {0};
-	if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK)
-		return sp_error_new(SP_E_ZLIB, "%s: cannot start inflating", u->path);
-	sp_error *err = NULL;
-	int rc = Z_OK;
-	zs.next_in = (unsigned char *)src;
-	while (!err) {
-		/* avail_in is 32 bits: feed a large file in parts */
-		if (zs.avail_in == 0) {
-			size_t left = n - (size_t)((const unsigned char *)zs.next_in - src);
-			if (left == 0) {
-				err = truncated(u);
-				break;
-			}
-			zs.avail_in = left > UINT32_MAX ? UINT32_MAX : (uInt)left;
-		}
-		zs.next_out = u->buf;
-		zs.avail_out = (uInt)u->buf_size;
-		rc = inflate(&zs, Z_NO_FLUSH);
-		u->in_used = (size_t)((const unsigned char *)zs.next_in - src);
-		if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR)
-			err = damaged(u, zs.msg ? zs.msg : "not a deflate stream");
-		else
-			err = flush_chunk(u, u->buf_size - zs.avail_out);
-		if (err || rc != Z_STREAM_END)
-			continue;
-		/* the member ended: another may follow (gzip -c a b > c),
-		 * nothing else */
-		if (u->in_used == n)
-			break;
-		if (!sp_is_gzip(src + u->in_used, n - u->in_used)) {
-			err = damaged(u, "what follows the gzip data is not another gzip member");
-			break;
-		}
-		inflateReset(&zs);
-	}
-	inflateEnd(&zs);
-	return err;
+	sp_gunzip_end end;
+	sp_error *err = sp_gunzip_stream(u->path, src, n, u->buf, u->buf_size, put_chunk, u, &end);
+	u->in_used = end.at;
+	if (err || end.status == SP_GZ_END)
+		return err;
+	if (end.status == SP_GZ_CUT)
+		return truncated(u);
+	return damaged(u, end.status == SP_GZ_CORRUPT
+				  ? end.msg
+				  : "what follows the gzip data is not another gzip member");
 }
 
 static const char *xz_error(lzma_ret rc)
