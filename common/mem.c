@@ -175,11 +175,17 @@ void *sp_xmalloc(size_t n)
 	return p;
 }
 
-void *sp_xcalloc(size_t n, size_t size)
+/* N * SIZE bytes; out of memory when that is more than there are */
+static size_t array_bytes(size_t n, size_t size)
 {
 	if (size && n > SIZE_MAX / size)
 		sp_oom();
-	account(n * size);
+	return n * size;
+}
+
+void *sp_xcalloc(size_t n, size_t size)
+{
+	account(array_bytes(n, size));
 	void *p = calloc(n ? n : 1, size ? size : 1);
 	if (!p)
 		sp_oom();
@@ -188,10 +194,9 @@ void *sp_xcalloc(size_t n, size_t size)
 
 void *sp_xcalloc_written(size_t n, size_t size)
 {
-	if (size && n > SIZE_MAX / size)
-		sp_oom();
-	void *p = sp_xmalloc(n * size);
-	memset(p, 0, n * size);
+	size_t bytes = array_bytes(n, size);
+	void *p = sp_xmalloc(bytes);
+	memset(p, 0, bytes);
 	return p;
 }
 
@@ -206,9 +211,7 @@ void *sp_xrealloc(void *p, size_t n)
 
 void *sp_xreallocarray(void *p, size_t n, size_t size)
 {
-	if (size && n > SIZE_MAX / size)
-		sp_oom();
-	return sp_xrealloc(p, n * size);
+	return sp_xrealloc(p, array_bytes(n, size));
 }
 
 char *sp_xstrdup(const char *s)
