@@ -405,41 +405,45 @@ uint64_t sp_profile_function_for(sp_profile *p, const char *name, const char *sy
 	return nf->id;
 }
 
+/* A copy of SRC[0..n) (elements of ELSZ bytes) for a sample of P: in P's
+ * sample storage when STORED, else an array of its own (values always
+ * get one, an empty array a NULL) */
+static void *sample_array(sp_profile *p, bool stored, const void *src, size_t n, size_t elsz)
+{
+	void *dst = stored ? sp_profile_sample_storage(p, n, elsz) : sp_xreallocarray(NULL, n, elsz);
+	if (n)
+		memcpy(dst, src, n * elsz);
+	return dst;
+}
+
+static sp_sample *push_sample(sp_profile *p, const sp_sample *s)
+{
+	SP_PUSH(p->samples, p->n_samples, p->cap_samples, *s);
+	return &p->samples[p->n_samples - 1];
+}
+
 sp_sample *sp_profile_add_sample(sp_profile *p, const int64_t *values, const uint64_t *locs,
 				 size_t n_locs, const sp_label *labels, size_t n_labels)
 {
-	sp_sample s = {0};
-	s.values = sp_xreallocarray(NULL, p->n_sample_types, sizeof(int64_t));
-	if (p->n_sample_types)
-		memcpy(s.values, values, p->n_sample_types * sizeof(int64_t));
-	if (n_locs) {
-		s.location_ids = sp_xreallocarray(NULL, n_locs, sizeof(uint64_t));
-		memcpy(s.location_ids, locs, n_locs * sizeof(uint64_t));
-	}
-	s.n_locations = n_locs;
-	if (n_labels) {
-		s.labels = sp_xreallocarray(NULL, n_labels, sizeof(sp_label));
-		memcpy(s.labels, labels, n_labels * sizeof(sp_label));
-	}
-	s.n_labels = n_labels;
-	SP_PUSH(p->samples, p->n_samples, p->cap_samples, s);
-	return &p->samples[p->n_samples - 1];
+	sp_sample s = {.n_locations = n_locs, .n_labels = n_labels};
+	s.values = sample_array(p, false, values, p->n_sample_types, sizeof(*s.values));
+	if (n_locs)
+		s.location_ids = sample_array(p, false, locs, n_locs, sizeof(*s.location_ids));
+	if (n_labels)
+		s.labels = sample_array(p, false, labels, n_labels, sizeof(*s.labels));
+	return push_sample(p, &s);
 }
 
 sp_sample *sp_profile_add_sample_shared(sp_profile *p, const int64_t *values,
 					const uint64_t *locs, size_t n_locs,
 					const sp_label *labels, size_t n_labels)
 {
-	sp_sample s = {.location_ids = n_locs ? (uint64_t *)locs : NULL, .n_locations = n_locs};
-	s.values = sp_profile_sample_storage(p, p->n_sample_types, sizeof(*s.values));
-	if (p->n_sample_types)
-		memcpy(s.values, values, p->n_sample_types * sizeof(*s.values));
-	s.labels = sp_profile_sample_storage(p, n_labels, sizeof(*s.labels));
-	if (n_labels)
-		memcpy(s.labels, labels, n_labels * sizeof(*s.labels));
-	s.n_labels = n_labels;
-	SP_PUSH(p->samples, p->n_samples, p->cap_samples, s);
-	return &p->samples[p->n_samples - 1];
+	sp_sample s = {.location_ids = n_locs ? (uint64_t *)locs : NULL,
+		       .n_locations = n_locs,
+		       .n_labels = n_labels};
+	s.values = sample_array(p, true, values, p->n_sample_types, sizeof(*s.values));
+	s.labels = sample_array(p, true, labels, n_labels, sizeof(*s.labels));
+	return push_sample(p, &s);
 }
 
 sp_label sp_label_num(sp_profile *p, const char *key, int64_t num, const char *unit)
