@@ -6,7 +6,8 @@
 #                  [-L LINES] [-D]
 #
 # Bombs (the recipes of tests/cli_limits.sh, tests/test_maps.c, tests/test_interval.c,
-# tests/cli_flamegraph.sh and tests/cli_debuginfo.sh, at the issue's sizes):
+# tests/cli_flamegraph.sh and tests/cli_debuginfo.sh, at the issue's sizes; the pprof bomb
+# and the debuginfod servers are tests/bombs.py's):
 #   pprof.gz inflating to 64 and 256 MiB of 4-byte samples, default budget and
 #   --max-memory 256M; /dev/zero and an endless pipe with --max-memory 128M; a memory map
 #   of LINES lines (default 40 000), half `$name=value` definitions, half map lines using
@@ -21,6 +22,7 @@
 # WORKDIR (default /tmp/symprof-bench-bombs) and removed at the end.  SYMPROF names the
 # binary (default ./symprof); `make bench-bombs BENCH_BOMBS_ARGS='-J 1000000'` runs it.
 set -eu
+bombs=$(cd "$(dirname "$0")/.." && pwd)/tests/bombs.py
 work=/tmp/symprof-bench-bombs tmo=300 nsec=10000000 frames=35000000 nmap=100000
 lines=40000 dfd=yes inner=
 while getopts w:t:J:F:M:L:DN: o; do
@@ -33,12 +35,12 @@ while getopts w:t:J:F:M:L:DN: o; do
 	L) lines=$OPTARG ;;
 	D) dfd= ;;
 	N) inner=$OPTARG ;; # internal: the debuginfod rows, in the namespace, inputs in DIR
-	*) sed -n '2,22p' "$0" >&2; exit 2 ;;
+	*) sed -n '2,23p' "$0" >&2; exit 2 ;;
 	esac
 done
 : "${SYMPROF:=./symprof}"
 export SYMPROF LC_ALL=C
-for t in python3 timeout awk; do
+for t in python3 timeout awk cc; do
 	command -v $t >/dev/null 2>&1 || { echo "bombs.sh: $t missing" >&2; exit 2; }
 done
 [ -x "$SYMPROF" ] || { echo "bombs.sh: SYMPROF=$SYMPROF is not executable" >&2; exit 2; }
@@ -94,74 +96,26 @@ bomb()
 }
 
 # --- debuginfod, in a network namespace whose only interface is loopback ----------------
-# A heap profile of 8 mappings of missing files, each with a build id debuginfod is asked
-# about, 5 addresses each (tests/cli_debuginfo.sh's many.heap, fewer mappings).  Servers
-# (python3): drip announces 100 kB and sends 20 bytes every 0.1 s; huge sends an endless
-# body without a length, 64 KiB chunks of an ELF magic and zeros; biglen announces 3 GiB
-# and sends the same.  The row's last column adds the requests and bytes the server saw
-# and the bytes left in the cache.
+# Raw stacks over 8 mappings of missing files, each with a build id debuginfod is asked
+# about, 2 addresses each.  Servers (tests/bombs.py server): drip announces 100 kB and
+# sends 20 bytes every 0.1 s; huge sends an endless body without a length, 64 KiB chunks of
+# an ELF magic and zeros; biglen announces 3 GiB and sends the same.  Default limits
+# (DEBUGINFOD_TIMEOUT, _MAXTIME, _MAXSIZE unset).  The row's last column adds the requests
+# and bytes the server saw and the bytes left in the cache.
 debuginfod_rows()
 {
 	ip link set lo up
 	unset DEBUGINFOD_TIMEOUT DEBUGINFOD_MAXTIME DEBUGINFOD_MAXSIZE
 	srv=
 	trap '[ -z "$srv" ] || kill "$srv" 2>/dev/null' EXIT
-	awk 'BEGIN {
-		n = 8
-		printf "heap profile: %d: %d [%d: %d] @ heapprofile\n", n, n * 8, n, n * 8
-		for (i = 1; i <= n; i++) {
-			printf "1: 8 [1: 8] @"
-			for (k = 0; k < 5; k++)
-				printf " 0x%x", (i * 16 + 1) * 65536 + k * 64 + 16
-			printf "\n"
-		}
-		printf "\nMAPPED_LIBRARIES:\n"
-		for (i = 1; i <= n; i++)
-			printf "%x-%x r-xp /nonexistent-symprof/lib%d.so (@0) %040x\n",
-				(i * 16 + 1) * 65536, (i * 16 + 2) * 65536, i, i * 7919 + 1
-	}' >"$run/dfd.heap"
-	cat >"$run/server.py" <<'EOF'
-import http.server, os, socketserver, sys, time
-mode, portfile, log = sys.argv[1], sys.argv[2], sys.argv[3]
-class H(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.0"
-    def log_message(self, *a):
-        pass
-    def do_GET(self):
-        self.send_response(200)
-        self.send_header("Content-Type", "application/octet-stream")
-        if mode == "drip":
-            self.send_header("Content-Length", "100000")
-        elif mode == "biglen":
-            self.send_header("Content-Length", str(3 << 30))
-        self.end_headers()
-        chunk = b"\x7fELF" + b"\0" * 65532
-        sent = 0
-        try:
-            while True:
-                if mode == "drip":
-                    self.wfile.write(b"x" * 20)
-                    self.wfile.flush()
-                    sent += 20
-                    time.sleep(0.1)
-                else:
-                    self.wfile.write(chunk)
-                    sent += len(chunk)
-        except OSError:
-            pass
-        with open(log, "a") as f:
-            f.write("%s %d\n" % (self.path, sent))
-class S(socketserver.ThreadingMixIn, http.server.HTTPServer):
-    daemon_threads = True
-srv = S(("127.0.0.1", 0), H)
-with open(portfile + ".tmp", "w") as f:
-    f.write("%d\n" % srv.server_address[1])
-os.rename(portfile + ".tmp", portfile)
-srv.serve_forever()
-EOF
+	awk 'BEGIN { print "# symprof raw stacks v1"
+		for (i = 1; i <= 8; i++) printf "1 @ 0x%x 0x%x\n", i * 1048576 + 16, i * 1048576 + 4096
+		print "--- Memory map: ---"
+		for (i = 1; i <= 8; i++) printf "%x-%x r-xp /nonexistent/lib%d.so (@0) %040x\n",
+			i * 1048576, i * 1048576 + 65536, i, i * 7907 }' >"$run/dfd.raw"
 	for mode in drip huge biglen; do
 		: >"$run/$mode.log"
-		python3 "$run/server.py" $mode "$run/$mode.port" "$run/$mode.log" &
+		python3 "$bombs" server $mode "$run/$mode.port" "$run/$mode.log" &
 		srv=$!
 		i=0
 		while [ ! -s "$run/$mode.port" ] && [ $i -lt 50 ]; do
@@ -171,20 +125,20 @@ EOF
 		cache=$run/cache-$mode
 		DEBUGINFOD_URLS=http://127.0.0.1:$(cat "$run/$mode.port") DEBUGINFOD_CACHE_PATH=$cache
 		export DEBUGINFOD_URLS DEBUGINFOD_CACHE_PATH
-		row=$(bomb "debuginfod: $mode" "8 build ids, $(size "$run/dfd.heap")" \
+		row=$(bomb "debuginfod: $mode" "8 build ids, $(size "$run/dfd.raw")" \
 			"60 s per build id, 1 GiB a file, 4 GiB a run (defaults)" \
-			convert "$run/dfd.heap" -o "$run/out/dfd.folded")
+			convert "$run/dfd.raw" -o "$run/out/dfd.folded")
 		sleep 1 # the server's handlers see the closed connections and log
 		kill "$srv"
 		wait "$srv" 2>/dev/null || true
 		srv=
-		sent=$(awk '{ n++; b += $2 } END { printf "%d requests, %d bytes sent", n, b }' "$run/$mode.log")
+		sent=$(awk '{ n++; b += $2 } END { printf "%d requests, %d bytes sent", n, b }' "$run/$mode.log.sent")
 		kept=$(find "$cache" -type f -printf '%s\n' 2>/dev/null |
 			awk '{ n++; b += $1 } END { printf "%d B in %d files left in the cache", b, n }')
 		echo "$row" | sed "s/ |\$/; server: $sent; $kept |/"
-		rm -rf "$cache" "$run/$mode.log" "$run/$mode.port"
+		rm -rf "$cache" "$run/$mode.log" "$run/$mode.log.sent" "$run/$mode.port"
 	done
-	rm -f "$run/server.py" "$run/dfd.heap"
+	rm -f "$run/dfd.raw"
 }
 
 if [ -n "$inner" ]; then
@@ -206,21 +160,9 @@ echo "| bomb | input size | symprof command | exit status | first line of stderr
 echo "|---|---|---|---|---|---|---|---|"
 
 # 1. pprof.gz bombs (tests/cli_limits.sh): a header declaring one sample type, then MIB MiB
-# of 4-byte samples (field 2, one value each), gzip -9.
+# of 4-byte samples, gzip -9
 for mib in 64 256; do
-	python3 - "$mib" "$run/bomb$mib.pb.gz" <<'PY'
-import gzip, sys
-mib, path = int(sys.argv[1]), sys.argv[2]
-head = b'\x0a\x04\x08\x01\x10\x02' + b'\x32\x00' + b'\x32\x07samples' + b'\x32\x05count'
-unit = b'\x12\x02\x10\x01'
-n = ((mib << 20) - len(head)) // len(unit)
-with gzip.open(path, 'wb', compresslevel=9) as f:
-    f.write(head)
-    chunk = unit * 65536
-    for _ in range(n // 65536):
-        f.write(chunk)
-    f.write(unit * (n % 65536))
-PY
+	python3 "$bombs" pprof "$mib" "$run/bomb$mib.pb.gz"
 	z="$(size "$run/bomb$mib.pb.gz") gzip, $mib MiB inflated"
 	bomb "pprof.gz bomb, $mib MiB" "$z" "$deflimit" \
 		convert -q --no-symbolize "$run/bomb$mib.pb.gz" -o "$run/out/bomb.pb.gz"
