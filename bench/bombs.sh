@@ -19,8 +19,9 @@
 #   announce 3 GiB (-D leaves them out).
 # Every run has a `timeout` of SECONDS (default 300) and writes into an empty directory
 # that is checked for `*.tmp.*` files afterwards.  Inputs live in a directory made under
-# WORKDIR (default /tmp/symprof-bench-bombs) and removed at the end.  SYMPROF names the
-# binary (default ./symprof); `make bench-bombs BENCH_BOMBS_ARGS='-J 1000000'` runs it.
+# WORKDIR (default /tmp/symprof-bench-bombs, removed too if made here), removed at the
+# end.  SYMPROF names the binary (default ./symprof); `make bench-bombs
+# BENCH_BOMBS_ARGS='-J 1000000'` runs it.
 set -eu
 bombs=$(cd "$(dirname "$0")/.." && pwd)/tests/bombs.py
 work=/tmp/symprof-bench-bombs tmo=300 nsec=10000000 frames=35000000 nmap=100000
@@ -35,7 +36,7 @@ while getopts w:t:J:F:M:L:DN: o; do
 	L) lines=$OPTARG ;;
 	D) dfd= ;;
 	N) inner=$OPTARG ;; # internal: the debuginfod rows, in the namespace, inputs in DIR
-	*) sed -n '2,23p' "$0" >&2; exit 2 ;;
+	*) sed -n '2,24p' "$0" >&2; exit 2 ;;
 	esac
 done
 : "${SYMPROF:=./symprof}"
@@ -147,9 +148,11 @@ if [ -n "$inner" ]; then
 	exit 0
 fi
 
+made=
+[ -d "$work" ] || made=yes
 mkdir -p "$work"
 run=$(mktemp -d "$work/run.XXXXXX")
-trap 'rm -rf "$run"' EXIT
+trap 'rm -rf "$run"; [ -z "$made" ] || rmdir "$work"' EXIT
 trap 'exit 130' INT TERM HUP
 : >"$run/left"
 
