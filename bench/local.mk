@@ -51,3 +51,11 @@ BENCH_JOBS_ARGS =
 bench-jobs: symprof$(EXEEXT)
 	SYMPROF=$(abs_top_builddir)/symprof$(EXEEXT) $(SHELL) $(top_srcdir)/bench/jobs.sh $(BENCH_JOBS_ARGS)
 .PHONY: bench-jobs
+
+# resource bombs (bench/bombs.sh): time, peak RSS, exit status and message of each, built
+# at bench time: make bench-bombs BENCH_BOMBS_ARGS='-J 1000000 -D'
+EXTRA_DIST += bench/bombs.sh
+BENCH_BOMBS_ARGS =
+bench-bombs: symprof$(EXEEXT)
+	SYMPROF=$(abs_top_builddir)/symprof$(EXEEXT) $(SHELL) $(top_srcdir)/bench/bombs.sh $(BENCH_BOMBS_ARGS)
+.PHONY: bench-bombs

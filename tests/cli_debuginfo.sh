@@ -707,61 +707,17 @@ EOF
 		sp_ok 1 "the silent listener started"
 	fi
 
-	# Servers that answer and then hurt: MODE drip sends headers announcing 100 kB and
-	# then 200 bytes/s; huge sends an endless body without a length, biglen announces
-	# 3 GiB; garbage sends 4 kB that are not ELF.  Each request's path is logged.
-	cat >"$tmp/hostile.py" <<'EOF2'
-import http.server, os, socketserver, sys, time
-mode, portfile, log = sys.argv[1], sys.argv[2], sys.argv[3]
-class H(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.0"
-    def log_message(self, *a):
-        pass
-    def do_GET(self):
-        with open(log, "a") as f:
-            f.write(self.path + "\n")
-        self.send_response(200)
-        self.send_header("Content-Type", "application/octet-stream")
-        if mode == "drip":
-            self.send_header("Content-Length", "100000")
-        elif mode == "biglen":
-            self.send_header("Content-Length", str(3 << 30))
-        elif mode == "garbage":
-            self.send_header("Content-Length", "4096")
-        self.end_headers()
-        try:
-            if mode == "garbage":
-                self.wfile.write(b"not an ELF file\n" * 256)
-                return
-            chunk = b"\x7fELF" + b"\0" * 65532
-            end = time.monotonic() + 60
-            while time.monotonic() < end:
-                if mode == "drip":
-                    self.wfile.write(b"x" * 20)
-                    self.wfile.flush()
-                    time.sleep(0.1)
-                else:
-                    self.wfile.write(chunk)
-        except OSError:
-            pass
-class S(socketserver.ThreadingMixIn, http.server.HTTPServer):
-    daemon_threads = True
-srv = S(("127.0.0.1", 0), H)
-with open(portfile + ".tmp", "w") as f:
-    f.write("%d\n" % srv.server_address[1])
-os.rename(portfile + ".tmp", portfile)
-srv.timeout = 0.5
-end = time.monotonic() + 120
-while time.monotonic() < end:
-    srv.handle_request()
-EOF2
+	# Servers that answer and then hurt (tests/bombs.py): MODE drip sends headers
+	# announcing 100 kB and then 200 bytes/s; huge sends an endless body without a length,
+	# biglen announces 3 GiB; garbage sends 4 kB that are not ELF.  Each request's path is
+	# logged.
 	# hostile MODE: starts the server, leaves its URL in DEBUGINFOD_URLS, an empty cache
 	# in DEBUGINFOD_CACHE_PATH and its request log in $tmp/MODE.log.
 	hostile()
 	{
 		rm -f "$tmp/$1.port" "$tmp/$1.log"
 		: >"$tmp/$1.log"
-		python3 "$tmp/hostile.py" "$1" "$tmp/$1.port" "$tmp/$1.log" &
+		python3 "$SP_SRCDIR/tests/bombs.py" server "$1" "$tmp/$1.port" "$tmp/$1.log" 120 &
 		sp_pids="$sp_pids $!"
 		port=$(wait_port "$tmp/$1.port")
 		DEBUGINFOD_URLS=http://127.0.0.1:$port

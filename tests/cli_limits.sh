@@ -69,24 +69,10 @@ timed_run()
 	fi
 }
 
-# A pprof "bomb": 64 KiB of gzip inflating to MIB MiB of 4-byte samples (field 2, one
-# value each), after a header declaring one sample type.  Every sample is valid: it is
-# the number of them that is the attack.
+# A pprof "bomb": 64 KiB of gzip inflating to MIB MiB of 4-byte samples (tests/bombs.py).
 bomb()
 {
-	python3 - "$1" "$2" <<'PY'
-import gzip, sys
-mib, path = int(sys.argv[1]), sys.argv[2]
-head = b'\x0a\x04\x08\x01\x10\x02' + b'\x32\x00' + b'\x32\x07samples' + b'\x32\x05count'
-unit = b'\x12\x02\x10\x01'
-n = ((mib << 20) - len(head)) // len(unit)
-with gzip.open(path, 'wb', compresslevel=9) as f:
-    f.write(head)
-    chunk = unit * 65536
-    for _ in range(n // 65536):
-        f.write(chunk)
-    f.write(unit * (n % 65536))
-PY
+	python3 "$SP_SRCDIR/tests/bombs.py" pprof "$1" "$2"
 }
 
 mkdir "$tmp/bomb"

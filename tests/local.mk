@@ -150,6 +150,7 @@ EXTRA_DIST += tests/report_dotcmp.py
 EXTRA_DIST += tests/flamegraph_cdp.py
 EXTRA_DIST += tests/png_ink.py
 EXTRA_DIST += tests/perf_unzstd.py
+EXTRA_DIST += tests/bombs.py
 
 # --- symbolize/: load bases, finding files, DWARF, split DWARF, Go tables, JIT sources ---
 if HAVE_LLVM
