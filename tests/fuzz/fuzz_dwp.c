@@ -12,6 +12,7 @@
  * fuzz-runs: 200000 (executions of each scripts/fuzz CI pass: a few seconds) */
 #include "symbolize/dwarfp.h"
 #include "symbolize/dwcursor.h"
+#include "tests/fuzz/check.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -31,11 +32,11 @@ static void look(const sp_dwp_index *ix, uint64_t id)
 		for (uint32_t c = 0; c < ix->n_cols; c++)
 			named |= sp_read_le(ix->sects + c * 4, 4) == s;
 		if (!named || s == 0 || u.off[s] > UINT32_MAX || u.size[s] > UINT32_MAX)
-			abort();
+			SP_FUZZ_FAIL("a unit's section is not one of the index's columns, or passes 32 bits");
 		any = true;
 	}
 	if (!any || !u.has[SP_DWP_SECT_INFO])
-		abort();
+		SP_FUZZ_FAIL("an accepted index has no unit with a .debug_info part");
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -45,7 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (e) {
 		char *m = sp_error_string(e);
 		if (!m || !strstr(m, "fuzz.dwp: .debug_cu_index"))
-			abort();
+			SP_FUZZ_FAIL("the error does not name fuzz.dwp: .debug_cu_index");
 		free(m);
 		sp_error_free(e);
 		return 0;

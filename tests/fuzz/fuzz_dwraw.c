@@ -26,6 +26,7 @@
  * entry kind, a base-address selection, an unterminated child list).
  * fuzz-runs: 100000 (executions of each scripts/fuzz CI pass: about 10 s) */
 #include "symbolize/dwarfp.h"
+#include "tests/fuzz/check.h"
 
 #include <gelf.h>
 #include <stdlib.h>
@@ -45,7 +46,7 @@ static size_t name_off(const char *name)
 	for (size_t i = 1; i < sizeof(shstrtab); i += strlen(shstrtab + i) + 1)
 		if (strcmp(shstrtab + i, name) == 0)
 			return i;
-	abort();
+	SP_FUZZ_FAIL("the fixture has no section of that name");
 }
 
 /* An ELF64 image: header, section headers, .shstrtab, then the sections in
@@ -99,15 +100,15 @@ static unsigned char *image(const unsigned char *const *sec, const size_t *len, 
 static void check_tree(const sp_fn_tree *t)
 {
 	if (t->n_nodes == 0 || t->nodes[0].parent != 0)
-		abort();
+		SP_FUZZ_FAIL("the function tree has no root");
 	for (size_t i = 1; i < t->n_nodes; i++)
 		if (t->nodes[i].parent >= i)
-			abort();
+			SP_FUZZ_FAIL("a node's parent does not come before it");
 	for (size_t i = 0; i < t->n_ranges; i++) {
 		const sp_fn_range *r = &t->ranges[i];
 		if (r->node == 0 || r->node >= t->n_nodes || r->parent >= t->n_nodes ||
 		    r->lo >= r->hi)
-			abort();
+			SP_FUZZ_FAIL("a range names no node or is empty");
 	}
 }
 

@@ -26,7 +26,9 @@
  * fuzz-runs: 2000 (executions of each scripts/fuzz CI pass: about 10 s) */
 #include "symbolize/symbolize.h"
 #include "tests/file_util.h"
+#include "tests/fuzz/check.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <stdio.h>
@@ -233,7 +235,7 @@ static bool setup(void)
 	if (!base.ok)
 		fprintf(stderr, "fuzz_elf: could not build the base binary in %s\n", base.dir);
 	if (base.ok && !resolves_base(exe))
-		abort(); /* the harness would test nothing */
+		SP_FUZZ_FAIL("the unchanged base binary does not resolve: the harness would test nothing");
 	const char *seeds = getenv("SP_FUZZ_ELF_SEEDS");
 	if (base.ok && seeds && *seeds)
 		write_seeds(seeds);
@@ -249,20 +251,20 @@ static void check_answer(sp_error *e, const sp_frame *f, size_t n)
 	if (e) {
 		char *s = sp_error_string(e);
 		if (!s || !strlen(s))
-			abort();
+			SP_FUZZ_FAIL("an error without a message");
 		free(s);
 		sp_error_free(e);
 		return;
 	}
 	if (n && !f)
-		abort();
+		SP_FUZZ_FAIL("frames counted but none returned");
 	size_t sum = 0;
 	for (size_t i = 0; i < n; i++) {
 		const char *strs[] = {f[i].name, f[i].system_name, f[i].file};
 		for (int k = 0; k < 3; k++)
 			sum += strs[k] ? strlen(strs[k]) : 0;
 		if (f[i].inlined != (i + 1 < n))
-			abort(); /* every frame but the last is an inlined one */
+			SP_FUZZ_FAIL("every frame but the last must be an inlined one");
 	}
 	(void)sum;
 }
@@ -310,7 +312,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	bool ok = sp_test_write_file(base.copy, buf, len);
 	free(buf);
 	if (!ok)
-		abort(); /* the harness's own failure, not the input's */
+		SP_FUZZ_FAIL("%s could not be written: %s (the harness's failure, not the input's)",
+			     base.copy, strerror(errno));
 
 	sp_symbolize_options o = session_opts();
 	sp_symbolizer *s = sp_symbolizer_new(&o);

@@ -33,11 +33,11 @@ static void look(sp_gopcln *t, uint64_t pc)
 		return;
 	}
 	if (n > 8)
-		abort();
+		SP_FUZZ_FAIL("more than 8 frames for one address");
 	for (size_t i = 0; i < n; i++)
 		if (!f[i].name || strlen(f[i].name) > SIZE_MAX / 2 ||
 		    (f[i].file && strlen(f[i].file) > SIZE_MAX / 2) || f[i].line < 0)
-			abort();
+			SP_FUZZ_FAIL("a frame without a name, or with a negative line");
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -50,7 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sp_error *e = sp_gopcln_open(&in, "fuzz", &t);
 	if (e) {
 		if (t)
-			abort();
+			SP_FUZZ_FAIL("a table returned with an error");
 		sp_fuzz_check_error(e);
 		return 0;
 	}
@@ -58,7 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t i = 0; i < nf && i < 64; i++) {
 		uint64_t a = sp_gopcln_entry(t, i), b = sp_gopcln_entry(t, i + 1);
 		if (b < a)
-			abort(); /* open checks the order */
+			SP_FUZZ_FAIL("function entries out of order after open checked them");
 		uint64_t step = (b - a) / 16 + 1;
 		for (uint64_t pc = a; pc < b && pc - a < 16 * step; pc += step)
 			look(t, pc);

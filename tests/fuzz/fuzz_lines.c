@@ -13,6 +13,7 @@
  * a two-unit program built with -gdwarf-2 to -gdwarf-5).
  * fuzz-runs: 200000 (executions of each scripts/fuzz CI pass: about 10 s) */
 #include "symbolize/internal.h"
+#include "tests/fuzz/check.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -24,22 +25,22 @@ static void check(const sp_line_sections *s, uint64_t off, unsigned asz)
 	sp_line_table t;
 	if (!sp_lines_decode(s, off, asz, "/comp/dir", &t)) {
 		if (t.n_rows || t.n_files)
-			abort(); /* "no" leaves the table empty */
+			SP_FUZZ_FAIL("a refused table is not empty");
 		sp_line_table_clear(&t);
 		return;
 	}
 	for (size_t i = 0; i < t.n_files; i++)
 		if (!t.files[i])
-			abort();
+			SP_FUZZ_FAIL("a file entry without a name");
 	for (size_t i = 1; i < t.n_rows; i++) {
 		/* the last row's mark is set after sorting, whatever it was */
 		const sp_line_row *a = &t.rows[i - 1], *b = &t.rows[i];
 		bool b_end = b->end_seq && i + 1 < t.n_rows;
 		if (a->addr > b->addr || (a->addr == b->addr && !a->end_seq && b_end))
-			abort();
+			SP_FUZZ_FAIL("rows out of address order");
 	}
 	if (t.n_rows && !t.rows[t.n_rows - 1].end_seq)
-		abort();
+		SP_FUZZ_FAIL("the last row does not end a sequence");
 	sp_line_table_clear(&t);
 }
 

@@ -5,6 +5,7 @@
  * tests/fuzz/fuzz_maps.c in place of fuzz_heap.c.
  * fuzz-runs: 40000 (executions of each scripts/fuzz CI pass: about 10 s) */
 #include "profile/profile.h"
+#include "tests/fuzz/check.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -30,10 +31,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		(void)sp_mapping_unsymbolizable(p, &p->mappings[i]);
 	err = sp_profile_check(p, "fuzz");
 	if (err)
-		abort();
+		SP_FUZZ_FAIL("the profile does not pass the validity check");
 	for (size_t i = 0; i < p->n_locations; i++)
 		if (p->locations[i].address && !sp_profile_mapping(p, p->locations[i].mapping_id))
-			abort(); /* every address must end up in a mapping */
+			SP_FUZZ_FAIL("an address outside every mapping");
 	sp_profile_free(p);
 	return 0;
 }

@@ -4,6 +4,7 @@
  * "make check" links it with tests/fuzz/standalone.c.
  * fuzz-runs: 200000 (executions of each scripts/fuzz CI pass: about 10 s) */
 #include "symbolize/symbolize.h"
+#include "tests/fuzz/check.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -28,11 +29,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const uint8_t *text = sp_sink_memory_data(m, &len);
 	err = sp_jit_meta_parse("again", (const char *)text, len, &again, &n2);
 	if (err || n2 != n)
-		abort();
+		SP_FUZZ_FAIL("what was written does not read back");
 	for (size_t i = 0; i < n; i++)
 		if (strcmp(secs[i].name, again[i].name) || secs[i].start != again[i].start ||
 		    secs[i].size != again[i].size)
-			abort();
+			SP_FUZZ_FAIL("a section changed in the round trip");
 	sp_jit_sections_free(again, n2);
 	sp_jit_sections_free(secs, n);
 	sp_sink_free(m);

@@ -29,13 +29,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sp_error *e = NULL;
 	int fd = sp_object_fd(path, NULL, &e);
 	if (fd >= 0 && e)
-		abort();
+		SP_FUZZ_FAIL("both a descriptor and an error");
 	if (fd < 0) {
 		sp_fuzz_check_error(e);
 	} else {
 		struct stat st;
 		if (fstat(fd, &st) != 0 || (size_t)st.st_size > (fd == in ? size : LIMIT))
-			abort();
+			SP_FUZZ_FAIL("the unpacked file is larger than the limit");
 		if (fd != in)
 			close(fd);
 	}

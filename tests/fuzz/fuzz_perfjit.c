@@ -6,6 +6,7 @@
  * libFuzzer; "make check" links it with tests/fuzz/standalone.c.
  * fuzz-runs: 70000 (executions of each scripts/fuzz CI pass: about 10 s) */
 #include "symbolize/symbolize.h"
+#include "tests/fuzz/check.h"
 #include "tests/fuzz/memfd.h"
 
 #include <stdio.h>
@@ -31,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t i = 0; j && i < SP_ARRAY_LEN(probes); i++) {
 		sp_frame f;
 		if (sp_perfjit_lookup(j, pids[i % SP_ARRAY_LEN(pids)], probes[i], &f) && !f.name)
-			abort(); /* a frame always has a name */
+			SP_FUZZ_FAIL("a frame without a name");
 		/* by time: a version found names the probe's code */
 		static const uint64_t times[] = {0, 1, 1000, UINT64_MAX};
 		for (size_t t = 0; t < SP_ARRAY_LEN(times); t++) {
@@ -39,9 +40,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 							     probes[i], times[t]);
 			bool named = sp_perfjit_lookup_version(j, v, probes[i], &f);
 			if (v && v != SP_PERFJIT_NO_CODE && (!named || !f.name))
-				abort();
+				SP_FUZZ_FAIL("code of that version has no name");
 			if ((!v || v == SP_PERFJIT_NO_CODE) && named)
-				abort();
+				SP_FUZZ_FAIL("a name where there was no code");
 		}
 	}
 	sp_perfjit_free(j);

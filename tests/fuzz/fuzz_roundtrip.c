@@ -8,6 +8,7 @@
  * testdata/profiles/.
  * fuzz-runs: 120000 (executions of each scripts/fuzz CI pass: about 10 s) */
 #include "formats/formats.h"
+#include "tests/fuzz/check.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -67,13 +68,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	sp_profile *q = NULL;
 	if ((err = sp_pprof_read("again", bytes, n1, &q)))
-		abort(); /* what we write, we must read */
+		SP_FUZZ_FAIL("what we write, we must read");
 	char *a = dump(p, &d1), *b = dump(q, &d2);
 	if (d1 != d2 || memcmp(a, b, d1) != 0)
-		abort(); /* the round trip changed the profile */
+		SP_FUZZ_FAIL("the round trip changed the profile");
 	uint8_t *again = write_pprof(q, &n2);
 	if (!again || n1 != n2 || memcmp(bytes, again, n1) != 0)
-		abort(); /* the same profile, other bytes */
+		SP_FUZZ_FAIL("the same profile, other bytes");
 	free(a);
 	free(b);
 	free(bytes);

@@ -12,6 +12,7 @@
 #define SYMPROF_FUZZ_READER_H
 
 #include "formats/formats.h"
+#include "tests/fuzz/check.h"
 
 #include <stdlib.h>
 
@@ -30,12 +31,12 @@ static int sp_fuzz_reader(sp_reader_fn read, const uint8_t *data, size_t size)
 	sp_error *err = read("fuzz", data, size, &p);
 	if (err) {
 		if (p)
-			abort(); /* no half-built profile on error */
+			SP_FUZZ_FAIL("a half-built profile on error");
 		sp_fuzz_drop(err);
 		return 0;
 	}
 	if ((err = sp_profile_check(p, "fuzz")))
-		abort(); /* a reader must never return an invalid profile */
+		SP_FUZZ_FAIL("a reader returned an invalid profile");
 
 	sp_sink *pb = sp_sink_memory_new();
 	err = sp_pprof_write(p, false, pb);
@@ -44,7 +45,7 @@ static int sp_fuzz_reader(sp_reader_fn read, const uint8_t *data, size_t size)
 		const uint8_t *bytes = sp_sink_memory_data(pb, &len);
 		sp_profile *again = NULL;
 		if ((err = sp_pprof_read("again", bytes, len, &again)))
-			abort(); /* what we write, we must read */
+			SP_FUZZ_FAIL("what we write, we must read");
 		sp_profile_free(again);
 	} else {
 		sp_fuzz_drop(err);
