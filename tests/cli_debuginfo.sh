@@ -38,8 +38,9 @@ fi
 sp_pids=
 cleanup()
 {
+	# shellcheck disable=SC2086 # one word per pid
+	sp_kill_children $sp_pids
 	for p in $sp_pids; do
-		kill "$p" 2>/dev/null
 		wait "$p" 2>/dev/null
 	done
 	rm -rf "$tmp"

@@ -127,6 +127,19 @@ sp_kill_tree()
 	kill "$1" 2>/dev/null
 }
 
+# sp_kill_children PID...: SIGTERM to each PID that is still a child of this shell.  A
+# child that has ended and been reaped gives up its pid, and with pid_max at 32768 another
+# process (a test running beside this one) may hold it minutes later.
+sp_kill_children()
+{
+	for sp_c in "$@"; do
+		sp_s=$(cat "/proc/$sp_c/stat" 2>/dev/null) || continue
+		# shellcheck disable=SC2086 # the fields after the name
+		set -- ${sp_s##*) }
+		[ "${2:-}" = "$$" ] && kill "$sp_c" 2>/dev/null
+	done
+}
+
 # sp_wait_gone PID...: until none of the PIDs is alive, 10 s at most
 sp_wait_gone()
 {

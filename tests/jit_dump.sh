@@ -122,6 +122,10 @@ spid=$!
 rc=$?
 check "process without the GDB JIT interface fails" test $rc -eq 1
 check "... saying the symbol is missing" grep -q "no symbol __jit_debug_descriptor" "$T/none.err"
+# ended and reaped at once: a pid left for the exit trap could belong to another process by then
+kill "$spid" 2>/dev/null
+wait "$spid" 2>/dev/null
+spid=
 
 "$SYMPROF" jit dump --pid 1 --core x -d "$T/u" 2> /dev/null
 check "--pid with --core is a usage error" test $? -eq 2

@@ -218,6 +218,10 @@ ok $(grep -q "^try failed debuginfod:$bid/debuginfo from http://127.0.0.1:$port:
 	"server that never answers: the attempt names the server and the 5 s timeout"
 ok $([ $((t1 - t0)) -le 12 ]; echo $?) "three lookups took $((t1 - t0)) s (one bounded wait)"
 unset DEBUGINFOD_URLS
+# the sink ends itself after 120 s; once reaped its pid may be another process's
+kill "$sink_pid" 2>/dev/null
+wait "$sink_pid" 2>/dev/null
+sink_pid=
 
 echo "1..$n"
 [ "$failed" -eq 0 ]
