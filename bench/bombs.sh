@@ -182,15 +182,10 @@ bomb "endless pipe (yes 'main;work 1')" "endless" "--max-memory 128M" \
 	convert --max-memory 128M -q --no-symbolize /dev/stdin -o "$run/out/pipe.folded"
 feed=
 
-# 3. `$name=value` substitution in a memory map (tests/test_maps.c): LINES lines, every
+# 3. `$name=value` substitution in a memory map (tests/cli_limits.sh): LINES lines, every
 # other one a definition of fixed width, the next a map line using it; raw stacks with one
-# address in each mapping.
-awk -v n=$((lines / 2)) 'BEGIN { for (i = 0; i < n; i++) {
-	printf "dir%06u = /opt/v%u\n", i, i * 7
-	printf "%x-%x r-xp 00000000 08:01 %u $dir%06u/lib%u.so\n",
-		1048576 + i * 65536, 1048576 + i * 65536 + 32768, i + 1, i, i } }' >"$run/subst.maps"
-awk -v n=$((lines / 2)) 'BEGIN { print "# symprof raw stacks v1"
-	for (i = 0; i < n; i++) printf "1 @ 0x%x\n", 1048576 + i * 65536 + 16 }' >"$run/subst.raw"
+# address in each mapping (tests/bombs.py maps).
+python3 "$bombs" maps "$lines" "$run/subst.maps" "$run/subst.raw"
 bomb "memory map, \$name=value" "$lines lines, $(size "$run/subst.maps")" "$deflimit" \
 	convert -q --no-symbolize --maps "$run/subst.maps" "$run/subst.raw" -o "$run/out/subst.folded"
 rm -f "$run/subst.maps" "$run/subst.raw"
@@ -219,13 +214,9 @@ bomb "JIT .meta, one section enclosing the others" "$nsec sections, .meta $(size
 	"$deflimit" convert -q --jit-dir "$run/jd" "$run/jit.heap" -o "$run/out/jit.folded"
 rm -rf "$run/jd" "$run/jit.heap"
 
-# 5. address -> mapping: MAPPINGS raw stacks of one address each, each in its own mapping,
-# in an order unrelated to the map's (7919 is prime to the counts used)
-awk -v n="$nmap" 'BEGIN { print "# symprof raw stacks v1"
-	for (i = 0; i < n; i++) printf "1 @ 0x%x\n", 268435456 + ((i * 7919) % n) * 65536 + 16
-	print "--- Memory map: ---"
-	for (i = 0; i < n; i++) printf "%x-%x r-xp 00000000 08:01 %d /opt/m/lib%d.so\n",
-		268435456 + i * 65536, 268435456 + i * 65536 + 32768, i + 1, i }' >"$run/map.raw"
+# 5. address -> mapping (tests/cli_limits.sh): MAPPINGS raw stacks of one address each,
+# each in its own mapping, in an order unrelated to the map's (tests/bombs.py mappings)
+python3 "$bombs" mappings "$nmap" "$run/map.raw"
 bomb "address -> mapping" "$nmap addresses x $nmap mappings, $(size "$run/map.raw")" "$deflimit" \
 	convert -q --no-symbolize "$run/map.raw" -o "$run/out/map.folded"
 rm -f "$run/map.raw"

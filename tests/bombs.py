@@ -14,7 +14,19 @@ bench/bombs.sh.
       not ELF.  The port is written to PORTFILE once it listens; each request's path is
       appended to LOG when it comes, and "PATH BYTES" to LOG.sent when its answer ends
       (the client gone, or the server's time up).  With SECONDS the server stops after
-      that long, answers included; without, it runs until killed."""
+      that long, answers included; without, it runs until killed.
+
+Inputs whose size is the attack on an algorithm (each address is where the generator
+put it, so a reader of the output can check every frame):
+
+  bombs.py maps LINES MAPS RAW
+      A memory map of LINES lines for --maps, every other one a "dirNNNNNN = /opt/vM"
+      definition (M = 7 N) of fixed width, the next a map line of libN.so under
+      $dirNNNNNN; and raw stacks with one address, 0x10 into each mapping.
+  bombs.py mappings N RAW
+      Raw stacks of one address each, each in its own one of N mappings
+      (/opt/m/libK.so at 0x10000000 + K * 0x10000), in an order unrelated to the map's
+      (address I is in mapping 7919 I mod N: each once when N is prime to 7919)."""
 import gzip
 import http.server
 import os
@@ -33,6 +45,30 @@ def pprof(mib, path):
         for _ in range(n // 65536):
             f.write(chunk)
         f.write(unit * (n % 65536))
+
+
+def maps(lines, maps_path, raw_path):
+    n = lines // 2
+    with open(maps_path, 'w') as m:
+        for i in range(n):
+            lo = 0x100000 + i * 0x10000
+            m.write('dir%06u = /opt/v%u\n' % (i, i * 7))
+            m.write('%x-%x r-xp 00000000 08:01 %u $dir%06u/lib%u.so\n' % (lo, lo + 0x8000, i + 1, i, i))
+    with open(raw_path, 'w') as r:
+        r.write('# symprof raw stacks v1\n')
+        for i in range(n):
+            r.write('1 @ 0x%x\n' % (0x100000 + i * 0x10000 + 0x10))
+
+
+def mappings(n, raw_path):
+    with open(raw_path, 'w') as r:
+        r.write('# symprof raw stacks v1\n')
+        for i in range(n):
+            r.write('1 @ 0x%x\n' % (0x10000000 + ((i * 7919) % n) * 0x10000 + 0x10))
+        r.write('--- Memory map: ---\n')
+        for k in range(n):
+            lo = 0x10000000 + k * 0x10000
+            r.write('%x-%x r-xp 00000000 08:01 %d /opt/m/lib%d.so\n' % (lo, lo + 0x8000, k + 1, k))
 
 
 def server(mode, portfile, log, seconds):
@@ -95,6 +131,10 @@ def server(mode, portfile, log, seconds):
 if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "pprof":
         pprof(int(sys.argv[2]), sys.argv[3])
+    elif len(sys.argv) == 5 and sys.argv[1] == "maps":
+        maps(int(sys.argv[2]), sys.argv[3], sys.argv[4])
+    elif len(sys.argv) == 4 and sys.argv[1] == "mappings":
+        mappings(int(sys.argv[2]), sys.argv[3])
     elif len(sys.argv) in (5, 6) and sys.argv[1] == "server":
         server(sys.argv[2], sys.argv[3], sys.argv[4],
                float(sys.argv[5]) if len(sys.argv) == 6 else None)

@@ -136,6 +136,62 @@ peak_below 163840 "... within the budget"
 timed_run convert --max-memory 1G -q "$tmp/big.folded" -o "$tmp/bomb/big.flame.svg"
 sp_ok "$rc" "with --max-memory 1G the same flame graph is written" || sp_show_err
 
+# --- work in proportion to the input --------------------------------------------------
+# Two inputs on which rescanning what came before made the work quadratic: $name
+# substitution in a memory map (a 40,000-line map took 41 s), and finding each address's
+# mapping (100,000 addresses in as many mappings, 9 s).  Each run gets a CPU-time limit
+# (ulimit -t) that the linear work stays a hundred times below in a plain build, and
+# the quadratic work passes several times over.  Under valgrind, which costs 50 times
+# over, the runs are not limited.
+# capped SECONDS ARGS...: sp_run symprof ARGS with at most SECONDS of CPU time.
+capped()
+{
+	if [ -n "${SP_VALGRIND:-}" ]; then
+		shift
+		sp_run symprof "$@"
+	else
+		sp_cap=$1
+		shift
+		(
+			# shellcheck disable=SC3045 # dash and bash have ulimit -t
+			ulimit -t "$sp_cap" && sp_symprof "$@" >"$tmp/out" 2>"$tmp/err"
+		)
+		rc=$?
+	fi
+}
+
+# 80,000 lines: every other one defines a name, the next uses it (tests/bombs.py maps);
+# the raw output lists each mapping with its substituted path.
+python3 "$SP_SRCDIR/tests/bombs.py" maps 80000 "$tmp/subst.maps" "$tmp/subst.raw"
+capped 10 convert -q --no-symbolize --maps "$tmp/subst.maps" "$tmp/subst.raw" \
+	--format raw -o "$tmp/subst.out"
+sp_ok "$rc" "a memory map of 80,000 lines of \$name substitutions within 10 s of CPU" ||
+	sp_show_err
+good=$(awk '/^Mappings/ { m = 1; next }
+	m && split($3, q, "/") == 4 && q[2] == "opt" && q[4] ~ /^lib[0-9]+\.so$/ {
+		split($2, r, "/")
+		i = substr(q[4], 4) + 0
+		if (q[3] == "v" i * 7 && r[1] == sprintf("0x%x", 1048576 + i * 65536) && !(i in seen)) {
+			seen[i] = 1
+			n++
+		}
+	}
+	END { print n + 0 }' "$tmp/subst.out" 2>/dev/null)
+sp_check "... every one of the 40,000 mappings has its own path (${good:-0})" \
+	test "${good:-0}" -eq 40000
+rm -f "$tmp/subst.maps" "$tmp/subst.raw" "$tmp/subst.out"
+
+# 200,000 addresses, each in its own mapping, in an order unrelated to the map's
+# (tests/bombs.py mappings): each mapping's file is named once in the folded stacks.
+python3 "$SP_SRCDIR/tests/bombs.py" mappings 200000 "$tmp/map.raw"
+capped 10 convert -q --no-symbolize "$tmp/map.raw" -o "$tmp/map.folded"
+sp_ok "$rc" "200,000 addresses in as many mappings within 10 s of CPU" || sp_show_err
+good=$(awk '$0 ~ /^lib[0-9]+\.so\+0x10 1$/ { k = substr($1, 4) + 0
+		if (!(k in seen) && k < 200000) { seen[k] = 1; n++ } }
+	END { print n + 0 }' "$tmp/map.folded" 2>/dev/null)
+sp_check "... each address in its own mapping (${good:-0} of 200,000)" test "${good:-0}" -eq 200000
+rm -f "$tmp/map.raw" "$tmp/map.folded"
+
 # --- a call graph of a recursive profile --------------------------------------------------
 # dot reverses edges to break the cycles of tests/data/graphs/recursive.folded; with
 # SP_VALGRIND=1 this is the run whose graphviz-internal leak tests/valgrind.supp names.
