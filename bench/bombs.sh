@@ -5,9 +5,9 @@
 #   bench/bombs.sh [-w WORKDIR] [-t SECONDS] [-J SECTIONS] [-F FRAMES] [-M MAPPINGS]
 #                  [-L LINES] [-D]
 #
-# Bombs (the recipes of tests/cli_limits.sh, tests/test_maps.c, tests/test_interval.c,
-# tests/cli_flamegraph.sh and tests/cli_debuginfo.sh, at the sizes; the pprof bomb
-# and the debuginfod servers are tests/bombs.py's):
+# Bombs (the recipes of tests/cli_limits.sh, tests/test_interval.c,
+# tests/cli_flamegraph.sh and tests/cli_debuginfo.sh, at the sizes; the pprof
+# bomb, the memory map, the mappings and the debuginfod servers are tests/bombs.py's):
 #   pprof.gz inflating to 64 and 256 MiB of 4-byte samples, default budget and
 #   --max-memory 256M; /dev/zero and an endless pipe with --max-memory 128M; a memory map
 #   of LINES lines (default 40 000), half `$name=value` definitions, half map lines using

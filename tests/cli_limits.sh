@@ -1,6 +1,7 @@
 #!/bin/sh
 # cli_limits.sh — values and sizes past what symprof holds are refused with a message
-# naming the input, never wrapped, never an abort, and nothing is left behind.
+# naming the input, never wrapped, never an abort, and nothing is left behind; inputs
+# shaped to make the work quadratic cost no more than their size.
 . "${SP_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}/tests/cli_lib.sh"
 
 # refused WHAT EXPECTED-TEXT: the last sp_run exited 1 and said EXPECTED-TEXT.
