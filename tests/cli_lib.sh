@@ -132,11 +132,10 @@ sp_kill_tree()
 # process (a test running beside this one) may hold it minutes later.
 sp_kill_children()
 {
-	for sp_c in "$@"; do
-		sp_s=$(cat "/proc/$sp_c/stat" 2>/dev/null) || continue
-		# shellcheck disable=SC2086 # the fields after the name
-		set -- ${sp_s##*) }
-		[ "${2:-}" = "$$" ] && kill "$sp_c" 2>/dev/null
+	for sp_c in $(sp_children $$); do
+		case " $* " in
+		*" $sp_c "*) kill "$sp_c" 2>/dev/null ;;
+		esac
 	done
 }
 

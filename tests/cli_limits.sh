@@ -148,16 +148,13 @@ sp_ok "$rc" "with --max-memory 1G the same flame graph is written" || sp_show_er
 # capped SECONDS ARGS...: sp_run symprof ARGS with at most SECONDS of CPU time.
 capped()
 {
+	sp_cap=$1
+	shift
 	if [ -n "${SP_VALGRIND:-}" ]; then
-		shift
 		sp_run symprof "$@"
 	else
-		sp_cap=$1
-		shift
-		(
-			# shellcheck disable=SC3045 # dash and bash have ulimit -t
-			ulimit -t "$sp_cap" && sp_symprof "$@" >"$tmp/out" 2>"$tmp/err"
-		)
+		# shellcheck disable=SC3045 # dash and bash have ulimit -t
+		(ulimit -t "$sp_cap" && sp_run symprof "$@" && exit "$rc")
 		rc=$?
 	fi
 }
