@@ -249,11 +249,7 @@ static bool setup(void)
 static void check_answer(sp_error *e, const sp_frame *f, size_t n)
 {
 	if (e) {
-		char *s = sp_error_string(e);
-		if (!s || !strlen(s))
-			SP_FUZZ_FAIL("an error without a message");
-		free(s);
-		sp_error_free(e);
+		sp_fuzz_check_error(e);
 		return;
 	}
 	if (n && !f)
