@@ -22,7 +22,8 @@ put it, so a reader of the output can check every frame):
   bombs.py maps LINES MAPS RAW
       A memory map of LINES lines for --maps, every other one a "dirNNNNNN = /opt/vM"
       definition (M = 7 N) of fixed width, the next a map line of libN.so under
-      $dirNNNNNN; and raw stacks with one address, 0x10 into each mapping.
+      $dirNNNNNN at 0x100000 + N * 0x10000; and raw stacks with one address, 0x10 into
+      each mapping.
   bombs.py mappings N RAW
       Raw stacks of one address each, each in its own one of N mappings
       (/opt/m/libK.so at 0x10000000 + K * 0x10000), in an order unrelated to the map's
@@ -48,16 +49,13 @@ def pprof(mib, path):
 
 
 def maps(lines, maps_path, raw_path):
-    n = lines // 2
-    with open(maps_path, 'w') as m:
-        for i in range(n):
+    with open(maps_path, 'w') as m, open(raw_path, 'w') as r:
+        r.write('# symprof raw stacks v1\n')
+        for i in range(lines // 2):
             lo = 0x100000 + i * 0x10000
             m.write('dir%06u = /opt/v%u\n' % (i, i * 7))
             m.write('%x-%x r-xp 00000000 08:01 %u $dir%06u/lib%u.so\n' % (lo, lo + 0x8000, i + 1, i, i))
-    with open(raw_path, 'w') as r:
-        r.write('# symprof raw stacks v1\n')
-        for i in range(n):
-            r.write('1 @ 0x%x\n' % (0x100000 + i * 0x10000 + 0x10))
+            r.write('1 @ 0x%x\n' % (lo + 0x10))
 
 
 def mappings(n, raw_path):
