@@ -127,6 +127,9 @@ typedef enum {
 	SP_OUT_TOP,
 	SP_OUT_FLAMEGRAPH,
 	SP_OUT_FOLDED_DIFF,
+	SP_OUT_OTLP,      /* OpenTelemetry profiles: protobuf */
+	SP_OUT_OTLP_GZ,   /* ... gzip-compressed */
+	SP_OUT_OTLP_JSON, /* ... OTLP/JSON */
 } sp_out_format;
 
 /* How `convert` writes its output. */
