@@ -57,7 +57,7 @@ char sp_folded_annotation(const sp_profile *p, const sp_location *l, size_t line
 {
 	if (line_idx + 1 < l->n_lines)
 		return 'i';
-	switch (sp_code_kind_of(p, sp_profile_mapping(p, l->mapping_id), l->address)) {
+	switch (sp_location_kind(p, l)) {
 	case SP_CODE_KERNEL: return 'k';
 	case SP_CODE_JIT: return 'j';
 	case SP_CODE_FILE:

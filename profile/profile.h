@@ -341,6 +341,10 @@ typedef enum {
  * named by sp_mapping_set_kind(..., SP_CODE_JIT); ANONYMOUS without a file
  * name; FILE otherwise. */
 sp_code_kind sp_code_kind_of(const sp_profile *p, const sp_mapping *m, uint64_t address);
+/* The kind of the code of location L: the kernel's when its OTLP frame type
+ * says so (profile.frame.type "kernel"), else sp_code_kind_of its mapping
+ * and address. */
+sp_code_kind sp_location_kind(const sp_profile *p, const sp_location *l);
 /* Names the file-less mapping M after the kind of code found in it (JIT
  * or KERNEL: "[jit]", "[kernel.kallsyms]"); other kinds leave it alone. */
 void sp_mapping_set_kind(sp_profile *p, sp_mapping *m, sp_code_kind kind);

@@ -92,6 +92,8 @@ const char *sp_try_status_str(sp_try_status s)
 		return "failed";
 	case SP_TRY_DWO_ID_MISMATCH:
 		return "dwo id mismatch";
+	case SP_TRY_FILE_ID_MISMATCH:
+		return "file id (htlhash) mismatch";
 	}
 	return "unknown";
 }
@@ -382,7 +384,7 @@ static bool try_path(search *s, char *path, const want *w)
 			status = w->check(path, w->check_arg);
 		sp_elf_info_clear(&info);
 	}
-	if (status == SP_TRY_BUILD_ID_MISMATCH)
+	if (status == SP_TRY_BUILD_ID_MISMATCH || status == SP_TRY_FILE_ID_MISMATCH)
 		s->saw_mismatch = true;
 	if (status == SP_TRY_NOT_ELF)
 		s->saw_not_elf = true;
@@ -634,10 +636,18 @@ static sp_error *search_failed(const search *s, const char *file, const char *bi
 sp_error *sp_finder_binary(sp_finder *f, const char *recorded, const char *build_id,
 			   char **found, sp_find_log *log)
 {
+	return sp_finder_binary_check(f, recorded, build_id, NULL, NULL, found, log);
+}
+
+sp_error *sp_finder_binary_check(sp_finder *f, const char *recorded, const char *build_id,
+				 sp_try_status (*check)(const char *path, void *arg), void *arg,
+				 char **found, sp_find_log *log)
+{
 	const sp_symbolize_options *o = f->o;
 	sp_find_log own;
 	search s;
-	want w = { .build_id = build_id && *build_id ? build_id : NULL };
+	want w = { .build_id = build_id && *build_id ? build_id : NULL, .check = check,
+		   .check_arg = arg };
 	const char *file = recorded && *recorded ? recorded : NULL;
 	const char *bid = w.build_id;
 	const char *base = file ? base_name(file) : NULL;

@@ -26,11 +26,14 @@
  *   file_offset offset in the mapped file (a mapping's `offset`);
  *   vaddr       symbol-file address: what DWARF, .symtab and the ELF's
  *               p_vaddr speak (the `file_addr` of sp_name_query is one).
- * The one rule: vaddr = addr - base, base from sp_mapping_base() (ET_EXEC,
+ * The one rule: vaddr = addr - base, base 0 for a mapping that holds ELF
+ * virtual addresses already (sp_mapping_address_rule: OTLP from the eBPF
+ * profiler), else base from sp_mapping_base() (ET_EXEC,
  * ET_DYN and kernels), sp_kernel_module_base() for kernel modules, or 0
  * for ET_REL objects a JIT placed at run-time addresses; `symbolize --relative` input is shifted by
  * sp_relative_adjust().  Every conversion is a pure function of loadbase.c
- * with rows in tests/test_loadbase.c; nothing else does this arithmetic.
+ * (and elf/addrrule.c) with rows in tests/test_loadbase.c (and
+ * tests/test_addrrule.c); nothing else does this arithmetic.
  */
 #ifndef SYMPROF_SYMBOLIZE_H
 #define SYMPROF_SYMBOLIZE_H
@@ -74,6 +77,9 @@ typedef struct {
 	bool no_inline;                  /* keep only the outermost frame */
 	bool force_mismatch;             /* use a file that does not match its
 					    mapping (sp_mapping_file_match) */
+	bool resymbolize;                /* name again the locations that have lines
+					    (an OTLP profiler's Go frames, a
+					    symbolized pprof's) */
 	sp_demangle_style demangle;
 } sp_symbolize_options;
 
@@ -155,6 +161,27 @@ sp_error *sp_mapping_base(const sp_elf_info *info, uint64_t start, uint64_t limi
 			  uint64_t offset, uint64_t first_addr, uint64_t *base);
 
 /* ------------------------------------------------------------------------ */
+/* Which addresses a mapping holds (elf/addrrule.c; pure).                  */
+
+typedef enum {
+	SP_RULE_UNKNOWN = 0, /* its file was not opened (or a kernel or JIT object) */
+	SP_RULE_ELF_VA,      /* ELF virtual addresses: load base 0 (OTLP from eBPF) */
+	SP_RULE_RUNTIME,     /* run-time addresses: sp_mapping_base */
+} sp_address_rule;
+
+const char *sp_address_rule_str(sp_address_rule r);
+/* The ELF virtual address where file offset OFFSET is mapped by default
+ * (the eBPF profiler's FileOffsetToVirtualAddress): p_vaddr - (p_offset -
+ * OFFSET) of the first executable PT_LOAD of LOADS[0..n) that holds OFFSET,
+ * its start rounded down to a 4 KiB page.  False when none holds it. */
+bool sp_file_offset_va(const sp_phdr *loads, size_t n, uint64_t offset, uint64_t *va);
+/* A mapping at START of the file offset OFFSET of a file with LOADS holds
+ * ELF virtual addresses when START is OFFSET's (sp_file_offset_va), else
+ * run-time addresses. */
+sp_address_rule sp_mapping_address_rule(const sp_phdr *loads, size_t n, uint64_t start,
+					uint64_t offset);
+
+/* ------------------------------------------------------------------------ */
 /* Does a found file match the recorded mapping? (mapcheck.c; pure)         */
 
 /* What the profile recorded about a mapping and its file. */
@@ -193,6 +220,7 @@ typedef enum {
 	SP_TRY_NO_DEBUG_INFO,
 	SP_TRY_FAILED, /* e.g. debuginfod error */
 	SP_TRY_DWO_ID_MISMATCH, /* a .dwo of another build of the unit */
+	SP_TRY_FILE_ID_MISMATCH, /* another file id (htlhash) than the mapping's */
 } sp_try_status;
 
 const char *sp_try_status_str(sp_try_status s);
@@ -259,6 +287,12 @@ void sp_finder_allow_debuginfod(sp_finder *f, bool allowed);
  * non-ELF ones exist, else SP_E_NOT_FOUND. */
 sp_error *sp_finder_binary(sp_finder *f, const char *recorded, const char *build_id,
 			   char **found, sp_find_log *log);
+/* As sp_finder_binary, a candidate accepted only when CHECK (called with
+ * ARG, after the build id comparison) says SP_TRY_OK of it: a file id
+ * (htlhash) that must match, for a mapping without build ids. */
+sp_error *sp_finder_binary_check(sp_finder *f, const char *recorded, const char *build_id,
+				 sp_try_status (*check)(const char *path, void *arg), void *arg,
+				 char **found, sp_find_log *log);
 /* Kernel mappings of perf.data.  RECORDED names the kernel image
  * ("[kernel.kallsyms]", perf's "[kernel.kallsyms]_text") or a module (its
  * .ko path as perf recorded it, or perf's "[name]"); RELEASE is the
@@ -618,6 +652,13 @@ typedef struct {
 	char *used_path;            /* file symbolized against, or NULL */
 	char *debug_path;           /* separate debug file, or NULL */
 	char *build_id;
+	char *go_build_id;          /* OTLP: the Go build id, when recorded apart */
+	char *htlhash;              /* OTLP: the eBPF profiler's file id, when recorded */
+	const char *matched_by;     /* which id found the file ("GNU build id", "Go
+				       build id", "file id (htlhash)", "build id"),
+				       NULL when none was compared */
+	sp_address_rule rule;       /* which addresses the mapping holds */
+	uint64_t base;              /* ... and the load base used for them */
 	size_t n_addresses;         /* distinct addresses */
 	size_t n_resolved;
 	size_t n_reason[SP_UNRES_ERROR + 1]; /* unresolved counts per reason */
@@ -633,7 +674,10 @@ typedef struct {
 void sp_symbolize_report_clear(sp_symbolize_report *r);
 
 /* Symbolizes every location of P that has no lines, per mapping, through
- * the session's cached objects; already symbolized mappings are left alone.
+ * the session's cached objects; already symbolized mappings are left alone
+ * (with the resymbolize option, locations with lines are named again, and
+ * keep theirs when nothing names them).  A location of an OTLP profile is
+ * named only when its profile.frame.type is native, go or absent.
  * Partial symbolization is not an error; REPORT (may be NULL) says what
  * happened. */
 sp_error *sp_symbolize_profile(sp_symbolizer *s, sp_profile *p, sp_symbolize_report *report);
