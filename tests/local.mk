@@ -354,7 +354,17 @@ check_PROGRAMS += tests/fuzz/fuzz_dwraw
 tests_fuzz_fuzz_dwraw_SOURCES = tests/fuzz/fuzz_dwraw.c tests/fuzz/standalone.c
 tests_fuzz_fuzz_dwraw_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS)
 tests_fuzz_fuzz_dwraw_LDADD = $(TEST_LIBS) $(LIBDW_LIBS) $(LIBELF_LIBS)
+check_PROGRAMS += tests/fuzz/fuzz_otlp
+tests_fuzz_fuzz_otlp_SOURCES = tests/fuzz/fuzz_otlp.c tests/fuzz/standalone.c tests/fuzz/otlp.h \
+	tests/fuzz/reader.h
+tests_fuzz_fuzz_otlp_LDADD = $(TEST_LIBS)
+check_PROGRAMS += tests/fuzz/fuzz_otlp_json
+tests_fuzz_fuzz_otlp_json_SOURCES = tests/fuzz/fuzz_otlp_json.c tests/fuzz/standalone.c \
+	tests/fuzz/otlp.h tests/fuzz/reader.h
+tests_fuzz_fuzz_otlp_json_LDADD = $(TEST_LIBS)
 TESTS += tests/fuzz/fuzz_pprof
+TESTS += tests/fuzz/fuzz_otlp
+TESTS += tests/fuzz/fuzz_otlp_json
 TESTS += tests/fuzz/fuzz_heap
 TESTS += tests/fuzz/fuzz_maps
 TESTS += tests/fuzz/fuzz_jemalloc
