@@ -2089,9 +2089,14 @@ static sp_error *read_plain(const char *name, const uint8_t *data, size_t len, s
 		ws++;
 	if (ws == len)
 		return not_mine(name, "the input is empty");
+	/* JSON when it begins as a ProfilesData object would: protobuf may begin
+	 * with bytes that are white space and '{' too (0x0a, 0x7b) */
+	sp_json j;
+	sp_json_init(&j, name, data, len, 0);
+	bool json = data[ws] == '{' && looks_like_json(&j);
 	conv c = {.name = name, .p = sp_profile_new(), .o = sp_otel_new()};
 	c.p->otel = c.o;
-	sp_error *err = data[ws] == '{' ? read_json(&c, data, len) : read_pb(&c, data, len);
+	sp_error *err = json ? read_json(&c, data, len) : read_pb(&c, data, len);
 	conv_free(&c);
 	if (!err)
 		err = sp_profile_check(c.p, name);
@@ -2287,6 +2292,22 @@ static bool attr_is(const sp_otel *src, uint32_t ai, const char *key)
 	return !strcmp(sp_otel_str(src, src->attrs[ai].key, NULL), key);
 }
 
+/* The extras' attribute AI, one of pprof's flags, as the model's flag HAS
+ * says now (symbolizing sets them): kept as it is when it says the same
+ * (the reader took the flag from it), else true or left out; *WRITTEN
+ * when true was written. */
+static void flag_attr(writer *w, uint32_t ai, bool has, bool *written)
+{
+	const sp_otel *o = w->p->otel;
+	const sp_otel_value *v = &o->values[o->attrs[ai].value];
+	bool says = v->kind == SP_OTEL_BOOL && v->v.b;
+	if (says == has)
+		push_aidx(w, put_attr(w, o, ai));
+	else if (has && !*written)
+		push_aidx(w, put_attr(w, w->own, own_bool(w, sp_otel_str(o, o->attrs[ai].key, NULL))));
+	*written |= has;
+}
+
 /* The attributes of each mapping and location: the extras' (pprof's flags
  * taken from the model, which symbolizing may have changed), else made of
  * the model's fields. */
@@ -2302,12 +2323,19 @@ static void entity_attrs(writer *w)
 		sp_otel_run r = w->p->otel ? sp_otel_mapping_attrs(w->p->otel, m->id)
 					   : (sp_otel_run){0, 0};
 		bool from_extras = r.n > 0;
+		const bool has[4] = {m->has_functions, m->has_filenames, m->has_line_numbers,
+				     m->has_inline_frames};
+		bool written[4] = {false, false, false, false};
+		/* the extras' in their order, pprof's flags as the model has them now */
 		for (uint32_t k = 0; k < r.n; k++) {
 			uint32_t ai = w->p->otel->items[r.off + k];
-			bool flag = false;
+			int flag = -1;
 			for (int f = 0; f < 4; f++)
-				flag |= attr_is(w->p->otel, ai, flags[f]);
-			if (!flag)
+				if (attr_is(w->p->otel, ai, flags[f]))
+					flag = f;
+			if (flag >= 0)
+				flag_attr(w, ai, has[flag], &written[flag]);
+			else
 				push_aidx(w, put_attr(w, w->p->otel, ai));
 		}
 		const char *bid = sp_profile_str(p, m->build_id);
@@ -2315,10 +2343,8 @@ static void entity_attrs(writer *w)
 			push_aidx(w, put_attr(w, w->own,
 					      own_string(w, is_hex(bid) ? KEY_BUILD_ID_GNU : KEY_BUILD_ID_GO,
 							 bid, strlen(bid))));
-		const bool has[4] = {m->has_functions, m->has_filenames, m->has_line_numbers,
-				     m->has_inline_frames};
 		for (int f = 0; f < 4; f++)
-			if (has[f])
+			if (has[f] && !written[f])
 				push_aidx(w, put_attr(w, w->own, own_bool(w, flags[f])));
 		w->map_attrs[i] = run_from(w, start);
 		sp_u64map_put(&w->map_index, m->id, i + 1);
@@ -2329,12 +2355,15 @@ static void entity_attrs(writer *w)
 		size_t start = w->n_aidx;
 		sp_otel_run r = w->p->otel ? sp_otel_location_attrs(w->p->otel, l->id)
 					   : (sp_otel_run){0, 0};
+		bool folded = false;
 		for (uint32_t k = 0; k < r.n; k++) {
 			uint32_t ai = w->p->otel->items[r.off + k];
 			if (!attr_is(w->p->otel, ai, KEY_IS_FOLDED))
 				push_aidx(w, put_attr(w, w->p->otel, ai));
+			else
+				flag_attr(w, ai, l->is_folded, &folded);
 		}
-		if (l->is_folded)
+		if (l->is_folded && !folded)
 			push_aidx(w, put_attr(w, w->own, own_bool(w, KEY_IS_FOLDED)));
 		w->loc_attrs[i] = run_from(w, start);
 		sp_u64map_put(&w->loc_index, l->id, i + 1);

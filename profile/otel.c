@@ -11,6 +11,7 @@
 #include "profile/profile.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -220,7 +221,10 @@ static void value_text(const sp_otel *o, uint32_t vi, sp_buf *b, bool quoted, in
 		sp_buf_printf(b, "%" PRId64, v->v.i);
 		break;
 	case SP_OTEL_DOUBLE:
-		sp_buf_printf(b, "%.17g", v->v.d);
+		if (isnan(v->v.d)) /* whatever its sign and payload */
+			sp_buf_puts(b, "NaN");
+		else
+			sp_buf_printf(b, "%.17g", v->v.d);
 		break;
 	case SP_OTEL_BYTES:
 		s = sp_otel_str(o, v->v.str, &n);
@@ -389,18 +393,15 @@ void sp_otel_dump(const sp_profile *p, sp_sink *out)
 			      o->groups[i].first, o->groups[i].first + o->groups[i].n - 1);
 		flush(&b, out);
 	}
-	for (size_t i = 0; i < o->n_links; i++) {
-		sp_buf_printf(&b, "  link %zu:", i + 1);
-		dump_str(o, "trace", o->links[i].trace_id, true, &b);
-		dump_str(o, "span", o->links[i].span_id, true, &b);
-		flush(&b, out);
-	}
 	for (size_t i = 0; i < o->n_samples; i++) {
 		const sp_otel_sample *s = &o->samples[i];
 		sp_buf_printf(&b, "  sample %zu: group %" PRIu32 " origin %" PRIu32, i, s->group,
 			      s->origin);
-		if (s->link)
-			sp_buf_printf(&b, " link %" PRIu32, s->link);
+		if (s->link && s->link <= o->n_links) {
+			sp_buf_puts(&b, " link");
+			dump_str(o, "trace", o->links[s->link - 1].trace_id, true, &b);
+			dump_str(o, "span", o->links[s->link - 1].span_id, true, &b);
+		}
 		if (s->flags & SP_OTEL_NO_VALUES)
 			sp_buf_puts(&b, " no-values");
 		if (s->stamps.n) {
