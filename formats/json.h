@@ -15,7 +15,7 @@
 
 #include "common/common.h"
 
-#define SP_JSON_MAX_DEPTH 128
+#define SP_JSON_MAX_DEPTH 256
 
 typedef enum {
 	SP_JSON_END = 0, /* nothing but white space is left */

@@ -240,15 +240,29 @@ static bool next_field(const wire *w, const uint8_t **p, const uint8_t *end,
 /* Checks the message [P, P + LEN) against D, and every message in it,
  * nested at most OTLP_MAX_DEPTH deep: what protobuf-c will unpack without
  * complaint.  Unknown fields are allowed (they are skipped). */
+static sp_error *wire_check_to(const wire *w, const uint8_t *p, size_t len,
+			       const ProtobufCMessageDescriptor *d, int depth, int max_depth);
+
 static sp_error *wire_check(const wire *w, const uint8_t *p, size_t len,
 			    const ProtobufCMessageDescriptor *d, int depth)
 {
+	return wire_check_to(w, p, len, d, depth, OTLP_MAX_DEPTH);
+}
+
+/* wire_check, looking no deeper than MAX_DEPTH when it is below
+ * OTLP_MAX_DEPTH (what is deeper is not examined). */
+static sp_error *wire_check_to(const wire *w, const uint8_t *p, size_t len,
+			       const ProtobufCMessageDescriptor *d, int depth, int max_depth)
+{
 	const uint8_t *end = p + len;
 	wfield f;
-	sp_error *err;
-	if (depth > OTLP_MAX_DEPTH)
+	sp_error *err = NULL;
+	if (depth > max_depth) {
+		if (max_depth < OTLP_MAX_DEPTH)
+			return NULL;
 		return wire_err(w, p, "%s nested more than %d messages deep", d->short_name,
 				OTLP_MAX_DEPTH);
+	}
 	while (next_field(w, &p, end, d, &f, &err)) {
 		const ProtobufCFieldDescriptor *fd = protobuf_c_message_descriptor_get_field(d, f.num);
 		if (!fd)
@@ -279,7 +293,8 @@ static sp_error *wire_check(const wire *w, const uint8_t *p, size_t len,
 							f.num, d->short_name, fd->name, why);
 			}
 		} else if (fd->type == PROTOBUF_C_TYPE_MESSAGE) {
-			if ((err = wire_check(w, f.data, f.len, fd->descriptor, depth + 1)))
+			if ((err = wire_check_to(w, f.data, f.len, fd->descriptor, depth + 1,
+						 max_depth)))
 				return err;
 		} else if (fd->type == PROTOBUF_C_TYPE_STRING && memchr(f.data, 0, f.len)) {
 			return wire_err(w, f.at, "field %u (%s.%s): a string with a NUL byte",
@@ -290,14 +305,14 @@ static sp_error *wire_check(const wire *w, const uint8_t *p, size_t len,
 }
 
 /* Whether the message [P, P + LEN) looks like a ProfilesData: its first
- * field is resource_profiles or dictionary, whole, and checks out.  (A
- * pprof Profile's first field, sample_type, has varints where a
- * ResourceProfiles has messages.) */
+ * field is resource_profiles or dictionary, whole, and checks out to three
+ * levels of nesting.  (A pprof Profile's first field, sample_type, has
+ * varints where a ResourceProfiles has messages.) */
 static bool looks_like_data(const uint8_t *p, size_t len)
 {
 	wire w = {"", p};
 	wfield f;
-	sp_error *err;
+	sp_error *err = NULL;
 	const uint8_t *q = p;
 	if (!next_field(&w, &q, p + len, &otlp__profiles_data__descriptor, &f, &err)) {
 		sp_error_free(err);
@@ -307,7 +322,7 @@ static bool looks_like_data(const uint8_t *p, size_t len)
 		return false;
 	const ProtobufCMessageDescriptor *d = f.num == 1 ? &otlp__resource_profiles__descriptor
 							 : &otlp__profiles_dictionary__descriptor;
-	err = wire_check(&w, f.data, f.len, d, 1);
+	err = wire_check_to(&w, f.data, f.len, d, 1, 3);
 	sp_error_free(err);
 	return !err && (f.len > 0 || len == (size_t)(q - p));
 }
@@ -471,7 +486,13 @@ static size_t locate_json(const sp_json *whole, size_t start, const fpath *p)
 typedef struct {
 	sp_json j;
 	sp_buf key, str;
+	int depth; /* of messages, bounded as protobuf's are */
 } jread;
+
+/* JSON nests a message's fields one level (an object) and a repeated
+ * field's elements one more (an array): a message nested OTLP_MAX_DEPTH
+ * deep is at most this deep in JSON. */
+#define OTLP_JSON_DEPTH (2 * OTLP_MAX_DEPTH + 2)
 
 #define MEMBER(m, off, type) (*(type *)((char *)(m) + (off)))
 
@@ -583,7 +604,7 @@ static sp_error *json_integer(jread *r, bool is_signed, int bits, uint64_t *out)
 {
 	const char *t;
 	size_t n;
-	sp_error *err;
+	sp_error *err = NULL;
 	size_t at = sp_json_offset(&r->j);
 	if (sp_json_peek(&r->j) == SP_JSON_STRING) {
 		if ((err = sp_json_string(&r->j, &r->str)))
@@ -616,7 +637,7 @@ static sp_error *json_double(jread *r, double *out)
 {
 	const char *t;
 	size_t n;
-	sp_error *err;
+	sp_error *err = NULL;
 	size_t at = sp_json_offset(&r->j);
 	if (sp_json_peek(&r->j) == SP_JSON_STRING) {
 		if ((err = sp_json_string(&r->j, &r->str)))
@@ -728,14 +749,15 @@ static sp_error *json_value(jread *r, const ProtobufCFieldDescriptor *fd, void *
 		return NULL;
 	}
 	case PROTOBUF_C_TYPE_MESSAGE: {
+		/* kept also when it failed half-way: freed with its parent */
 		ProtobufCMessage *m = NULL;
-		if ((err = json_message(r, fd->descriptor, &m)))
-			return err;
+		err = json_message(r, fd->descriptor, &m);
 		ProtobufCMessage **dst = slot;
-		if (*dst)
+		if (*dst && (m || !err))
 			protobuf_c_message_free_unpacked(*dst, &pb_allocator);
-		*dst = m;
-		return NULL;
+		if (m || !err)
+			*dst = m;
+		return err;
 	}
 	}
 	return sp_json_error_at(&r->j, at, "field %s: unsupported type", fd->name);
@@ -771,7 +793,7 @@ static sp_error *json_repeated(jread *r, ProtobufCMessage *m, const ProtobufCFie
 	size_t *n = &MEMBER(m, fd->quantifier_offset, size_t);
 	void **arr = &MEMBER(m, fd->offset, void *);
 	size_t esz = elem_size(fd->type), cap = *n;
-	sp_error *err;
+	sp_error *err = NULL;
 	if (sp_json_peek(&r->j) == SP_JSON_NULL)
 		return sp_json_null(&r->j);
 	if ((err = sp_json_array(&r->j)))
@@ -784,10 +806,11 @@ static sp_error *json_repeated(jread *r, ProtobufCMessage *m, const ProtobufCFie
 			*(const char **)slot = NULL;
 		/* counted before it is read, so a failure frees what it holds */
 		(*n)++;
-		if ((err = json_value(r, fd, slot)))
-			return err;
+		err = json_value(r, fd, slot);
 		if (fd->type == PROTOBUF_C_TYPE_MESSAGE && !*(void **)slot)
 			*(void **)slot = new_message(fd->descriptor);
+		if (err)
+			return err;
 	}
 	return err;
 }
@@ -795,14 +818,31 @@ static sp_error *json_repeated(jread *r, ProtobufCMessage *m, const ProtobufCFie
 /* A message: an object whose members are D's fields (unknown members are
  * skipped, null means the default), into a new message *OUT (freed by the
  * caller with protobuf_c_message_free_unpacked, also after an error). */
+static sp_error *json_message_in(jread *r, const ProtobufCMessageDescriptor *d,
+				 ProtobufCMessage **out);
+
 static sp_error *json_message(jread *r, const ProtobufCMessageDescriptor *d, ProtobufCMessage **out)
 {
-	sp_error *err;
+	int depth = r->depth;
+	sp_error *err = json_message_in(r, d, out);
+	r->depth = depth;
+	return err;
+}
+
+static sp_error *json_message_in(jread *r, const ProtobufCMessageDescriptor *d,
+				 ProtobufCMessage **out)
+{
+	sp_error *err = NULL;
 	*out = NULL;
+	if (r->depth >= OTLP_MAX_DEPTH)
+		return sp_json_error_at(&r->j, sp_json_offset(&r->j),
+					"%s nested more than %d messages deep", d->short_name,
+					OTLP_MAX_DEPTH);
 	if ((err = sp_json_object(&r->j)))
 		return err;
 	ProtobufCMessage *m = new_message(d);
 	*out = m;
+	r->depth++;
 	while (sp_json_member(&r->j, &r->key, &err)) {
 		const ProtobufCFieldDescriptor *fd = json_field(d, r->key.data);
 		if (!fd) {
@@ -976,7 +1016,7 @@ static sp_error *add_value(conv *c, const fpath *path, const pb_any *v, uint32_t
 			   uint32_t *out)
 {
 	sp_otel_value x = {.key = key};
-	sp_error *err;
+	sp_error *err = NULL;
 	if (depth > OTLP_MAX_DEPTH)
 		return conv_err(c, path, "values nested more than %d deep", OTLP_MAX_DEPTH);
 	switch (v ? v->value_case : OTLP__ANY_VALUE__VALUE__NOT_SET) {
@@ -1060,8 +1100,8 @@ static void project(conv *c, int64_t key, uint32_t vi, int64_t unit)
 	const uint32_t *el = &one;
 	uint32_t n = 1;
 	if (v->kind == SP_OTEL_ARRAY) {
-		el = o->items + v->v.list.off;
 		n = v->v.list.n;
+		el = n ? o->items + v->v.list.off : NULL;
 	}
 	for (uint32_t i = 0; i < n; i++) {
 		const sp_otel_value *e = &o->values[el[i]];
@@ -1088,7 +1128,7 @@ static sp_error *add_attributes(conv *c)
 {
 	const pb_dict *d = c->dict;
 	size_t n = d->n_attribute_table;
-	sp_error *err;
+	sp_error *err = NULL;
 	c->attr = sp_xcalloc(n ? n : 1, sizeof(*c->attr));
 	c->attr_lab = sp_xcalloc(n ? n : 1, sizeof(*c->attr_lab));
 	for (size_t i = 0; i < n; i++) {
@@ -1122,7 +1162,7 @@ static sp_error *add_attributes(conv *c)
 static sp_error *attr_run(conv *c, const fpath *path, const int32_t *idx, size_t n,
 			  sp_otel_run *out)
 {
-	sp_error *err;
+	sp_error *err = NULL;
 	sp_grow(&c->items, &c->cap_items, n, sizeof(*c->items));
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -1161,7 +1201,7 @@ static uint32_t attr_value(const sp_otel *o, sp_otel_run run, const char *key)
 static sp_error *add_mappings(conv *c)
 {
 	const pb_dict *d = c->dict;
-	sp_error *err;
+	sp_error *err = NULL;
 	c->map_base = c->p->n_mappings;
 	for (size_t i = 0; i < d->n_mapping_table; i++) {
 		const Otlp__Mapping *pm = d->mapping_table[i];
@@ -1200,7 +1240,7 @@ static sp_error *add_mappings(conv *c)
 static sp_error *add_functions(conv *c)
 {
 	const pb_dict *d = c->dict;
-	sp_error *err;
+	sp_error *err = NULL;
 	c->fn_base = c->p->n_functions;
 	for (size_t i = 0; i < d->n_function_table; i++) {
 		const Otlp__Function *f = d->function_table[i];
@@ -1244,7 +1284,7 @@ static uint64_t function_id(conv *c, int32_t i)
 static sp_error *add_locations(conv *c)
 {
 	const pb_dict *d = c->dict;
-	sp_error *err;
+	sp_error *err = NULL;
 	sp_line *lines = NULL;
 	size_t cap = 0;
 	c->loc_base = c->p->n_locations;
@@ -1404,11 +1444,108 @@ static bool same_type(conv *c, const Otlp__ValueType *a, const Otlp__ValueType *
 	return !strcmp(s[0], s[2]) && !strcmp(s[1], s[3]);
 }
 
+/* Dictionary items are what they hold, not where they are (a dictionary
+ * may repeat an item): the writer keeps one of each attribute, stack and
+ * link, so the columns of one profile are told apart by content. */
+
+static bool same_value(const sp_otel *o, uint32_t a, uint32_t b, int depth)
+{
+	if (a == b)
+		return true;
+	if (a >= o->n_values || b >= o->n_values || depth > OTLP_MAX_DEPTH)
+		return false;
+	const sp_otel_value *x = &o->values[a], *y = &o->values[b];
+	if (x->kind != y->kind || x->key != y->key)
+		return false;
+	switch ((sp_otel_kind)x->kind) {
+	case SP_OTEL_STRING:
+	case SP_OTEL_BYTES: return x->v.str == y->v.str; /* interned */
+	case SP_OTEL_BOOL: return x->v.b == y->v.b;
+	case SP_OTEL_INT: return x->v.i == y->v.i;
+	case SP_OTEL_DOUBLE: return !memcmp(&x->v.d, &y->v.d, sizeof(double));
+	case SP_OTEL_EMPTY: return true;
+	case SP_OTEL_ARRAY:
+	case SP_OTEL_KVLIST:
+		if (x->v.list.n != y->v.list.n)
+			return false;
+		for (uint32_t i = 0; i < x->v.list.n; i++)
+			if (!same_value(o, o->items[x->v.list.off + i], o->items[y->v.list.off + i],
+					depth + 1))
+				return false;
+		return true;
+	}
+	return false;
+}
+
+/* Attribute indices of the dictionary, in range (checked by the caller);
+ * index 0 is none. */
+static bool same_attrs(conv *c, const int32_t *a, size_t na, const int32_t *b, size_t nb)
+{
+	size_t i = 0, j = 0;
+	for (;;) {
+		while (i < na && !a[i])
+			i++;
+		while (j < nb && !b[j])
+			j++;
+		if (i == na || j == nb)
+			return i == na && j == nb;
+		if (a[i] != b[j]) {
+			const sp_otel_attr *x = &c->o->attrs[c->attr[a[i]]];
+			const sp_otel_attr *y = &c->o->attrs[c->attr[b[j]]];
+			if (x->key != y->key || x->unit != y->unit ||
+			    !same_value(c->o, x->value, y->value, 0))
+				return false;
+		}
+		i++;
+		j++;
+	}
+}
+
+/* As check_index: 0 (none) always, else within the table. */
+static bool index_ok(int32_t i, size_t n)
+{
+	return i == 0 || (i > 0 && (size_t)i < n);
+}
+
+static bool attrs_ok(const int32_t *a, size_t n, size_t table)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!index_ok(a[i], table))
+			return false;
+	return true;
+}
+
+/* Stack indices in range; index 0 is the empty stack. */
+static bool same_stack_index(conv *c, int32_t a, int32_t b)
+{
+	const pb_dict *d = c->dict;
+	if (a == b)
+		return true;
+	const Otlp__Stack *x = a ? d->stack_table[a] : NULL, *y = b ? d->stack_table[b] : NULL;
+	return same_ints(x ? x->location_indices : NULL, x ? x->n_location_indices : 0,
+			 y ? y->location_indices : NULL, y ? y->n_location_indices : 0);
+}
+
+static bool same_link(conv *c, int32_t a, int32_t b)
+{
+	const pb_dict *d = c->dict;
+	if (a == b)
+		return true;
+	if (!a || !b)
+		return false;
+	const Otlp__Link *x = d->link_table[a], *y = d->link_table[b];
+	return x->trace_id.len == y->trace_id.len && x->span_id.len == y->span_id.len &&
+	       (!x->trace_id.len || !memcmp(x->trace_id.data, y->trace_id.data, x->trace_id.len)) &&
+	       (!x->span_id.len || !memcmp(x->span_id.data, y->span_id.data, x->span_id.len));
+}
+
 /* Whether the profiles of scope SP are the columns of one pprof profile:
  * two or more, of distinct sample types, whose samples are equal but for
- * their values. */
+ * their values (an index out of range makes them not: its error comes
+ * when the samples are read). */
 static bool zippable(conv *c, const Otlp__ScopeProfiles *sp)
 {
+	const pb_dict *d = c->dict;
 	if (sp->n_profiles < 2)
 		return false;
 	const Otlp__Profile *a = sp->profiles[0];
@@ -1421,10 +1558,18 @@ static bool zippable(conv *c, const Otlp__ScopeProfiles *sp)
 				return false;
 		for (size_t i = 0; i < a->n_samples; i++) {
 			const Otlp__Sample *x = a->samples[i], *y = b->samples[i];
-			if (x->stack_index != y->stack_index || x->link_index != y->link_index ||
-			    x->n_values != y->n_values ||
-			    !same_ints(x->attribute_indices, x->n_attribute_indices,
-				       y->attribute_indices, y->n_attribute_indices) ||
+			size_t na = d->n_attribute_table;
+			if (!index_ok(x->stack_index, d->n_stack_table) ||
+			    !index_ok(y->stack_index, d->n_stack_table) ||
+			    !index_ok(x->link_index, d->n_link_table) ||
+			    !index_ok(y->link_index, d->n_link_table) ||
+			    !attrs_ok(x->attribute_indices, x->n_attribute_indices, na) ||
+			    !attrs_ok(y->attribute_indices, y->n_attribute_indices, na))
+				return false;
+			if (!same_stack_index(c, x->stack_index, y->stack_index) ||
+			    !same_link(c, x->link_index, y->link_index) || x->n_values != y->n_values ||
+			    !same_attrs(c, x->attribute_indices, x->n_attribute_indices,
+					y->attribute_indices, y->n_attribute_indices) ||
 			    !same_stamps(x->timestamps_unix_nano, x->n_timestamps_unix_nano,
 					 y->timestamps_unix_nano, y->n_timestamps_unix_nano))
 				return false;
@@ -1477,7 +1622,7 @@ typedef struct {
 static sp_error *add_kv_list(conv *c, const fpath *path, pb_kv *const *kv, size_t n,
 			     sp_otel_run *out, label_set *ls)
 {
-	sp_error *err;
+	sp_error *err = NULL;
 	uint32_t *ids = n ? sp_xreallocarray(NULL, n, sizeof(*ids)) : NULL;
 	for (size_t i = 0; i < n; i++) {
 		uint32_t key;
@@ -1566,7 +1711,7 @@ static void profile_fields(conv *c, const Otlp__Profile *pr, const sp_otel_profi
 static sp_error *add_profile_extras(conv *c, const fpath *path, const Otlp__Profile *pr,
 				    uint32_t scope, uint32_t col)
 {
-	sp_error *err;
+	sp_error *err = NULL;
 	sp_otel_profile op = {
 		.scope = scope,
 		.column = col,
@@ -1622,7 +1767,7 @@ static void hex_label(conv *c, size_t *n, const char *key, const sp_otel *o, uin
 static sp_error *add_samples(conv *c, Otlp__Profile *const *profs, const uint32_t *cols, size_t k,
 			     const label_set *res, const fpath *ppath)
 {
-	sp_error *err;
+	sp_error *err = NULL;
 	sp_profile *p = c->p;
 	sp_otel *o = c->o;
 	const pb_dict *d = c->dict;
@@ -1705,7 +1850,7 @@ static sp_error *add_resource(conv *c, size_t ri, const scope_plan *plans)
 {
 	const Otlp__ResourceProfiles *rp = c->d->resource_profiles[ri];
 	fpath rpath = path_add(P0, 1, ri);
-	sp_error *err;
+	sp_error *err = NULL;
 	sp_otel_resource r = {.schema_url = sp_otel_string(c->o, rp->schema_url,
 							   strlen(rp->schema_url))};
 	label_set res = {0};
@@ -1873,7 +2018,7 @@ static void conv_message_clear(conv *c)
 /* Adds message D to the model. */
 static sp_error *conv_message(conv *c, const pb_data *d)
 {
-	sp_error *err;
+	sp_error *err = NULL;
 	c->d = d;
 	c->dict = d->dictionary ? d->dictionary : &empty_dict;
 	size_t ns = c->dict->n_string_table;
@@ -2048,7 +2193,7 @@ static bool looks_like_json(const sp_json *j)
 	sp_json t = *j;
 	sp_buf key = {0};
 	sp_error *err = sp_json_object(&t);
-	bool ok = !err && sp_json_member(&t, &key, &err) &&
+	bool ok = !err && sp_json_peek(&t) == SP_JSON_STRING && !(err = sp_json_string(&t, &key)) &&
 		  (!strcmp(key.data, "resourceProfiles") || !strcmp(key.data, "resource_profiles") ||
 		   !strcmp(key.data, "dictionary"));
 	sp_error_free(err);
@@ -2059,7 +2204,7 @@ static bool looks_like_json(const sp_json *j)
 static sp_error *read_json(conv *c, const uint8_t *data, size_t len)
 {
 	jread r = {0};
-	sp_json_init(&r.j, c->name, data, len, OTLP_MAX_DEPTH);
+	sp_json_init(&r.j, c->name, data, len, OTLP_JSON_DEPTH);
 	if (!looks_like_json(&r.j))
 		return not_mine(c->name, "a JSON object that is not a ProfilesData");
 	sp_error *err = NULL;

@@ -60,6 +60,8 @@ static uint32_t next_index(size_t n)
 
 uint32_t sp_otel_string(sp_otel *o, const char *s, size_t n)
 {
+	if (!n)
+		return 0;
 	return next_index(sp_strtab_intern(&o->strings, s, n));
 }
 
@@ -395,8 +397,11 @@ void sp_otel_dump(const sp_profile *p, sp_sink *out)
 	}
 	for (size_t i = 0; i < o->n_samples; i++) {
 		const sp_otel_sample *s = &o->samples[i];
-		sp_buf_printf(&b, "  sample %zu: group %" PRIu32 " origin %" PRIu32, i, s->group,
-			      s->origin);
+		sp_buf_printf(&b, "  sample %zu: group %" PRIu32, i, s->group);
+		/* the numbers are the reader's: what they say is which samples
+		 * were one OTLP sample */
+		if (i && s->origin == o->samples[i - 1].origin && s->group == o->samples[i - 1].group)
+			sp_buf_puts(&b, " (the sample before's next observation)");
 		if (s->link && s->link <= o->n_links) {
 			sp_buf_puts(&b, " link");
 			dump_str(o, "trace", o->links[s->link - 1].trace_id, true, &b);
