@@ -9,8 +9,15 @@ links, mappings with build ids and pprof's flags, locations with lines and frame
 types; one message, a stream of two, and gzip and zstd around them.
 
     tests/fuzz/otlp_seeds.py tests/fuzz/seeds
+
+otlp_seeds.py --malformed DIR writes the malformed inputs DIR/otlp/*.in and
+DIR/otlp_json/*.in, each with the words its error must contain (*.expect): where (the
+byte offset, or line and column, and the field's path) and what was expected.
+
+    tests/fuzz/otlp_seeds.py --malformed tests/malformed
 """
 import gzip
+import json
 import os
 import shutil
 import subprocess
@@ -175,7 +182,177 @@ def main(out):
         dictionary=op.ProfilesData().dictionary).SerializeToString() or b"\x12\x00")
 
 
+def varint(v):
+    out = bytearray()
+    while True:
+        b = v & 0x7f
+        v >>= 7
+        out.append(b | (0x80 if v else 0))
+        if not v:
+            return bytes(out)
+
+
+def field(num, wt, payload):
+    """A field: tag, then a varint, fixed bytes, or a length and bytes."""
+    tag = varint(num << 3 | wt)
+    if wt == 2:
+        return tag + varint(len(payload)) + payload
+    return tag + payload
+
+
+def base():
+    """A small valid message: one resource, scope, profile and sample."""
+    m = op.ProfilesData()
+    d = m.dictionary
+    d.string_table.extend(["", "samples", "count", "app"])
+    d.mapping_table.add()
+    d.mapping_table.add(memory_start=0x1000, memory_limit=0x2000, filename_strindex=3)
+    d.location_table.add()
+    d.location_table.add(mapping_index=1, address=0x1100)
+    d.function_table.add()
+    d.link_table.add()
+    d.attribute_table.add()
+    d.stack_table.add()
+    d.stack_table.add().location_indices.append(1)
+    p = m.resource_profiles.add().scope_profiles.add().profiles.add()
+    p.sample_type.type_strindex, p.sample_type.unit_strindex = 1, 2
+    p.samples.add(stack_index=1).values.append(1)
+    return m
+
+
+def sample(m):
+    return m.resource_profiles[0].scope_profiles[0].profiles[0].samples[0]
+
+
+SAMPLE = "resource_profiles[0].scope_profiles[0].profiles[0].samples[0]"
+JSAMPLE = "resourceProfiles[0].scopeProfiles[0].profiles[0].samples[0]"
+
+
+def malformed(out):
+    pb, js = os.path.join(out, "otlp"), os.path.join(out, "otlp_json")
+    os.makedirs(pb, exist_ok=True)
+    os.makedirs(js, exist_ok=True)
+    cases = {}
+
+    m = base()
+    rp = m.resource_profiles[0].SerializeToString()
+    head = field(1, 2, rp)
+    cases["cut_dictionary"] = (head + b"\x12\x40" + b"\x2a\x00",
+                               "offset %d: field 2 (ProfilesData.dictionary): length 64 "
+                               "exceeds the 2 bytes left" % len(head))
+    # location_indices (packed int32) sent as fixed64
+    bad_stack = field(7, 2, field(1, 1, bytes(8)))
+    dict_bytes = field(5, 2, b"") + bad_stack
+    at = len(head) + 2 + len(field(5, 2, b"")) + 2
+    cases["wire_type"] = (head + field(2, 2, dict_bytes),
+                          "offset %d: field 1 (Stack.location_indices): wire type 1, expected "
+                          "0 or 2 (packed)" % at)
+    cases["group"] = (head + field(2, 2, b"\x0b\x0c"),
+                      "offset %d: field 1 (ProfilesDictionary.mapping_table): wire type 3 is "
+                      "not supported" % (len(head) + 2))
+    nul = field(2, 2, field(5, 2, b"") + field(5, 2, b"a\x00b"))
+    cases["nul_string"] = (head + nul, "field 5 (ProfilesDictionary.string_table): a string "
+                                       "with a NUL byte")
+    v = field(2, 0, b"\x01")  # bool_value
+    for _ in range(70):  # AnyValue { array_value { values { ... } } }
+        v = field(5, 2, field(1, 2, v))
+    kv = field(1, 2, b"k") + field(2, 2, v)
+    res = field(1, 2, field(1, 2, kv))  # ResourceProfiles.resource.attributes
+    cases["deep_value"] = (field(1, 2, res), "nested more than 64 messages deep")
+
+    m = base()
+    m.dictionary.string_table[0] = "x"
+    cases["string0"] = (m, 'dictionary.string_table[0]: must be "": index 0 means none')
+    m = base()
+    m.dictionary.location_table[0].address = 5
+    cases["location0"] = (m, "dictionary.location_table[0]: must be the zero value "
+                             "(Location{}): index 0 means none")
+    m = base()
+    m.dictionary.link_table[0].span_id = b"\x01" * 8
+    cases["link0"] = (m, "dictionary.link_table[0]: must be the zero value (Link{})")
+    m = base()
+    sample(m).stack_index = 9
+    cases["stack_index"] = (m, SAMPLE + ": index 9 is outside the stack table (2 entries)")
+    m = base()
+    m.dictionary.stack_table[1].location_indices.append(7)
+    cases["location_index"] = (m, "dictionary.stack_table[1]: index 7 is outside the location "
+                                  "table (2 entries)")
+    m = base()
+    m.dictionary.function_table.add(name_strindex=3)
+    m.dictionary.location_table[1].lines.add(function_index=4)
+    cases["function_index"] = (m, "dictionary.location_table[1].lines[0]: index 4 is outside "
+                                  "the function table (2 entries)")
+    m = base()
+    sample(m).attribute_indices.append(99)
+    cases["attribute_index"] = (m, SAMPLE + ": index 99 is outside the attribute table "
+                                            "(1 entries)")
+    m = base()
+    m.dictionary.mapping_table[1].filename_strindex = 50
+    cases["string_index"] = (m, "dictionary.mapping_table[1]: index 50 is outside the string "
+                                "table (4 entries)")
+    m = base()
+    sample(m).link_index = -1
+    cases["negative_index"] = (m, SAMPLE + ": index -1 is outside the link table (1 entries)")
+    m = base()
+    del sample(m).values[:]
+    cases["no_values"] = (m, SAMPLE + ": a sample needs values or timestamps")
+    m = base()
+    sample(m).values.append(2)
+    sample(m).timestamps_unix_nano.extend([1, 2, 3])
+    cases["values_timestamps"] = (m, SAMPLE + ": 2 values and 3 timestamps")
+    good = base().SerializeToString()
+    stream = len(good).to_bytes(4, "big") + good + (1000).to_bytes(4, "big") + good[:10]
+    cases["stream_cut"] = (stream, "offset %d: message 2 of 1000 bytes, but 10 are left"
+                                   % (4 + len(good)))
+    if shutil.which("zstd"):
+        z = bytearray(subprocess.run(["zstd", "-q", "-c"], input=good * 50,
+                                     stdout=subprocess.PIPE, check=True).stdout)
+        cases["zstd_cut"] = (bytes(z[:len(z) // 2]), "the zstd data ends inside a frame")
+    for name, (data, expect) in cases.items():
+        if not isinstance(data, bytes):
+            data = data.SerializeToString()
+        write(os.path.join(pb, name + ".in"), data)
+        write(os.path.join(pb, name + ".expect"), (expect + "\n").encode())
+
+    j = json.dumps(json.loads(op.to_json(base())), separators=(",", ":"))
+    jcases = {
+        "unterminated": (j[:j.index('"stringTable":[') + 15] + '"", "abc',
+                         "string not terminated"),
+        "bad_escape": (j.replace('"app"', '"a\\qp"'), "unknown escape \\q"),
+        "not_integer": (j.replace('"stackIndex":1', '"stackIndex":"x1"'),
+                        "expected a 32-bit integer, found 'x1'"),
+        "int32_range": (j.replace('"stackIndex":1', '"stackIndex":4294967296'),
+                        "expected a 32-bit integer, found '4294967296'"),
+        "stack_index": (j.replace('"stackIndex":1', '"stackIndex":5'),
+                        JSAMPLE + ": index 5 is outside the stack table (2 entries)"),
+        "location0": (j.replace('"locationTable":[{}', '"locationTable":[{"address":"5"}'),
+                      "dictionary.locationTable[0]: must be the zero value"),
+        "trailing": (j + "\n]\n", "line 2, column 1 (byte %d): expected an object, found ']'"
+                     % (len(j) + 1)),
+        "missing_colon": ('{"resourceProfiles" []}',
+                          "line 1, column 21 (byte 20): expected ':' after the member name"),
+        "bad_hex": (j.replace('"dictionary":{', '"dictionary":{"linkTable":[{"traceId":"zz"}],'),
+                    'expected hex digits, found "zz"'),
+        "bad_base64": (j.replace('"stringTable"', '"attributeTable":[{},{"value":'
+                                 '{"bytesValue":"!!!"}}],"stringTable"'),
+                       'expected base64, found "!!!"'),
+        "lone_surrogate": (j.replace('"app"', '"\\udc00"'), "lone low surrogate \\udc00"),
+        "second_line": (j + "\n" + j.replace('"stackIndex":1', '"stackIndex":7'),
+                        "line 2, column"),
+        "deep": (j.replace('"dictionary":{', '"dictionary":{"attributeTable":[{},{"value":' +
+                           '{"arrayValue":{"values":[' * 70 + ']}}' * 70 + '}],'),
+                 "nested more than 64 messages deep"),
+    }
+    for name, (text, expect) in jcases.items():
+        write(os.path.join(js, name + ".in"), (text + ("" if name == "unterminated"
+                                                       else "\n")).encode())
+        write(os.path.join(js, name + ".expect"), (expect + "\n").encode())
+
+
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        raise SystemExit("usage: otlp_seeds.py DIR")
-    main(sys.argv[1])
+    if len(sys.argv) == 3 and sys.argv[1] == "--malformed":
+        malformed(sys.argv[2])
+    elif len(sys.argv) == 2:
+        main(sys.argv[1])
+    else:
+        raise SystemExit("usage: otlp_seeds.py DIR | --malformed DIR")
