@@ -312,6 +312,12 @@ static void flush(sp_buf *b, sp_sink *out)
 	sp_buf_reset(b);
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
 /* An id-keyed attribute table (mappings, locations), in id order. */
 static void dump_by_id(const sp_otel *o, const sp_u64map *m, const char *what, sp_buf *b,
 		       sp_sink *out)
@@ -321,12 +327,7 @@ static void dump_by_id(const sp_otel *o, const sp_u64map *m, const char *what, s
 	for (size_t i = 0; i < m->cap; i++)
 		if (m->used[i])
 			ids[n++] = m->keys[i];
-	for (size_t i = 1; i < n; i++) /* few: insertion sort */
-		for (size_t j = i; j > 0 && ids[j - 1] > ids[j]; j--) {
-			uint64_t t = ids[j];
-			ids[j] = ids[j - 1];
-			ids[j - 1] = t;
-		}
+	qsort(ids, n, sizeof(*ids), cmp_u64);
 	for (size_t i = 0; i < n; i++) {
 		sp_otel_run r = unpack_run(m, ids[i]);
 		if (!r.n)
