@@ -14,6 +14,10 @@
       of ORIG: for every sample, its count (its number of timestamps) and its labels
       (its attributes, its resource's, its link's ids, its timestamps), as a multiset;
       but a numeric label 0 without a unit, which pprof's format cannot carry.
+  otlp_check.py proto-table SET
+      the messages of SET (protoc --descriptor_set_out of formats/proto/otlp.proto, what
+      symprof's C code is generated from) and tests/otlp_proto.py's table, two
+      transcriptions of the spec, agree field by field: name, number, type, repeated.
   otlp_check.py synth OUT FILE VADDR NAME
       writes OUT: one sample whose leaf is a native frame at ELF address VADDR + 8 of FILE
       (its base name the mapping's), called from a frame at VADDR exactly, as a return
@@ -251,12 +255,48 @@ def synth(out, file, vaddr, name):
     return 0
 
 
+def proto_table(path):
+    from google.protobuf import descriptor_pb2
+    fds = descriptor_pb2.FileDescriptorSet()
+    with open(path, "rb") as f:
+        fds.ParseFromString(f.read())
+    c_side = {}
+    for fd in fds.file:
+        for m in fd.message_type:
+            c_side[m.name] = {f.name: (f.number, f.type, f.label == f.LABEL_REPEATED,
+                                       f.type_name.split(".")[-1]) for f in m.field}
+    bad, n = [], 0
+    for _, _, messages in op.FILES:
+        for name, fields in messages:
+            got = c_side.get(name)
+            if got is None:
+                if name != "ExportProfilesServiceRequest":  # read as ProfilesData
+                    bad.append("%s: not in the .proto" % name)
+                continue
+            want = {}
+            for fname, num, label, typ in fields:
+                t = op.T.get(typ, op.F.TYPE_MESSAGE)
+                want[fname] = (num, t, label == op.REP,
+                               typ.split(".")[-1] if t == op.F.TYPE_MESSAGE else "")
+            for fname in sorted(set(want) | set(got)):
+                n += 1
+                if want.get(fname) != got.get(fname):
+                    bad.append("%s.%s: python %r, .proto %r" % (name, fname, want.get(fname),
+                                                                 got.get(fname)))
+    for b in bad:
+        print(b)
+    print("%d fields compared" % n)
+    return 1 if bad else 0
+
+
 if __name__ == "__main__":
     cmd = sys.argv[1] if len(sys.argv) > 1 else ""
     if cmd == "written" and len(sys.argv) == 4:
         sys.exit(written(sys.argv[2], sys.argv[3]))
     if cmd == "pprof-raw" and len(sys.argv) == 4:
         sys.exit(pprof_raw(sys.argv[2], sys.argv[3]))
+    if cmd == "proto-table" and len(sys.argv) == 3:
+        sys.exit(proto_table(sys.argv[2]))
     if cmd == "synth" and len(sys.argv) == 6:
         sys.exit(synth(*sys.argv[2:]))
     raise SystemExit(__doc__)
