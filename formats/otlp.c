@@ -2286,6 +2286,26 @@ typedef struct {
 	uint32_t attr;
 } out_attr;
 
+/* Model ids to output indices: the ids themselves when they are 1..n in
+ * order (as readers number them), else a map. */
+typedef struct {
+	bool sparse;
+	size_t n;
+	sp_u64map map;
+} id_index;
+
+static void id_index_add(id_index *x, uint64_t id)
+{
+	x->n++;
+	if (!x->sparse && id != x->n) {
+		x->sparse = true;
+		for (uint64_t k = 1; k < x->n; k++)
+			sp_u64map_put(&x->map, k, k);
+	}
+	if (x->sparse)
+		sp_u64map_put(&x->map, id, x->n);
+}
+
 /* One output sample of one profile: the model samples IDX[first ..
  * first + n) (n > 1: the observations of one OTLP sample, read apart). */
 typedef struct {
@@ -2320,7 +2340,7 @@ typedef struct {
 	uint64_t *stamps;
 	size_t n_stamps, cap_stamps;
 	sp_otel_run *map_attrs, *loc_attrs; /* per model mapping and location */
-	sp_u64map map_index, loc_index, fn_index; /* model id -> output index */
+	id_index map_index, loc_index, fn_index; /* model id -> output index */
 	out_group *groups;
 	size_t n_groups;
 	/* the writer's resource, scope and profiles when there are no extras */
@@ -2492,7 +2512,7 @@ static void entity_attrs(writer *w)
 			if (has[f] && !written[f])
 				push_aidx(w, put_attr(w, w->own, own_bool(w, flags[f])));
 		w->map_attrs[i] = run_from(w, start);
-		sp_u64map_put(&w->map_index, m->id, i + 1);
+		id_index_add(&w->map_index, m->id);
 	}
 	w->loc_attrs = sp_xcalloc(p->n_locations ? p->n_locations : 1, sizeof(*w->loc_attrs));
 	for (size_t i = 0; i < p->n_locations; i++) {
@@ -2511,16 +2531,18 @@ static void entity_attrs(writer *w)
 		if (l->is_folded && !folded)
 			push_aidx(w, put_attr(w, w->own, own_bool(w, KEY_IS_FOLDED)));
 		w->loc_attrs[i] = run_from(w, start);
-		sp_u64map_put(&w->loc_index, l->id, i + 1);
+		id_index_add(&w->loc_index, l->id);
 	}
 	for (size_t i = 0; i < p->n_functions; i++)
-		sp_u64map_put(&w->fn_index, p->functions[i].id, i + 1);
+		id_index_add(&w->fn_index, p->functions[i].id);
 }
 
-static uint32_t index_of(const sp_u64map *m, uint64_t id)
+static uint32_t index_of(const id_index *x, uint64_t id)
 {
 	uint64_t v = 0;
-	sp_u64map_get(m, id, &v);
+	if (!x->sparse)
+		return id <= x->n ? (uint32_t)id : 0;
+	sp_u64map_get(&x->map, id, &v);
 	return (uint32_t)v;
 }
 
@@ -3750,9 +3772,9 @@ static void writer_free(writer *w)
 	free(w->stamps);
 	free(w->map_attrs);
 	free(w->loc_attrs);
-	sp_u64map_free(&w->map_index);
-	sp_u64map_free(&w->loc_index);
-	sp_u64map_free(&w->fn_index);
+	sp_u64map_free(&w->map_index.map);
+	sp_u64map_free(&w->loc_index.map);
+	sp_u64map_free(&w->fn_index.map);
 	for (size_t g = 0; g < w->n_groups; g++) {
 		free(w->groups[g].idx);
 		free(w->groups[g].s);

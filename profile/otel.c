@@ -39,8 +39,8 @@ void sp_otel_free(sp_otel *o)
 	free(o->profiles);
 	free(o->groups);
 	free(o->samples);
-	sp_u64map_free(&o->mapping_attrs);
-	sp_u64map_free(&o->location_attrs);
+	free(o->mapping_attrs);
+	free(o->location_attrs);
 	free(o);
 }
 
@@ -120,37 +120,37 @@ sp_otel_run sp_otel_add_stamps(sp_otel *o, const uint64_t *stamps, size_t n)
 	return r;
 }
 
-static uint64_t pack_run(sp_otel_run r)
+/* Element ID of the id-indexed table V of N (capacity CAP), grown to hold it. */
+static void set_run(sp_otel_run **v, size_t *n, size_t *cap, uint64_t id, sp_otel_run r)
 {
-	return (uint64_t)r.off << 32 | r.n;
-}
-
-static sp_otel_run unpack_run(const sp_u64map *m, uint64_t id)
-{
-	uint64_t v;
-	if (!sp_u64map_get(m, id, &v))
-		return (sp_otel_run){0, 0};
-	return (sp_otel_run){(uint32_t)(v >> 32), (uint32_t)v};
+	if (id >= UINT32_MAX)
+		sp_oom(); /* (ids are the reader's, 1..n) */
+	if (id >= *n) {
+		sp_grow(v, cap, (size_t)id + 1, sizeof(**v));
+		memset(*v + *n, 0, ((size_t)id + 1 - *n) * sizeof(**v));
+		*n = (size_t)id + 1;
+	}
+	(*v)[id] = r;
 }
 
 void sp_otel_set_mapping_attrs(sp_otel *o, uint64_t id, sp_otel_run attrs)
 {
-	sp_u64map_put(&o->mapping_attrs, id, pack_run(attrs));
+	set_run(&o->mapping_attrs, &o->n_mapping_attrs, &o->cap_mapping_attrs, id, attrs);
 }
 
 void sp_otel_set_location_attrs(sp_otel *o, uint64_t id, sp_otel_run attrs)
 {
-	sp_u64map_put(&o->location_attrs, id, pack_run(attrs));
+	set_run(&o->location_attrs, &o->n_location_attrs, &o->cap_location_attrs, id, attrs);
 }
 
 sp_otel_run sp_otel_mapping_attrs(const sp_otel *o, uint64_t id)
 {
-	return unpack_run(&o->mapping_attrs, id);
+	return id < o->n_mapping_attrs ? o->mapping_attrs[id] : (sp_otel_run){0, 0};
 }
 
 sp_otel_run sp_otel_location_attrs(const sp_otel *o, uint64_t id)
 {
-	return unpack_run(&o->location_attrs, id);
+	return id < o->n_location_attrs ? o->location_attrs[id] : (sp_otel_run){0, 0};
 }
 
 const char *sp_otel_attr_string(const sp_otel *o, sp_otel_run run, const char *key)
@@ -312,31 +312,17 @@ static void flush(sp_buf *b, sp_sink *out)
 	sp_buf_reset(b);
 }
 
-static int cmp_u64(const void *a, const void *b)
+/* An id-indexed attribute table (mappings, locations). */
+static void dump_by_id(const sp_otel *o, const sp_otel_run *v, size_t n, const char *what,
+		       sp_buf *b, sp_sink *out)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* An id-keyed attribute table (mappings, locations), in id order. */
-static void dump_by_id(const sp_otel *o, const sp_u64map *m, const char *what, sp_buf *b,
-		       sp_sink *out)
-{
-	uint64_t *ids = sp_xreallocarray(NULL, m->n ? m->n : 1, sizeof(*ids));
-	size_t n = 0;
-	for (size_t i = 0; i < m->cap; i++)
-		if (m->used[i])
-			ids[n++] = m->keys[i];
-	qsort(ids, n, sizeof(*ids), cmp_u64);
-	for (size_t i = 0; i < n; i++) {
-		sp_otel_run r = unpack_run(m, ids[i]);
-		if (!r.n)
+	for (size_t id = 0; id < n; id++) {
+		if (!v[id].n)
 			continue;
-		sp_buf_printf(b, "  %s %" PRIu64 ":", what, ids[i]);
-		dump_attrs(o, r, b);
+		sp_buf_printf(b, "  %s %zu:", what, id);
+		dump_attrs(o, v[id], b);
 		flush(b, out);
 	}
-	free(ids);
 }
 
 void sp_otel_dump(const sp_profile *p, sp_sink *out)
@@ -418,7 +404,7 @@ void sp_otel_dump(const sp_profile *p, sp_sink *out)
 		dump_attrs(o, s->attrs, &b);
 		flush(&b, out);
 	}
-	dump_by_id(o, &o->mapping_attrs, "mapping", &b, out);
-	dump_by_id(o, &o->location_attrs, "location", &b, out);
+	dump_by_id(o, o->mapping_attrs, o->n_mapping_attrs, "mapping", &b, out);
+	dump_by_id(o, o->location_attrs, o->n_location_attrs, "location", &b, out);
 	sp_buf_free(&b);
 }

@@ -581,8 +581,12 @@ typedef struct sp_otel {
 	size_t n_groups, cap_groups;
 	sp_otel_sample *samples;     /* one per sample of the profile */
 	size_t n_samples, cap_samples;
-	sp_u64map mapping_attrs;     /* mapping id -> run (off << 32 | n) */
-	sp_u64map location_attrs;    /* location id -> run */
+	/* attributes of mapping and location ID: [ID], empty past the end (the
+	 * reader's ids are 1..n) */
+	sp_otel_run *mapping_attrs;
+	size_t n_mapping_attrs, cap_mapping_attrs;
+	sp_otel_run *location_attrs;
+	size_t n_location_attrs, cap_location_attrs;
 } sp_otel;
 
 sp_otel *sp_otel_new(void);
@@ -599,7 +603,7 @@ uint32_t sp_otel_add_attr(sp_otel *o, uint32_t key, uint32_t unit, uint32_t valu
 sp_otel_run sp_otel_add_items(sp_otel *o, const uint32_t *items, size_t n);
 sp_otel_run sp_otel_add_stamps(sp_otel *o, const uint64_t *stamps, size_t n);
 /* Sets the attributes of mapping or location ID (a run of attribute
- * indices). */
+ * indices); ID at most the number of mappings or locations read. */
 void sp_otel_set_mapping_attrs(sp_otel *o, uint64_t id, sp_otel_run attrs);
 void sp_otel_set_location_attrs(sp_otel *o, uint64_t id, sp_otel_run attrs);
 sp_otel_run sp_otel_mapping_attrs(const sp_otel *o, uint64_t id);
