@@ -150,7 +150,9 @@ sp_error *sp_symbolizer_locate_file(sp_symbolizer *s, bool kernel, const char *r
 /* find/fileid.c: the file of mapping M of P (KERNEL: a kernel's), looked
  * for by each of its ids in turn: GNU build id, Go build id, then the eBPF
  * profiler's file id (htlhash) when the profile's OpenTelemetry extras
- * carry them, else its build id.  Appends every place tried to R's log and
+ * carry them, else its build id; a file id not found under the recorded
+ * name is looked for among every file of each --binary-path directory (a
+ * binary renamed since).  Appends every place tried to R's log and
  * sets R's ids and matched_by.  *FOUND as sp_symbolizer_locate; the error
  * (caller frees) is the most telling of the lookups' when none found it. */
 sp_error *sp_locate_mapping(sp_symbolizer *s, const sp_profile *p, const sp_mapping *m,
@@ -199,5 +201,8 @@ typedef struct {
 	const char *htlhash;
 } sp_filehash_want;
 sp_try_status sp_filehash_check(const char *path, void *arg);
+/* The session's cache of file ids, made at first use (borrowed until
+ * sp_symbolizer_free). */
+sp_filehash_cache *sp_symbolizer_filehash(sp_symbolizer *s);
 
 #endif

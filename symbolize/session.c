@@ -239,9 +239,7 @@ sp_error *sp_symbolizer_locate_file(sp_symbolizer *s, bool kernel, const char *r
 	if (i == SIZE_MAX) {
 		located l = {.key = key};
 		s->finder_calls++;
-		if (htlhash && !s->filehash)
-			s->filehash = sp_filehash_cache_new();
-		sp_filehash_want want = {s->filehash, htlhash};
+		sp_filehash_want want = {htlhash ? sp_symbolizer_filehash(s) : NULL, htlhash};
 		l.err = kernel ? sp_finder_kernel(sp_symbolizer_finder(s), recorded, build_id,
 						  s->kernel_release, &l.found, &l.log)
 			: htlhash ? sp_finder_binary_check(sp_symbolizer_finder(s), recorded,
@@ -258,6 +256,13 @@ sp_error *sp_symbolizer_locate_file(sp_symbolizer *s, bool kernel, const char *r
 	*found = s->located[i].found;
 	*log = &s->located[i].log;
 	return sp_error_dup(s->located[i].err);
+}
+
+sp_filehash_cache *sp_symbolizer_filehash(sp_symbolizer *s)
+{
+	if (!s->filehash)
+		s->filehash = sp_filehash_cache_new();
+	return s->filehash;
 }
 
 size_t sp_symbolizer_finder_calls(const sp_symbolizer *s)

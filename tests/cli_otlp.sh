@@ -11,7 +11,8 @@
 # What must hold, from how the OTLP was made and from independent tools:
 #   - every variant (ProfilesData, ExportProfilesServiceRequest, a length-prefixed stream
 #     of two requests, OTLP/JSON lines, gzip, zstd; stripped binaries with a build-id
-#     debug tree; mappings identified by htlhash only, past a decoy of the same name;
+#     debug tree; mappings identified by htlhash only, past a decoy of the same name, or
+#     under another name in a --binary-path directory;
 #     kernel frames named by the profiler beside native ones) gives the folded stacks
 #     symprof gives for the perf.data it came from (same stacks, same counts; the vDSO
 #     has no file on either side and is named by its mapping);
@@ -137,6 +138,20 @@ grep -q "tried: $tmp/strip/perfbusy (file id (htlhash) mismatch)" "$tmp/h.info" 
 	grep -q "unresolved [0-9]*: build-id mismatch" "$tmp/h.info"
 sp_ok $? "info: a stripped copy has another file id, and the frames say why they stay addresses" ||
 	sed 's/^/#   /' "$tmp/h.info" | head -n 20
+
+# a binary renamed since the run: found among its directory's files by its file id
+mkdir -p "$tmp/renamed"
+for f in perfbusy libperfshared.so libperfplugin.so; do cp "$fix/$f" "$tmp/renamed/$f.v2"; done
+rpaths=$(echo "$paths" | sed "s|--binary-path $fix |--binary-path $tmp/renamed |")
+# shellcheck disable=SC2086
+sp_run symprof convert $rpaths "$tmp/genh/agent.otlp" -o "$tmp/renamed.folded"
+norm "$tmp/renamed.folded" | cmp -s - "$tmp/want.folded"
+sp_ok $? "binaries renamed since the run: found by their file ids, the same stacks" ||
+	{ sp_show_err; norm "$tmp/renamed.folded" | diff - "$tmp/want.folded" | head -n 5 | sed 's/^/#   /'; }
+# shellcheck disable=SC2086
+sp_run symprof info $rpaths "$tmp/genh/agent.otlp"
+sed -n '/ perfbusy$/,/^  mapping/p' "$tmp/out" | grep -q "found by: file id (htlhash), under another name"
+sp_ok $? "info: ... which it says" || sed -n '/ perfbusy$/,/^  mapping/p' "$tmp/out" | sed 's/^/#   /'
 
 # info: which id, which addresses, and why the vDSO stayed unnamed
 # shellcheck disable=SC2086
