@@ -27,41 +27,41 @@ int sp_object_fd(const char *path, struct stat *st, sp_error **err);
 /* ------------------------------------------------------------------------ */
 /* resolve.c: the resolver for one ELF file (its parts: see dwarfp.h).      */
 
-typedef struct sp_dwarf sp_dwarf;
+typedef struct sp_resolver sp_resolver;
 
 /* Prepares a resolver for the ELF at PATH; nothing is opened until the
- * first sp_dwarf_resolve.  OPTS, INFO and FINDER (each may be NULL) are
- * borrowed until sp_dwarf_free: they are used to find separate debug info
+ * first sp_resolver_resolve.  OPTS, INFO and FINDER (each may be NULL) are
+ * borrowed until sp_resolver_free: they are used to find separate debug info
  * (the finder, else sp_find_debuginfo, then libdwfl's standard search) and
  * for the demangling style. */
-sp_dwarf *sp_dwarf_new(const char *path, const sp_symbolize_options *opts,
+sp_resolver *sp_resolver_new(const char *path, const sp_symbolize_options *opts,
 		       const sp_elf_info *info, sp_finder *finder);
-void sp_dwarf_free(sp_dwarf *d);
+void sp_resolver_free(sp_resolver *d);
 
 /* Frames for the symbol-file address ADDR (for ET_REL objects: the address
  * in the space of the file's own section addresses), innermost first.
  * *N == 0 when nothing is known.  Frames and their strings are borrowed
- * until sp_dwarf_free.  Opening failures are remembered: every later call
+ * until sp_resolver_free.  Opening failures are remembered: every later call
  * returns a copy of the same error. */
-sp_error *sp_dwarf_resolve(sp_dwarf *d, uint64_t addr, const sp_frame **frames, size_t *n);
+sp_error *sp_resolver_resolve(sp_resolver *d, uint64_t addr, const sp_frame **frames, size_t *n);
 /* The same without keeping the result: the frames are borrowed only until
- * the next call on D (their strings until sp_dwarf_free). */
-sp_error *sp_dwarf_resolve_once(sp_dwarf *d, uint64_t addr, const sp_frame **frames,
+ * the next call on D (their strings until sp_resolver_free). */
+sp_error *sp_resolver_resolve_once(sp_resolver *d, uint64_t addr, const sp_frame **frames,
 				size_t *n);
 
 /* Where section NAME (allocated) of D's file is in the address space
- * sp_dwarf_resolve takes: for an ET_REL without section addresses (a
+ * sp_resolver_resolve takes: for an ET_REL without section addresses (a
  * kernel module), where libdwfl laid it out.  Opens the file. */
-sp_error *sp_dwarf_section_address(sp_dwarf *d, const char *name, uint64_t *out);
+sp_error *sp_resolver_section_address(sp_resolver *d, const char *name, uint64_t *out);
 /* Path of the separate debug file libdwfl used, or NULL (borrowed). */
 /* Opens D now, as its first resolve would; returns the (cached) failure. */
-sp_error *sp_dwarf_open(sp_dwarf *d);
-const char *sp_dwarf_debug_path(const sp_dwarf *d);
+sp_error *sp_resolver_open(sp_resolver *d);
+const char *sp_resolver_debug_path(const sp_resolver *d);
 /* Every place looked for separate debug info (borrowed). */
-const sp_find_log *sp_dwarf_find_log(const sp_dwarf *d);
+const sp_find_log *sp_resolver_find_log(const sp_resolver *d);
 /* Why the first split unit (.dwo) that was needed could not be read, and
  * how many could not, or NULL (caller frees). */
-sp_error *sp_dwarf_split_error(const sp_dwarf *d);
+sp_error *sp_resolver_split_error(const sp_resolver *d);
 
 /* ------------------------------------------------------------------------ */
 /* lines.c: a compile unit's line table without libdw.                      */
@@ -116,7 +116,7 @@ void sp_line_table_clear(sp_line_table *t);
 /* ------------------------------------------------------------------------ */
 /* session.c                                                                */
 
-/* sp_dwarf_section_address of the object's file. */
+/* sp_resolver_section_address of the object's file. */
 sp_error *sp_object_section_address(sp_object *o, const char *name, uint64_t *vaddr);
 /* The path the object was opened from (borrowed until sp_symbolizer_free). */
 const char *sp_object_path(const sp_object *o);
@@ -124,7 +124,7 @@ const char *sp_object_path(const sp_object *o);
 const char *sp_object_debug_path(const sp_object *o);
 /* Where separate debug info was looked for, or NULL (borrowed). */
 const sp_find_log *sp_object_debug_log(const sp_object *o);
-/* sp_dwarf_split_error of the object's resolver, or NULL (caller frees). */
+/* sp_resolver_split_error of the object's resolver, or NULL (caller frees). */
 sp_error *sp_object_split_error(const sp_object *o);
 /* The session's finder, created at first use (borrowed until
  * sp_symbolizer_free): one debuginfod client per session. */

@@ -442,36 +442,36 @@ const char *sp_perf_map_lookup(const sp_perf_map *m, uint32_t pid, uint64_t addr
 
 /* jitdump files (jit-PID.dump, perfjit.c): names, and file:line where the
  * file has debug info records, for the JIT code of the header's process. */
-typedef struct sp_perfjit sp_perfjit;
+typedef struct sp_jitdump sp_jitdump;
 /* Reads FILES[0..n); an error names the file, the byte offset and what
  * was expected there (SP_E_UNRECOGNIZED when a file is no jitdump). */
-sp_error *sp_perfjit_load(const char *const *files, size_t n_files, sp_perfjit **out);
-void sp_perfjit_free(sp_perfjit *j);
+sp_error *sp_jitdump_load(const char *const *files, size_t n_files, sp_jitdump **out);
+void sp_jitdump_free(sp_jitdump *j);
 /* How many code ranges (loads and moves) were read. */
-size_t sp_perfjit_count(const sp_perfjit *j);
+size_t sp_jitdump_count(const sp_jitdump *j);
 /* The function holding ADDR in process PID (0: any process): fills *OUT
  * with its name (name = system_name, not demangled) and, when known, its
- * file and line; the strings are borrowed until sp_perfjit_free.  False
+ * file and line; the strings are borrowed until sp_jitdump_free.  False
  * when no file knows ADDR. */
-bool sp_perfjit_lookup(const sp_perfjit *j, uint32_t pid, uint64_t addr, sp_frame *out);
+bool sp_jitdump_lookup(const sp_jitdump *j, uint32_t pid, uint64_t addr, sp_frame *out);
 /* Which code ADDR of process PID held at TIME (a sample's time, on the
  * clock of the jitdump records): the latest record at or before TIME whose
- * range holds ADDR, as a version for sp_perfjit_lookup_version;
+ * range holds ADDR, as a version for sp_jitdump_lookup_version;
  * SP_PERFJIT_NO_CODE when records hold ADDR only from a later time on; 0
  * when no record of PID holds it at any time. */
 #define SP_PERFJIT_NO_CODE UINT64_MAX
-uint64_t sp_perfjit_code_version(const sp_perfjit *j, uint32_t pid, uint64_t addr,
+uint64_t sp_jitdump_code_version(const sp_jitdump *j, uint32_t pid, uint64_t addr,
 				 uint64_t time);
-/* sp_perfjit_lookup for the code VERSION names; false for
+/* sp_jitdump_lookup for the code VERSION names; false for
  * SP_PERFJIT_NO_CODE or an ADDR outside that code. */
-bool sp_perfjit_lookup_version(const sp_perfjit *j, uint64_t version, uint64_t addr,
+bool sp_jitdump_lookup_version(const sp_jitdump *j, uint64_t version, uint64_t addr,
 			       sp_frame *out);
 /* How many ranges hold addresses that an earlier range of their process
  * held (then sample times decide which code a sample saw). */
-size_t sp_perfjit_reused(const sp_perfjit *j);
+size_t sp_jitdump_reused(const sp_jitdump *j);
 /* Whether some file's timestamps are the CPU's counter
  * (JITDUMP_FLAGS_ARCH_TIMESTAMP) rather than CLOCK_MONOTONIC. */
-bool sp_perfjit_arch_timestamp(const sp_perfjit *j);
+bool sp_jitdump_arch_timestamp(const sp_jitdump *j);
 
 /* A copy of /proc/kallsyms: kernel symbol names. */
 typedef struct sp_kallsyms sp_kallsyms;
@@ -512,7 +512,7 @@ sp_error *sp_symbolizer_sources(sp_symbolizer *s, const sp_jit_index **jit,
 /* The session's jitdump files (--jitdump), NULL when none were given or
  * before sp_symbolizer_sources loaded them; borrowed until
  * sp_symbolizer_free. */
-const sp_perfjit *sp_symbolizer_perfjit(const sp_symbolizer *s);
+const sp_jitdump *sp_symbolizer_perfjit(const sp_symbolizer *s);
 
 /* ------------------------------------------------------------------------ */
 /* Batches of addresses (batch.c).                                          */

@@ -3,7 +3,7 @@
 # end tests of the symprof command.  Fixture programs and recordings are made from
 # testdata/ at test time; malformed inputs (tests/malformed/) and fuzz seeds
 # (tests/fuzz/seeds/) stay beside the tests that read them.
-TEST_LIBS = formats/libformats.la symbolize/libsymbolize.la profile/libprofile.la \
+TEST_LIBS = report/libreport.la formats/libformats.la symbolize/libsymbolize.la profile/libprofile.la \
 	common/libcommon.la
 CLI_TESTS = tests/cli_heap.sh tests/cli_malformed.sh tests/cli_golden.sh tests/cli_diff.sh \
 	tests/cli_mismatch.sh tests/cli_outputs.sh tests/cli_limits.sh

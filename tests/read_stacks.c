@@ -20,7 +20,7 @@ static const struct {
 } readers[] = {
 	{"cpu", sp_cpu_read},         {"contention", sp_contention_read},
 	{"thread", sp_thread_read},   {"gocount", sp_gocount_read},
-	{"raw", sp_raw_read},         {"folded", sp_folded_read},
+	{"raw", sp_addrstacks_read},         {"folded", sp_folded_read},
 };
 
 int main(int argc, char **argv)

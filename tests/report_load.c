@@ -13,6 +13,7 @@
  *        [-focus=RE] [-ignore=RE] [-unit=U] [-lines] [-files]
  */
 #include "formats/formats.h"
+#include "report/report.h"
 
 #include <stdio.h>
 #include <stdlib.h>

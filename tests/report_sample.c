@@ -4,6 +4,7 @@
  *   report_sample dot|svg|pdf|png|flame|top [nodecount]
  */
 #include "formats/formats.h"
+#include "report/report.h"
 #include "tests/report_fixture.h"
 
 #include <stdio.h>

@@ -91,7 +91,7 @@ int main(void)
 	} names[] = {{SP_FMT_UNKNOWN, "unknown"}, {SP_FMT_PPROF, "pprof"},
 		     {SP_FMT_HEAP, "heap"},       {SP_FMT_CPU, "cpu"},
 		     {SP_FMT_CONTENTION, "contention"}, {SP_FMT_THREAD, "thread"},
-		     {SP_FMT_GOCOUNT, "gocount"}, {SP_FMT_RAW, "raw"},
+		     {SP_FMT_GOCOUNT, "gocount"}, {SP_FMT_ADDRSTACKS, "raw"},
 		     {SP_FMT_FOLDED, "folded"}, {SP_FMT_PERF, "perf"}};
 	for (size_t i = 0; i < SP_ARRAY_LEN(names); i++)
 		TAP_EQ_STR(sp_input_format_name(names[i].f), names[i].name, "format name %zu", i);

@@ -100,10 +100,10 @@ static void test_source_chain(const char *exe, const char *src, const sym *syms,
 	TAP_OK(c != NULL, "fixture has Widget::compute");
 	if (!c)
 		return;
-	sp_dwarf *d = sp_dwarf_new(exe, &raw_opts, NULL, NULL);
+	sp_resolver *d = sp_resolver_new(exe, &raw_opts, NULL, NULL);
 	const sp_frame *f;
 	size_t n;
-	sp_error *e = sp_dwarf_resolve(d, c->addr, &f, &n);
+	sp_error *e = sp_resolver_resolve(d, c->addr, &f, &n);
 	TAP_OK(!e && n >= 1, "compute entry resolves");
 	if (!e && n) {
 		TAP_EQ_STR(f[n - 1].system_name, c->name, "outermost frame is compute");
@@ -116,7 +116,7 @@ static void test_source_chain(const char *exe, const char *src, const sym *syms,
 	/* Some address inside compute has the full leaf chain. */
 	bool found = false;
 	for (uint64_t a = c->addr; a < c->addr + c->size && !found; a++) {
-		if ((e = sp_dwarf_resolve(d, a, &f, &n)) != NULL) {
+		if ((e = sp_resolver_resolve(d, a, &f, &n)) != NULL) {
 			sp_error_free(e);
 			break;
 		}
@@ -141,10 +141,10 @@ static void test_source_chain(const char *exe, const char *src, const sym *syms,
 	TAP_OK(found, "a leaf <- middle <- top <- compute chain exists");
 
 	/* Outside every function: nothing. */
-	e = sp_dwarf_resolve(d, 0x7fffffff0000ULL, &f, &n);
+	e = sp_resolver_resolve(d, 0x7fffffff0000ULL, &f, &n);
 	TAP_OK(!e && n == 0, "address outside the file has no frames");
 	sp_error_free(e);
-	sp_dwarf_free(d);
+	sp_resolver_free(d);
 }
 
 typedef struct {
@@ -167,7 +167,7 @@ static void compare_llvm(const char *exe, const sym *syms, size_t ns)
 	TAP_OK(rc == 0 && total > 1000, "llvm-symbolizer ran over %zu addresses", total);
 
 	FILE *in = fopen(outp, "r");
-	sp_dwarf *d = sp_dwarf_new(exe, &raw_opts, NULL, NULL);
+	sp_resolver *d = sp_resolver_new(exe, &raw_opts, NULL, NULL);
 	size_t inner_ok = 0, chain_ok = 0, col_ok = 0, seen = 0;
 	char line[4096];
 	for (size_t i = 0; i < ns && in; i++) {
@@ -194,7 +194,7 @@ static void compare_llvm(const char *exe, const sym *syms, size_t ns)
 			}
 			const sp_frame *fr;
 			size_t n;
-			sp_error *e = sp_dwarf_resolve(d, a, &fr, &n);
+			sp_error *e = sp_resolver_resolve(d, a, &fr, &n);
 			seen++;
 			bool in_ok = false, ch_ok = !e && n == ans.n, cols = ch_ok;
 			for (size_t k = 0; !e && k < n && k < ans.n; k++) {
@@ -225,7 +225,7 @@ static void compare_llvm(const char *exe, const sym *syms, size_t ns)
 	}
 	if (in)
 		fclose(in);
-	sp_dwarf_free(d);
+	sp_resolver_free(d);
 	printf("# %zu addresses: innermost agrees %zu, whole chain agrees %zu, with columns %zu\n",
 	       seen, inner_ok, chain_ok, col_ok);
 	TAP_OK(seen == total, "every address compared");
@@ -282,14 +282,14 @@ static void test_et_rel(const char *exe, const char *src, const sym *syms, size_
 		goto out;
 
 	/* In the object the function starts its section (st_value 0). */
-	sp_dwarf *rel = sp_dwarf_new(obj, &raw_opts, NULL, NULL);
-	sp_dwarf *ex = sp_dwarf_new(exe, &raw_opts, NULL, NULL);
+	sp_resolver *rel = sp_resolver_new(obj, &raw_opts, NULL, NULL);
+	sp_resolver *ex = sp_resolver_new(exe, &raw_opts, NULL, NULL);
 	size_t same = 0, nonempty = 0;
 	for (uint64_t k = 0; k < c->size; k++) {
 		const sp_frame *a, *b;
 		size_t na, nb;
-		sp_error *e1 = sp_dwarf_resolve(rel, sec_addr + k, &a, &na);
-		sp_error *e2 = sp_dwarf_resolve(ex, c->addr + k, &b, &nb);
+		sp_error *e1 = sp_resolver_resolve(rel, sec_addr + k, &a, &na);
+		sp_error *e2 = sp_resolver_resolve(ex, c->addr + k, &b, &nb);
 		bool eq = !e1 && !e2 && na == nb;
 		for (size_t i = 0; eq && i < na; i++)
 			eq = a[i].system_name && b[i].system_name &&
@@ -308,11 +308,11 @@ static void test_et_rel(const char *exe, const char *src, const sym *syms, size_
 	TAP_EQ_U64(nonempty, c->size, "every offset resolves in the ET_REL object");
 	const sp_frame *f;
 	size_t n;
-	sp_error *e = sp_dwarf_resolve(rel, 0x1000 + (sec_addr & 0xfff), &f, &n);
+	sp_error *e = sp_resolver_resolve(rel, 0x1000 + (sec_addr & 0xfff), &f, &n);
 	TAP_OK(!e && n == 0, "a low (laid-out) address is not the function");
 	sp_error_free(e);
-	sp_dwarf_free(rel);
-	sp_dwarf_free(ex);
+	sp_resolver_free(rel);
+	sp_resolver_free(ex);
 out:
 	free(sec);
 	free(obj);
@@ -323,16 +323,16 @@ out:
 static size_t same_frames(const char *a_path, const char *b_path, const sym *syms, size_t ns,
 			  size_t *total)
 {
-	sp_dwarf *a = sp_dwarf_new(a_path, &raw_opts, NULL, NULL);
-	sp_dwarf *b = sp_dwarf_new(b_path, &raw_opts, NULL, NULL);
+	sp_resolver *a = sp_resolver_new(a_path, &raw_opts, NULL, NULL);
+	sp_resolver *b = sp_resolver_new(b_path, &raw_opts, NULL, NULL);
 	size_t same = 0;
 	*total = 0;
 	for (size_t i = 0; i < ns; i++) {
 		for (uint64_t x = syms[i].addr; x < syms[i].addr + syms[i].size; x++, (*total)++) {
 			const sp_frame *fa, *fb;
 			size_t na, nb;
-			sp_error *e1 = sp_dwarf_resolve(a, x, &fa, &na);
-			sp_error *e2 = sp_dwarf_resolve(b, x, &fb, &nb);
+			sp_error *e1 = sp_resolver_resolve(a, x, &fa, &na);
+			sp_error *e2 = sp_resolver_resolve(b, x, &fb, &nb);
 			bool eq = !e1 && !e2 && na == nb && na > 0;
 			for (size_t k = 0; eq && k < na; k++)
 				eq = fa[k].line == fb[k].line &&
@@ -344,8 +344,8 @@ static size_t same_frames(const char *a_path, const char *b_path, const sym *sym
 			sp_error_free(e2);
 		}
 	}
-	sp_dwarf_free(a);
-	sp_dwarf_free(b);
+	sp_resolver_free(a);
+	sp_resolver_free(b);
 	return same;
 }
 
@@ -405,21 +405,21 @@ static void test_symbol_versions(void)
 	TAP_OK(rc == 0, "built a library with versioned symbols vfun@VER_1 and vfun@@VER_2");
 	sym *vs = NULL;
 	size_t nvs = rc == 0 ? read_syms(so, &vs) : 0;
-	sp_dwarf *d = sp_dwarf_new(so, &raw_opts, NULL, NULL);
+	sp_resolver *d = sp_resolver_new(so, &raw_opts, NULL, NULL);
 	const char *fns[] = {"vold", "vnew"};
 	for (size_t i = 0; i < SP_ARRAY_LEN(fns); i++) {
 		const sym *y = find_sym(vs, nvs, fns[i]);
 		uint64_t a = y ? y->addr : 0;
 		const sp_frame *fr = NULL;
 		size_t n = 0;
-		sp_error *e = a ? sp_dwarf_resolve(d, a, &fr, &n) : NULL;
+		sp_error *e = a ? sp_resolver_resolve(d, a, &fr, &n) : NULL;
 		TAP_OK(a && !e && n == 1 && fr[0].name && !strcmp(fr[0].name, "vfun") &&
 			       !strcmp(fr[0].system_name, "vfun"),
 		       "%s, exported as a version of vfun, is named vfun (got %s)", fns[i],
 		       n ? fr[0].name : "nothing");
 		sp_error_free(e);
 	}
-	sp_dwarf_free(d);
+	sp_resolver_free(d);
 	for (size_t i = 0; i < nvs; i++)
 		free(vs[i].name);
 	free(vs);
@@ -430,26 +430,26 @@ static void test_symbol_versions(void)
 
 static void test_errors(void)
 {
-	sp_dwarf *d = sp_dwarf_new("/nonexistent/file", NULL, NULL, NULL);
+	sp_resolver *d = sp_resolver_new("/nonexistent/file", NULL, NULL, NULL);
 	const sp_frame *f;
 	size_t n;
-	sp_error *e = sp_dwarf_resolve(d, 0x1000, &f, &n);
+	sp_error *e = sp_resolver_resolve(d, 0x1000, &f, &n);
 	TAP_OK(e && sp_error_root_code(e) == SP_E_IO, "missing file is an I/O error");
 	sp_error_free(e);
-	e = sp_dwarf_resolve(d, 0x1000, &f, &n);
+	e = sp_resolver_resolve(d, 0x1000, &f, &n);
 	TAP_OK(e && strstr(e->msg, "/nonexistent/file"), "the failure is remembered with the path");
 	sp_error_free(e);
-	sp_dwarf_free(d);
+	sp_resolver_free(d);
 
 	char *txt = sp_xasprintf("%s/not-elf", tmpdir);
 	FILE *t = fopen(txt, "w");
 	fputs("hello\n", t);
 	fclose(t);
-	d = sp_dwarf_new(txt, NULL, NULL, NULL);
-	e = sp_dwarf_resolve(d, 0x1000, &f, &n);
+	d = sp_resolver_new(txt, NULL, NULL, NULL);
+	e = sp_resolver_resolve(d, 0x1000, &f, &n);
 	TAP_OK(e && sp_error_root_code(e) == SP_E_UNRECOGNIZED, "a text file is not ELF");
 	sp_error_free(e);
-	sp_dwarf_free(d);
+	sp_resolver_free(d);
 	free(txt);
 }
 

@@ -8,8 +8,8 @@
  *                                    not .in, which the profile readers replay)
  *   test_dwp --write-seeds DIR       writes the good ones, for the fuzz harness
  */
-#include "symbolize/dwarfp.h"
-#include "symbolize/dwcursor.h"
+#include "symbolize/dwarf/dwarfp.h"
+#include "symbolize/dwarf/cursor.h"
 #include "tests/tap.h"
 
 #include <stdio.h>

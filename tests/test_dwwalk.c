@@ -22,7 +22,7 @@
  * whose abstract origin and call attributes the raw walk read from the
  * bytes has the values libdw reads for that DIE.
  */
-#include "symbolize/dwarfp.h"
+#include "symbolize/dwarf/dwarfp.h"
 #include "tests/dwarf_fixtures.h"
 #include "tests/dwc_fixture.h"
 #include "tests/tap.h"
@@ -95,14 +95,14 @@ static const sp_symbolize_options opts = {.demangle = SP_DEMANGLE_NONE};
 
 static void check_file(const char *path, const char *label)
 {
-	sp_dwarf *d = sp_dwarf_new(path, &opts, NULL, NULL);
+	sp_resolver *d = sp_resolver_new(path, &opts, NULL, NULL);
 	sp_units *u = NULL;
-	sp_error *e = sp_dwarf_units(d, &u);
+	sp_error *e = sp_resolver_units(d, &u);
 	TAP_OK(!e && u && u->n_cus > 0, "%s: units with code indexed (%zu)", label,
 	       u ? u->n_cus : 0);
 	sp_error_free(e);
 	if (!u) {
-		sp_dwarf_free(d);
+		sp_resolver_free(d);
 		return;
 	}
 	size_t raw = 0, same = 0, nodes = 0, ranges = 0, from_raw = 0, attrs_same = 0;
@@ -138,7 +138,7 @@ static void check_file(const char *path, const char *label)
 	TAP_OK(attrs_same == from_raw,
 	       "%s: %zu of %zu nodes read from the bytes have libdw's origin and call attributes",
 	       label, attrs_same, from_raw);
-	sp_dwarf_free(d);
+	sp_resolver_free(d);
 }
 
 /* Two programs as modules of one Dwfl, as a per-process unwinder reports

@@ -264,7 +264,7 @@ int main(void)
 	};
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		const sp_location *l = sp_profile_location(p, rows[i].id);
-		TAP_OK(sp_folded_annotation(p, l, rows[i].line) == rows[i].want,
+		TAP_OK(sp_frame_annotation(p, l, rows[i].line) == rows[i].want,
 		       "annotation row %zu: '%c'", i, rows[i].want ? rows[i].want : '0');
 	}
 

@@ -20,7 +20,7 @@
  *   test_gopclntab --write-seeds DIR   writes the tables (fuzz seeds)
  *   test_gopclntab --write-malformed DIR   writes the malformed ones
  */
-#include "symbolize/gopclntab.h"
+#include "symbolize/dwarf/gopclntab.h"
 #include "tests/tap.h"
 
 #include <dirent.h>

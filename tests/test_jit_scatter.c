@@ -123,7 +123,7 @@ static void check_layout(const char *o, int layout)
 	}
 	TAP_OK(at_zero >= 2, "layout %d: %d allocated sections stay at 0", layout, at_zero);
 
-	sp_dwarf *d = sp_dwarf_new(obj, NULL, NULL, NULL);
+	sp_resolver *d = sp_resolver_new(obj, NULL, NULL, NULL);
 	int found = 0, named = 0, lined = 0;
 	char bad[256] = "";
 	for (size_t i = 0; i < n; i++) {
@@ -137,7 +137,7 @@ static void check_layout(const char *o, int layout)
 		/* the section's first and last byte */
 		uint64_t addrs[2] = {p[i].start, p[i].start + p[i].size - 1};
 		for (int j = 0; j < 2; j++) {
-			sp_error *err = sp_dwarf_resolve(d, addrs[j], &f, &nf);
+			sp_error *err = sp_resolver_resolve(d, addrs[j], &f, &nf);
 			const char *got = !err && nf ? f[nf - 1].name : NULL;
 			if (got && !strcmp(got, want))
 				named++;
@@ -161,10 +161,10 @@ static void check_layout(const char *o, int layout)
 	/* an address between sections is nobody's */
 	const sp_frame *f;
 	size_t nf;
-	sp_error *err = sp_dwarf_resolve(d, BASE - 0x1000, &f, &nf);
+	sp_error *err = sp_resolver_resolve(d, BASE - 0x1000, &f, &nf);
 	TAP_OK(!err && nf == 0, "layout %d: address in no section gives no frame", layout);
 	sp_error_free(err);
-	sp_dwarf_free(d);
+	sp_resolver_free(d);
 	free(p);
 	free(obj);
 }

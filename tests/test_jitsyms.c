@@ -313,10 +313,10 @@ static void jmove(FILE *j, uint64_t old, uint64_t new_addr, uint64_t size, uint6
 	jput64(j, index);
 }
 
-static const char *jname(const sp_perfjit *j, uint32_t pid, uint64_t addr)
+static const char *jname(const sp_jitdump *j, uint32_t pid, uint64_t addr)
 {
 	sp_frame f;
-	return sp_perfjit_lookup(j, pid, addr, &f) ? f.name : NULL;
+	return sp_jitdump_lookup(j, pid, addr, &f) ? f.name : NULL;
 }
 
 /* The release of a kallsyms copy, and how it compares with a recording's. */
@@ -419,9 +419,9 @@ static void test_perfjit(void)
 	fclose(a);
 	fclose(b);
 	const char *files[] = {pa, pb};
-	sp_perfjit *j = NULL;
-	sp_error *err = sp_perfjit_load(files, 2, &j);
-	TAP_OK(!err && sp_perfjit_count(j) == 7, "two jitdump files: 7 code ranges");
+	sp_jitdump *j = NULL;
+	sp_error *err = sp_jitdump_load(files, 2, &j);
+	TAP_OK(!err && sp_jitdump_count(j) == 7, "two jitdump files: 7 code ranges");
 	TAP_EQ_STR(jname(j, 42, 0x1010), "f3_reused_later", "pid 42: the later load wins where they overlap");
 	TAP_EQ_STR(jname(j, 42, 0x1045), "f2_nested_later", "pid 42: a later nested load wins");
 	TAP_EQ_STR(jname(j, 42, 0x1080), "f1", "pid 42: the first load where nothing later covers");
@@ -430,37 +430,37 @@ static void test_perfjit(void)
 	TAP_OK(jname(j, 44, 0x1010) == NULL, "pid 44, without a file: nothing");
 	TAP_EQ_STR(jname(j, 0, 0x1080), "g", "unknown pid: every file, the later one first");
 	sp_frame f = {0};
-	TAP_OK(sp_perfjit_lookup(j, 43, 0x2008, &f) && f.file && !strcmp(f.file, "h.js") &&
+	TAP_OK(sp_jitdump_lookup(j, 43, 0x2008, &f) && f.file && !strcmp(f.file, "h.js") &&
 	       f.line == 7, "a debug entry at the code's start gives its line");
 	f = (sp_frame){0};
-	TAP_OK(sp_perfjit_lookup(j, 43, 0x3008, &f) && !strcmp(f.name, "late") && !f.file &&
+	TAP_OK(sp_jitdump_lookup(j, 43, 0x3008, &f) && !strcmp(f.name, "late") && !f.file &&
 	       !f.line, "a debug entry before the code gives it no line");
 	f = (sp_frame){0};
-	TAP_OK(sp_perfjit_lookup(j, 43, 0x5008, &f) && !strcmp(f.name, "h") && f.file &&
+	TAP_OK(sp_jitdump_lookup(j, 43, 0x5008, &f) && !strcmp(f.name, "h") && f.file &&
 	       !strcmp(f.file, "h.js") && f.line == 7,
 	       "moved code: its name, and its lines moved with it");
-	TAP_OK(sp_perfjit_lookup(j, 43, 0x2008, &f) && !strcmp(f.name, "h"),
+	TAP_OK(sp_jitdump_lookup(j, 43, 0x2008, &f) && !strcmp(f.name, "h"),
 	       "moved code: the old place still names it (samples from before the move)");
-	TAP_OK(!sp_perfjit_lookup(j, 43, 0x5010, &f), "moved code: its end is outside");
-	sp_perfjit_free(j);
+	TAP_OK(!sp_jitdump_lookup(j, 43, 0x5010, &f), "moved code: its end is outside");
+	sp_jitdump_free(j);
 	free(pa);
 	free(pb);
 
 	const char *none[] = {"/nonexistent/jit-1.dump"};
-	err = sp_perfjit_load(none, 1, &j);
+	err = sp_jitdump_load(none, 1, &j);
 	TAP_OK(err && err_has(err, "/nonexistent/jit-1.dump") && !j, "missing jitdump names the file");
 	sp_error_free(err);
 }
 
 /* The name of the code ADDR of PID held at TIME: "-" for no code at that
  * time, NULL when no record ever held ADDR. */
-static const char *jat(const sp_perfjit *j, uint32_t pid, uint64_t addr, uint64_t time)
+static const char *jat(const sp_jitdump *j, uint32_t pid, uint64_t addr, uint64_t time)
 {
-	uint64_t v = sp_perfjit_code_version(j, pid, addr, time);
+	uint64_t v = sp_jitdump_code_version(j, pid, addr, time);
 	sp_frame f;
 	if (v == SP_PERFJIT_NO_CODE)
 		return "-";
-	return v && sp_perfjit_lookup_version(j, v, addr, &f) ? f.name : NULL;
+	return v && sp_jitdump_lookup_version(j, v, addr, &f) ? f.name : NULL;
 }
 
 /* Addresses reused over time: the code of a sample's time. */
@@ -484,11 +484,11 @@ static void test_perfjit_times(void)
 	jclock = 0;
 	fclose(a);
 	const char *files[] = {path};
-	sp_perfjit *j = NULL;
-	sp_error *err = sp_perfjit_load(files, 1, &j);
-	TAP_OK(!err && sp_perfjit_count(j) == 7, "timed jitdump: 7 code ranges");
-	TAP_EQ_U64(sp_perfjit_reused(j), 5, "5 ranges over addresses an earlier one held");
-	TAP_OK(!sp_perfjit_arch_timestamp(j), "times on CLOCK_MONOTONIC (no arch flag)");
+	sp_jitdump *j = NULL;
+	sp_error *err = sp_jitdump_load(files, 1, &j);
+	TAP_OK(!err && sp_jitdump_count(j) == 7, "timed jitdump: 7 code ranges");
+	TAP_EQ_U64(sp_jitdump_reused(j), 5, "5 ranges over addresses an earlier one held");
+	TAP_OK(!sp_jitdump_arch_timestamp(j), "times on CLOCK_MONOTONIC (no arch flag)");
 	TAP_EQ_STR(jat(j, 50, 0x1010, 50), "-", "before every record: no code yet");
 	TAP_EQ_STR(jat(j, 50, 0x1010, 100), "A", "at the load's own time: its code");
 	TAP_EQ_STR(jat(j, 50, 0x1010, 299), "A", "before the reuse: the first code");
@@ -506,11 +506,11 @@ static void test_perfjit_times(void)
 	TAP_OK(jat(j, 50, 0x5000, 1000) == NULL, "an address no record holds: no version");
 	TAP_OK(jat(j, 50, 0x1100, 1000) == NULL, "the end of the code: no version");
 	TAP_OK(jat(j, 51, 0x1010, 1000) == NULL, "another process: no version");
-	uint64_t v = sp_perfjit_code_version(j, 50, 0x1010, 300);
+	uint64_t v = sp_jitdump_code_version(j, 50, 0x1010, 300);
 	sp_frame f;
-	TAP_OK(!sp_perfjit_lookup_version(j, v, 0x1030, &f),
+	TAP_OK(!sp_jitdump_lookup_version(j, v, 0x1030, &f),
 	       "a version names only addresses of its own code");
-	sp_perfjit_free(j);
+	sp_jitdump_free(j);
 	free(path);
 }
 

@@ -3,7 +3,7 @@
  * contains the text of <case>.expect (the line or offset and what was
  * expected), and no profile.  The corpus doubles as fuzzing seeds.
  * tests/malformed/perfjit/ holds jitdump files, a name source rather than
- * a profile: sp_perfjit_load must refuse them the same way. */
+ * a profile: sp_jitdump_load must refuse them the same way. */
 #include "formats/formats.h"
 #include "symbolize/symbolize.h"
 #include "tests/tap.h"
@@ -27,9 +27,9 @@ static sp_error *read_case(const char *path, bool source, sp_profile **p)
 {
 	if (!source)
 		return sp_read_profile_file(path, p, NULL);
-	sp_perfjit *j = NULL;
-	sp_error *e = sp_perfjit_load(&path, 1, &j);
-	sp_perfjit_free(j); /* (loaded: no error, the case fails) */
+	sp_jitdump *j = NULL;
+	sp_error *e = sp_jitdump_load(&path, 1, &j);
+	sp_jitdump_free(j); /* (loaded: no error, the case fails) */
 	return e;
 }
 

@@ -8,12 +8,12 @@
 
 static sp_profile *expect_ok(const char *text, const char *want, const char *what)
 {
-	return reader_expect_ok(sp_raw_read, "r.txt", text, want, what);
+	return reader_expect_ok(sp_addrstacks_read, "r.txt", text, want, what);
 }
 
 static void expect_error(const char *text, sp_errcode code, const char *needle, const char *what)
 {
-	reader_expect_error(sp_raw_read, "r.txt", text, code, needle, what);
+	reader_expect_error(sp_addrstacks_read, "r.txt", text, code, needle, what);
 }
 
 static const char example[] = "# symprof raw stacks v1\n"

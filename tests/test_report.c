@@ -14,6 +14,7 @@
  * nodelets, an empty profile, several threads.
  */
 #include "formats/formats.h"
+#include "report/report.h"
 #include "tests/tap.h"
 
 #include <pthread.h>

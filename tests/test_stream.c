@@ -1,5 +1,5 @@
 /* test_stream.c — the heap and raw readers reading a file a piece at a
- * time (sp_heap_read_file, sp_raw_read_file, and sp_read_profile_file,
+ * time (sp_heap_read_file, sp_addrstacks_read_file, and sp_read_profile_file,
  * which picks them) must make the profile they make of the same bytes in
  * memory: lines across the 1 MiB pieces, a line longer than a piece, CR LF
  * endings, no final newline, the memory map after the samples; identical
@@ -152,10 +152,10 @@ static void raw_cases(void)
 	size_t len;
 	char *t = raw_text(60000, &len);
 	TAP_OK(len > (size_t)2 << 20, "raw text spans several pieces (%zu bytes)", len);
-	same_both_ways(sp_raw_read, sp_raw_read_file, t, len, "raw, repeated stacks");
+	same_both_ways(sp_addrstacks_read, sp_addrstacks_read_file, t, len, "raw, repeated stacks");
 	FILE *f = file_of(t, len);
 	sp_profile *p = NULL;
-	sp_error *e = sp_raw_read_file("t", f, &p);
+	sp_error *e = sp_addrstacks_read_file("t", f, &p);
 	fclose(f);
 	TAP_OK(!e && p && p->n_samples == 50, "60000 records of 50 stacks are 50 samples (%zu)",
 	       p ? p->n_samples : 0);
@@ -175,16 +175,16 @@ static void raw_cases(void)
 				   "1 @ 0x10\n"
 				   "1 @ 0x20\n"
 				   "1 @ zz\n";
-	same_both_ways(sp_raw_read, sp_raw_read_file, both, strlen(both), "raw, overflow then bad");
-	reader_expect_error(sp_raw_read, "t", both, SP_E_MALFORMED, "line 6", "raw, bad line wins");
+	same_both_ways(sp_addrstacks_read, sp_addrstacks_read_file, both, strlen(both), "raw, overflow then bad");
+	reader_expect_error(sp_addrstacks_read, "t", both, SP_E_MALFORMED, "line 6", "raw, bad line wins");
 	static const char over[] = "# symprof raw stacks v1\n"
 				   "9223372036854775807 @ 0x10\n"
 				   "1 @ 0x20\n"
 				   "1 @ 0x10\n"
 				   "--- Memory map: ---\n"
 				   "00400000-00500000 r-xp 00000000 08:02 1 /bin/p\n";
-	same_both_ways(sp_raw_read, sp_raw_read_file, over, strlen(over), "raw, overflow");
-	reader_expect_error(sp_raw_read, "t", over, SP_E_MALFORMED,
+	same_both_ways(sp_addrstacks_read, sp_addrstacks_read_file, over, strlen(over), "raw, overflow");
+	reader_expect_error(sp_addrstacks_read, "t", over, SP_E_MALFORMED,
 			    "t: line 4: samples values of this stack add up to more than an int64",
 			    "raw, the overflow names its line");
 }

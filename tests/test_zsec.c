@@ -4,7 +4,7 @@
  * compress2, so every inflated byte can be checked and the untouched rest
  * must read as zeros.
  */
-#include "symbolize/dwarfp.h"
+#include "symbolize/dwarf/dwarfp.h"
 #include "tests/tap.h"
 
 #include <stdlib.h>

@@ -10,8 +10,8 @@
  * packer-compiler-version); the malformed tables of tests/malformed/dwp/
  * (NAME.idx) are replayed by scripts/fuzz too.
  * fuzz-runs: 200000 (executions of each scripts/fuzz CI pass: a few seconds) */
-#include "symbolize/dwarfp.h"
-#include "symbolize/dwcursor.h"
+#include "symbolize/dwarf/dwarfp.h"
+#include "symbolize/dwarf/cursor.h"
 #include "tests/fuzz/check.h"
 
 #include <stdlib.h>

@@ -25,7 +25,7 @@
  * range lists), and units written by hand (a pc pair, each range-list
  * entry kind, a base-address selection, an unterminated child list).
  * fuzz-runs: 100000 (executions of each scripts/fuzz CI pass: about 10 s) */
-#include "symbolize/dwarfp.h"
+#include "symbolize/dwarf/dwarfp.h"
 #include "tests/fuzz/check.h"
 
 #include <gelf.h>

@@ -13,7 +13,7 @@
  * 20000 mutations; scripts/fuzz also the malformed tables of
  * tests/malformed/gopclntab/.
  * fuzz-runs: 200000 (executions of each scripts/fuzz CI pass: about 10 s) */
-#include "symbolize/gopclntab.h"
+#include "symbolize/dwarf/gopclntab.h"
 #include "tests/fuzz/check.h"
 
 #include <stdlib.h>

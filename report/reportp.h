@@ -1,13 +1,13 @@
-/* report.h — private to the report writers (top, DOT, graphviz renders,
+/* reportp.h — private to the report writers (top, DOT, graphviz renders,
  * flame graph): the call graph built from a profile with pprof's rules
  * (report.c, report_graph.c), the value formatting with units
  * (report_units.c), and the frame naming shared with the flame graph
  * (report_names.c).  Nothing here includes graphviz.
  */
-#ifndef SYMPROF_FORMATS_REPORT_H
-#define SYMPROF_FORMATS_REPORT_H
+#ifndef SYMPROF_REPORT_REPORTP_H
+#define SYMPROF_REPORT_REPORTP_H
 
-#include "formats/formats.h"
+#include "report/report.h"
 
 /* -- arithmetic -----------------------------------------------------------------
  * Report arithmetic never wraps.  sp_report_new refuses a profile whose

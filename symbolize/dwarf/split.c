@@ -26,8 +26,8 @@
  * first reads them, and every view reads that one copy: libdw would
  * inflate a section of each view again, and cannot read zstd.
  */
-#include "symbolize/dwarfp.h"
-#include "symbolize/dwcursor.h"
+#include "symbolize/dwarf/dwarfp.h"
+#include "symbolize/dwarf/cursor.h"
 
 #include <dwarf.h>
 #include <fcntl.h>

@@ -49,7 +49,7 @@
  * Everything read is checked against the table's bytes; a function whose
  * record breaks a rule is an error naming the offset.
  */
-#include "symbolize/gopclntab.h"
+#include "symbolize/dwarf/gopclntab.h"
 
 #include <gelf.h>
 #include <stdlib.h>

@@ -22,7 +22,7 @@
  * is fixed by the report (cgraph writes each node before its out-edges),
  * so the text is the same for the same input.
  */
-#include "formats/report.h"
+#include "report/reportp.h"
 
 #include <math.h>
 #include <stdio.h>

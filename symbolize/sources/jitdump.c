@@ -21,10 +21,10 @@
  * each CODE_MOVE, at its new address) is a range named by the function,
  * from the record's timestamp on.  Addresses are reused as a JIT frees and
  * compiles code, so ranges overlap.  Asked with a sample's time
- * (sp_perfjit_code_version), the code of an address is that of the latest
+ * (sp_jitdump_code_version), the code of an address is that of the latest
  * record at or before that time (ties: the later in the file), as `perf
  * inject --jit` makes it by putting a map of each record into the event
- * stream at the record's time; asked without one (sp_perfjit_lookup), the
+ * stream at the record's time; asked without one (sp_jitdump_lookup), the
  * later record in the file wins.  The line
  * of an address is that of the debug entry with the greatest address at
  * or below it in its function; entries outside the function (LLVM 14
@@ -83,7 +83,7 @@ typedef struct {
 	timed *at;
 } time_tree;
 
-struct sp_perfjit {
+struct sp_jitdump {
 	jit_code *v;
 	size_t n, cap;
 	sp_pid_tables tables; /* value: index into v */
@@ -95,7 +95,7 @@ struct sp_perfjit {
 	size_t n_bufs, cap_bufs;
 };
 
-void sp_perfjit_free(sp_perfjit *j)
+void sp_jitdump_free(sp_jitdump *j)
 {
 	if (!j)
 		return;
@@ -213,7 +213,7 @@ static sp_error *range_error(const reader *r, size_t off, const char *what, uint
 }
 
 /* The records of R from byte AT on, into J for process PID. */
-static sp_error *records(sp_perfjit *j, const reader *r, size_t at, uint32_t pid)
+static sp_error *records(sp_jitdump *j, const reader *r, size_t at, uint32_t pid)
 {
 	sp_u64map by_index = {0}; /* code index -> the last of its ranges in J */
 	jit_line *pending = NULL; /* the debug info of the next load */
@@ -321,7 +321,7 @@ static sp_error *records(sp_perfjit *j, const reader *r, size_t at, uint32_t pid
 	return err;
 }
 
-static sp_error *load_one(sp_perfjit *j, const char *path)
+static sp_error *load_one(sp_jitdump *j, const char *path)
 {
 	uint8_t *data;
 	size_t len;
@@ -419,7 +419,7 @@ static void cover(time_tree *t, const jit_code *c, size_t k, size_t *count, bool
 }
 
 /* The tree of the codes IDX[0..n) (all of one pid, non-empty ranges). */
-static void build_tree(sp_perfjit *j, time_tree *t, const size_t *idx, size_t n)
+static void build_tree(sp_jitdump *j, time_tree *t, const size_t *idx, size_t n)
 {
 	t->bounds = sp_xreallocarray(NULL, 2 * n, sizeof(*t->bounds));
 	for (size_t i = 0; i < n; i++) {
@@ -468,7 +468,7 @@ static int cmp_by_pid(const void *a, const void *b)
 }
 
 /* One time tree per process, and how many ranges reuse addresses. */
-static void build_trees(sp_perfjit *j)
+static void build_trees(sp_jitdump *j)
 {
 	by_pid *o = sp_xreallocarray(NULL, j->n ? j->n : 1, sizeof(*o));
 	size_t *idx = sp_xreallocarray(NULL, j->n ? j->n : 1, sizeof(*idx));
@@ -497,14 +497,14 @@ static void build_trees(sp_perfjit *j)
 	free(idx);
 }
 
-sp_error *sp_perfjit_load(const char *const *files, size_t n_files, sp_perfjit **out)
+sp_error *sp_jitdump_load(const char *const *files, size_t n_files, sp_jitdump **out)
 {
-	sp_perfjit *j = sp_xcalloc(1, sizeof(*j));
+	sp_jitdump *j = sp_xcalloc(1, sizeof(*j));
 	*out = NULL;
 	for (size_t i = 0; i < n_files; i++) {
 		sp_error *err = load_one(j, files[i]);
 		if (err) {
-			sp_perfjit_free(j);
+			sp_jitdump_free(j);
 			return err;
 		}
 	}
@@ -524,7 +524,7 @@ sp_error *sp_perfjit_load(const char *const *files, size_t n_files, sp_perfjit *
 	return NULL;
 }
 
-size_t sp_perfjit_count(const sp_perfjit *j)
+size_t sp_jitdump_count(const sp_jitdump *j)
 {
 	return j ? j->n : 0;
 }
@@ -549,7 +549,7 @@ static void name_code(const jit_code *c, uint64_t addr, sp_frame *out)
 	}
 }
 
-bool sp_perfjit_lookup(const sp_perfjit *j, uint32_t pid, uint64_t addr, sp_frame *out)
+bool sp_jitdump_lookup(const sp_jitdump *j, uint32_t pid, uint64_t addr, sp_frame *out)
 {
 	size_t i = j ? sp_pid_tables_find(&j->tables, pid, addr) : SIZE_MAX;
 	if (i == SIZE_MAX)
@@ -558,17 +558,17 @@ bool sp_perfjit_lookup(const sp_perfjit *j, uint32_t pid, uint64_t addr, sp_fram
 	return true;
 }
 
-size_t sp_perfjit_reused(const sp_perfjit *j)
+size_t sp_jitdump_reused(const sp_jitdump *j)
 {
 	return j ? j->n_reused : 0;
 }
 
-bool sp_perfjit_arch_timestamp(const sp_perfjit *j)
+bool sp_jitdump_arch_timestamp(const sp_jitdump *j)
 {
 	return j && j->arch_timestamp;
 }
 
-uint64_t sp_perfjit_code_version(const sp_perfjit *j, uint32_t pid, uint64_t addr,
+uint64_t sp_jitdump_code_version(const sp_jitdump *j, uint32_t pid, uint64_t addr,
 				 uint64_t time)
 {
 	size_t lo = 0, hi = j ? j->n_trees : 0;
@@ -607,7 +607,7 @@ uint64_t sp_perfjit_code_version(const sp_perfjit *j, uint32_t pid, uint64_t add
 	return best ? best->code + 1 : SP_PERFJIT_NO_CODE;
 }
 
-bool sp_perfjit_lookup_version(const sp_perfjit *j, uint64_t version, uint64_t addr,
+bool sp_jitdump_lookup_version(const sp_jitdump *j, uint64_t version, uint64_t addr,
 			       sp_frame *out)
 {
 	if (!j || version == 0 || version > j->n)

@@ -16,7 +16,7 @@
  * end of the stream is never checked (the readers check what they read),
  * which also saves a sixth of the time of a whole section.
  */
-#include "symbolize/dwarfp.h"
+#include "symbolize/dwarf/dwarfp.h"
 
 #include <stdlib.h>
 #include <sys/mman.h>

@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-static const sp_unit memory_units[] = {
+static const sp_measure_unit memory_units[] = {
 	{"B", {"b", "byte"}, 1},
 	{"kB", {"kb", "kbyte", "kilobyte"}, 1024.0},
 	{"MB", {"mb", "mbyte", "megabyte"}, 1024.0 * 1024},
@@ -17,7 +17,7 @@ static const sp_unit memory_units[] = {
 	{"PB", {"pb", "pbyte", "petabyte"}, 1024.0 * 1024 * 1024 * 1024 * 1024},
 };
 
-static const sp_unit time_units[] = {
+static const sp_measure_unit time_units[] = {
 	{"ns", {"ns", "nanosecond"}, 1},
 	{"us", {"\xce\xbcs", "us", "microsecond"}, 1e3},
 	{"ms", {"ms", "millisecond"}, 1e6},
@@ -25,12 +25,12 @@ static const sp_unit time_units[] = {
 	{"hrs", {"hour", "hr"}, 3600e9},
 };
 
-const sp_unit_kind sp_unit_kinds[SP_N_UNIT_KINDS] = {
+const sp_measure_kind sp_measure_kinds[SP_N_MEASURE_KINDS] = {
 	{memory_units, SP_ARRAY_LEN(memory_units), 0},
 	{time_units, SP_ARRAY_LEN(time_units), 3},
 };
 
-const sp_unit *sp_unit_of_kind(const sp_unit_kind *k, const char *s)
+const sp_measure_unit *sp_measure_of_kind(const sp_measure_kind *k, const char *s)
 {
 	char buf[32];
 	size_t n = strlen(s);
@@ -49,10 +49,10 @@ const sp_unit *sp_unit_of_kind(const sp_unit_kind *k, const char *s)
 	return NULL;
 }
 
-const sp_unit *sp_unit_find(const char *s, size_t *kind)
+const sp_measure_unit *sp_measure_find(const char *s, size_t *kind)
 {
-	for (size_t k = 0; k < SP_N_UNIT_KINDS; k++) {
-		const sp_unit *u = sp_unit_of_kind(&sp_unit_kinds[k], s);
+	for (size_t k = 0; k < SP_N_MEASURE_KINDS; k++) {
+		const sp_measure_unit *u = sp_measure_of_kind(&sp_measure_kinds[k], s);
 		if (u) {
 			*kind = k;
 			return u;

@@ -3,7 +3,7 @@
  * ("1536" bytes => "1.50kB"), time in base 1000 from nanoseconds
  * ("30000000" ns => "30ms"), anything else as a plain count; and pprof's percentages ("%5.2f%%", "  100%").
  */
-#include "formats/report.h"
+#include "report/reportp.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -20,16 +20,16 @@ double sp_report_scale(int64_t value, const char *from, const char *to, const ch
 {
 	if (value < 0 && value > INT64_MIN)
 		return -sp_report_scale(-value, from, to, unit);
-	for (size_t t = 0; t < SP_N_UNIT_KINDS; t++) {
-		const sp_unit_kind *ut = &sp_unit_kinds[t];
-		const sp_unit *fu = sp_unit_of_kind(ut, from), *tu;
+	for (size_t t = 0; t < SP_N_MEASURE_KINDS; t++) {
+		const sp_measure_kind *ut = &sp_measure_kinds[t];
+		const sp_measure_unit *fu = sp_measure_of_kind(ut, from), *tu;
 		double v;
 
 		if (!fu)
 			continue;
 		v = (double)value * fu->factor;
 		if (is_auto(to)) {
-			const sp_unit *best = NULL;
+			const sp_measure_unit *best = NULL;
 
 			for (size_t i = 0; i < ut->n; i++)
 				if ((!best || ut->units[i].factor >= best->factor) &&
@@ -37,7 +37,7 @@ double sp_report_scale(int64_t value, const char *from, const char *to, const ch
 					best = &ut->units[i];
 			tu = best ? best : &ut->units[ut->def];
 		} else {
-			tu = sp_unit_of_kind(ut, to);
+			tu = sp_measure_of_kind(ut, to);
 			if (!tu)
 				tu = &ut->units[ut->def];
 		}

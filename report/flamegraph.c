@@ -3,7 +3,7 @@
  * The stacks are those of the folded output: root first, each location's
  * inline frames expanded (outermost first), unsymbolized frames as their
  * address.  Frames carry the annotations of the folded output
- * (sp_folded_annotation: "_[i]" inlined, "_[k]" kernel, "_[j]" JIT code)
+ * (sp_frame_annotation: "_[i]" inlined, "_[k]" kernel, "_[j]" JIT code)
  * and "_[u]" for an unresolved frame (drawn as its address); the suffix is
  * not displayed.  Colours follow flamegraph.pl's palettes (sp_flame_colors):
  * the default "java" one picks the hue by the suffix (aqua, green, orange,
@@ -34,7 +34,7 @@
  * and showing the share of the total they cover.  The fragments
  * "#zoom=NAME" and "#search=REGEX" apply the same actions on load.
  */
-#include "formats/report.h"
+#include "report/reportp.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,7 +115,7 @@ static size_t child_of(ftree *t, size_t parent, size_t name)
 /* Frame name of line LI of L with its annotation. */
 static char *frame_name(const sp_profile *p, const sp_location *l, size_t li)
 {
-	char kind = sp_folded_annotation(p, l, li);
+	char kind = sp_frame_annotation(p, l, li);
 	char *base, *s;
 
 	if (l->n_lines == 0) {

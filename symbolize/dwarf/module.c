@@ -16,7 +16,7 @@
  * section, and each address is moved by the delta of the section holding
  * it.  Callers speak the file's own sh_addr space.
  */
-#include "symbolize/dwarfp.h"
+#include "symbolize/dwarf/dwarfp.h"
 
 #include <dwarf.h>
 #include <errno.h>

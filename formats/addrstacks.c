@@ -303,12 +303,12 @@ static sp_error *read_lines(const char *name, sp_lines *it, const sp_read_option
 	return NULL;
 }
 
-sp_error *sp_raw_read(const char *name, const uint8_t *data, size_t len, sp_profile **out)
+sp_error *sp_addrstacks_read(const char *name, const uint8_t *data, size_t len, sp_profile **out)
 {
 	return sp_legacy_read_buffer(name, data, len, read_lines, out);
 }
 
-sp_error *sp_raw_read_file(const char *name, FILE *f, sp_profile **out)
+sp_error *sp_addrstacks_read_file(const char *name, FILE *f, sp_profile **out)
 {
 	return sp_legacy_read_file(name, f, read_lines, NULL, out);
 }

@@ -21,7 +21,7 @@
  * not fit libdw's row fields, any malformed byte).
  */
 #include "symbolize/internal.h"
-#include "symbolize/dwcursor.h"
+#include "symbolize/dwarf/cursor.h"
 
 #include <dwarf.h>
 #include <gelf.h>

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 
 #include "common/common.h"
-#include "symbolize/debuginfod_dl.h"
+#include "symbolize/find/debuginfod.h"
 
 typedef debuginfod_client *(*begin_fn)(void);
 typedef int (*find_fn)(debuginfod_client *, const unsigned char *, int, char **);

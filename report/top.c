@@ -4,7 +4,7 @@
  *       flat  flat%   sum%        cum   cum%
  *       60ms 60.00% 60.00%       90ms 90.00%  leaf
  */
-#include "formats/report.h"
+#include "report/reportp.h"
 
 #include <stdlib.h>
 

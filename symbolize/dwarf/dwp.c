@@ -18,8 +18,8 @@
  * come in, the index keeps pointers into them, and every count is checked
  * against the bytes before it is used.
  */
-#include "symbolize/dwarfp.h"
-#include "symbolize/dwcursor.h"
+#include "symbolize/dwarf/dwarfp.h"
+#include "symbolize/dwarf/cursor.h"
 
 #include <string.h>
 

@@ -10,7 +10,7 @@
  * it, so a report can say where we looked.
  */
 #include "symbolize/symbolize.h"
-#include "symbolize/debuginfod_dl.h"
+#include "symbolize/find/debuginfod.h"
 
 #include <dirent.h>
 #include <errno.h>

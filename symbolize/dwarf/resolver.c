@@ -14,8 +14,8 @@
  * Callers speak the file's own address space (for ET_REL objects, their
  * sh_addr space), which module.c maps to libdwfl's.
  */
-#include "symbolize/dwarfp.h"
-#include "symbolize/gopclntab.h"
+#include "symbolize/dwarf/dwarfp.h"
+#include "symbolize/dwarf/gopclntab.h"
 
 #include <dwarf.h>
 #include <stdlib.h>
@@ -33,7 +33,7 @@ typedef struct {
 
 #define FRAME_BLOCK 4096
 
-struct sp_dwarf {
+struct sp_resolver {
 	const sp_symbolize_options *opts;
 	sp_demangle_style style;
 
@@ -44,7 +44,7 @@ struct sp_dwarf {
 
 	sp_units units;      /* when the module has DWARF */
 
-	sp_elfsyms syms;     /* the fallback for names */
+	sp_symtab syms;     /* the fallback for names */
 
 	/* Go's pc-line table, read at the first address no unit holds */
 	bool go_tried;
@@ -67,24 +67,24 @@ struct sp_dwarf {
 	size_t cap_scratch;
 };
 
-sp_dwarf *sp_dwarf_new(const char *path, const sp_symbolize_options *opts,
+sp_resolver *sp_resolver_new(const char *path, const sp_symbolize_options *opts,
 		       const sp_elf_info *info, sp_finder *finder)
 {
-	sp_dwarf *d = sp_xcalloc(1, sizeof(*d));
+	sp_resolver *d = sp_xcalloc(1, sizeof(*d));
 	d->opts = opts;
 	d->m = sp_module_new(path, opts, info, finder);
 	d->style = opts ? opts->demangle : SP_DEMANGLE_SIMPLE;
 	return d;
 }
 
-void sp_dwarf_free(sp_dwarf *d)
+void sp_resolver_free(sp_resolver *d)
 {
 	if (!d)
 		return;
 	sp_dwfl_free(d->dwfl); /* before the module it holds */
 	sp_module_free(d->m);
 	sp_units_clear(&d->units);
-	sp_elfsyms_clear(&d->syms);
+	sp_symtab_clear(&d->syms);
 	sp_gopcln_free(d->go);
 	sp_error_free(d->go_err);
 	sp_u64map_free(&d->addr_cache);
@@ -103,17 +103,17 @@ void sp_dwarf_free(sp_dwarf *d)
 	free(d);
 }
 
-const char *sp_dwarf_debug_path(const sp_dwarf *d)
+const char *sp_resolver_debug_path(const sp_resolver *d)
 {
 	return d->m->debug_path;
 }
 
-const sp_find_log *sp_dwarf_find_log(const sp_dwarf *d)
+const sp_find_log *sp_resolver_find_log(const sp_resolver *d)
 {
 	return &d->m->log;
 }
 
-sp_error *sp_dwarf_split_error(const sp_dwarf *d)
+sp_error *sp_resolver_split_error(const sp_resolver *d)
 {
 	sp_error *e = sp_error_dup(d->units.split_err);
 	if (e && d->units.n_split_errs > 1)
@@ -126,7 +126,7 @@ sp_error *sp_dwarf_split_error(const sp_dwarf *d)
 
 
 
-static sp_error *open_module(sp_dwarf *d)
+static sp_error *open_module(sp_resolver *d)
 {
 	d->opened = true;
 	sp_error *e = sp_module_open(d->m);
@@ -168,7 +168,7 @@ static int64_t attr_int(Dwarf_Die *die, int name, bool integrate)
 
 /* The demangled form of RAW, cached by the pointer (names live in the
  * debug sections or symbol tables for the resolver's lifetime). */
-static const char *demangled(sp_dwarf *d, const char *raw)
+static const char *demangled(sp_resolver *d, const char *raw)
 {
 	uint64_t v;
 	if (!raw)
@@ -199,7 +199,7 @@ static const char *die_raw_name(Dwarf_Die *die)
 
 /* Works out the names of the abstract origin ORIGIN once, as entry
  * KEY of d->origins. */
-static void origin_names(sp_dwarf *d, Dwarf_Die *origin, uint64_t key)
+static void origin_names(sp_resolver *d, Dwarf_Die *origin, uint64_t key)
 {
 	oname o;
 	o.raw = die_raw_name(origin);
@@ -209,7 +209,7 @@ static void origin_names(sp_dwarf *d, Dwarf_Die *origin, uint64_t key)
 	sp_u64map_put(&d->origins, key, d->n_onames - 1);
 }
 
-static void name_node(sp_dwarf *d, const sp_cu *ci, sp_fn_node *n)
+static void name_node(sp_resolver *d, const sp_cu *ci, sp_fn_node *n)
 {
 	Dwarf_Die die, origin;
 	Dwarf_Attribute a;
@@ -274,7 +274,7 @@ static void name_node(sp_dwarf *d, const sp_cu *ci, sp_fn_node *n)
 }
 
 
-static sp_frame *scratch(sp_dwarf *d, size_t n)
+static sp_frame *scratch(sp_resolver *d, size_t n)
 {
 	if (n > d->cap_scratch) {
 		d->cap_scratch = n * 2;
@@ -285,7 +285,7 @@ static sp_frame *scratch(sp_dwarf *d, size_t n)
 
 /* Copies N frames (N <= 64 + 1, the deepest chain kept) into stable
  * storage: blocks that never move. */
-static const sp_frame *keep_frames(sp_dwarf *d, const sp_frame *f, size_t n)
+static const sp_frame *keep_frames(sp_resolver *d, const sp_frame *f, size_t n)
 {
 	if (n == 0)
 		return NULL;
@@ -303,7 +303,7 @@ static const sp_frame *keep_frames(sp_dwarf *d, const sp_frame *f, size_t n)
 /* Frames of ADDR from Go's pc-line table (read at the first call) into
  * the scratch frames: how many, 0 when it has none or does not hold ADDR.
  * A malformed table, or record of ADDR's function, is *ERR. */
-static size_t go_frames(sp_dwarf *d, uint64_t addr, sp_error **err)
+static size_t go_frames(sp_resolver *d, uint64_t addr, sp_error **err)
 {
 	if (!d->go_tried) {
 		Dwarf_Addr bias;
@@ -331,7 +331,7 @@ static size_t go_frames(sp_dwarf *d, uint64_t addr, sp_error **err)
 	return n;
 }
 
-static size_t resolve_uncached(sp_dwarf *d, uint64_t addr, sp_frame **out, sp_error **err)
+static size_t resolve_uncached(sp_resolver *d, uint64_t addr, sp_frame **out, sp_error **err)
 {
 	uint64_t dwfl_addr;
 	const char *symname = NULL;
@@ -393,7 +393,7 @@ static size_t resolve_uncached(sp_dwarf *d, uint64_t addr, sp_frame **out, sp_er
 	/* The outermost frame takes the symbol table's name when there is one,
 	 * as llvm-symbolizer does: static functions and templates often carry
 	 * no linkage name in DWARF, while the symbol is mangled and unique. */
-	symname = sp_elfsyms_name(&d->syms, d->m->mod, dwfl_addr);
+	symname = sp_symtab_name(&d->syms, d->m->mod, dwfl_addr);
 	if (symname) {
 		if (n == 0) {
 			sp_frame *f = scratch(d, 1);
@@ -411,7 +411,7 @@ static size_t resolve_uncached(sp_dwarf *d, uint64_t addr, sp_frame **out, sp_er
 	return n;
 }
 
-static sp_error *ensure_open(sp_dwarf *d)
+static sp_error *ensure_open(sp_resolver *d)
 {
 	if (!d->opened)
 		d->open_err = open_module(d);
@@ -420,7 +420,7 @@ static sp_error *ensure_open(sp_dwarf *d)
 	return NULL;
 }
 
-sp_error *sp_dwarf_section_address(sp_dwarf *d, const char *name, uint64_t *out)
+sp_error *sp_resolver_section_address(sp_resolver *d, const char *name, uint64_t *out)
 {
 	sp_error *e = ensure_open(d);
 	if (e)
@@ -443,12 +443,12 @@ sp_error *sp_dwarf_section_address(sp_dwarf *d, const char *name, uint64_t *out)
 	return sp_error_new(SP_E_NOT_FOUND, "%s: no allocated section %s", d->m->path, name);
 }
 
-sp_error *sp_dwarf_open(sp_dwarf *d)
+sp_error *sp_resolver_open(sp_resolver *d)
 {
 	return ensure_open(d);
 }
 
-sp_error *sp_dwarf_units(sp_dwarf *d, sp_units **out)
+sp_error *sp_resolver_units(sp_resolver *d, sp_units **out)
 {
 	*out = NULL;
 	sp_error *e = ensure_open(d);
@@ -459,7 +459,7 @@ sp_error *sp_dwarf_units(sp_dwarf *d, sp_units **out)
 	return e;
 }
 
-sp_error *sp_dwarf_resolve_once(sp_dwarf *d, uint64_t addr, const sp_frame **frames, size_t *n)
+sp_error *sp_resolver_resolve_once(sp_resolver *d, uint64_t addr, const sp_frame **frames, size_t *n)
 {
 	*frames = NULL;
 	*n = 0;
@@ -474,7 +474,7 @@ sp_error *sp_dwarf_resolve_once(sp_dwarf *d, uint64_t addr, const sp_frame **fra
 	return NULL;
 }
 
-sp_error *sp_dwarf_resolve(sp_dwarf *d, uint64_t addr, const sp_frame **frames, size_t *n)
+sp_error *sp_resolver_resolve(sp_resolver *d, uint64_t addr, const sp_frame **frames, size_t *n)
 {
 	*frames = NULL;
 	*n = 0;

@@ -19,8 +19,8 @@
  * false: the caller then resets the tree and walks with libdw.  All reads
  * go through one bounds-checked cursor (dwcursor.h).
  */
-#include "symbolize/dwarfp.h"
-#include "symbolize/dwcursor.h"
+#include "symbolize/dwarf/dwarfp.h"
+#include "symbolize/dwarf/cursor.h"
 
 #include <dwarf.h>
 #include <stdlib.h>
@@ -650,7 +650,7 @@ bool sp_unit_base(Dwarf_Die *cudie, uint64_t *base)
 	return b != (Dwarf_Addr)-1;
 }
 
-bool sp_dwraw_walk(Dwarf *dw, sp_cu *cu, const sp_line_sections *sec, bool direct_pc,
+bool sp_die_walk(Dwarf *dw, sp_cu *cu, const sp_line_sections *sec, bool direct_pc,
 		   sp_fn_tree *t)
 {
 	raw_walk w = {.direct_pc = direct_pc, .sec = sec};

@@ -9,8 +9,8 @@
  * table once (lines.c, or libdw for unusual ones).  Every later address is
  * a bucket look-up and a few binary searches in a bucket.
  */
-#include "symbolize/dwarfp.h"
-#include "symbolize/dwcursor.h"
+#include "symbolize/dwarf/dwarfp.h"
+#include "symbolize/dwarf/cursor.h"
 
 #include <dwarf.h>
 #include <stdlib.h>
@@ -85,7 +85,7 @@ bool sp_units_walk(sp_units *u, size_t i, bool raw, sp_fn_tree *t)
 	t->n_ranges = 0;
 	sp_fn_add_node(t, 0, 0); /* the root */
 	if (raw)
-		return sp_dwraw_walk(u->dw, ci, u->lsec, u->direct_pc, t);
+		return sp_die_walk(u->dw, ci, u->lsec, u->direct_pc, t);
 	if (ci->split) /* libdw cannot read a split unit's addresses alone */
 		return true;
 	walk(t, &ci->die, 0, 0);

@@ -7,7 +7,7 @@
  * per line ("ns::Cls::f" => "Cls\nf").  Names come from binaries and JIT
  * maps: bytes that are not printable UTF-8 become '?'.
  */
-#include "formats/report.h"
+#include "report/reportp.h"
 
 #include <regex.h>
 #include <stdlib.h>

@@ -21,7 +21,7 @@
  * graphviz in the process: it is held from sp_gv_new to sp_gv_free, so
  * building, writing and rendering a graph happen under it.
  */
-#include "formats/report.h"
+#include "report/reportp.h"
 
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>

@@ -8,7 +8,7 @@
  *   Showing nodes accounting for 90ms, 90.00% of 100ms total
  *   Dropped 3 nodes (cum <= 0.50ms)
  */
-#include "formats/report.h"
+#include "report/reportp.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -415,7 +415,7 @@ bool sp_units_walk(sp_units *u, size_t i, bool raw, sp_fn_tree *t);
  * the walk is the split unit's, over its Dwarf, sections and bases.
  * False for anything it does not know: T is then partial and the caller
  * walks with libdw. */
-bool sp_dwraw_walk(Dwarf *dw, sp_cu *cu, const sp_line_sections *sec, bool direct_pc,
+bool sp_die_walk(Dwarf *dw, sp_cu *cu, const sp_line_sections *sec, bool direct_pc,
 		   sp_fn_tree *t);
 /* The base address of the unit of CUDIE for its range lists, as libdw
  * takes it (DW_AT_low_pc, else DW_AT_entry_pc, else 0): false when it is
@@ -425,9 +425,9 @@ bool sp_unit_base(Dwarf_Die *cudie, uint64_t *base);
 /* ------------------------------------------------------------------------ */
 /* resolve.c                                                                */
 
-/* Opens D as sp_dwarf_resolve would and gives its units (borrowed until
- * sp_dwarf_free; *OUT NULL without DWARF).  For tests of the walks. */
-sp_error *sp_dwarf_units(sp_dwarf *d, sp_units **out);
+/* Opens D as sp_resolver_resolve would and gives its units (borrowed until
+ * sp_resolver_free; *OUT NULL without DWARF).  For tests of the walks. */
+sp_error *sp_resolver_units(sp_resolver *d, sp_units **out);
 
 /* ------------------------------------------------------------------------ */
 /* elfsym.c: function names from the ELF symbol tables.                     */
@@ -440,12 +440,12 @@ typedef struct {
 	size_t n_syms;
 	char **names;      /* names made here (versions cut off) */
 	size_t n_names, cap_names;
-} sp_elfsyms;
+} sp_symtab;
 
 /* Name of the function symbol of MOD holding the module address A, or
- * NULL (borrowed until sp_elfsyms_clear).  The table is read at the first
+ * NULL (borrowed until sp_symtab_clear).  The table is read at the first
  * call. */
-const char *sp_elfsyms_name(sp_elfsyms *s, Dwfl_Module *mod, uint64_t a);
-void sp_elfsyms_clear(sp_elfsyms *s);
+const char *sp_symtab_name(sp_symtab *s, Dwfl_Module *mod, uint64_t a);
+void sp_symtab_clear(sp_symtab *s);
 
 #endif

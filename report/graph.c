@@ -12,7 +12,7 @@
  * pass through dropped nodes keep an edge across them, marked residual; a
  * dropped leaf gives no flat to anyone.
  */
-#include "formats/report.h"
+#include "report/reportp.h"
 
 #include <math.h>
 #include <stdlib.h>

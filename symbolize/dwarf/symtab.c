@@ -31,7 +31,7 @@
  *   - a versioned name ("name@VERSION", "name@@VERSION", as static
  *     objects' tables spell them) is given without its version.
  */
-#include "symbolize/dwarfp.h"
+#include "symbolize/dwarf/dwarfp.h"
 
 #include <gelf.h>
 #include <stdlib.h>
@@ -90,7 +90,7 @@ static bool name_terminated(Elf_Data *const *tabs, size_t n, const char *name)
 
 /* The function symbols of MOD (.symtab, else .dynsym, as libdwfl picks),
  * sorted once, one per address (see the top of this file). */
-static void load_syms(sp_elfsyms *s, Dwfl_Module *mod)
+static void load_syms(sp_symtab *s, Dwfl_Module *mod)
 {
 	size_t cap = 0, k = 0;
 	s->loaded = true;
@@ -148,7 +148,7 @@ static void load_syms(sp_elfsyms *s, Dwfl_Module *mod)
 			s->syms[i].size = s->syms[i + 1].addr - s->syms[i].addr;
 }
 
-const char *sp_elfsyms_name(sp_elfsyms *s, Dwfl_Module *mod, uint64_t a)
+const char *sp_symtab_name(sp_symtab *s, Dwfl_Module *mod, uint64_t a)
 {
 	if (!s->loaded)
 		load_syms(s, mod);
@@ -164,11 +164,11 @@ const char *sp_elfsyms_name(sp_elfsyms *s, Dwfl_Module *mod, uint64_t a)
 	return f->name;
 }
 
-void sp_elfsyms_clear(sp_elfsyms *s)
+void sp_symtab_clear(sp_symtab *s)
 {
 	free(s->syms);
 	for (size_t i = 0; i < s->n_names; i++)
 		free(s->names[i]);
 	free(s->names);
-	*s = (sp_elfsyms){0};
+	*s = (sp_symtab){0};
 }

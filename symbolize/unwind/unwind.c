@@ -27,7 +27,7 @@
  * reported since.  An unwind that reported a module, or met a signal
  * frame, is not recorded.
  */
-#include "symbolize/dwarfp.h"
+#include "symbolize/dwarf/dwarfp.h"
 #include "symbolize/internal.h"
 
 #include "profile/capture.h"
