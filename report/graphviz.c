@@ -35,7 +35,7 @@
  * exit; they are theirs, not ours, so LeakSanitizer is told to skip them in
  * every program that can render a graph.  So are the virtual edges that
  * dot's layout makes for the reversed edges of a cycle and never frees
- * (the same leak as tests/valgrind.supp's graphviz-dot-layout-virtual-edge). */
+ * (the same leak as tests/helpers/valgrind.supp's graphviz-dot-layout-virtual-edge). */
 const char *__lsan_default_suppressions(void);
 const char *__lsan_default_suppressions(void)
 {

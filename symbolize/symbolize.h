@@ -30,7 +30,7 @@
  * ET_DYN and kernels), sp_kernel_module_base() for kernel modules, or 0
  * for ET_REL objects a JIT placed at run-time addresses; `symbolize --relative` input is shifted by
  * sp_relative_adjust().  Every conversion is a pure function of loadbase.c
- * with rows in tests/test_loadbase.c; nothing else does this arithmetic.
+ * with rows in tests/unit/symbolize/test_loadbase.c; nothing else does this arithmetic.
  */
 #ifndef SYMPROF_SYMBOLIZE_H
 #define SYMPROF_SYMBOLIZE_H

@@ -4,7 +4,7 @@
  * headers of u, it picks the program header that holds the mapping and
  * computes the base so that symbol-file address = run-time address - base
  * (here 0x55af92a23000).  Everything is pure: no I/O, no allocation, one
- * table test (tests/test_loadbase.c) with a row for every rule.
+ * table test (tests/unit/symbolize/test_loadbase.c) with a row for every rule.
  *
  * ET_REL objects emitted by a JIT have their section addresses already set
  * to run-time addresses; they are symbolized with base 0 by the JIT index

@@ -23,7 +23,7 @@
  * it, one by one, when they are resolved.  When the profile recorded the file's size and
  * modification time, they must agree too.
  *
- * Pure: no I/O, no allocation; tests/test_mapcheck.c has a row per case.
+ * Pure: no I/O, no allocation; tests/unit/symbolize/test_mapcheck.c has a row per case.
  * Nothing is rejected when nothing can be compared: objects without
  * PT_LOADs (ET_REL), kernel-like mappings (start >= limit or in the upper
  * half), the fake whole-space mapping, and facts the profile did not
