@@ -1,7 +1,7 @@
-/* report_graph.c — the call graph behind the graph and text reports, built
+/* graph.c — the call graph behind the graph and text reports, built
  * and pruned with pprof's rules.
  *
- * Each location gives one node per inline frame (report_names.c).  For
+ * Each location gives one node per inline frame (names.c).  For
  * every kept sample (profile/filter.c) the chosen value is added to the cum
  * of each distinct node on its stack, to each distinct caller->callee edge
  * (root to leaf, through inline frames) and to the flat of the leaf.  As in

@@ -1,7 +1,7 @@
 /* report.c — the report behind the graph and text outputs: options and
  * their defaults, the total, the output unit, the legend.  The graph itself
- * is built and pruned in report_graph.c, its nodes named in report_names.c,
- * values formatted in report_units.c.  Percentages are of the total of all
+ * is built and pruned in graph.c, its nodes named in names.c,
+ * values formatted in values.c.  Percentages are of the total of all
  * samples, taken before focus and ignore (pprof's default).  Legend example:
  *
  *   Type: cpu

@@ -1,4 +1,4 @@
-/* perfjit.c — names and lines for JIT code from jitdump files
+/* jitdump.c — names and lines for JIT code from jitdump files
  * (jit-PID.dump, spec/FORMATS.md §5.2: what `perf inject --jit` reads and
  * LLVM's PerfJITEventListener, V8 and the JVM agents write).  Binary, in the
  * writer's byte order, which the magic reveals:
@@ -32,7 +32,7 @@
  * the bytes of its record before use; an error names the file, the byte
  * offset and what was expected there.
  */
-#include "symbolize/symbolize.h"
+#include "symbolize/sources/sources.h"
 
 #include <stdlib.h>
 #include <string.h>

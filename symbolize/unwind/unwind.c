@@ -27,7 +27,8 @@
  * reported since.  An unwind that reported a module, or met a signal
  * frame, is not recorded.
  */
-#include "symbolize/dwarf/dwarfp.h"
+#include "symbolize/dwarf/dwarf.h"
+#include "symbolize/unwind/unwind.h"
 #include "symbolize/internal.h"
 
 #include "profile/capture.h"
