@@ -1,5 +1,5 @@
 /* addrrule.c — which addresses a mapping's locations hold (pure; rows in
- * tests/test_addrrule.c).
+ * tests/unit/symbolize/test_addrrule.c).
  *
  * A profile made from run-time memory maps (perf.data, gperftools, pprof)
  * holds run-time addresses: the load base comes from pprof's rule
@@ -17,7 +17,7 @@
  * already to its callers' addresses, and pprof's addresses are the
  * producer's to adjust (spec/FORMATS.md 2.7).
  */
-#include "symbolize/symbolize.h"
+#include "symbolize/elf/elf.h"
 
 #include <elf.h>
 

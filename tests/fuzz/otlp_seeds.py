@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """otlp_seeds.py DIR -- writes the seeds of fuzz_otlp (DIR/otlp/) and fuzz_otlp_json
-(DIR/otlp_json/): small OTLP profiles, made with tests/otlp_proto.py, that between them
+(DIR/otlp_json/): small OTLP profiles, made with tests/helpers/otlp_proto.py, that between them
 use every message and field the reader knows: attributes of every value kind (nested
 arrays and lists, bytes, string indices, units), entity refs, scopes with the pprof
 mapping's attributes, profiles that are the columns of one pprof profile and profiles
@@ -23,7 +23,7 @@ import shutil
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers"))
 import otlp_proto as op  # noqa: E402
 
 
