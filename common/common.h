@@ -353,6 +353,15 @@ typedef sp_error *sp_gunzip_put(void *ctx, const uint8_t *data, size_t n);
 sp_error *sp_gunzip_stream(const char *name, const uint8_t *in, size_t len, uint8_t *buf,
 			   size_t buf_size, sp_gunzip_put *put, void *ctx, sp_gunzip_end *end);
 
+/* Whether DATA starts with the zstd frame magic. */
+bool sp_is_zstd(const uint8_t *data, size_t len);
+
+/* Decompresses zstd data: its frames, and nothing after them.  Refuses to
+ * produce more than MAX bytes, or more than the memory limit.  *out is
+ * NUL-terminated.  NAME is used in error messages, with the offset. */
+sp_error *sp_unzstd(const char *name, const uint8_t *in, size_t len, size_t max, uint8_t **out,
+		    size_t *outlen);
+
 /* Parses an unsigned integer in BASE (10 or 16; "0x" accepted for 16) from
  * [s, end); returns false on empty input, junk or overflow. */
 bool sp_parse_u64(const char *s, const char *end, int base, uint64_t *out);

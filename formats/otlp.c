@@ -60,7 +60,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zstd.h>
 
 #define OTLP_LAYOUT "profiles v1development (opentelemetry-proto ac2c4b5d1f3a)"
 
@@ -2051,64 +2050,6 @@ static void conv_free(conv *c)
 /* ------------------------------------------------------------------------ */
 /* Reading                                                                  */
 
-static bool is_zstd(const uint8_t *data, size_t len)
-{
-	return len >= 4 && data[0] == 0x28 && data[1] == 0xb5 && data[2] == 0x2f && data[3] == 0xfd;
-}
-
-/* Decompresses zstd frames (all of them, and nothing after them) into
- * *OUT, at most the memory limit and OTLP_MAX_INFLATED. */
-static sp_error *unzstd(const char *name, const uint8_t *in, size_t len, uint8_t **out,
-			size_t *outlen)
-{
-	size_t max = OTLP_MAX_INFLATED, lim = sp_mem_limit();
-	if (lim && lim < max)
-		max = lim;
-	ZSTD_DStream *z = ZSTD_createDStream();
-	if (!z)
-		sp_oom();
-	uint8_t *buf = NULL;
-	size_t cap = 0, n = 0, rc = 0;
-	sp_error *err = NULL;
-	ZSTD_inBuffer ib = {in, len, 0};
-	while (!err) {
-		size_t before = ib.pos;
-		if (cap - n < ZSTD_DStreamOutSize()) {
-			if (n >= max) {
-				err = sp_error_new(SP_E_LIMIT,
-						   "%s: zstd data inflates to more than %zu bytes "
-						   "(the memory limit)",
-						   name, max);
-				break;
-			}
-			sp_grow(&buf, &cap, n + ZSTD_DStreamOutSize(), 1);
-		}
-		ZSTD_outBuffer ob = {buf + n, cap - n, 0};
-		rc = ZSTD_decompressStream(z, &ob, &ib);
-		n += ob.pos;
-		if (ZSTD_isError(rc)) {
-			err = sp_error_new(SP_E_MALFORMED, "%s: offset %zu: damaged zstd data: %s",
-					   name, ib.pos, ZSTD_getErrorName(rc));
-			break;
-		}
-		if (ib.pos == ib.size && (rc == 0 || (ob.pos == 0 && ib.pos == before)))
-			break;
-	}
-	if (!err && rc != 0)
-		err = sp_error_new(SP_E_MALFORMED, "%s: offset %zu: the zstd data ends inside a frame",
-				   name, len);
-	ZSTD_freeDStream(z);
-	if (err) {
-		free(buf);
-		return err;
-	}
-	sp_grow(&buf, &cap, n + 1, 1);
-	buf[n] = 0;
-	*out = buf;
-	*outlen = n;
-	return NULL;
-}
-
 static sp_error *not_mine(const char *name, const char *why)
 {
 	return sp_error_new(SP_E_UNRECOGNIZED, "%s: not OTLP (%s): %s", name, OTLP_LAYOUT, why);
@@ -2262,8 +2203,8 @@ sp_error *sp_otlp_read(const char *name, const uint8_t *data, size_t len, sp_pro
 	sp_error *err = NULL;
 	if (sp_is_gzip(data, len))
 		err = sp_gunzip(name, data, len, OTLP_MAX_INFLATED, &plain, &plen);
-	else if (is_zstd(data, len))
-		err = unzstd(name, data, len, &plain, &plen);
+	else if (sp_is_zstd(data, len))
+		err = sp_unzstd(name, data, len, OTLP_MAX_INFLATED, &plain, &plen);
 	if (err)
 		return err;
 	if (plain) {
@@ -3195,20 +3136,25 @@ static void open_field(emit *e, uint32_t num, const char *jname, uint64_t len, b
 	put_varint(&e->pb, len);
 }
 
-/* The dictionary (field 2 of ProfilesData); in JSON as "dictionary":{...}. */
-static void put_dictionary(writer *w, emit *e)
+/* Starts table NUM of the dictionary: in JSON "jname":[ (after the previous
+ * table's closing bracket unless FIRST); with ZERO, its element 0 as an
+ * empty message. */
+static void open_table(emit *e, uint32_t num, const char *jname, bool first, bool zero)
 {
-	const sp_profile *p = w->p;
-	if (e->json)
-		sp_sink_puts(e->sink, "\"dictionary\":{");
-	/* mapping_table (1) */
 	if (e->json) {
-		sp_sink_puts(e->sink, "\"mappingTable\":[{}");
-		e->first = false;
-	} else {
-		put_varint(&e->pb, 1 << 3 | 2);
+		sp_sink_printf(e->sink, "%s\"%s\":[%s", first ? "" : "],", jname, zero ? "{}" : "");
+		e->first = !zero;
+	} else if (zero) {
+		put_varint(&e->pb, (uint64_t)num << 3 | 2);
 		put_varint(&e->pb, 0);
 	}
+}
+
+/* mapping_table (1) */
+static void put_mappings(writer *w, emit *e)
+{
+	const sp_profile *p = w->p;
+	open_table(e, 1, "mappingTable", true, true);
 	for (size_t i = 0; i < p->n_mappings; i++) {
 		const sp_mapping *m = &p->mappings[i];
 		Otlp__Mapping *o = (Otlp__Mapping *)new_message(&otlp__mapping__descriptor);
@@ -3221,12 +3167,13 @@ static void put_dictionary(writer *w, emit *e)
 		put_message(e, 1, &o->base);
 		free_msg(&o->base);
 	}
-	if (e->json)
-		sp_sink_puts(e->sink, "],\"locationTable\":[{}");
-	else {
-		put_varint(&e->pb, 2 << 3 | 2);
-		put_varint(&e->pb, 0);
-	}
+}
+
+/* location_table (2) */
+static void put_locations(writer *w, emit *e)
+{
+	const sp_profile *p = w->p;
+	open_table(e, 2, "locationTable", false, true);
 	for (size_t i = 0; i < p->n_locations; i++) {
 		const sp_location *l = &p->locations[i];
 		Otlp__Location *o = (Otlp__Location *)new_message(&otlp__location__descriptor);
@@ -3245,12 +3192,13 @@ static void put_dictionary(writer *w, emit *e)
 		put_message(e, 2, &o->base);
 		free_msg(&o->base);
 	}
-	if (e->json)
-		sp_sink_puts(e->sink, "],\"functionTable\":[{}");
-	else {
-		put_varint(&e->pb, 3 << 3 | 2);
-		put_varint(&e->pb, 0);
-	}
+}
+
+/* function_table (3) */
+static void put_functions(writer *w, emit *e)
+{
+	const sp_profile *p = w->p;
+	open_table(e, 3, "functionTable", false, true);
 	for (size_t i = 0; i < p->n_functions; i++) {
 		const sp_function *f = &p->functions[i];
 		Otlp__Function o = OTLP__FUNCTION__INIT;
@@ -3263,15 +3211,17 @@ static void put_dictionary(writer *w, emit *e)
 		o.start_line = f->start_line;
 		put_message(e, 3, &o.base);
 	}
-	/* link_table (4): element 0 with ids of 16 and 8 zero bytes, as the
-	 * message's comment prefers */
-	if (e->json)
-		sp_sink_puts(e->sink, "],\"linkTable\":[");
+}
+
+/* link_table (4): element 0 with ids of 16 and 8 zero bytes, as the
+ * message's comment prefers */
+static void put_links(writer *w, emit *e)
+{
+	open_table(e, 4, "linkTable", false, false);
 	static const uint8_t zeros[16];
 	Otlp__Link zl = OTLP__LINK__INIT;
 	zl.trace_id = (ProtobufCBinaryData){16, (uint8_t *)zeros};
 	zl.span_id = (ProtobufCBinaryData){8, (uint8_t *)zeros};
-	e->first = true;
 	put_message(e, 4, &zl.base);
 	for (size_t i = 0; i < w->link_keys.n; i++) {
 		const char *k = w->link_keys.strs[i];
@@ -3283,9 +3233,12 @@ static void put_dictionary(writer *w, emit *e)
 						  (uint8_t *)k + sizeof(nt) + nt};
 		put_message(e, 4, &o.base);
 	}
-	if (e->json)
-		sp_sink_puts(e->sink, "],\"stringTable\":[");
-	e->first = true;
+}
+
+/* string_table (5) */
+static void put_strings(writer *w, emit *e)
+{
+	open_table(e, 5, "stringTable", false, false);
 	for (size_t i = 0; i < w->strs.n; i++) {
 		if (e->json) {
 			if (i)
@@ -3297,13 +3250,12 @@ static void put_dictionary(writer *w, emit *e)
 			e->pb.base.append(&e->pb.base, w->strs.lens[i], (const uint8_t *)w->strs.strs[i]);
 		}
 	}
-	if (e->json)
-		sp_sink_puts(e->sink, "],\"attributeTable\":[{}");
-	else {
-		put_varint(&e->pb, 6 << 3 | 2);
-		put_varint(&e->pb, 0);
-	}
-	e->first = false;
+}
+
+/* attribute_table (6) */
+static void put_attributes(writer *w, emit *e)
+{
+	open_table(e, 6, "attributeTable", false, true);
 	for (size_t i = 0; i < w->n_attrs; i++) {
 		const sp_otel *src = w->attrs[i].src;
 		const sp_otel_attr *a = &src->attrs[w->attrs[i].attr];
@@ -3317,12 +3269,12 @@ static void put_dictionary(writer *w, emit *e)
 		put_message(e, 6, &o.base);
 		free_msg(&o.value->base);
 	}
-	if (e->json)
-		sp_sink_puts(e->sink, "],\"stackTable\":[{}");
-	else {
-		put_varint(&e->pb, 7 << 3 | 2);
-		put_varint(&e->pb, 0);
-	}
+}
+
+/* stack_table (7) */
+static void put_stacks(writer *w, emit *e)
+{
+	open_table(e, 7, "stackTable", false, true);
 	for (size_t i = 0; i < w->stack_keys.n; i++) {
 		Otlp__Stack o = OTLP__STACK__INIT;
 		o.n_location_indices = w->stack_keys.lens[i] / sizeof(uint32_t);
@@ -3333,6 +3285,20 @@ static void put_dictionary(writer *w, emit *e)
 		put_message(e, 7, &o.base);
 		free(v);
 	}
+}
+
+/* The dictionary (field 2 of ProfilesData); in JSON as "dictionary":{...}. */
+static void put_dictionary(writer *w, emit *e)
+{
+	if (e->json)
+		sp_sink_puts(e->sink, "\"dictionary\":{");
+	put_mappings(w, e);
+	put_locations(w, e);
+	put_functions(w, e);
+	put_links(w, e);
+	put_strings(w, e);
+	put_attributes(w, e);
+	put_stacks(w, e);
 	if (e->json)
 		sp_sink_puts(e->sink, "]}");
 }
