@@ -1175,13 +1175,15 @@ static sp_error *attr_run(conv *c, const fpath *path, const int32_t *idx, size_t
 	return NULL;
 }
 
-/* The value of boolean attribute KEY among RUN, false when absent. */
+/* Whether a bool attribute KEY among RUN is true (pprof's flags: an
+ * attribute of the key that is not a bool is only an attribute). */
 static bool attr_bool(const sp_otel *o, sp_otel_run run, const char *key)
 {
 	for (uint32_t i = 0; i < run.n; i++) {
 		const sp_otel_attr *a = &o->attrs[o->items[run.off + i]];
-		if (!strcmp(sp_otel_str(o, a->key, NULL), key))
-			return o->values[a->value].kind == SP_OTEL_BOOL && o->values[a->value].v.b;
+		if (!strcmp(sp_otel_str(o, a->key, NULL), key) &&
+		    o->values[a->value].kind == SP_OTEL_BOOL && o->values[a->value].v.b)
+			return true;
 	}
 	return false;
 }
@@ -2392,26 +2394,54 @@ static bool is_hex(const char *s)
 	return true;
 }
 
-/* Whether attribute AI of SRC has key KEY. */
-static bool attr_is(const sp_otel *src, uint32_t ai, const char *key)
+/* Which of KEYS[0..n) attribute AI of the extras is, as a bool (*VAL its
+ * value), or -1: pprof's flags are bool attributes, and an attribute of a
+ * flag's key that is not a bool is only an attribute. */
+static int flag_of(const sp_otel *o, uint32_t ai, const char *const *keys, int n, bool *val)
 {
-	return !strcmp(sp_otel_str(src, src->attrs[ai].key, NULL), key);
+	const sp_otel_value *v = &o->values[o->attrs[ai].value];
+	if (v->kind != SP_OTEL_BOOL)
+		return -1;
+	const char *k = sp_otel_str(o, o->attrs[ai].key, NULL);
+	for (int f = 0; f < n; f++)
+		if (!strcmp(k, keys[f])) {
+			*val = v->v.b;
+			return f;
+		}
+	return -1;
 }
 
-/* The extras' attribute AI, one of pprof's flags, as the model's flag HAS
- * says now (symbolizing sets them): kept as it is when it says the same
- * (the reader took the flag from it), else true or left out; *WRITTEN
- * when true was written. */
-static void flag_attr(writer *w, uint32_t ai, bool has, bool *written)
+/* The attributes RUN of the extras, with pprof's flags KEYS[0..n) (n <= 4)
+ * as the model has them now in HAS (symbolizing sets them).  The reader
+ * takes a flag as set when any bool attribute of its key is true
+ * (attr_bool), so: a set flag keeps its attributes when one is true, else
+ * its first false one becomes true, else a true one is added; a clear flag
+ * loses its true ones.  A flag the model has as the extras say writes
+ * them as they are. */
+static void put_flagged(writer *w, sp_otel_run r, const char *const *keys, const bool *has,
+			int n)
 {
 	const sp_otel *o = w->p->otel;
-	const sp_otel_value *v = &o->values[o->attrs[ai].value];
-	bool says = v->kind == SP_OTEL_BOOL && v->v.b;
-	if (says == has)
-		push_aidx(w, put_attr(w, o, ai));
-	else if (has && !*written)
-		push_aidx(w, put_attr(w, w->own, own_bool(w, sp_otel_str(o, o->attrs[ai].key, NULL))));
-	*written |= has;
+	bool any[4] = {false, false, false, false}, done[4] = {false, false, false, false};
+	bool val;
+	for (uint32_t k = 0; k < r.n; k++) {
+		int f = flag_of(o, o->items[r.off + k], keys, n, &val);
+		if (f >= 0 && val)
+			any[f] = true;
+	}
+	for (uint32_t k = 0; k < r.n; k++) {
+		uint32_t ai = o->items[r.off + k];
+		int f = flag_of(o, ai, keys, n, &val);
+		if (f < 0 || (has[f] && (any[f] || done[f])) || (!has[f] && !val)) {
+			push_aidx(w, put_attr(w, o, ai));
+		} else if (has[f]) {
+			push_aidx(w, put_attr(w, w->own, own_bool(w, keys[f])));
+			done[f] = true;
+		}
+	}
+	for (int f = 0; f < n; f++)
+		if (has[f] && !any[f] && !done[f])
+			push_aidx(w, put_attr(w, w->own, own_bool(w, keys[f])));
 }
 
 /* The attributes of each mapping and location: the extras' (pprof's flags
@@ -2420,38 +2450,23 @@ static void flag_attr(writer *w, uint32_t ai, bool has, bool *written)
 static void entity_attrs(writer *w)
 {
 	const sp_profile *p = w->p;
-	const char *flags[4] = {KEY_HAS_FUNCTIONS, KEY_HAS_FILENAMES, KEY_HAS_LINE_NUMBERS,
-				KEY_HAS_INLINE_FRAMES};
+	static const char *const flags[4] = {KEY_HAS_FUNCTIONS, KEY_HAS_FILENAMES,
+					     KEY_HAS_LINE_NUMBERS, KEY_HAS_INLINE_FRAMES};
+	static const char *const folded[1] = {KEY_IS_FOLDED};
 	w->map_attrs = sp_xcalloc(p->n_mappings ? p->n_mappings : 1, sizeof(*w->map_attrs));
 	for (size_t i = 0; i < p->n_mappings; i++) {
 		const sp_mapping *m = &p->mappings[i];
 		size_t start = w->n_aidx;
 		sp_otel_run r = w->p->otel ? sp_otel_mapping_attrs(w->p->otel, m->id)
 					   : (sp_otel_run){0, 0};
-		bool from_extras = r.n > 0;
 		const bool has[4] = {m->has_functions, m->has_filenames, m->has_line_numbers,
 				     m->has_inline_frames};
-		bool written[4] = {false, false, false, false};
-		/* the extras' in their order, pprof's flags as the model has them now */
-		for (uint32_t k = 0; k < r.n; k++) {
-			uint32_t ai = w->p->otel->items[r.off + k];
-			int flag = -1;
-			for (int f = 0; f < 4; f++)
-				if (attr_is(w->p->otel, ai, flags[f]))
-					flag = f;
-			if (flag >= 0)
-				flag_attr(w, ai, has[flag], &written[flag]);
-			else
-				push_aidx(w, put_attr(w, w->p->otel, ai));
-		}
 		const char *bid = sp_profile_str(p, m->build_id);
-		if (!from_extras && *bid)
+		if (!r.n && *bid)
 			push_aidx(w, put_attr(w, w->own,
 					      own_string(w, is_hex(bid) ? KEY_BUILD_ID_GNU : KEY_BUILD_ID_GO,
 							 bid, strlen(bid))));
-		for (int f = 0; f < 4; f++)
-			if (has[f] && !written[f])
-				push_aidx(w, put_attr(w, w->own, own_bool(w, flags[f])));
+		put_flagged(w, r, flags, has, 4);
 		w->map_attrs[i] = run_from(w, start);
 		id_index_add(&w->map_index, m->id);
 	}
@@ -2461,16 +2476,7 @@ static void entity_attrs(writer *w)
 		size_t start = w->n_aidx;
 		sp_otel_run r = w->p->otel ? sp_otel_location_attrs(w->p->otel, l->id)
 					   : (sp_otel_run){0, 0};
-		bool folded = false;
-		for (uint32_t k = 0; k < r.n; k++) {
-			uint32_t ai = w->p->otel->items[r.off + k];
-			if (!attr_is(w->p->otel, ai, KEY_IS_FOLDED))
-				push_aidx(w, put_attr(w, w->p->otel, ai));
-			else
-				flag_attr(w, ai, l->is_folded, &folded);
-		}
-		if (l->is_folded && !folded)
-			push_aidx(w, put_attr(w, w->own, own_bool(w, KEY_IS_FOLDED)));
+		put_flagged(w, r, folded, &l->is_folded, 1);
 		w->loc_attrs[i] = run_from(w, start);
 		id_index_add(&w->loc_index, l->id);
 	}
