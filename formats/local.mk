@@ -22,7 +22,8 @@ formats_libformats_la_SOURCES = \
 	formats/report_top.c \
 	formats/dot.c \
 	formats/graphviz.c \
-	formats/flamegraph.c
+	formats/flamegraph.c \
+	formats/speedscope.c
 formats_libformats_la_CFLAGS = $(AM_CFLAGS) $(PROTOBUFC_CFLAGS) $(GVC_CFLAGS) $(ZSTD_CFLAGS)
 
 # profile.proto is compiled by protoc-c at build time into the build tree
