@@ -8,6 +8,7 @@ common_libcommon_la_SOURCES = \
 	common/interval.c \
 	common/sink.c \
 	common/file.c \
-	common/zlib.c
+	common/zlib.c \
+	common/json.c
 common_libcommon_la_CFLAGS = $(AM_CFLAGS) $(ZLIB_CFLAGS)
 common_libcommon_la_LIBADD = $(ZLIB_LIBS)

@@ -640,6 +640,8 @@ static int run(convert_opts *o, char **inputs, int n_inputs)
 	int bad = check_format_options(o, f);
 	if (bad)
 		return bad;
+	/* the viewers' timelines: each perf.data sample at its time */
+	o->sym.sample_times = f == SP_OUT_SPEEDSCOPE || f == SP_OUT_FIREFOX;
 	if ((f == SP_OUT_PDF || f == SP_OUT_PNG || f == SP_OUT_PPROF) && !o->out && !o->each &&
 	    isatty(STDOUT_FILENO))
 		return sp_cli_usage("convert",

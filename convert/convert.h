@@ -34,6 +34,7 @@ typedef struct {
 	const char *maps_file; /* --maps: memory map for raw stacks */
 	bool quiet;
 	int jobs;        /* threads one input's reading may use (sp_read_options) */
+	bool sample_times; /* perf.data: keep each sample's time (viewer formats) */
 	const char *cmd; /* "convert", ...: names the command in usage errors */
 } sp_cli_sym;
 

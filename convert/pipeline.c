@@ -223,6 +223,7 @@ typedef struct {
 	bool clock_checked;
 	char *jitdump_note;  /* why sample times cannot choose JIT code */
 	bool jitdump_reused; /* and some addresses held several codes */
+	bool sample_times;   /* every sample keeps its time (sp_capture.sample_times) */
 } round_ctx;
 
 static uint64_t jit_code_version(void *arg, int64_t pid, uint64_t addr, uint64_t time)
@@ -295,6 +296,7 @@ static sp_error *unwind_round(sp_capture *c, void *arg)
 		if (!strcmp(c->build_ids[i].path, "[kernel.kallsyms]"))
 			r->kernel_build_id = sp_xstrdup(c->build_ids[i].build_id);
 	jitdump_clock(r, c);
+	c->sample_times = r->sample_times;
 	sp_unwinder_run(r->u, c);
 	return NULL;
 }
@@ -322,7 +324,7 @@ static sp_error *prepare(const sp_pipeline *pl, sp_symbolizer *s, char **inputs,
 			 sp_profile **profiles, sp_profile *base, sp_pipeline_output *out,
 			 sp_symbolize_report *r, sp_unwinder *u)
 {
-	round_ctx rc = {.u = u, .s = s};
+	round_ctx rc = {.u = u, .s = s, .sample_times = pl->sym->sample_times};
 	sp_error *err = sp_cli_load_with(pl->sym, inputs[i], unwind_round, &rc, &profiles[i],
 					 &out->format);
 	if (!err)
@@ -358,7 +360,7 @@ static sp_error *load_base(const sp_pipeline *pl, sp_symbolizer *s, sp_symbolize
 		return NULL;
 	sp_input_format fmt;
 	sp_symbolize_report r = {0};
-	round_ctx rc = {.u = sp_unwinder_new(us), .s = s};
+	round_ctx rc = {.u = sp_unwinder_new(us), .s = s, .sample_times = pl->sym->sample_times};
 	sp_error *err = sp_cli_load_with(pl->sym, pl->base, unwind_round, &rc, base, &fmt);
 	sp_unwinder_free(rc.u);
 	free(rc.jitdump_note);

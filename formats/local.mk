@@ -23,7 +23,10 @@ formats_libformats_la_SOURCES = \
 	formats/dot.c \
 	formats/graphviz.c \
 	formats/flamegraph.c \
-	formats/speedscope.c
+	formats/speedscope.c \
+	formats/firefox.c \
+	formats/viewer.h \
+	formats/viewer.c
 formats_libformats_la_CFLAGS = $(AM_CFLAGS) $(PROTOBUFC_CFLAGS) $(GVC_CFLAGS) $(ZSTD_CFLAGS)
 
 # profile.proto is compiled by protoc-c at build time into the build tree

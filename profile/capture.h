@@ -147,6 +147,11 @@ typedef struct sp_capture {
 	 * time).  Asked only about samples with a time. */
 	uint64_t (*code_version)(void *arg, int64_t pid, uint64_t addr, uint64_t time);
 	void *code_version_arg;
+	/* Set (by a round hook, before the first samples become the profile's)
+	 * to keep every sample's time: each sample with a time is then a
+	 * sample of its own, labelled "end_timestamp_ns" (nanoseconds), for
+	 * the viewer formats' timelines.  Off: identical stacks are summed. */
+	bool sample_times;
 } sp_capture;
 
 sp_capture *sp_capture_new(void);

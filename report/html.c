@@ -123,48 +123,29 @@ static int cmp_children(const void *x, const void *y, void *arg)
 
 /* -- JSON ------------------------------------------------------------------- */
 
-static void json_str_n(sp_sink *out, const char *s, size_t n)
-{
-	static const char hex[] = "0123456789abcdef";
-	sp_sink_putc(out, '"');
-	size_t run = 0;
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' &&
-		    c != 0x7f)
-			continue;
-		sp_sink_write(out, s + run, i - run);
-		run = i + 1;
-		switch (c) {
-		case '"': sp_sink_puts(out, "\\\""); break;
-		case '\\': sp_sink_puts(out, "\\\\"); break;
-		case '\n': sp_sink_puts(out, "\\n"); break;
-		case '\t': sp_sink_puts(out, "\\t"); break;
-		default: {
-			char u[7] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15], 0};
-			sp_sink_puts(out, u);
-		}
-		}
-	}
-	sp_sink_write(out, s + run, n - run);
-	sp_sink_putc(out, '"');
-}
+#define json_str_n sp_json_string
+#define json_str sp_json_cstr
 
-/* S as a JSON string; bytes that are not UTF-8 become '?'. */
-static void json_str(sp_sink *out, const char *s)
-{
-	char *c = sp_report_clean_name(sp_xstrdup(s ? s : ""));
-	json_str_n(out, c, strlen(c));
-	free(c);
-}
-
+/* Line LINE of SRC with its tabs expanded to 8 columns (a tab would be a
+ * control character to sp_report_clean_name). */
 static void json_src_line(sp_sink *out, const sp_ann_source *src, int64_t line)
 {
 	size_t len;
 	const char *t = sp_ann_source_line(src, line, &len);
-	char *c = sp_report_clean_name(sp_xstrndup(t ? t : "", t ? len : 0));
-	json_str_n(out, c, strlen(c));
-	free(c);
+	sp_buf b = {0};
+	size_t col = 0;
+	for (size_t i = 0; t && i < len; i++) {
+		if (t[i] == '\t') {
+			do
+				sp_buf_append(&b, " ", 1);
+			while (++col % 8);
+		} else {
+			sp_buf_append(&b, &t[i], 1);
+			col += ((unsigned char)t[i] & 0xc0) != 0x80;
+		}
+	}
+	json_str_n(out, b.len ? b.data : "", b.len);
+	sp_buf_free(&b);
 }
 
 /* -- the annotations ---------------------------------------------------------- */
