@@ -462,3 +462,8 @@ EXTRA_DIST += tests/cli_sample_index.sh
 EXTRA_DIST += tests/cli_binary_arg.sh
 EXTRA_DIST += tests/cli_min_resolved.sh
 EXTRA_DIST += tests/cli_gopclntab.sh
+
+# --- report/ and pipeline/annotate.c: annotated source and disassembly, the HTML report,
+# the viewer formats ---
+TESTS += tests/cli_annotate.sh
+EXTRA_DIST += tests/cli_annotate.sh tests/annotate_check.py testdata/src/annotate
