@@ -465,5 +465,6 @@ EXTRA_DIST += tests/cli_gopclntab.sh
 
 # --- report/ and pipeline/annotate.c: annotated source and disassembly, the HTML report,
 # the viewer formats ---
-TESTS += tests/cli_annotate.sh
+TESTS += tests/cli_annotate.sh tests/cli_viewers.sh
 EXTRA_DIST += tests/cli_annotate.sh tests/annotate_check.py testdata/src/annotate
+EXTRA_DIST += tests/cli_viewers.sh tests/viewer_check.py
