@@ -465,6 +465,7 @@ EXTRA_DIST += tests/cli_gopclntab.sh
 
 # --- report/ and pipeline/annotate.c: annotated source and disassembly, the HTML report,
 # the viewer formats ---
-TESTS += tests/cli_annotate.sh tests/cli_viewers.sh
+TESTS += tests/cli_annotate.sh tests/cli_viewers.sh tests/test_report_browser.sh
 EXTRA_DIST += tests/cli_annotate.sh tests/annotate_check.py testdata/src/annotate
 EXTRA_DIST += tests/cli_viewers.sh tests/viewer_check.py
+EXTRA_DIST += tests/test_report_browser.sh tests/report_cdp.py
