@@ -311,7 +311,8 @@ sp_error *sp_annotation_build(const sp_profile *p, size_t col, const sp_sample_f
 	free(order);
 	if (n)
 		attribute_lines(&b, p, col, keep);
-	qsort(b.rows, b.n_rows, sizeof(*b.rows), row_cmp);
+	if (b.n_rows)
+		qsort(b.rows, b.n_rows, sizeof(*b.rows), row_cmp);
 	for (size_t i = 0; i < b.n_rows; i++) {
 		const row *r = &b.rows[i];
 		sp_ann_function *f = &a->functions[r->fn];

@@ -148,7 +148,8 @@ sp_error *sp_code_file_open(sp_object *o, sp_code_file **out)
 		}
 		sp_error_free(derr);
 	}
-	qsort(cf->syms, cf->n_syms, sizeof(*cf->syms), csym_cmp);
+	if (cf->n_syms)
+		qsort(cf->syms, cf->n_syms, sizeof(*cf->syms), csym_cmp);
 	*out = cf;
 	return NULL;
 }

@@ -21,7 +21,7 @@
 command -v objdump >/dev/null 2>&1 && command -v addr2line >/dev/null 2>&1 ||
 	{ echo "1..0 # SKIP objdump and addr2line (binutils) are needed"; exit 0; }
 check="python3 $SP_SRCDIR/tests/annotate_check.py"
-src=$SP_SRCDIR/testdata/src/annotate
+src=$(cd "$SP_SRCDIR/testdata/src/annotate" && pwd) # as build.sh names it
 fix=$tmp/fix
 "$src/build.sh" "$fix" >"$tmp/build.log" 2>&1 || { sed 's/^/# /' "$tmp/build.log"; sp_bail "fixture does not build"; }
 
