@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # page_load.py CHROMIUM FILE [RUNS] — how long headless Chromium takes to open FILE (an
-# HTML report or a flame graph SVG) from file://, without network, each run in a new
+# HTML report or a flame graph SVG) from file://, without network (or an http:// URL on
+# this machine, such as go tool pprof -http's page), each run in a new
 # browser profile: the page's load event end and first contentful paint (milliseconds
 # after navigation start, from the page's own performance entries) and, for symprof's
 # HTML report, whether its script finished (data-ready).  Prints one line per run and the
@@ -32,7 +33,8 @@ def once(chromium, path):
             b.call("Page.enable")
             b.call("Emulation.setDeviceMetricsOverride", {"width": 1200, "height": 900,
                                                           "deviceScaleFactor": 1, "mobile": False})
-            b.call("Page.navigate", {"url": "file://" + os.path.abspath(path)}, timeout=60)
+            url = path if path.startswith("http://") else "file://" + os.path.abspath(path)
+            b.call("Page.navigate", {"url": url}, timeout=60)
             b.wait_event("Page.loadEventFired", timeout=60)
             b.eval("new Promise(function (r) { requestAnimationFrame(function () { setTimeout(r, 100); }); })")
             return b.eval(TIMES)

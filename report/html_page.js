@@ -183,37 +183,44 @@
   }
   Graph.prototype.width = function () { return Math.max(300, this.c.parentNode.clientWidth || 1000); };
   Graph.prototype.draw = function () {
-    var t = this.t, z = this.zoom, W = this.width(), zd = t.depth[z], zv = t.v[z] || 1,
-      rows = t.maxDepth + 1, H = rows * ROW + 2, dpr = window.devicePixelRatio || 1, c = this.c;
+    var t = this.t, z = this.zoom, W = this.width(), zv = t.v[z] || 1,
+      dpr = window.devicePixelRatio || 1, c = this.c, scale = W / zv, x0 = t.start[z],
+      anc = {}, vis = [], maxd = 0, i, k;
+    for (var a = z; a >= 0; a = t.parent[a]) anc[a] = true;
+    // the frames wide enough to see, and the deepest of them: the canvas is that tall
+    for (i = 0; i < t.n;) {
+      var inside = i >= z && i < t.end[z];
+      if (!inside && !anc[i]) { i = i < z ? i + 1 : t.end[i]; continue; }
+      var x = inside ? (t.start[i] - x0) * scale : 0, w = inside ? t.v[i] * scale : W;
+      if (w < 0.4 || t.v[i] <= 0) { i = t.end[i]; continue; }
+      vis.push([i, x, w, inside]);
+      if (t.depth[i] > maxd) maxd = t.depth[i];
+      i++;
+    }
+    var H = (maxd + 1) * ROW + 2;
     c.width = W * dpr; c.height = H * dpr; c.style.width = W + 'px'; c.style.height = H + 'px';
     var g = c.getContext('2d');
     g.setTransform(dpr, 0, 0, dpr, 0, 0);
     g.fillStyle = '#fafaf7'; g.fillRect(0, 0, W, H);
     g.font = '12px system-ui, sans-serif'; g.textBaseline = 'middle';
-    var scale = W / zv, x0 = t.start[z], boxes = [], anc = {};
-    for (var a = z; a >= 0; a = t.parent[a]) anc[a] = true;
-    var matchColor = 'rgb(230,0,230)';
-    for (var i = 0; i < t.n;) {
-      var inside = i >= z && i < t.end[z];
-      if (!inside && !anc[i]) { i = i < z ? i + 1 : t.end[i]; continue; }
-      var x = inside ? (t.start[i] - x0) * scale : 0, w = inside ? t.v[i] * scale : W;
-      if (w < 0.4 || t.v[i] <= 0) { i = t.end[i]; continue; }
-      var row = this.inv ? t.depth[i] : t.maxDepth - t.depth[i], y = row * ROW;
+    var boxes = [], matchColor = 'rgb(230,0,230)';
+    for (k = 0; k < vis.length; k++) {
+      i = vis[k][0];
+      var bx = vis[k][1], bw = vis[k][2], row = this.inv ? t.depth[i] : maxd - t.depth[i], y = row * ROW;
       var nm = nameOf(t, i), color;
       if (this.match && this.match[i]) color = matchColor;
       else if (t.b) color = diffColor(t.v[i] - t.b[i], this.maxChange);
       else color = kindColor(nm, t.kind[i]);
-      g.globalAlpha = inside ? 1 : 0.55;
+      g.globalAlpha = vis[k][3] ? 1 : 0.55;
       g.fillStyle = color;
-      g.fillRect(x, y + 0.5, Math.max(w - 0.5, 0.5), ROW - 1);
-      if (w > 30) {
+      g.fillRect(bx, y + 0.5, Math.max(bw - 0.5, 0.5), ROW - 1);
+      if (bw > 30) {
         g.fillStyle = '#000';
-        var room = Math.floor((w - 6) / 6.6);
-        g.fillText(nm.length <= room ? nm : nm.slice(0, Math.max(room - 2, 1)) + '..', x + 3,
-          y + ROW / 2 + 0.5, w - 4);
+        var room = Math.floor((bw - 6) / 6.6);
+        g.fillText(nm.length <= room ? nm : nm.slice(0, Math.max(room - 2, 1)) + '..', bx + 3,
+          y + ROW / 2 + 0.5, bw - 4);
       }
-      boxes.push([x, y, w, ROW, i]);
-      i++;
+      boxes.push([bx, y, bw, ROW, i]);
     }
     g.globalAlpha = 1;
     this.boxes = boxes;
