@@ -1,6 +1,6 @@
 #!/bin/sh
 # batch.sh — the batch-conversion benchmark: N heap dumps of the fixture program
-# (testdata/fixture) converted to pprof by one `symprof convert --each` run versus N
+# (testdata/src/fixture) converted to pprof by one `symprof convert --each` run versus N
 # separate `symprof convert` runs; with -J, `--each -j 1` versus `--each -j JOBS`.
 #
 #   bench/batch.sh [-n DUMPS] [-r RUNS] [-w WORKDIR] [-J [-j JOBS] [-s SAMPLES]]
@@ -36,7 +36,7 @@ done
 : "${SYMPROF:=./symprof}"
 [ -x "$SYMPROF" ] || { echo "batch.sh: SYMPROF=$SYMPROF is not executable" >&2; exit 2; }
 mkdir -p "$work/dumps"
-"$here/../testdata/fixture/build.sh" "$work/fix" >/dev/null
+"$here/../testdata/src/fixture/build.sh" "$work/fix" >/dev/null
 i=1
 while [ "$i" -le "$n" ]; do
 	d=$work/dumps/dump$i.heap

@@ -5,9 +5,9 @@
 #   bench/bombs.sh [-w WORKDIR] [-t SECONDS] [-J SECTIONS] [-F FRAMES] [-M MAPPINGS]
 #                  [-L LINES] [-D]
 #
-# Bombs (the recipes of tests/cli_limits.sh, tests/test_interval.c,
-# tests/cli_flamegraph.sh and tests/cli_debuginfo.sh, at the issue's sizes; the pprof
-# bomb, the memory map, the mappings and the debuginfod servers are tests/bombs.py's):
+# Bombs (the recipes of tests/cli/limits.sh, tests/unit/common/test_interval.c,
+# tests/cli/flamegraph.sh and tests/cli/debuginfo.sh, at the issue's sizes; the pprof
+# bomb, the memory map, the mappings and the debuginfod servers are tests/helpers/bombs.py's):
 #   pprof.gz inflating to 64 and 256 MiB of 4-byte samples, default budget and
 #   --max-memory 256M; /dev/zero and an endless pipe with --max-memory 128M; a memory map
 #   of LINES lines (default 40 000), half `$name=value` definitions, half map lines using
@@ -15,7 +15,7 @@
 #   others, and 1 000 addresses; MAPPINGS addresses in as many mappings (default 100 000);
 #   one folded stack of FRAMES frames (default 35 000 000) to folded, pprof and a flame
 #   graph; int64 sums past 2^63-1; and, in a private network namespace (unshare -rn, as
-#   tests/cli_debuginfo.sh), debuginfod servers that drip 200 B/s, send an endless body or
+#   tests/cli/debuginfo.sh), debuginfod servers that drip 200 B/s, send an endless body or
 #   announce 3 GiB (-D leaves them out).
 # Every run has a `timeout` of SECONDS (default 300) and writes into an empty directory
 # that is checked for `*.tmp.*` files afterwards.  Inputs live in a directory made under
@@ -23,7 +23,7 @@
 # end.  SYMPROF names the binary (default ./symprof); `make bench-bombs
 # BENCH_BOMBS_ARGS='-J 1000000'` runs it.
 set -eu
-bombs=$(cd "$(dirname "$0")/.." && pwd)/tests/bombs.py
+bombs=$(cd "$(dirname "$0")/.." && pwd)/tests/helpers/bombs.py
 work=/tmp/symprof-bench-bombs tmo=300 nsec=10000000 frames=35000000 nmap=100000
 lines=40000 dfd=yes inner=
 while getopts w:t:J:F:M:L:DN: o; do
@@ -98,7 +98,7 @@ bomb()
 
 # --- debuginfod, in a network namespace whose only interface is loopback ----------------
 # Raw stacks over 8 mappings of missing files, each with a build id debuginfod is asked
-# about, 2 addresses each.  Servers (tests/bombs.py server): drip announces 100 kB and
+# about, 2 addresses each.  Servers (tests/helpers/bombs.py server): drip announces 100 kB and
 # sends 20 bytes every 0.1 s; huge sends an endless body without a length, 64 KiB chunks of
 # an ELF magic and zeros; biglen announces 3 GiB and sends the same.  Default limits
 # (DEBUGINFOD_TIMEOUT, _MAXTIME, _MAXSIZE unset).  The row's last column adds the requests
@@ -162,7 +162,7 @@ echo
 echo "| bomb | input size | symprof command | exit status | first line of stderr | wall s | peak RSS MiB | limit in force |"
 echo "|---|---|---|---|---|---|---|---|"
 
-# 1. pprof.gz bombs (tests/cli_limits.sh): a header declaring one sample type, then MIB MiB
+# 1. pprof.gz bombs (tests/cli/limits.sh): a header declaring one sample type, then MIB MiB
 # of 4-byte samples, gzip -9
 for mib in 64 256; do
 	python3 "$bombs" pprof "$mib" "$run/bomb$mib.pb.gz"
@@ -182,9 +182,9 @@ bomb "endless pipe (yes 'main;work 1')" "endless" "--max-memory 128M" \
 	convert --max-memory 128M -q --no-symbolize /dev/stdin -o "$run/out/pipe.folded"
 feed=
 
-# 3. `$name=value` substitution in a memory map (tests/cli_limits.sh): LINES lines, every
+# 3. `$name=value` substitution in a memory map (tests/cli/limits.sh): LINES lines, every
 # other one a definition of fixed width, the next a map line using it; raw stacks with one
-# address in each mapping (tests/bombs.py maps).
+# address in each mapping (tests/helpers/bombs.py maps).
 python3 "$bombs" maps "$lines" "$run/subst.maps" "$run/subst.raw"
 bomb "memory map, \$name=value" "$lines lines, $(size "$run/subst.maps")" "$deflimit" \
 	convert -q --no-symbolize --maps "$run/subst.maps" "$run/subst.raw" -o "$run/out/subst.folded"
@@ -214,8 +214,8 @@ bomb "JIT .meta, one section enclosing the others" "$nsec sections, .meta $(size
 	"$deflimit" convert -q --jit-dir "$run/jd" "$run/jit.heap" -o "$run/out/jit.folded"
 rm -rf "$run/jd" "$run/jit.heap"
 
-# 5. address -> mapping (tests/cli_limits.sh): MAPPINGS raw stacks of one address each,
-# each in its own mapping, in an order unrelated to the map's (tests/bombs.py mappings)
+# 5. address -> mapping (tests/cli/limits.sh): MAPPINGS raw stacks of one address each,
+# each in its own mapping, in an order unrelated to the map's (tests/helpers/bombs.py mappings)
 python3 "$bombs" mappings "$nmap" "$run/map.raw"
 bomb "address -> mapping" "$nmap addresses x $nmap mappings, $(size "$run/map.raw")" "$deflimit" \
 	convert -q --no-symbolize "$run/map.raw" -o "$run/out/map.folded"
@@ -233,7 +233,7 @@ for f in folded:folded pprof:pb.gz "flame graph:flame.svg"; do
 done
 rm -f "$run/deep.folded"
 
-# 7. int64 sums past 2^63-1 (tests/cli_limits.sh)
+# 7. int64 sums past 2^63-1 (tests/cli/limits.sh)
 max=9223372036854775807
 printf 'main;work %s\nmain;idle 1\n' "$max" >"$run/c.folded"
 printf 'main;work %s\nmain;work 1\n' "$max" >"$run/same.folded"

@@ -6,8 +6,8 @@
 #
 # Cases:
 #   - `symbolize` of every address of .text of each target, with several
-#     option sets.  Targets: the fixtures of testdata/fixture (built here
-#     with testdata/fixture/build.sh), testdata/symbolize/fixture.cc built -O2
+#     option sets.  Targets: the fixtures of testdata/src/fixture (built here
+#     with testdata/src/fixture/build.sh), testdata/src/symbolize/fixture.cc built -O2
 #     with g++ as DWARF 4 and 5 and with clang++ as DWARF 5, and a copy of
 #     NEW_SYMPROF itself (a large C program with libdw's DWARF 5);
 #   - `convert` of every profile in testdata/profiles (symbolization finds
@@ -78,12 +78,12 @@ for line in subprocess.run(["readelf", "-SW", sys.argv[1]], capture_output=True,
 
 # --- targets ---------------------------------------------------------------
 mkdir -p "$work/fx" "$work/t"
-if ! sh "$top/testdata/fixture/build.sh" "$work/fx" >"$work/fx.log" 2>&1; then
-	echo "cannot build testdata/fixture (see $work/fx.log)" >&2
+if ! sh "$top/testdata/src/fixture/build.sh" "$work/fx" >"$work/fx.log" 2>&1; then
+	echo "cannot build testdata/src/fixture (see $work/fx.log)" >&2
 	exit 2
 fi
 targets="$work/fx/fixture $work/fx/fixture-nopie $work/fx/libfixshared.so $work/fx/busy"
-src=$top/testdata/symbolize/fixture.cc
+src=$top/testdata/src/symbolize/fixture.cc
 for v in 4 5; do
 	g++ -O2 -g -gdwarf-$v -o "$work/t/fixture-g++-dwarf$v" "$src" &&
 		targets="$targets $work/t/fixture-g++-dwarf$v"

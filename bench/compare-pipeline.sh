@@ -83,10 +83,10 @@ cat >"$fx/lib.c" <<'EOF'
 __attribute__((noinline)) long lib_leaf(long x) { return x * 7 + 1; }
 __attribute__((noinline)) long lib_mid(long x) { return lib_leaf(x) + lib_leaf(x + 1); }
 EOF
-g++ -O2 -g -Wl,--build-id -o "$fx/pie" "$src/testdata/symbolize/fixture.cc" &&
-	g++ -O2 -g -no-pie -Wl,--build-id -o "$fx/exec" "$src/testdata/symbolize/fixture.cc" &&
+g++ -O2 -g -Wl,--build-id -o "$fx/pie" "$src/testdata/src/symbolize/fixture.cc" &&
+	g++ -O2 -g -no-pie -Wl,--build-id -o "$fx/exec" "$src/testdata/src/symbolize/fixture.cc" &&
 	gcc -O2 -g -shared -fPIC -Wl,--build-id -o "$fx/libx.so" "$fx/lib.c" &&
-	gcc -c -g -O2 -ffunction-sections -o "$fx/jit.o" "$src/testdata/jit/jitfuncs.c" ||
+	gcc -c -g -O2 -ffunction-sections -o "$fx/jit.o" "$src/testdata/src/jit/jitfuncs.c" ||
 	{ echo "compare-pipeline.sh: fixtures do not compile" >&2; exit 2; }
 strip -o "$fx/pie-stripped" "$fx/pie"
 

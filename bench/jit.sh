@@ -8,8 +8,8 @@
 #
 # bench/jitgen.py writes FUNCS functions (default 45 000) of C++; g++ -c -g
 # -O2 -ffunction-sections makes the object (one code section per function;
-# it takes minutes and is reused from WORKDIR once built).  tests/jitload
-# (JITLOAD, default build/tests/jitload) gives every code section a run-time
+# it takes minutes and is reused from WORKDIR once built).  tests/helpers/jitload
+# (JITLOAD, default build/tests/helpers/jitload) gives every code section a run-time
 # address, 0x100 apart, leaving gcc's empty .text/.data at 0, and writes the
 # .elf + .meta pair.  The heap dump has FRAMES frames (default 2 000) at
 # random places in random sections.  Each tool runs RUNS times (default 5):
@@ -33,7 +33,7 @@ while getopts r:n:f:w:a: o; do
 	esac
 done
 SYMPROF=${SYMPROF:-./symprof}
-JITLOAD=${JITLOAD:-$(dirname "$SYMPROF")/tests/jitload}
+JITLOAD=${JITLOAD:-$(dirname "$SYMPROF")/tests/helpers/jitload}
 [ -x "$JITLOAD" ] || { echo "jit.sh: $JITLOAD missing (make check builds it)" >&2; exit 1; }
 mkdir -p "$work/jd"
 cd "$work"

@@ -7,7 +7,7 @@
       object has DW_TAG_inlined_subroutine trees.  Function I is
       jitbench::moduleI%97::compute_kernel_I, its body on lines 9I+9..9I+12.
   jitgen.py heap PLACED FRAMES OUT.heap
-      PLACED is tests/jitload's output ("NAME START SIZE" in hex).  Writes
+      PLACED is tests/helpers/jitload's output ("NAME START SIZE" in hex).  Writes
       a legacy heap profile of FRAMES/4 stacks of 4 frames at random places
       inside random code sections, one anonymous r-xp mapping over all of
       them, and OUT.heap.addrs: the addresses symbolizers look up (each

@@ -18,8 +18,8 @@ bench-batch: symprof$(EXEEXT)
 # JIT case (bench/jit.sh, bench/jit.md): make bench-jit BENCH_JIT_ARGS='-a 3'
 EXTRA_DIST += bench/jit.sh bench/jitgen.py bench/jit.md
 BENCH_JIT_ARGS =
-bench-jit: symprof$(EXEEXT) tests/jitload$(EXEEXT)
-	SYMPROF=$(abs_top_builddir)/symprof$(EXEEXT) JITLOAD=$(abs_top_builddir)/tests/jitload$(EXEEXT) \
+bench-jit: symprof$(EXEEXT) tests/helpers/jitload$(EXEEXT)
+	SYMPROF=$(abs_top_builddir)/symprof$(EXEEXT) JITLOAD=$(abs_top_builddir)/tests/helpers/jitload$(EXEEXT) \
 		$(SHELL) $(top_srcdir)/bench/jit.sh $(BENCH_JIT_ARGS)
 .PHONY: bench-jit
 # perf.data conversion against perf script (bench/perf.sh: frame pointers, zstd, --call-graph

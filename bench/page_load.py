@@ -5,13 +5,13 @@
 # browser profile: the page's load event end and first contentful paint (milliseconds
 # after navigation start, from the page's own performance entries) and, for symprof's
 # HTML report, whether its script finished (data-ready).  Prints one line per run and the
-# medians.  Uses the DevTools pipe of tests/flamegraph_cdp.py.
+# medians.  Uses the DevTools pipe of tests/helpers/flamegraph_cdp.py.
 import os
 import statistics
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "helpers"))
 from flamegraph_cdp import Browser, fail  # noqa: E402
 
 TIMES = """(function () {

@@ -1,9 +1,9 @@
 #!/bin/sh
 # perf.sh — perf.data conversion against `perf script`: the perf fixture
-# (testdata/perf: a PIE, a linked and a dlopen()ed library, two threads) run
+# (testdata/src/perf: a PIE, a linked and a dlopen()ed library, two threads) run
 # in a loop for SECONDS under `perf record -e cpu-clock` three ways: frame
 # pointers (-g), the same with zstd-compressed records (-g -z), and
-# --call-graph dwarf; the unwind fixture (testdata/unwind: built without
+# --call-graph dwarf; the unwind fixture (testdata/src/unwind: built without
 # frame pointers, a PIE and a linked library) for ROUNDS rounds under
 # --call-graph dwarf at 10 kHz ("unw", about 500 samples a round); and, with
 # -m, frame-pointer recordings of the perf fixture grown to about each size
@@ -49,7 +49,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 unset DEBUGINFOD_URLS # offline on both sides
 mkdir -p "$work"
 fix=$work/fix
-[ -x "$fix/perfbusy" ] || "$here/../testdata/perf/build.sh" "$fix" >/dev/null
+[ -x "$fix/perfbusy" ] || "$here/../testdata/src/perf/build.sh" "$fix" >/dev/null
 cp /proc/kallsyms "$work/kallsyms"
 loop='while :; do ./perfbusy; done'
 
@@ -82,7 +82,7 @@ record_mb()
 record_unw()
 {
 	ufix=$work/unwfix
-	[ -x "$ufix/unwbusy" ] || "$here/../testdata/unwind/build.sh" "$ufix" >/dev/null
+	[ -x "$ufix/unwbusy" ] || "$here/../testdata/src/unwind/build.sh" "$ufix" >/dev/null
 	[ -s "$work/unw.data" ] ||
 		(cd "$ufix" && perf record -q -e cpu-clock -F 10000 --call-graph "dwarf,$stack" \
 			-o "$work/unw.data" -- ./unwbusy "$rounds") >"$work/unw.rec.log" 2>&1

@@ -25,7 +25,7 @@ static const struct {
 	const char *ext; /* for --each output names */
 } formats[] = {
 	{"pprof", SP_OUT_PPROF, ".pb.gz"},    {"folded", SP_OUT_FOLDED, ".folded"},
-	{"raw", SP_OUT_RAW, ".raw"},          {"dot", SP_OUT_DOT, ".dot"},
+	{"raw", SP_OUT_DUMP, ".raw"},          {"dot", SP_OUT_DOT, ".dot"},
 	{"pdf", SP_OUT_PDF, ".pdf"},          {"svg", SP_OUT_SVG, ".svg"},
 	{"png", SP_OUT_PNG, ".png"},          {"top", SP_OUT_TOP, ".txt"},
 	{"flamegraph", SP_OUT_FLAMEGRAPH, ".flame.svg"},
@@ -61,7 +61,7 @@ static sp_out_format format_by_extension(const char *path)
 		{".speedscope.json", SP_OUT_SPEEDSCOPE}, {".firefox.json", SP_OUT_FIREFOX},
 		{".html", SP_OUT_HTML}, {".htm", SP_OUT_HTML},
 		{".pb.gz", SP_OUT_PPROF}, {".pb", SP_OUT_PPROF},     {".pprof", SP_OUT_PPROF},
-		{".folded", SP_OUT_FOLDED}, {".collapsed", SP_OUT_FOLDED}, {".raw", SP_OUT_RAW},
+		{".folded", SP_OUT_FOLDED}, {".collapsed", SP_OUT_FOLDED}, {".raw", SP_OUT_DUMP},
 		{".dot", SP_OUT_DOT},     {".pdf", SP_OUT_PDF},      {".flame.svg", SP_OUT_FLAMEGRAPH},
 		{".svg", SP_OUT_SVG},     {".png", SP_OUT_PNG},      {".txt", SP_OUT_TOP},
 		{".top", SP_OUT_TOP},

@@ -1704,7 +1704,7 @@ int cmd_symbolize(int argc, char **argv)
 	 * meets it: with --jit-dir every address is resolved on this one */
 	if (jit || c.jobs < 1)
 		c.jobs = 1;
-	if (!exe && !jit && !perf && !ksyms && !sp_symbolizer_perfjit(c.s))
+	if (!exe && !jit && !perf && !ksyms && !sp_symbolizer_jitdump(c.s))
 		exe = "a.out";
 	if (exe && !open_exe(&c, &cli.sym, exe)) {
 		sp_symbolizer_free(c.s);

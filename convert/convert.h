@@ -5,6 +5,7 @@
 #define SYMPROF_CONVERT_H
 
 #include "formats/formats.h"
+#include "report/report.h"
 #include "symbolize/symbolize.h"
 
 #include <getopt.h>
@@ -120,7 +121,7 @@ typedef enum {
 	SP_OUT_NONE = 0,
 	SP_OUT_PPROF,
 	SP_OUT_FOLDED,
-	SP_OUT_RAW,
+	SP_OUT_DUMP,
 	SP_OUT_DOT,
 	SP_OUT_PDF,
 	SP_OUT_SVG,

@@ -17,8 +17,6 @@
  */
 #include "convert/convert.h"
 #include "pipeline/annotate.h"
-#include "report/annotate_view.h"
-#include "report/html.h"
 
 #include <linux/perf_event.h>
 #include <stdlib.h>
@@ -85,11 +83,11 @@ static sp_error *write_output(const sp_output_options *o, sp_profile *p, const c
 	sp_error *err = NULL;
 	sp_out_format f = o->format;
 	sp_report_options ro = o->report;
-	bool report = f != SP_OUT_PPROF && f != SP_OUT_RAW;
+	bool report = f != SP_OUT_PPROF && f != SP_OUT_DUMP;
 	/* Graphs, top and the flame graph filter as they draw (their totals
 	 * are taken before the filters, as pprof's); the others are written
 	 * from the samples the filters keep. */
-	if (f == SP_OUT_PPROF || f == SP_OUT_RAW || f == SP_OUT_FOLDED || f == SP_OUT_FOLDED_DIFF ||
+	if (f == SP_OUT_PPROF || f == SP_OUT_DUMP || f == SP_OUT_FOLDED || f == SP_OUT_FOLDED_DIFF ||
 	    f == SP_OUT_SPEEDSCOPE || f == SP_OUT_FIREFOX) {
 		sp_sample_filter *sf;
 		if ((err = sp_report_filter_new(p, &ro, &sf)))
@@ -112,7 +110,7 @@ static sp_error *write_output(const sp_output_options *o, sp_profile *p, const c
 	switch (f) {
 	case SP_OUT_PPROF:
 		return sp_pprof_write(p, true, sink);
-	case SP_OUT_RAW:
+	case SP_OUT_DUMP:
 		sp_profile_dump(p, sink);
 		return NULL;
 	case SP_OUT_FOLDED:
@@ -230,7 +228,7 @@ static uint64_t jit_code_version(void *arg, int64_t pid, uint64_t addr, uint64_t
 {
 	if (pid <= 0 || pid > UINT32_MAX)
 		return 0;
-	return sp_perfjit_code_version(arg, (uint32_t)pid, addr, time);
+	return sp_jitdump_code_version(arg, (uint32_t)pid, addr, time);
 }
 
 /* With jitdump files in S: whether the recording C's sample times and the
@@ -246,8 +244,8 @@ static char *jitdump_clock_problem(sp_symbolizer *s, const sp_capture *c, bool *
 	const sp_kallsyms *ksyms;
 	/* (a source that fails to load is reported when symbolizing) */
 	sp_error_free(sp_symbolizer_sources(s, &jit, &perf, &ksyms));
-	const sp_perfjit *pj = sp_symbolizer_perfjit(s);
-	if (!sp_perfjit_count(pj))
+	const sp_jitdump *pj = sp_symbolizer_jitdump(s);
+	if (!sp_jitdump_count(pj))
 		return NULL;
 	const char *why = NULL;
 	for (size_t i = 0; i < c->n_events && !why; i++)
@@ -256,16 +254,16 @@ static char *jitdump_clock_problem(sp_symbolizer *s, const sp_capture *c, bool *
 		else if (c->events[i].clockid != CLOCK_MONOTONIC)
 			why = "the samples' times are not CLOCK_MONOTONIC (record with "
 			      "perf record -k mono)";
-	if (!why && sp_perfjit_arch_timestamp(pj))
+	if (!why && sp_jitdump_arch_timestamp(pj))
 		why = "the jitdump times are the CPU's counter (JITDUMP_FLAGS_ARCH_TIMESTAMP), "
 		      "not CLOCK_MONOTONIC";
 	if (!why)
 		return NULL;
-	*reused = sp_perfjit_reused(pj) != 0;
+	*reused = sp_jitdump_reused(pj) != 0;
 	return sp_xasprintf("sample times cannot be compared with the jitdump records': %s; "
 			    "each JIT address is named after the last code loaded there (%zu of "
 			    "%zu code ranges reuse addresses)",
-			    why, sp_perfjit_reused(pj), sp_perfjit_count(pj));
+			    why, sp_jitdump_reused(pj), sp_jitdump_count(pj));
 }
 
 /* Lets C's samples see the JIT code of their time when the clocks allow
@@ -278,8 +276,8 @@ static void jitdump_clock(round_ctx *r, sp_capture *c)
 		r->clock_checked = true;
 		r->jitdump_note = jitdump_clock_problem(r->s, c, &r->jitdump_reused);
 	}
-	const sp_perfjit *pj = sp_symbolizer_perfjit(r->s);
-	if (!r->jitdump_note && sp_perfjit_count(pj)) {
+	const sp_jitdump *pj = sp_symbolizer_jitdump(r->s);
+	if (!r->jitdump_note && sp_jitdump_count(pj)) {
 		c->code_version = jit_code_version;
 		c->code_version_arg = (void *)pj;
 	}

@@ -36,7 +36,7 @@ const char *sp_input_format_name(sp_input_format f)
 		return "thread";
 	case SP_FMT_GOCOUNT:
 		return "gocount";
-	case SP_FMT_RAW:
+	case SP_FMT_ADDRSTACKS:
 		return "raw";
 	case SP_FMT_FOLDED:
 		return "folded";
@@ -62,7 +62,7 @@ static const struct {
 	{SP_FMT_GOCOUNT, sp_gocount_read},
 	{SP_FMT_THREAD, sp_thread_read},
 	{SP_FMT_CONTENTION, sp_contention_read},
-	{SP_FMT_RAW, sp_raw_read},
+	{SP_FMT_ADDRSTACKS, sp_addrstacks_read},
 	{SP_FMT_FOLDED, sp_folded_read},
 };
 
@@ -193,13 +193,13 @@ static sp_error *read_text_file(const char *path, sp_profile **out, bool *done,
 	sp_error *e = NULL;
 	if ((heap || raw) && fseek(f, 0, SEEK_SET) == 0) {
 		*done = true;
-		e = heap ? sp_heap_read_file_with(path, f, ro, out) : sp_raw_read_file(path, f, out);
+		e = heap ? sp_heap_read_file_with(path, f, ro, out) : sp_addrstacks_read_file(path, f, out);
 		if (!e && (e = sp_profile_check(*out, path))) {
 			sp_profile_free(*out);
 			*out = NULL;
 		}
 		if (!e && fmt)
-			*fmt = heap ? SP_FMT_HEAP : SP_FMT_RAW;
+			*fmt = heap ? SP_FMT_HEAP : SP_FMT_ADDRSTACKS;
 	}
 	fclose(f);
 	return e;

@@ -53,22 +53,9 @@ static void append_name(sp_buf *b, const char *name)
 		b->data[e - 1] = '_';
 }
 
-char sp_folded_annotation(const sp_profile *p, const sp_location *l, size_t line_idx)
-{
-	if (line_idx + 1 < l->n_lines)
-		return 'i';
-	switch (sp_code_kind_of(p, sp_profile_mapping(p, l->mapping_id), l->address)) {
-	case SP_CODE_KERNEL: return 'k';
-	case SP_CODE_JIT: return 'j';
-	case SP_CODE_FILE:
-	case SP_CODE_ANONYMOUS: break;
-	}
-	return 0;
-}
-
 static void annotate_frame(const sp_profile *p, const sp_location *l, size_t line_idx, sp_buf *b)
 {
-	char kind = sp_folded_annotation(p, l, line_idx);
+	char kind = sp_frame_annotation(p, l, line_idx);
 	if (kind)
 		sp_buf_printf(b, "_[%c]", kind);
 }

@@ -28,7 +28,7 @@ typedef enum {
 	SP_FMT_CONTENTION, /* --- contentionz / mutex / contention */
 	SP_FMT_THREAD,     /* --- threadz */
 	SP_FMT_GOCOUNT,    /* goroutine / threadcreate count profiles */
-	SP_FMT_RAW,        /* symprof raw address stacks */
+	SP_FMT_ADDRSTACKS,        /* symprof raw address stacks */
 	SP_FMT_FOLDED,     /* folded stacks "a;b;c 12" */
 	SP_FMT_JEMALLOC,   /* jemalloc heap_v2 dump (prof.dump, prof_final, ...) */
 	SP_FMT_PERF,       /* perf.data (perf record), file or pipe mode */
@@ -68,7 +68,7 @@ sp_error *sp_contention_read(const char *name, const uint8_t *data, size_t len,
 			     sp_profile **out);
 sp_error *sp_thread_read(const char *name, const uint8_t *data, size_t len, sp_profile **out);
 sp_error *sp_gocount_read(const char *name, const uint8_t *data, size_t len, sp_profile **out);
-sp_error *sp_raw_read(const char *name, const uint8_t *data, size_t len, sp_profile **out);
+sp_error *sp_addrstacks_read(const char *name, const uint8_t *data, size_t len, sp_profile **out);
 sp_error *sp_folded_read(const char *name, const uint8_t *data, size_t len, sp_profile **out);
 /* The heap and raw readers also read a file a piece at a time from F
  * (borrowed; from its current position), so that its size does not count
@@ -80,7 +80,7 @@ sp_error *sp_heap_read_file(const char *name, FILE *f, sp_profile **out);
 /* sp_heap_read_file with RO's threads (NULL: one). */
 sp_error *sp_heap_read_file_with(const char *name, FILE *f, const sp_read_options *ro,
 				 sp_profile **out);
-sp_error *sp_raw_read_file(const char *name, FILE *f, sp_profile **out);
+sp_error *sp_addrstacks_read_file(const char *name, FILE *f, sp_profile **out);
 sp_error *sp_jemalloc_read(const char *name, const uint8_t *data, size_t len, sp_profile **out);
 sp_error *sp_perf_read(const char *name, const uint8_t *data, size_t len, sp_profile **out);
 
@@ -137,79 +137,7 @@ typedef struct {
  * value (its samples negated back), after the rest; stacks whose two sides
  * are both zero are omitted. */
 sp_error *sp_folded_write(const sp_profile *p, const sp_folded_options *opts, sp_sink *out);
-/* The annotation of line LINE_IDX of L (index 0 the innermost; any index
- * for a location without lines), as flamegraph.pl's collapse scripts mark
- * frames: 'i' for every inlined frame (all but the outermost), else 'k' for
- * kernel code, 'j' for JIT code (sp_code_kind_of), else 0.  The folded
- * output and the flame graph both use it. */
-char sp_folded_annotation(const sp_profile *p, const sp_location *l, size_t line_idx);
 
-/* -- reports (graphs, top, flame graph) ------------------------------------ */
-
-typedef enum {
-	SP_GRAN_FUNCTIONS = 0,
-	SP_GRAN_LINES,
-	SP_GRAN_FILES,
-} sp_granularity;
-
-/* Flame graph palettes, as flamegraph.pl's --colors names them. */
-typedef enum {
-	SP_FLAME_JAVA = 0, /* by kind: inline aqua, JIT green, kernel orange,
-			      unresolved grey, other frames warm */
-	SP_FLAME_HOT,      /* every frame warm (red to yellow) */
-	SP_FLAME_MEM,      /* every frame green to blue */
-	SP_FLAME_IO,       /* every frame blue */
-} sp_flame_colors;
-
-/* How --minwidth is meant. */
-typedef enum {
-	SP_MINWIDTH_DEFAULT = 0, /* frames under 0.1% of the total are left out */
-	SP_MINWIDTH_PX,          /* frames narrower than minwidth pixels */
-	SP_MINWIDTH_PERCENT,     /* frames under minwidth percent of the total */
-} sp_minwidth_kind;
-
-/* The flame graph's options, named after flamegraph.pl's; zero means the
- * default of each. */
-typedef struct {
-	const char *subtitle;     /* NULL => none */
-	int width;                /* image width in px; 0 => 1200 */
-	int frame_height;         /* frame height in px; 0 => 16 */
-	double minwidth;          /* see minwidth_kind */
-	sp_minwidth_kind minwidth_kind;
-	sp_flame_colors colors;
-	bool reverse;             /* stacks leaf first: frames merged by leaf */
-	bool inverted;            /* icicle graph: the root at the top */
-	const char *countname;    /* word after values; NULL => from the unit */
-	const char *search_color; /* CSS colour; NULL => rgb(230,0,230) */
-} sp_flame_options;
-
-typedef struct {
-	size_t sample_index;
-	const char *focus;  /* regex or NULL */
-	const char *ignore; /* regex or NULL */
-	const char *tagfocus;  /* [KEY=]RANGE|REGEX,... or NULL (sp_sample_filter_tags) */
-	const char *tagignore; /* likewise */
-	sp_granularity granularity;
-	int nodecount;        /* 0 => default 80 (top: all, like pprof -top); < 0 => all */
-	double nodefraction;  /* < 0 => default 0.005 */
-	double edgefraction;  /* < 0 => default 0.001 */
-	const char *unit;     /* NULL => as recorded */
-	const char *title;    /* NULL => derived */
-	sp_flame_options flame; /* the flame graph's own; zero => defaults */
-} sp_report_options;
-
-/* Default-initialised report options (nodefraction etc. set to defaults). */
-void sp_report_options_init(sp_report_options *o);
-/* The sample filter of O's focus, ignore, tagfocus and tagignore over P
- * (sp_sample_filter_new, then sp_sample_filter_tags); errors as theirs. */
-sp_error *sp_report_filter_new(const sp_profile *p, const sp_report_options *o,
-			       sp_sample_filter **out);
-
-sp_error *sp_top_write(const sp_profile *p, const sp_report_options *o, sp_sink *out);
-sp_error *sp_dot_write(const sp_profile *p, const sp_report_options *o, sp_sink *out);
-/* Renders the call graph through graphviz: FORMAT is "pdf", "svg" or "png". */
-sp_error *sp_graph_render(const sp_profile *p, const sp_report_options *o, const char *format,
-			  sp_sink *out);
 /* -- viewer formats (speedscope.c, firefox.c) --------------------------------
  * Files other profilers' viewers open: stacks root first with every inline
  * frame (names as the folded output gives them), one profile or thread per
@@ -217,7 +145,6 @@ sp_error *sp_graph_render(const sp_profile *p, const sp_report_options *o, const
  * each sample at its time when it carries one (the SP_TIME_LABEL label:
  * perf.data read for these formats), else the samples in the profile's
  * order, each weighted by its value. */
-#define SP_TIME_LABEL "end_timestamp_ns" /* nanoseconds; also Datadog's pprof label */
 typedef struct {
 	size_t sample_index; /* the value column */
 	const char *name;    /* the input, named in the file (NULL: "profile") */
@@ -228,10 +155,5 @@ sp_error *sp_speedscope_write(const sp_profile *p, const sp_viewer_options *o, s
 /* The Firefox Profiler's processed profile format (meta.preprocessedProfileVersion
  * in firefox.c): one thread per thread of the input, presymbolized. */
 sp_error *sp_firefox_write(const sp_profile *p, const sp_viewer_options *o, sp_sink *out);
-
-/* The interactive flame graph; differential (colours by change, before and
- * after in the tooltips, a legend) when P has base samples
- * (sp_profile_has_base). */
-sp_error *sp_flamegraph_write(const sp_profile *p, const sp_report_options *o, sp_sink *out);
 
 #endif

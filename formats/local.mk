@@ -13,21 +13,13 @@ formats_libformats_la_SOURCES = \
 	formats/folded_write.c \
 	formats/pprof.c \
 	formats/cpu.c \
-	formats/raw.c \
+	formats/addrstacks.c \
 	formats/folded_read.c \
-	formats/report.c \
-	formats/report_units.c \
-	formats/report_names.c \
-	formats/report_graph.c \
-	formats/report_top.c \
-	formats/dot.c \
-	formats/graphviz.c \
-	formats/flamegraph.c \
 	formats/speedscope.c \
 	formats/firefox.c \
 	formats/viewer.h \
 	formats/viewer.c
-formats_libformats_la_CFLAGS = $(AM_CFLAGS) $(PROTOBUFC_CFLAGS) $(GVC_CFLAGS) $(ZSTD_CFLAGS)
+formats_libformats_la_CFLAGS = $(AM_CFLAGS) $(PROTOBUFC_CFLAGS) $(ZSTD_CFLAGS)
 
 # profile.proto is compiled by protoc-c at build time into the build tree
 # (works out of tree); only formats/pprof.c includes the generated header.
@@ -43,10 +35,8 @@ $(PPROF_PB_C): $(srcdir)/formats/proto/profile.proto
 # one protoc-c run makes both files; the header follows the source
 $(PPROF_PB_H): $(PPROF_PB_C)
 	@test -f $@ || { rm -f $(PPROF_PB_C); $(MAKE) $(AM_MAKEFLAGS) $(PPROF_PB_C); }
-formats_libformats_la_LIBADD = profile/libprofile.la common/libcommon.la $(PROTOBUFC_LIBS) $(GVC_LIBS) $(ZSTD_LIBS) -lm
+formats_libformats_la_LIBADD = profile/libprofile.la common/libcommon.la $(PROTOBUFC_LIBS) $(ZSTD_LIBS) -lm
 # --- address-stack readers (cpu, contention, thread, gocount, raw, folded) ---
 formats_libformats_la_SOURCES += formats/stacks.h formats/stacks.c
-# reports: private header
-formats_libformats_la_SOURCES += formats/report.h
 # perf.data (perf record)
 formats_libformats_la_SOURCES += formats/perf.c

@@ -19,7 +19,7 @@
  * arrays is allocated once at its size, and values and location ids go to
  * the profile's sample storage rather than a malloc each.  What remains
  * per message is the model's own struct: a 4-byte sample takes its 40-byte
- * sp_sample and an 8-byte value, 12 times its size (tests/cli_limits.sh
+ * sp_sample and an 8-byte value, 12 times its size (tests/cli/limits.sh
  * bounds it).
  *
  * Writing goes through the structs protoc-c generates from

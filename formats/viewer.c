@@ -42,7 +42,7 @@ static void location_frames(sp_viewer *v, sp_idxset *set, const sp_location *l, 
 	const sp_profile *p = v->p;
 	if (!l->n_lines) {
 		char *name = sp_location_address_name(p, l);
-		char k = sp_folded_annotation(p, l, 0);
+		char k = sp_frame_annotation(p, l, 0);
 		sp_vframe f = {sp_strtab_intern_str(&v->strings, name), 0, 0, k ? k : 'u',
 			       l->address};
 		free(name);
@@ -55,7 +55,7 @@ static void location_frames(sp_viewer *v, sp_idxset *set, const sp_location *l, 
 		sp_vframe f = {sp_strtab_intern_str(&v->strings, *name ? name : "<unknown>"),
 			       fn ? sp_strtab_intern_str(&v->strings, sp_profile_str(p, fn->filename))
 				  : 0,
-			       fn ? fn->start_line : 0, sp_folded_annotation(p, l, li), 0};
+			       fn ? fn->start_line : 0, sp_frame_annotation(p, l, li), 0};
 		SP_PUSH(*out, *n, *cap, add_frame(v, set, &f));
 	}
 }

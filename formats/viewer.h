@@ -11,7 +11,7 @@ typedef struct {
 	size_t name;   /* into sp_viewer.strings */
 	size_t file;   /* into sp_viewer.strings; 0: "" (unknown) */
 	int64_t line;  /* the function's first line, 0 when unknown */
-	char kind;     /* sp_folded_annotation's mark, 'u' for an address */
+	char kind;     /* sp_frame_annotation's mark, 'u' for an address */
 	uint64_t address; /* the location's address for an unresolved frame, else 0 */
 } sp_vframe;
 

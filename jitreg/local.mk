@@ -9,4 +9,4 @@ jitreg_libjitreg_la_LIBADD = -lpthread
 EXTRA_jitreg_libjitreg_la_DEPENDENCIES = jitreg/libjitreg.map
 pkgconfigdir = $(libdir)/pkgconfig
 pkgconfig_DATA = jitreg/libjitreg.pc
-EXTRA_DIST += jitreg/libjitreg.map jitreg/libjitreg.pc.in testdata/jit/llvm_listener.cpp
+EXTRA_DIST += jitreg/libjitreg.map jitreg/libjitreg.pc.in testdata/src/jit/llvm_listener.cpp

@@ -1,5 +1,5 @@
-/* annotate.c — fills an annotation (report/annotate.h): the functions and
- * their source lines from the profile (report/annotate.c), then for each
+/* annotate.c — fills an annotation (report/annotation.h): the functions and
+ * their source lines from the profile (report/annotation.c), then for each
  * function
  *
  *   code     the symbol holding its hottest out-of-line address, in the
@@ -16,7 +16,6 @@
  * not be had is in the annotation (no_disasm, sources' missing).
  */
 #include "pipeline/annotate.h"
-#include "formats/report.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -55,7 +54,7 @@ static sp_error *code_file(ctx *c, sp_object *o, sp_code_file **out)
 		}
 	}
 	code_cache e = {.obj = o};
-	e.err = sp_code_file_open(o, &e.cf);
+	e.err = sp_object_code_file(o, &e.cf);
 	SP_PUSH(c->files, c->n_files, c->cap_files, e);
 	*out = e.cf;
 	return e.err ? sp_error_dup(e.err) : NULL;
@@ -165,7 +164,8 @@ static bool hottest_address(ctx *c, const sp_ann_function *f, size_t col,
 		const sp_sample *s = &c->p->samples[si];
 		if (keep && !sp_sample_filter_keep(keep, s))
 			continue;
-		uint64_t v = (uint64_t)sp_abs64(s->values[col]) + 1;
+		int64_t sv = s->values[col];
+		uint64_t v = (sv < 0 ? 0 - (uint64_t)sv : (uint64_t)sv) + 1;
 		for (size_t j = 0; j < s->n_locations; j++) {
 			const sp_location *l = sp_profile_location(c->p, s->location_ids[j]);
 			if (!l || !l->mapping_id || !outermost_is(c, l, f))

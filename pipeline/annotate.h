@@ -1,13 +1,12 @@
 /* annotate.h — annotated source and disassembly of a profile's functions
- * (report/annotate.h's data), computed where the symbolizer's files and the
+ * (report/annotation.h's data), computed where the symbolizer's files and the
  * sources can be read: the profile gives the functions and their lines'
- * values (report/annotate.c), the session's ELF files their machine code
+ * values (report/annotation.c), the session's ELF files their machine code
  * and each instruction's inline chain, the file system their source. */
 #ifndef SYMPROF_PIPELINE_ANNOTATE_H
 #define SYMPROF_PIPELINE_ANNOTATE_H
 
-#include "formats/formats.h"
-#include "report/annotate.h"
+#include "report/report.h"
 #include "symbolize/symbolize.h"
 
 /* Zero-initialise; NULL means the defaults. */

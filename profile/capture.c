@@ -407,7 +407,7 @@ sp_capture_profiler *sp_capture_profiler_new(const sp_capture *c)
 	b->k_comm = sp_profile_intern(b->p, "comm");
 	b->times = c->sample_times;
 	if (b->times) {
-		b->k_time = sp_profile_intern(b->p, "end_timestamp_ns");
+		b->k_time = sp_profile_intern(b->p, SP_TIME_LABEL);
 		b->u_ns = sp_profile_intern(b->p, "nanoseconds");
 	}
 	return b;

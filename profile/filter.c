@@ -24,7 +24,7 @@ typedef struct {
 	/* range: bounds in UNIT (has_lo / has_hi when given) */
 	bool has_lo, has_hi;
 	double lo, hi;
-	const sp_unit *unit; /* of the bounds; NULL: none, or not one of units.c */
+	const sp_measure_unit *unit; /* of the bounds; NULL: none, or not one of units.c */
 	size_t kind;         /* UNIT's */
 	/* expressions */
 	regex_t *re;
@@ -43,7 +43,7 @@ struct sp_sample_filter {
 static double convert_unit(int64_t v, const char *from, const char *to)
 {
 	size_t ka, kb;
-	const sp_unit *a = sp_unit_find(from, &ka), *b = sp_unit_find(to, &kb);
+	const sp_measure_unit *a = sp_measure_find(from, &ka), *b = sp_measure_find(to, &kb);
 	if (!a || !b || ka != kb)
 		return (double)v;
 	return (double)v * a->factor / b->factor;
@@ -107,7 +107,7 @@ static bool parse_range(const char *src, tag_filter *t)
 	t->range = true;
 	t->has_lo = lo;
 	t->has_hi = hi;
-	t->unit = sp_unit_find(lo ? u1 : u2, &t->kind);
+	t->unit = sp_measure_find(lo ? u1 : u2, &t->kind);
 	t->lo = a;
 	/* the upper bound in the lower one's unit */
 	t->hi = lo && hi && strcmp(u1, u2) != 0 ? convert_unit((int64_t)b, u2, u1) : b;
@@ -171,7 +171,7 @@ static const char *label_unit(const sp_profile *p, const sp_label *l)
 static bool range_matches(const tag_filter *t, const sp_profile *p, const sp_label *l)
 {
 	size_t kind;
-	const sp_unit *u = sp_unit_find(label_unit(p, l), &kind);
+	const sp_measure_unit *u = sp_measure_find(label_unit(p, l), &kind);
 	if (!u != !t->unit || (u && kind != t->kind))
 		return false;
 	double v = u ? (double)l->num * u->factor / t->unit->factor : (double)l->num;

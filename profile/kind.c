@@ -61,3 +61,16 @@ void sp_mapping_set_kind(sp_profile *p, sp_mapping *m, sp_code_kind kind)
 	else if (kind == SP_CODE_KERNEL)
 		m->filename = sp_profile_intern(p, KERNEL_NAME);
 }
+
+char sp_frame_annotation(const sp_profile *p, const sp_location *l, size_t line_idx)
+{
+	if (line_idx + 1 < l->n_lines)
+		return 'i';
+	switch (sp_code_kind_of(p, sp_profile_mapping(p, l->mapping_id), l->address)) {
+	case SP_CODE_KERNEL: return 'k';
+	case SP_CODE_JIT: return 'j';
+	case SP_CODE_FILE:
+	case SP_CODE_ANONYMOUS: break;
+	}
+	return 0;
+}

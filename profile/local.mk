@@ -10,7 +10,7 @@ profile_libprofile_la_SOURCES = \
 	profile/diff.c \
 	profile/prune.c \
 	profile/filter.c \
-	profile/units.c
+	profile/measure.c
 profile_libprofile_la_LIBADD = common/libcommon.la
 # raw captures (perf.data) before they become profiles
 profile_libprofile_la_SOURCES += profile/capture.h profile/capture.c

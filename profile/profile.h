@@ -81,7 +81,7 @@ typedef struct {
 	bool is_folded;
 	/* Which of the codes that held ADDRESS over time this location saw
 	 * (perf.data with jitdump files: a JIT's code record, see
-	 * sp_perfjit_code_version), 0 when its name does not depend on time.
+	 * sp_jitdump_code_version), 0 when its name does not depend on time.
 	 * Not part of pprof: it only keys the name lookup while symbolizing,
 	 * and is lost when the profile is written. */
 	uint64_t code_version;
@@ -369,20 +369,20 @@ typedef struct {
 	const char *name;       /* how a report shows it: "kB", "ms" */
 	const char *aliases[4]; /* lower case */
 	double factor;          /* in its kind's base unit (bytes, nanoseconds) */
-} sp_unit;
+} sp_measure_unit;
 
 typedef struct {
-	const sp_unit *units;
+	const sp_measure_unit *units;
 	size_t n;
 	size_t def; /* the unit shown when none is asked for */
-} sp_unit_kind;
+} sp_measure_kind;
 
-#define SP_N_UNIT_KINDS 2 /* memory, time */
-extern const sp_unit_kind sp_unit_kinds[SP_N_UNIT_KINDS];
+#define SP_N_MEASURE_KINDS 2 /* memory, time */
+extern const sp_measure_kind sp_measure_kinds[SP_N_MEASURE_KINDS];
 /* The unit of kind K that S names, or NULL. */
-const sp_unit *sp_unit_of_kind(const sp_unit_kind *k, const char *s);
-/* The unit S names and its kind (index into sp_unit_kinds), or NULL. */
-const sp_unit *sp_unit_find(const char *s, size_t *kind);
+const sp_measure_unit *sp_measure_of_kind(const sp_measure_kind *k, const char *s);
+/* The unit S names and its kind (index into sp_measure_kinds), or NULL. */
+const sp_measure_unit *sp_measure_find(const char *s, size_t *kind);
 
 /* -- focus / ignore (filter.c) -------------------------------------------------
  * pprof's -focus and -ignore: a sample is kept when no location of its
@@ -427,5 +427,11 @@ void sp_sample_filter_free(sp_sample_filter *f);
  * "[jit]+0x10" or "[kernel]+0x10" (relative to the region's start), or
  * "0x4011a2" when no mapping holds it.  Caller frees. */
 char *sp_location_address_name(const sp_profile *p, const sp_location *l);
+/* The annotation of line LINE_IDX of L (index 0 the innermost; any index
+ * for a location without lines), as flamegraph.pl's collapse scripts mark
+ * frames: 'i' for every inlined frame (all but the outermost), else 'k' for
+ * kernel code, 'j' for JIT code (sp_code_kind_of), else 0.  The folded
+ * output and the flame graph both use it. */
+char sp_frame_annotation(const sp_profile *p, const sp_location *l, size_t line_idx);
 
 #endif

@@ -13,7 +13,7 @@
  * The header's values are the function's code: its instructions' flat
  * total (samples whose leaf lies in it) and cum.
  */
-#include "report/annotate_view.h"
+#include "report/reportp.h"
 
 #include <stdlib.h>
 

@@ -18,7 +18,7 @@
  *                                      v the cumulative value (b the base's,
  *                                      for a difference)
  *   chains                             inline chains of instructions, each once
- *   ann                                the annotated functions (annotate.h):
+ *   ann                                the annotated functions (annotation.h):
  *                                      source lines and inline rows with their
  *                                      values and text, instructions
  *   sources                            every source file looked for: where it
@@ -29,8 +29,7 @@
  * computes the top table and the callers/callees of a function from the
  * tree, and shows the annotations.
  */
-#include "report/html.h"
-#include "formats/report.h"
+#include "report/reportp.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -96,7 +95,7 @@ static int kind_code(char k)
 /* The frame id of line LI of location L. */
 static uint32_t frame_of(htree *t, const sp_profile *p, const sp_location *l, size_t li)
 {
-	char kind = sp_folded_annotation(p, l, li);
+	char kind = sp_frame_annotation(p, l, li);
 	char *name;
 	if (!l->n_lines) {
 		name = sp_location_address_name(p, l);

@@ -1,6 +1,6 @@
 /* list.c — `--format list`, pprof's -list: each chosen function's source
  * with every line's flat and cum values, and under a line the lines of
- * the callees inlined there (report/annotate.h says how values are
+ * the callees inlined there (report/annotation.h says how values are
  * attributed), e.g.
  *
  *   Total: 1000
@@ -16,7 +16,7 @@
  * two around them) when the source is known; without it only the lines
  * with samples, and a note says why.
  */
-#include "report/annotate_view.h"
+#include "report/reportp.h"
 
 #include <stdlib.h>
 #include <string.h>

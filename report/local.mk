@@ -1,13 +1,28 @@
-# report/: the views people read (annotated source and disassembly, the HTML report).
+# report/: what people read — call graphs (DOT, and PDF/SVG/PNG through graphviz), the
+# top table and the flame graph, drawn from a profile; graphviz.c is the one file that
+# includes graphviz.
 noinst_LTLIBRARIES += report/libreport.la
 report_libreport_la_SOURCES = \
-	report/annotate.h \
-	report/annotate.c \
-	report/annotate_view.h \
+	report/report.h \
+	report/reportp.h \
+	report/report.c \
+	report/values.c \
+	report/names.c \
+	report/graph.c \
+	report/top.c \
+	report/dot.c \
+	report/graphviz.c \
+	report/flamegraph.c
+report_libreport_la_CFLAGS = $(AM_CFLAGS) $(GVC_CFLAGS)
+report_libreport_la_LIBADD = profile/libprofile.la common/libcommon.la $(GVC_LIBS) -lm
+
+# annotated source and disassembly (list, disasm) and the HTML report
+report_libreport_la_SOURCES += \
+	report/annotation.h \
+	report/annotation.c \
 	report/list.c \
-	report/disasm_view.c
-report_libreport_la_LIBADD = formats/libformats.la profile/libprofile.la common/libcommon.la
-report_libreport_la_SOURCES += report/html.h report/html.c
+	report/disasm_view.c \
+	report/html.c
 
 # The page's script and style, written as files of their own, become C string
 # literals at build time (report/html_page.inc, in the build tree).

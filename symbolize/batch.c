@@ -4,7 +4,7 @@
  * neighbouring addresses share compile units, line tables and function
  * trees, so the resolver's caches stay warm, and equal addresses end up
  * next to each other, to be resolved once.  `convert` sorts each
- * mapping's addresses this way (apply.c), `symbolize` each block of input
+ * mapping's addresses this way (symbolize.c), `symbolize` each block of input
  * addresses its text cache lacks (cmd_symbolize.c).
  */
 #include "symbolize/symbolize.h"

@@ -21,7 +21,7 @@
 
 /* Option bits of libiberty's cplus_demangle, which bfd_demangle passes on.
  * Debian ships no demangle.h, so the values are written here (checked by
- * tests/test_demangle.c against what c++filt prints). */
+ * tests/unit/symbolize/test_demangle.c against what c++filt prints). */
 #define SP_DMGL_PARAMS (1 << 0)    /* print the parameter list */
 #define SP_DMGL_ANSI (1 << 1)      /* print const, volatile, ... */
 #define SP_DMGL_RET_DROP (1 << 21) /* never print a function's return type */

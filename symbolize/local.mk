@@ -1,40 +1,56 @@
 noinst_LTLIBRARIES += symbolize/libsymbolize.la
 symbolize_libsymbolize_la_SOURCES = \
 	symbolize/symbolize.h \
+	symbolize/types.h \
 	symbolize/internal.h \
-	symbolize/dwcursor.h \
-	symbolize/dwarfp.h \
-	symbolize/module.c \
-	symbolize/elfsym.c \
-	symbolize/gopclntab.c \
-	symbolize/gopclntab.h \
-	symbolize/resolve.c \
-	symbolize/units.c \
-	symbolize/dwraw.c \
-	symbolize/split.c \
-	symbolize/dwp.c \
-	symbolize/lines.c \
-	symbolize/zsec.c \
-	symbolize/loadbase.c \
-	symbolize/mapcheck.c \
-	symbolize/objfile.c \
-	symbolize/elfinfo.c \
-	symbolize/find.c \
-	symbolize/debuginfod_dl.c \
-	symbolize/debuginfod_dl.h \
+	symbolize/elf/elf.h \
+	symbolize/find/find.h \
+	symbolize/sources/sources.h \
+	symbolize/unwind/unwind.h \
+	symbolize/dwarf/dwarf.h \
+	symbolize/dwarf/cursor.h \
+	symbolize/dwarf/dwarfp.h \
+	symbolize/dwarf/module.c \
+	symbolize/dwarf/symtab.c \
+	symbolize/dwarf/gopclntab.c \
+	symbolize/dwarf/gopclntab.h \
+	symbolize/dwarf/resolver.c \
+	symbolize/dwarf/units.c \
+	symbolize/dwarf/functree.c \
+	symbolize/dwarf/die.c \
+	symbolize/dwarf/split.c \
+	symbolize/dwarf/dwp.c \
+	symbolize/dwarf/lines.c \
+	symbolize/dwarf/zsec.c \
+	symbolize/elf/loadbase.c \
+	symbolize/elf/mapcheck.c \
+	symbolize/elf/objfile.c \
+	symbolize/elf/elfinfo.c \
+	symbolize/elf/codefile.c \
+	symbolize/elf/disasm.c \
+	symbolize/find/findp.h \
+	symbolize/find/finder.c \
+	symbolize/find/binary.c \
+	symbolize/find/debuginfo.c \
+	symbolize/find/kernel.c \
+	symbolize/find/debuginfod.c \
+	symbolize/find/libdebuginfod.c \
+	symbolize/find/libdebuginfod.h \
 	symbolize/demangle.c \
 	symbolize/session.c \
+	symbolize/code.c \
 	symbolize/batch.c \
 	symbolize/sources.c \
-	symbolize/apply.c \
-	symbolize/jit.c \
-	symbolize/perfmap.c \
-	symbolize/perfjit.c \
-	symbolize/kallsyms.c \
-	symbolize/jitdump.c \
-	symbolize/unwind.c \
-	symbolize/code.c \
-	symbolize/disasm.c
+	symbolize/symbolize.c \
+	symbolize/sources/jitobj.c \
+	symbolize/sources/perfmap.c \
+	symbolize/sources/jitdump.c \
+	symbolize/sources/kallsyms.c \
+	symbolize/sources/gdbjit.c \
+	symbolize/unwind/unwindp.h \
+	symbolize/unwind/unwind.c \
+	symbolize/unwind/memo.c \
+	symbolize/unwind/regs_x86_64.c
 symbolize_libsymbolize_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS) $(DEBUGINFOD_CFLAGS) $(ZLIB_CFLAGS) $(ZSTD_CFLAGS) $(LZMA_CFLAGS)
 symbolize_libsymbolize_la_LIBADD = profile/libprofile.la common/libcommon.la \
 	$(LIBDW_LIBS) $(LIBELF_LIBS) $(ZLIB_LIBS) $(ZSTD_LIBS) $(LZMA_LIBS) $(OPCODES_LIBS) $(BFD_LIBS)

@@ -5,7 +5,7 @@
  * by path; every path asked for is remembered too, so a file is read once
  * per session.  A file that cannot be used (missing, not ELF) is cached as
  * a failure and reported again without touching the disk.  Each object
- * opens its libdw resolver (resolve.c) at the first address it resolves.
+ * opens its libdw resolver (resolver.c) at the first address it resolves.
  * The finder's answer for a mapping's file (recorded path + build id ->
  * the file found, or why none was) is kept too, so a mapping met again in
  * another profile of the run is neither searched for nor read again.
@@ -22,7 +22,7 @@ struct sp_object {
 	sp_elf_info info;
 	bool have_info;
 	sp_error *err; /* cached failure */
-	sp_dwarf *dw;  /* opened at the first address */
+	sp_resolver *dw;  /* opened at the first address */
 	sp_symbolizer *s;
 };
 
@@ -64,7 +64,7 @@ struct sp_symbolizer {
 	sp_error *sources_err;
 	sp_jit_index *jit;
 	sp_perf_map *perf;
-	sp_perfjit *perfjit;
+	sp_jitdump *perfjit;
 	sp_kallsyms *ksyms;
 	/* sp_symbolizer_new_worker: the session that owns opts' storage and
 	 * the sources above */
@@ -135,7 +135,7 @@ static void object_free(sp_object *o)
 {
 	if (!o)
 		return;
-	sp_dwarf_free(o->dw);
+	sp_resolver_free(o->dw);
 	if (o->have_info)
 		sp_elf_info_clear(&o->info);
 	sp_error_free(o->err);
@@ -168,7 +168,7 @@ void sp_symbolizer_free(sp_symbolizer *s)
 	if (!s->parent) {
 		sp_jit_index_free(s->jit);
 		sp_perf_map_free(s->perf);
-		sp_perfjit_free(s->perfjit);
+		sp_jitdump_free(s->perfjit);
 		sp_kallsyms_free(s->ksyms);
 	}
 	sp_error_free(s->sources_err);
@@ -307,7 +307,7 @@ static sp_error *load_sources(sp_symbolizer *s)
 	if (o->n_jitdumps) {
 		e = expand_dirs(o->jitdumps, o->n_jitdumps, "jit-", ".dump", &files, &n);
 		if (!e)
-			e = sp_perfjit_load((const char *const *)files, n, &s->perfjit);
+			e = sp_jitdump_load((const char *const *)files, n, &s->perfjit);
 		free_paths(files, n);
 		if (e)
 			return e;
@@ -336,7 +336,7 @@ sp_error *sp_symbolizer_sources(sp_symbolizer *s, const sp_jit_index **jit,
 	return sp_error_dup(s->sources_err);
 }
 
-const sp_perfjit *sp_symbolizer_perfjit(const sp_symbolizer *s)
+const sp_jitdump *sp_symbolizer_jitdump(const sp_symbolizer *s)
 {
 	return s->perfjit;
 }
@@ -461,43 +461,43 @@ const char *sp_object_path(const sp_object *o)
 
 const char *sp_object_debug_path(const sp_object *o)
 {
-	return o->dw ? sp_dwarf_debug_path(o->dw) : NULL;
+	return o->dw ? sp_resolver_debug_path(o->dw) : NULL;
 }
 
 const sp_find_log *sp_object_debug_log(const sp_object *o)
 {
-	return o->dw ? sp_dwarf_find_log(o->dw) : NULL;
+	return o->dw ? sp_resolver_find_log(o->dw) : NULL;
 }
 
 sp_error *sp_object_split_error(const sp_object *o)
 {
-	return o->dw ? sp_dwarf_split_error(o->dw) : NULL;
+	return o->dw ? sp_resolver_split_error(o->dw) : NULL;
 }
 
-static sp_dwarf *object_dwarf(sp_object *o)
+static sp_resolver *object_dwarf(sp_object *o)
 {
 	if (!o->dw)
-		o->dw = sp_dwarf_new(o->path, &o->s->opts, &o->info, sp_symbolizer_finder(o->s));
+		o->dw = sp_resolver_new(o->path, &o->s->opts, &o->info, sp_symbolizer_finder(o->s));
 	return o->dw;
 }
 
 sp_error *sp_object_section_address(sp_object *o, const char *name, uint64_t *vaddr)
 {
-	return sp_dwarf_section_address(object_dwarf(o), name, vaddr);
+	return sp_resolver_section_address(object_dwarf(o), name, vaddr);
 }
 
 sp_error *sp_object_open(sp_object *o)
 {
-	return sp_dwarf_open(object_dwarf(o));
+	return sp_resolver_open(object_dwarf(o));
 }
 
 sp_error *sp_object_resolve(sp_object *o, uint64_t vaddr, const sp_frame **frames, size_t *n)
 {
-	return sp_dwarf_resolve(object_dwarf(o), vaddr, frames, n);
+	return sp_resolver_resolve(object_dwarf(o), vaddr, frames, n);
 }
 
 sp_error *sp_object_resolve_once(sp_object *o, uint64_t vaddr, const sp_frame **frames,
 				 size_t *n)
 {
-	return sp_dwarf_resolve_once(object_dwarf(o), vaddr, frames, n);
+	return sp_resolver_resolve_once(object_dwarf(o), vaddr, frames, n);
 }

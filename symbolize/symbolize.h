@@ -30,276 +30,16 @@
  * ET_DYN and kernels), sp_kernel_module_base() for kernel modules, or 0
  * for ET_REL objects a JIT placed at run-time addresses; `symbolize --relative` input is shifted by
  * sp_relative_adjust().  Every conversion is a pure function of loadbase.c
- * with rows in tests/test_loadbase.c; nothing else does this arithmetic.
+ * with rows in tests/unit/symbolize/test_loadbase.c; nothing else does this arithmetic.
  */
 #ifndef SYMPROF_SYMBOLIZE_H
 #define SYMPROF_SYMBOLIZE_H
 
-#include "profile/profile.h"
-
-#include <sys/types.h>
-
-/* ------------------------------------------------------------------------ */
-/* Options.  Zero-initialised means defaults; NULL pointers mean defaults.  */
-
-typedef enum {
-	SP_DEMANGLE_SIMPLE = 0, /* no parameter lists, no template args (pprof's) */
-	SP_DEMANGLE_TEMPLATES,  /* no parameter lists, template args kept */
-	SP_DEMANGLE_FULL,       /* everything libbfd prints */
-	SP_DEMANGLE_NONE,       /* raw linkage names */
-} sp_demangle_style;
-
-typedef struct {
-	const char *from, *to;
-} sp_path_map;
-
-typedef struct {
-	const char *const *binary_paths; /* --binary-path / PPROF_BINARY_PATH */
-	size_t n_binary_paths;
-	const char *const *debug_dirs;   /* --debug-dir; none => /usr/lib/debug */
-	size_t n_debug_dirs;
-	const char *sysroot;             /* prefix for recorded paths */
-	const sp_path_map *path_maps;    /* --path-map OLD=NEW, applied before sysroot */
-	size_t n_path_maps;
-	const char *const *jit_dirs;     /* --jit-dir: NAME.elf + NAME.meta pairs */
-	size_t n_jit_dirs;
-	const char *const *perf_maps;    /* --perf-map FILE, or DIR: its perf-PID.map */
-	size_t n_perf_maps;
-	const char *const *jitdumps;     /* --jitdump FILE (jit-PID.dump), or DIR: its
-					    jit-PID.dump files */
-	size_t n_jitdumps;
-	const char *kallsyms;            /* --kallsyms FILE */
-	bool no_debuginfod;
-	bool debuginfod_quiet;           /* no line on stderr while a server is asked */
-	bool no_inline;                  /* keep only the outermost frame */
-	bool force_mismatch;             /* use a file that does not match its
-					    mapping (sp_mapping_file_match) */
-	sp_demangle_style demangle;
-} sp_symbolize_options;
-
-/* ------------------------------------------------------------------------ */
-/* ELF identity (libelf).                                                   */
-
-typedef struct {
-	uint32_t type, flags;
-	uint64_t offset, vaddr, filesz, memsz, align;
-} sp_phdr;
-
-typedef struct {
-	char *path;
-	int elf_type;           /* ET_EXEC, ET_DYN, ET_REL, ... */
-	char *build_id;         /* lowercase hex (GNU or Go build id), or NULL */
-	sp_phdr *loads;         /* PT_LOAD headers */
-	size_t n_loads;
-	bool has_text;
-	uint64_t text_addr;     /* address of .text */
-	bool has_stext;
-	uint64_t stext;         /* address of _stext (kernels), when asked */
-	bool has_dwarf;         /* .debug_info present */
-	bool has_symtab;        /* .symtab or .dynsym with symbols */
-	char *debuglink;        /* .gnu_debuglink file name, or NULL */
-	uint32_t debuglink_crc;
-	bool has_debugdata;     /* .gnu_debugdata (MiniDebugInfo) */
-	dev_t dev;
-	ino_t ino;
-	off_t size;
-	int64_t mtime_ns;
-} sp_elf_info;
-
-/* Reads identity facts of the ELF at PATH; error SP_E_UNRECOGNIZED when the
- * file is not ELF (or not a regular file), SP_E_NOT_FOUND when it does not
- * exist.  build_id is the GNU build id, else the Go build id string as it is
- * (note "Go" type 4, in .note.go.buildid); two GNU build id notes in one
- * note block are an error.  _stext is only looked up when the file name contains "vmlinux".
- * OUT is overwritten; free its contents with sp_elf_info_clear. */
-sp_error *sp_elf_info_read(const char *path, sp_elf_info *out);
-void sp_elf_info_clear(sp_elf_info *info);
-/* CRC-32 (the one .gnu_debuglink uses) of the file at PATH. */
-sp_error *sp_file_crc32(const char *path, uint32_t *crc);
-
-/* ------------------------------------------------------------------------ */
-/* Load base (pure functions, spec §6.2–6.3).                               */
-
-/* Base for a mapping of an object of ELF type ELF_TYPE: symbol-file address
- * = runtime address - base.  SEG is the chosen PT_LOAD or NULL; STEXT the
- * kernel relocation symbol address or NULL when unknown. */
-sp_error *sp_load_base(int elf_type, const sp_phdr *seg, const uint64_t *stext, uint64_t start,
-		       uint64_t limit, uint64_t offset, uint64_t *base);
-/* pprof's ProgramHeadersForMapping: writes matching header indices into
- * OUT (capacity n), returns how many. */
-size_t sp_program_headers_for_mapping(const sp_phdr *phdrs, size_t n, uint64_t map_offset,
-				      uint64_t map_size, size_t *out);
-/* pprof's HeaderForFileOffset over the candidate indices. */
-sp_error *sp_header_for_file_offset(const sp_phdr *phdrs, const size_t *cand, size_t n_cand,
-				    uint64_t file_offset, size_t *out);
-/* The base of a kernel module's mapping: perf records a module's map at
- * its run-time .text (where the kernel put the module's code, .text
- * first), and a .ko has no addresses of its own, so the base makes
- * START (the map's start) the .text's address TEXT_VADDR in the object. */
-uint64_t sp_kernel_module_base(uint64_t start, uint64_t text_vaddr);
-/* The PF_X PT_LOAD containing .text (kernel-like mappings), or -1. */
-ssize_t sp_find_text_program_header(const sp_elf_info *info);
-/* `symbolize --relative`: addresses given as offsets from where the
- * object's file offset 0 is loaded.  Symbol-file address = relative
- * address + the result (modulo 2^64): p_vaddr - p_offset of the PT_LOAD
- * with the lowest p_vaddr among LOADS[0..n) (the first of equals), 0 when
- * there is none.  For most PIEs and shared libraries it is 0; for a
- * non-PIE linked at 0x400000 it is 0x400000. */
-uint64_t sp_relative_adjust(const sp_phdr *loads, size_t n);
-/* The whole choice of spec §6.2–6.3 for one mapping, given the first
- * address seen in it (which must lie in [start, limit) unless the mapping
- * is kernel-like or the fake whole-space one).  Uses INFO's _stext when
- * known.  For mappings of files: ET_REL objects from a JIT, whose section
- * addresses are already run-time addresses, use base 0 and bypass this. */
-sp_error *sp_mapping_base(const sp_elf_info *info, uint64_t start, uint64_t limit,
-			  uint64_t offset, uint64_t first_addr, uint64_t *base);
-
-/* ------------------------------------------------------------------------ */
-/* Does a found file match the recorded mapping? (mapcheck.c; pure)         */
-
-/* What the profile recorded about a mapping and its file. */
-typedef struct {
-	uint64_t start, limit, offset; /* the mapping */
-	uint64_t file_size;            /* 0: not recorded */
-	int64_t mtime_ns;              /* 0: not recorded */
-} sp_mapping_record;
-
-typedef enum {
-	SP_FILE_MATCHES = 0,     /* or nothing could be compared */
-	SP_FILE_NO_EXEC_SEGMENT, /* no executable PT_LOAD in the mapping's file range */
-	SP_FILE_EXTENT_DIFFERS,  /* the mapping does not end where an executable
-				    PT_LOAD's page-rounded extent does */
-	SP_FILE_SIZE_DIFFERS,    /* recorded file size != the file's */
-	SP_FILE_MTIME_DIFFERS,   /* recorded modification time != the file's */
-} sp_file_match;
-
-/* Compares mapping M with the file described by INFO (its PT_LOADs, size
- * and mtime); see mapcheck.c for the rules.  For SP_FILE_EXTENT_DIFFERS,
- * *SEG_SIZE gets the size (4 KiB pages) from the mapping's file offset to
- * the page end of an executable segment it overlaps, else 0. */
-sp_file_match sp_mapping_file_match(const sp_mapping_record *m, const sp_elf_info *info,
-				    uint64_t *seg_size);
-const char *sp_file_match_str(sp_file_match w);
-
-/* ------------------------------------------------------------------------ */
-/* Finding files.                                                           */
-
-typedef enum {
-	SP_TRY_OK = 0,
-	SP_TRY_MISSING,
-	SP_TRY_BUILD_ID_MISMATCH,
-	SP_TRY_BAD_CRC,
-	SP_TRY_NOT_ELF,
-	SP_TRY_NO_DEBUG_INFO,
-	SP_TRY_FAILED, /* e.g. debuginfod error */
-	SP_TRY_DWO_ID_MISMATCH, /* a .dwo of another build of the unit */
-} sp_try_status;
-
-const char *sp_try_status_str(sp_try_status s);
-
-typedef struct {
-	char *path;
-	sp_try_status status;
-	char *detail; /* said instead of the status when set, e.g. "timed out after 5 s" */
-} sp_find_attempt;
-
-typedef struct {
-	sp_find_attempt *v;
-	size_t n, cap;
-} sp_find_log;
-
-void sp_find_log_add(sp_find_log *log, const char *path, sp_try_status status);
-/* Adds a copy of every attempt of FROM to LOG. */
-void sp_find_log_append(sp_find_log *log, const sp_find_log *from);
-/* What to print for attempt A: its detail, else its status. */
-const char *sp_find_attempt_str(const sp_find_attempt *a);
-void sp_find_log_clear(sp_find_log *log);
-
-/* Locates the binary for a mapping recorded as RECORDED (may be NULL or
- * empty) with BUILD_ID (hex or NULL): explicit search dirs (pprof's
- * candidate list), path maps + sysroot, the recorded path, then debuginfod.
- * A candidate is accepted only if its build id matches when both are known.
- * On success *FOUND (caller frees) is set; every candidate tried is logged. */
-sp_error *sp_find_binary(const sp_symbolize_options *o, const char *recorded,
-			 const char *build_id, char **found, sp_find_log *log);
-/* Locates separate debug info for the binary BINARY with identity INFO:
- * build-id trees under every debug dir, .gnu_debuglink (CRC checked) in the
- * binary's dir, its .debug/ and <debugdir>/<dir>/, then debuginfod.
- * Returns SP_E_NOT_FOUND when there is none. */
-sp_error *sp_find_debuginfo(const sp_symbolize_options *o, const char *binary,
-			    const sp_elf_info *info, char **found, sp_find_log *log);
-
-/* A finder does what sp_find_binary / sp_find_debuginfo do (they are thin
- * wrappers around a temporary one) and keeps, across lookups, the one
- * debuginfod client of a run.  debuginfod is asked only when
- * OPTS->no_debuginfod is false, the build id is known and DEBUGINFOD_URLS is
- * set and not empty.  After the first failure other than "not found"
- * (unreachable server, timeout) it is not asked again, so a dead server
- * costs one bounded wait per finder, not one per lookup.  A query that no
- * server has answered after DEBUGINFOD_TIMEOUT seconds (when that is a
- * positive number; libdebuginfod's own knob), else after 5 s, is abandoned,
- * libdebuginfod's retries included.  One build id may take 60 s in all
- * (its queries, transfers and retries; DEBUGINFOD_MAXTIME lowers it), one
- * file 1 GiB (DEBUGINFOD_MAXSIZE lowers it) and a run 4 GiB; a query past
- * either is abandoned, and a server that timed out or sent too much is
- * not asked again (libdebuginfod's retries are made within the deadline,
- * after other failures only).  A file a server sends that is not the one asked for
- * (not ELF, no or another build id, no debug info) is removed from the
- * debuginfod cache.
- * OPTS is borrowed until sp_finder_free. */
-typedef struct sp_finder sp_finder;
-sp_finder *sp_finder_new(const sp_symbolize_options *opts);
-void sp_finder_free(sp_finder *f);
-/* Whether debuginfod may be asked (it may, unless this said otherwise). */
-void sp_finder_allow_debuginfod(sp_finder *f, bool allowed);
-/* As sp_find_binary.  Without a sysroot the recorded path itself is tried
- * after the path-mapped one; with a sysroot it is not, because it names a
- * file of another machine's tree.  Errors (root code): SP_E_BUILD_ID_MISMATCH
- * when only mismatching candidates exist, else SP_E_UNRECOGNIZED when only
- * non-ELF ones exist, else SP_E_NOT_FOUND. */
-sp_error *sp_finder_binary(sp_finder *f, const char *recorded, const char *build_id,
-			   char **found, sp_find_log *log);
-/* Kernel mappings of perf.data.  RECORDED names the kernel image
- * ("[kernel.kallsyms]", perf's "[kernel.kallsyms]_text") or a module (its
- * .ko path as perf recorded it, or perf's "[name]"); RELEASE is the
- * recording's kernel release (OSRELEASE, `uname -r`; may be NULL).  The
- * vmlinux or .ko is looked for, each candidate accepted only when its build
- * id matches BUILD_ID (when both are known), in every debug dir D:
- * D/.build-id/xx/rest.debug, then for the image D/boot/vmlinux-RELEASE and
- * D/lib/modules/RELEASE/vmlinux, for a module D/PATH.debug, D/PATH and
- * NAME.ko(.debug) anywhere under D/lib/modules/RELEASE; then (under the
- * sysroot, if any) /boot/vmlinux-RELEASE and
- * /lib/modules/RELEASE/build/vmlinux, or the module's recorded path
- * (path maps and sysroot as for binaries) and NAME.ko under
- * /lib/modules/RELEASE/kernel; then debuginfod by build id.  Compressed
- * modules (.ko.xz, .ko.zst) are not read.  Errors as sp_finder_binary. */
-sp_error *sp_finder_kernel(sp_finder *f, const char *recorded, const char *build_id,
-			   const char *release, char **found, sp_find_log *log);
-/* Whether RECORDED names the kernel image ("[kernel.kallsyms]"...). */
-bool sp_kernel_image_name(const char *recorded);
-/* The module a kernel mapping's RECORDED name names (caller frees; '-'
- * kept as recorded), or NULL when it names none. */
-char *sp_kernel_module_name(const char *recorded);
-/* As sp_find_debuginfo.  A candidate must be ELF with DWARF, and its build
- * id must match INFO's when both are known; .gnu_debuglink candidates must
- * also match the link's CRC, and a link naming BINARY itself is ignored. */
-sp_error *sp_finder_debuginfo(sp_finder *f, const char *binary, const sp_elf_info *info,
-			      char **found, sp_find_log *log);
-/* Locates the .dwo file of a split unit of BINARY (may be NULL), recorded
- * as DWO_NAME (DW_AT_dwo_name) with DW_AT_comp_dir COMP_DIR (may be NULL):
- * the recorded path (DWO_NAME when absolute, else under COMP_DIR) through
- * the path maps and sysroot as sp_finder_binary takes recorded paths, then
- * DWO_NAME's base name beside BINARY, then under each debug dir the
- * recorded path and the base name.  A candidate must be ELF, and CHECK
- * (called with CHECK_ARG) must say SP_TRY_OK of it.  SP_E_NOT_FOUND when
- * none is, naming DWO_NAME and every place looked with its outcome. */
-sp_error *sp_finder_dwo(sp_finder *f, const char *binary, const char *dwo_name,
-			const char *comp_dir, sp_try_status (*check)(const char *path, void *arg),
-			void *check_arg, char **found, sp_find_log *log);
-/* Locates the DWARF package of BINARY: BINARY.dwp, then under each debug
- * dir its base name + ".dwp" and its absolute path + ".dwp".  A candidate
- * must be ELF.  SP_E_NOT_FOUND when none is. */
-sp_error *sp_finder_dwp(sp_finder *f, const char *binary, char **found, sp_find_log *log);
+#include "symbolize/types.h"
+#include "symbolize/elf/elf.h"
+#include "symbolize/find/find.h"
+#include "symbolize/sources/sources.h"
+#include "symbolize/unwind/unwind.h"
 
 /* ------------------------------------------------------------------------ */
 /* Demangling (libbfd).                                                     */
@@ -310,19 +50,6 @@ char *sp_demangle(const char *name, sp_demangle_style style);
 
 /* ------------------------------------------------------------------------ */
 /* Sessions and resolving.                                                  */
-
-typedef struct sp_symbolizer sp_symbolizer;
-typedef struct sp_object sp_object;
-
-typedef struct {
-	const char *name;        /* demangled per the session's style */
-	const char *system_name; /* raw linkage name */
-	const char *file;        /* NULL when unknown */
-	int64_t line, column;    /* 0 when unknown */
-	int64_t start_line;      /* line of the function's declaration, or 0 */
-	uint32_t discriminator;  /* the line's discriminator: 0 when none or unknown */
-	bool inlined;            /* true for every frame but the outermost */
-} sp_frame;
 
 /* OPTS (may be NULL) is copied deeply. */
 sp_symbolizer *sp_symbolizer_new(const sp_symbolize_options *opts);
@@ -364,141 +91,7 @@ sp_error *sp_object_resolve_once(sp_object *o, uint64_t vaddr, const sp_frame **
 sp_error *sp_object_open(sp_object *o);
 
 /* ------------------------------------------------------------------------ */
-/* JIT code and other name sources without a mapping file.                  */
-
-/* Index of the loaded executable sections of every NAME.elf + NAME.meta
- * pair in DIRS: one sorted interval table over all objects. */
-typedef struct sp_jit_index sp_jit_index;
-sp_error *sp_jit_index_load(const char *const *dirs, size_t n_dirs, sp_jit_index **out);
-void sp_jit_index_free(sp_jit_index *idx);
-/* Path of the .elf whose loaded section contains ADDR (run-time address
- * = symbol-file address: base 0), or NULL.  Borrowed until _free. */
-const char *sp_jit_index_lookup(const sp_jit_index *idx, uint64_t addr);
-/* Number of executable ranges indexed. */
-size_t sp_jit_index_count(const sp_jit_index *idx);
-
-/* One entry of a .meta file: a section's name, run-time start (0 when not
- * loaded) and size. */
-typedef struct {
-	char *name;
-	uint64_t start, size;
-} sp_jit_section;
-
-/* Parses .meta JSON {"sections":[{"name":..,"start":N,"size":N},...]}
- * strictly; errors name NAME, the byte offset and what was expected.
- * *SECS (caller frees with sp_jit_sections_free) gets *N entries. */
-sp_error *sp_jit_meta_parse(const char *name, const char *data, size_t len,
-			    sp_jit_section **secs, size_t *n);
-void sp_jit_sections_free(sp_jit_section *secs, size_t n);
-/* Writes the .meta JSON of SECS to S (one section per line). */
-void sp_jit_meta_write(sp_sink *s, const sp_jit_section *secs, size_t n);
-/* Every section of the in-memory ELF object OBJ (SIZE bytes, borrowed), in
- * header order from index 0: name, start = sh_addr for SHF_ALLOC sections
- * (else 0), size.  Extended section numbering is handled. */
-sp_error *sp_jit_object_sections(const char *name, const void *obj, size_t size,
-				 sp_jit_section **secs, size_t *n);
-
-/* Objects registered through the GDB JIT interface (spec §5.3), recovered
- * from a live process or a core file. */
-typedef struct {
-	uint64_t entry_addr;   /* address of the jit_code_entry */
-	uint64_t symfile_addr; /* where the object sits in the process */
-	uint8_t *data;         /* symfile_size bytes */
-	size_t size;
-} sp_jit_object;
-
-typedef struct {
-	sp_jit_object *v;
-	size_t n, cap;
-	uint64_t descriptor_addr; /* run-time address of __jit_debug_descriptor */
-} sp_jit_objects;
-
-void sp_jit_objects_clear(sp_jit_objects *objs);
-/* Walks __jit_debug_descriptor of the live process PID (the symbol is looked
- * for in every ELF file the process maps); memory is read with
- * process_vm_readv, else /proc/PID/mem. */
-sp_error *sp_jit_read_process(pid_t pid, sp_jit_objects *out);
-/* The same from the core file CORE of executable EXE: PT_LOAD segments of
- * the core hold the memory, its NT_FILE note the load bases of EXE and of
- * the libraries. */
-sp_error *sp_jit_read_core(const char *core, const char *exe, sp_jit_objects *out);
-/* Writes every object as DIR/jit-<n>.elf + DIR/jit-<n>.meta (n from 0),
- * each through a temporary file renamed into place. */
-sp_error *sp_jit_objects_write(const sp_jit_objects *objs, const char *dir);
-
-/* perf maps (/tmp/perf-PID.map): names for JIT addresses.  A file named
- * perf-PID.map (any directory) belongs to process PID; any other name
- * belongs to every process. */
-typedef struct sp_perf_map sp_perf_map;
-sp_error *sp_perf_map_load(const char *const *files, size_t n_files, sp_perf_map **out);
-void sp_perf_map_free(sp_perf_map *m);
-/* The process PATH's base name gives ("perf-PID.map", PID decimal, 1 to
- * 2^32-1), else 0 (every process). */
-uint32_t sp_perf_map_file_pid(const char *path);
-/* Name of the symbol containing ADDR or NULL; borrowed until _free.  PID
- * is the process ADDR belongs to: its own maps are asked, then those of
- * every process; PID 0 (unknown) asks every map at once. */
-const char *sp_perf_map_lookup(const sp_perf_map *m, uint32_t pid, uint64_t addr);
-
-/* jitdump files (jit-PID.dump, perfjit.c): names, and file:line where the
- * file has debug info records, for the JIT code of the header's process. */
-typedef struct sp_perfjit sp_perfjit;
-/* Reads FILES[0..n); an error names the file, the byte offset and what
- * was expected there (SP_E_UNRECOGNIZED when a file is no jitdump). */
-sp_error *sp_perfjit_load(const char *const *files, size_t n_files, sp_perfjit **out);
-void sp_perfjit_free(sp_perfjit *j);
-/* How many code ranges (loads and moves) were read. */
-size_t sp_perfjit_count(const sp_perfjit *j);
-/* The function holding ADDR in process PID (0: any process): fills *OUT
- * with its name (name = system_name, not demangled) and, when known, its
- * file and line; the strings are borrowed until sp_perfjit_free.  False
- * when no file knows ADDR. */
-bool sp_perfjit_lookup(const sp_perfjit *j, uint32_t pid, uint64_t addr, sp_frame *out);
-/* Which code ADDR of process PID held at TIME (a sample's time, on the
- * clock of the jitdump records): the latest record at or before TIME whose
- * range holds ADDR, as a version for sp_perfjit_lookup_version;
- * SP_PERFJIT_NO_CODE when records hold ADDR only from a later time on; 0
- * when no record of PID holds it at any time. */
-#define SP_PERFJIT_NO_CODE UINT64_MAX
-uint64_t sp_perfjit_code_version(const sp_perfjit *j, uint32_t pid, uint64_t addr,
-				 uint64_t time);
-/* sp_perfjit_lookup for the code VERSION names; false for
- * SP_PERFJIT_NO_CODE or an ADDR outside that code. */
-bool sp_perfjit_lookup_version(const sp_perfjit *j, uint64_t version, uint64_t addr,
-			       sp_frame *out);
-/* How many ranges hold addresses that an earlier range of their process
- * held (then sample times decide which code a sample saw). */
-size_t sp_perfjit_reused(const sp_perfjit *j);
-/* Whether some file's timestamps are the CPU's counter
- * (JITDUMP_FLAGS_ARCH_TIMESTAMP) rather than CLOCK_MONOTONIC. */
-bool sp_perfjit_arch_timestamp(const sp_perfjit *j);
-
-/* A copy of /proc/kallsyms: kernel symbol names. */
-typedef struct sp_kallsyms sp_kallsyms;
-sp_error *sp_kallsyms_load(const char *path, sp_kallsyms **out);
-void sp_kallsyms_free(sp_kallsyms *k);
-const char *sp_kallsyms_lookup(const sp_kallsyms *k, uint64_t addr);
-/* The kernel release (`uname -r`) the kallsyms copy at PATH comes from, as
- * far as it can be told: a copy does not say so itself, so the first line
- * of PATH.osrelease when that file exists, else the running kernel's when
- * PATH is /proc/kallsyms; NULL otherwise.  *FROM (may be NULL) gets where
- * the answer came from ("PATH.osrelease", "uname") or NULL.  Caller frees. */
-char *sp_kallsyms_release(const char *path, const char **from);
-/* The build id of the kernel the kallsyms copy at PATH comes from: the
- * first line of PATH.buildid (hex), else the GNU build-id note of
- * PATH.notes (a copy of /sys/kernel/notes), else /sys/kernel/notes' when
- * PATH is /proc/kallsyms; NULL otherwise.  *FROM (may be NULL) gets where
- * (".buildid", ".notes", "/sys/kernel/notes") or NULL.  Lowercase; caller
- * frees. */
-char *sp_kallsyms_build_id(const char *path, const char **from);
-/* What a perf.data recording of kernel RECORDED (its OSRELEASE, NULL when
- * not recorded) with the kernel build id RECORDED_BUILD_ID (its build-id
- * table's [kernel.kallsyms], NULL when not recorded) and the kallsyms copy
- * at PATH say together: NULL when they agree, else a sentence for a warning
- * or `info` (caller frees).  *MISMATCH is set when the two releases, or the
- * two build ids, are known and differ. */
-char *sp_kallsyms_check(const char *path, const char *recorded, const char *recorded_build_id,
-			bool *mismatch);
+/* The name sources of a session (their readers: sources/sources.h).     */
 
 /* The session's name sources without a mapping file (JIT objects, perf
  * maps, kallsyms; each NULL when its option is not given), loaded at the
@@ -512,7 +105,7 @@ sp_error *sp_symbolizer_sources(sp_symbolizer *s, const sp_jit_index **jit,
 /* The session's jitdump files (--jitdump), NULL when none were given or
  * before sp_symbolizer_sources loaded them; borrowed until
  * sp_symbolizer_free. */
-const sp_perfjit *sp_symbolizer_perfjit(const sp_symbolizer *s);
+const sp_jitdump *sp_symbolizer_jitdump(const sp_symbolizer *s);
 
 /* ------------------------------------------------------------------------ */
 /* Batches of addresses (batch.c).                                          */
@@ -547,7 +140,7 @@ static inline size_t sp_addr_items_run(const sp_addr_item *items, size_t n, size
  *   4. perf maps (--perf-map): one name;
  *   5. kallsyms (--kallsyms): one name, for kernel code only.
  * `convert` resolves a mapping's file itself, per mapping and in batches
- * (apply.c), after every address of the mapping was offered to 1, 2, 4, 5:
+ * (symbolize.c), after every address of the mapping was offered to 1, 2, 4, 5:
  * there perf maps and kallsyms name an address before its file does, while
  * for `symbolize -e FILE` the file comes first.  Both orders are those
  * symprof has always had.
@@ -640,78 +233,8 @@ sp_error *sp_symbolize_profile(sp_symbolizer *s, sp_profile *p, sp_symbolize_rep
 
 
 /* ------------------------------------------------------------------------ */
-/* Unwinding stack copies of a raw capture (unwind.c).                      */
-
-struct sp_capture;
-
-/* Where and why unwinding of some samples stopped before the end of the
- * stack: one row per process, mapping of the last frame found, and
- * reason. */
-typedef struct {
-	int64_t pid;
-	char *path;   /* recorded path of the last frame's mapping; "" for none */
-	char *reason;
-	size_t count;
-} sp_unwind_stop;
-
-typedef struct {
-	size_t n_samples;  /* samples that carried user registers and a stack copy */
-	size_t n_complete; /* of those, unwound to the end of the stack */
-	size_t n_reused;   /* of those, given an earlier sample's recorded unwind */
-	sp_unwind_stop *stops;
-	size_t n_stops, cap_stops;
-} sp_unwind_report;
-
-void sp_unwind_report_clear(sp_unwind_report *r);
-
-/* An unwinder for the samples of one capture: one Dwfl per process, its
- * modules the files the session S finds (borrowed until
- * sp_unwinder_free) for the capture's maps, reported at their run-time
- * bases as unwinding meets them. */
-typedef struct sp_unwinder sp_unwinder;
-sp_unwinder *sp_unwinder_new(sp_symbolizer *s);
-/* Unwinds every sample of C that carries x86-64 user registers and a
- * stack copy: its callchain becomes its kernel part, then the USER marker
- * and the unwound frames.  Callers' return addresses are kept as they are
- * (the capture's −1 rule applies to them); a caller frame that is itself an
- * exact pc (a signal frame) gets a USER marker of its own before it.  A
- * sample whose unwinding stops early keeps the frames found.  Callable once
- * per batch of samples (a perf round). */
-void sp_unwinder_run(sp_unwinder *u, struct sp_capture *c);
-/* The counts so far (borrowed until sp_unwinder_free). */
-const sp_unwind_report *sp_unwinder_report(const sp_unwinder *u);
-void sp_unwinder_free(sp_unwinder *u);
-
-
-/* ------------------------------------------------------------------------ */
-/* Machine code of a function, and its disassembly (code.c, disasm.c).      */
-
-/* One decoded instruction at a symbol-file address. */
-typedef struct {
-	uint64_t vaddr;   /* where it starts */
-	uint8_t len;      /* its bytes: 1..15 (x86), 4 (AArch64) */
-	uint8_t bytes[15];
-	char *text;       /* as `objdump -d` prints it, e.g. "mov    %rsp,%rbp",
-			     "call   401126 <f+0x6>" (targets as hex without 0x,
-			     then <symbol+offset> when one is known) */
-	bool branch;      /* a jump or call with an address operand */
-	uint64_t target;  /* that address (branch only) */
-} sp_insn;
-
-/* Names an address for the <symbol+offset> after a target: the symbol
- * holding VADDR (borrowed) and *OFF, or NULL. */
-typedef const char *(*sp_symbol_fn)(void *ctx, uint64_t vaddr, uint64_t *off);
-
-/* Decodes CODE[0..n) (machine E_MACHINE: EM_X86_64, EM_386, EM_AARCH64),
- * whose first byte is at VADDR, into *OUT (*N_OUT instructions; caller
- * frees with sp_insns_free).  Bytes that are no instruction are one
- * "(bad)" each, as objdump shows them.  SYM (may be NULL) names targets.
- * Errors: SP_E_UNSUPPORTED when the disassembler linked in has no decoder
- * for the machine.  disasm.c is the one file that includes dis-asm.h
- * (binutils' libopcodes, objdump's own disassembler). */
-sp_error *sp_disassemble(uint16_t e_machine, const uint8_t *code, size_t n, uint64_t vaddr,
-			 sp_symbol_fn sym, void *sym_ctx, sp_insn **out, size_t *n_out);
-void sp_insns_free(sp_insn *insns, size_t n);
+/* The machine code of a profile's functions (code.c; elf/codefile.c reads it, */
+/* elf/disasm.c decodes it).                                                */
 
 /* The object of mapping M of P (its file found as symbolizing finds it,
  * through the session's cached answer) and the mapping's load base, from
@@ -722,28 +245,9 @@ void sp_insns_free(sp_insn *insns, size_t n);
 sp_error *sp_symbolizer_mapping_object(sp_symbolizer *s, const sp_profile *p,
 				       const sp_mapping *m, uint64_t addr, sp_object **obj,
 				       uint64_t *base);
-
-/* The code of an object's functions (code.c): its symbol tables (the
- * binary's, else its separate debug file's) and the bytes of its
- * executable sections, read from the file the session opened. */
-typedef struct sp_code_file sp_code_file;
-/* Opens O's file (borrowed until sp_code_file_free, which must come before
- * sp_symbolizer_free).  Errors: the file cannot be read as ELF. */
-sp_error *sp_code_file_open(sp_object *o, sp_code_file **out);
-void sp_code_file_free(sp_code_file *cf);
-/* The ELF machine (e_machine) of the file. */
-uint16_t sp_code_file_machine(const sp_code_file *cf);
-/* The function symbol holding VADDR (symbol-file address): its raw name
- * (borrowed until sp_code_file_free), [*START, *START + *SIZE).  NULL when
- * no sized function symbol holds it. */
-const char *sp_code_file_function(const sp_code_file *cf, uint64_t vaddr, uint64_t *start,
-				  uint64_t *size);
-/* The symbol at or before VADDR (any function or object symbol, as
- * objdump names addresses) and *OFF; NULL when none.  An sp_symbol_fn. */
-const char *sp_code_file_symbol(void *cf, uint64_t vaddr, uint64_t *off);
-/* Copies the N bytes of the file's executable code at VADDR into BUF.
- * Errors: SP_E_NOT_FOUND when no executable section with contents holds
- * them all. */
-sp_error *sp_code_file_read(const sp_code_file *cf, uint64_t vaddr, uint8_t *buf, size_t n);
+/* The code of object O: its file, and for its symbols when the file has
+ * none its separate debug file (looked for as resolving does).  *OUT is
+ * freed with sp_code_file_free, before sp_symbolizer_free. */
+sp_error *sp_object_code_file(sp_object *o, sp_code_file **out);
 
 #endif

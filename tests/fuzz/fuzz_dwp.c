@@ -4,14 +4,14 @@
  * unit found has contributions only in the section kinds its columns
  * name, and every read stays inside the input (ASan says otherwise).  An
  * error must format, naming the package.  Seeds (tests/fuzz/seeds/dwp/):
- * the tables of test_dwp (`tests/test_dwp --write-seeds DIR`) and the
+ * the tables of test_dwp (`tests/unit/symbolize/test_dwp --write-seeds DIR`) and the
  * indexes of the packages binutils' dwp and llvm-dwp made of the split
- * fixture of tests/cli_split_dwarf.sh, built by GCC and by Clang (NAME:
+ * fixture of tests/cli/split_dwarf.sh, built by GCC and by Clang (NAME:
  * packer-compiler-version); the malformed tables of tests/malformed/dwp/
  * (NAME.idx) are replayed by scripts/fuzz too.
  * fuzz-runs: 200000 (executions of each scripts/fuzz CI pass: a few seconds) */
-#include "symbolize/dwarfp.h"
-#include "symbolize/dwcursor.h"
+#include "symbolize/dwarf/dwarfp.h"
+#include "symbolize/dwarf/cursor.h"
 #include "tests/fuzz/check.h"
 
 #include <stdlib.h>

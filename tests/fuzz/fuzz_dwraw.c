@@ -1,6 +1,6 @@
 /* fuzz_dwraw.c — libFuzzer harness for the raw DIE walk (symbolize/dwraw.c):
  * abbreviations as the walk tabulates them, DIEs and their attribute forms
- * skipped and read over the bytes (dwcursor.h), and range lists of
+ * skipped and read over the bytes (cursor.h), and range lists of
  * .debug_ranges and .debug_rnglists.
  *
  * The input is a little-endian header of four 16-bit lengths, then the
@@ -25,7 +25,7 @@
  * range lists), and units written by hand (a pc pair, each range-list
  * entry kind, a base-address selection, an unterminated child list).
  * fuzz-runs: 100000 (executions of each scripts/fuzz CI pass: about 10 s) */
-#include "symbolize/dwarfp.h"
+#include "symbolize/dwarf/dwarfp.h"
 #include "tests/fuzz/check.h"
 
 #include <gelf.h>

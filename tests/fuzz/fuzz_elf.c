@@ -25,7 +25,7 @@
  * DIR at setup.  "make check" replays them and 300 mutations.
  * fuzz-runs: 2000 (executions of each scripts/fuzz CI pass: about 10 s) */
 #include "symbolize/symbolize.h"
-#include "tests/file_util.h"
+#include "tests/helpers/file_util.h"
 #include "tests/fuzz/check.h"
 
 #include <errno.h>

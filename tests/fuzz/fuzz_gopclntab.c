@@ -9,11 +9,11 @@
  * frames with NUL-terminated names or an error whose message formats.
  * Seeds (tests/fuzz/seeds/gopclntab/): the tables of test_gopclntab, one
  * per layout, byte order, pointer size and quantum, written with
- * `tests/test_gopclntab --write-seeds DIR`; "make check" replays them and
+ * `tests/unit/symbolize/test_gopclntab --write-seeds DIR`; "make check" replays them and
  * 20000 mutations; scripts/fuzz also the malformed tables of
  * tests/malformed/gopclntab/.
  * fuzz-runs: 200000 (executions of each scripts/fuzz CI pass: about 10 s) */
-#include "symbolize/gopclntab.h"
+#include "symbolize/dwarf/gopclntab.h"
 #include "tests/fuzz/check.h"
 
 #include <stdlib.h>

@@ -5,5 +5,5 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	return sp_fuzz_reader(sp_raw_read, data, size);
+	return sp_fuzz_reader(sp_addrstacks_read, data, size);
 }

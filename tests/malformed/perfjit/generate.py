@@ -3,7 +3,7 @@
 and the text each refusal must contain (CASE.expect), plus intact files as
 fuzzing seeds (tests/fuzz/seeds/perfjit/).  Run it from this directory after
 changing a case; the layout follows spec/FORMATS.md §5.2 (little-endian
-unless noted).  tests/cli_malformed.sh gives each CASE.in to
+unless noted).  tests/cli/malformed.sh gives each CASE.in to
 `symprof symbolize --jitdump`."""
 import os
 import struct

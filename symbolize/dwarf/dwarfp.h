@@ -1,0 +1,331 @@
+/* dwarfp.h — private interfaces between the files of symbolize/dwarf/ (its
+ * face to the rest of symbolize/ is dwarf.h).  Nothing outside dwarf/ (except
+ * unit tests) includes this header.
+ */
+#ifndef SYMPROF_SYMBOLIZE_DWARFP_H
+#define SYMPROF_SYMBOLIZE_DWARFP_H
+
+#include "symbolize/dwarf/dwarf.h"
+#include "symbolize/find/find.h"
+
+/* The discriminator of an inlined call (a GNU extension GCC and Clang
+ * write; elfutils' dwarf.h does not name it). */
+#define DW_AT_GNU_discriminator 0x2136
+
+/* Binary search over sorted tables: the first index in [LO, HI) whose
+ * KEY_AT(i) is above ADDR (HI if none), left in LO. */
+#define SP_UPPER_BOUND(lo, hi, key_at, addr)                                             \
+	do {                                                                             \
+		while ((lo) < (hi)) {                                                    \
+			size_t mid_ = (lo) + ((hi) - (lo)) / 2;                          \
+			if (key_at(mid_) <= (addr))                                      \
+				(lo) = mid_ + 1;                                         \
+			else                                                             \
+				(hi) = mid_;                                             \
+		}                                                                        \
+	} while (0)
+
+/* ------------------------------------------------------------------------ */
+/* zsec.c: zlib-compressed sections inflated as far as they are read.       */
+
+/* A section of SIZE bytes inflated from the zlib stream SRC (N bytes,
+ * borrowed until sp_zsec_free), nothing inflated yet: NULL when SRC is no
+ * zlib stream or memory cannot be reserved. */
+sp_zsec *sp_zsec_new(const unsigned char *src, size_t n, size_t size);
+/* Its SIZE bytes (stable until sp_zsec_free); only the first
+ * sp_zsec_valid(Z) are inflated, the rest reads as zeros. */
+void *sp_zsec_data(const sp_zsec *z);
+size_t sp_zsec_valid(const sp_zsec *z);
+size_t sp_zsec_size(const sp_zsec *z);
+/* Inflates Z at least up to byte END (at most its size): false when the
+ * stream is corrupt or cut short before there (sp_zsec_error says how).
+ * True for a NULL Z. */
+bool sp_zsec_need(sp_zsec *z, size_t end);
+/* Why sp_zsec_need failed, or NULL. */
+const char *sp_zsec_error(const sp_zsec *z);
+void sp_zsec_free(sp_zsec *z);
+/* NULL when SRC (N bytes) starts as a zlib stream, else why not. */
+const char *sp_zsec_check(const unsigned char *src, size_t n);
+/* SRC (N bytes), a zlib stream, inflated whole into BUF (SIZE bytes, which
+ * it must fill): NULL, or what is wrong with the data. */
+const char *sp_zsec_inflate(const unsigned char *src, size_t n, void *buf, size_t size);
+
+/* ------------------------------------------------------------------------ */
+/* functree.c: what the DIE walks (die.c, units.c) build per unit.         */
+
+/* A subprogram or inlined subroutine with code.  Node 0 is the root. */
+typedef struct {
+	Dwarf_Off off;        /* its DIE */
+	uint32_t parent;
+	uint32_t child_first; /* into sp_fn_tree.ranges */
+	uint32_t child_n;
+	bool named;           /* the fields below are filled */
+	bool from_raw;        /* origin and call_* read from the DIE bytes */
+	bool inlined;
+	Dwarf_Off origin;     /* DW_AT_abstract_origin's DIE, when from_raw */
+	int64_t call_file_idx; /* when from_raw */
+	const char *raw;      /* linkage name, else name; NULL if none */
+	const char *name;     /* demangled (or raw) */
+	const char *call_file;
+	int64_t call_line, call_col, decl_line;
+	uint32_t call_discr;  /* DW_AT_GNU_discriminator of an inlined call, or 0 */
+} sp_fn_node;
+
+/* One range of a node, with the node's children (copied from the node,
+ * so a descent reads the ranges only). */
+typedef struct {
+	uint64_t lo, hi;
+	uint32_t parent, node;
+	uint32_t child_first, child_n;
+} sp_fn_range;
+
+/* Nodes and ranges in the walk's (pre-)order; ranges are sorted by
+ * units.c once the walk is done. */
+typedef struct {
+	sp_fn_node *nodes;
+	size_t n_nodes, cap_nodes;
+	sp_fn_range *ranges;
+	size_t n_ranges, cap_ranges;
+} sp_fn_tree;
+
+/* Appends a node for the DIE at OFF under PARENT; returns its index. */
+static inline uint32_t sp_fn_add_node(sp_fn_tree *t, Dwarf_Off off, uint32_t parent)
+{
+	sp_fn_node n = {0};
+	n.off = off;
+	n.parent = parent;
+	SP_PUSH(t->nodes, t->n_nodes, t->cap_nodes, n);
+	return (uint32_t)(t->n_nodes - 1);
+}
+
+/* Appends [LO, HI) of NODE, a child of PARENT. */
+static inline void sp_fn_add_range(sp_fn_tree *t, uint64_t lo, uint64_t hi, uint32_t parent,
+				   uint32_t node)
+{
+	sp_fn_range r = {lo, hi, parent, node, 0, 0};
+	SP_PUSH(t->ranges, t->n_ranges, t->cap_ranges, r);
+}
+
+/* Adds the ranges dwarf_ranges gives DIE, as node DIE under PARENT when
+ * there is one (*NODE, 0 when none and then left 0). */
+void sp_fn_add_die_ranges(sp_fn_tree *t, Dwarf_Die *die, uint32_t parent, uint32_t *node);
+/* Whether the walks skip the children of a DIE with TAG: they hold no
+ * code (parameters, variables, types, call sites). */
+bool sp_fn_skip_children(int tag);
+void sp_fn_tree_clear(sp_fn_tree *t);
+
+/* ------------------------------------------------------------------------ */
+/* dwp.c: the unit index of a DWARF package (.dwp).                         */
+
+/* Section kinds of the index's columns (DW_SECT_*; version 2 and 5 agree
+ * on those read here). */
+enum {
+	SP_DWP_SECT_INFO = 1,
+	SP_DWP_SECT_ABBREV = 3,
+	SP_DWP_SECT_LINE = 4,
+	SP_DWP_SECT_STR_OFFSETS = 6,
+	SP_DWP_MAX_SECT = 8,
+};
+
+/* A .debug_cu_index read and checked: pointers into its bytes (borrowed). */
+typedef struct {
+	unsigned version;   /* 2 or 5 */
+	uint32_t n_cols, n_units, n_slots;
+	const unsigned char *ids, *rows, *sects, *offsets, *sizes;
+} sp_dwp_index;
+
+/* A unit's contributions, by section kind (DW_SECT_*). */
+typedef struct {
+	bool has[SP_DWP_MAX_SECT + 1];
+	uint64_t off[SP_DWP_MAX_SECT + 1], size[SP_DWP_MAX_SECT + 1];
+} sp_dwp_unit;
+
+/* Reads the .debug_cu_index section [P, P + N) of the package WHAT: its
+ * header, and that every table fits the bytes, every column names a known
+ * section kind once and every row is a unit's.  SP_E_MALFORMED naming
+ * WHAT, the offset and what was expected otherwise.  *OUT borrows P. */
+sp_error *sp_dwp_index_read(const unsigned char *p, size_t n, const char *what,
+			    sp_dwp_index *out);
+/* The contributions of the unit with dwo id ID: false when the index has
+ * none (at most one probe per slot). */
+bool sp_dwp_index_find(const sp_dwp_index *ix, uint64_t id, sp_dwp_unit *out);
+
+/* ------------------------------------------------------------------------ */
+/* split.c: the split unit of a skeleton unit (-gsplit-dwarf).              */
+
+/* A skeleton unit's split unit, in its own .dwo file.  Its DIEs (names,
+ * origins, call attributes, the .dwo's file table) are read through the
+ * .dwo's Dwarf; its addresses (DW_FORM_addrx, DW_FORM_GNU_addr_index) come
+ * from the binary's .debug_addr at the skeleton's base, its range lists
+ * from the .dwo's .debug_rnglists (DWARF 5) or the binary's .debug_ranges
+ * at the skeleton's DW_AT_GNU_ranges_base (DWARF 4), its line rows from
+ * the skeleton's line table. */
+typedef struct {
+	Dwarf *dw;             /* the .dwo's (owned) */
+	int fd;                /* the .dwo's, -1 for a package's unit */
+	Elf *elf;              /* a package's unit: the view of its contributions */
+	Dwarf_Die die;         /* the split unit's DIE */
+	Dwarf_Off start, end;  /* the split unit in .debug_info.dwo */
+	sp_line_sections sec;  /* ranges, rnglists and addr as the split unit reads them */
+	uint64_t addr_base;    /* into sec.addr */
+	uint64_t ranges_base;  /* added to DW_AT_ranges offsets before DWARF 5 */
+	uint64_t rnglists_base; /* where DW_FORM_rnglistx's offsets start in sec.rnglists */
+	uint64_t base;         /* the skeleton's base address for range lists */
+	bool base_ok;
+} sp_split;
+
+/* A DWARF package (.dwp): its file and its checked unit index. */
+typedef struct sp_dwp sp_dwp;
+
+/* The package of M's file, found with sp_finder_dwp (M's finder, else one
+ * made of M's options) and its index read (inflated first when it is
+ * compressed): NULL into *OUT without one; an error naming the package
+ * (and the offset in its index, or the section) when it is not one we
+ * can read. */
+sp_error *sp_dwp_open(const sp_module *m, sp_dwp **out);
+void sp_dwp_free(sp_dwp *p);
+const char *sp_dwp_path(const sp_dwp *p);
+
+/* The split unit of the skeleton unit SKEL of M's DWARF (M and DWP
+ * borrowed until sp_split_free): the unit of package DWP (may be NULL)
+ * with the skeleton's dwo id, else its .dwo, looked for with sp_finder_dwo
+ * (M's finder, else one made of M's options), every place tried added to
+ * LOG, opened and matched by its dwo id.  The package's compressed
+ * sections the unit reads are inflated into DWP, once.  SP_E_NOT_FOUND
+ * naming the .dwo and every place looked when there is none; NULL into
+ * *OUT (and no error) for a unit that is no skeleton. */
+sp_error *sp_split_open(const sp_module *m, sp_dwp *dwp, sp_find_log *log,
+			Dwarf_Die *skel, sp_split **out);
+/* Whether SKEL names a split unit (DW_AT_dwo_name or DW_AT_GNU_dwo_name). */
+bool sp_split_is_skeleton(Dwarf_Die *skel);
+void sp_split_free(sp_split *s);
+
+/* ------------------------------------------------------------------------ */
+/* units.c: the compile units of one Dwarf.                                 */
+
+typedef struct {
+	uint64_t base;
+	unsigned shift;
+	size_t nb;      /* 0: no index */
+	uint32_t *first;
+} sp_buckets;
+
+typedef struct {
+	Dwarf_Die die;        /* the unit's DIE (a skeleton's, for a split unit) */
+	Dwarf *dw;            /* the Dwarf of its function DIEs (the .dwo's, for a split unit) */
+	uint64_t key;         /* added to DIE offsets of DW to key caches across Dwarfs */
+	sp_split *split;      /* once loaded, for a skeleton whose .dwo was found */
+	Dwarf_Off start;      /* offset of the unit (its header) */
+	Dwarf_Off end;        /* offset of the next unit, at most the section's size; 0: unknown */
+	bool loaded;
+	sp_line_row *lines;   /* file: index into fnames */
+	size_t n_lines;
+	sp_fn_tree fn;
+	const char **fnames;  /* absolute file names (borrowed from libdw or sp_units) */
+	size_t n_files;
+	const char **call_fnames; /* the file table of DW_AT_call_file: fnames, or the .dwo's */
+	size_t n_call_files;
+	sp_buckets line_index; /* over lines */
+	sp_buckets root_index; /* over the root's child ranges */
+} sp_cu;
+
+typedef struct {
+	uint64_t lo, hi;
+	uint32_t cu;
+} sp_cu_range;
+
+typedef struct {
+	Dwarf *dw;
+	sp_module *m;         /* borrowed */
+	const sp_line_sections *lsec; /* borrowed */
+	bool direct_pc;
+	sp_cu *cus;
+	size_t n_cus;
+	sp_cu_range *ranges;  /* sorted */
+	size_t n_ranges;
+	uint64_t *maxend;     /* prefix maximum of ranges[].hi */
+	sp_u64map paths;      /* relative file name pointer -> index into names + 1 */
+	char **names;         /* file names made here */
+	size_t n_names, cap_names;
+	size_t n_splits;      /* split units opened */
+	bool dwp_tried;       /* the package was looked for */
+	sp_dwp *dwp;          /* the package of the file, or NULL */
+	sp_error *split_err;  /* the first split unit that could not be read */
+	size_t n_split_errs;  /* how many could not */
+	/* Partial index (.debug_info inflated as far as read, see zsec.c):
+	 * cus and ranges hold only the units .debug_aranges led to, ARANGES
+	 * (sorted by lo) lead to the others; the whole index is built when
+	 * they cannot answer. */
+	bool partial;
+	size_t cap_cus, cap_ranges;
+	struct sp_arange *aranges;
+	size_t n_aranges;
+} sp_units;
+
+/* Indexes every unit with code of the loaded module M (its Dwarf and
+ * lsec, borrowed until sp_units_clear; its direct_pc and info_size).
+ * The search for a skeleton's .dwo, when an address first falls in it,
+ * adds to M's log. */
+void sp_units_index(sp_units *u, sp_module *m);
+void sp_units_clear(sp_units *u);
+/* Indexes every unit now when the index is partial (sp_units_find does
+ * that itself when it must). */
+void sp_units_full(sp_units *u);
+/* The unit whose ranges hold the DWARF address ADDR, loaded, or NULL. */
+sp_cu *sp_units_find(sp_units *u, uint64_t addr);
+/* The nodes of the functions holding ADDR, outermost first, at most MAX
+ * of them, into CHAIN: returns how many. */
+size_t sp_cu_chain(const sp_cu *cu, uint64_t addr, uint32_t *chain, size_t max);
+/* The line row in force at ADDR, or NULL. */
+const sp_line_row *sp_cu_line(const sp_cu *cu, uint64_t addr);
+
+/* The function tree of unit I as the raw walk (RAW) or libdw's walk
+ * builds it, before sorting, into *T (cleared by the caller with
+ * sp_fn_tree_clear).  False when the raw walk leaves the unit to libdw.
+ * For tests: the two must give the same nodes in the same order. */
+bool sp_units_walk(sp_units *u, size_t i, bool raw, sp_fn_tree *t);
+
+/* ------------------------------------------------------------------------ */
+/* die.c: the raw DIE walk.                                               */
+
+/* Walks the DIE tree of CU over its raw bytes (with libdw's abbreviations,
+ * libdw's ranges where the bytes are not plain) into T, in the order of
+ * libdw's walk.  SEC gives the range-list sections; DIRECT_PC that pcs
+ * may be read from the bytes.  For a unit with a split unit (CU->split)
+ * the walk is the split unit's, over its Dwarf, sections and bases.
+ * False for anything it does not know: T is then partial and the caller
+ * walks with libdw. */
+bool sp_die_walk(Dwarf *dw, sp_cu *cu, const sp_line_sections *sec, bool direct_pc,
+		   sp_fn_tree *t);
+/* The base address of the unit of CUDIE for its range lists, as libdw
+ * takes it (DW_AT_low_pc, else DW_AT_entry_pc, else 0): false when it is
+ * the all-ones "no base". */
+bool sp_unit_base(Dwarf_Die *cudie, uint64_t *base);
+
+/* ------------------------------------------------------------------------ */
+/* resolver.c                                                                */
+
+/* Opens D as sp_resolver_resolve would and gives its units (borrowed until
+ * sp_resolver_free; *OUT NULL without DWARF).  For tests of the walks. */
+sp_error *sp_resolver_units(sp_resolver *d, sp_units **out);
+
+/* ------------------------------------------------------------------------ */
+/* symtab.c: function names from the ELF symbol tables.                     */
+
+typedef struct sp_fsym sp_fsym;
+
+typedef struct {
+	bool loaded;
+	sp_fsym *syms;     /* sorted, one per address */
+	size_t n_syms;
+	char **names;      /* names made here (versions cut off) */
+	size_t n_names, cap_names;
+} sp_symtab;
+
+/* Name of the function symbol of MOD holding the module address A, or
+ * NULL (borrowed until sp_symtab_clear).  The table is read at the first
+ * call. */
+const char *sp_symtab_name(sp_symtab *s, Dwfl_Module *mod, uint64_t a);
+void sp_symtab_clear(sp_symtab *s);
+
+#endif

@@ -1,0 +1,9 @@
+# Unit tests of common/: utilities, interval tables.
+check_PROGRAMS += tests/unit/common/test_common
+tests_unit_common_test_common_SOURCES = tests/unit/common/test_common.c tests/helpers/tap.h
+tests_unit_common_test_common_LDADD = $(TEST_LIBS)
+check_PROGRAMS += tests/unit/common/test_interval
+tests_unit_common_test_interval_SOURCES = tests/unit/common/test_interval.c tests/helpers/tap.h
+tests_unit_common_test_interval_LDADD = $(TEST_LIBS)
+TESTS += tests/unit/common/test_common
+TESTS += tests/unit/common/test_interval

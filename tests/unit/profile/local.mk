@@ -1,0 +1,25 @@
+# Unit tests of profile/: the model, maps, merge, diff, pruning, filters.
+check_PROGRAMS += tests/unit/profile/test_model
+tests_unit_profile_test_model_SOURCES = tests/unit/profile/test_model.c tests/helpers/tap.h
+tests_unit_profile_test_model_LDADD = $(TEST_LIBS)
+check_PROGRAMS += tests/unit/profile/test_merge
+tests_unit_profile_test_merge_SOURCES = tests/unit/profile/test_merge.c tests/helpers/tap.h
+tests_unit_profile_test_merge_LDADD = $(TEST_LIBS)
+check_PROGRAMS += tests/unit/profile/test_diff
+tests_unit_profile_test_diff_SOURCES = tests/unit/profile/test_diff.c tests/helpers/tap.h
+tests_unit_profile_test_diff_LDADD = $(TEST_LIBS)
+check_PROGRAMS += tests/unit/profile/test_maps
+tests_unit_profile_test_maps_SOURCES = tests/unit/profile/test_maps.c tests/helpers/tap.h
+tests_unit_profile_test_maps_LDADD = $(TEST_LIBS)
+check_PROGRAMS += tests/unit/profile/test_prune
+tests_unit_profile_test_prune_SOURCES = tests/unit/profile/test_prune.c tests/helpers/tap.h
+tests_unit_profile_test_prune_LDADD = $(TEST_LIBS)
+check_PROGRAMS += tests/unit/profile/test_filter
+tests_unit_profile_test_filter_SOURCES = tests/unit/profile/test_filter.c tests/helpers/tap.h
+tests_unit_profile_test_filter_LDADD = $(TEST_LIBS)
+TESTS += tests/unit/profile/test_model
+TESTS += tests/unit/profile/test_diff
+TESTS += tests/unit/profile/test_merge
+TESTS += tests/unit/profile/test_maps
+TESTS += tests/unit/profile/test_prune
+TESTS += tests/unit/profile/test_filter
