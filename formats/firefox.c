@@ -310,10 +310,7 @@ sp_error *sp_firefox_write(const sp_profile *p, const sp_viewer_options *o, sp_s
 	double factor;
 	const char *unit = sp_viewer_unit(p, col, &factor);
 	const char *input = o && o->name ? o->name : "profile";
-	uint64_t t0 = UINT64_MAX;
-	for (size_t t = 0; t < v->n_threads; t++)
-		if (v->threads[t].first_time < t0)
-			t0 = v->threads[t].first_time;
+	uint64_t t0 = sp_viewer_first_time(v);
 	/* the sampling interval in ms when the period is a time */
 	double interval = 1;
 	const char *pu = sp_profile_str(p, p->period_type.unit);

@@ -58,10 +58,7 @@ sp_error *sp_speedscope_write(const sp_profile *p, const sp_viewer_options *o, s
 		sp_sink_putc(out, '}');
 	}
 	sp_sink_puts(out, "]},\"profiles\":[");
-	uint64_t t0 = UINT64_MAX;
-	for (size_t t = 0; v->timed && t < v->n_threads; t++)
-		if (v->threads[t].first_time < t0)
-			t0 = v->threads[t].first_time;
+	uint64_t t0 = sp_viewer_first_time(v);
 	for (size_t t = 0; t < v->n_threads; t++) {
 		const sp_vthread *th = &v->threads[t];
 		sp_sink_puts(out, t ? ",{\"type\":\"sampled\",\"name\":" : "{\"type\":\"sampled\",\"name\":");

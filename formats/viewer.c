@@ -188,7 +188,6 @@ void sp_viewer_free(sp_viewer *v)
 	for (size_t i = 0; i < v->n_threads; i++)
 		free(v->threads[i].samples);
 	free(v->threads);
-	free(v->times);
 	free(v->stack);
 	free(v);
 }
@@ -206,6 +205,15 @@ const size_t *sp_viewer_stack(sp_viewer *v, const sp_sample *s, size_t *n)
 	}
 	*n = v->n_stack;
 	return v->stack;
+}
+
+uint64_t sp_viewer_first_time(const sp_viewer *v)
+{
+	uint64_t t0 = UINT64_MAX;
+	for (size_t t = 0; v->timed && t < v->n_threads; t++)
+		if (v->threads[t].first_time < t0)
+			t0 = v->threads[t].first_time;
+	return t0;
 }
 
 const char *sp_viewer_unit(const sp_profile *p, size_t col, double *factor)

@@ -33,7 +33,6 @@ typedef struct {
 	size_t *loc_frames; /* outermost first */
 	sp_vthread *threads; /* by pid, then tid */
 	size_t n_threads;
-	uint64_t *times;   /* per sample: its SP_TIME_LABEL value, or NULL without times */
 	bool timed;        /* every sample written carries a time */
 	size_t *stack;     /* the last stack sp_viewer_stack made */
 	size_t n_stack, cap_stack;
@@ -47,6 +46,8 @@ void sp_viewer_free(sp_viewer *v);
 /* Sample S's stack as frame indices, root first (borrowed until the next
  * call); *N gets its length. */
 const size_t *sp_viewer_stack(sp_viewer *v, const sp_sample *s, size_t *n);
+/* The earliest time of V's timed samples (UINT64_MAX without times). */
+uint64_t sp_viewer_first_time(const sp_viewer *v);
 /* The unit column COL is in, as speedscope names units ("nanoseconds",
  * "bytes", ...; "none" for counts and others) and the factor that takes a
  * value there (nanoseconds of microseconds: 1000). */

@@ -173,33 +173,38 @@ static void add_row(builder *b, const row *r, size_t stamp, int64_t v, bool leaf
 		x->flat += v;
 }
 
-static int64_t value_of(const sp_sample *s, size_t col)
-{
-	return s->values[col];
-}
+/* One inline frame of a sampled stack, as the passes see it: sample SI
+ * (value V), its location J (0: the leaf), line K of that location. */
+typedef void (*frame_fn)(builder *b, const sp_profile *p, const sp_location *l, size_t si,
+			 int64_t v, size_t j, size_t k);
 
-/* Pass 1: every function's flat and cum. */
-static void total_functions(builder *b, const sp_profile *p, size_t col,
-			    const sp_sample_filter *keep)
+/* Calls FN for every inline frame of every sample KEEP keeps. */
+static void each_frame(builder *b, const sp_profile *p, size_t col, const sp_sample_filter *keep,
+		       frame_fn fn)
 {
 	for (size_t si = 0; si < p->n_samples; si++) {
 		const sp_sample *s = &p->samples[si];
 		if (keep && !sp_sample_filter_keep(keep, s))
 			continue;
-		int64_t v = value_of(s, col);
 		for (size_t j = 0; j < s->n_locations; j++) {
 			const sp_location *l = sp_profile_location(p, s->location_ids[j]);
-			for (size_t k = 0; l && k < l->n_lines; k++) {
-				size_t fi = fn_of(b, p, l->lines[k].function_id);
-				fn_entry *f = &b->fns[fi];
-				if (f->stamp != si + 1) {
-					f->stamp = si + 1;
-					f->cum += v;
-					if (j == 0)
-						f->flat += v;
-				}
-			}
+			for (size_t k = 0; l && k < l->n_lines; k++)
+				fn(b, p, l, si, s->values[col], j, k);
 		}
+	}
+}
+
+/* Pass 1: every function's flat and cum. */
+static void total_frame(builder *b, const sp_profile *p, const sp_location *l, size_t si,
+			int64_t v, size_t j, size_t k)
+{
+	size_t fi = fn_of(b, p, l->lines[k].function_id);
+	fn_entry *f = &b->fns[fi];
+	if (f->stamp != si + 1) {
+		f->stamp = si + 1;
+		f->cum += v;
+		if (j == 0)
+			f->flat += v;
 	}
 }
 
@@ -222,33 +227,21 @@ static int by_heat(const void *x, const void *y, void *ctx)
 }
 
 /* Pass 2: the chosen functions' lines and inline rows. */
-static void attribute_lines(builder *b, const sp_profile *p, size_t col,
-			    const sp_sample_filter *keep)
+static void line_frame(builder *b, const sp_profile *p, const sp_location *l, size_t si,
+		       int64_t v, size_t j, size_t k)
 {
-	for (size_t si = 0; si < p->n_samples; si++) {
-		const sp_sample *s = &p->samples[si];
-		if (keep && !sp_sample_filter_keep(keep, s))
-			continue;
-		int64_t v = value_of(s, col);
-		for (size_t j = 0; j < s->n_locations; j++) {
-			const sp_location *l = sp_profile_location(p, s->location_ids[j]);
-			for (size_t k = 0; l && k < l->n_lines; k++) {
-				size_t fi = fn_of(b, p, l->lines[k].function_id);
-				size_t sel = b->fns[fi].selected;
-				if (sel == SIZE_MAX)
-					continue;
-				row r = {.fn = sel, .line = l->lines[k].line};
-				add_row(b, &r, si + 1, v, j == 0);
-				for (size_t d = 1; d <= k; d++) {
-					const sp_line *c = &l->lines[k - d];
-					size_t ci = fn_of(b, p, c->function_id);
-					r.depth = (uint32_t)d;
-					r.callee = (sp_ann_frame){b->fns[ci].name, b->fns[ci].file,
-								  c->line};
-					add_row(b, &r, si + 1, v, j == 0);
-				}
-			}
-		}
+	size_t fi = fn_of(b, p, l->lines[k].function_id);
+	size_t sel = b->fns[fi].selected;
+	if (sel == SIZE_MAX)
+		return;
+	row r = {.fn = sel, .line = l->lines[k].line};
+	add_row(b, &r, si + 1, v, j == 0);
+	for (size_t d = 1; d <= k; d++) {
+		const sp_line *c = &l->lines[k - d];
+		size_t ci = fn_of(b, p, c->function_id);
+		r.depth = (uint32_t)d;
+		r.callee = (sp_ann_frame){b->fns[ci].name, b->fns[ci].file, c->line};
+		add_row(b, &r, si + 1, v, j == 0);
 	}
 }
 
@@ -282,7 +275,7 @@ sp_error *sp_annotation_build(const sp_profile *p, size_t col, const sp_sample_f
 		a->total = sp_sat_add(a->total, sp_abs64(p->samples[i].values[col]));
 	a->sample_type = sp_profile_str(p, p->sample_types[col].type);
 	a->sample_unit = sp_profile_str(p, p->sample_types[col].unit);
-	total_functions(&b, p, col, keep);
+	each_frame(&b, p, col, keep, total_frame);
 
 	size_t *order = sp_xcalloc(b.n_fns ? b.n_fns : 1, sizeof(*order));
 	size_t n = 0;
@@ -309,7 +302,7 @@ sp_error *sp_annotation_build(const sp_profile *p, size_t col, const sp_sample_f
 	}
 	free(order);
 	if (n)
-		attribute_lines(&b, p, col, keep);
+		each_frame(&b, p, col, keep, line_frame);
 	if (b.n_rows)
 		qsort(b.rows, b.n_rows, sizeof(*b.rows), row_cmp);
 	for (size_t i = 0; i < b.n_rows; i++) {

@@ -50,10 +50,7 @@ typedef struct {
 	hnode *nodes;
 	size_t n, cap;
 	sp_idxset set;
-	sp_strtab names;
-	uint32_t *frames; /* name index * 8 + kind */
-	size_t n_frames, cap_frames;
-	sp_idxset frame_set;
+	sp_strtab names; /* a frame is a name index * 8 + its kind */
 } htree;
 
 typedef struct {
@@ -459,7 +456,5 @@ sp_error *sp_html_write(const sp_profile *p, const sp_report_options *o, const s
 	free(t.nodes);
 	sp_idxset_free(&t.set);
 	sp_strtab_free(&t.names);
-	free(t.frames);
-	sp_idxset_free(&t.frame_set);
 	return err;
 }
