@@ -12,7 +12,10 @@
 #     view sum to its function's flat total;
 # (b) --source-path and --path-map find a source the debug info names under a directory
 #     that is gone, and without them the listing says it was not found;
-# (c) perf.data of the fixture (frame pointers, and --call-graph dwarf of its PIE): the
+# (c) an AArch64 program (clang, lld): its source lines are listed as on x86-64, and its
+#     disassembly is either objdump's (aarch64-linux-gnu-objdump) or, with a libopcodes
+#     built for x86 only (Debian's binutils-dev), a note saying so, not an error;
+# (d) perf.data of the fixture (frame pointers, and --call-graph dwarf of its PIE): the
 #     flat total of hot_outer is the number of samples perf script puts in it, its lines
 #     and instructions sum to it, and the helpers' lines share it 2 : 1 as the fixture's
 #     loops do (within 12 points).
@@ -93,6 +96,39 @@ sp_run symprof convert -q "$tmp/moved.raw" --format top --source-path "$src"
 sp_ok $? "--source-path with another format is a usage error" || sp_show_err
 
 # (c) ------------------------------------------------------------------------------
+printf 'int leaf(int x)\n{\n\treturn x * 3 + 1;\n}\nvoid _start(void)\n{\n\tvolatile int r = leaf(5);\n\tfor (;;)\n\t\t;\n}\n' \
+	>"$tmp/a64.c"
+if command -v clang >/dev/null 2>&1 && command -v ld.lld >/dev/null 2>&1 &&
+	clang --target=aarch64-linux-gnu -O2 -g -nostdlib -static -fuse-ld=lld -fno-inline \
+		-o "$tmp/a64" "$tmp/a64.c" >"$tmp/a64.log" 2>&1; then
+	leaf=$(nm "$tmp/a64" | awk '$3 == "leaf" { print $1 }')
+	seg=$(readelf -lW "$tmp/a64" | awk '$1 == "LOAD" && / R E / { print $2, $3, $6; exit }')
+	set -- $seg
+	start=$(printf '%x' "$(($2 & ~0xfff))")
+	end=$(printf '%x' "$((($2 + $3 + 0xfff) & ~0xfff))")
+	off=$(printf '%08x' "$(($1 & ~0xfff))")
+	printf '# symprof raw stacks v1\naddresses: exact\n3 @ 0x%x\n2 @ 0x%x\n--- Memory map: ---\n%s-%s r-xp %s 08:01 1 %s\n' \
+		"$((0x$leaf))" "$((0x$leaf + 4))" "$start" "$end" "$off" "$tmp/a64" >"$tmp/a64.raw"
+	sp_run symprof convert -q "$tmp/a64.raw" --format list --focus '^leaf$'
+	grep -q '^         5          5      3:	return x \* 3 + 1;$' "$tmp/out"
+	sp_ok $? "aarch64: list gives leaf's line 3 its 5 samples" || sed 's/^/#   /' "$tmp/out"
+	sp_run symprof convert -q "$tmp/a64.raw" --format disasm --focus '^leaf$'
+	if grep -q 'no disassembly: the libopcodes linked in decodes no AArch64 code' "$tmp/out"; then
+		sp_ok "$rc" "aarch64: a libopcodes without AArch64 is named in the disassembly, exit 0"
+	elif command -v aarch64-linux-gnu-objdump >/dev/null 2>&1; then
+		cp "$tmp/out" "$tmp/a64.disasm"
+		aarch64-linux-gnu-objdump -d --no-show-raw-insn "$tmp/a64" |
+			awk '/<leaf>:$/ { on = 1; next } on && /^$/ { exit } on' >"$tmp/a64.objdump"
+		sp_run $check insns "$tmp/a64.objdump" "$tmp/a64.disasm"
+		sp_ok "$rc" "aarch64: disasm as aarch64-linux-gnu-objdump shows it" || sp_show_err
+	else
+		sp_skip "aarch64: disassembled, and no aarch64-linux-gnu-objdump to compare with"
+	fi
+else
+	sp_skip "clang and lld cannot build an AArch64 program here"
+fi
+
+# (d) ------------------------------------------------------------------------------
 if ! command -v perf >/dev/null 2>&1 ||
 	! perf record -q -e cpu-clock -o "$tmp/probe.data" -- true >/dev/null 2>&1; then
 	sp_skip "perf record does not work here"
