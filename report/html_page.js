@@ -443,7 +443,7 @@
           ir.appendChild(el('td', null, ''));
           ir.appendChild(el('td', null, r[4] ? fmt(r[4]) : '.'));
           ir.appendChild(el('td', null, r[5] ? fmt(r[5]) : '.'));
-          ir.appendChild(el('td', {'class': 'code'}, new Array(r[0] + 1).join('\u2502 ') + r[2] + ':' + r[3] + ' ' + r[1] + ' \u2014 ' + r[6]));
+          ir.appendChild(el('td', {'class': 'code'}, new Array(r[0] + 1).join('\u2502 ') + r[2] + ':' + r[3] + ' ' + r[1] + ' \u2014 ' + r[6].trim()));
           tb.appendChild(ir);
         });
       });
