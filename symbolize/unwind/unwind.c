@@ -102,13 +102,6 @@ static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
 	return (pid_t)u->sample->tid;
 }
 
-/* Whether the 8 bytes at ADDR are inside the current sample's stack copy. */
-bool sp_unwind_in_stack(const sp_unwinder *u, uint64_t addr)
-{
-	uint64_t sp = u->regs[7];
-	return addr >= sp && addr - sp <= u->stack_len && u->stack_len - (addr - sp) >= 8;
-}
-
 /* The word at ADDR: from the stack copy, else from the file behind the
  * map holding it; false when neither has it. */
 static bool read_word(sp_unwinder *u, uint64_t addr, uint64_t *result)

@@ -120,7 +120,11 @@ struct sp_unwinder {
 };
 
 /* Whether the 8 bytes at ADDR are inside the current sample's stack copy. */
-bool sp_unwind_in_stack(const sp_unwinder *u, uint64_t addr);
+static inline bool sp_unwind_in_stack(const sp_unwinder *u, uint64_t addr)
+{
+	uint64_t sp = u->regs[7];
+	return addr >= sp && addr - sp <= u->stack_len && u->stack_len - (addr - sp) >= 8;
+}
 
 /* Replays a recorded unwind of the current sample when one matches: its
  * frames go after the chain's USER marker, *WHY is its reason to stop. */
