@@ -66,3 +66,5 @@ BENCH_OTLP_ARGS =
 bench-otlp: symprof$(EXEEXT)
 	SYMPROF=$(abs_top_builddir)/symprof$(EXEEXT) $(SHELL) $(top_srcdir)/bench/otlp.sh $(BENCH_OTLP_ARGS)
 .PHONY: bench-otlp
+# the HTML report's load time in headless Chromium (bench/README.md, "The HTML report")
+EXTRA_DIST += bench/page_load.py

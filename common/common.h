@@ -301,6 +301,12 @@ void sp_sink_remove_pending(void);
  * error naming the input being read (sp_mem_input): the message, the
  * temporary outputs removed, exit status 1. */
 void sp_catch_bus_error(void);
+/* S (N bytes) as a JSON string literal: quotes, backslashes and control
+ * characters escaped, '<', '>' and '&' as \u escapes (the text may sit in an
+ * HTML <script>), bytes that are not UTF-8 as '?' (json.c). */
+void sp_json_string(sp_sink *out, const char *s, size_t n);
+/* The same for a NUL-terminated S (NULL: ""). */
+void sp_json_cstr(sp_sink *out, const char *s);
 /* gzip-compresses into INNER (borrowed; finish/free it after this one). */
 sp_sink *sp_sink_gzip_new(sp_sink *inner);
 

@@ -9,6 +9,7 @@ common_libcommon_la_SOURCES = \
 	common/sink.c \
 	common/file.c \
 	common/zlib.c \
+	common/json.c \
 	common/decompress_zstd.c
 common_libcommon_la_CFLAGS = $(AM_CFLAGS) $(ZLIB_CFLAGS) $(ZSTD_CFLAGS)
 common_libcommon_la_LIBADD = $(ZLIB_LIBS) $(ZSTD_LIBS)

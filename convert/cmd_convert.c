@@ -30,6 +30,10 @@ static const struct {
 	{"png", SP_OUT_PNG, ".png"},          {"top", SP_OUT_TOP, ".txt"},
 	{"flamegraph", SP_OUT_FLAMEGRAPH, ".flame.svg"},
 	{"folded-diff", SP_OUT_FOLDED_DIFF, ".diff.folded"},
+	{"html", SP_OUT_HTML, ".html"},       {"list", SP_OUT_LIST, ".list.txt"},
+	{"disasm", SP_OUT_DISASM, ".disasm.txt"},
+	{"speedscope", SP_OUT_SPEEDSCOPE, ".speedscope.json"},
+	{"firefox", SP_OUT_FIREFOX, ".firefox.json"},
 	{"otlp", SP_OUT_OTLP, ".otlp"},       {"otlp-gz", SP_OUT_OTLP_GZ, ".otlp.gz"},
 	{"otlp-json", SP_OUT_OTLP_JSON, ".otlp.json"},
 };
@@ -55,6 +59,9 @@ static sp_out_format format_by_extension(const char *path)
 		sp_out_format f;
 	} exts[] = {
 		{".diff.folded", SP_OUT_FOLDED_DIFF},
+		{".list.txt", SP_OUT_LIST}, {".disasm.txt", SP_OUT_DISASM},
+		{".speedscope.json", SP_OUT_SPEEDSCOPE}, {".firefox.json", SP_OUT_FIREFOX},
+		{".html", SP_OUT_HTML}, {".htm", SP_OUT_HTML},
 		{".pb.gz", SP_OUT_PPROF}, {".pb", SP_OUT_PPROF},     {".pprof", SP_OUT_PPROF},
 		{".folded", SP_OUT_FOLDED}, {".collapsed", SP_OUT_FOLDED}, {".raw", SP_OUT_DUMP},
 		{".dot", SP_OUT_DOT},     {".pdf", SP_OUT_PDF},      {".flame.svg", SP_OUT_FLAMEGRAPH},
@@ -100,11 +107,14 @@ typedef struct {
 	double min_resolved; /* --min-resolved PERCENT; < 0: not given */
 	int jobs;            /* -j N; 0: not given (the CPUs, when worth it) */
 	sp_report_options report;
+	char **source_paths; /* --source-path (borrowed from argv) */
+	size_t n_source_paths, cap_source_paths;
 	unsigned long given; /* bit i: format_options[i] was given */
 } convert_opts;
 
 #define FMT(f) (1u << (f))
 #define FMT_GRAPH (FMT(SP_OUT_DOT) | FMT(SP_OUT_PDF) | FMT(SP_OUT_SVG) | FMT(SP_OUT_PNG))
+#define FMT_ANNOTATED (FMT(SP_OUT_HTML) | FMT(SP_OUT_LIST) | FMT(SP_OUT_DISASM))
 
 /* Options that only some output formats use: given with another format
  * they are refused rather than silently ignored. */
@@ -117,11 +127,12 @@ static const struct {
 	{2005, "--functions", FMT_GRAPH | FMT(SP_OUT_TOP)},
 	{2006, "--lines", FMT_GRAPH | FMT(SP_OUT_TOP)},
 	{2007, "--files", FMT_GRAPH | FMT(SP_OUT_TOP)},
-	{2008, "--nodecount", FMT_GRAPH | FMT(SP_OUT_TOP)},
+	{2008, "--nodecount", FMT_GRAPH | FMT(SP_OUT_TOP) | FMT_ANNOTATED},
 	{2009, "--nodefraction", FMT_GRAPH | FMT(SP_OUT_TOP)},
 	{2010, "--edgefraction", FMT_GRAPH | FMT(SP_OUT_TOP)},
-	{2011, "--unit", FMT_GRAPH | FMT(SP_OUT_TOP) | FMT(SP_OUT_FLAMEGRAPH)},
-	{2012, "--title", FMT_GRAPH | FMT(SP_OUT_FLAMEGRAPH)},
+	{2011, "--unit", FMT_GRAPH | FMT(SP_OUT_TOP) | FMT(SP_OUT_FLAMEGRAPH) | FMT_ANNOTATED},
+	{2012, "--title", FMT_GRAPH | FMT(SP_OUT_FLAMEGRAPH) | FMT(SP_OUT_HTML)},
+	{2017, "--source-path", FMT_ANNOTATED},
 	{2100, "--subtitle", FMT(SP_OUT_FLAMEGRAPH)},
 	{2101, "--width", FMT(SP_OUT_FLAMEGRAPH)},
 	{2102, "--height", FMT(SP_OUT_FLAMEGRAPH)},
@@ -175,10 +186,16 @@ static void usage(FILE *f)
 		"  -o, --output OUT      output file ('-' = stdout; a device or FIFO is written\n"
 		"                        directly, a file replaced whole); the format follows its\n"
 		"                        extension (.pb.gz .folded .raw .dot .pdf .svg .png .txt\n"
-		"                        .flame.svg .diff.folded .otlp .otlp.gz .otlp.json);\n"
-		"                        without -o folded stacks go to stdout\n"
+		"                        .flame.svg .diff.folded .html .list.txt .disasm.txt\n"
+		"                        .speedscope.json .firefox.json .otlp .otlp.gz\n"
+		"                        .otlp.json); without -o folded stacks go to stdout\n"
 		"  --format F            pprof, folded, raw, dot, pdf, svg, png, top, flamegraph,\n"
 		"                        folded-diff (\"stack before after\", needs a base),\n"
+		"                        html (one self-contained report: flame graph, top,\n"
+		"                        callers/callees, annotated source and disassembly),\n"
+		"                        list and disasm (pprof's list and disasm reports:\n"
+		"                        the functions --focus names, else the hottest),\n"
+		"                        speedscope, firefox (the Firefox Profiler's format),\n"
 		"                        otlp (OpenTelemetry profiles; gzip or JSON when -o ends\n"
 		"                        .gz or .json), otlp-gz, otlp-json\n"
 		"  --each                convert every input on its own into -o DIR (created if\n"
@@ -229,6 +246,10 @@ static void usage(FILE *f)
 		"  --countname WORD      word after values in tooltips (default: the unit,\n"
 		"                        \"samples\" for counts)\n"
 		"  --search-color C      colour of search matches (rgb(230,0,230))\n"
+		"annotated source and disassembly (html, list, disasm):\n"
+		"  --nodecount N         functions annotated (default 50; 0 = all)\n"
+		"  --source-path DIR     look for source files under DIR too (repeatable);\n"
+		"                        --path-map OLD=NEW rewrites their recorded paths\n"
 		"Options that the chosen format does not use are refused.\n" SP_CLI_SYM_HELP);
 }
 
@@ -326,10 +347,12 @@ static sp_error *emit_output(void *ctx, const sp_pipeline_output *out)
 	emit_ctx *e = ctx;
 	if (e->o->min_resolved >= 0)
 		check_resolved(e, out);
+	sp_output_options w = e->w;
+	w.session = out->session;
 	if (!e->o->each)
-		return sp_pipeline_write(&e->w, out->profile, out->name, e->o->out);
+		return sp_pipeline_write(&w, out->profile, out->name, e->o->out);
 	char *path = each_output_path(e->o->out, e->inputs[out->input], e->w.format);
-	sp_error *err = sp_pipeline_write(&e->w, out->profile, out->name, path);
+	sp_error *err = sp_pipeline_write(&w, out->profile, out->name, path);
 	free(path);
 	return err;
 }
@@ -627,6 +650,8 @@ static int run(convert_opts *o, char **inputs, int n_inputs)
 	int bad = check_format_options(o, f);
 	if (bad)
 		return bad;
+	/* the viewers' timelines: each perf.data sample at its time */
+	o->sym.sample_times = f == SP_OUT_SPEEDSCOPE || f == SP_OUT_FIREFOX;
 	if ((f == SP_OUT_PDF || f == SP_OUT_PNG || f == SP_OUT_PPROF || f == SP_OUT_OTLP ||
 	     f == SP_OUT_OTLP_GZ) && !o->out && !o->each &&
 	    isatty(STDOUT_FILENO))
@@ -649,7 +674,11 @@ static int run(convert_opts *o, char **inputs, int n_inputs)
 		      .annotate = o->annotate,
 		      .all_frames = o->all_frames,
 		      .jobs = o->sym.jobs,
-		      .report = o->report},
+		      .report = o->report,
+		      .source_paths = (const char *const *)o->source_paths,
+		      .n_source_paths = o->n_source_paths,
+		      .path_maps = o->sym.sym.path_maps,
+		      .n_path_maps = o->sym.sym.n_path_maps},
 		.inputs = inputs,
 		.jobs = o->jobs ? o->jobs : online_cpus(),
 		.jobs_paced = !o->jobs,
@@ -667,7 +696,8 @@ static int run(convert_opts *o, char **inputs, int n_inputs)
 		.name_errors = true,
 		.base = o->base,
 		/* writers that draw both sides tell them apart by the label */
-		.keep_base = o->diff_base || f == SP_OUT_FOLDED_DIFF || f == SP_OUT_FLAMEGRAPH,
+		.keep_base = o->diff_base || f == SP_OUT_FOLDED_DIFF || f == SP_OUT_FLAMEGRAPH ||
+			     f == SP_OUT_HTML,
 		.output = emit_output,
 		.input_done = o->each ? each_done : NULL,
 		.next = o->each && ctx.jobs > 1 ? each_next : NULL,
@@ -883,6 +913,7 @@ int cmd_convert(int argc, char **argv)
 		{"base", required_argument, NULL, 2014},
 		{"diff-base", required_argument, NULL, 2015},
 		{"min-resolved", required_argument, NULL, 2016},
+		{"source-path", required_argument, NULL, 2017},
 		{"subtitle", required_argument, NULL, 2100},
 		{"width", required_argument, NULL, 2101},
 		{"height", required_argument, NULL, 2102},
@@ -1024,6 +1055,9 @@ int cmd_convert(int argc, char **argv)
 			}
 			o.min_resolved = d;
 			break;
+		case 2017:
+			SP_PUSH(o.source_paths, o.n_source_paths, o.cap_source_paths, optarg);
+			break;
 		case 'h':
 			usage(stdout);
 			goto out;
@@ -1051,6 +1085,7 @@ int cmd_convert(int argc, char **argv)
 	sp_cli_sym_finish(&o.sym);
 	rc = run(&o, argv + optind, n_inputs);
 out:
+	free(o.source_paths);
 	sp_cli_sym_clear(&o.sym);
 	return rc;
 }

@@ -35,6 +35,7 @@ typedef struct {
 	const char *maps_file; /* --maps: memory map for raw stacks */
 	bool quiet;
 	int jobs;        /* threads one input's reading may use (sp_read_options) */
+	bool sample_times; /* perf.data: keep each sample's time (viewer formats) */
 	const char *cmd; /* "convert", ...: names the command in usage errors */
 } sp_cli_sym;
 
@@ -131,9 +132,14 @@ typedef enum {
 	SP_OUT_TOP,
 	SP_OUT_FLAMEGRAPH,
 	SP_OUT_FOLDED_DIFF,
-	SP_OUT_OTLP,      /* OpenTelemetry profiles: protobuf */
-	SP_OUT_OTLP_GZ,   /* ... gzip-compressed */
-	SP_OUT_OTLP_JSON, /* ... OTLP/JSON */
+	SP_OUT_HTML,       /* the self-contained HTML report (report/html.c) */
+	SP_OUT_LIST,       /* pprof's -list (report/list.c) */
+	SP_OUT_DISASM,     /* pprof's -disasm (report/disasm_view.c) */
+	SP_OUT_SPEEDSCOPE, /* speedscope's file format (formats/speedscope.c) */
+	SP_OUT_FIREFOX,    /* the Firefox Profiler's processed format (formats/firefox.c) */
+	SP_OUT_OTLP,       /* OpenTelemetry profiles: protobuf (formats/otlp.c) */
+	SP_OUT_OTLP_GZ,    /* ... gzip-compressed */
+	SP_OUT_OTLP_JSON,  /* ... OTLP/JSON */
 } sp_out_format;
 
 /* How `convert` writes its output. */
@@ -144,6 +150,12 @@ typedef struct {
 	bool all_frames;          /* keep frames drop_frames would remove */
 	int jobs;                 /* threads the writer may use (folded: > 1, two) */
 	sp_report_options report;
+	/* html, list, disasm: where machine code and sources come from */
+	sp_symbolizer *session;   /* the run's session (NULL: no machine code) */
+	const char *const *source_paths; /* --source-path */
+	size_t n_source_paths;
+	const sp_path_map *path_maps;    /* --path-map, for sources too */
+	size_t n_path_maps;
 } sp_output_options;
 
 /* Writes P (report formats may prune its frames) in O's format to PATH
@@ -160,6 +172,8 @@ typedef struct {
 	sp_input_format format;            /* the input's format (UNKNOWN when merged) */
 	const sp_symbolize_report *report; /* NULL when not symbolized or merged */
 	const sp_unwind_report *unwind;    /* NULL when nothing was unwound, or merged */
+	sp_symbolizer *session;            /* the run's session (borrowed for the call):
+					      the files the profile was symbolized with */
 	char *kallsyms_note;               /* perf.data with --kallsyms: how the copy's
 					      kernel release and the recording's
 					      compare, NULL when they agree */

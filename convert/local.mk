@@ -8,5 +8,5 @@ symprof_SOURCES = \
 	convert/cmd_info.c \
 	convert/cmd_symbolize.c \
 	convert/cmd_jit.c
-symprof_LDADD = report/libreport.la formats/libformats.la symbolize/libsymbolize.la profile/libprofile.la \
+symprof_LDADD = pipeline/libpipeline.la report/libreport.la formats/libformats.la symbolize/libsymbolize.la profile/libprofile.la \
 	common/libcommon.la -lpthread

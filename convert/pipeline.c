@@ -16,6 +16,7 @@
  * drop_frames says and choose the value column, then the writer runs.
  */
 #include "convert/convert.h"
+#include "pipeline/annotate.h"
 
 #include <linux/perf_event.h>
 #include <stdlib.h>
@@ -46,7 +47,38 @@ static const char *folded_column(const sp_output_options *o, const sp_profile *p
 	return NULL;
 }
 
-static sp_error *write_output(const sp_output_options *o, sp_profile *p, sp_sink *sink)
+/* html, list and disasm: the annotation of P (its machine code through the
+ * run's session), then the view. */
+static sp_error *write_annotated(const sp_output_options *o, const sp_profile *p,
+				 const sp_report_options *ro, sp_sink *sink)
+{
+	sp_out_format f = o->format;
+	sp_annotate_options ao = {
+		.max_functions = ro->nodecount > 0 ? (size_t)ro->nodecount
+				 : ro->nodecount < 0 ? SIZE_MAX : 0,
+		.select_by_focus = f != SP_OUT_HTML,
+		.code = f != SP_OUT_LIST,
+		.source_paths = o->source_paths,
+		.n_source_paths = o->n_source_paths,
+		.path_maps = o->path_maps,
+		.n_path_maps = o->n_path_maps,
+	};
+	sp_annotation *a;
+	sp_error *err = sp_annotate(p, ro->sample_index, ro, o->session, &ao, &a);
+	if (err)
+		return err;
+	if (f == SP_OUT_LIST)
+		err = sp_list_write(a, ro->unit, sink);
+	else if (f == SP_OUT_DISASM)
+		err = sp_disasm_write(a, ro->unit, sink);
+	else
+		err = sp_html_write(p, ro, a, sink);
+	sp_annotation_free(a);
+	return err;
+}
+
+static sp_error *write_output(const sp_output_options *o, sp_profile *p, const char *name,
+				sp_sink *sink)
 {
 	sp_error *err = NULL;
 	sp_out_format f = o->format;
@@ -57,7 +89,7 @@ static sp_error *write_output(const sp_output_options *o, sp_profile *p, sp_sink
 	 * are taken before the filters, as pprof's); the others are written
 	 * from the samples the filters keep. */
 	if (f == SP_OUT_PPROF || f == SP_OUT_DUMP || f == SP_OUT_FOLDED || f == SP_OUT_FOLDED_DIFF ||
-	    otlp) {
+	    f == SP_OUT_SPEEDSCOPE || f == SP_OUT_FIREFOX || otlp) {
 		sp_sample_filter *sf;
 		if ((err = sp_report_filter_new(p, &ro, &sf)))
 			return err;
@@ -102,6 +134,17 @@ static sp_error *write_output(const sp_output_options *o, sp_profile *p, sp_sink
 		return sp_top_write(p, &ro, sink);
 	case SP_OUT_FLAMEGRAPH:
 		return sp_flamegraph_write(p, &ro, sink);
+	case SP_OUT_HTML:
+	case SP_OUT_LIST:
+	case SP_OUT_DISASM:
+		return write_annotated(o, p, &ro, sink);
+	case SP_OUT_SPEEDSCOPE:
+	case SP_OUT_FIREFOX: {
+		sp_viewer_options vo = {.sample_index = ro.sample_index,
+					.name = name};
+		return f == SP_OUT_SPEEDSCOPE ? sp_speedscope_write(p, &vo, sink)
+					      : sp_firefox_write(p, &vo, sink);
+	}
 	case SP_OUT_OTLP:
 		return sp_otlp_write(p, SP_OTLP_PROTO, sink);
 	case SP_OUT_OTLP_GZ:
@@ -124,7 +167,7 @@ sp_error *sp_pipeline_write(const sp_output_options *o, sp_profile *p, const cha
 		sink = sp_sink_fd_new(STDOUT_FILENO, "standard output");
 	else if ((err = sp_sink_file_new(path, &sink)))
 		return err;
-	err = write_output(o, p, sink);
+	err = write_output(o, p, name, sink);
 	if (err)
 		err = sp_error_prefix(err, "%s", name); /* the input the writer refused */
 	else
@@ -185,6 +228,7 @@ typedef struct {
 	bool clock_checked;
 	char *jitdump_note;  /* why sample times cannot choose JIT code */
 	bool jitdump_reused; /* and some addresses held several codes */
+	bool sample_times;   /* every sample keeps its time (sp_capture.sample_times) */
 } round_ctx;
 
 static uint64_t jit_code_version(void *arg, int64_t pid, uint64_t addr, uint64_t time)
@@ -257,6 +301,7 @@ static sp_error *unwind_round(sp_capture *c, void *arg)
 		if (!strcmp(c->build_ids[i].path, "[kernel.kallsyms]"))
 			r->kernel_build_id = sp_xstrdup(c->build_ids[i].build_id);
 	jitdump_clock(r, c);
+	c->sample_times = r->sample_times;
 	sp_unwinder_run(r->u, c);
 	return NULL;
 }
@@ -284,7 +329,7 @@ static sp_error *prepare(const sp_pipeline *pl, sp_symbolizer *s, char **inputs,
 			 sp_profile **profiles, sp_profile *base, sp_pipeline_output *out,
 			 sp_symbolize_report *r, sp_unwinder *u)
 {
-	round_ctx rc = {.u = u, .s = s};
+	round_ctx rc = {.u = u, .s = s, .sample_times = pl->sym->sample_times};
 	sp_error *err = sp_cli_load_with(pl->sym, inputs[i], unwind_round, &rc, &profiles[i],
 					 &out->format);
 	if (!err)
@@ -320,7 +365,7 @@ static sp_error *load_base(const sp_pipeline *pl, sp_symbolizer *s, sp_symbolize
 		return NULL;
 	sp_input_format fmt;
 	sp_symbolize_report r = {0};
-	round_ctx rc = {.u = sp_unwinder_new(us), .s = s};
+	round_ctx rc = {.u = sp_unwinder_new(us), .s = s, .sample_times = pl->sym->sample_times};
 	sp_error *err = sp_cli_load_with(pl->sym, pl->base, unwind_round, &rc, base, &fmt);
 	sp_unwinder_free(rc.u);
 	free(rc.jitdump_note);
@@ -353,6 +398,7 @@ static sp_error *merge_and_output(const sp_pipeline *pl, sp_profile **profiles, 
 {
 	sp_pipeline_output out = {.input = -1, .format = SP_FMT_UNKNOWN};
 	sp_error *err = NULL;
+	sp_symbolizer *session = last->session;
 	if (n == 1) {
 		out = *last;
 		out.report = NULL; /* cleared with its input */
@@ -364,6 +410,7 @@ static sp_error *merge_and_output(const sp_pipeline *pl, sp_profile **profiles, 
 		err = sp_profile_merge_named(profiles, (const char *const *)inputs, (size_t)n,
 					     &out.profile);
 		out.name = "merged profile";
+		out.session = session;
 	}
 	if (!err)
 		err = subtract_base(pl, base, &out.profile);
@@ -407,7 +454,7 @@ int sp_pipeline_run(const sp_pipeline *pl, char **inputs, int n)
 	for (i = err ? -1 : next_input(pl, -1, n); i >= 0; i = next_input(pl, i, n)) {
 		last = i;
 		sp_symbolize_report r = {0};
-		out = (sp_pipeline_output){.name = input_name(inputs[i]), .input = i};
+		out = (sp_pipeline_output){.name = input_name(inputs[i]), .input = i, .session = us};
 		sp_unwinder *u = sp_unwinder_new(us);
 		err = prepare(pl, s, inputs, i, profiles, base, &out, &r, u);
 		if (!err && pl->each)

@@ -159,4 +159,22 @@ typedef struct {
  * are both zero are omitted. */
 sp_error *sp_folded_write(const sp_profile *p, const sp_folded_options *opts, sp_sink *out);
 
+/* -- viewer formats (speedscope.c, firefox.c) --------------------------------
+ * Files other profilers' viewers open: stacks root first with every inline
+ * frame (names as the folded output gives them), one profile or thread per
+ * process and thread (the samples' pid/tid labels, when there are any),
+ * each sample at its time when it carries one (the SP_TIME_LABEL label:
+ * perf.data read for these formats), else the samples in the profile's
+ * order, each weighted by its value. */
+typedef struct {
+	size_t sample_index; /* the value column */
+	const char *name;    /* the input, named in the file (NULL: "profile") */
+} sp_viewer_options;
+/* speedscope's file format (https://www.speedscope.app/file-format-schema.json):
+ * one "sampled" profile per thread (or one for the whole profile). */
+sp_error *sp_speedscope_write(const sp_profile *p, const sp_viewer_options *o, sp_sink *out);
+/* The Firefox Profiler's processed profile format (meta.preprocessedProfileVersion
+ * in firefox.c): one thread per thread of the input, presymbolized. */
+sp_error *sp_firefox_write(const sp_profile *p, const sp_viewer_options *o, sp_sink *out);
+
 #endif

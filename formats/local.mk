@@ -14,7 +14,11 @@ formats_libformats_la_SOURCES = \
 	formats/pprof.c \
 	formats/cpu.c \
 	formats/addrstacks.c \
-	formats/folded_read.c
+	formats/folded_read.c \
+	formats/speedscope.c \
+	formats/firefox.c \
+	formats/viewer.h \
+	formats/viewer.c
 formats_libformats_la_CFLAGS = $(AM_CFLAGS) $(PROTOBUFC_CFLAGS) $(ZSTD_CFLAGS)
 
 # profile.proto is compiled by protoc-c at build time into the build tree
@@ -37,8 +41,8 @@ formats_libformats_la_SOURCES += formats/stacks.h formats/stacks.c
 # perf.data (perf record)
 formats_libformats_la_SOURCES += formats/perf.c
 # OpenTelemetry profiles: otlp.proto compiled like profile.proto; only formats/otlp.c
-# includes the generated header.  json.c is the JSON pull parser it reads with.
-formats_libformats_la_SOURCES += formats/otlp.c formats/json.h formats/json.c
+# includes the generated header.  json_pull.c is the JSON pull parser it reads with.
+formats_libformats_la_SOURCES += formats/otlp.c formats/json_pull.h formats/json_pull.c
 EXTRA_DIST += formats/proto/otlp.proto
 OTLP_PB_C = formats/proto/otlp.pb-c.c
 OTLP_PB_H = formats/proto/otlp.pb-c.h

@@ -30,7 +30,7 @@
  * is bounded, before protobuf-c unpacks the message (which says nothing
  * when it fails) through an allocator that counts against the memory
  * budget.  JSON is read into the same structs, against the same
- * descriptors (json_message, over json.c's pull parser).  Then each
+ * descriptors (json_message, over json_pull.c's pull parser).  Then each
  * message is checked and added to the model (conv_*): every dictionary
  * index is bounded, element 0 of every table must be the zero value (index
  * 0 means "none"), and an error names the message's field path and its
@@ -51,7 +51,7 @@
  * This is the only file that includes proto/otlp.pb-c.h.
  */
 #include "formats/formats.h"
-#include "formats/json.h"
+#include "formats/json_pull.h"
 #include "formats/proto/otlp.pb-c.h"
 
 #include <inttypes.h>
@@ -606,7 +606,7 @@ static sp_error *json_integer(jread *r, bool is_signed, int bits, uint64_t *out)
 	sp_error *err = NULL;
 	size_t at = sp_json_offset(&r->j);
 	if (sp_json_peek(&r->j) == SP_JSON_STRING) {
-		if ((err = sp_json_string(&r->j, &r->str)))
+		if ((err = sp_json_get_string(&r->j, &r->str)))
 			return err;
 		t = r->str.data;
 		n = r->str.len;
@@ -639,7 +639,7 @@ static sp_error *json_double(jread *r, double *out)
 	sp_error *err = NULL;
 	size_t at = sp_json_offset(&r->j);
 	if (sp_json_peek(&r->j) == SP_JSON_STRING) {
-		if ((err = sp_json_string(&r->j, &r->str)))
+		if ((err = sp_json_get_string(&r->j, &r->str)))
 			return err;
 		if (!strcmp(r->str.data, "NaN"))
 			*out = NAN;
@@ -708,7 +708,7 @@ static sp_error *json_value(jread *r, const ProtobufCFieldDescriptor *fd, void *
 	case PROTOBUF_C_TYPE_ENUM: {
 		const ProtobufCEnumDescriptor *ed = fd->descriptor;
 		if (sp_json_peek(&r->j) == SP_JSON_STRING) {
-			if ((err = sp_json_string(&r->j, &r->str)))
+			if ((err = sp_json_get_string(&r->j, &r->str)))
 				return err;
 			const ProtobufCEnumValue *ev =
 				protobuf_c_enum_descriptor_get_value_by_name(ed, r->str.data);
@@ -723,7 +723,7 @@ static sp_error *json_value(jread *r, const ProtobufCFieldDescriptor *fd, void *
 		return err;
 	}
 	case PROTOBUF_C_TYPE_STRING: {
-		if ((err = sp_json_string(&r->j, &r->str)))
+		if ((err = sp_json_get_string(&r->j, &r->str)))
 			return err;
 		if (memchr(r->str.data, 0, r->str.len))
 			return sp_json_error_at(&r->j, at, "a string with a NUL character");
@@ -735,7 +735,7 @@ static sp_error *json_value(jread *r, const ProtobufCFieldDescriptor *fd, void *
 		return NULL;
 	}
 	case PROTOBUF_C_TYPE_BYTES: {
-		if ((err = sp_json_string(&r->j, &r->str)))
+		if ((err = sp_json_get_string(&r->j, &r->str)))
 			return err;
 		ProtobufCBinaryData b;
 		bool hex = hex_field(fd);
@@ -2136,7 +2136,7 @@ static bool looks_like_json(const sp_json *j)
 	sp_json t = *j;
 	sp_buf key = {0};
 	sp_error *err = sp_json_object(&t);
-	bool ok = !err && sp_json_peek(&t) == SP_JSON_STRING && !(err = sp_json_string(&t, &key)) &&
+	bool ok = !err && sp_json_peek(&t) == SP_JSON_STRING && !(err = sp_json_get_string(&t, &key)) &&
 		  (!strcmp(key.data, "resourceProfiles") || !strcmp(key.data, "resource_profiles") ||
 		   !strcmp(key.data, "dictionary"));
 	sp_error_free(err);

@@ -371,6 +371,8 @@ struct sp_capture_profiler {
 	uint64_t *locs;
 	size_t n_locs, cap_locs;
 	int64_t k_pid, k_tid, k_comm;
+	int64_t k_time, u_ns; /* sample_times: the label's key and unit */
+	bool times;
 };
 
 sp_capture_profiler *sp_capture_profiler_new(const sp_capture *c)
@@ -403,6 +405,11 @@ sp_capture_profiler *sp_capture_profiler_new(const sp_capture *c)
 	b->k_pid = sp_profile_intern(b->p, "pid");
 	b->k_tid = sp_profile_intern(b->p, "tid");
 	b->k_comm = sp_profile_intern(b->p, "comm");
+	b->times = c->sample_times;
+	if (b->times) {
+		b->k_time = sp_profile_intern(b->p, SP_TIME_LABEL);
+		b->u_ns = sp_profile_intern(b->p, "nanoseconds");
+	}
 	return b;
 }
 
@@ -624,12 +631,15 @@ static void add_one(sp_capture_profiler *b, sp_capture *c, const sp_capture_samp
 	/* no comm label for a thread never named (an empty string label
 	 * would read back as a number) */
 	int64_t comm = sp_profile_intern(b->p, sp_capture_comm_at(c, s->tid, s->time));
-	sp_label labels[3] = {
+	sp_label labels[4] = {
 		{.key = b->k_pid, .num = s->pid},
 		{.key = b->k_tid, .num = s->tid},
 		{.key = b->k_comm, .str = comm},
 	};
 	size_t n_labels = comm ? 3 : 2;
+	if (b->times && s->time)
+		labels[n_labels++] = (sp_label){.key = b->k_time, .num = (int64_t)s->time,
+						.num_unit = b->u_ns};
 	sample_key k = {b->p, b->locs, b->n_locs, labels, n_labels};
 	uint64_t h = sp_hash_bytes(b->locs, b->n_locs * sizeof(uint64_t),
 				   sp_hash_bytes(labels, n_labels * sizeof(sp_label), 0));

@@ -147,6 +147,11 @@ typedef struct sp_capture {
 	 * time).  Asked only about samples with a time. */
 	uint64_t (*code_version)(void *arg, int64_t pid, uint64_t addr, uint64_t time);
 	void *code_version_arg;
+	/* Set (by a round hook, before the first samples become the profile's)
+	 * to keep every sample's time: each sample with a time is then a
+	 * sample of its own, labelled SP_TIME_LABEL (nanoseconds), for the
+	 * viewer formats' timelines.  Off: identical stacks are summed. */
+	bool sample_times;
 } sp_capture;
 
 sp_capture *sp_capture_new(void);
@@ -218,6 +223,10 @@ const char *sp_capture_comm_at(const sp_capture *c, int64_t tid, uint64_t time);
  * at different times becomes different locations.  Identical stacks with identical labels
  * are summed as they are added. */
 typedef struct sp_capture_profiler sp_capture_profiler;
+/* The label of a sample's time in nanoseconds (sp_capture.sample_times;
+ * the name Datadog's profilers give it in pprof files, so theirs are read
+ * with their times too). */
+#define SP_TIME_LABEL "end_timestamp_ns"
 
 /* The events of C must all be known (their columns are fixed here). */
 sp_capture_profiler *sp_capture_profiler_new(const sp_capture *c);

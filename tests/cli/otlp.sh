@@ -16,7 +16,8 @@
 #     kernel frames named by the profiler beside native ones) gives the folded stacks
 #     symprof gives for the perf.data it came from (same stacks, same counts; the vDSO
 #     has no file on either side and is named by its mapping);
-#   - `-o x.pb.gz` and `-o x.otlp` work on each, and every other writer too;
+#   - `-o x.pb.gz` and `-o x.otlp` work on each, and every other writer too (speedscope
+#     and firefox files holding the folded output's stacks, read by viewer_check.py);
 #   - OTLP written back, decoded by python3-protobuf, keeps every resource, scope,
 #     profile field and every sample's attributes, link and timestamps, and its native
 #     frames have lines now (tests/helpers/otlp_check.py written);
@@ -246,7 +247,7 @@ sp_ok $? "--resymbolize names it again, and leaves the kernel frame alone" ||
 	sed 's/^/#   /' "$tmp/r.folded"
 
 # every writer from OTLP input
-for fmt in raw top dot svg flamegraph pprof otlp-json; do
+for fmt in raw top dot svg flamegraph pprof otlp-json html list disasm speedscope firefox; do
 	# shellcheck disable=SC2086
 	sp_run symprof convert $paths --format "$fmt" "$tmp/gen/agent.otlp" -o "$tmp/w.$fmt"
 	[ "$rc" -eq 0 ] && [ -s "$tmp/w.$fmt" ]
@@ -254,6 +255,19 @@ for fmt in raw top dot svg flamegraph pprof otlp-json; do
 done
 grep -q "busy_main" "$tmp/w.top"
 sp_ok $? "top lists the fixture's functions"
+grep -q "busy_main" "$tmp/w.list" && grep -q "busy_main" "$tmp/w.disasm"
+sp_ok $? "list and disasm show the fixture's functions" || head -n 5 "$tmp/w.list" | sed 's/^/#   /'
+# the viewers' files hold the folded output's stacks (tests/helpers/viewer_check.py)
+# shellcheck disable=SC2086
+sp_run symprof convert $paths "$tmp/gen/agent.otlp" --format folded
+sort "$tmp/out" >"$tmp/w.sorted.folded"
+for kind in speedscope firefox; do
+	python3 "$SP_SRCDIR/tests/helpers/viewer_check.py" folded $kind "$tmp/w.$kind" 2>&1 |
+		sort >"$tmp/w.$kind.folded"
+	[ -s "$tmp/w.sorted.folded" ] && cmp -s "$tmp/w.sorted.folded" "$tmp/w.$kind.folded"
+	sp_ok $? "$kind from OTLP holds the folded output's stacks and values" ||
+		diff "$tmp/w.sorted.folded" "$tmp/w.$kind.folded" | head -n 6 | sed 's/^/#   /'
+done
 
 # kernel frames named on the host, beside native ones
 if (cd "$fix" && perf record -q --sample-cpu -e cpu-clock -g -o "$tmp/k.data" -- ./perfbusy) \

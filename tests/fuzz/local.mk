@@ -110,3 +110,9 @@ EXTRA_DIST += tests/fuzz/seeds/gopclntab
 EXTRA_DIST += tests/fuzz/seeds/dwraw
 EXTRA_DIST += tests/fuzz/dwraw_seeds.py
 EXTRA_DIST += tests/fuzz/otlp.h tests/fuzz/otlp_seeds.py
+# a function's machine code: symbols, bytes and the libopcodes wrapper (symbolize/elf/)
+check_PROGRAMS += tests/fuzz/fuzz_code
+tests_fuzz_fuzz_code_SOURCES = tests/fuzz/fuzz_code.c tests/fuzz/standalone.c
+tests_fuzz_fuzz_code_LDADD = $(TEST_LIBS)
+TESTS += tests/fuzz/fuzz_code
+EXTRA_DIST += tests/fuzz/seeds/code

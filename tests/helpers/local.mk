@@ -51,3 +51,5 @@ tests_helpers_htlhash_tool_SOURCES = tests/helpers/htlhash_tool.c
 tests_helpers_htlhash_tool_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
 tests_helpers_htlhash_tool_LDADD = $(TEST_LIBS) $(LIBELF_LIBS)
 EXTRA_DIST += tests/helpers/otlp_proto.py tests/helpers/otlp_gen.py tests/helpers/otlp_check.py
+EXTRA_DIST += tests/helpers/annotate_check.py tests/helpers/viewer_check.py
+EXTRA_DIST += tests/helpers/report_cdp.py

@@ -1,7 +1,7 @@
-/* test_json.c — the JSON pull parser (formats/json.c): values of every kind,
+/* test_json_pull.c — the JSON pull parser (formats/json_pull.c): values of every kind,
  * escapes and surrogate pairs (RFC 8259), the nesting bound, and errors
  * that name the line, column and byte and what was expected. */
-#include "formats/json.h"
+#include "formats/json_pull.h"
 #include "tests/helpers/tap.h"
 
 #include <stdlib.h>
@@ -50,7 +50,7 @@ int main(void)
 			TAP_OK(n == (k ? 6u : 1u) && !memcmp(t, k ? "-2.5e3" : "1", n),
 			       "its text is as written");
 		} else {
-			TAP_OK(!sp_json_string(&j, &str), "element 2 is a string");
+			TAP_OK(!sp_json_get_string(&j, &str), "element 2 is a string");
 			TAP_EQ_STR(str.data, "x", "its value");
 		}
 		k++;
@@ -65,7 +65,7 @@ int main(void)
 
 	/* escapes: all of RFC 8259's, \u as UTF-8, a surrogate pair joined */
 	init(&j, "\"q\\\"b\\\\s\\/f\\b\\f\\n\\r\\t\\u00e9\\u20ac\\ud83d\\ude00\\u0000\"", 0);
-	TAP_OK(!sp_json_string(&j, &str), "a string of every escape");
+	TAP_OK(!sp_json_get_string(&j, &str), "a string of every escape");
 	const char want[] = "q\"b\\s/f\b\f\n\r\t\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80";
 	TAP_OK(str.len == sizeof(want) && !memcmp(str.data, want, sizeof(want) - 1) &&
 		       str.data[sizeof(want) - 1] == 0,

@@ -1,5 +1,5 @@
-/* json.h — a bounded pull parser for JSON text, and the escaping of JSON
- * strings for writers (json.c).  Private to formats/.
+/* json_pull.h — a bounded pull parser for JSON text, and the escaping of JSON
+ * strings for writers (json_pull.c).  Private to formats/.
  *
  * The parser walks a buffer the caller holds in memory, one value at a
  * time, without building a tree: the caller asks for what it expects next
@@ -10,8 +10,8 @@
  * pairs to UTF-8), numbers are handed over as their text, checked against
  * JSON's grammar.  Nothing is allocated but the caller's buffers.
  */
-#ifndef SYMPROF_FORMATS_JSON_H
-#define SYMPROF_FORMATS_JSON_H
+#ifndef SYMPROF_FORMATS_JSON_PULL_H
+#define SYMPROF_FORMATS_JSON_PULL_H
 
 #include "common/common.h"
 
@@ -61,7 +61,7 @@ bool sp_json_element(sp_json *j, sp_error **err);
 
 /* A string, decoded into OUT (reset first; NUL-terminated, may hold
  * NULs: use out->len). */
-sp_error *sp_json_string(sp_json *j, sp_buf *out);
+sp_error *sp_json_get_string(sp_json *j, sp_buf *out);
 /* A number: *TEXT and *LEN get its text (borrowed from the input). */
 sp_error *sp_json_number(sp_json *j, const char **text, size_t *len);
 /* true or false. */
@@ -71,7 +71,10 @@ sp_error *sp_json_null(sp_json *j);
 /* Any value, skipped (nesting bounded as for the others). */
 sp_error *sp_json_skip(sp_json *j);
 
-/* Writes S[0..n) as a JSON string (quoted, escaped) to OUT. */
+/* Writes S[0..n) as a JSON string (quoted, escaped) to OUT, its bytes from
+ * 0x80 up as they are: what sp_json_get_string reads back the same, as the
+ * OTLP/JSON round trip needs (common/json.c's sp_json_string, for HTML and
+ * the viewers, writes bytes that are not UTF-8 as '?'). */
 void sp_json_put_string(sp_sink *out, const char *s, size_t n);
 
 #endif

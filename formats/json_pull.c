@@ -1,4 +1,4 @@
-/* json.c — the bounded JSON pull parser of json.h, and JSON string
+/* json_pull.c — the bounded JSON pull parser of json_pull.h, and JSON string
  * escaping for writers.
  *
  * Input it reads (RFC 8259), one value after another:
@@ -12,7 +12,7 @@
  * escaped; \u escapes are decoded to UTF-8, surrogate pairs joined and a
  * lone surrogate refused.
  */
-#include "formats/json.h"
+#include "formats/json_pull.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -171,7 +171,7 @@ bool sp_json_member(sp_json *j, sp_buf *key, sp_error **err)
 		*err = expected(j, "a member name (a string)");
 		return false;
 	}
-	if ((*err = sp_json_string(j, key)))
+	if ((*err = sp_json_get_string(j, key)))
 		return false;
 	skip_ws(j);
 	if (j->p >= j->end || *j->p != ':') {
@@ -239,7 +239,7 @@ static void put_utf8(sp_buf *b, unsigned long c)
 	sp_buf_append(b, u, n);
 }
 
-sp_error *sp_json_string(sp_json *j, sp_buf *out)
+sp_error *sp_json_get_string(sp_json *j, sp_buf *out)
 {
 	sp_buf_reset(out);
 	sp_buf_append(out, "", 0);
@@ -400,7 +400,7 @@ sp_error *sp_json_skip(sp_json *j)
 				break;
 		break;
 	case SP_JSON_STRING:
-		err = sp_json_string(j, &tmp);
+		err = sp_json_get_string(j, &tmp);
 		break;
 	case SP_JSON_NUMBER:
 		err = sp_json_number(j, &t, &n);
