@@ -78,6 +78,50 @@ sp_errcode sp_error_root_code(const sp_error *err);
 char *sp_error_string(const sp_error *err);
 
 /* ------------------------------------------------------------------------ */
+/* Numbers (number.c).                                                      */
+
+/* Parses an unsigned integer in BASE (10 or 16; "0x" accepted for 16) from
+ * [s, end); returns false on empty input, junk or overflow. */
+bool sp_parse_u64(const char *s, const char *end, int base, uint64_t *out);
+bool sp_parse_i64(const char *s, const char *end, int64_t *out);
+/* "4G", "512M", "65536K", "1048576" (binary units, optional B). */
+bool sp_mem_parse_size(const char *s, size_t *out);
+/* "4 GiB", "256 MiB" or "1000 bytes" into BUF. */
+void sp_format_size(char *buf, size_t n, size_t bytes);
+
+/* ------------------------------------------------------------------------ */
+/* The process's end (fatal.c): what its last message names, and the       */
+/* temporary outputs it removes.  Calls nothing else of common/.            */
+
+/* NAME (borrowed until the next call) is what messages about memory name:
+ * the input being read or written. NULL for none. */
+void sp_mem_set_input(const char *name);
+const char *sp_mem_input(void); /* the name set last, or NULL */
+/* A temporary output file that an end of the process removes. */
+typedef struct sp_pending_output {
+	struct sp_pending_output *prev, *next;
+	const char *path; /* NULL when not on the list */
+} sp_pending_output;
+/* mkstemp(PATH_TEMPLATE), and the file made put on the list (T borrowed,
+ * PATH_TEMPLATE too, until sp_pending_remove), with the signals that
+ * remove it blocked in between: no signal leaves it behind.  Returns the
+ * descriptor, or -1 with errno set (T then stays off the list). */
+int sp_pending_create(sp_pending_output *t, char *path_template);
+/* Takes T off the list (renamed into place, or removed by its owner);
+ * nothing when it is not on it. */
+void sp_pending_remove(sp_pending_output *t);
+/* Unlinks every temporary output not yet renamed into place; for paths that
+ * end the process without unwinding (allocation failure).  Async-signal-
+ * safe: SIGINT, SIGTERM, SIGHUP and SIGABRT do the same, then end the
+ * process with the signal's default action. */
+void sp_sink_remove_pending(void);
+/* SIGBUS, which a file mapped for reading (a perf.data file, an ELF file
+ * through libelf) raises when it shrinks under the program, becomes an
+ * error naming the input being read (sp_mem_input): the message, the
+ * temporary outputs removed, exit status 1. */
+void sp_catch_bus_error(void);
+
+/* ------------------------------------------------------------------------ */
 /* Memory.  A budget for the whole process; exhaustion ends the run.        */
 
 /* The smallest budget accepted, and the default's ceiling in GiB. */
@@ -90,14 +134,6 @@ void sp_mem_set_limit(size_t bytes);
 size_t sp_mem_limit(void); /* 0 = none */
 /* Half of physical memory, at most SP_MEM_DEFAULT_MAX_GIB GiB. */
 size_t sp_mem_default_limit(void);
-/* NAME (borrowed until the next call) is what messages about memory name:
- * the input being read or written. NULL for none. */
-void sp_mem_set_input(const char *name);
-const char *sp_mem_input(void); /* the name set last, or NULL */
-/* "4G", "512M", "65536K", "1048576" (binary units, optional B). */
-bool sp_mem_parse_size(const char *s, size_t *out);
-/* "4 GiB", "256 MiB" or "1000 bytes" into BUF. */
-void sp_format_size(char *buf, size_t n, size_t bytes);
 /* Reports exhaustion (naming the input and the limit), removes temporary
  * outputs and exits with status 1. */
 __attribute__((noreturn)) void sp_oom(void);
@@ -291,16 +327,6 @@ sp_sink *sp_sink_fd_new(int fd, const char *name);
  * bits, a new one gets 0666 minus the umask.  Anything else (a directory,
  * a socket) is refused. */
 sp_error *sp_sink_file_new(const char *path, sp_sink **out);
-/* Unlinks every temporary output not yet renamed into place; for paths that
- * end the process without unwinding (allocation failure).  Async-signal-
- * safe: SIGINT, SIGTERM, SIGHUP and SIGABRT do the same, then end the
- * process with the signal's default action. */
-void sp_sink_remove_pending(void);
-/* SIGBUS, which a file mapped for reading (a perf.data file, an ELF file
- * through libelf) raises when it shrinks under the program, becomes an
- * error naming the input being read (sp_mem_input): the message, the
- * temporary outputs removed, exit status 1. */
-void sp_catch_bus_error(void);
 /* S (N bytes) as a JSON string literal: quotes, backslashes and control
  * characters escaped, '<', '>' and '&' as \u escapes (the text may sit in an
  * HTML <script>), bytes that are not UTF-8 as '?' (json.c). */
@@ -358,10 +384,5 @@ typedef sp_error *sp_gunzip_put(void *ctx, const uint8_t *data, size_t n);
  * how the data ended; the caller words that for its input. */
 sp_error *sp_gunzip_stream(const char *name, const uint8_t *in, size_t len, uint8_t *buf,
 			   size_t buf_size, sp_gunzip_put *put, void *ctx, sp_gunzip_end *end);
-
-/* Parses an unsigned integer in BASE (10 or 16; "0x" accepted for 16) from
- * [s, end); returns false on empty input, junk or overflow. */
-bool sp_parse_u64(const char *s, const char *end, int base, uint64_t *out);
-bool sp_parse_i64(const char *s, const char *end, int64_t *out);
 
 #endif

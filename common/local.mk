@@ -1,6 +1,8 @@
 noinst_LTLIBRARIES += common/libcommon.la
 common_libcommon_la_SOURCES = \
 	common/common.h \
+	common/fatal.c \
+	common/number.c \
 	common/error.c \
 	common/mem.c \
 	common/hash.c \

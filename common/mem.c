@@ -33,39 +33,28 @@
 size_t __sanitizer_get_current_allocated_bytes(void);
 #endif
 
-/* The process's budget: like the signal handlers of sink.c, it belongs to
+/* The process's budget: like the signal handlers of fatal.c, it belongs to
  * the process, not to a session. */
 static struct {
 	size_t limit;        /* bytes; 0 = none */
 	size_t step;         /* bytes requested between two checks, at least */
 	_Atomic size_t next; /* ... and until the next one */
 	_Atomic size_t since_check;
-	const char *input;   /* borrowed; named in messages */
 } budget;
 
 /* Code, stacks and the libraries' static data are not on the heap but are
  * part of the process's size: the heap gets the limit minus this. */
 #define BUDGET_RESERVE ((size_t)16 << 20)
 
-void sp_format_size(char *buf, size_t n, size_t bytes)
-{
-	if (bytes >= ((size_t)1 << 30) && bytes % ((size_t)1 << 30) == 0)
-		snprintf(buf, n, "%zu GiB", bytes >> 30);
-	else if (bytes >= ((size_t)1 << 20) && bytes % ((size_t)1 << 20) == 0)
-		snprintf(buf, n, "%zu MiB", bytes >> 20);
-	else
-		snprintf(buf, n, "%zu bytes", bytes);
-}
-
 static __attribute__((noreturn)) void give_up(const char *why)
 {
 	char lim[64] = "";
 	if (budget.limit)
 		sp_format_size(lim, sizeof(lim), budget.limit);
+	const char *input = sp_mem_input();
 	/* no allocation from here on */
-	fprintf(stderr, "symprof: %s%s%s%s%s\n", budget.input ? budget.input : "",
-		budget.input ? ": " : "", why, budget.limit ? lim : "",
-		budget.limit ? " (--max-memory)" : "");
+	fprintf(stderr, "symprof: %s%s%s%s%s\n", input ? input : "", input ? ": " : "", why,
+		budget.limit ? lim : "", budget.limit ? " (--max-memory)" : "");
 	sp_sink_remove_pending();
 	exit(1);
 }
@@ -132,38 +121,6 @@ size_t sp_mem_default_limit(void)
 	if (!half || half > cap)
 		return cap;
 	return half < SP_MEM_MIN_LIMIT ? SP_MEM_MIN_LIMIT : half;
-}
-
-void sp_mem_set_input(const char *name)
-{
-	budget.input = name;
-}
-
-const char *sp_mem_input(void)
-{
-	return budget.input;
-}
-
-bool sp_mem_parse_size(const char *s, size_t *out)
-{
-	size_t n = strlen(s), shift = 0;
-	if (n && (s[n - 1] == 'B' || s[n - 1] == 'b') && n > 1 &&
-	    strchr("kKmMgGtT", s[n - 2]))
-		n--;
-	if (n) {
-		switch (s[n - 1]) {
-		case 'k': case 'K': shift = 10; break;
-		case 'm': case 'M': shift = 20; break;
-		case 'g': case 'G': shift = 30; break;
-		case 't': case 'T': shift = 40; break;
-		default: break;
-		}
-	}
-	uint64_t v;
-	if (!sp_parse_u64(s, s + n - (shift ? 1 : 0), 10, &v) || v > (SIZE_MAX >> shift))
-		return false;
-	*out = (size_t)v << shift;
-	return true;
 }
 
 void *sp_xmalloc(size_t n)
