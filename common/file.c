@@ -80,11 +80,6 @@ sp_error *sp_read_file(const char *path, uint8_t **data, size_t *len)
 	return NULL;
 }
 
-bool sp_is_gzip(const uint8_t *data, size_t len)
-{
-	return len >= 2 && data[0] == 0x1f && data[1] == 0x8b;
-}
-
 static int cmp_name(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);

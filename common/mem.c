@@ -16,7 +16,9 @@
  * see, the sanitizer's own count is used.)  Threads allocate too
  * (symbolize -j, the gzip sink): the count of bytes since the last check
  * and the distance to the next are atomic; the limit is set before any
- * thread starts.
+ * thread starts.  Memory that is not malloc's (a memory file, decompressed
+ * data in an anonymous mapping) is charged to the budget by its owner
+ * (sp_mem_charge) and counts as heap in use.
  */
 #include "common/common.h"
 
@@ -40,6 +42,7 @@ static struct {
 	size_t step;         /* bytes requested between two checks, at least */
 	_Atomic size_t next; /* ... and until the next one */
 	_Atomic size_t since_check;
+	_Atomic size_t charged; /* besides the heap: sp_mem_charge */
 } budget;
 
 /* Code, stacks and the libraries' static data are not on the heap but are
@@ -90,12 +93,22 @@ static void account(size_t n)
 		return;
 	atomic_store_explicit(&budget.since_check, 0, memory_order_relaxed);
 	size_t heap_limit = budget.limit - BUDGET_RESERVE;
-	size_t used = heap_in_use();
+	size_t used = heap_in_use() + atomic_load_explicit(&budget.charged, memory_order_relaxed);
 	if (used > heap_limit || n > heap_limit - used)
 		over_budget();
 	size_t room = (heap_limit - used - n) / 4;
 	atomic_store_explicit(&budget.next, room > budget.step ? room : budget.step,
 			      memory_order_relaxed);
+}
+
+void sp_mem_charge(size_t n)
+{
+	atomic_fetch_add_explicit(&budget.charged, n, memory_order_relaxed);
+}
+
+void sp_mem_uncharge(size_t n)
+{
+	atomic_fetch_sub_explicit(&budget.charged, n, memory_order_relaxed);
 }
 
 void sp_mem_set_limit(size_t bytes)
