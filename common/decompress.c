@@ -13,98 +13,32 @@
  * limit, whichever is less, and passing it is one error naming the input,
  * the byte where decoding stopped and the limit.  Decoders' windows are
  * bounded by a quarter of the memory limit, and everything a decoder
- * allocates goes through the budget.  The libraries' calls are in one file
- * per codec (decompressp.h).
+ * allocates goes through the budget.  The rules are decompress_rules.c's,
+ * the libraries' calls in one file per codec (decompressp.h); this file
+ * calls those, never the other way.
  */
 #include "common/decompressp.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/mman.h>
-
-sp_codec sp_codec_sniff(const uint8_t *p, size_t n)
-{
-	static const uint8_t xz[6] = {0xfd, '7', 'z', 'X', 'Z', 0};
-	static const uint8_t zst[4] = {0x28, 0xb5, 0x2f, 0xfd};
-	if (sp_is_gzip(p, n))
-		return SP_CODEC_GZIP;
-	if (n >= sizeof(xz) && !memcmp(p, xz, sizeof(xz)))
-		return SP_CODEC_XZ;
-	if (n >= sizeof(zst) && !memcmp(p, zst, sizeof(zst)))
-		return SP_CODEC_ZSTD;
-	return SP_CODEC_NONE;
-}
-
-const char *sp_codec_name(sp_codec c)
-{
-	static const char *const names[] = {"", "gzip", "zlib", "xz", "zstd"};
-	return (unsigned)c < SP_ARRAY_LEN(names) ? names[c] : "";
-}
-
-bool sp_is_gzip(const uint8_t *data, size_t len)
-{
-	return len >= 2 && data[0] == 0x1f && data[1] == 0x8b;
-}
-
-/* -- the rules ------------------------------------------------------------------ */
-
-#define WINDOW_MAX ((size_t)128 << 20)
-
-size_t sp_dz_window_limit(void)
-{
-	size_t w = sp_mem_limit() ? sp_mem_limit() / 4 : WINDOW_MAX;
-	return w < WINDOW_MAX ? w : WINDOW_MAX;
-}
-
-void *sp_dz_alloc(size_t nmemb, size_t size)
-{
-	return sp_xreallocarray(NULL, nmemb, size);
-}
-
-void sp_dz_free(void *p)
-{
-	free(p);
-}
-
-uint64_t sp_dz_bound(const sp_decompress_limit *lim, const char **why)
-{
-	uint64_t mem = sp_mem_limit();
-	if (mem && (!lim->limit || mem <= lim->limit)) {
-		*why = "the memory limit, --max-memory";
-		return mem;
-	}
-	*why = lim->why ? lim->why : "the reader's limit";
-	return lim->limit ? lim->limit : UINT64_MAX;
-}
-
-sp_error *sp_dz_too_much(const sp_decompress_limit *lim, sp_codec codec, uint64_t bound,
-			 const char *why, uint64_t at, const char *suffix)
-{
-	char size[64];
-	sp_format_size(size, sizeof(size), (size_t)bound);
-	return sp_error_new(SP_E_LIMIT, "%s: offset %" PRIu64 ": %s%s decompresses to more than %s "
-			    "(%s)%s", lim->name, at, lim->what ? lim->what : sp_codec_name(codec),
-			    lim->what ? "" : " data", size, why, suffix ? suffix : "");
-}
-
-sp_error *sp_dz_emit(sp_dz_push *p, size_t n, size_t at)
-{
-	if (n > p->bound - p->made)
-		return sp_dz_too_much(p->lim, p->codec, p->bound, p->why, p->lim->base + at, NULL);
-	p->made += n;
-	return n ? p->put(p->ctx, p->buf, n) : NULL;
-}
 
 /* -- whole input ---------------------------------------------------------------- */
 
-sp_error *sp_decompress_stream(sp_codec codec, const sp_decompress_limit *lim,
-			       const uint8_t *in, size_t len, uint8_t *buf, size_t buf_size,
-			       sp_decompress_put *put, void *ctx, sp_decompress_end *end)
+sp_error *sp_decompress_stream(sp_codec codec, const sp_decompress_limit *lim, const uint8_t *in,
+			       size_t len, uint8_t *buf, size_t buf_size, sp_decompress_put *put,
+			       void *ctx, sp_decompress_end *end)
 {
-	sp_dz_push p = {.lim = lim, .codec = codec, .in = in, .len = len, .buf = buf,
-			.buf_size = buf_size, .put = put, .ctx = ctx, .end = end};
+	sp_dz_push p = {.lim = lim,
+			.codec = codec,
+			.in = in,
+			.len = len,
+			.buf = buf,
+			.buf_size = buf_size,
+			.put = put,
+			.ctx = ctx,
+			.end = end};
 	p.bound = sp_dz_bound(lim, &p.why);
 	*end = (sp_decompress_end){.status = SP_DZ_CUT};
 	switch (codec) {
@@ -126,21 +60,21 @@ static sp_error *put_buf(void *ctx, const uint8_t *data, size_t n)
 	return NULL;
 }
 
-sp_error *sp_gunzip(const char *name, const uint8_t *in, size_t len, size_t max,
-		    uint8_t **out, size_t *outlen)
+sp_error *sp_gunzip(const char *name, const uint8_t *in, size_t len, size_t max, uint8_t **out,
+		    size_t *outlen)
 {
 	*out = NULL;
 	*outlen = 0;
-	sp_decompress_limit lim = {.name = name, .limit = max,
-				   .why = "the most a decompressed input may hold"};
+	sp_decompress_limit lim = {
+		.name = name, .limit = max, .why = "the most a decompressed input may hold"};
 	sp_buf b = {0};
 	uint8_t chunk[65536];
 	sp_decompress_end end;
 	sp_error *err = sp_decompress_stream(SP_CODEC_GZIP, &lim, in, len, chunk, sizeof(chunk),
 					     put_buf, &b, &end);
 	if (!err && end.status == SP_DZ_CORRUPT)
-		err = sp_error_new(SP_E_ZLIB, "%s: offset %zu: corrupt gzip data (%s)", name, end.at,
-				   end.msg);
+		err = sp_error_new(SP_E_ZLIB, "%s: offset %zu: corrupt gzip data (%s)", name,
+				   end.at, end.msg);
 	else if (!err && end.status == SP_DZ_CUT)
 		err = sp_error_new(SP_E_ZLIB,
 				   "%s: offset %zu: truncated gzip data (expected end of stream)",
@@ -216,15 +150,15 @@ void sp_decoder_limit(sp_decoder *d, const sp_decompress_limit *lim)
 	d->made = d->used = 0;
 }
 
-sp_error *sp_decoder_run(sp_decoder *d, const uint8_t **in, size_t *n, uint8_t *out,
-			 size_t cap, size_t *got, sp_decode_status *st)
+sp_error *sp_decoder_run(sp_decoder *d, const uint8_t **in, size_t *n, uint8_t *out, size_t cap,
+			 size_t *got, sp_decode_status *st)
 {
 	/* never more than one byte past the bound: enough to know it is passed */
 	if (d->bound != UINT64_MAX && d->made <= d->bound && cap && cap - 1 > d->bound - d->made)
 		cap = (size_t)(d->bound - d->made) + 1;
 	size_t before = *n;
 	*st = d->codec == SP_CODEC_ZLIB ? sp_dz_zlib_step(d, in, n, out, cap, got)
-				       : sp_dz_zstd_step(d, in, n, out, cap, got);
+					: sp_dz_zstd_step(d, in, n, out, cap, got);
 	d->used += before - *n;
 	d->made += *got;
 	if (*st == SP_DECODE_END)
@@ -274,13 +208,13 @@ void sp_decoder_free(sp_decoder *d)
  * provided nothing reads past what was asked for. */
 struct sp_lazy {
 	uint8_t *buf;
-	size_t size;      /* decompressed */
-	size_t done;      /* bytes of buf decompressed */
+	size_t size; /* decompressed */
+	size_t done; /* bytes of buf decompressed */
 	const uint8_t *src;
-	size_t n, in;     /* compressed bytes, and how many were consumed */
-	sp_decoder *dec;  /* while there is more to do */
+	size_t n, in;    /* compressed bytes, and how many were consumed */
+	sp_decoder *dec; /* while there is more to do */
 	bool failed;
-	bool mapped;      /* buf is ours: an anonymous mapping, charged as filled */
+	bool mapped; /* buf is ours: an anonymous mapping, charged as filled */
 	const char *err;
 };
 

@@ -49,7 +49,8 @@ sp_error *sp_dz_zstd_push(sp_dz_push *p)
 {
 	ZSTD_DCtx *zd = new_dctx();
 	if (!zd)
-		return sp_error_new(SP_E_UNSUPPORTED, "%s: cannot start zstd decoding", p->lim->name);
+		return sp_error_new(SP_E_UNSUPPORTED, "%s: cannot start zstd decoding",
+				    p->lim->name);
 	sp_error *err = NULL;
 	ZSTD_inBuffer in = {p->in, p->len, 0};
 	size_t rc = 1, frame = 0; /* where the frame being read starts */
@@ -95,7 +96,7 @@ const char *sp_dz_zstd_sized(const uint8_t *src, size_t n, void *buf, size_t siz
 	size_t got = ZSTD_decompressDCtx(zd, buf, size, src, n);
 	ZSTD_freeDCtx(zd);
 	return ZSTD_isError(got) ? ZSTD_getErrorName(got)
-	       : got != size	 ? "less data than the header says"
+	       : got != size     ? "less data than the header says"
 				 : NULL;
 }
 

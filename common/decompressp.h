@@ -4,14 +4,18 @@
  * Those three are the only files of symprof that include zlib.h, lzma.h
  * and zstd.h; everything else, common/ included, goes through common.h.
  *
- * decompress.c owns the rules (the bomb rule's bound and error, the
- * window limit, allocation through the budget, lazy data); a codec's file
- * owns its library's calls, its states and its words for damaged data.
+ * decompress_rules.c owns the rules (the bomb rule's bound and error, the
+ * window limit, allocation through the budget); a codec's file owns its
+ * library's calls, its states and its words for damaged data; decompress.c
+ * puts them together as common.h's API (whole, streamed, pulled, lazy).
+ * Calls point one way: decompress.c -> codecs -> decompress_rules.c.
  */
 #ifndef SYMPROF_COMMON_DECOMPRESSP_H
 #define SYMPROF_COMMON_DECOMPRESSP_H
 
 #include "common/common.h"
+
+/* -- decompress_rules.c --------------------------------------------------------- */
 
 /* The most memory one decoder's window may take: a quarter of the memory
  * limit, at most 128 MiB (zstd's default; xz -9's dictionary is 64 MiB). */
@@ -34,15 +38,15 @@ sp_error *sp_dz_too_much(const sp_decompress_limit *lim, sp_codec codec, uint64_
 typedef struct {
 	const sp_decompress_limit *lim;
 	sp_codec codec;
-	uint64_t bound;   /* sp_dz_bound's */
+	uint64_t bound; /* sp_dz_bound's */
 	const char *why;
 	const uint8_t *in;
 	size_t len;
-	uint8_t *buf;     /* output goes here first */
+	uint8_t *buf; /* output goes here first */
 	size_t buf_size;
 	sp_decompress_put *put;
 	void *ctx;
-	uint64_t made;    /* output so far */
+	uint64_t made; /* output so far */
 	sp_decompress_end *end;
 } sp_dz_push;
 
@@ -60,15 +64,15 @@ sp_error *sp_dz_zstd_push(sp_dz_push *p);
 struct sp_decoder {
 	sp_codec codec;
 	sp_decompress_limit lim;
-	uint64_t bound;    /* sp_dz_bound's, since the limit was set */
+	uint64_t bound; /* sp_dz_bound's, since the limit was set */
 	const char *why;
-	uint64_t made;     /* output since the limit was set */
-	uint64_t used;     /* input since */
-	void *state;       /* the codec's: a z_stream, a ZSTD_DCtx */
-	size_t hint;       /* zstd: its last answer (0: at a frame's end) */
-	bool header;       /* zlib: the stream's two-byte header was read */
-	bool ended;        /* the stream ended */
-	const char *err;   /* the codec's words for SP_DECODE_BAD */
+	uint64_t made;   /* output since the limit was set */
+	uint64_t used;   /* input since */
+	void *state;     /* the codec's: a z_stream, a ZSTD_DCtx */
+	size_t hint;     /* zstd: its last answer (0: at a frame's end) */
+	bool header;     /* zlib: the stream's two-byte header was read */
+	bool ended;      /* the stream ended */
+	const char *err; /* the codec's words for SP_DECODE_BAD */
 };
 
 /* Each codec's start (false: cannot), step (one call of the library:

@@ -12,6 +12,7 @@ common_libcommon_la_SOURCES = \
 	common/file.c \
 	common/json.c \
 	common/decompressp.h \
+	common/decompress_rules.c \
 	common/decompress.c \
 	common/decompress_zlib.c \
 	common/decompress_xz.c \
