@@ -472,9 +472,11 @@ static sp_error *z_records(sp_perf_reader *d)
 		at += size;
 	}
 	d->z.inside = false;
-	memmove(d->z.buf, d->z.buf + at, d->z.len - at);
-	d->z.len -= at;
-	d->z.pos += at;
+	if (at) {
+		memmove(d->z.buf, d->z.buf + at, d->z.len - at);
+		d->z.len -= at;
+		d->z.pos += at;
+	}
 	return e;
 }
 
