@@ -11,8 +11,9 @@
  *            size + 1, each chunk under a limit of 16 KiB.
  * Checked: never more output than the limit (the bomb rule); an end inside
  * the input; lazy data made as far as asked, or an error before there;
- * every error formats.  Seeds (tests/fuzz/seeds/decompress/): a short text in
- * each way, and a gzip bomb (1 MiB of zeros in 1 KiB).
+ * every error formats.  Seeds (tests/fuzz/seeds/decompress/, written by
+ * tests/fuzz/decompress_seeds.py): a short text in each way, and a gzip
+ * bomb (1 MiB of zeros in 1 KiB).
  * fuzz-runs: 20000 (executions of each scripts/fuzz CI pass: about 10 s) */
 #include "common/common.h"
 #include "tests/fuzz/check.h"

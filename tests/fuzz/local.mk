@@ -103,6 +103,8 @@ EXTRA_DIST += tests/fuzz/seeds/dwp
 EXTRA_DIST += tests/fuzz/seeds/gopclntab
 EXTRA_DIST += tests/fuzz/seeds/dwraw
 EXTRA_DIST += tests/fuzz/dwraw_seeds.py
+EXTRA_DIST += tests/fuzz/decompress_seeds.py
+EXTRA_DIST += tests/fuzz/seeds/decompress
 # a function's machine code: symbols, bytes and the libopcodes wrapper (symbolize/elf/)
 check_PROGRAMS += tests/fuzz/fuzz_code
 tests_fuzz_fuzz_code_SOURCES = tests/fuzz/fuzz_code.c tests/fuzz/standalone.c
