@@ -100,10 +100,13 @@ int sp_cli_sym_option(sp_cli_sym *c, int opt, const char *arg);
 void sp_cli_sym_finish(sp_cli_sym *c);
 void sp_cli_sym_clear(sp_cli_sym *c);
 
-/* Reads PATH, attaches --maps, validates; a perf.data's samples go through
- * PREPARE (may be NULL) first.  Prints nothing. */
-sp_error *sp_cli_load_with(const sp_cli_sym *c, const char *path, sp_perf_round_fn prepare,
-			   void *arg, sp_profile **out, sp_input_format *fmt);
+/* Reads PATH (perf.data's rounds as they are), attaches --maps, validates.
+ * Prints nothing. */
+sp_error *sp_cli_load(const sp_cli_sym *c, const char *path, sp_profile **out,
+		      sp_input_format *fmt);
+/* What sp_cli_load does once PATH is read into P (consumed): --maps
+ * attached when P has no mappings, then P checked again; *OUT. */
+sp_error *sp_cli_load_maps(const sp_cli_sym *c, const char *path, sp_profile *p, sp_profile **out);
 /* Prints one line per mapping that did not fully resolve. */
 void sp_cli_print_summary(const char *name, const sp_symbolize_report *r, FILE *f);
 /* Prints a usage error as one line "symprof CMD: <message>" and a pointer

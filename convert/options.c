@@ -147,15 +147,20 @@ void sp_cli_sym_clear(sp_cli_sym *c)
 	memset(c, 0, sizeof(*c));
 }
 
-sp_error *sp_cli_load_with(const sp_cli_sym *c, const char *path, sp_perf_round_fn prepare,
-			   void *arg, sp_profile **out, sp_input_format *fmt)
+sp_error *sp_cli_load(const sp_cli_sym *c, const char *path, sp_profile **out, sp_input_format *fmt)
 {
 	sp_profile *p = NULL;
 	sp_mem_set_input(path); /* what running out of memory names */
 	sp_read_options ro = {.jobs = c->jobs};
-	sp_error *err = sp_read_profile_file_with(path, &p, fmt, prepare, arg, &ro);
+	sp_error *err = sp_read_profile_file_with(path, &p, fmt, &ro);
 	if (err)
 		return err;
+	return sp_cli_load_maps(c, path, p, out);
+}
+
+sp_error *sp_cli_load_maps(const sp_cli_sym *c, const char *path, sp_profile *p, sp_profile **out)
+{
+	sp_error *err = NULL;
 	if (c->maps_file) {
 		uint8_t *text;
 		size_t len;

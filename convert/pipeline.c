@@ -1,7 +1,8 @@
 /* pipeline.c — the one place that sequences a run over input profiles:
  *
- *   load (read, --maps, check; perf.data samples with stack copies are
- *     unwound as they are read) → symbolize (one session for the whole run)
+ *   load (read, --maps, check; perf.data pulled a round at a time, its
+ *     samples with stack copies unwound as they come) → symbolize (one
+ *     session for the whole run)
  *     → merge → diff → output
  *
  * `convert` writes the output, `info` describes it.  With `each` every
@@ -292,9 +293,8 @@ static void jitdump_clock(round_ctx *r, sp_capture *c)
 
 /* A perf round's samples with stack copies unwound before they become the
  * profile's (the capture is read by formats/, unwound by symbolize/). */
-static sp_error *unwind_round(sp_capture *c, void *arg)
+static void unwind_round(round_ctx *r, sp_capture *c)
 {
-	round_ctx *r = arg;
 	if (c->osrelease && !r->osrelease)
 		r->osrelease = sp_xstrdup(c->osrelease);
 	for (size_t i = 0; i < c->n_build_ids && !r->kernel_build_id; i++)
@@ -303,7 +303,33 @@ static sp_error *unwind_round(sp_capture *c, void *arg)
 	jitdump_clock(r, c);
 	c->sample_times = r->sample_times;
 	sp_unwinder_run(r->u, c);
-	return NULL;
+}
+
+/* Reads input PATH into *P: perf.data pulled a round at a time, each
+ * round's samples unwound before they become the profile's; any other
+ * format through sp_cli_load. */
+static sp_error *load(const sp_pipeline *pl, const char *path, round_ctx *rc, sp_profile **p,
+		      sp_input_format *fmt)
+{
+	sp_perf_reader *r;
+	sp_capture *c;
+	sp_profile *q = NULL;
+	*fmt = SP_FMT_UNKNOWN;
+	sp_mem_set_input(path); /* what running out of memory names */
+	sp_error *err = sp_perf_open(path, &r);
+	if (!err && !r)
+		return sp_cli_load(pl->sym, path, p, fmt);
+	while (!err && !(err = sp_perf_next_round(r, &c)) && c) {
+		unwind_round(rc, c);
+		sp_perf_round_to_profile(r);
+	}
+	if (!err && (err = sp_profile_check(q = sp_perf_profile(r), path)))
+		sp_profile_free(q);
+	sp_perf_close(r);
+	if (err)
+		return err;
+	*fmt = SP_FMT_PERF;
+	return sp_cli_load_maps(pl->sym, path, q, p);
 }
 
 /* A perf.data input converted with --kallsyms: what its OSRELEASE and the
@@ -330,8 +356,7 @@ static sp_error *prepare(const sp_pipeline *pl, sp_symbolizer *s, char **inputs,
 			 sp_symbolize_report *r, sp_unwinder *u)
 {
 	round_ctx rc = {.u = u, .s = s, .sample_times = pl->sym->sample_times};
-	sp_error *err = sp_cli_load_with(pl->sym, inputs[i], unwind_round, &rc, &profiles[i],
-					 &out->format);
+	sp_error *err = load(pl, inputs[i], &rc, &profiles[i], &out->format);
 	if (!err)
 		check_kallsyms(pl, &rc, input_name(inputs[i]), out);
 	if (!err && rc.jitdump_note && rc.jitdump_reused)
@@ -366,7 +391,7 @@ static sp_error *load_base(const sp_pipeline *pl, sp_symbolizer *s, sp_symbolize
 	sp_input_format fmt;
 	sp_symbolize_report r = {0};
 	round_ctx rc = {.u = sp_unwinder_new(us), .s = s, .sample_times = pl->sym->sample_times};
-	sp_error *err = sp_cli_load_with(pl->sym, pl->base, unwind_round, &rc, base, &fmt);
+	sp_error *err = load(pl, pl->base, &rc, base, &fmt);
 	sp_unwinder_free(rc.u);
 	free(rc.jitdump_note);
 	free(rc.kernel_build_id);

@@ -2196,6 +2196,43 @@ static sp_error *read_plain(const char *name, const uint8_t *data, size_t len, s
 	return NULL;
 }
 
+static sp_error *put_buf(void *ctx, const uint8_t *data, size_t n)
+{
+	sp_buf_append(ctx, data, n);
+	return NULL;
+}
+
+/* zstd data (the collector's and the agent's other compression) read
+ * whole: its frames, and nothing after them, under the bomb rule. */
+static sp_error *unzstd(const char *name, const uint8_t *in, size_t len, uint8_t **out,
+			size_t *outlen)
+{
+	sp_decompress_limit lim = {.name = name, .limit = OTLP_MAX_INFLATED,
+				   .why = "the most an OTLP input may hold"};
+	sp_buf b = {0};
+	uint8_t chunk[65536];
+	sp_decompress_end end;
+	sp_error *err = sp_decompress_stream(SP_CODEC_ZSTD, &lim, in, len, chunk, sizeof(chunk),
+					     put_buf, &b, &end);
+	if (!err && end.status == SP_DZ_CORRUPT)
+		err = sp_error_new(SP_E_MALFORMED, "%s: offset %zu: damaged zstd data: %s", name,
+				   end.at, end.msg ? end.msg : "?");
+	else if (!err && end.status == SP_DZ_CUT)
+		err = sp_error_new(SP_E_MALFORMED, "%s: offset %zu: the zstd data ends inside a frame",
+				   name, end.at);
+	else if (!err && end.status == SP_DZ_TRAILING)
+		err = sp_error_new(SP_E_MALFORMED, "%s: offset %zu: %s", name, end.at,
+				   end.msg ? end.msg : "not another zstd frame");
+	if (err) {
+		sp_buf_free(&b);
+		return err;
+	}
+	sp_buf_str(&b);
+	*outlen = b.len;
+	*out = (uint8_t *)sp_buf_take(&b);
+	return NULL;
+}
+
 sp_error *sp_otlp_read(const char *name, const uint8_t *data, size_t len, sp_profile **out)
 {
 	*out = NULL;
@@ -2205,8 +2242,8 @@ sp_error *sp_otlp_read(const char *name, const uint8_t *data, size_t len, sp_pro
 	sp_error *err = NULL;
 	if (sp_is_gzip(data, len))
 		err = sp_gunzip(name, data, len, OTLP_MAX_INFLATED, &plain, &plen);
-	else if (sp_is_zstd(data, len))
-		err = sp_unzstd(name, data, len, OTLP_MAX_INFLATED, &plain, &plen);
+	else if (sp_codec_sniff(data, len) == SP_CODEC_ZSTD)
+		err = unzstd(name, data, len, &plain, &plen);
 	if (err)
 		return err;
 	if (plain) {
