@@ -318,22 +318,73 @@ bool sp_unit_base(Dwarf_Die *cudie, uint64_t *base);
 sp_error *sp_resolver_units(sp_resolver *d, sp_units **out);
 
 /* ------------------------------------------------------------------------ */
-/* symtab.c: function names from the ELF symbol tables.                     */
+/* symtab.c: names from the ELF symbol tables, by the rules written at the
+ * top of symtab.c.                                                         */
 
 typedef struct sp_fsym sp_fsym;
 
+/* An allocated section [lo, hi) in module addresses; NAME borrowed. */
+typedef struct {
+	uint64_t lo, hi;
+	const char *name;
+} sp_symtab_section;
+
 typedef struct {
 	bool loaded;
-	sp_fsym *syms;     /* sorted, one per address */
+	sp_fsym *syms;       /* the symbols that count, in table order */
 	size_t n_syms;
-	char **names;      /* names made here (versions cut off) */
+	uint64_t *bp;        /* where the answer changes, ascending */
+	uint32_t *bp_sym;    /* the answer from there on: into syms, UINT32_MAX none */
+	size_t n_bp;
+	sp_symtab_section *secs; /* sorted by lo */
+	size_t n_secs;
+	uint32_t *by_name;   /* syms sorted by name, made at the first name asked */
+	char **names;        /* names made here (versions cut off) */
 	size_t n_names, cap_names;
 } sp_symtab;
 
-/* Name of the function symbol of MOD holding the module address A, or
- * NULL (borrowed until sp_symtab_clear).  The table is read at the first
- * call. */
+/* A symbol that names an address, or was named: NAME borrowed until
+ * sp_symtab_clear, VALUE its module address, SIZE 0 when it has none. */
+typedef struct {
+	const char *name;
+	uint64_t value, size;
+} sp_symtab_hit;
+
+/* One symbol of a table, for sp_symtab_build: BIND is STB_*, ABS that its
+ * section index is reserved (SHN_ABS, SHN_COMMON). */
+typedef struct {
+	uint64_t value, size;
+	const char *name; /* borrowed until sp_symtab_clear */
+	uint8_t bind;
+	bool abs;
+} sp_symtab_symbol;
+
+/* Rule 1: whether a defined symbol NAME of type TYPE (STT_*) in section
+ * SHNDX counts at all. */
+bool sp_symtab_counts(const char *name, int type, unsigned shndx);
+/* Rule 5: the length of NAME without its version ("@VERSION",
+ * "@@VERSION"). */
+size_t sp_symtab_name_len(const char *name);
+/* Makes S the table of the N symbols IN (in table order; rule 1 of
+ * symtab.c already applied) and the N_SECS allocated sections SECS:
+ * pure, for the table test of the rules.  Copies both. */
+void sp_symtab_build(sp_symtab *s, const sp_symtab_symbol *in, size_t n,
+		     const sp_symtab_section *secs, size_t n_secs);
+
+/* The symbol of MOD naming the module address A, into *OUT: false when
+ * none does.  The table is read at the first call (MOD may be NULL once
+ * S is built). */
+bool sp_symtab_lookup(sp_symtab *s, Dwfl_Module *mod, uint64_t a, sp_symtab_hit *out);
+/* Its name only, or NULL (borrowed until sp_symtab_clear). */
 const char *sp_symtab_name(sp_symtab *s, Dwfl_Module *mod, uint64_t a);
+/* The allocated section holding A (its end address counts unless the next
+ * section starts there), or NULL (borrowed until sp_symtab_clear). */
+const sp_symtab_section *sp_symtab_section_of(sp_symtab *s, Dwfl_Module *mod, uint64_t a);
+/* The first symbol in table order named NAME (without version), into
+ * *OUT: false when there is none. */
+bool sp_symtab_find(sp_symtab *s, Dwfl_Module *mod, const char *name, sp_symtab_hit *out);
+/* Frees the table but the names made here (sp_symtab_build again). */
+void sp_symtab_clear_table(sp_symtab *s);
 void sp_symtab_clear(sp_symtab *s);
 
 #endif
