@@ -160,6 +160,8 @@ typedef struct {
 	size_t info_size;     /* of .debug_info as libdw reads it; 0 unknown */
 	sp_rel_sec *secs;     /* ET_REL placed sections, sorted by lo */
 	size_t n_secs;
+	bool shifted;         /* no loadable segment: secs is the one shift of all */
+	uint64_t low_bound;   /* code below this file address is discarded code (units.c) */
 	sp_line_sections lsec; /* for lines.c and dwraw.c; lsec.line NULL: libdw decodes */
 	bool direct_pc;        /* the raw walk reads pcs itself (see dwraw.c) */
 	void **inflated;       /* zstd sections inflated for libdw and us */

@@ -59,6 +59,24 @@ sp_error *sp_section_decompress(const char *path, const char *name, const GElf_C
 				const char *src, size_t n, void **out, sp_lazy **lazy);
 
 /* ------------------------------------------------------------------------ */
+/* module.c                                                                  */
+
+/* An allocated section: where it is and its size (NOBITS ones too). */
+typedef struct {
+	uint64_t addr, size;
+} sp_alloc_section;
+
+/* The address below which a file's debug information describes code the
+ * linker discarded: a linker resolves the addresses of code it dropped (an
+ * unused COMDAT copy, a function of a section --gc-sections removed) to 0
+ * or to a small addend, and the debug information keeps them.  It is the
+ * lowest address of the N allocated sections SECS that are not empty (a
+ * debug-only file keeps their addresses and sizes as NOBITS), 0 when there
+ * is none, and 0 for a relocatable object (ETYPE ET_REL), whose addresses
+ * start at 0.  Ranges starting below it are dropped (units.c). */
+uint64_t sp_code_low_bound(int etype, const sp_alloc_section *secs, size_t n);
+
+/* ------------------------------------------------------------------------ */
 /* functree.c: what the DIE walks (die.c, units.c) build per unit.         */
 
 /* A subprogram or inlined subroutine with code.  Node 0 is the root. */

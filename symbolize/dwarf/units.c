@@ -83,7 +83,7 @@ static bool add_unit(sp_units *u, Dwarf_Off off, Dwarf_Off next, size_t hsize, s
 	Dwarf_Addr base, lo, hi;
 	ptrdiff_t it = 0;
 	while ((it = dwarf_ranges(&cudie, it, &base, &lo, &hi)) > 0) {
-		if (lo >= hi)
+		if (lo >= hi || lo < u->m->low_bound)
 			continue;
 		sp_cu_range r = {lo, hi, idx};
 		SP_PUSH(u->ranges, u->n_ranges, u->cap_ranges, r);
@@ -200,7 +200,7 @@ static bool read_aranges(sp_units *u)
 				return false;
 			if (lo == 0 && n == 0)
 				break;
-			if (n && lo + n > lo) {
+			if (n && lo + n > lo && lo >= u->m->low_bound) {
 				struct sp_arange r = {lo, lo + n, off};
 				SP_PUSH(u->aranges, u->n_aranges, cap, r);
 			}
@@ -565,6 +565,18 @@ static void need_line_unit(sp_units *u, sp_cu *ci)
 		inflate_failed(u, z, ".debug_line");
 }
 
+/* Drops the ranges of T that start below BOUND: discarded code (see
+ * module.c, low_bound), whose functions must not hide the code that is
+ * there. */
+static void drop_discarded(sp_fn_tree *t, uint64_t bound)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < t->n_ranges; i++)
+		if (t->ranges[i].lo >= bound)
+			t->ranges[k++] = t->ranges[i];
+	t->n_ranges = k;
+}
+
 static void load_cu(sp_units *u, sp_cu *ci)
 {
 	ci->loaded = true;
@@ -580,6 +592,8 @@ static void load_cu(sp_units *u, sp_cu *ci)
 	size_t i = (size_t)(ci - u->cus);
 	if (!sp_units_walk(u, i, true, &ci->fn))
 		sp_units_walk(u, i, false, &ci->fn);
+	if (u->m->low_bound)
+		drop_discarded(&ci->fn, u->m->low_bound);
 	link_children(&ci->fn);
 	bucket_build(&ci->line_index, ci->lines, sizeof(*ci->lines), ci->n_lines);
 	if (ci->fn.ranges) /* else a unit whose walk found no function */

@@ -9,6 +9,7 @@ TESTS += tests/cli/jemalloc.sh
 TESTS += tests/cli/symbolize_addr2line.sh
 TESTS += tests/cli/symbolize_flags.sh
 TESTS += tests/cli/symbolize_symtab.sh
+TESTS += tests/cli/symbolize_discarded.sh
 TESTS += tests/cli/symbolize_jobs.sh
 TESTS += tests/cli/convert_jobs.sh
 TESTS += tests/cli/cpu.sh

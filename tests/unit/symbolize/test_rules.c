@@ -1,0 +1,144 @@
+/* test_rules.c — rules of the resolver (symbolize/dwarf/) that other symbolizers' own
+ * tests check, one table per rule: a row is a fixture made at test time from a source
+ * of testdata/src/ (yaml2obj, the assembler), an address, and the frames expected there,
+ * as the fixture is written.  tests/cli/ checks the same against the tool that is right
+ * there.
+ */
+#include "symbolize/dwarf/dwarfp.h"
+
+#include "tests/helpers/tap.h"
+
+#include <gelf.h>
+#include <stdlib.h>
+
+static char tmpdir[256];
+static const char *srcdir;
+
+static int sh(const char *fmt, ...) SP_PRINTF(1, 2);
+static int sh(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *cmd = NULL;
+	if (vasprintf(&cmd, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	int rc = system(cmd);
+	free(cmd);
+	return rc;
+}
+
+/* The first of the tools named that is installed, or NULL. */
+static const char *tool(const char *a, const char *b)
+{
+	if (sh("command -v %s >/dev/null 2>&1", a) == 0)
+		return a;
+	if (sh("command -v %s >/dev/null 2>&1", b) == 0)
+		return b;
+	return NULL;
+}
+
+typedef struct {
+	const char *name; /* innermost first; NULL: no frame at all */
+	const char *file; /* NULL: none */
+	int64_t line;
+} want_frame;
+
+/* Resolves ADDR in PATH and compares its frames with W (N of them). */
+static void check_frames(const char *what, const char *path, uint64_t addr, const want_frame *w,
+			 size_t n)
+{
+	sp_symbolize_options o = {0};
+	o.demangle = SP_DEMANGLE_NONE;
+	sp_resolver *d = sp_resolver_new(path, &o, NULL, NULL);
+	const sp_frame *f = NULL;
+	size_t nf = 0;
+	sp_error *e = sp_resolver_resolve(d, addr, &f, &nf);
+	TAP_OK(!e, "%s: %#" PRIx64 " resolves", what, addr);
+	sp_error_free(e);
+	TAP_EQ_U64(nf, n, "%s: %#" PRIx64 ": %zu frames", what, addr, n);
+	for (size_t i = 0; i < n && i < nf; i++) {
+		TAP_EQ_STR(f[i].name, w[i].name, "%s: %#" PRIx64 " frame %zu function", what, addr, i);
+		if (w[i].file)
+			TAP_EQ_STR(f[i].file, w[i].file, "%s: %#" PRIx64 " frame %zu file", what, addr,
+				   i);
+		else
+			TAP_OK(!f[i].file, "%s: %#" PRIx64 " frame %zu has no file (got %s)", what,
+			       addr, i, f[i].file ? f[i].file : "");
+		TAP_EQ_U64(f[i].line, w[i].line, "%s: %#" PRIx64 " frame %zu line", what, addr, i);
+	}
+	sp_resolver_free(d);
+}
+
+/* Discarded code: the bound below which ranges are dropped. */
+static void rule_low_bound(void)
+{
+	static const struct {
+		const char *what;
+		int etype;
+		sp_alloc_section secs[3];
+		size_t n;
+		uint64_t want;
+	} rows[] = {
+		{"executable: its lowest section", ET_EXEC, {{0x1000, 0x10}, {0x3000, 8}}, 2, 0x1000},
+		{"shared object", ET_DYN, {{0x2000, 0x10}, {0x1200, 8}}, 2, 0x1200},
+		{"empty .bss at 0 does not count", ET_EXEC, {{0x1000, 0x10}, {0, 0}}, 2, 0x1000},
+		{"a .bss at 0 with a size does", ET_EXEC, {{0x1000, 0x10}, {0, 4}}, 2, 0},
+		{"text at 0", ET_EXEC, {{0, 0x10}}, 1, 0},
+		{"no allocated section", ET_EXEC, {{0, 0}}, 0, 0},
+		{"only empty sections", ET_EXEC, {{0x1000, 0}}, 1, 0},
+		{"relocatable: addresses start at 0", ET_REL, {{0x1000, 0x10}}, 1, 0},
+	};
+	for (size_t i = 0; i < SP_ARRAY_LEN(rows); i++)
+		TAP_EQ_U64(sp_code_low_bound(rows[i].etype, rows[i].secs, rows[i].n), rows[i].want,
+			   "low bound: %s", rows[i].what);
+}
+
+/* Discarded code and units without a line table (testdata/src/discarded/). */
+static void rule_discarded(void)
+{
+	const char *y2o = tool("yaml2obj", "yaml2obj-14");
+	if (!y2o) {
+		TAP_OK(1, "# SKIP yaml2obj not installed");
+		return;
+	}
+	static const struct {
+		const char *name, *opts;
+	} variants[] = {
+		{"exec", ""},
+		{"dyn", "-DTYPE=ET_DYN"},
+		{"addend", "-DLOW=4"},
+		{"elf32", "-DCLASS=ELFCLASS32 -DMACHINE=EM_386 -DASZ=4 -DCU2=0x33"},
+		{"rnglists", "--docnum=2"},
+		{"text0", "-DTEXT=0"},
+	};
+	static const want_frame kept[] = {{"kept_fn", NULL, 0}};
+	static const want_frame dropped[] = {{"dropped_fn", NULL, 0}};
+	for (size_t i = 0; i < SP_ARRAY_LEN(variants); i++) {
+		char *out = sp_xasprintf("%s/%s", tmpdir, variants[i].name);
+		int rc = sh("%s %s %s/testdata/src/discarded/discarded.yaml -o %s", y2o,
+			    variants[i].opts, srcdir, out);
+		TAP_OK(rc == 0, "discarded: made %s", variants[i].name);
+		if (!strcmp(variants[i].name, "text0")) {
+			check_frames("text at 0: the range at 0 is code", out, 0x4, dropped, 1);
+		} else {
+			check_frames(variants[i].name, out, 0x1004, kept, 1);
+			check_frames(variants[i].name, out, 0x1800, NULL, 0);
+		}
+		free(out);
+	}
+}
+
+int main(void)
+{
+	srcdir = getenv("SP_SRCDIR");
+	if (!srcdir)
+		srcdir = "..";
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/sp-rules-XXXXXX");
+	if (!mkdtemp(tmpdir))
+		return 1;
+	rule_low_bound();
+	rule_discarded();
+	sh("rm -rf %s", tmpdir);
+	return tap_done();
+}
