@@ -87,6 +87,8 @@ typedef struct {
 	size_t n_rows;
 	char **files;      /* names as libdw's dwarf_filesrc gives them */
 	size_t n_files;
+	bool *in_comp_dir; /* per file (NULL: none): a relative name that holds
+			    * DW_AT_comp_dir already (directory 0 before DWARF 5) */
 } sp_line_table;
 
 /* The debug sections a line program reads, and the range lists the
@@ -163,7 +165,8 @@ typedef struct {
 	bool shifted;         /* no loadable segment: secs is the one shift of all */
 	uint64_t low_bound;   /* code below this file address is discarded code (units.c) */
 	sp_line_sections lsec; /* for lines.c and dwraw.c; lsec.line NULL: libdw decodes */
-	bool direct_pc;        /* the raw walk reads pcs itself (see dwraw.c) */
+	bool direct_pc;        /* the raw walk reads pcs itself (see die.c) */
+	bool split_pc;         /* in split units only (an ET_REL's, see sp_module_load) */
 	void **inflated;       /* zstd sections inflated for libdw and us */
 	size_t n_inflated;
 	sp_lazy *zinfo;        /* .debug_info and .debug_line when zlib-compressed: */

@@ -716,9 +716,17 @@ sp_error *sp_module_load(sp_module *m)
 			m->abbrev_size = sec[SEC_ABBREV]->d_size;
 		}
 		/* ET_REL objects are left to libdw, which relocates their
-		 * line tables */
-		if (m->etype != ET_REL)
+		 * line tables; libdwfl has relocated their sections in place,
+		 * so their .debug_addr and range lists serve the walk of a
+		 * split unit, whose own bytes hold no address */
+		if (m->etype != ET_REL) {
 			m->direct_pc = sp_line_sections_get(dwarf_getelf(m->dw), &m->lsec);
+		} else {
+			sp_line_sections_get(dwarf_getelf(m->dw), &m->lsec);
+			m->lsec.line = m->lsec.line_str = m->lsec.str = NULL;
+			m->lsec.line_size = m->lsec.line_str_size = m->lsec.str_size = 0;
+			m->split_pc = m->lsec.addr != NULL;
+		}
 	}
 	return NULL;
 }

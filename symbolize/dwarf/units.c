@@ -42,7 +42,8 @@ bool sp_units_walk(sp_units *u, size_t i, bool raw, sp_fn_tree *t)
 	t->n_ranges = 0;
 	sp_fn_add_node(t, 0, 0); /* the root */
 	if (raw)
-		return sp_die_walk(u->dw, ci, u->lsec, u->direct_pc, t);
+		return sp_die_walk(u->dw, ci, u->lsec,
+				   u->direct_pc || (ci->split && u->m->split_pc), t);
 	if (ci->split) /* libdw cannot read a split unit's addresses alone */
 		return true;
 	walk(t, &ci->die, 0, 0);
@@ -338,9 +339,26 @@ static const char *pseudo_file(const char *f)
 	return last[0] == '<' ? last : NULL;
 }
 
-/* F made absolute with the CU's DW_AT_comp_dir when it is relative, the
- * way other symbolizers print it (cached by the pointer, which libdw keeps
- * for the Dwarf's lifetime). */
+/* The relative file name F of a line table as printed (malloc'd): under
+ * the unit's compilation directory DIR (may be NULL or empty) unless
+ * WHOLE (F holds it already: directory 0 before DWARF 5), the way other
+ * symbolizers print it, and with no doubled "/" where the line table's
+ * directory ended in one ("./" + "/" + "a.c"). */
+static char *unit_file(const char *dir, const char *f, bool whole)
+{
+	char *j = !whole && dir && *dir ? sp_xasprintf("%s/%s", dir, f) : sp_xstrdup(f);
+	char *o = j;
+	for (const char *p = j; *p; p++)
+		if (*p != '/' || o == j || o[-1] != '/')
+			*o++ = *p;
+	*o = '\0';
+	return j;
+}
+
+/* F made absolute with the CU's DW_AT_comp_dir when it is relative (cached
+ * by the pointer, which libdw keeps for the Dwarf's lifetime).  Before
+ * DWARF 5 a name of directory 0 starts with the compilation directory
+ * already (libdw joined them). */
 static const char *abs_file(sp_units *u, sp_cu *ci, const char *f)
 {
 	uint64_t v;
@@ -351,8 +369,13 @@ static const char *abs_file(sp_units *u, sp_cu *ci, const char *f)
 	if (sp_u64map_get(&u->paths, (uint64_t)(uintptr_t)f, &v))
 		return u->names[v - 1];
 	Dwarf_Attribute a;
+	Dwarf_Die tmp;
+	Dwarf_Half version = 0;
 	const char *dir = dwarf_formstring(dwarf_attr(&ci->die, DW_AT_comp_dir, &a));
-	char *j = dir && *dir ? sp_xasprintf("%s/%s", dir, f) : sp_xstrdup(f);
+	size_t dl = dir ? strlen(dir) : 0;
+	bool whole = dl && dwarf_cu_die(ci->die.cu, &tmp, &version, NULL, NULL, NULL, NULL, NULL) &&
+		     version < 5 && !strncmp(f, dir, dl) && f[dl] == '/';
+	char *j = unit_file(dir, f, whole);
 	SP_PUSH(u->names, u->n_names, u->cap_names, j);
 	sp_u64map_put(&u->paths, (uint64_t)(uintptr_t)f, u->n_names);
 	return j;
@@ -382,8 +405,8 @@ static bool own_lines(sp_units *u, sp_cu *ci)
 		const char *ps = pseudo_file(f);
 		if (ps && ps != f) {
 			memmove(f, ps, strlen(ps) + 1);
-		} else if (f[0] != '/' && !ps && comp_dir && *comp_dir) {
-			char *j = sp_xasprintf("%s/%s", comp_dir, f);
+		} else if (f[0] != '/' && !ps) {
+			char *j = unit_file(comp_dir, f, t.in_comp_dir && t.in_comp_dir[i]);
 			free(f);
 			f = j;
 		}

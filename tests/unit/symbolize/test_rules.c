@@ -129,6 +129,58 @@ static void rule_discarded(void)
 	}
 }
 
+/* A split unit in the object itself, its inlined call's range through
+ * DW_FORM_rnglistx from a non-zero base (testdata/src/splitinline/). */
+static void rule_split_inline(void)
+{
+	const char *mc = tool("llvm-mc", "llvm-mc-14");
+	if (!mc) {
+		TAP_OK(1, "# SKIP llvm-mc not installed");
+		return;
+	}
+	char *out = sp_xasprintf("%s/splitinline.o", tmpdir);
+	int rc = sh("%s --dwarf-version=5 -filetype=obj -triple x86_64-pc-linux "
+		    "%s/testdata/src/splitinline/splitinline.s -o %s",
+		    mc, srcdir, out);
+	TAP_OK(rc == 0, "split inline: assembled");
+	static const want_frame inl[] = {
+		{"_ZL4tickv", "././splitinline.cpp", 3},
+		{"main", "././splitinline.cpp", 5},
+	};
+	static const want_frame plain[] = {{"main", "././splitinline.cpp", 6}};
+	check_frames("split inline: the inlined call", out, 0x30, inl, 2);
+	check_frames("split inline: past it", out, 0x37, plain, 1);
+	free(out);
+}
+
+/* Relative file names: the compilation directory once, no doubled "/". */
+static void rule_relative_names(void)
+{
+	static const struct {
+		const char *what, *flags;
+		const char *want;
+	} rows[] = {
+		{"DWARF 4: directory 0 is the compilation directory", "-gdwarf-4", "./rel.c"},
+		{"DWARF 5: directory 0 under the compilation directory", "-gdwarf-5", "././rel.c"},
+	};
+	char *src = sp_xasprintf("%s/rel.c", tmpdir);
+	FILE *f = fopen(src, "w");
+	if (f) {
+		fputs("int rel(int x) { return x * 3; }\n", f);
+		fclose(f);
+	}
+	for (size_t i = 0; i < SP_ARRAY_LEN(rows); i++) {
+		char *out = sp_xasprintf("%s/rel%zu.o", tmpdir, i);
+		int rc = sh("cd %s && gcc -O1 -g %s -fdebug-prefix-map=%s=. -c rel.c -o %s", tmpdir,
+			    rows[i].flags, tmpdir, out);
+		TAP_OK(rc == 0, "relative names: compiled %s", rows[i].flags);
+		want_frame w[] = {{"rel", rows[i].want, 1}};
+		check_frames(rows[i].what, out, 0x0, w, 1);
+		free(out);
+	}
+	free(src);
+}
+
 int main(void)
 {
 	srcdir = getenv("SP_SRCDIR");
@@ -139,6 +191,8 @@ int main(void)
 		return 1;
 	rule_low_bound();
 	rule_discarded();
+	rule_split_inline();
+	rule_relative_names();
 	sh("rm -rf %s", tmpdir);
 	return tap_done();
 }
