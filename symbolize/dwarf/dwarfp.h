@@ -244,6 +244,7 @@ typedef struct {
 	Dwarf_Off start;      /* offset of the unit (its header) */
 	Dwarf_Off end;        /* offset of the next unit, at most the section's size; 0: unknown */
 	bool loaded;
+	bool go;              /* a Go unit (DW_LANG_Go), once loaded */
 	sp_line_row *lines;   /* file: index into fnames */
 	size_t n_lines;
 	sp_fn_tree fn;

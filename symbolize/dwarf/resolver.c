@@ -331,6 +331,28 @@ static size_t go_frames(sp_resolver *d, uint64_t addr, sp_error **err)
 	return n;
 }
 
+/* A Go symbol's function name: without the suffix of an ABI wrapper
+ * (".abi0": an assembly function, ".abiinternal"), which Go's own tools
+ * and its pc-line table leave out, so that one function has one name; the
+ * symbol keeps it as the system name.  Cached as demangled names are. */
+static const char *go_name(sp_resolver *d, const char *sym)
+{
+	static const char *const suffixes[] = {".abi0", ".abiinternal"};
+	uint64_t v;
+	if (sp_u64map_get(&d->names, (uint64_t)(uintptr_t)sym, &v))
+		return v ? d->dnames[v - 1] : sym;
+	size_t len = strlen(sym);
+	for (size_t i = 0; i < SP_ARRAY_LEN(suffixes); i++) {
+		size_t sl = strlen(suffixes[i]);
+		if (len > sl && !strcmp(sym + len - sl, suffixes[i])) {
+			SP_PUSH(d->dnames, d->n_dnames, d->cap_dnames, sp_xstrndup(sym, len - sl));
+			sp_u64map_put(&d->names, (uint64_t)(uintptr_t)sym, d->n_dnames);
+			return d->dnames[d->n_dnames - 1];
+		}
+	}
+	return demangled(d, sym);
+}
+
 static size_t resolve_uncached(sp_resolver *d, uint64_t addr, sp_frame **out, sp_error **err)
 {
 	uint64_t dwfl_addr;
@@ -401,7 +423,7 @@ static size_t resolve_uncached(sp_resolver *d, uint64_t addr, sp_frame **out, sp
 			n = 1;
 		}
 		d->scratch[n - 1].system_name = symname;
-		d->scratch[n - 1].name = demangled(d, symname);
+		d->scratch[n - 1].name = ci && ci->go ? go_name(d, symname) : demangled(d, symname);
 	}
 	if (n && *err) { /* the symbol table named it after all */
 		sp_error_free(*err);

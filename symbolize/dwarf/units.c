@@ -371,7 +371,7 @@ static const char *abs_file(sp_units *u, sp_cu *ci, const char *f)
 	Dwarf_Attribute a;
 	Dwarf_Die tmp;
 	Dwarf_Half version = 0;
-	const char *dir = dwarf_formstring(dwarf_attr(&ci->die, DW_AT_comp_dir, &a));
+	const char *dir = ci->go ? NULL : dwarf_formstring(dwarf_attr(&ci->die, DW_AT_comp_dir, &a));
 	size_t dl = dir ? strlen(dir) : 0;
 	bool whole = dl && dwarf_cu_die(ci->die.cu, &tmp, &version, NULL, NULL, NULL, NULL, NULL) &&
 		     version < 5 && !strncmp(f, dir, dl) && f[dl] == '/';
@@ -394,7 +394,8 @@ static bool own_lines(sp_units *u, sp_cu *ci)
 	    dwarf_formudata(&a, &off) != 0 ||
 	    !dwarf_cu_die(ci->die.cu, &tmp, &version, NULL, &asz, &osz, NULL, NULL))
 		return false;
-	const char *comp_dir = dwarf_formstring(dwarf_attr(&ci->die, DW_AT_comp_dir, &a));
+	const char *comp_dir = ci->go ? NULL
+				      : dwarf_formstring(dwarf_attr(&ci->die, DW_AT_comp_dir, &a));
 	sp_line_table t;
 	if (!sp_lines_decode(u->lsec, off, asz, comp_dir, &t))
 		return false;
@@ -603,6 +604,9 @@ static void drop_discarded(sp_fn_tree *t, uint64_t bound)
 static void load_cu(sp_units *u, sp_cu *ci)
 {
 	ci->loaded = true;
+	/* Go's tools print a Go unit's relative names (-trimpath) as they
+	 * are, not under its DW_AT_comp_dir "." */
+	ci->go = dwarf_srclang(&ci->die) == DW_LANG_Go;
 	need_line_unit(u, ci);
 	if (!own_lines(u, ci))
 		libdw_lines(u, ci);

@@ -181,6 +181,51 @@ static void rule_relative_names(void)
 	free(src);
 }
 
+/* Go units: an ABI wrapper's suffix left out of the name (kept as the
+ * system name), relative file names of -trimpath as Go prints them. */
+static void rule_go_names(void)
+{
+	if (sh("command -v go >/dev/null 2>&1") != 0) {
+		TAP_OK(1, "# SKIP go not installed");
+		return;
+	}
+	int rc = sh("cp -R %s/testdata/src/gofix %s/gofix && chmod -R u+w %s/gofix && cd %s/gofix && "
+		    "HOME=%s GOCACHE=%s/gocache GOPATH=%s/gopath GOFLAGS= GOPROXY=off "
+		    "GOTOOLCHAIN=local CGO_ENABLED=0 go build -trimpath -o %s/trim . >/dev/null 2>&1",
+		    srcdir, tmpdir, tmpdir, tmpdir, tmpdir, tmpdir, tmpdir, tmpdir);
+	TAP_OK(rc == 0, "go names: built the fixture with -trimpath");
+	char *cmd = sp_xasprintf("nm %s/trim | awk '$3 == \"internal/bytealg.IndexByteString.abi0\" "
+				 "{ print $1 }'",
+				 tmpdir);
+	FILE *f = popen(cmd, "r");
+	free(cmd);
+	unsigned long long a = 0;
+	bool found = f && fscanf(f, "%llx", &a) == 1;
+	if (f)
+		pclose(f);
+	TAP_OK(found, "go names: the fixture has IndexByteString.abi0");
+	if (!found)
+		return;
+	char *path = sp_xasprintf("%s/trim", tmpdir);
+	sp_symbolize_options o = {0};
+	sp_resolver *d = sp_resolver_new(path, &o, NULL, NULL);
+	const sp_frame *fr = NULL;
+	size_t n = 0;
+	sp_error *e = sp_resolver_resolve(d, a, &fr, &n);
+	TAP_OK(!e && n == 1, "go names: one frame at IndexByteString");
+	if (!e && n == 1) {
+		TAP_EQ_STR(fr[0].name, "internal/bytealg.IndexByteString",
+			   "go names: the name without .abi0");
+		TAP_EQ_STR(fr[0].system_name, "internal/bytealg.IndexByteString.abi0",
+			   "go names: the symbol as the system name");
+		TAP_EQ_STR(fr[0].file, "internal/bytealg/indexbyte_amd64.s",
+			   "go names: -trimpath's relative name as it is");
+	}
+	sp_error_free(e);
+	sp_resolver_free(d);
+	free(path);
+}
+
 int main(void)
 {
 	srcdir = getenv("SP_SRCDIR");
@@ -193,6 +238,7 @@ int main(void)
 	rule_discarded();
 	rule_split_inline();
 	rule_relative_names();
+	rule_go_names();
 	sh("rm -rf %s", tmpdir);
 	return tap_done();
 }
