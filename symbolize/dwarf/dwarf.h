@@ -58,6 +58,11 @@ sp_error *sp_resolver_resolve_once(sp_resolver *d, uint64_t addr, const sp_frame
  * sp_resolver_resolve takes: for an ET_REL without section addresses (a
  * kernel module), where libdwfl laid it out.  Opens the file. */
 sp_error *sp_resolver_section_address(sp_resolver *d, const char *name, uint64_t *out);
+/* The symbol naming the file address ADDR (symtab.c's rules) and the
+ * allocated section holding it, into *OUT (fields NULL when none). */
+sp_error *sp_resolver_symbol_at(sp_resolver *d, uint64_t addr, sp_symbol *out);
+/* The first symbol named NAME: SP_E_NOT_FOUND when there is none. */
+sp_error *sp_resolver_symbol_named(sp_resolver *d, const char *name, sp_symbol *out);
 /* Path of the separate debug file libdwfl used, or NULL (borrowed). */
 /* Opens D now, as its first resolve would; returns the (cached) failure. */
 sp_error *sp_resolver_open(sp_resolver *d);
@@ -220,6 +225,8 @@ sp_error *sp_section_inflate(const char *path, Elf *elf, Elf_Scn *scn, const cha
 /* The libdwfl address of file address ADDR: through the section holding
  * it in an ET_REL with placed sections (false when none holds it), else
  * the same address. */
+/* The file address of libdwfl address A: false when no section holds it. */
+bool sp_module_from_dwfl(const sp_module *m, uint64_t a, uint64_t *out);
 /* The same through the ET_REL section table (M->n_secs > 0). */
 bool sp_module_to_dwfl_rel(const sp_module *m, uint64_t addr, uint64_t *out);
 static inline bool sp_module_to_dwfl(const sp_module *m, uint64_t addr, uint64_t *out)

@@ -91,6 +91,9 @@ typedef struct {
 	Dwarf_Off origin;     /* DW_AT_abstract_origin's DIE, when from_raw */
 	int64_t call_file_idx; /* when from_raw */
 	const char *raw;      /* linkage name, else name; NULL if none */
+	bool linkage;         /* raw is a linkage name */
+	const char *gnu_name; /* as binutils names it (sp_frame.gnu_name) */
+	uint64_t low;         /* where its first range (in DWARF's order) starts */
 	const char *name;     /* demangled (or raw) */
 	const char *call_file;
 	int64_t call_line, call_col, decl_line;
@@ -120,6 +123,7 @@ static inline uint32_t sp_fn_add_node(sp_fn_tree *t, Dwarf_Off off, uint32_t par
 	sp_fn_node n = {0};
 	n.off = off;
 	n.parent = parent;
+	n.low = UINT64_MAX;
 	SP_PUSH(t->nodes, t->n_nodes, t->cap_nodes, n);
 	return (uint32_t)(t->n_nodes - 1);
 }
@@ -245,6 +249,7 @@ typedef struct {
 	Dwarf_Off end;        /* offset of the next unit, at most the section's size; 0: unknown */
 	bool loaded;
 	bool go;              /* a Go unit (DW_LANG_Go), once loaded */
+	bool plain_names;     /* its language does not mangle: DW_AT_name is the symbol */
 	sp_line_row *lines;   /* file: index into fnames */
 	size_t n_lines;
 	sp_fn_tree fn;
@@ -367,6 +372,9 @@ typedef struct {
 typedef struct {
 	const char *name;
 	uint64_t value, size;
+	const char *file; /* a local symbol's source file (the STT_FILE symbol
+			   * before it in its table, as binutils and LLVM take
+			   * it), or NULL */
 } sp_symtab_hit;
 
 /* One symbol of a table, for sp_symtab_build: BIND is STB_*, ABS that its
@@ -376,6 +384,7 @@ typedef struct {
 	const char *name; /* borrowed until sp_symtab_clear */
 	uint8_t bind;
 	bool abs;
+	const char *file; /* the STT_FILE before it in the table, or NULL */
 } sp_symtab_symbol;
 
 /* Rule 1: whether a defined symbol NAME of type TYPE (STT_*) in section

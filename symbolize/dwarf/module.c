@@ -155,6 +155,19 @@ bool sp_module_to_dwfl_rel(const sp_module *m, uint64_t addr, uint64_t *out)
 	return true;
 }
 
+bool sp_module_from_dwfl(const sp_module *m, uint64_t a, uint64_t *out)
+{
+	for (size_t i = 0; i < m->n_secs; i++) {
+		uint64_t lo = m->secs[i].lo + (uint64_t)m->secs[i].delta;
+		if (a >= lo && a - lo < m->secs[i].hi - m->secs[i].lo) {
+			*out = a - (uint64_t)m->secs[i].delta;
+			return true;
+		}
+	}
+	*out = a;
+	return m->n_secs == 0;
+}
+
 /* The debug sections sp_module_load checks itself, as libdw reads them. */
 enum { SEC_INFO, SEC_STR, SEC_LINE_STR, SEC_ARANGES, SEC_ABBREV, N_SECS };
 

@@ -51,6 +51,7 @@
 struct sp_fsym {
 	uint64_t addr, size; /* module (dwfl) addresses */
 	const char *name;
+	const char *file;    /* a local symbol's source file (STT_FILE), or NULL */
 	uint32_t index;      /* position in the table */
 	uint8_t rank;        /* global 3, weak 2, local 1, other 0 */
 	bool local;
@@ -290,6 +291,7 @@ void sp_symtab_build(sp_symtab *s, const sp_symtab_symbol *in, size_t n,
 		f->addr = in[i].value;
 		f->size = in[i].size;
 		f->name = in[i].name;
+		f->file = b == STB_LOCAL ? in[i].file : NULL;
 		f->index = (uint32_t)i;
 		f->local = b == STB_LOCAL;
 		f->rank = b == STB_GLOBAL ? 3 : b == STB_WEAK ? 2 : b == STB_LOCAL ? 1 : 0;
@@ -428,6 +430,7 @@ static void load_syms(sp_symtab *s, Dwfl_Module *mod)
 	GElf_Addr dwbias;
 	Dwarf *dw = n > 0 ? dwfl_module_getdwarf(mod, &dwbias) : NULL;
 	sp_symtab_symbol *in = NULL;
+	const char *file = NULL;
 	symbol_strings(elf, tabs, &n_tabs);
 	symbol_strings(dw ? dwarf_getelf(dw) : NULL, tabs, &n_tabs);
 	for (int i = 1; i < n; i++) {
@@ -435,8 +438,10 @@ static void load_syms(sp_symtab *s, Dwfl_Module *mod)
 		GElf_Addr addr;
 		GElf_Word shndx;
 		const char *name = dwfl_module_getsym_info(mod, i, &sym, &addr, &shndx, NULL, NULL);
-		if (!name || !name_terminated(tabs, n_tabs, name) ||
-		    !sp_symtab_counts(name, GELF_ST_TYPE(sym.st_info), sym.st_shndx))
+		bool named = name && name_terminated(tabs, n_tabs, name);
+		if (named && GELF_ST_TYPE(sym.st_info) == STT_FILE)
+			file = *name ? name : NULL; /* the source of the local symbols after it */
+		if (!named || !sp_symtab_counts(name, GELF_ST_TYPE(sym.st_info), sym.st_shndx))
 			continue;
 		size_t len = sp_symtab_name_len(name);
 		if (name[len]) {
@@ -445,7 +450,7 @@ static void load_syms(sp_symtab *s, Dwfl_Module *mod)
 			name = plain;
 		}
 		sp_symtab_symbol f = {addr, sym.st_size, name, (uint8_t)GELF_ST_BIND(sym.st_info),
-				      shndx >= SHN_LORESERVE && shndx != SHN_XINDEX};
+				      shndx >= SHN_LORESERVE && shndx != SHN_XINDEX, file};
 		SP_PUSH(in, n_in, cap_in, f);
 	}
 	sp_symtab_section *secs;
@@ -469,6 +474,7 @@ bool sp_symtab_lookup(sp_symtab *s, Dwfl_Module *mod, uint64_t a, sp_symtab_hit 
 	out->name = f->name;
 	out->value = f->addr;
 	out->size = f->size;
+	out->file = f->file;
 	return true;
 }
 
@@ -520,6 +526,7 @@ bool sp_symtab_find(sp_symtab *s, Dwfl_Module *mod, const char *name, sp_symtab_
 	out->name = f->name;
 	out->value = f->addr;
 	out->size = f->size;
+	out->file = f->file;
 	return true;
 }
 

@@ -482,6 +482,10 @@ static void bucket_build(sp_buckets *bi, const void *table, size_t stride, size_
  * children are one run of them. */
 static void link_children(sp_fn_tree *t)
 {
+	/* a function's first range as its DWARF lists it (binutils' low) */
+	for (size_t i = 0; i < t->n_ranges; i++)
+		if (t->nodes[t->ranges[i].node].low == UINT64_MAX)
+			t->nodes[t->ranges[i].node].low = t->ranges[i].lo;
 	sort_ranges(t->ranges, t->n_ranges);
 	for (size_t i = 0; i < t->n_ranges;) {
 		size_t j = i;
@@ -601,17 +605,46 @@ static void drop_discarded(sp_fn_tree *t, uint64_t bound)
 	t->n_ranges = k;
 }
 
+/* Whether LANG's names are the symbols' (binutils' list of languages that
+ * do not mangle, bfd/dwarf2.c): a function's DW_AT_name is then its
+ * linkage name. */
+static bool plain_names(int lang)
+{
+	switch (lang) {
+	case DW_LANG_C89:
+	case DW_LANG_C:
+	case DW_LANG_Ada83:
+	case DW_LANG_Cobol74:
+	case DW_LANG_Cobol85:
+	case DW_LANG_Fortran77:
+	case DW_LANG_Pascal83:
+	case DW_LANG_C99:
+	case DW_LANG_Ada95:
+	case DW_LANG_PLI:
+	case DW_LANG_UPC:
+	case DW_LANG_C11:
+	case DW_LANG_Mips_Assembler:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static void load_cu(sp_units *u, sp_cu *ci)
 {
 	ci->loaded = true;
 	/* Go's tools print a Go unit's relative names (-trimpath) as they
 	 * are, not under its DW_AT_comp_dir "." */
-	ci->go = dwarf_srclang(&ci->die) == DW_LANG_Go;
+	int lang = dwarf_srclang(&ci->die);
+	ci->go = lang == DW_LANG_Go;
 	need_line_unit(u, ci);
 	if (!own_lines(u, ci))
 		libdw_lines(u, ci);
 	if (sp_split_is_skeleton(&ci->die))
 		load_split(u, ci);
+	if (lang < 0 && ci->split) /* a skeleton: the split unit says */
+		lang = dwarf_srclang(&ci->split->die);
+	ci->plain_names = plain_names(lang);
 	if (!ci->call_fnames) { /* no split unit, or one without a file table */
 		ci->call_fnames = ci->fnames;
 		ci->n_call_files = ci->n_files;

@@ -67,15 +67,15 @@ static void rule_counts(void)
 static void rule_sized(void)
 {
 	static const sp_symtab_symbol syms[] = {
-		{0x1000, 0x40, "outer", G, false},
-		{0x1010, 0x8, "inner", G, false},
-		{0x1100, 0x2, "big", G, false},
-		{0x1100, 0x1, "small1", G, false},
-		{0x1100, 0x1, "small2", G, false},
-		{0x1200, 0x1, "weak1", W, false},
-		{0x1200, 0x4, "glob4", G, false},
-		{0x1300, 0x10, "a", G, false},
-		{0x1308, 0x10, "b_overlaps_a", G, false},
+		{0x1000, 0x40, "outer", G, false, NULL},
+		{0x1010, 0x8, "inner", G, false, NULL},
+		{0x1100, 0x2, "big", G, false, NULL},
+		{0x1100, 0x1, "small1", G, false, NULL},
+		{0x1100, 0x1, "small2", G, false, NULL},
+		{0x1200, 0x1, "weak1", W, false, NULL},
+		{0x1200, 0x4, "glob4", G, false, NULL},
+		{0x1300, 0x10, "a", G, false, NULL},
+		{0x1308, 0x10, "b_overlaps_a", G, false, NULL},
 	};
 	static const query q[] = {
 		{0x1000, "outer", 0},       {0x100f, "outer", 0xf},
@@ -95,13 +95,13 @@ static void rule_sized(void)
 static void rule_binding(void)
 {
 	static const sp_symtab_symbol syms[] = {
-		{0x1000, 0x20, "g_outer", G, false},
-		{0x1004, 0x4, "l_in_g", L, false},
-		{0x1100, 0x20, "l_outer", L, false},
-		{0x1104, 0x4, "g_in_l", G, false},
-		{0x1108, 0x4, "l_in_l", L, false},
-		{0x1200, 0x40, "l_func", L, false},
-		{0x1210, 0, "g_label", G, false},
+		{0x1000, 0x20, "g_outer", G, false, NULL},
+		{0x1004, 0x4, "l_in_g", L, false, NULL},
+		{0x1100, 0x20, "l_outer", L, false, NULL},
+		{0x1104, 0x4, "g_in_l", G, false, NULL},
+		{0x1108, 0x4, "l_in_l", L, false, NULL},
+		{0x1200, 0x40, "l_func", L, false, NULL},
+		{0x1210, 0, "g_label", G, false, NULL},
 	};
 	static const query q[] = {
 		{0x1005, "g_outer", 5},  {0x1104, "g_in_l", 0}, {0x1109, "l_in_l", 1},
@@ -119,21 +119,21 @@ static void rule_sizeless(void)
 		{0x2000, 0x2010, ".data"},
 	};
 	static const sp_symtab_symbol syms[] = {
-		{0x1001, 0, "label_a", L, false},
-		{0x1003, 0x4, "sized_b", L, false},
-		{0x1005, 0, "label_in_b", L, false},
-		{0x1009, 0, "label_c", L, false},
-		{0x1080, 0, "z_local", L, false},
-		{0x1080, 0, "z_weak", W, false},
-		{0x1080, 0, "z_g1", G, false},
-		{0x1080, 0, "z_g2", G, false},
-		{0x1090, 0, "w_1", W, false},
-		{0x1090, 0, "w_2", W, false},
-		{0x10a0, 0, "l_1", L, false},
-		{0x10a0, 0, "l_2", L, false},
-		{0x1100, 0, "etext", G, false},
-		{0x2000, 0, "data_start", G, false},
-		{0x3000, 0, "end_abs", G, true},
+		{0x1001, 0, "label_a", L, false, NULL},
+		{0x1003, 0x4, "sized_b", L, false, NULL},
+		{0x1005, 0, "label_in_b", L, false, NULL},
+		{0x1009, 0, "label_c", L, false, NULL},
+		{0x1080, 0, "z_local", L, false, NULL},
+		{0x1080, 0, "z_weak", W, false, NULL},
+		{0x1080, 0, "z_g1", G, false, NULL},
+		{0x1080, 0, "z_g2", G, false, NULL},
+		{0x1090, 0, "w_1", W, false, NULL},
+		{0x1090, 0, "w_2", W, false, NULL},
+		{0x10a0, 0, "l_1", L, false, NULL},
+		{0x10a0, 0, "l_2", L, false, NULL},
+		{0x1100, 0, "etext", G, false, NULL},
+		{0x2000, 0, "data_start", G, false, NULL},
+		{0x3000, 0, "end_abs", G, true, NULL},
 	};
 	static const query q[] = {
 		{0x1000, NULL, 0},        {0x1001, "label_a", 0},     {0x1002, "label_a", 1},
@@ -160,9 +160,9 @@ static void rule_versions(void)
 static void by_name(void)
 {
 	static const sp_symtab_symbol syms[] = {
-		{0x1000, 0x10, "dup", L, false},
-		{0x1100, 0x10, "dup", G, false},
-		{0x1200, 0, "label", L, false},
+		{0x1000, 0x10, "dup", L, false, NULL},
+		{0x1100, 0x10, "dup", G, false, NULL},
+		{0x1200, 0, "label", L, false, NULL},
 	};
 	sp_symtab t = {0};
 	sp_symtab_build(&t, syms, SP_ARRAY_LEN(syms), text, SP_ARRAY_LEN(text));
@@ -176,6 +176,23 @@ static void by_name(void)
 	sp_symtab_clear(&t);
 }
 
+/* A local symbol's source file: the STT_FILE before it in the table, as
+ * binutils and LLVM take it; a global one has none. */
+static void source_files(void)
+{
+	static const sp_symtab_symbol syms[] = {
+		{0x1000, 0x10, "local_a", L, false, "a.c"},
+		{0x1010, 0x10, "global_a", G, false, "a.c"},
+	};
+	sp_symtab t = {0};
+	sp_symtab_build(&t, syms, SP_ARRAY_LEN(syms), text, SP_ARRAY_LEN(text));
+	sp_symtab_hit h = {0};
+	TAP_OK(sp_symtab_lookup(&t, NULL, 0x1004, &h) && h.file && !strcmp(h.file, "a.c"),
+	       "source file: a local symbol's STT_FILE");
+	TAP_OK(sp_symtab_lookup(&t, NULL, 0x1014, &h) && !h.file, "source file: none for a global");
+	sp_symtab_clear(&t);
+}
+
 int main(void)
 {
 	rule_counts();
@@ -184,5 +201,6 @@ int main(void)
 	rule_sizeless();
 	rule_versions();
 	by_name();
+	source_files();
 	return tap_done();
 }
