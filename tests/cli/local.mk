@@ -13,6 +13,7 @@ TESTS += tests/cli/symbolize_discarded.sh
 TESTS += tests/cli/symbolize_split_inline.sh
 TESTS += tests/cli/symbolize_debuglink.sh
 TESTS += tests/cli/symbolize_go_names.sh
+TESTS += tests/cli/symbolize_gnu.sh
 TESTS += tests/cli/symbolize_jobs.sh
 TESTS += tests/cli/convert_jobs.sh
 TESTS += tests/cli/cpu.sh
