@@ -41,6 +41,7 @@ if [ ! -f "$b/.done" ]; then
 	done
 	g++ -O2 -g -no-pie -o "$b/resolver-nopie" "$src/symbolize/fixture.cc"
 	gcc -O2 -g -o "$b/demo" "$src/demo/demo.c" -lpthread 2>/dev/null || true
+	gcc -O2 -g -ffreestanding -nostdlib -static -Wl,-e,entry -o "$b/gnuform" "$src/gnuform/gnuform.c"
 	gcc -c "$src/symtab/rules.s" -o "$b/rules.o"
 	gcc -nostdlib -static -Wl,-e,0 -Wl,--build-id=none -Wl,--section-start=.text=0x401000 \
 		"$src/symtab/rules.s" -o "$b/rules.exe"
