@@ -243,15 +243,40 @@ def compare_bytes(elf, addrs, t, show, report):
             tally(report, "LLVM " + ours, elf, addrs, want, got, show)
 
 
+def sections(elf):
+    return subprocess.run(["readelf", "-SW", elf], capture_output=True, text=True).stdout
+
+
+def deliberate(elf, style):
+    """Why the bytes of a whole file may differ on purpose (docs/DESIGN.md), or None."""
+    for pat, why in NO_PEER:
+        if pat.search(elf):
+            return "no peer is right"
+    if is_go(elf):
+        return "Go's names"
+    if ".debug_info" not in sections(elf):
+        return "symbol table alone: elfutils' rules"
+    if style == "GNU":
+        info = subprocess.run(["readelf", "--debug-dump=info", elf], capture_output=True,
+                              text=True, errors="replace").stdout[:200000]
+        if re.search(r"Version:\s+5", info) and re.search(r"DW_AT_producer.*clang", info):
+            return "binutils reads no DW_FORM_strx name (clang, DWARF 5)"
+    return None
+
+
 def tally(report, key, elf, addrs, want, got, show):
     c = report["bytes"].setdefault(key, collections.Counter())
     if len(want) != len(got):
         c["answer counts differ"] += 1
         return
+    why = deliberate(elf, key.split()[0])
     for i, (w, g) in enumerate(zip(want, got)):
         c["addresses"] += 1
         if w == g:
             c["identical"] += 1
+        elif why:
+            c["deliberate"] += 1
+            report["why"].setdefault(key, collections.Counter())[why] += 1
         else:
             c["different"] += 1
             lst = report["lists"].setdefault(key, [])
@@ -271,7 +296,7 @@ def main():
     t = {"symprof": a.symprof, "addr2line": tool("addr2line"),
          "eu": tool("eu-addr2line"), "llvm": tool("llvm-symbolizer", "llvm-symbolizer-14")}
     report = {"right": collections.Counter(), "bytes": {}, "lists": {}, "notes": [],
-              "per_file": {}}
+              "per_file": {}, "why": {}}
     for elf in a.elf:
         addrs = addresses(elf, a.max)
         if not addrs:
@@ -295,10 +320,12 @@ def main():
     if report["bytes"]:
         print("bytes (per address, the answer's text):")
         for k, c in report["bytes"].items():
-            print("  %-40s %7d of %7d identical%s" % (
-                k, c["identical"], c["addresses"],
+            print("  %-30s %7d of %7d identical, %6d other on purpose, %6d other%s" % (
+                k, c["identical"], c["addresses"], c["deliberate"], c["different"],
                 "" if not c["answer counts differ"] else
                 " (%d files not compared)" % c["answer counts differ"]))
+            for why, n in sorted(report["why"].get(k, {}).items()):
+                print("      on purpose: %-55s %6d" % (why, n))
     for n in report["notes"]:
         print("note: " + n)
     for k, lst in report["lists"].items():
@@ -307,8 +334,8 @@ def main():
             print(json.dumps(e, ensure_ascii=False))
     if a.json:
         with open(a.json, "w") as f:
-            json.dump({"right": r, "bytes": report["bytes"], "lists": report["lists"]}, f,
-                      indent=1)
+            json.dump({"right": r, "bytes": report["bytes"], "why": report["why"],
+                       "lists": report["lists"]}, f, indent=1)
 
 
 if __name__ == "__main__":
