@@ -1622,6 +1622,31 @@ static bool open_exe(sym_ctx *c, const sp_symbolize_options *o, const char *exe)
 	return false;
 }
 
+/* What --relative and --section add to every address: 0, or 2 after a
+ * usage error or 1 after another (both printed). */
+static int address_base(sym_ctx *c)
+{
+	const char *opt = c->section ? "--section" : "--relative";
+	if ((c->relative || c->section) && !c->obj)
+		return sp_cli_usage("symbolize", "%s needs -e FILE", opt);
+	if (c->relative) {
+		const sp_elf_info *info = sp_object_info(c->obj);
+		c->rel_adjust = sp_relative_adjust(info->loads, info->n_loads);
+	} else if (c->section) {
+		/* addresses are offsets in the section: as --relative, from its start */
+		sp_error *e = sp_object_section_address(c->obj, c->section, &c->rel_adjust);
+		if (e) {
+			char *msg = sp_error_string(e);
+			fprintf(stderr, "symprof symbolize: %s\n", msg);
+			free(msg);
+			sp_error_free(e);
+			return 1;
+		}
+		c->relative = true;
+	}
+	return 0;
+}
+
 int cmd_symbolize(int argc, char **argv)
 {
 	enum { OPT_JSON = 256, OPT_RELATIVE, OPT_CACHE_MAX, OPT_OBJ, OPT_STYLE, OPT_NO_INLINES,
@@ -1794,35 +1819,10 @@ int cmd_symbolize(int argc, char **argv)
 		sp_cli_sym_clear(&cli);
 		return 1;
 	}
-	if (c.relative && !c.obj) {
-		sp_cli_usage("symbolize", "--relative needs -e FILE");
+	if ((rc = address_base(&c)) != 0) {
 		sp_symbolizer_free(c.s);
 		sp_cli_sym_clear(&cli);
-		return 2;
-	}
-	if (c.relative) {
-		const sp_elf_info *info = sp_object_info(c.obj);
-		c.rel_adjust = sp_relative_adjust(info->loads, info->n_loads);
-	}
-	if (c.section && !c.obj) {
-		sp_cli_usage("symbolize", "--section needs -e FILE");
-		sp_symbolizer_free(c.s);
-		sp_cli_sym_clear(&cli);
-		return 2;
-	}
-	if (c.section) {
-		/* addresses are offsets in the section: as --relative, from its start */
-		sp_error *e = sp_object_section_address(c.obj, c.section, &c.rel_adjust);
-		if (e) {
-			char *msg = sp_error_string(e);
-			fprintf(stderr, "symprof symbolize: %s\n", msg);
-			free(msg);
-			sp_error_free(e);
-			sp_symbolizer_free(c.s);
-			sp_cli_sym_clear(&cli);
-			return 1;
-		}
-		c.relative = true;
+		return rc;
 	}
 	c.addr_digits = c.obj && sp_object_info(c.obj)->elf_class == ELFCLASS32 ? 8 : 16;
 
