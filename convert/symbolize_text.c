@@ -74,21 +74,39 @@ static void gnu_line(const sp_text_form *t, const sp_frame *f, uint32_t discr, s
 		sp_buf_printf(b, ":%" PRId64 "\n", f->line);
 }
 
-/* addr2line -f -i's common form, FUNC\nFILE:LINE per frame: the lengths
- * first, then one growth and straight copies (a million lines of it). */
+/* Appends the decimal digits of V at O: returns the end. */
+static char *put_u64(char *o, uint64_t v)
+{
+	char num[24], *e = num + sizeof(num), *q = e;
+	do
+		*--q = (char)('0' + v % 10);
+	while (v /= 10);
+	memcpy(o, q, (size_t)(e - q));
+	return o + (e - q);
+}
+
+static size_t digits_of(uint64_t v)
+{
+	size_t d = 1;
+	while (v >= 10) {
+		v /= 10;
+		d++;
+	}
+	return d;
+}
+
+/* addr2line -f -i's common form, FUNC\nFILE:LINE per frame (the innermost
+ * row's discriminator after each line): the lengths first, then one
+ * growth and straight copies (a million lines of it). */
 static void gnu_fast(const sp_frame *fr, size_t n, sp_buf *b)
 {
-	size_t total = 0;
+	static const char discr_text[] = " (discriminator ";
+	uint32_t discr = fr[0].discriminator;
+	size_t total = 0, dl = discr ? sizeof(discr_text) - 1 + digits_of(discr) + 1 : 0;
 	for (size_t i = 0; i < n; i++) {
-		uint64_t line = fr[i].line > 0 ? (uint64_t)fr[i].line : 0;
-		size_t digits = 1;
-		while (line >= 10) {
-			line /= 10;
-			digits++;
-		}
 		const char *name = fr[i].gnu_name ? fr[i].gnu_name : fr[i].name;
 		total += strlen(name ? name : "??") + strlen(fr[i].file ? fr[i].file : "??") +
-			 digits + 3;
+			 (fr[i].line > 0 ? digits_of((uint64_t)fr[i].line) + dl : 1) + 3;
 	}
 	sp_grow(&b->data, &b->cap, b->len + total + 1, 1);
 	char *o = b->data + b->len;
@@ -104,13 +122,12 @@ static void gnu_fast(const sp_frame *fr, size_t n, sp_buf *b)
 		o += fl;
 		*o++ = ':';
 		if (fr[i].line > 0) {
-			char num[24], *e = num + sizeof(num), *q = e;
-			uint64_t line = (uint64_t)fr[i].line;
-			do
-				*--q = (char)('0' + line % 10);
-			while (line /= 10);
-			memcpy(o, q, (size_t)(e - q));
-			o += e - q;
+			o = put_u64(o, (uint64_t)fr[i].line);
+			if (discr) {
+				memcpy(o, discr_text, sizeof(discr_text) - 1);
+				o = put_u64(o + sizeof(discr_text) - 1, discr);
+				*o++ = ')';
+			}
 		} else {
 			*o++ = '?';
 		}
@@ -134,7 +151,7 @@ static void gnu(const sp_text_form *t, const sp_frame *fr, size_t n, const sp_sy
 		return;
 	}
 	size_t k = t->inlines ? n : 1;
-	if (t->functions && !t->pretty && !t->basenames && !t->symbols && !fr[0].discriminator) {
+	if (t->functions && !t->pretty && !t->basenames && !t->symbols) {
 		gnu_fast(fr, k, b);
 		return;
 	}
