@@ -107,7 +107,6 @@ typedef struct {
 	size_t off, len;  /* its answer text in the buffer SRC names */
 	uint8_t src;
 	bool ok;
-	bool sym;         /* not ok, but may be a symbol's name (NAME[+-OFF], (SECTION)+OFF) */
 } entry;
 
 /* Lines resolved together: bounds the batch's memory whatever the input. */
@@ -1047,6 +1046,13 @@ static void start_batch(sym_ctx *c)
 	c->job[0].keep_limit = c->cache_max - c->kept_others;
 }
 
+/* Whether E, a line that is no address, may be a symbol's name: it starts
+ * as no number does (NAME, or (SECTION)). */
+static bool maybe_name(const entry *e)
+{
+	return e->line_len > 0 && !(*e->line >= '0' && *e->line <= '9');
+}
+
 /* The largest part of a name printed in a message. */
 #define NAME_SHOWN 200
 
@@ -1057,7 +1063,6 @@ static void start_batch(sym_ctx *c)
  * why on stderr. */
 static void name_address(sym_ctx *c, entry *e)
 {
-	e->sym = false;
 	size_t len = e->line_len, cut = 0;
 	const char *t = e->line;
 	bool section = len > 2 && t[0] == '(';
@@ -1118,7 +1123,7 @@ static size_t probe(sym_ctx *c, entry *ents, size_t n, size_t tag0, sp_buf *erro
 	size_t n_miss = 0, a = 0, h = 0;
 	for (size_t i = 0; i < n; i++) {
 		entry *e = &ents[i];
-		if (e->sym) {
+		if (!e->ok && maybe_name(e)) {
 			/* only the command's thread reads its object's symbols */
 			if (n_sym)
 				++*n_sym;
@@ -1155,6 +1160,13 @@ static size_t probe(sym_ctx *c, entry *ents, size_t n, size_t tag0, sp_buf *erro
 	return n_miss;
 }
 
+/* The address -a prints for E (VADDR in FILE's space): addr2line -j prints
+ * the offset it was given. */
+static uint64_t shown(const sym_ctx *c, const entry *e, uint64_t vaddr)
+{
+	return c->section && c->style == STYLE_GNU ? e->addr : vaddr;
+}
+
 /* Queues the answers of ENTS[0..n) on O in order; PRE has room for
  * PREFIX_MAX bytes an entry, ERRORS is where their TXT_ERROR texts are. */
 static void emit(sym_ctx *c, sink *o, const entry *ents, size_t n, char *pre, const char *errors)
@@ -1162,8 +1174,6 @@ static void emit(sym_ctx *c, sink *o, const entry *ents, size_t n, char *pre, co
 	for (size_t i = 0; i < n; i++) {
 		const entry *e = &ents[i];
 		uint64_t vaddr = c->relative ? e->addr + c->rel_adjust : e->addr;
-		/* addr2line -j prints the offset it was given */
-		uint64_t shown = c->section && c->style == STYLE_GNU ? e->addr : vaddr;
 		if (c->json_array)
 			sink_put(o, c->n_objects++ ? "," : "[", 1);
 		if (e->src == TXT_ERROR) {
@@ -1196,7 +1206,7 @@ static void emit(sym_ctx *c, sink *o, const entry *ents, size_t n, char *pre, co
 			pre += k;
 		} else if (c->print_addr && c->pretty) {
 			if (e->ok) {
-				size_t k = put_addr(pre, shown, c->addr_digits);
+				size_t k = put_addr(pre, shown(c, e, vaddr), c->addr_digits);
 				memcpy(pre + k, ": ", 2);
 				sink_put(o, pre, k + 2);
 				pre += k + 2;
@@ -1206,7 +1216,7 @@ static void emit(sym_ctx *c, sink *o, const entry *ents, size_t n, char *pre, co
 			}
 		} else if (c->print_addr) {
 			if (e->ok) {
-				size_t k = put_addr(pre, shown, c->addr_digits) + 1;
+				size_t k = put_addr(pre, shown(c, e, vaddr), c->addr_digits) + 1;
 				sink_put(o, pre, k);
 				pre += k;
 			} else {
@@ -1262,8 +1272,6 @@ static void set_line(entry *e, const char *text, size_t len)
 	e->line = text;
 	e->line_len = len;
 	e->ok = parse_hex(text, text + len, &e->addr);
-	/* a name starts as no number does (NAME, or (SECTION)) */
-	e->sym = !e->ok && len > 0 && !(*text >= '0' && *text <= '9');
 }
 
 /* Adds the line TEXT (LEN bytes, no newline) to the batch, running the
@@ -1301,7 +1309,6 @@ static size_t parse_lines(const char *buf, size_t len, bool eof, entry *ents, si
 			entry *e = &ents[k++];
 			e->addr = v;
 			e->ok = true;
-			e->sym = false;
 			p = q + 1;
 			continue;
 		}

@@ -134,6 +134,8 @@ static inline void sp_fn_add_range(sp_fn_tree *t, uint64_t lo, uint64_t hi, uint
 {
 	sp_fn_range r = {lo, hi, parent, node, 0, 0};
 	SP_PUSH(t->ranges, t->n_ranges, t->cap_ranges, r);
+	if (t->nodes[node].low == UINT64_MAX) /* its first range, in DWARF's order */
+		t->nodes[node].low = lo;
 }
 
 /* Adds the ranges dwarf_ranges gives DIE, as node DIE under PARENT when
@@ -233,12 +235,23 @@ void sp_split_free(sp_split *s);
 /* ------------------------------------------------------------------------ */
 /* units.c: the compile units of one Dwarf.                                 */
 
+/* Buckets over a sorted table of entries whose first member is a uint64_t
+ * key (units.c): a search for an address looks only between the bounds
+ * of its bucket, not at the log2(N) rows of a whole binary search, each
+ * of them a cache miss in a large table. */
 typedef struct {
 	uint64_t base;
 	unsigned shift;
 	size_t nb;      /* 0: no index */
 	uint32_t *first;
 } sp_buckets;
+
+/* Builds BI over TABLE (N entries of STRIDE bytes; BI->first freed by the
+ * caller): none for a small or sparse table. */
+void sp_buckets_build(sp_buckets *bi, const void *table, size_t stride, size_t n);
+/* The bounds [*LO, *HI) of TABLE (N entries) where its first entry above
+ * ADDR is. */
+void sp_buckets_bounds(const sp_buckets *bi, size_t n, uint64_t addr, size_t *lo, size_t *hi);
 
 typedef struct {
 	Dwarf_Die die;        /* the unit's DIE (a skeleton's, for a split unit) */
@@ -360,6 +373,7 @@ typedef struct {
 	uint64_t *bp;        /* where the answer changes, ascending */
 	uint32_t *bp_sym;    /* the answer from there on: into syms, UINT32_MAX none */
 	size_t n_bp;
+	sp_buckets bp_index; /* over bp */
 	sp_symtab_section *secs; /* sorted by lo */
 	size_t n_secs;
 	uint32_t *by_name;   /* syms sorted by name, made at the first name asked */

@@ -85,6 +85,9 @@ typedef struct {
 	label_list labels;
 	const sp_symtab_section *secs; /* sorted by lo */
 	size_t n_secs;
+	/* the last index of each list starting at or below the address the
+	 * build is at (NONE: none yet), moved along as it goes up */
+	uint32_t last_nl, last_l, last_label;
 } build_ctx;
 
 static int cmp_sized(const void *a, const void *b, void *ctx)
@@ -139,20 +142,21 @@ static void sized_finish(const sp_fsym *syms, sized_list *s)
 	free(stack);
 }
 
-/* The last index of L whose symbol starts at or below A, or NONE. */
-static uint32_t last_at_or_below(const sp_fsym *syms, const uint32_t *ix, size_t n, uint64_t a)
+/* *LAST moved to the last index of IX (N entries) whose symbol starts at
+ * or below A, A at least where it was last time. */
+static void move_last(const sp_fsym *syms, const uint32_t *ix, size_t n, uint64_t a,
+		      uint32_t *last)
 {
-	size_t lo = 0, hi = n;
-#define START(i) syms[ix[i]].addr
-	SP_UPPER_BOUND(lo, hi, START, a);
-#undef START
-	return lo ? (uint32_t)(lo - 1) : NONE;
+	size_t next = *last == NONE ? 0 : (size_t)*last + 1;
+	while (next < n && syms[ix[next]].addr <= a)
+		next++;
+	*last = next ? (uint32_t)(next - 1) : NONE;
 }
 
-/* Rule 2: the sized symbol of S holding A, or NONE. */
-static uint32_t sized_holder(const sp_fsym *syms, const sized_list *s, uint64_t a)
+/* Rule 2: the sized symbol of S holding A, or NONE; J is the last index
+ * of S starting at or below A. */
+static uint32_t sized_holder(const sp_fsym *syms, const sized_list *s, uint32_t j, uint64_t a)
 {
-	uint32_t j = last_at_or_below(syms, s->ix, s->n, a);
 	while (j != NONE && a - syms[s->ix[j]].addr >= syms[s->ix[j]].size)
 		j = s->parent[j];
 	if (j == NONE)
@@ -172,10 +176,9 @@ static uint32_t sized_holder(const sp_fsym *syms, const sized_list *s, uint64_t 
 	return best;
 }
 
-/* The greatest end of the symbols of S starting at or below A, or 0. */
-static uint64_t sized_reach(const sp_fsym *syms, const sized_list *s, uint64_t a)
+/* The greatest end of the symbols of S up to index J (NONE: 0). */
+static uint64_t sized_reach(const sized_list *s, uint32_t j)
 {
-	uint32_t j = last_at_or_below(syms, s->ix, s->n, a);
 	return j == NONE ? 0 : s->maxend[j];
 }
 
@@ -202,7 +205,7 @@ static uint32_t label_for(const build_ctx *c, uint64_t a, uint64_t reach, bool n
 			  bool exact)
 {
 	const sp_fsym *syms = c->syms;
-	uint32_t j = last_at_or_below(syms, c->labels.ix, c->labels.n, a);
+	uint32_t j = c->last_label;
 	if (j == NONE)
 		return NONE;
 	uint64_t v = syms[c->labels.ix[j]].addr;
@@ -231,28 +234,58 @@ static uint32_t label_for(const build_ctx *c, uint64_t a, uint64_t reach, bool n
 	return NONE;
 }
 
-/* The symbol naming A under rules 2 to 4, or NONE. */
-static uint32_t answer_at(const build_ctx *c, uint64_t a)
+/* The symbol naming A under rules 2 to 4, or NONE; A is at least where
+ * the last call was. */
+static uint32_t answer_at(build_ctx *c, uint64_t a)
 {
 	const sp_fsym *syms = c->syms;
-	uint32_t h = sized_holder(syms, &c->nl, a);
+	move_last(syms, c->nl.ix, c->nl.n, a, &c->last_nl);
+	move_last(syms, c->l.ix, c->l.n, a, &c->last_l);
+	move_last(syms, c->labels.ix, c->labels.n, a, &c->last_label);
+	uint32_t h = sized_holder(syms, &c->nl, c->last_nl, a);
 	if (h != NONE)
 		return h;
 	/* a non-local label exactly at A keeps the locals out */
-	uint32_t x = label_for(c, a, sized_reach(syms, &c->nl, a), true, true);
+	uint64_t reach = sized_reach(&c->nl, c->last_nl), lr = sized_reach(&c->l, c->last_l);
+	uint32_t x = label_for(c, a, reach, true, true);
 	if (x != NONE)
 		return x;
-	h = sized_holder(syms, &c->l, a);
+	h = sized_holder(syms, &c->l, c->last_l, a);
 	if (h != NONE)
 		return h;
-	uint64_t reach = sized_reach(syms, &c->nl, a), lr = sized_reach(syms, &c->l, a);
 	return label_for(c, a, lr > reach ? lr : reach, false, false);
 }
 
-static int cmp_u64(const void *a, const void *b)
+/* Sorts V[0..n): an LSD radix sort over the bytes in which they differ. */
+static void sort_u64(uint64_t *v, size_t n)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
+	if (n < 2)
+		return;
+	uint64_t diff = 0;
+	for (size_t i = 1; i < n; i++)
+		diff |= v[i] ^ v[0];
+	uint64_t *tmp = sp_xreallocarray(NULL, n, sizeof(*tmp)), *src = v, *dst = tmp;
+	size_t count[256];
+	for (unsigned shift = 0; shift < 64; shift += 8) {
+		if (!((diff >> shift) & 255))
+			continue;
+		memset(count, 0, sizeof(count));
+		for (size_t i = 0; i < n; i++)
+			count[(src[i] >> shift) & 255]++;
+		for (size_t i = 0, sum = 0; i < 256; i++) {
+			size_t k = count[i];
+			count[i] = sum;
+			sum += k;
+		}
+		for (size_t i = 0; i < n; i++)
+			dst[count[(src[i] >> shift) & 255]++] = src[i];
+		uint64_t *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
+	free(tmp);
 }
 
 static int cmp_section(const void *a, const void *b)
@@ -282,7 +315,8 @@ void sp_symtab_build(sp_symtab *s, const sp_symtab_symbol *in, size_t n,
 	if (n_secs > 1)
 		qsort(s->secs, n_secs, sizeof(*s->secs), cmp_section);
 
-	build_ctx c = {.syms = s->syms, .secs = s->secs, .n_secs = n_secs};
+	build_ctx c = {.syms = s->syms, .secs = s->secs, .n_secs = n_secs, .last_nl = NONE,
+		       .last_l = NONE, .last_label = NONE};
 	size_t cap_nl = 0, cap_l = 0, cap_lab = 0, cap_pts = 0, n_pts = 0;
 	uint64_t *pts = NULL;
 	for (size_t i = 0; i < n; i++) {
@@ -320,8 +354,7 @@ void sp_symtab_build(sp_symtab *s, const sp_symtab_symbol *in, size_t n,
 	sized_finish(s->syms, &c.l);
 	if (c.labels.n > 1)
 		qsort_r(c.labels.ix, c.labels.n, sizeof(*c.labels.ix), cmp_label, s->syms);
-	if (n_pts > 1)
-		qsort(pts, n_pts, sizeof(*pts), cmp_u64);
+	sort_u64(pts, n_pts);
 
 	size_t cap_bp = 0;
 	uint32_t last = NONE;
@@ -341,6 +374,7 @@ void sp_symtab_build(sp_symtab *s, const sp_symtab_symbol *in, size_t n,
 		last = ans;
 	}
 	free(pts);
+	sp_buckets_build(&s->bp_index, s->bp, sizeof(*s->bp), s->n_bp);
 	free(c.nl.ix);
 	free(c.nl.parent);
 	free(c.nl.maxend);
@@ -464,7 +498,8 @@ bool sp_symtab_lookup(sp_symtab *s, Dwfl_Module *mod, uint64_t a, sp_symtab_hit 
 {
 	if (!s->loaded)
 		load_syms(s, mod);
-	size_t lo = 0, hi = s->n_bp;
+	size_t lo, hi;
+	sp_buckets_bounds(&s->bp_index, s->n_bp, a, &lo, &hi);
 #define BP(i) s->bp[i]
 	SP_UPPER_BOUND(lo, hi, BP, a);
 #undef BP
@@ -537,6 +572,8 @@ void sp_symtab_clear_table(sp_symtab *s)
 	free(s->bp_sym);
 	free(s->secs);
 	free(s->by_name);
+	free(s->bp_index.first);
+	s->bp_index = (sp_buckets){0};
 	s->syms = NULL;
 	s->bp = NULL;
 	s->bp_sym = NULL;

@@ -476,16 +476,11 @@ static void libdw_lines(sp_units *u, sp_cu *ci)
 	sp_u64map_free(&ids);
 }
 
-static void bucket_build(sp_buckets *bi, const void *table, size_t stride, size_t n);
 
 /* Links every node to its children: the ranges sorted, each parent's
  * children are one run of them. */
 static void link_children(sp_fn_tree *t)
 {
-	/* a function's first range as its DWARF lists it (binutils' low) */
-	for (size_t i = 0; i < t->n_ranges; i++)
-		if (t->nodes[t->ranges[i].node].low == UINT64_MAX)
-			t->nodes[t->ranges[i].node].low = t->ranges[i].lo;
 	sort_ranges(t->ranges, t->n_ranges);
 	for (size_t i = 0; i < t->n_ranges;) {
 		size_t j = i;
@@ -599,7 +594,9 @@ static void need_line_unit(sp_units *u, sp_cu *ci)
 static void drop_discarded(sp_fn_tree *t, uint64_t bound)
 {
 	size_t k = 0;
-	for (size_t i = 0; i < t->n_ranges; i++)
+	while (k < t->n_ranges && t->ranges[k].lo >= bound)
+		k++;
+	for (size_t i = k; i < t->n_ranges; i++)
 		if (t->ranges[i].lo >= bound)
 			t->ranges[k++] = t->ranges[i];
 	t->n_ranges = k;
@@ -652,12 +649,11 @@ static void load_cu(sp_units *u, sp_cu *ci)
 	size_t i = (size_t)(ci - u->cus);
 	if (!sp_units_walk(u, i, true, &ci->fn))
 		sp_units_walk(u, i, false, &ci->fn);
-	if (u->m->low_bound)
-		drop_discarded(&ci->fn, u->m->low_bound);
+	drop_discarded(&ci->fn, u->m->low_bound);
 	link_children(&ci->fn);
-	bucket_build(&ci->line_index, ci->lines, sizeof(*ci->lines), ci->n_lines);
+	sp_buckets_build(&ci->line_index, ci->lines, sizeof(*ci->lines), ci->n_lines);
 	if (ci->fn.ranges) /* else a unit whose walk found no function */
-		bucket_build(&ci->root_index, ci->fn.ranges + ci->fn.nodes[0].child_first,
+		sp_buckets_build(&ci->root_index, ci->fn.ranges + ci->fn.nodes[0].child_first,
 			     sizeof(*ci->fn.ranges), ci->fn.nodes[0].child_n);
 }
 
@@ -666,7 +662,7 @@ static void load_cu(sp_units *u, sp_cu *ci)
  * of bucket b, so a search for an address looks only between the bounds
  * of its bucket, not at the log2(N) rows of a whole binary search, each
  * of them a cache miss in a large table. */
-static void bucket_build(sp_buckets *bi, const void *table, size_t stride, size_t n)
+void sp_buckets_build(sp_buckets *bi, const void *table, size_t stride, size_t n)
 {
 #define KEY(i) (*(const uint64_t *)((const char *)table + (i) * stride))
 	*bi = (sp_buckets){0};
@@ -696,7 +692,7 @@ static void bucket_build(sp_buckets *bi, const void *table, size_t stride, size_
 }
 
 /* The bounds [*LO, *HI) of the first entry above ADDR. */
-static void bucket_bounds(const sp_buckets *bi, size_t n, uint64_t addr, size_t *lo, size_t *hi)
+void sp_buckets_bounds(const sp_buckets *bi, size_t n, uint64_t addr, size_t *lo, size_t *hi)
 {
 	*lo = 0;
 	*hi = n;
@@ -725,7 +721,7 @@ static const sp_fn_range *find_child(const sp_cu *ci, uint32_t first, uint32_t n
 	const sp_fn_range *r = ci->fn.ranges + first;
 	size_t lo = 0, hi = n;
 	if (root)
-		bucket_bounds(&ci->root_index, hi, addr, &lo, &hi);
+		sp_buckets_bounds(&ci->root_index, hi, addr, &lo, &hi);
 #define RANGE_LO(i) r[i].lo
 	SP_UPPER_BOUND(lo, hi, RANGE_LO, addr);
 #undef RANGE_LO
@@ -752,7 +748,7 @@ size_t sp_cu_chain(const sp_cu *ci, uint64_t addr, uint32_t *chain, size_t max)
 const sp_line_row *sp_cu_line(const sp_cu *ci, uint64_t addr)
 {
 	size_t lo, hi;
-	bucket_bounds(&ci->line_index, ci->n_lines, addr, &lo, &hi);
+	sp_buckets_bounds(&ci->line_index, ci->n_lines, addr, &lo, &hi);
 #define LINE_ADDR(i) ci->lines[i].addr
 	SP_UPPER_BOUND(lo, hi, LINE_ADDR, addr);
 #undef LINE_ADDR
