@@ -545,14 +545,14 @@ static void format_llvm_json(const sym_ctx *c, const sp_frame *fr, size_t n, sp_
 	sp_buf_puts(b, "[");
 	for (size_t i = 0; i < (n ? n : 1); i++) {
 		const sp_frame *f = n ? &fr[i] : &none;
-		sp_buf_printf(b, "%s{\"Column\":%" PRId64 ",\"Discriminator\":%" PRIu32 ",\"FileName\":",
+		sp_buf_printf(b, "%s{\"Column\":%" PRId32 ",\"Discriminator\":%" PRIu32 ",\"FileName\":",
 			      i ? "," : "", f->column, f->discriminator);
 		json_text(b, file_name(c, f->file));
 		sp_buf_puts(b, ",\"FunctionName\":");
 		json_text(b, f->name);
 		sp_buf_printf(b,
 			      ",\"Line\":%" PRId64 ",\"StartAddress\":\"\",\"StartFileName\":\"\""
-			      ",\"StartLine\":%" PRId64 "}",
+			      ",\"StartLine\":%" PRId32 "}",
 			      f->line, f->start_line);
 	}
 	sp_buf_puts(b, "]");
@@ -586,8 +586,8 @@ static void format_frames(const sym_ctx *c, const sp_frame *fr, size_t n, const 
 			sp_buf_puts(b, ",\"file\":");
 			json_str(b, file_name(c, fr[i].file));
 			sp_buf_printf(b,
-				      ",\"line\":%" PRId64 ",\"column\":%" PRId64
-				      ",\"start_line\":%" PRId64 ",\"inlined\":%s}",
+				      ",\"line\":%" PRId64 ",\"column\":%" PRId32
+				      ",\"start_line\":%" PRId32 ",\"inlined\":%s}",
 				      fr[i].line, fr[i].column, fr[i].start_line,
 				      fr[i].inlined ? "true" : "false");
 		}

@@ -193,7 +193,7 @@ static void llvm(const sp_text_form *t, const sp_frame *fr, size_t n, sp_buf *b)
 			sp_buf_puts(b, " (inlined by) ");
 		sp_buf_puts(b, frame_name(t, f));
 		sp_buf_puts(b, t->pretty ? " at " : "\n");
-		sp_buf_printf(b, "%s:%" PRId64 ":%" PRId64 "\n", file ? file : "??",
+		sp_buf_printf(b, "%s:%" PRId64 ":%" PRId32 "\n", file ? file : "??",
 			      f->line > 0 ? f->line : 0, f->column > 0 ? f->column : 0);
 	}
 	sp_buf_puts(b, "\n");

@@ -58,8 +58,9 @@ typedef struct {
 				    innermost frame the symbol holding the address,
 				    else the DWARF name; NULL: name */
 	const char *file;        /* NULL when unknown */
-	int64_t line, column;    /* 0 when unknown */
-	int64_t start_line;      /* line of the function's declaration, or 0 */
+	int64_t line;            /* 0 when unknown */
+	int32_t column;          /* 0 when unknown (or past what 31 bits hold) */
+	int32_t start_line;      /* line of the function's declaration, or 0 (likewise) */
 	uint32_t discriminator;  /* the line's discriminator: 0 when none or unknown */
 	bool inlined;            /* true for every frame but the outermost */
 } sp_frame;

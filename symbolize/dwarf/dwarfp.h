@@ -79,25 +79,26 @@ uint64_t sp_code_low_bound(int etype, const sp_alloc_section *secs, size_t n);
 /* ------------------------------------------------------------------------ */
 /* functree.c: what the DIE walks (die.c, units.c) build per unit.         */
 
-/* A subprogram or inlined subroutine with code.  Node 0 is the root. */
+/* A subprogram or inlined subroutine with code.  Node 0 is the root.
+ * (Ordered so that no byte is padding: a unit holds tens of thousands.) */
 typedef struct {
 	Dwarf_Off off;        /* its DIE */
 	uint32_t parent;
 	uint32_t child_first; /* into sp_fn_tree.ranges */
 	uint32_t child_n;
+	uint32_t call_discr;  /* DW_AT_GNU_discriminator of an inlined call, or 0 */
+	int32_t call_file_idx; /* when from_raw; -1 none */
 	bool named;           /* the fields below are filled */
 	bool from_raw;        /* origin and call_* read from the DIE bytes */
 	bool inlined;
-	Dwarf_Off origin;     /* DW_AT_abstract_origin's DIE, when from_raw */
-	int64_t call_file_idx; /* when from_raw */
-	const char *raw;      /* linkage name, else name; NULL if none */
 	bool linkage;         /* raw is a linkage name */
-	const char *gnu_name; /* as binutils names it (sp_frame.gnu_name) */
-	uint64_t low;         /* where its first range (in DWARF's order) starts */
+	Dwarf_Off origin;     /* DW_AT_abstract_origin's DIE, when from_raw */
+	const char *raw;      /* linkage name, else name; NULL if none */
 	const char *name;     /* demangled (or raw) */
+	const char *gnu_name; /* as binutils names it (sp_frame.gnu_name) */
 	const char *call_file;
 	int64_t call_line, call_col, decl_line;
-	uint32_t call_discr;  /* DW_AT_GNU_discriminator of an inlined call, or 0 */
+	uint64_t low;         /* where its first range (in DWARF's order) starts */
 } sp_fn_node;
 
 /* One range of a node, with the node's children (copied from the node,

@@ -355,6 +355,12 @@ static size_t go_frames(sp_resolver *d, uint64_t addr, sp_error **err)
 	return n;
 }
 
+/* V as a frame's 32-bit column or declaration line: 0 (unknown) past it. */
+static int32_t small(int64_t v)
+{
+	return v > 0 && v <= INT32_MAX ? (int32_t)v : 0;
+}
+
 /* A Go symbol's function name: without the suffix of an ABI wrapper
  * (".abi0": an assembly function, ".abiinternal"), which Go's own tools
  * and its pc-line table leave out, so that one function has one name; the
@@ -405,27 +411,27 @@ static size_t resolve_uncached(sp_resolver *d, uint64_t addr, sp_frame **out, sp
 			f[i].name = fn->name;
 			f[i].gnu_name = fn->gnu_name;
 			f[i].system_name = fn->raw;
-			f[i].start_line = fn->decl_line;
+			f[i].start_line = small(fn->decl_line);
 			f[i].inlined = i + 1 < depth;
 			if (i == 0) {
 				if (row) {
 					f[i].file = row_file;
 					f[i].line = row->line;
-					f[i].column = row->col;
+					f[i].column = small(row->col);
 					f[i].discriminator = row->discr;
 				}
 			} else {
 				sp_fn_node *inner = &ci->fn.nodes[chain[depth - i]];
 				f[i].file = inner->call_file;
 				f[i].line = inner->call_line;
-				f[i].column = inner->call_col;
+				f[i].column = small(inner->call_col);
 				f[i].discriminator = inner->call_discr;
 			}
 		}
 		if (depth == 0 && row) {
 			f[0].file = row_file;
 			f[0].line = row->line;
-			f[0].column = row->col;
+			f[0].column = small(row->col);
 			f[0].discriminator = row->discr;
 		}
 		n = nf;
