@@ -33,7 +33,7 @@ for b in plain trim; do
 	n=$(wc -l <"$tmp/$b.addrs")
 	goenv go tool addr2line "$tmp/$b" <"$tmp/$b.addrs" | paste -d ' ' - - >"$tmp/$b.go"
 	# ours: the outermost frame's function, the innermost frame's file:line
-	sp_run symprof symbolize -a -e "$tmp/$b" <"$tmp/$b.addrs"
+	sp_run symprof symbolize -a -f -i -e "$tmp/$b" <"$tmp/$b.addrs"
 	awk 'function flush() { if (have) print fn " " first }
 		/^0x/ { flush(); have = 1; first = ""; k = 0; next }
 		{ k++; if (k % 2) fn = $0; else if (first == "") first = $0 }
