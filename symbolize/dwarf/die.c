@@ -522,7 +522,7 @@ static void raw_node_attrs(const raw_abbrev *a, const raw_info *ri, sp_fn_node *
 	n->origin = ri->origin;
 	n->call_file_idx = ri->file >= 0 && ri->file <= INT32_MAX ? (int32_t)ri->file : -1;
 	n->call_line = ri->line;
-	n->call_col = ri->col;
+	n->call_col = sp_small(ri->col);
 	n->call_discr = ri->discr > 0 && ri->discr <= 0xffffff ? (uint32_t)ri->discr : 0;
 }
 

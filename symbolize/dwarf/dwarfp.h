@@ -97,7 +97,8 @@ typedef struct {
 	const char *name;     /* demangled (or raw) */
 	const char *gnu_name; /* as binutils names it (sp_frame.gnu_name) */
 	const char *call_file;
-	int64_t call_line, call_col, decl_line;
+	int64_t call_line;
+	int32_t call_col, decl_line; /* 0 past what 31 bits hold (sp_frame's) */
 	uint64_t low;         /* where its first range (in DWARF's order) starts */
 } sp_fn_node;
 
@@ -117,6 +118,12 @@ typedef struct {
 	sp_fn_range *ranges;
 	size_t n_ranges, cap_ranges;
 } sp_fn_tree;
+
+/* V as a 32-bit column or line: 0 (unknown) past what 31 bits hold. */
+static inline int32_t sp_small(int64_t v)
+{
+	return v > 0 && v <= INT32_MAX ? (int32_t)v : 0;
+}
 
 /* Appends a node for the DIE at OFF under PARENT; returns its index. */
 static inline uint32_t sp_fn_add_node(sp_fn_tree *t, Dwarf_Off off, uint32_t parent)

@@ -28,7 +28,7 @@ typedef struct {
 
 typedef struct {
 	const char *raw, *name;
-	int64_t decl_line;
+	int32_t decl_line;
 	bool linkage;
 } oname;
 
@@ -206,7 +206,7 @@ static void origin_names(sp_resolver *d, Dwarf_Die *origin, uint64_t key)
 	oname o;
 	o.raw = die_raw_name(origin, &o.linkage);
 	o.name = demangled(d, o.raw);
-	o.decl_line = attr_int(origin, DW_AT_decl_line, true);
+	o.decl_line = sp_small(attr_int(origin, DW_AT_decl_line, true));
 	SP_PUSH(d->onames, d->n_onames, d->cap_onames, o);
 	sp_u64map_put(&d->origins, key, d->n_onames - 1);
 }
@@ -264,14 +264,14 @@ static void name_node_dwarf(sp_resolver *d, const sp_cu *ci, sp_fn_node *n)
 	} else {
 		n->raw = die_raw_name(from, &n->linkage);
 		n->name = demangled(d, n->raw);
-		n->decl_line = attr_int(from, DW_AT_decl_line, true);
+		n->decl_line = sp_small(attr_int(from, DW_AT_decl_line, true));
 	}
 	if (dwarf_tag(&die) == DW_TAG_inlined_subroutine) {
 		int64_t f = attr_int(&die, DW_AT_call_file, false);
 		if (f >= 0 && (size_t)f < ci->n_call_files)
 			n->call_file = ci->call_fnames[f];
 		n->call_line = attr_int(&die, DW_AT_call_line, false);
-		n->call_col = attr_int(&die, DW_AT_call_column, false);
+		n->call_col = sp_small(attr_int(&die, DW_AT_call_column, false));
 		int64_t discr = attr_int(&die, DW_AT_GNU_discriminator, false);
 		n->call_discr = discr > 0 && discr <= 0xffffff ? (uint32_t)discr : 0;
 	}
@@ -355,12 +355,6 @@ static size_t go_frames(sp_resolver *d, uint64_t addr, sp_error **err)
 	return n;
 }
 
-/* V as a frame's 32-bit column or declaration line: 0 (unknown) past it. */
-static int32_t small(int64_t v)
-{
-	return v > 0 && v <= INT32_MAX ? (int32_t)v : 0;
-}
-
 /* A Go symbol's function name: without the suffix of an ABI wrapper
  * (".abi0": an assembly function, ".abiinternal"), which Go's own tools
  * and its pc-line table leave out, so that one function has one name; the
@@ -411,27 +405,27 @@ static size_t resolve_uncached(sp_resolver *d, uint64_t addr, sp_frame **out, sp
 			f[i].name = fn->name;
 			f[i].gnu_name = fn->gnu_name;
 			f[i].system_name = fn->raw;
-			f[i].start_line = small(fn->decl_line);
+			f[i].start_line = fn->decl_line;
 			f[i].inlined = i + 1 < depth;
 			if (i == 0) {
 				if (row) {
 					f[i].file = row_file;
 					f[i].line = row->line;
-					f[i].column = small(row->col);
+					f[i].column = row->col;
 					f[i].discriminator = row->discr;
 				}
 			} else {
 				sp_fn_node *inner = &ci->fn.nodes[chain[depth - i]];
 				f[i].file = inner->call_file;
 				f[i].line = inner->call_line;
-				f[i].column = small(inner->call_col);
+				f[i].column = inner->call_col;
 				f[i].discriminator = inner->call_discr;
 			}
 		}
 		if (depth == 0 && row) {
 			f[0].file = row_file;
 			f[0].line = row->line;
-			f[0].column = small(row->col);
+			f[0].column = row->col;
 			f[0].discriminator = row->discr;
 		}
 		n = nf;
