@@ -8,17 +8,20 @@ at most --max per file; an object without sized symbols: every byte of its alloc
 code sections) is answered by the four tools, and two things are counted:
 
   right     the frames of each address, demangled, innermost first: function, file and
-            line of every frame (columns, discriminators and the tools' decorations
-            left out).  symprof is "right where a peer is" when its frames equal at least
-            one peer's; where they equal none, the address is listed, split by whether
-            the peers agree among themselves (then symprof is the odd one out) or not.
-  bytes     the text itself: --output-style=GNU against addr2line 2.40 and LLVM against
-            llvm-symbolizer 14, flag set by flag set, address by address (-a separates
-            the answers), and the first differences of each set.
+            line of every frame (columns, discriminators, the file of a frame without a
+            line and the tools' decorations left out; symprof in its LLVM style, whose
+            names are the DWARF ones).  symprof is "right where a peer is" when its
+            frames equal at least one peer's; where they equal none, the address is
+            listed, split by whether the peers agree among themselves (then symprof is
+            the odd one out) or not.
+  bytes     the text itself: --output-style=GNU against addr2line 2.40 (asked twice, its
+            second answers: steady) and LLVM against llvm-symbolizer 14, flag set by flag
+            set, address by address (-a separates the answers), and the first
+            differences of each set.
 
 Deliberate differences (docs/DESIGN.md, "Where symbolize differs from the tools on
-purpose") are counted apart when the rule that explains them is recognised: see
-DELIBERATE below.
+purpose") are counted apart for the files they concern: go_rule, NO_PEER and
+deliberate() below.
 """
 import argparse
 import collections

@@ -1,7 +1,8 @@
 #!/bin/sh
 # symbolize_discarded.sh — a function whose unit has no line table is named from its DIE
-# (no line: addr2line's "??:?", llvm-symbolizer's "??:0:0"), and code the linker discarded, whose debug information says it
-# sits at address 0 (or at a small addend) over the code that is there, does not hide it.
+# (no line: addr2line's "??:?", llvm-symbolizer's "??:0:0"), and code the linker
+# discarded, whose debug information says it sits at address 0 (or at a small addend)
+# over the code that is there, does not hide it.
 #
 # testdata/src/discarded/discarded.yaml, made into objects with yaml2obj at test time
 # (no program headers, as assemblers' and yaml2obj's linked objects have none), in the
