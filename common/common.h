@@ -41,7 +41,8 @@
 	X(LIBDW, "libdw error")                                             \
 	X(ZLIB, "zlib error")                                               \
 	X(GRAPHVIZ, "graphviz error")                                       \
-	X(LIMIT, "size limit exceeded")
+	X(LIMIT, "size limit exceeded")                                     \
+	X(NOT_REGULAR, "not a regular file")
 
 typedef enum {
 #define SP_ERR_ENUM(name, msg) SP_E_##name,
@@ -350,6 +351,22 @@ sp_sink *sp_sink_gzip_new(sp_sink *inner);
  * that gives more, is refused with SP_E_LIMIT. */
 #define SP_STDIN_NAME "standard input"
 sp_error *sp_read_file(const char *path, uint8_t **data, size_t *len);
+/* sp_read_file for a file that must be a regular one (a name found in a
+ * directory, or one another file names): opened without blocking, so that
+ * a FIFO put in its place does not wait for a writer, and checked on the
+ * descriptor; anything else is SP_E_NOT_REGULAR ("PATH: not a regular
+ * file: a FIFO"), a file larger than the memory limit SP_E_LIMIT, both
+ * before anything is read. */
+sp_error *sp_read_regular_file(const char *path, uint8_t **data, size_t *len);
+/* Opens PATH for reading without blocking (O_NONBLOCK, cleared once open)
+ * and checks on the descriptor that it is a regular file: the descriptor,
+ * its status into *ST (may be NULL); -1 with *ERR (SP_E_NOT_FOUND,
+ * SP_E_IO, SP_E_NOT_REGULAR, naming PATH) otherwise. */
+struct stat;
+int sp_open_regular(const char *path, struct stat *st, sp_error **err);
+/* What a file of mode MODE is, for messages: "a FIFO", "a character
+ * device", "a directory", ... ("a regular file" for one). */
+const char *sp_file_type_name(unsigned mode);
 /* The names (not paths) in directory DIR that begin with PREFIX and end
  * with SUFFIX, longer than both together, sorted bytewise (so that what is
  * made of them does not depend on readdir's order).  *NAMES gets *N of

@@ -10,6 +10,7 @@ common_libcommon_la_SOURCES = \
 	common/interval.c \
 	common/sink.c \
 	common/file.c \
+	common/regular.c \
 	common/json.c \
 	common/decompressp.h \
 	common/decompress_rules.c \

@@ -32,6 +32,7 @@ const char *sp_unresolved_reason_str(sp_unresolved_reason r)
 	case SP_UNRES_NO_SYMBOLS: return "no symbols";
 	case SP_UNRES_OUTSIDE_FILE: return "outside the file";
 	case SP_UNRES_ALREADY: return "already symbolized";
+	case SP_UNRES_NOT_REGULAR: return "not a regular file";
 	case SP_UNRES_ERROR: return "error";
 	}
 	return "unknown";
@@ -192,8 +193,8 @@ static sp_unresolved_reason classify(const sp_error *e)
 	switch (sp_error_root_code(e)) {
 	case SP_E_BUILD_ID_MISMATCH: return SP_UNRES_BUILD_ID_MISMATCH;
 	case SP_E_UNRECOGNIZED: return SP_UNRES_NOT_ELF;
-	case SP_E_NOT_FOUND:
-	case SP_E_IO: return SP_UNRES_FILE_NOT_FOUND;
+	case SP_E_NOT_FOUND: return SP_UNRES_FILE_NOT_FOUND;
+	case SP_E_NOT_REGULAR: return SP_UNRES_NOT_REGULAR;
 	default: return SP_UNRES_ERROR;
 	}
 }
@@ -245,7 +246,7 @@ static sp_unresolved_reason locate(ctx *c, const job *j, sp_mapping_report *r,
 			why = SP_UNRES_BUILD_ID_MISMATCH;
 		else if (r->tried.v[k].status == SP_TRY_NOT_ELF)
 			why = SP_UNRES_NOT_ELF;
-	if (why == SP_UNRES_ERROR)
+	if (why == SP_UNRES_ERROR || why == SP_UNRES_NOT_REGULAR)
 		note_error(r, e);
 	sp_error_free(e);
 	return why;

@@ -119,6 +119,12 @@ sp_error *sp_symbolizer_sources(sp_symbolizer *s, const sp_jit_index **jit,
  * sp_symbolizer_free. */
 const sp_jitdump *sp_symbolizer_jitdump(const sp_symbolizer *s);
 
+/* What the session has to tell its caller that is not an error, each
+ * once, oldest first (an entry of a --perf-map or --jitdump directory
+ * left out: "DIR/perf-1.map: not a regular file: a FIFO: skipped"); NULL
+ * when there is nothing new.  The caller frees it. */
+char *sp_symbolizer_next_note(sp_symbolizer *s);
+
 /* ------------------------------------------------------------------------ */
 /* Batches of addresses (batch.c).                                          */
 
@@ -212,6 +218,7 @@ typedef enum {
 	SP_UNRES_NO_SYMBOLS,       /* no DWARF and no symbol for the address */
 	SP_UNRES_OUTSIDE_FILE,     /* no PT_LOAD covers the address */
 	SP_UNRES_ALREADY,          /* mapping was already symbolized: left alone */
+	SP_UNRES_NOT_REGULAR,      /* the path names a device, a FIFO, ...: see detail */
 	SP_UNRES_ERROR,            /* libdw / libelf error; see detail */
 } sp_unresolved_reason;
 

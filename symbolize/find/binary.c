@@ -93,7 +93,7 @@ sp_error *sp_finder_binary_check(sp_finder *f, const char *recorded, const char 
 		*found = s.found;
 	else
 		err = sp_find_failed(&s, file, bid);
-	sp_find_log_clear(&own);
+	sp_find_end(&s, &own);
 	return err;
 }
 

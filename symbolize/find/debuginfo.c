@@ -68,7 +68,7 @@ sp_error *sp_finder_debuginfo(sp_finder *f, const char *binary, const sp_elf_inf
 	else
 		err = sp_error_new(SP_E_NOT_FOUND, "%s: no separate debug info found (%zu places tried)",
 				   binary ? binary : "(binary)", s.log->n - s.first);
-	sp_find_log_clear(&own);
+	sp_find_end(&s, &own);
 	return err;
 }
 
@@ -164,7 +164,7 @@ sp_error *sp_finder_dwo(sp_finder *f, const char *binary, const char *dwo_name,
 				   dwo_name, places);
 		free(places);
 	}
-	sp_find_log_clear(&own);
+	sp_find_end(&s, &own);
 	return err;
 }
 
@@ -198,7 +198,7 @@ sp_error *sp_finder_dwp(sp_finder *f, const char *binary, char **found, sp_find_
 	else
 		err = sp_error_new(SP_E_NOT_FOUND, "%s: no .dwp package found (%zu places tried)",
 				   binary, s.log->n - s.first);
-	sp_find_log_clear(&own);
+	sp_find_end(&s, &own);
 	return err;
 }
 

@@ -21,6 +21,7 @@ typedef enum {
 	SP_TRY_FAILED, /* e.g. debuginfod error */
 	SP_TRY_DWO_ID_MISMATCH, /* a .dwo of another build of the unit */
 	SP_TRY_FILE_ID_MISMATCH, /* another file id (htlhash) than the mapping's */
+	SP_TRY_NOT_REGULAR, /* a device, FIFO, socket or directory */
 } sp_try_status;
 
 const char *sp_try_status_str(sp_try_status s);

@@ -41,6 +41,8 @@ const char *sp_try_status_str(sp_try_status s)
 		return "dwo id mismatch";
 	case SP_TRY_FILE_ID_MISMATCH:
 		return "file id (htlhash) mismatch";
+	case SP_TRY_NOT_REGULAR:
+		return "not a regular file";
 	}
 	return "unknown";
 }
@@ -169,8 +171,23 @@ bool sp_find_try_path(sp_find_search *s, char *path, const sp_find_want *w)
 		free(path);
 		return s->found != NULL;
 	}
-	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+	int serr = stat(path, &st) != 0 ? errno : 0;
+	if (serr == ENOENT || serr == ENOTDIR) {
 		sp_find_log_add(s->log, path, SP_TRY_MISSING);
+		free(path);
+		return false;
+	}
+	if (serr || !S_ISREG(st.st_mode)) {
+		/* there, but nothing to read (a device, a FIFO), or unreadable */
+		char *why = serr ? sp_xasprintf("failed: %s", strerror(serr))
+				 : sp_xasprintf("not a regular file: %s",
+						sp_file_type_name(st.st_mode));
+		char **first = serr ? &s->failed : &s->not_regular;
+		if (!*first)
+			*first = serr ? sp_xasprintf("%s: %s", path, strerror(serr))
+				      : sp_xasprintf("%s is %s", path, sp_file_type_name(st.st_mode));
+		sp_find_log_add(s->log, path, serr ? SP_TRY_FAILED : SP_TRY_NOT_REGULAR);
+		s->log->v[s->log->n - 1].detail = why;
 		free(path);
 		return false;
 	}
@@ -190,6 +207,9 @@ bool sp_find_try_path(sp_find_search *s, char *path, const sp_find_want *w)
 			size_t n = strlen(path);
 			bool named = !strncmp(msg, path, n) && !strncmp(msg + n, ": ", 2);
 			why = sp_xasprintf("failed: %s", named ? msg + n + 2 : msg);
+			if (!s->failed)
+				s->failed = named ? sp_xstrdup(msg)
+						  : sp_xasprintf("%s: %s", path, msg);
 			free(msg);
 		}
 		sp_error_free(err);
@@ -259,6 +279,15 @@ void sp_find_begin(sp_find_search *s, sp_find_log *log, sp_find_log *own)
 	s->first = s->log->n;
 	s->found = NULL;
 	s->saw_mismatch = s->saw_not_elf = false;
+	s->not_regular = s->failed = NULL;
+}
+
+void sp_find_end(sp_find_search *s, sp_find_log *own)
+{
+	free(s->not_regular);
+	free(s->failed);
+	s->not_regular = s->failed = NULL;
+	sp_find_log_clear(own);
 }
 
 /* The recorded path FILE through the first --path-map whose prefix it
@@ -306,6 +335,14 @@ sp_error *sp_find_failed(const sp_find_search *s, const char *file, const char *
 		return sp_error_new(SP_E_UNRECOGNIZED,
 				    "%s: build id %s: no ELF file found (%zu places tried)", what, id,
 				    tried);
+	/* a candidate that is there but cannot be used is not "not found" */
+	if (s->failed)
+		return sp_error_new(SP_E_IO, "%s: build id %s: %s (%zu places tried)", what, id,
+				    s->failed, tried);
+	if (s->not_regular)
+		return sp_error_new(SP_E_NOT_REGULAR,
+				    "%s: build id %s: %s (%zu places tried)", what, id,
+				    s->not_regular, tried);
 	return sp_error_new(SP_E_NOT_FOUND, "%s: build id %s: file not found (%zu places tried)",
 			    what, id, tried);
 }

@@ -54,6 +54,9 @@ typedef struct {
 	size_t first;
 	char *found;
 	bool saw_mismatch, saw_not_elf;
+	/* the first candidate that is not a regular file, and the first that
+	 * is one but could not be read: what they were (NULL: none) */
+	char *not_regular, *failed;
 } sp_find_search;
 
 /* Whether S is a non-empty string of hex digits. */
@@ -76,8 +79,10 @@ bool sp_find_try_path(sp_find_search *s, char *path, const sp_find_want *w);
  * glob D/<build id>/\* of pprof's list. */
 bool sp_find_try_dir(sp_find_search *s, const char *dir, const sp_find_want *w);
 
-/* Starts lookup S, logging into LOG, else into OWN (the caller clears it). */
+/* Starts lookup S, logging into LOG, else into OWN. */
 void sp_find_begin(sp_find_search *s, sp_find_log *log, sp_find_log *own);
+/* Ends lookup S (after its answer is taken): frees what it kept and OWN. */
+void sp_find_end(sp_find_search *s, sp_find_log *own);
 
 /* The recorded path FILE through the first --path-map whose prefix it
  * has, under the sysroot when there is one; without a sysroot FILE itself

@@ -169,6 +169,6 @@ sp_error *sp_finder_kernel(sp_finder *f, const char *recorded, const char *build
 	else
 		err = sp_find_failed(&s, recorded, bid);
 	free(module);
-	sp_find_log_clear(&own);
+	sp_find_end(&s, &own);
 	return err;
 }
