@@ -440,6 +440,7 @@ static void usage(FILE *f)
 		"                       (default 64 MiB)\n"
 		"  -j, --jobs N         parse, resolve and format large inputs on N threads\n"
 		"                       (default 1); the same output as -j 1\n"
+
 		"\n"
 		"finding files and names:\n" SP_CLI_FIND_HELP);
 }
@@ -1806,6 +1807,7 @@ int cmd_symbolize(int argc, char **argv)
 	const sp_perf_map *perf;
 	const sp_kallsyms *ksyms;
 	sp_error *err = sp_symbolizer_sources(c.s, &jit, &perf, &ksyms);
+	sp_cli_print_notes(c.s, cli.quiet);
 	if (err) {
 		char *msg = sp_error_string(err);
 		fprintf(stderr, "symprof symbolize: %s\n", msg);

@@ -109,6 +109,9 @@ sp_error *sp_cli_load(const sp_cli_sym *c, const char *path, sp_profile **out,
 sp_error *sp_cli_load_maps(const sp_cli_sym *c, const char *path, sp_profile *p, sp_profile **out);
 /* Prints one line per mapping that did not fully resolve. */
 void sp_cli_print_summary(const char *name, const sp_symbolize_report *r, FILE *f);
+/* Prints the session's new notes on stderr ("symprof: note: ..."), or
+ * only drops them when QUIET. */
+void sp_cli_print_notes(sp_symbolizer *s, bool quiet);
 /* Prints a usage error as one line "symprof CMD: <message>" and a pointer
  * to --help (CMD NULL: "symprof: ..."); returns 2 (the exit status of
  * usage errors). */

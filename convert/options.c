@@ -229,6 +229,16 @@ static char *summary_fix(const sp_mapping_report *m)
 	}
 }
 
+void sp_cli_print_notes(sp_symbolizer *s, bool quiet)
+{
+	char *note;
+	while ((note = sp_symbolizer_next_note(s))) {
+		if (!quiet)
+			fprintf(stderr, "symprof: note: %s\n", note);
+		free(note);
+	}
+}
+
 void sp_cli_print_summary(const char *name, const sp_symbolize_report *r, FILE *f)
 {
 	for (size_t i = 0; i < r->n_mappings; i++) {

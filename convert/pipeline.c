@@ -205,6 +205,7 @@ static sp_error *symbolize(const sp_pipeline *pl, sp_symbolizer *s, sp_profile *
 	if (!s)
 		return NULL;
 	sp_error *err = sp_symbolize_profile(s, p, r);
+	sp_cli_print_notes(s, pl->sym->quiet);
 	if (!err && pl->print_summary && !pl->sym->quiet)
 		sp_cli_print_summary(name, r, stderr);
 	if (err && pl->name_errors)

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 struct sp_object {
 	char *path;
@@ -59,6 +60,8 @@ struct sp_symbolizer {
 	size_t finder_calls;
 	char *kernel_release; /* of the profile being symbolized, or NULL */
 	sp_filehash_cache *filehash; /* candidates' file ids, made at first use */
+	char **notes;         /* what the caller is told once (sp_symbolizer_next_note) */
+	size_t n_notes, cap_notes, notes_taken;
 
 	/* name sources without a file, loaded at first use */
 	bool sources_loaded;
@@ -166,6 +169,9 @@ void sp_symbolizer_free(sp_symbolizer *s)
 	sp_idxset_free(&s->located_index);
 	free(s->kernel_release);
 	sp_filehash_cache_free(s->filehash);
+	for (size_t i = s->notes_taken; i < s->n_notes; i++)
+		free(s->notes[i]);
+	free(s->notes);
 	sp_finder_free(s->finder);
 	if (!s->parent) {
 		sp_jit_index_free(s->jit);
@@ -270,10 +276,21 @@ size_t sp_symbolizer_finder_calls(const sp_symbolizer *s)
 	return s->finder_calls;
 }
 
+char *sp_symbolizer_next_note(sp_symbolizer *s)
+{
+	if (s->notes_taken == s->n_notes)
+		return NULL;
+	return s->notes[s->notes_taken++];
+}
+
 /* Appends to *OUT the files DIR holds named PREFIX, a decimal pid, SUFFIX
- * (perf-PID.map, jit-PID.dump), in name order. */
-static sp_error *files_of_dir(const char *dir, const char *prefix, const char *suffix,
-			      char ***out, size_t *n, size_t *cap)
+ * (perf-PID.map, jit-PID.dump), in name order.  Anyone may put a file in
+ * /tmp, where perf maps are: an entry that is not a regular file (a FIFO,
+ * which a blocking open would wait on for ever, a link to /dev/zero) is
+ * left out with a note naming it, checked on a descriptor opened without
+ * blocking. */
+static sp_error *files_of_dir(sp_symbolizer *s, const char *dir, const char *prefix,
+			      const char *suffix, char ***out, size_t *n, size_t *cap)
 {
 	char **names;
 	size_t k;
@@ -281,9 +298,26 @@ static sp_error *files_of_dir(const char *dir, const char *prefix, const char *s
 	size_t lp = strlen(prefix), ls = strlen(suffix);
 	for (size_t i = 0; i < k; i++) {
 		size_t digits = strlen(names[i]) - lp - ls;
-		if (strspn(names[i] + lp, "0123456789") == digits)
-			SP_PUSH(*out, *n, *cap, sp_xasprintf("%s/%s", dir, names[i]));
+		char *path = strspn(names[i] + lp, "0123456789") == digits
+				     ? sp_xasprintf("%s/%s", dir, names[i])
+				     : NULL;
 		free(names[i]);
+		if (!path)
+			continue;
+		sp_error *oe;
+		int fd = sp_open_regular(path, NULL, &oe);
+		if (fd >= 0)
+			close(fd);
+		if (oe && sp_error_root_code(oe) == SP_E_NOT_REGULAR) {
+			char *msg = sp_error_string(oe);
+			SP_PUSH(s->notes, s->n_notes, s->cap_notes,
+				sp_xasprintf("%s: skipped", msg));
+			free(msg);
+			free(path);
+		} else {
+			SP_PUSH(*out, *n, *cap, path); /* other failures: the loader says */
+		}
+		sp_error_free(oe);
 	}
 	free(names);
 	return e;
@@ -291,8 +325,8 @@ static sp_error *files_of_dir(const char *dir, const char *prefix, const char *s
 
 /* PATHS[0..n) with every directory among them replaced by its files named
  * PREFIX PID SUFFIX; *OUT and its strings are the caller's to free. */
-static sp_error *expand_dirs(const char *const *paths, size_t n, const char *prefix,
-			     const char *suffix, char ***out, size_t *n_out)
+static sp_error *expand_dirs(sp_symbolizer *s, const char *const *paths, size_t n,
+			     const char *prefix, const char *suffix, char ***out, size_t *n_out)
 {
 	size_t cap = 0;
 	*out = NULL;
@@ -300,7 +334,7 @@ static sp_error *expand_dirs(const char *const *paths, size_t n, const char *pre
 	for (size_t i = 0; i < n; i++) {
 		struct stat st;
 		if (stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode)) {
-			sp_error *e = files_of_dir(paths[i], prefix, suffix, out, n_out, &cap);
+			sp_error *e = files_of_dir(s, paths[i], prefix, suffix, out, n_out, &cap);
 			if (e)
 				return e;
 		} else {
@@ -326,7 +360,7 @@ static sp_error *load_sources(sp_symbolizer *s)
 	if (o->n_jit_dirs && (e = sp_jit_index_load(o->jit_dirs, o->n_jit_dirs, &s->jit)))
 		return e;
 	if (o->n_jitdumps) {
-		e = expand_dirs(o->jitdumps, o->n_jitdumps, "jit-", ".dump", &files, &n);
+		e = expand_dirs(s, o->jitdumps, o->n_jitdumps, "jit-", ".dump", &files, &n);
 		if (!e)
 			e = sp_jitdump_load((const char *const *)files, n, &s->perfjit);
 		free_paths(files, n);
@@ -334,7 +368,7 @@ static sp_error *load_sources(sp_symbolizer *s)
 			return e;
 	}
 	if (o->n_perf_maps) {
-		e = expand_dirs(o->perf_maps, o->n_perf_maps, "perf-", ".map", &files, &n);
+		e = expand_dirs(s, o->perf_maps, o->n_perf_maps, "perf-", ".map", &files, &n);
 		if (!e)
 			e = sp_perf_map_load((const char *const *)files, n, &s->perf);
 		free_paths(files, n);

@@ -189,9 +189,16 @@ static sp_try_status check_dwo(const char *path, void *arg)
 {
 	match *mt = arg;
 	match_drop(mt);
-	mt->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* the binary names the file: opened without blocking and checked on
+	 * the descriptor (a FIFO put there since the finder looked at it) */
+	sp_error *oe;
+	mt->fd = sp_open_regular(path, NULL, &oe);
+	sp_errcode code = oe ? sp_error_root_code(oe) : SP_E_OK;
+	sp_error_free(oe);
 	if (mt->fd < 0)
-		return SP_TRY_MISSING;
+		return code == SP_E_NOT_REGULAR ? SP_TRY_NOT_REGULAR
+		       : code == SP_E_NOT_FOUND ? SP_TRY_MISSING
+						 : SP_TRY_FAILED;
 	/* zstd sections inflated for libdw, as in the main debug file; one that
 	 * cannot be read leaves the unit to the skeleton, as a damaged one does */
 	sp_error *e = NULL;
@@ -336,8 +343,13 @@ sp_error *sp_dwp_open(const sp_module *m, sp_dwp **out)
 	}
 	sp_dwp *p = sp_xcalloc(1, sizeof(*p));
 	p->path = found;
-	p->fd = open(found, O_RDONLY | O_CLOEXEC);
-	p->elf = p->fd >= 0 ? elf_begin(p->fd, ELF_C_READ_MMAP, NULL) : NULL;
+	sp_error *oe;
+	p->fd = sp_open_regular(found, NULL, &oe); /* as a .dwo (check_dwo) */
+	if (oe) {
+		sp_dwp_free(p);
+		return oe;
+	}
+	p->elf = elf_begin(p->fd, ELF_C_READ_MMAP, NULL);
 	GElf_Ehdr eh;
 	GElf_Shdr sh;
 	Elf_Scn *scn = section_named(p->elf, ".debug_cu_index");

@@ -286,15 +286,15 @@ sp_error *sp_file_crc32(const char *path, uint32_t *crc)
 		table[i] = v;
 	}
 
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	sp_error *err;
+	int fd = sp_open_regular(path, NULL, &err); /* a candidate: maybe a FIFO by now */
 	if (fd < 0)
-		return sp_error_new(errno == ENOENT ? SP_E_NOT_FOUND : SP_E_IO, "%s: %s", path,
-				    strerror(errno));
+		return err;
 	while ((n = read(fd, buf, sizeof(buf))) != 0) {
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			sp_error *err = sp_error_new(SP_E_IO, "%s: read: %s", path, strerror(errno));
+			err = sp_error_new(SP_E_IO, "%s: read: %s", path, strerror(errno));
 			close(fd);
 			return err;
 		}

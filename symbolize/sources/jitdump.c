@@ -331,7 +331,7 @@ static sp_error *load_one(sp_jitdump *j, const char *path)
 {
 	uint8_t *data;
 	size_t len;
-	sp_error *err = sp_read_file(path, &data, &len);
+	sp_error *err = sp_read_regular_file(path, &data, &len); /* as perf maps */
 	if (err)
 		return sp_error_prefix(err, "jitdump");
 	SP_PUSH(j->bufs, j->n_bufs, j->cap_bufs, data);

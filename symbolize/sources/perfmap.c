@@ -114,7 +114,9 @@ static sp_error *load_one(sp_perf_map *m, const char *path)
 {
 	uint8_t *data;
 	size_t len;
-	sp_error *err = sp_read_file(path, &data, &len);
+	/* perf maps live in /tmp, where anyone may put a FIFO or a link to
+	 * /dev/zero under a name perf would use */
+	sp_error *err = sp_read_regular_file(path, &data, &len);
 	if (err)
 		return sp_error_prefix(err, "perf map");
 	SP_PUSH(m->bufs, m->n_bufs, m->cap_bufs, (char *)data);
