@@ -440,7 +440,9 @@ static void usage(FILE *f)
 		"                       (default 64 MiB)\n"
 		"  -j, --jobs N         parse, resolve and format large inputs on N threads\n"
 		"                       (default 1); the same output as -j 1\n"
-
+		"      --max-memory SIZE  memory budget (e.g. 512M, 4G; default: half of\n"
+		"                       physical memory, at most 8G; 0 = none): a file that\n"
+		"                       needs more is refused, naming it and the limit\n"
 		"\n"
 		"finding files and names:\n" SP_CLI_FIND_HELP);
 }
@@ -1679,6 +1681,7 @@ int cmd_symbolize(int argc, char **argv)
 		{"cache-max", required_argument, NULL, OPT_CACHE_MAX},
 		{"jobs", required_argument, NULL, 'j'},
 		{"help", no_argument, NULL, 'h'},
+		{"max-memory", required_argument, NULL, 1013}, /* every command's budget */
 		SP_CLI_FIND_OPTIONS,
 		{NULL, 0, NULL, 0},
 	};
