@@ -157,6 +157,45 @@ sp_wait_gone()
 	done
 }
 
+# sp_run_peak SECONDS symprof ARGS...: sp_run under tests/helpers/peak_mem, killed
+# after SECONDS ($rc 124 then): $rc, $tmp/out, $tmp/err, and $sp_peak_kb, the most memory
+# it held (resident set plus memory files, KiB).  $sp_peak_kb is empty under valgrind or
+# AddressSanitizer, whose sizes are their own (the run is then only timed).
+sp_run_peak()
+{
+	sp_secs=$1
+	shift 2
+	sp_peak_kb=
+	if [ -n "${SP_VALGRIND:-}" ] && [ "$SP_VALGRIND" != 0 ]; then
+		sp_lt=
+		[ "$(head -c 2 "$SYMPROF")" = "#!" ] && [ -x "$SP_BUILDDIR/libtool" ] &&
+			sp_lt="$SP_BUILDDIR/libtool --mode=execute"
+		timeout -s KILL "$((sp_secs * 20))" $sp_lt valgrind --error-exitcode=99 \
+			--leak-check=full --errors-for-leak-kinds=definite -q \
+			--suppressions="$SP_SRCDIR/tests/helpers/valgrind.supp" "$SYMPROF" "$@" \
+			>"$tmp/out" 2>"$tmp/err"
+		rc=$?
+		[ "$rc" -eq 137 ] && rc=124
+		return 0
+	fi
+	"$SP_BUILDDIR/tests/helpers/peak_mem" "$tmp/peak" "$sp_secs" "$SYMPROF" "$@" \
+		>"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	ldd "$SYMPROF" 2>/dev/null | grep -q libasan || sp_peak_kb=$(cat "$tmp/peak")
+	return 0
+}
+
+# sp_peak_below KIB WHAT: the last sp_run_peak held less than KIB (skipped without a figure)
+sp_peak_below()
+{
+	if [ -z "$sp_peak_kb" ]; then
+		sp_skip "$2 (no peak figure under valgrind or AddressSanitizer)"
+	else
+		[ "$sp_peak_kb" -lt "$1" ]
+		sp_ok $? "$2 (peak $sp_peak_kb KiB, limit $1 KiB)"
+	fi
+}
+
 sp_run()
 {
 	if [ "$1" = symprof ]; then

@@ -53,3 +53,5 @@ tests_helpers_htlhash_tool_LDADD = $(TEST_LIBS) $(LIBELF_LIBS)
 EXTRA_DIST += tests/helpers/otlp_proto.py tests/helpers/otlp_gen.py tests/helpers/otlp_check.py
 EXTRA_DIST += tests/helpers/annotate_check.py tests/helpers/viewer_check.py
 EXTRA_DIST += tests/helpers/report_cdp.py
+check_PROGRAMS += tests/helpers/peak_mem
+tests_helpers_peak_mem_SOURCES = tests/helpers/peak_mem.c
