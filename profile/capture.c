@@ -21,6 +21,7 @@ static void free_process(sp_capture_process *pr)
 	free(pr->exec_times);
 	free(pr->by_start);
 	free(pr->times);
+	sp_u64map_free(&pr->newest);
 }
 
 void sp_capture_free(sp_capture *c)
@@ -96,20 +97,35 @@ static bool same_str(const char *a, const char *b)
 	return a == b || (a && b && !strcmp(a, b));
 }
 
+static bool same_map(const sp_capture_process *pr, const sp_capture_map *o,
+		     const sp_capture_map *m)
+{
+	return o->start == m->start && o->limit == m->limit && o->pgoff == m->pgoff &&
+	       o->exec == m->exec && o->time <= m->time && same_str(o->path, m->path) &&
+	       same_str(o->build_id, m->build_id) && !ended_by_exec(pr, o->time, m->time);
+}
+
 static void push_map(sp_capture_process *pr, const sp_capture_map *m)
 {
 	/* a map recorded again (perf re-synthesizes, a library is reloaded
 	 * at the same place) adds nothing while the first is still valid and
-	 * nothing recorded since covers any of its range */
+	 * nothing recorded since covers any of its range.  The newest map of
+	 * the same place is found by hash; only when it differs otherwise are
+	 * all of them compared.  With maps in time order, those recorded since
+	 * come after it: a process's N maps cost N, not N². */
+	uint64_t key = sp_hash_combine(sp_hash_combine(m->start, m->limit), m->pgoff), at;
 	const sp_capture_map *same = NULL;
-	for (size_t i = pr->n_maps; i-- > 0 && !same;) {
-		const sp_capture_map *o = &pr->maps[i];
-		if (o->start == m->start && o->limit == m->limit && o->pgoff == m->pgoff &&
-		    o->exec == m->exec && o->time <= m->time && same_str(o->path, m->path) &&
-		    same_str(o->build_id, m->build_id) && !ended_by_exec(pr, o->time, m->time))
-			same = o;
+	size_t from = 0;
+	if (sp_u64map_get(&pr->newest, key, &at)) {
+		if (same_map(pr, &pr->maps[at - 1], m))
+			same = &pr->maps[at - 1];
+		for (size_t i = pr->n_maps; !same && i-- > 0;)
+			if (same_map(pr, &pr->maps[i], m))
+				same = &pr->maps[i];
+		if (same && !pr->unordered)
+			from = (size_t)(same - pr->maps) + 1;
 	}
-	for (size_t i = 0; same && i < pr->n_maps; i++) {
+	for (size_t i = from; same && i < pr->n_maps; i++) {
 		const sp_capture_map *o = &pr->maps[i];
 		if (o->start < m->limit && m->start < o->limit && o->time > same->time &&
 		    o->time <= m->time)
@@ -122,6 +138,10 @@ static void push_map(sp_capture_process *pr, const sp_capture_map *m)
 	copy.build_id = m->build_id ? sp_xstrdup(m->build_id) : NULL;
 	SP_PUSH(pr->maps, pr->n_maps, pr->cap_maps, copy);
 	pr->by_start_dirty = true;
+	sp_u64map_put(&pr->newest, key, pr->n_maps);
+	pr->unordered |= m->time < pr->latest;
+	if (m->time > pr->latest)
+		pr->latest = m->time;
 }
 
 void sp_capture_add_map(sp_capture *c, int64_t pid, const sp_capture_map *m)

@@ -80,6 +80,12 @@ typedef struct {
 	 * TIMES_OF maps and execs (the profiler's epochs) */
 	uint64_t *times;
 	size_t times_of;
+	/* private: for a map recorded again (push_map), the newest map of
+	 * each start, limit and offset (hash -> index + 1); whether maps came
+	 * out of time order, and the latest time so far */
+	sp_u64map newest;
+	bool unordered;
+	uint64_t latest;
 } sp_capture_process;
 
 typedef struct {
