@@ -176,10 +176,13 @@ static void print_unwind(const sp_unwind_report *u, FILE *f)
 	if (u->n_reused)
 		fprintf(f, "    reused: %zu unwinds of earlier samples (same registers and stack words)\n",
 			u->n_reused);
+	if (u->n_errors)
+		fprintf(f, "    cut short by errors: %zu (their stacks are incomplete)\n",
+			u->n_errors);
 	for (size_t i = 0; i < u->n_stops; i++) {
 		const sp_unwind_stop *s = &u->stops[i];
-		fprintf(f, "    stopped: %zu in pid %" PRId64 " at %s: %s\n", s->count, s->pid,
-			*s->path ? s->path : "(no mapping)", s->reason);
+		fprintf(f, "    stopped: %zu in pid %" PRId64 " at %s: %s%s\n", s->count, s->pid,
+			*s->path ? s->path : "(no mapping)", s->error ? "error: " : "", s->reason);
 	}
 }
 

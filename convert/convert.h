@@ -109,6 +109,10 @@ sp_error *sp_cli_load(const sp_cli_sym *c, const char *path, sp_profile **out,
 sp_error *sp_cli_load_maps(const sp_cli_sym *c, const char *path, sp_profile *p, sp_profile **out);
 /* Prints one line per mapping that did not fully resolve. */
 void sp_cli_print_summary(const char *name, const sp_symbolize_report *r, FILE *f);
+/* A warning on stderr when unwinds of input NAME were cut short by errors
+ * (R's count, and the first such stop's reason), even with -q: a stack
+ * cut short is never passed off as a whole one. */
+void sp_cli_warn_unwind(const char *name, const sp_unwind_report *r);
 /* Prints the session's new notes on stderr ("symprof: note: ..."), or
  * only drops them when QUIET. */
 void sp_cli_print_notes(sp_symbolizer *s, bool quiet);

@@ -229,6 +229,20 @@ static char *summary_fix(const sp_mapping_report *m)
 	}
 }
 
+void sp_cli_warn_unwind(const char *name, const sp_unwind_report *r)
+{
+	if (!r->n_errors)
+		return;
+	const sp_unwind_stop *first = NULL;
+	for (size_t i = 0; i < r->n_stops && !first; i++)
+		if (r->stops[i].error)
+			first = &r->stops[i];
+	fprintf(stderr,
+		"symprof: warning: %s: %zu of %zu unwinds cut short by errors, their stacks "
+		"incomplete (symprof info lists them): %s\n",
+		name, r->n_errors, r->n_samples, first ? first->reason : "");
+}
+
 void sp_cli_print_notes(sp_symbolizer *s, bool quiet)
 {
 	char *note;

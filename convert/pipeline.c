@@ -367,6 +367,7 @@ static sp_error *prepare(const sp_pipeline *pl, sp_symbolizer *s, char **inputs,
 	out->jitdump_note = rc.jitdump_note;
 	if (sp_unwinder_report(u)->n_samples)
 		out->unwind = sp_unwinder_report(u);
+	sp_cli_warn_unwind(input_name(inputs[i]), sp_unwinder_report(u));
 	if (!err && base)
 		err = check_same_kind(base, pl->base, profiles[i], input_name(inputs[i]),
 				      true);

@@ -50,6 +50,7 @@ symbolize_libsymbolize_la_SOURCES = \
 	symbolize/unwind/unwindp.h \
 	symbolize/unwind/unwind.c \
 	symbolize/unwind/memo.c \
+	symbolize/unwind/modules.c \
 	symbolize/unwind/regs_x86_64.c
 symbolize_libsymbolize_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS) $(DEBUGINFOD_CFLAGS)
 symbolize_libsymbolize_la_LIBADD = profile/libprofile.la common/libcommon.la \

@@ -182,6 +182,8 @@ typedef struct {
 	size_t abbrev_size;
 	bool defer_debug;      /* sp_module_load patches the debug file in memory */
 	sp_error *load_err;    /* a debug section of the separate file unreadable */
+	Elf *image;            /* sp_module_share: the file mapped once, no descriptor */
+	size_t *debug_fds;     /* counts the separate debug files handed to libdwfl */
 } sp_module;
 
 /* A module for the ELF at PATH; nothing is opened yet.  OPTS, INFO and
@@ -209,6 +211,21 @@ sp_error *sp_module_report(sp_module *m, Dwfl *dwfl, Dwarf_Addr base, bool add_p
  * section; corrupt data found later in a section inflated as it is read
  * is the reason units.c gives for the units it holds. */
 sp_error *sp_module_load(sp_module *m);
+
+/* The unwinder's way (a file mapped at many places of many processes):
+ * the file is opened once and mapped (M->image), its descriptor closed;
+ * each sp_module_report_shared makes one more Dwfl module of that one
+ * image, at BASE (as dwfl_report_elf with ADD_P_VADDR), between the
+ * caller's dwfl_report_begin_add and dwfl_report_end, with M as its user
+ * data: libdwfl holds no descriptor for it (only for a separate debug
+ * file it asks our search for, counted in *M->debug_fds when set).  Not
+ * for an ET_REL, which libdwfl lays out in its own copy: SP_E_UNSUPPORTED.
+ * M must outlive every Dwfl it is reported into. */
+sp_error *sp_module_share(sp_module *m);
+sp_error *sp_module_report_shared(sp_module *m, Dwfl *dwfl, Dwarf_Addr base, Dwfl_Module **out);
+/* The shared image's bytes (the file as it is on disk, or decompressed),
+ * NULL before sp_module_share. */
+const unsigned char *sp_module_image(const sp_module *m, size_t *size);
 /* The debug file FD (PATH) as libdw should read it: FD itself when no
  * section needs changing, else a copy in memory (FD is closed) with the
  * compressed sections resolution reads inflated where libdw cannot (zstd),

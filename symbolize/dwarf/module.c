@@ -59,6 +59,8 @@ static int find_debuginfo_cb(Dwfl_Module *mod, void **userdata, const char *modn
 			sp_error_free(e);
 			if (fd >= 0)
 				*debuginfo_file_name = sp_xstrdup(m->debug_path);
+			if (fd >= 0 && m->debug_fds)
+				(*m->debug_fds)++;
 			return fd;
 		}
 		m->debug_searched = true;
@@ -71,6 +73,8 @@ static int find_debuginfo_cb(Dwfl_Module *mod, void **userdata, const char *modn
 			int fd = sp_object_fd(found, NULL, &err);
 			if (fd >= 0)
 				fd = prepared_debug_fd(m, fd, found);
+			if (fd >= 0 && m->debug_fds)
+				(*m->debug_fds)++;
 			if (fd >= 0) {
 				free(m->debug_path);
 				m->debug_path = sp_xstrdup(found);
@@ -497,6 +501,86 @@ static bool strings_terminated(const Elf_Data *data)
 	return !data || !data->d_size || ((const char *)data->d_buf)[data->d_size - 1] == 0;
 }
 
+/* libdwfl asks here for the ELF of a module reported without one: a
+ * module of a shared image gets a new reference to it (no descriptor);
+ * any other, libdwfl's search by build id. */
+static int find_elf_cb(Dwfl_Module *mod, void **userdata, const char *modname,
+		       Dwarf_Addr base, char **file_name, Elf **elfp)
+{
+	sp_module *m = *userdata;
+	if (m && m->image) {
+		*elfp = elf_begin(-1, ELF_C_READ_MMAP, m->image);
+		*file_name = sp_xstrdup(m->path); /* libdwfl frees it */
+		return -1;
+	}
+	return dwfl_build_id_find_elf(mod, userdata, modname, base, file_name, elfp);
+}
+
+sp_error *sp_module_share(sp_module *m)
+{
+	if (m->image)
+		return NULL;
+	sp_error *e = sp_module_open(m);
+	if (e)
+		return e;
+	if (m->etype == ET_REL)
+		return sp_error_new(SP_E_UNSUPPORTED, "%s: a relocatable object", m->path);
+	Elf *elf = elf_begin(m->fd, ELF_C_READ_MMAP, NULL);
+	/* everything read now, the descriptor no longer used: only the
+	 * mapping keeps the file */
+	if (!elf || elf_cntl(elf, ELF_C_FDREAD) != 0) { /* FDREAD ends with FDDONE */
+		e = sp_error_new(SP_E_LIBELF, "%s: %s", m->path, elf_errmsg(-1));
+		if (elf)
+			elf_end(elf);
+		return e;
+	}
+	close(m->fd);
+	m->fd = -1;
+	m->image = elf;
+	return NULL;
+}
+
+sp_error *sp_module_report_shared(sp_module *m, Dwfl *dwfl, Dwarf_Addr base, Dwfl_Module **out)
+{
+	/* the range dwfl_report_elf gives (ADD_P_VADDR): from the first
+	 * PT_LOAD's page to the end of the last; ET_EXEC at its own addresses */
+	GElf_Ehdr eh;
+	size_t phnum;
+	*out = NULL;
+	if (!gelf_getehdr(m->image, &eh) || elf_getphdrnum(m->image, &phnum) != 0)
+		return sp_error_new(SP_E_LIBELF, "%s: %s", m->path, elf_errmsg(-1));
+	if (eh.e_type == ET_EXEC)
+		base = 0;
+	GElf_Addr lo = 0, hi = 0;
+	bool first = true;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(m->image, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (first)
+			lo = ph.p_vaddr & -(ph.p_align ? ph.p_align : 1);
+		first = false;
+		if (ph.p_vaddr + ph.p_memsz > hi)
+			hi = ph.p_vaddr + ph.p_memsz;
+	}
+	if (first || hi <= lo)
+		return sp_error_new(SP_E_UNRECOGNIZED, "%s: no PT_LOAD segment", m->path);
+	Dwfl_Module *dm = dwfl_report_module(dwfl, m->path, base + lo, base + hi);
+	if (!dm)
+		return sp_error_new(SP_E_LIBDW, "%s: %s", m->path, dwfl_errmsg(-1));
+	void **ud;
+	dwfl_module_info(dm, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
+	*ud = m;
+	*out = dm;
+	return NULL;
+}
+
+const unsigned char *sp_module_image(const sp_module *m, size_t *size)
+{
+	*size = 0;
+	return m->image ? (const unsigned char *)elf_rawfile(m->image, size) : NULL;
+}
+
 sp_error *sp_dwfl_new(const sp_symbolize_options *opts, const char *what, sp_dwfl **out)
 {
 	sp_dwfl *s = sp_xcalloc(1, sizeof(*s));
@@ -512,7 +596,7 @@ sp_error *sp_dwfl_new(const sp_symbolize_options *opts, const char *what, sp_dwf
 		}
 		s->debuginfo_path = sp_buf_take(&b);
 	}
-	s->cb.find_elf = dwfl_build_id_find_elf;
+	s->cb.find_elf = find_elf_cb;
 	s->cb.find_debuginfo = find_debuginfo_cb;
 	s->cb.section_address = dwfl_offline_section_address;
 	s->cb.debuginfo_path = s->debuginfo_path ? &s->debuginfo_path : NULL;
@@ -556,6 +640,8 @@ void sp_module_free(sp_module *m)
 		return;
 	if (m->fd >= 0)
 		close(m->fd);
+	if (m->image)
+		elf_end(m->image);
 	free(m->secs);
 	for (size_t i = 0; i < m->n_inflated; i++)
 		free(m->inflated[i]);

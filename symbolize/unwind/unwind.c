@@ -31,63 +31,23 @@
 
 /* -- modules ------------------------------------------------------------------ */
 
-/* Reports map M (index MI of the process's maps) into P's Dwfl: false when
- * its file cannot be found or used. */
-static bool report_map(sp_unwinder *u, uproc *p, const sp_capture_map *m, size_t mi)
-{
-	uint64_t seen;
-	if (sp_u64map_get(&p->tried, mi + 1, &seen))
-		return seen == 2;
-	sp_u64map_put(&p->tried, mi + 1, 1);
-	p->gen++;
-	const char *found;
-	const sp_find_log *log;
-	sp_error *e = sp_symbolizer_locate(u->s, m->path, m->build_id, &found, &log);
-	sp_object *obj = NULL;
-	if (!e)
-		e = sp_symbolizer_object(u->s, found, NULL, &obj);
-	uint64_t base = 0;
-	const sp_elf_info *info = obj ? sp_object_info(obj) : NULL;
-	if (!e)
-		e = sp_mapping_base(info, m->start, m->limit, m->pgoff, m->start, &base);
-	if (e) {
-		sp_error_free(e);
-		return false;
-	}
-	sp_module *mod = sp_module_new(found, sp_symbolizer_options(u->s), info,
-				       sp_symbolizer_finder(u->s));
-	Dwfl *dwfl = sp_dwfl_handle(p->dwfl);
-	dwfl_report_begin_add(dwfl);
-	e = sp_module_open(mod);
-	if (!e)
-		e = sp_module_report(mod, dwfl, base, true);
-	dwfl_report_end(dwfl, NULL, NULL);
-	SP_PUSH(p->mods, p->n_mods, p->cap_mods, mod);
-	if (e) {
-		sp_error_free(e);
-		return false;
-	}
-	umap um = {m->start, m->limit, m->pgoff, sp_object_fd(found, NULL, &e)};
-	sp_error_free(e);
-	SP_PUSH(p->maps, p->n_maps, p->cap_maps, um);
-	sp_u64map_put(&p->tried, mi + 1, 2);
-	return true;
-}
-
 /* Makes sure the map holding ADDR at the current sample's time is a
- * module; remembers it as the last map met.  False when no map holds ADDR
- * or its file is unusable. */
+ * module (modules.c); remembers it as the last map met, and what it
+ * resolved to.  False when no map holds ADDR or its file is unusable. */
 static bool ensure_module(sp_unwinder *u, uint64_t addr)
 {
 	const sp_capture_map *m = sp_capture_map_at(u->c, u->cur->pid, addr, u->sample->time);
 	u->last_map = m;
+	u->last_mapped = NULL;
 	sp_capture_process *pr = m ? sp_capture_process_for(u->c, u->cur->pid) : NULL;
 	size_t mi = m ? (size_t)(m - pr->maps) : 0;
 	if (u->recording) {
 		ulookup l = {addr, m ? mi + 1 : 0};
 		SP_PUSH(u->looks, u->n_looks, u->cap_looks, l);
 	}
-	return m && report_map(u, u->cur, m, mi);
+	if (m)
+		u->last_mapped = sp_unwind_map_module(u, u->cur, m, mi);
+	return u->last_mapped && u->last_mapped->mod && u->cur->mods[u->last_mapped->mod - 1].dm;
 }
 
 /* -- libdwfl callbacks --------------------------------------------------------- */
@@ -111,12 +71,12 @@ static bool read_word(sp_unwinder *u, uint64_t addr, uint64_t *result)
 		memcpy(result, u->stack + (addr - sp), 8);
 		return true;
 	}
-	for (size_t i = 0; i < u->cur->n_maps; i++) {
-		const umap *m = &u->cur->maps[i];
-		if (addr < m->start || addr >= m->limit || m->fd < 0)
-			continue;
-		return pread(m->fd, result, 8, (off_t)(addr - m->start + m->pgoff)) == 8;
-	}
+	/* a map whose file unwinding has used: that file's bytes */
+	const sp_capture_map *m = sp_capture_map_at(u->c, u->cur->pid, addr, u->sample->time);
+	const sp_capture_process *pr = m ? sp_capture_process_for(u->c, u->cur->pid) : NULL;
+	const umapped *k = m ? sp_unwind_map_known(u->cur, (size_t)(m - pr->maps)) : NULL;
+	if (k && k->mod)
+		return sp_unwind_file_word(u, u->cur, k->mod - 1, addr - m->start + m->pgoff, result);
 	if (addr >= sp)
 		u->stack_short = true;
 	return false;
@@ -186,42 +146,49 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	return DWARF_CB_OK;
 }
 
-static void count_stop(sp_unwinder *u, const char *reason)
+static void count_stop(sp_unwinder *u, const char *reason, bool error)
 {
 	sp_unwind_report *r = &u->report;
 	const char *path = u->last_map ? u->last_map->path : "";
+	r->n_errors += error;
 	for (size_t i = 0; i < r->n_stops; i++) {
 		sp_unwind_stop *s = &r->stops[i];
-		if (s->pid == u->cur->pid && !strcmp(s->path, path) && !strcmp(s->reason, reason)) {
+		if (s->pid == u->cur->pid && s->error == error && !strcmp(s->path, path) &&
+		    !strcmp(s->reason, reason)) {
 			s->count++;
 			return;
 		}
 	}
-	sp_unwind_stop s = {u->cur->pid, sp_xstrdup(path), sp_xstrdup(reason), 1};
+	sp_unwind_stop s = {u->cur->pid, sp_xstrdup(path), sp_xstrdup(reason), 1, error};
 	SP_PUSH(r->stops, r->n_stops, r->cap_stops, s);
 }
 
-static uproc *proc_for(sp_unwinder *u, int64_t pid)
+/* Why the map met last gives no module ("binary not found", or the
+ * error): *ERROR says whether it is an error. */
+static const char *map_failure(const sp_unwinder *u, bool *error)
 {
-	uint64_t i;
-	if (sp_u64map_get(&u->proc_of, (uint64_t)pid, &i))
-		return &u->procs[i - 1];
-	uproc p = {.pid = pid};
-	SP_PUSH(u->procs, u->n_procs, u->cap_procs, p);
-	sp_u64map_put(&u->proc_of, (uint64_t)pid, u->n_procs);
-	return &u->procs[u->n_procs - 1];
+	const umapped *k = u->last_mapped;
+	*error = k && !k->mod && k->error;
+	if (k && !k->mod)
+		return k->why;
+	return k ? "the module could not be reported" : "binary not found";
 }
 
-/* Unwinds sample I of C; returns the reason it stopped early, or NULL. */
-static const char *unwind_one(sp_unwinder *u, size_t i)
+/* Unwinds sample I of C; returns the reason it stopped early, or NULL
+ * (*ERROR: the reason is an error, as a file that could not be read). */
+static const char *unwind_one(sp_unwinder *u, size_t i, bool *error)
 {
 	const sp_capture_sample *s = &u->c->samples[i];
 	u->sample = s;
-	u->cur = proc_for(u, s->pid);
+	u->cur = sp_unwind_proc_for(u, s->pid);
+	u->cur->used = ++u->clock;
+	sp_unwind_modules_trim(u, u->cur);
 	u->n_chain = 0;
 	u->n_frames = 0;
 	u->stack_short = u->limited = false;
 	u->last_map = NULL;
+	u->last_mapped = NULL;
+	*error = false;
 	/* the kernel part of the recorded chain stays in front */
 	const uint64_t *chain = u->c->chain + s->chain_off;
 	for (size_t k = 0; k < s->n_chain && chain[k] != SP_CAPTURE_CONTEXT_USER; k++)
@@ -248,19 +215,21 @@ static const char *unwind_one(sp_unwinder *u, size_t i)
 	u->n_reads = u->n_looks = u->n_pcs = u->n_cb = 0;
 	uint64_t gen = p->gen;
 	dwfl_errno();
-	sp_error *e = NULL;
-	if (!p->dwfl && (e = sp_dwfl_new(sp_symbolizer_options(u->s), "unwinding", &p->dwfl)))
-		why = "cannot start libdwfl";
-	sp_error_free(e);
+	if (!sp_unwind_proc_dwfl(u, p, &why))
+		*error = true;
 	bool have_module = !why && ensure_module(u, u->regs[16]);
 	if (!why && !p->attached && have_module) {
-		p->attached = dwfl_attach_state(sp_dwfl_handle(p->dwfl), NULL, (pid_t)p->pid,
+		/* given an ELF (the leaf's file), libdwfl opens a backend of the
+		 * process's own; without one it borrows the first module's, which
+		 * goes when the LRU takes that module out */
+		Elf *elf = sp_unwind_module_elf(u, p, u->last_mapped->mod - 1);
+		p->attached = dwfl_attach_state(sp_dwfl_handle(p->dwfl), elf, (pid_t)p->pid,
 						&thread_callbacks, u);
 		if (!p->attached)
 			why = dwfl_errmsg(-1);
 	}
 	if (!why && !have_module)
-		why = u->last_map ? "binary not found" : "pc outside any mapping";
+		why = u->last_map ? map_failure(u, error) : "pc outside any mapping";
 	bool ran = !why;
 	if (!why) {
 		int rc = dwfl_getthread_frames(sp_dwfl_handle(p->dwfl), (pid_t)s->tid, frame_cb, u);
@@ -273,7 +242,7 @@ static const char *unwind_one(sp_unwinder *u, size_t i)
 			uint64_t pc = u->chain[u->n_chain - 1];
 			why = u->stack_short	 ? "stack copy too short" :
 			      !u->last_map	 ? "return address outside any mapping" :
-			      !ensure_module(u, pc - 1) ? "binary not found" :
+			      !ensure_module(u, pc - 1) ? map_failure(u, error) :
 							  dwfl_errmsg(-1);
 		}
 	}
@@ -303,12 +272,14 @@ sp_unwinder *sp_unwinder_new(sp_symbolizer *s)
 {
 	sp_unwinder *u = sp_xcalloc(1, sizeof(*u));
 	u->s = s;
+	sp_unwind_modules_init(u);
 	return u;
 }
 
 void sp_unwinder_run(sp_unwinder *u, sp_capture *c)
 {
 	u->c = c;
+	sp_unwind_modules_batch(u, c);
 	for (size_t i = 0; i < c->n_samples; i++) {
 		const sp_capture_sample *s = &c->samples[i];
 		if (i + PREFETCH_AHEAD < c->n_samples)
@@ -316,9 +287,10 @@ void sp_unwinder_run(sp_unwinder *u, sp_capture *c)
 		if (!s->regs_abi || !s->stack.len || s->pid <= 0)
 			continue;
 		u->report.n_samples++;
-		const char *why = unwind_one(u, i);
+		bool error;
+		const char *why = unwind_one(u, i, &error);
 		if (why)
-			count_stop(u, why);
+			count_stop(u, why, error);
 		else
 			u->report.n_complete++;
 		sp_capture_set_chain(c, i, u->chain, u->n_chain);
@@ -347,17 +319,10 @@ void sp_unwinder_free(sp_unwinder *u)
 		return;
 	for (size_t i = 0; i < u->n_procs; i++) {
 		uproc *p = &u->procs[i];
-		sp_dwfl_free(p->dwfl); /* before the modules it points to */
-		for (size_t k = 0; k < p->n_mods; k++)
-			sp_module_free(p->mods[k]);
-		free(p->mods);
-		for (size_t k = 0; k < p->n_maps; k++)
-			if (p->maps[k].fd >= 0)
-				close(p->maps[k].fd);
-		free(p->maps);
-		sp_u64map_free(&p->tried);
+		sp_unwind_proc_free(u, p); /* its Dwfl before the files it shares */
 		sp_unwind_memo_clear(p);
 	}
+	sp_unwind_modules_free(u);
 	free(u->procs);
 	sp_u64map_free(&u->proc_of);
 	sp_unwind_report_clear(&u->report);

@@ -19,12 +19,16 @@ typedef struct {
 	char *path;   /* recorded path of the last frame's mapping; "" for none */
 	char *reason;
 	size_t count;
+	bool error;   /* cut short by an error (a file there that could not be
+			 read: descriptors, memory, damage), not by what the
+			 recording or the files on this machine hold */
 } sp_unwind_stop;
 
 typedef struct {
 	size_t n_samples;  /* samples that carried user registers and a stack copy */
 	size_t n_complete; /* of those, unwound to the end of the stack */
 	size_t n_reused;   /* of those, given an earlier sample's recorded unwind */
+	size_t n_errors;   /* of those, cut short by an error (the stops marked so) */
 	sp_unwind_stop *stops;
 	size_t n_stops, cap_stops;
 } sp_unwind_report;

@@ -23,11 +23,31 @@
 #define ALL_REGS 0x1ffffu
 #define REG_BIT(r) (1u << (r))
 
-/* A map reported as a module, with its own descriptor for memory reads. */
+/* A file the unwinder has used, in any process: mapped once (module.c's
+ * shared image) however many processes and mappings hold it, or why it
+ * cannot be used. */
 typedef struct {
-	uint64_t start, limit, pgoff;
-	int fd; /* -1: no file behind the map */
-} umap;
+	sp_module *m;
+	char *why;  /* NULL: usable; else why not */
+	bool error; /* WHY is an error (a file that could not be read), not a
+		       file that is not there or not the recorded one */
+} ufile;
+
+/* One file at one base in a process's Dwfl: a module, reported while DM
+ * is set (the LRU may take it out and report it again). */
+typedef struct {
+	size_t file;     /* index into the unwinder's files */
+	uint64_t base;
+	Dwfl_Module *dm; /* NULL: not in the Dwfl now */
+	uint64_t used;   /* the unwinder's clock when last met */
+} umod;
+
+/* What a capture map resolved to: a module, or why none. */
+typedef struct {
+	size_t mod;  /* index into the process's mods + 1; 0: none */
+	char *why;   /* without a module: why not */
+	bool error;  /* WHY is an error (as ufile's) */
+} umapped;
 
 /* A word libdwfl asked for while unwinding, and what it got. */
 typedef struct {
@@ -74,11 +94,14 @@ typedef struct {
 	umemo *memo;
 	size_t n_memo, cap_memo;
 	sp_u64map memo_of; /* key -> index + 1 of the newest entry with it */
-	sp_module **mods;
+	umod *mods;
 	size_t n_mods, cap_mods;
-	umap *maps;
-	size_t n_maps, cap_maps;
-	sp_u64map tried; /* capture map index + 1 -> 1 (reported or failed) */
+	size_t n_live;     /* mods in the Dwfl now */
+	sp_u64map mod_of;  /* hash of (file, base) -> index into mods + 1 */
+	umapped *mapped;
+	size_t n_mapped, cap_mapped;
+	sp_u64map map_of;  /* capture map index + 1 -> index into mapped + 1 */
+	uint64_t used;     /* the unwinder's clock when last met */
 } uproc;
 
 struct sp_unwinder {
@@ -87,6 +110,16 @@ struct sp_unwinder {
 	size_t n_procs, cap_procs;
 	sp_u64map proc_of; /* pid -> index + 1 */
 	sp_unwind_report report;
+
+	/* the files met (see modules.c) */
+	ufile *files;
+	size_t n_files, cap_files;
+	sp_strtab file_of;  /* paths found, in the order of files */
+	uint64_t clock;     /* one tick per sample, for the LRUs */
+	size_t debug_fds;   /* separate debug files the Dwfls hold open */
+	size_t max_fds;     /* ... before whole processes' Dwfls are ended */
+	size_t max_live;    /* modules in one Dwfl at most */
+	uint64_t stats_evicted; /* modules taken out by the LRU (for tests) */
 
 	/* the sample being unwound */
 	sp_capture *c;
@@ -102,6 +135,7 @@ struct sp_unwinder {
 	bool stack_short;  /* a read above the copy failed */
 	bool limited;      /* MAX_FRAMES reached */
 	const sp_capture_map *last_map;
+	const umapped *last_mapped; /* what LAST_MAP resolved to, NULL before */
 	uint64_t *chain;
 	size_t n_chain, cap_chain;
 	size_t n_frames;
@@ -138,5 +172,38 @@ void sp_unwind_memo_store(sp_unwinder *u, uproc *p, size_t user_at, const char *
 
 /* Loads the sample's registers into U (DWARF order); false without SP and IP. */
 bool sp_unwind_load_regs(sp_unwinder *u, const sp_capture_sample *s);
+
+/* -- modules.c ------------------------------------------------------------ */
+
+/* Sets the LRUs' bounds from the descriptor limit. */
+void sp_unwind_modules_init(sp_unwinder *u);
+/* Makes map MI of P (M) a module of P's Dwfl, reporting it when it is not
+ * one now: what it resolved to (borrowed until sp_unwinder_free). */
+const umapped *sp_unwind_map_module(sp_unwinder *u, uproc *p, const sp_capture_map *m,
+				    size_t mi);
+/* What map MI of P resolved to, NULL when it was never asked for. */
+const umapped *sp_unwind_map_known(const uproc *p, size_t mi);
+/* The ELF of module MOD of P's file (the shared image; borrowed until
+ * sp_unwinder_free). */
+Elf *sp_unwind_module_elf(const sp_unwinder *u, const uproc *p, size_t mod);
+/* The 8 bytes at file offset OFF of the file of module MOD of P: false
+ * beyond its end. */
+bool sp_unwind_file_word(const sp_unwinder *u, const uproc *p, size_t mod, uint64_t off,
+			 uint64_t *out);
+/* Reports, in one round per process, the modules of the maps holding the
+ * pcs of C's samples that will be unwound, as far as each Dwfl has room. */
+void sp_unwind_modules_batch(sp_unwinder *u, sp_capture *c);
+/* Before a sample of P: ends other processes' Dwfls, least recently used
+ * first, while the separate debug files held pass their bound. */
+void sp_unwind_modules_trim(sp_unwinder *u, uproc *p);
+/* Ends P's Dwfl and forgets its modules (P stays known). */
+void sp_unwind_proc_end(sp_unwinder *u, uproc *p);
+/* P's Dwfl, made when it has none: NULL with *WHY when libdwfl fails. */
+sp_dwfl *sp_unwind_proc_dwfl(sp_unwinder *u, uproc *p, const char **why);
+/* The process PID, added when new. */
+uproc *sp_unwind_proc_for(sp_unwinder *u, int64_t pid);
+/* Frees what modules.c keeps for P, its Dwfl first. */
+void sp_unwind_proc_free(sp_unwinder *u, uproc *p);
+void sp_unwind_modules_free(sp_unwinder *u);
 
 #endif

@@ -1,7 +1,9 @@
 #!/bin/sh
-# build.sh OUTDIR — build the --call-graph dwarf fixture (unwbusy.c) into OUTDIR:
+# build.sh OUTDIR — build the --call-graph dwarf fixtures into OUTDIR:
 #   unwbusy        PIE main, linked to libunwlib.so (rpath $ORIGIN)
 #   libunwlib.so   linked library holding the main busy leaf
+#   unwmaps        PIE that maps libunwleaf.so's code N times (unwmaps.c)
+#   libunwleaf.so  its leaf
 # -O2 -g WITHOUT frame pointers (a frame-pointer walk cannot give these stacks:
 # only CFI can); no tail calls, so every call written is a real frame.
 # shellcheck disable=SC2086 # $flags is a list of words
@@ -14,3 +16,5 @@ flags="-O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls -fno-inline -Wl,-
 $CC $flags -fPIC -shared -o "$out/libunwlib.so" "$src/unwlib.c"
 $CC $flags -fPIE -pie -o "$out/unwbusy" "$src/unwbusy.c" \
 	-L"$out" -lunwlib -Wl,-rpath,'$ORIGIN'
+$CC $flags -fPIC -shared -o "$out/libunwleaf.so" "$src/unwleaf.c"
+$CC $flags -fPIE -pie -o "$out/unwmaps" "$src/unwmaps.c" -ldl
