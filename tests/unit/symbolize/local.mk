@@ -113,3 +113,7 @@ TESTS += tests/unit/symbolize/test_addrrule
 TESTS += tests/unit/symbolize/test_filehash
 TESTS += tests/unit/symbolize/test_htlhash.sh
 dist_check_SCRIPTS += tests/unit/symbolize/test_htlhash.sh
+check_PROGRAMS += tests/unit/symbolize/test_unwind
+tests_unit_symbolize_test_unwind_SOURCES = tests/unit/symbolize/test_unwind.c tests/helpers/tap.h
+tests_unit_symbolize_test_unwind_LDADD = $(TEST_LIBS)
+TESTS += tests/unit/symbolize/test_unwind
