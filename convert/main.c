@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 
 static const struct {
 	const char *name;
@@ -62,8 +63,21 @@ static int run(int argc, char **argv)
 	return 2;
 }
 
+/* The soft limit on descriptors raised to the hard one: the unwinder and
+ * the session bound what they hold by it (a system-wide recording of a
+ * few hundred processes would reach the common 1,024 otherwise). */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
 int main(int argc, char **argv)
 {
+	raise_fd_limit();
 	sp_mem_set_limit(sp_mem_default_limit()); /* --max-memory may change it */
 	sp_catch_bus_error();
 	return close_stdout(run(argc, argv));
