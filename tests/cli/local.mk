@@ -79,3 +79,4 @@ EXTRA_DIST += tests/cli/otlp.sh
 TESTS += tests/cli/annotate.sh tests/cli/viewers.sh tests/cli/html_browser.sh
 EXTRA_DIST += tests/cli/annotate.sh tests/cli/viewers.sh tests/cli/html_browser.sh
 TESTS += tests/cli/special_files.sh
+TESTS += tests/cli/unwind_limits.sh

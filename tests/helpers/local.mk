@@ -55,3 +55,4 @@ EXTRA_DIST += tests/helpers/annotate_check.py tests/helpers/viewer_check.py
 EXTRA_DIST += tests/helpers/report_cdp.py
 check_PROGRAMS += tests/helpers/peak_mem
 tests_helpers_peak_mem_SOURCES = tests/helpers/peak_mem.c
+EXTRA_DIST += tests/helpers/failopen.c
