@@ -68,3 +68,11 @@ bench-otlp: symprof$(EXEEXT)
 .PHONY: bench-otlp
 # the HTML report's load time in headless Chromium (bench/README.md, "The HTML report")
 EXTRA_DIST += bench/page_load.py
+
+# a --call-graph dwarf capture of N mappings, 10000 against 2500 (bench/unwind-maps.sh):
+#   make bench-unwind-maps BENCH_UNWIND_MAPS_ARGS='-r 7 -n "2500 10000"'
+EXTRA_DIST += bench/unwind-maps.sh
+BENCH_UNWIND_MAPS_ARGS =
+bench-unwind-maps: symprof$(EXEEXT)
+	SYMPROF=$(abs_top_builddir)/symprof$(EXEEXT) $(SHELL) $(top_srcdir)/bench/unwind-maps.sh $(BENCH_UNWIND_MAPS_ARGS)
+.PHONY: bench-unwind-maps
