@@ -113,14 +113,19 @@ int sp_pending_create(sp_pending_output *t, char *path_template);
 void sp_pending_remove(sp_pending_output *t);
 /* Unlinks every temporary output not yet renamed into place; for paths that
  * end the process without unwinding (allocation failure).  Async-signal-
- * safe: SIGINT, SIGTERM, SIGHUP and SIGABRT do the same, then end the
- * process with the signal's default action. */
+ * safe: every signal that ends the process does the same (fatal.c), then
+ * ends it with the signal's default action. */
 void sp_sink_remove_pending(void);
 /* SIGBUS, which a file mapped for reading (a perf.data file, an ELF file
  * through libelf) raises when it shrinks under the program, becomes an
  * error naming the input being read (sp_mem_input): the message, the
  * temporary outputs removed, exit status 1. */
 void sp_catch_bus_error(void);
+/* For a helper thread (the gzip sink's): blocks, in the calling thread, the
+ * signals that end the process, so that they run their handler (which
+ * removes the temporary outputs) on a thread that blocks them while the
+ * list of those changes; its own faults still end the process. */
+void sp_signals_block_in_thread(void);
 
 /* ------------------------------------------------------------------------ */
 /* Memory.  A budget for the whole process; exhaustion ends the run.        */

@@ -10,6 +10,7 @@
 #include "common/common.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,9 +32,40 @@ const char *sp_mem_input(void)
 /* Every temporary output not yet renamed into place is on this list, so that
  * a signal that ends the process removes it.  The list is changed only with
  * those signals blocked, and the handler only reads it, unlinks and re-raises:
- * all async-signal-safe. */
+ * all async-signal-safe.
+ *
+ * Every signal whose default action ends the process is handled (SIGKILL
+ * and SIGSTOP cannot be), SIGBUS by on_bus_error; the faults (SIGSEGV,
+ * SIGILL, SIGFPE, SIGTRAP, SIGSYS) only when nobody else handles them (a
+ * sanitizer does, and reports).  The command ignores SIGPIPE and SIGXFSZ
+ * (main.c), so that a write to a closed pipe or past the file-size limit
+ * fails with EPIPE or EFBIG and the error says so; a program using the
+ * library that does not gets them handled here like the others.  A signal
+ * that comes while the list changes, or between a temporary file's creation
+ * and its place on the list, waits until the list is whole: all of them
+ * are blocked then, and helper threads (the gzip sink's) block them for
+ * good (sp_signals_block_in_thread), so that none runs the handler while
+ * the list changes. */
 static sp_pending_output *volatile pending_head;
-static const int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGABRT};
+static const int cleanup_signals[] = {
+	SIGHUP,	 SIGINT,  SIGQUIT,   SIGABRT, SIGUSR1, SIGUSR2, SIGPIPE, SIGALRM, SIGTERM,
+	SIGSTKFLT, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF, SIGIO,   SIGPWR,
+};
+static const int fault_signals[] = {SIGSEGV, SIGILL, SIGFPE, SIGTRAP, SIGSYS};
+
+/* The signals the handlers of this file handle: every one whose default
+ * ends the process (real-time ones too), SIGBUS among them. */
+static void fatal_signal_set(sigset_t *set)
+{
+	sigemptyset(set);
+	for (size_t i = 0; i < SP_ARRAY_LEN(cleanup_signals); i++)
+		sigaddset(set, cleanup_signals[i]);
+	for (size_t i = 0; i < SP_ARRAY_LEN(fault_signals); i++)
+		sigaddset(set, fault_signals[i]);
+	for (int s = SIGRTMIN; s <= SIGRTMAX; s++)
+		sigaddset(set, s);
+	sigaddset(set, SIGBUS);
+}
 
 static void remove_pending(void)
 {
@@ -53,29 +85,48 @@ static void on_fatal_signal(int sig)
 static void block_cleanup_signals(sigset_t *old)
 {
 	sigset_t set;
-	sigemptyset(&set);
-	for (size_t i = 0; i < SP_ARRAY_LEN(cleanup_signals); i++)
-		sigaddset(&set, cleanup_signals[i]);
-	sigprocmask(SIG_BLOCK, &set, old);
+	fatal_signal_set(&set);
+	pthread_sigmask(SIG_BLOCK, &set, old);
 }
 
-/* Installs the handler once; a signal the process was told to ignore
- * (nohup, background jobs) stays ignored. */
+void sp_signals_block_in_thread(void)
+{
+	sigset_t set;
+	fatal_signal_set(&set);
+	/* a fault of this thread's own still kills the process */
+	for (size_t i = 0; i < SP_ARRAY_LEN(fault_signals); i++)
+		sigdelset(&set, fault_signals[i]);
+	sigdelset(&set, SIGBUS);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+}
+
+/* Handles SIG with on_fatal_signal unless it is ignored (nohup, background
+ * jobs: it stays so) or, with ONLY_DEFAULT, handled by someone else. */
+static void handle(int sig, bool only_default)
+{
+	struct sigaction old, sa;
+	if (sigaction(sig, NULL, &old) != 0 || old.sa_handler == SIG_IGN ||
+	    (only_default && ((old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL)))
+		return;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_fatal_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(sig, &sa, NULL);
+}
+
+/* Installs the handlers once. */
 static void install_handlers(void)
 {
 	static bool installed;
 	if (installed)
 		return;
 	installed = true;
-	for (size_t i = 0; i < SP_ARRAY_LEN(cleanup_signals); i++) {
-		struct sigaction old, sa;
-		if (sigaction(cleanup_signals[i], NULL, &old) != 0 || old.sa_handler == SIG_IGN)
-			continue;
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = on_fatal_signal;
-		sigemptyset(&sa.sa_mask);
-		sigaction(cleanup_signals[i], &sa, NULL);
-	}
+	for (size_t i = 0; i < SP_ARRAY_LEN(cleanup_signals); i++)
+		handle(cleanup_signals[i], false);
+	for (size_t i = 0; i < SP_ARRAY_LEN(fault_signals); i++)
+		handle(fault_signals[i], true);
+	for (int s = SIGRTMIN; s <= SIGRTMAX; s++)
+		handle(s, false);
 }
 
 static void say(const char *s)
@@ -125,7 +176,7 @@ int sp_pending_create(sp_pending_output *t, char *path_template)
 			pending_head->prev = t;
 		pending_head = t;
 	}
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	errno = saved;
 	return fd;
 }
@@ -143,7 +194,7 @@ void sp_pending_remove(sp_pending_output *t)
 	if (t->next)
 		t->next->prev = t->prev;
 	t->path = NULL;
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 void sp_sink_remove_pending(void)

@@ -46,6 +46,7 @@ static bool gz_deflate(gz_sink *g, const uint8_t *p, size_t n)
 static void *gz_thread(void *arg)
 {
 	gz_sink *g = arg;
+	sp_signals_block_in_thread(); /* a signal's handler runs on the caller's */
 	pthread_mutex_lock(&g->mu);
 	for (;;) {
 		while (!g->job && !g->quit)
@@ -148,7 +149,7 @@ static sp_error *gz_finish(sp_sink *s)
 	if (failed)
 		return sp_error_new(SP_E_ZLIB, "gzip: deflate failed");
 	if (g->inner->err)
-		return sp_error_new(g->inner->err->code, "gzip: inner sink failed");
+		return sp_error_dup(g->inner->err); /* the file and the cause: EFBIG, EPIPE, ... */
 	return NULL;
 }
 

@@ -2,6 +2,7 @@
 #include "convert/convert.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -78,6 +79,12 @@ static void raise_fd_limit(void)
 int main(int argc, char **argv)
 {
 	raise_fd_limit();
+	/* a write to a closed pipe, or past the file-size limit (ulimit -f),
+	 * fails (EPIPE, EFBIG) and the error names the file and the cause,
+	 * its temporary output removed, instead of a silent death that leaves
+	 * the file (sink.c handles every other signal that ends the process) */
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGXFSZ, SIG_IGN);
 	sp_mem_set_limit(sp_mem_default_limit()); /* --max-memory may change it */
 	sp_catch_bus_error();
 	return close_stdout(run(argc, argv));

@@ -80,3 +80,4 @@ TESTS += tests/cli/annotate.sh tests/cli/viewers.sh tests/cli/html_browser.sh
 EXTRA_DIST += tests/cli/annotate.sh tests/cli/viewers.sh tests/cli/html_browser.sh
 TESTS += tests/cli/special_files.sh
 TESTS += tests/cli/unwind_limits.sh
+TESTS += tests/cli/signals.sh
