@@ -140,11 +140,36 @@ void sp_mem_set_limit(size_t bytes);
 size_t sp_mem_limit(void); /* 0 = none */
 /* Half of physical memory, at most SP_MEM_DEFAULT_MAX_GIB GiB. */
 size_t sp_mem_default_limit(void);
-/* Memory the budget counts besides the heap: memory files, anonymous
- * mappings (decompressed data).  Charged N more bytes, later requests see
- * them as used; uncharged when they are given back. */
+/* Memory the budget counts besides the heap: memory files and anonymous
+ * mappings (decompressed data, copies of files), charged by their owner
+ * while they live.  Charged N more bytes, later requests see them as used;
+ * uncharged when they are given back. */
 void sp_mem_charge(size_t n);
 void sp_mem_uncharge(size_t n);
+/* What the budget counts as used: the heap in use and what is charged. */
+size_t sp_mem_in_use(void);
+/* The bytes the budget has left: the limit less the reserve for code and
+ * stacks and what is used (0 when past it); SIZE_MAX without a limit. */
+size_t sp_mem_room(void);
+/* A cache that gives memory back when the budget runs short (the session's
+ * objects, the last file decompressed): frees what it can, the least
+ * recently used first, towards WANT bytes, and says whether it freed
+ * anything.  Called only from sp_mem_make_room, whose callers hold nothing
+ * of the caches, and (unless ANY_THREAD: it locks what it frees) only on
+ * the thread that registered it. */
+typedef bool (*sp_mem_evictor)(void *ctx, size_t want);
+void sp_mem_add_evictor(sp_mem_evictor fn, void *ctx, bool any_thread);
+void sp_mem_remove_evictor(sp_mem_evictor fn, void *ctx);
+/* Room for N more bytes before they are taken (a file decompressed into
+ * memory, an inflated section, a copy of a file): the caches are asked to
+ * give memory back until the budget has N bytes left.  SP_E_LIMIT when
+ * they cannot: "WHAT: needs N bytes, more than the memory limit of LIMIT
+ * leaves (--max-memory): M are used". */
+sp_error *sp_mem_make_room(size_t n, const char *what);
+/* Between two inputs (nothing of the caches held): the caches give back
+ * what they hold until half the budget is free, so that what the caches
+ * keep from one input does not leave the next one's reader short. */
+void sp_mem_relieve(void);
 /* Reports exhaustion (naming the input and the limit), removes temporary
  * outputs and exits with status 1. */
 __attribute__((noreturn)) void sp_oom(void);

@@ -11,6 +11,7 @@ common_libcommon_la_SOURCES = \
 	common/sink.c \
 	common/file.c \
 	common/regular.c \
+	common/budget.c \
 	common/json.c \
 	common/decompressp.h \
 	common/decompress_rules.c \

@@ -13,12 +13,14 @@
  * the limit checks are rare; near it they come every step, and between
  * checks the heap can pass the limit by at most about one step.  (Under
  * AddressSanitizer and ThreadSanitizer, whose allocators mallinfo2 does not
- * see, the sanitizer's own count is used.)  Threads allocate too
+ * see, the sanitizer's own count is used.)  Memory that is not on the heap
+ * (memory files, anonymous mappings of decompressed data) is charged to the
+ * budget by its owner while it lives (sp_mem_charge) and counts as heap in
+ * use; before such memory is taken, sp_mem_make_room (budget.c) lets the
+ * caches give back what they hold.  Threads allocate too
  * (symbolize -j, the gzip sink): the count of bytes since the last check
  * and the distance to the next are atomic; the limit is set before any
- * thread starts.  Memory that is not malloc's (a memory file, decompressed
- * data in an anonymous mapping) is charged to the budget by its owner
- * (sp_mem_charge) and counts as heap in use.
+ * thread starts.
  */
 #include "common/common.h"
 
@@ -83,6 +85,19 @@ static size_t heap_in_use(void)
 #endif
 }
 
+size_t sp_mem_in_use(void)
+{
+	return heap_in_use() + atomic_load_explicit(&budget.charged, memory_order_relaxed);
+}
+
+size_t sp_mem_room(void)
+{
+	if (!budget.limit)
+		return SIZE_MAX;
+	size_t heap_limit = budget.limit - BUDGET_RESERVE, used = sp_mem_in_use();
+	return used < heap_limit ? heap_limit - used : 0;
+}
+
 /* Called before a request of N bytes. */
 static void account(size_t n)
 {
@@ -93,7 +108,7 @@ static void account(size_t n)
 		return;
 	atomic_store_explicit(&budget.since_check, 0, memory_order_relaxed);
 	size_t heap_limit = budget.limit - BUDGET_RESERVE;
-	size_t used = heap_in_use() + atomic_load_explicit(&budget.charged, memory_order_relaxed);
+	size_t used = sp_mem_in_use();
 	if (used > heap_limit || n > heap_limit - used)
 		over_budget();
 	size_t room = (heap_limit - used - n) / 4;
