@@ -146,7 +146,8 @@ const char *sp_file_match_str(sp_file_match w);
 /* Opens the object file PATH for reading.  A file compressed whole, as
  * kernel modules are installed (gzip, xz or zstd, known by their magic
  * numbers whatever the name), is decompressed into an anonymous memory
- * file, of at most the memory limit, so that libelf and libdwfl read it as
+ * file, of at most what the memory budget leaves (counted for as long as
+ * anything holds it), so that libelf and libdwfl read it as
  * any other.  Returns the descriptor; or -1 with errno set and *ERR NULL
  * when PATH cannot be opened; or -1 with *ERR naming PATH (SP_E_MALFORMED
  * with the offset in the file for damaged or cut data, SP_E_LIMIT past the
@@ -155,6 +156,10 @@ const char *sp_file_match_str(sp_file_match w);
  * (unchanged) gives a new descriptor of the same memory file. */
 struct stat;
 int sp_object_fd(const char *path, struct stat *st, sp_error **err);
+/* Counts the memory file FD of SIZE bytes (a copy of a file made to change
+ * it, module.c's) against the memory budget for as long as anything holds
+ * it, as those made here. */
+void sp_memfile_track(int fd, size_t size);
 
 /* ------------------------------------------------------------------------ */
 /* Machine code of a function, and its disassembly (codefile.c, disasm.c).  */
