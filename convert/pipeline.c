@@ -483,6 +483,7 @@ int sp_pipeline_run(const sp_pipeline *pl, char **inputs, int n)
 		sp_symbolize_report r = {0};
 		out = (sp_pipeline_output){.name = input_name(inputs[i]), .input = i, .session = us};
 		sp_unwinder *u = sp_unwinder_new(us);
+		sp_mem_relieve(); /* what the last input's objects hold, given back */
 		err = prepare(pl, s, inputs, i, profiles, base, &out, &r, u);
 		if (!err && pl->each)
 			err = subtract_base(pl, base, &profiles[i]);

@@ -9,6 +9,14 @@
  * The finder's answer for a mapping's file (recorded path + build id ->
  * the file found, or why none was) is kept too, so a mapping met again in
  * another profile of the run is neither searched for nor read again.
+ *
+ * The objects' resolvers (libdw's handles, decompressed files and
+ * sections, indexes) are what the session holds most of: when the memory
+ * budget runs short (sp_mem_make_room, before a file is decompressed or a
+ * section inflated), the session gives back the resolver of the object
+ * least recently resolved in, never one in use (pinned), and opens it
+ * again at its next address.  Frames are therefore borrowed only until the
+ * next call that opens or resolves in an object.
  */
 #include "symbolize/internal.h"
 
@@ -25,6 +33,8 @@ struct sp_object {
 	sp_error *err; /* cached failure */
 	sp_resolver *dw;  /* opened at the first address */
 	sp_symbolizer *s;
+	uint64_t used;    /* the session's clock when last resolved in */
+	int pinned;       /* in use: not to be given back */
 };
 
 typedef struct {
@@ -73,7 +83,29 @@ struct sp_symbolizer {
 	/* sp_symbolizer_new_worker: the session that owns opts' storage and
 	 * the sources above */
 	const sp_symbolizer *parent;
+	uint64_t clock;   /* for the objects' LRU */
+	bool evictor;     /* registered with the memory budget */
 };
+
+/* The budget's evictor: the resolver of the object least recently
+ * resolved in, of those not in use, is freed (its object stays, with its
+ * identity, and opens again at its next address). */
+static bool give_back(void *ctx, size_t want)
+{
+	(void)want;
+	sp_symbolizer *s = ctx;
+	sp_object *old = NULL;
+	for (size_t i = 0; i < s->n_objs; i++) {
+		sp_object *o = s->objs[i];
+		if (o->dw && !o->pinned && (!old || o->used < old->used))
+			old = o;
+	}
+	if (!old)
+		return false;
+	sp_resolver_free(old->dw);
+	old->dw = NULL;
+	return true;
+}
 
 static const char *keep_str(sp_symbolizer *s, const char *str)
 {
@@ -98,6 +130,8 @@ static const char *const *keep_list(sp_symbolizer *s, const char *const *v, size
 sp_symbolizer *sp_symbolizer_new(const sp_symbolize_options *opts)
 {
 	sp_symbolizer *s = sp_xcalloc(1, sizeof(*s));
+	sp_mem_add_evictor(give_back, s, false);
+	s->evictor = true;
 	if (!opts)
 		return s;
 	s->opts = *opts;
@@ -151,6 +185,8 @@ void sp_symbolizer_free(sp_symbolizer *s)
 {
 	if (!s)
 		return;
+	if (s->evictor)
+		sp_mem_remove_evictor(give_back, s);
 	for (size_t i = 0; i < s->n_objs; i++)
 		object_free(s->objs[i]);
 	free(s->objs);
@@ -529,16 +565,27 @@ sp_error *sp_object_split_error(const sp_object *o)
 	return o->dw ? sp_resolver_split_error(o->dw) : NULL;
 }
 
+/* O's resolver, made when it has none (never, or given back to the
+ * budget); O pinned until unpin (it may open files, which may ask the
+ * budget for room). */
 static sp_resolver *object_dwarf(sp_object *o)
 {
+	o->used = ++o->s->clock;
+	o->pinned++;
 	if (!o->dw)
 		o->dw = sp_resolver_new(o->path, &o->s->opts, &o->info, sp_symbolizer_finder(o->s));
 	return o->dw;
 }
 
+static sp_error *unpin(sp_object *o, sp_error *e)
+{
+	o->pinned--;
+	return e;
+}
+
 sp_error *sp_object_section_address(sp_object *o, const char *name, uint64_t *vaddr)
 {
-	return sp_resolver_section_address(object_dwarf(o), name, vaddr);
+	return unpin(o, sp_resolver_section_address(object_dwarf(o), name, vaddr));
 }
 
 sp_error *sp_object_symbol_at(sp_object *o, uint64_t vaddr, sp_symbol *out)
@@ -553,16 +600,16 @@ sp_error *sp_object_symbol_named(sp_object *o, const char *name, sp_symbol *out)
 
 sp_error *sp_object_open(sp_object *o)
 {
-	return sp_resolver_open(object_dwarf(o));
+	return unpin(o, sp_resolver_open(object_dwarf(o)));
 }
 
 sp_error *sp_object_resolve(sp_object *o, uint64_t vaddr, const sp_frame **frames, size_t *n)
 {
-	return sp_resolver_resolve(object_dwarf(o), vaddr, frames, n);
+	return unpin(o, sp_resolver_resolve(object_dwarf(o), vaddr, frames, n));
 }
 
 sp_error *sp_object_resolve_once(sp_object *o, uint64_t vaddr, const sp_frame **frames,
 				 size_t *n)
 {
-	return sp_resolver_resolve_once(object_dwarf(o), vaddr, frames, n);
+	return unpin(o, sp_resolver_resolve_once(object_dwarf(o), vaddr, frames, n));
 }

@@ -81,11 +81,13 @@ sp_error *sp_symbolizer_object(sp_symbolizer *s, const char *path,
 			       const char *expected_build_id, sp_object **out);
 const sp_elf_info *sp_object_info(const sp_object *o);
 /* Frames for the symbol-file address VADDR, innermost first; *N == 0 when
- * nothing is known.  Borrowed until sp_symbolizer_free. */
+ * nothing is known.  Borrowed until the next call that opens or resolves
+ * in an object of the session (which may give another object's resolver
+ * back to the memory budget: see session.c), or sp_symbolizer_free. */
 sp_error *sp_object_resolve(sp_object *o, uint64_t vaddr, const sp_frame **frames, size_t *n);
 /* The same for a caller that keeps its own result per address: nothing is
  * cached, and the frames are borrowed only until the next resolve on O
- * (their strings until sp_symbolizer_free). */
+ * (their strings as sp_object_resolve's frames). */
 sp_error *sp_object_resolve_once(sp_object *o, uint64_t vaddr, const sp_frame **frames,
 				 size_t *n);
 /* Where O's allocated section NAME starts, as a symbol-file address:
@@ -196,8 +198,8 @@ typedef struct {
 /* Asks the session's sources about Q->addr in the order above; fills *OUT
  * with the first answer and returns its source.  The session's sources
  * must have been loaded without error (sp_symbolizer_sources).  Frames of
- * an object are borrowed until sp_symbolizer_free, or with Q->once until
- * the next resolve on the object; a name-only frame lives in *OUT, cleared
+ * an object are borrowed as sp_object_resolve's, or with Q->once until the
+ * next resolve on the object; a name-only frame lives in *OUT, cleared
  * by sp_named_clear (also before *OUT is reused). */
 sp_name_source sp_name_address(sp_symbolizer *s, const sp_name_query *q, sp_named *out);
 void sp_named_clear(sp_named *n);
