@@ -226,12 +226,14 @@ sp_error *sp_module_report_shared(sp_module *m, Dwfl *dwfl, Dwarf_Addr base, Dwf
 /* The shared image's bytes (the file as it is on disk, or decompressed),
  * NULL before sp_module_share. */
 const unsigned char *sp_module_image(const sp_module *m, size_t *size);
-/* The debug file FD (PATH) as libdw should read it: FD itself when no
- * section needs changing, else a copy in memory (FD is closed) with the
- * compressed sections resolution reads inflated where libdw cannot (zstd),
- * and the other compressed ones hidden.  A section that cannot be read is
- * *ERR (NULL otherwise); FD, or the copy, is returned all the same. */
-int sp_debug_fd_prepare(int fd, const char *path, sp_error **err);
+/* ELF (of the file PATH, opened by the caller with ELF_C_READ_MMAP) with
+ * its compressed debug sections changed in memory as libdw is to read
+ * them, nothing copied: those resolution reads inflated by us (zlib and
+ * zstd, each within the room the memory budget has), the others hidden.
+ * The inflated buffers are appended to *KEEP (*N_KEEP of them), which the
+ * caller frees after the Dwarf and ELF.  A section that cannot be read is
+ * the error, naming the file and the section. */
+sp_error *sp_debug_elf_prepare(Elf *elf, const char *path, void ***keep, size_t *n_keep);
 /* The content of SCN (named NAME), a section of ELF (the file PATH) with
  * SHF_COMPRESSED, inflated into *OUT (malloc'd, *SIZE bytes; the caller
  * frees it).  SP_E_UNSUPPORTED for a compression type other than zlib and

@@ -203,7 +203,11 @@ bool sp_dwp_index_find(const sp_dwp_index *ix, uint64_t id, sp_dwp_unit *out);
 typedef struct {
 	Dwarf *dw;             /* the .dwo's (owned) */
 	int fd;                /* the .dwo's, -1 for a package's unit */
-	Elf *elf;              /* a package's unit: the view of its contributions */
+	Elf *elf;              /* the .dwo's, its compressed sections inflated in
+				  memory; a package's unit: the view of its
+				  contributions */
+	void **inflated;       /* a .dwo's sections inflated (malloc'd) */
+	size_t n_inflated;
 	Dwarf_Die die;         /* the split unit's DIE */
 	Dwarf_Off start, end;  /* the split unit in .debug_info.dwo */
 	sp_line_sections sec;  /* ranges, rnglists and addr as the split unit reads them */

@@ -326,14 +326,18 @@ static sp_error *plan_debug_sections(const char *path, Elf *elf, bool zlib, bool
 	return NULL;
 }
 
+/* Who keeps a change's inflated data (P->data or P->lazy, taken and set
+ * NULL) for as long as the Elf is read. */
+typedef void keep_fn(void *ctx, sec_patch *p);
+
 /* The changes of plan_debug_sections made to ELF (the file PATH) in
- * memory (libdwfl opens files so that they may be changed there); inflated
- * data is kept in M until sp_module_free. */
-static sp_error *prepare_debug_sections(sp_module *m, Elf *elf, const char *path)
+ * memory (libdwfl opens files so that they may be changed there, and
+ * ELF_C_READ_MMAP copies the section headers); inflated data goes to
+ * KEEP (CTX). */
+static sp_error *patch_in_memory(Elf *elf, const char *path, bool lazy, keep_fn *keep, void *ctx)
 {
 	sec_patches ps;
-	/* libdwfl writes an ET_REL's relocations into its sections' data */
-	sp_error *e = plan_debug_sections(path, elf, true, m->etype != ET_REL, &ps);
+	sp_error *e = plan_debug_sections(path, elf, true, lazy, &ps);
 	for (size_t i = 0; !e && i < ps.n; i++) {
 		sec_patch *p = &ps.v[i];
 		Elf_Scn *scn = elf_getscn(elf, p->ndx);
@@ -356,20 +360,53 @@ static sp_error *prepare_debug_sections(sp_module *m, Elf *elf, const char *path
 		data->d_size = p->sh.sh_size;
 		data->d_type = ELF_T_BYTE;
 		data->d_align = 1;
-		if (p->lazy) {
-			sp_lazy **slot = p->which == 'i' ? &m->zinfo : &m->zline;
-			sp_lazy_free(*slot);
-			*slot = p->lazy;
-			p->lazy = NULL;
-		} else {
-			m->inflated = sp_xreallocarray(m->inflated, m->n_inflated + 1,
-						       sizeof(*m->inflated));
-			m->inflated[m->n_inflated++] = p->data;
-			p->data = NULL;
-		}
+		keep(ctx, p);
 	}
 	patches_clear(&ps);
 	return e;
+}
+
+/* Keeps P's inflated data in the module CTX until sp_module_free. */
+static void keep_in_module(void *ctx, sec_patch *p)
+{
+	sp_module *m = ctx;
+	if (p->lazy) {
+		sp_lazy **slot = p->which == 'i' ? &m->zinfo : &m->zline;
+		sp_lazy_free(*slot);
+		*slot = p->lazy;
+		p->lazy = NULL;
+	} else {
+		m->inflated = sp_xreallocarray(m->inflated, m->n_inflated + 1, sizeof(*m->inflated));
+		m->inflated[m->n_inflated++] = p->data;
+		p->data = NULL;
+	}
+}
+
+/* patch_in_memory for a module's file: inflated data is kept in M until
+ * sp_module_free; .debug_info and .debug_line inflated as far as read,
+ * except in an ET_REL (libdwfl writes its relocations into their data). */
+static sp_error *prepare_debug_sections(sp_module *m, Elf *elf, const char *path)
+{
+	return patch_in_memory(elf, path, m->etype != ET_REL, keep_in_module, m);
+}
+
+typedef struct {
+	void ***v;
+	size_t *n;
+} keep_list;
+
+static void keep_in_list(void *ctx, sec_patch *p)
+{
+	keep_list *k = ctx;
+	*k->v = sp_xreallocarray(*k->v, *k->n + 1, sizeof(**k->v));
+	(*k->v)[(*k->n)++] = p->data;
+	p->data = NULL;
+}
+
+sp_error *sp_debug_elf_prepare(Elf *elf, const char *path, void ***keep, size_t *n_keep)
+{
+	keep_list k = {keep, n_keep};
+	return patch_in_memory(elf, path, false, keep_in_list, &k);
 }
 
 /* Copies LEN bytes of file IN to OUT from their starts; false on error. */
@@ -439,13 +476,14 @@ static bool has_symtab(Elf *elf)
 	return false;
 }
 
-int sp_debug_fd_prepare(int fd, const char *path, sp_error **err)
-{
-	return debug_fd_prepare(fd, path, false, err);
-}
-
-/* sp_debug_fd_prepare; with KEEP_WITH_SYMTAB, FD itself for a file with a
- * symbol table (see prepared_debug_fd). */
+/* The debug file FD (PATH) as libdw should read it, when libdwfl opens it
+ * itself: FD when no section needs changing, else a copy in memory (FD is
+ * closed; the copy counted against the memory budget while libdwfl holds
+ * it, and refused, *ERR, when the budget has no room for it) with the
+ * compressed sections resolution reads inflated where libdw cannot (zstd),
+ * and the other compressed ones hidden; with KEEP_WITH_SYMTAB, FD itself
+ * for a file with a symbol table (see prepared_debug_fd).  A section that
+ * cannot be read is *ERR too; FD, or the copy, is returned all the same. */
 static int debug_fd_prepare(int fd, const char *path, bool keep_with_symtab, sp_error **err)
 {
 	int host = sp_elf_host_order();
@@ -465,8 +503,20 @@ static int debug_fd_prepare(int fd, const char *path, bool keep_with_symtab, sp_
 	elf_end(elf);
 	*err = e;
 	struct stat st;
-	int out = ps.n && !e && fstat(fd, &st) == 0 ? memfd_create("symprof-debug", MFD_CLOEXEC)
-						    : -1;
+	bool copy = ps.n && !e && fstat(fd, &st) == 0;
+	if (copy) {
+		/* never a copy the budget has no room for (a sparse file is
+		 * copied whole: its holes too) */
+		size_t need = (size_t)st.st_size;
+		for (size_t i = 0; i < ps.n; i++)
+			if (ps.v[i].data)
+				need += (size_t)ps.v[i].sh.sh_size + 16;
+		char *what = sp_xasprintf("%s: a copy in memory to change its sections", path);
+		*err = sp_mem_make_room(need, what);
+		free(what);
+		copy = !*err;
+	}
+	int out = copy ? memfd_create("symprof-debug", MFD_CLOEXEC) : -1;
 	bool ok = out >= 0 && copy_file(fd, out, st.st_size);
 	off_t end = ok ? (st.st_size + 15) / 16 * 16 : 0;
 	for (size_t i = 0; ok && i < ps.n; i++) {
@@ -486,6 +536,7 @@ static int debug_fd_prepare(int fd, const char *path, bool keep_with_symtab, sp_
 		return fd;
 	}
 	close(fd);
+	sp_memfile_track(out, (size_t)end); /* counted while libdwfl holds it */
 	return out;
 }
 

@@ -80,7 +80,10 @@ static bool unit_dwo_id(Dwarf_Die *die, Dwarf_Half *version, uint8_t *type, uint
 typedef struct {
 	uint64_t id;
 	int fd;   /* a .dwo's own; -1 for a package's unit */
-	Elf *elf; /* a package's unit: its contributions */
+	Elf *elf; /* a .dwo's, sections inflated in memory; a package's unit:
+		     its contributions */
+	void **inflated; /* a .dwo's sections inflated (malloc'd) */
+	size_t n_inflated;
 	Dwarf *dw;
 	Dwarf_Die die;
 	Dwarf_Off start, end;
@@ -96,9 +99,19 @@ static void close_dwo(Dwarf *dw, Elf *elf, int fd)
 		close(fd);
 }
 
+static void free_inflated(void **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
 static void match_drop(match *mt)
 {
 	close_dwo(mt->dw, mt->elf, mt->fd);
+	free_inflated(mt->inflated, mt->n_inflated);
+	mt->inflated = NULL;
+	mt->n_inflated = 0;
 	mt->dw = NULL;
 	mt->elf = NULL;
 	mt->fd = -1;
@@ -144,18 +157,15 @@ static bool debug_section(const char *name, bool *dwo)
  * own: an object built with -gsplit-dwarf=single (or an assembler's
  * output before the .dwo sections are split off) keeps its skeleton units
  * and their split units in one file, and libdw reads only the plain
- * sections of a file that has both.  The view hides those, as a package's
- * unit view hides the index; NULL for a file that does not have both. */
-static Elf *split_sections_view(int fd)
+ * sections of a file that has both.  Those are hidden in ELF (in memory),
+ * as a package's unit view hides the index; a file without both is left
+ * as it is. */
+static void split_sections_only(Elf *elf)
 {
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	size_t shstrndx;
 	bool plain = false, split = false;
-	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0) {
-		if (elf)
-			elf_end(elf);
-		return NULL;
-	}
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return;
 	for (int pass = 0; pass < 2; pass++) {
 		Elf_Scn *scn = NULL;
 		while ((scn = elf_nextscn(elf, scn)) != NULL) {
@@ -175,12 +185,9 @@ static Elf *split_sections_view(int fd)
 				gelf_update_shdr(scn, &sh);
 			}
 		}
-		if (pass == 0 && !(plain && split)) {
-			elf_end(elf);
-			return NULL;
-		}
+		if (pass == 0 && !(plain && split))
+			return;
 	}
-	return elf;
 }
 
 /* sp_finder_dwo's check: PATH is a .dwo with a split unit of id
@@ -199,14 +206,18 @@ static sp_try_status check_dwo(const char *path, void *arg)
 		return code == SP_E_NOT_REGULAR ? SP_TRY_NOT_REGULAR
 		       : code == SP_E_NOT_FOUND ? SP_TRY_MISSING
 						 : SP_TRY_FAILED;
-	/* zstd sections inflated for libdw, as in the main debug file; one that
-	 * cannot be read leaves the unit to the skeleton, as a damaged one does */
-	sp_error *e = NULL;
-	mt->fd = sp_debug_fd_prepare(mt->fd, path, &e);
+	/* compressed sections inflated in memory for libdw, as in the main debug
+	 * file, read where they are (nothing copied: a .dwo padded with a hole
+	 * of gigabytes costs its sections); one that cannot be read (or that the
+	 * memory budget has no room for) leaves the unit to the skeleton, as a
+	 * damaged one does */
+	mt->elf = elf_begin(mt->fd, ELF_C_READ_MMAP, NULL);
+	split_sections_only(mt->elf);
+	sp_error *e = mt->elf ? sp_debug_elf_prepare(mt->elf, path, &mt->inflated, &mt->n_inflated)
+			      : NULL;
+	bool prepared = mt->elf && !e;
 	sp_error_free(e);
-	mt->elf = split_sections_view(mt->fd);
-	mt->dw = mt->elf ? dwarf_begin_elf(mt->elf, DWARF_C_READ, NULL)
-			 : dwarf_begin(mt->fd, DWARF_C_READ);
+	mt->dw = prepared ? dwarf_begin_elf(mt->elf, DWARF_C_READ, NULL) : NULL;
 	return match_unit(mt);
 }
 
@@ -509,6 +520,8 @@ sp_error *sp_split_open(const sp_module *m, sp_dwp *dwp, sp_find_log *log, Dwarf
 	s->dw = mt.dw;
 	s->elf = mt.elf;
 	s->fd = mt.fd;
+	s->inflated = mt.inflated;
+	s->n_inflated = mt.n_inflated;
 	s->die = mt.die;
 	s->start = mt.start;
 	s->end = mt.end;
@@ -532,5 +545,6 @@ void sp_split_free(sp_split *s)
 	if (!s)
 		return;
 	close_dwo(s->dw, s->elf, s->fd);
+	free_inflated(s->inflated, s->n_inflated);
 	free(s);
 }

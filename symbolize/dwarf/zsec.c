@@ -23,6 +23,14 @@ sp_error *sp_section_decompress(const char *path, const char *name, const GElf_C
 	free(where);
 	if (e)
 		return e;
+	/* the process's budget, with what it holds already, must have the room
+	 * (its caches give back what they can first), whether the section is
+	 * inflated now or as far as it is read */
+	char *what = sp_xasprintf("%s: section %s inflated", path, name);
+	e = sp_mem_make_room(ch->ch_size, what);
+	free(what);
+	if (e)
+		return e;
 	if (lazy && codec == SP_CODEC_ZLIB && ch->ch_size &&
 	    (*lazy = sp_lazy_new(codec, data, n, ch->ch_size)) != NULL)
 		return NULL;
