@@ -81,3 +81,4 @@ EXTRA_DIST += tests/cli/annotate.sh tests/cli/viewers.sh tests/cli/html_browser.
 TESTS += tests/cli/special_files.sh
 TESTS += tests/cli/unwind_limits.sh
 TESTS += tests/cli/signals.sh
+TESTS += tests/cli/budget.sh

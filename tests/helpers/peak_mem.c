@@ -5,14 +5,16 @@
  *     however short the run; this program is small, so the few pages the child
  *     touches between fork and exec barely count), and
  *   - the most of VmRSS + the allocated blocks of every memory file among its
- *     descriptors (memfd_create, /dev/shm), polled every 2 ms: shared memory it
- *     holds without mapping it.  A memory file that is also mapped counts twice, so
- *     the figure is an upper bound.
+ *     descriptors (memfd_create, /dev/shm; each once, however many descriptors it
+ *     has), polled every 2 ms: shared memory it holds without mapping it.  A memory
+ *     file's pages that are also mapped and touched count twice, so the figure is an
+ *     upper bound.
  * After SECONDS the session is killed (SIGKILL) and the status is 124, as
  * timeout(1) gives; otherwise CMD's own (128 + N for signal N, 127 when it cannot
  * be run). */
 #include <dirent.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,12 +41,15 @@ static long status_kb(pid_t pid, const char *field)
 	return v;
 }
 
+/* Each memory file once, however many descriptors it has. */
 static long memory_files_kb(pid_t pid)
 {
 	char dir[64], path[384], target[256];
 	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
 	DIR *d = opendir(dir);
 	long kb = 0;
+	ino_t seen[1024];
+	size_t n_seen = 0;
 	struct dirent *e;
 	while (d && (e = readdir(d))) {
 		if (e->d_name[0] == '.')
@@ -55,9 +60,17 @@ static long memory_files_kb(pid_t pid)
 			continue;
 		target[n] = 0;
 		struct stat st;
-		if ((!strncmp(target, "/memfd:", 7) || !strncmp(target, "/dev/shm/", 9)) &&
-		    stat(path, &st) == 0)
-			kb += (long)st.st_blocks / 2;
+		if ((strncmp(target, "/memfd:", 7) && strncmp(target, "/dev/shm/", 9)) ||
+		    stat(path, &st) != 0)
+			continue;
+		bool dup = false;
+		for (size_t i = 0; i < n_seen && !dup; i++)
+			dup = seen[i] == st.st_ino;
+		if (dup)
+			continue;
+		if (n_seen < sizeof(seen) / sizeof(*seen))
+			seen[n_seen++] = st.st_ino;
+		kb += (long)st.st_blocks / 2;
 	}
 	if (d)
 		closedir(d);
