@@ -116,6 +116,20 @@ void sp_pending_remove(sp_pending_output *t);
  * safe: every signal that ends the process does the same (fatal.c), then
  * ends it with the signal's default action. */
 void sp_sink_remove_pending(void);
+/* The paths of the temporary outputs not yet renamed into place, as a copy
+ * in memory another process can read (a mapping shared with a parent that
+ * outlives this process: the --each workers' parent removes a killed
+ * worker's).  Two halves, SEQ saying which one is whole: a process killed
+ * while it writes one leaves the other. */
+typedef struct {
+	_Atomic unsigned seq;
+	char paths[2][4096]; /* NUL-terminated paths, an empty one after the last */
+} sp_pending_mirror;
+/* From now on, keeps *M (NULL: none) up to date with this process's list. */
+void sp_sink_mirror_pending(sp_pending_mirror *m);
+/* The path after *AT in M's whole half (*AT starts at 0 and is advanced),
+ * NULL after the last. */
+const char *sp_pending_mirror_next(const sp_pending_mirror *m, size_t *at);
 /* SIGBUS, which a file mapped for reading (a perf.data file, an ELF file
  * through libelf) raises when it shrinks under the program, becomes an
  * error naming the input being read (sp_mem_input): the message, the

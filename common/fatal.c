@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -160,6 +161,56 @@ void sp_catch_bus_error(void)
 	sigaction(SIGBUS, &sa, NULL);
 }
 
+/* A copy of the list's paths in memory another process reads (see
+ * sp_sink_mirror_pending), or NULL. */
+static sp_pending_mirror *mirror;
+
+/* Writes the list's paths into the half of the mirror not being read, then
+ * makes it the one read: a reader never sees one half-written.  Called
+ * with the cleanup signals blocked. */
+static void mirror_update(void)
+{
+	if (!mirror)
+		return;
+	unsigned next = atomic_load_explicit(&mirror->seq, memory_order_relaxed) + 1;
+	char *out = mirror->paths[next & 1];
+	size_t at = 0, cap = sizeof(mirror->paths[0]);
+	for (sp_pending_output *t = pending_head; t; t = t->next) {
+		size_t n = strlen(t->path) + 1;
+		if (n < cap - at) { /* (one that does not fit is left out) */
+			memcpy(out + at, t->path, n);
+			at += n;
+		}
+	}
+	out[at] = '\0';
+	atomic_store_explicit(&mirror->seq, next, memory_order_release);
+}
+
+void sp_sink_mirror_pending(sp_pending_mirror *m)
+{
+	sigset_t old;
+	block_cleanup_signals(&old);
+	mirror = m;
+	if (m) {
+		atomic_store_explicit(&m->seq, 0, memory_order_relaxed);
+		m->paths[0][0] = '\0';
+		mirror_update();
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+const char *sp_pending_mirror_next(const sp_pending_mirror *m, size_t *at)
+{
+	unsigned seq = atomic_load_explicit(&((sp_pending_mirror *)m)->seq, memory_order_acquire);
+	const char *p = m->paths[seq & 1];
+	size_t cap = sizeof(m->paths[0]);
+	if (*at >= cap || !p[*at] || !memchr(p + *at, '\0', cap - *at))
+		return NULL;
+	const char *path = p + *at;
+	*at += strlen(path) + 1;
+	return path;
+}
+
 int sp_pending_create(sp_pending_output *t, char *path_template)
 {
 	/* from its creation on, a signal removes the temporary file */
@@ -175,6 +226,7 @@ int sp_pending_create(sp_pending_output *t, char *path_template)
 		if (pending_head)
 			pending_head->prev = t;
 		pending_head = t;
+		mirror_update();
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	errno = saved;
@@ -194,6 +246,7 @@ void sp_pending_remove(sp_pending_output *t)
 	if (t->next)
 		t->next->prev = t->prev;
 	t->path = NULL;
+	mirror_update();
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 

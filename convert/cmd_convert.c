@@ -296,7 +296,9 @@ typedef struct {
 	bool jobs_paced;    /* -j not given: workers only when worth it */
 	double cpu_prev;    /* CPU seconds at the previous input's end */
 	int ok_prev;        /* n_ok then */
-	_Atomic int *take;  /* shared with the workers: the next input to take */
+	struct each_shared *shared; /* with the workers: what they take and hold */
+	size_t shared_size;
+	int slot;           /* in a worker: its slot in shared; -1 otherwise */
 	struct worker *workers; /* the workers started, in the parent */
 	int nw;
 	int first;          /* the first input the workers took */
@@ -408,6 +410,19 @@ static void each_done(void *ctx, int input, const sp_error *err)
 	free(line);
 }
 
+/* What a worker shares with its parent, for the parent to clean up after
+ * a worker killed before it could (SIGKILL, the OOM killer's): the input it
+ * is converting and its temporary outputs (common/sink.c's mirror). */
+typedef struct {
+	_Atomic int input; /* -1: none */
+	sp_pending_mirror pending;
+} worker_slot;
+
+typedef struct each_shared {
+	_Atomic int take; /* the next input to take */
+	worker_slot slot[];
+} each_shared;
+
 /* One worker's stream of frames, as read and not yet taken apart. */
 typedef struct worker {
 	int fd;
@@ -428,15 +443,18 @@ typedef struct worker {
  * the input and the options: the output files are those of -j 1. */
 static void start_workers(emit_ctx *e, int first, int nw)
 {
-	void *m = mmap(NULL, sizeof(*e->take), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
-		       -1, 0);
+	size_t size = sizeof(each_shared) + (size_t)nw * sizeof(worker_slot);
+	void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED) {
 		fprintf(stderr, "symprof convert: -j: cannot map a shared counter: %s\n",
 			strerror(errno));
 		return;
 	}
-	e->take = m;
-	atomic_init(e->take, first);
+	e->shared = m;
+	e->shared_size = size;
+	atomic_init(&e->shared->take, first);
+	for (int k = 0; k < nw; k++)
+		atomic_init(&e->shared->slot[k].input, -1);
 	e->first = first;
 	e->workers = sp_xcalloc((size_t)nw, sizeof(*e->workers));
 	/* nothing buffered is written twice; the session holds no thread now
@@ -466,6 +484,8 @@ static void start_workers(emit_ctx *e, int first, int nw)
 			e->nw = 0;
 			close(p[0]);
 			e->report_fd = p[1];
+			e->slot = k;
+			sp_sink_mirror_pending(&e->shared->slot[k].pending);
 			/* a parent that is gone cannot report: the worker stops, its
 			 * temporary output removed by the signal's handler */
 			prctl(PR_SET_PDEATHSIG, SIGTERM);
@@ -520,7 +540,8 @@ static int each_next(void *ctx, int i)
 		if (e->report_fd < 0)
 			return -1;
 	}
-	int k = atomic_fetch_add(e->take, 1);
+	int k = atomic_fetch_add(&e->shared->take, 1);
+	atomic_store(&e->shared->slot[e->slot].input, k < e->n_inputs ? k : -1);
 	return k < e->n_inputs ? k : -1;
 }
 
@@ -540,11 +561,46 @@ static void take_frames(emit_ctx *e, worker *w, char **line)
 	}
 }
 
+/* Worker K ended with wait status ST: when the input it was converting
+ * got no line (it was killed, or died some other way), the temporary
+ * outputs it left are removed (SIGKILL, the OOM killer's, runs no handler)
+ * and that input's line names the signal, or the exit status, and what was
+ * removed. */
+static void worker_ended(emit_ctx *e, int k, int st, char **line)
+{
+	const worker_slot *s = &e->shared->slot[k];
+	int i = atomic_load(&s->input);
+	if (i < e->first || i >= e->n_inputs || line[i])
+		return;
+	sp_buf removed = {0};
+	size_t at = 0;
+	const char *path;
+	while ((path = sp_pending_mirror_next(&s->pending, &at))) {
+		if (unlink(path) == 0)
+			sp_buf_printf(&removed, "%s%s", removed.len ? ", " : "", path);
+	}
+	char *how;
+	if (WIFSIGNALED(st)) {
+		const char *abbrev = sigabbrev_np(WTERMSIG(st));
+		how = sp_xasprintf("was killed by SIG%s (%s)", abbrev ? abbrev : "?",
+				   strsignal(WTERMSIG(st)));
+	} else {
+		how = sp_xasprintf("ended with status %d", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	}
+	line[i] = sp_xasprintf("symprof convert: %s: failed: the process converting it %s%s%s\n",
+			       e->inputs[i], how,
+			       removed.len ? "; its temporary output removed: " : "",
+			       removed.len ? removed.data : "");
+	e->n_failed++;
+	free(how);
+	sp_buf_free(&removed);
+}
+
 /* Reads every worker's frames as they come (a full pipe would stall it)
  * and prints the lines in the inputs' order, each once those before it
  * are printed; then waits for the workers.  An input whose line never
- * came (its worker stopped) is said to have failed.  Returns the exit
- * status. */
+ * came (its worker stopped) is said to have failed, naming the signal
+ * that ended its worker.  Returns the exit status. */
 static int collect_workers(emit_ctx *e)
 {
 	int nw = e->nw, n = e->n_inputs, printed = e->first, rc = 0;
@@ -587,6 +643,7 @@ static int collect_workers(emit_ctx *e)
 			e->below_min = true;
 		else if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
 			rc = 1;
+		worker_ended(e, k, st, line);
 		sp_buf_free(&w[k].in);
 	}
 	for (; printed < n; printed++) {
@@ -604,7 +661,7 @@ static int collect_workers(emit_ctx *e)
 	free(line);
 	free(w);
 	e->workers = NULL;
-	munmap(e->take, sizeof(*e->take));
+	munmap(e->shared, e->shared_size);
 	return rc;
 }
 
@@ -684,6 +741,7 @@ static int run(convert_opts *o, char **inputs, int n_inputs)
 		.jobs_paced = !o->jobs,
 		.n_inputs = n_inputs,
 		.report_fd = -1,
+		.slot = -1,
 	};
 	if (f == SP_OUT_FOLDED_DIFF && !o->base) {
 		return sp_cli_usage("convert", "--format folded-diff needs --base or --diff-base");

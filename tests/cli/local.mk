@@ -82,3 +82,4 @@ TESTS += tests/cli/special_files.sh
 TESTS += tests/cli/unwind_limits.sh
 TESTS += tests/cli/signals.sh
 TESTS += tests/cli/budget.sh
+TESTS += tests/cli/each_killed.sh
