@@ -115,24 +115,8 @@ mkdir "$tmp/sig"
 for sig in TERM:15 INT:2 HUP:1 BUS:7; do
 	signo=${sig#*:}
 	sig=${sig%:*}
-	rm -f "$tmp/sig/"*
-	# a background job starts with SIGINT ignored; give the program the default
-	env --default-signal=INT "$SYMPROF" convert -q "$tmp/big.folded" \
-		-o "$tmp/sig/out.pb.gz" 2>"$tmp/err" &
-	pid=$!
-	caught=
-	while kill -0 "$pid" 2>/dev/null; do
-		kill -STOP "$pid" 2>/dev/null || break
-		if ls "$tmp/sig" | grep -q '^out\.pb\.gz\.tmp\.'; then
-			kill -"$sig" "$pid"
-			caught=yes
-		fi
-		kill -CONT "$pid" 2>/dev/null
-		[ -n "$caught" ] && break
-		sleep 0.02
-	done
-	wait "$pid"
-	st=$?
+	# (a background job starts with SIGINT ignored: the program gets the default)
+	sp_signal_mid_write "$sig" "$tmp/big.folded" "$tmp/sig"
 	if [ -z "$caught" ]; then
 		sp_skip "SIG$sig: the conversion ended before its temporary file was seen"
 		continue

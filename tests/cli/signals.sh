@@ -28,36 +28,11 @@ awk 'BEGIN { srand(1); for (i = 0; i < 150000; i++) {
 	print s, i + 1 } }' >"$tmp/big.folded"
 mkdir "$tmp/sig"
 
-# signal_mid_write SIGNO: starts the conversion, stops it once its temporary output exists,
-# sends signal SIGNO and continues it; $st its exit status, $caught empty when it ended first.
-signal_mid_write()
-{
-	rm -f "$tmp/sig/"*
-	env --default-signal "$SYMPROF" convert -q "$tmp/big.folded" -o "$tmp/sig/out.pb.gz" \
-		2>"$tmp/err" &
-	pid=$!
-	caught=
-	k=0
-	while kill -0 "$pid" 2>/dev/null && [ $k -lt 3000 ]; do
-		kill -STOP "$pid" 2>/dev/null || break
-		if ls "$tmp/sig" | grep -q '^out\.pb\.gz\.tmp\.'; then
-			kill -"$1" "$pid"
-			caught=yes
-		fi
-		kill -CONT "$pid" 2>/dev/null
-		[ -n "$caught" ] && break
-		sleep 0.02
-		k=$((k + 1))
-	done
-	wait "$pid"
-	st=$?
-}
-
 # (35 is SIGRTMIN+1 under glibc, whose SIGRTMIN is 34)
 for sig in QUIT:3 USR1:10 USR2:12 ALRM:14 XCPU:24 VTALRM:26 PROF:27 RTMIN+1:35; do
 	signo=${sig#*:}
 	sig=${sig%:*}
-	signal_mid_write "$signo"
+	sp_signal_mid_write "$signo" "$tmp/big.folded" "$tmp/sig"
 	if [ -z "$caught" ]; then
 		sp_skip "SIG$sig: the conversion ended before its temporary file was seen"
 		continue
@@ -68,7 +43,7 @@ for sig in QUIT:3 USR1:10 USR2:12 ALRM:14 XCPU:24 VTALRM:26 PROF:27 RTMIN+1:35; 
 done
 
 for sig in PIPE:13 XFSZ:25; do
-	signal_mid_write "${sig#*:}"
+	sp_signal_mid_write "${sig#*:}" "$tmp/big.folded" "$tmp/sig"
 	sig=${sig%:*}
 	if [ -z "$caught" ]; then
 		sp_skip "SIG$sig: the conversion ended before its temporary file was seen"

@@ -20,19 +20,9 @@
 # Skips when perf is missing or cannot record here.
 . "${SP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/helpers/cli_lib.sh"
 
-if ! command -v perf >/dev/null 2>&1; then
-	echo "1..0 # SKIP perf is not installed (Debian package linux-perf)"
-	exit 0
-fi
-if ! perf record -q -e cpu-clock --call-graph dwarf -o "$tmp/probe.data" -- true \
-	>"$tmp/probe.log" 2>&1; then
-	echo "1..0 # SKIP perf record --call-graph dwarf does not work here: $(head -n 1 "$tmp/probe.log")"
-	exit 0
-fi
-
+sp_need_perf_dwarf
 fix=$tmp/fix
-"$SP_SRCDIR/testdata/src/unwind/build.sh" "$fix" >"$tmp/build.log" 2>&1 ||
-	{ sed 's/^/# /' "$tmp/build.log"; sp_bail "unwind fixture does not build"; }
+sp_unwind_fixture "$fix"
 data=$tmp/dwarf.data
 (cd "$fix" && perf record -q -e cpu-clock -F 1000 --call-graph dwarf -o "$data" -- ./unwbusy 20) \
 	>"$tmp/rec.log" 2>&1 || { sed 's/^/# /' "$tmp/rec.log"; sp_bail "perf record failed"; }

@@ -157,6 +157,55 @@ sp_wait_gone()
 	done
 }
 
+# sp_need_perf_dwarf: ends the test with a TAP skip when perf is missing or cannot record
+# --call-graph dwarf here.
+sp_need_perf_dwarf()
+{
+	if ! command -v perf >/dev/null 2>&1; then
+		echo "1..0 # SKIP perf is not installed (Debian package linux-perf)"
+		exit 0
+	fi
+	if ! perf record -q -e cpu-clock --call-graph dwarf -o "$tmp/probe.data" -- true \
+		>"$tmp/probe.log" 2>&1; then
+		echo "1..0 # SKIP perf record --call-graph dwarf does not work here: $(head -n 1 "$tmp/probe.log")"
+		exit 0
+	fi
+}
+
+# sp_unwind_fixture DIR: builds testdata/src/unwind into DIR, or bails out.
+sp_unwind_fixture()
+{
+	"$SP_SRCDIR/testdata/src/unwind/build.sh" "$1" >"$tmp/build.log" 2>&1 ||
+		{ sed 's/^/# /' "$tmp/build.log"; sp_bail "unwind fixture does not build"; }
+}
+
+# sp_signal_mid_write SIG INPUT DIR: `symprof convert -q INPUT -o DIR/out.pb.gz` in the
+# background (every signal at its default), stopped as soon as its temporary output
+# exists, sent SIG (a name or a number) and continued, so that SIG arrives in the middle
+# of the write: $st is its exit status, $caught empty when it ended before the temporary
+# file was seen (60 s at most); its stderr in $tmp/err.
+sp_signal_mid_write()
+{
+	rm -f "$3/"*
+	env --default-signal "$SYMPROF" convert -q "$2" -o "$3/out.pb.gz" 2>"$tmp/err" &
+	sp_pid=$!
+	caught=
+	sp_k=0
+	while kill -0 "$sp_pid" 2>/dev/null && [ $sp_k -lt 3000 ]; do
+		kill -STOP "$sp_pid" 2>/dev/null || break
+		if ls "$3" | grep -q '^out\.pb\.gz\.tmp\.'; then
+			kill -"$1" "$sp_pid"
+			caught=yes
+		fi
+		kill -CONT "$sp_pid" 2>/dev/null
+		[ -n "$caught" ] && break
+		sleep 0.02
+		sp_k=$((sp_k + 1))
+	done
+	wait "$sp_pid"
+	st=$?
+}
+
 # sp_run_peak SECONDS symprof ARGS...: sp_run under tests/helpers/peak_mem, killed
 # after SECONDS ($rc 124 then): $rc, $tmp/out, $tmp/err, and $sp_peak_kb, the most memory
 # it held (resident set plus memory files, KiB).  $sp_peak_kb is empty under valgrind or
