@@ -122,3 +122,10 @@ tests_fuzz_fuzz_code_SOURCES = tests/fuzz/fuzz_code.c tests/fuzz/standalone.c
 tests_fuzz_fuzz_code_LDADD = $(TEST_LIBS)
 TESTS += tests/fuzz/fuzz_code
 EXTRA_DIST += tests/fuzz/seeds/code
+# a split-DWARF .dwo read in place, its compressed sections inflated within the budget
+check_PROGRAMS += tests/fuzz/fuzz_dwo
+tests_fuzz_fuzz_dwo_SOURCES = tests/fuzz/fuzz_dwo.c tests/fuzz/standalone.c
+tests_fuzz_fuzz_dwo_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS)
+tests_fuzz_fuzz_dwo_LDADD = $(TEST_LIBS) $(LIBDW_LIBS) $(LIBELF_LIBS)
+TESTS += tests/fuzz/fuzz_dwo
+EXTRA_DIST += tests/fuzz/seeds/dwo tests/fuzz/dwo_seeds.sh
