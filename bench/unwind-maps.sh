@@ -5,10 +5,11 @@
 #   perf record -e cpu-clock -F 10000 --call-graph dwarf,1024 -- ./unwmaps LIB N N/10
 # (N/10 milliseconds: samples grow with the mappings, about two per mapping), for each N
 # given (default 2500 and 10000).  Each capture is converted to folded stacks; the
-# largest N against the smallest is timed side by side with farm-bench (A/B pair by
-# pair; the conversion is linear in the mappings when the ratio stays near N_big /
-# N_small), else with /usr/bin/time.  Prints each capture's size, samples, and the
-# share of uw_leaf samples whose stack is main;uw_drive;uw_leaf.
+# largest N against the smallest is timed in turn (A B A B ...) with /usr/bin/time -v,
+# RUNS times each: the medians of CPU, wall and peak resident set, and the median of the
+# ratios pair by pair (the conversion is linear in the mappings when the ratio stays
+# near N_big / N_small).  Prints each capture's size, samples, and the share of uw_leaf
+# samples whose stack is main;uw_drive;uw_leaf.
 #
 #   SYMPROF=build/symprof sh bench/unwind-maps.sh [-r RUNS] [-n "N..."] [-w WORKDIR]
 #
@@ -56,22 +57,31 @@ small=${ns%% *}
 big=${ns##* }
 [ "$small" = "$big" ] && exit 0
 echo
-echo "convert of $big mappings (A) against $small (B):"
-if command -v farm-bench >/dev/null 2>&1; then
-	farm-bench -n "$runs" --timeout 600 \
-		--vs "$sp convert --sample-index samples $work/m$small.data -o $work/b.folded" -- \
-		"$sp" convert --sample-index samples "$work/m$big.data" -o "$work/a.folded"
-else
+echo "convert of $big mappings (A) against $small (B), $runs runs each, in turn:"
+# /usr/bin/time -v of each run: user + system seconds, wall seconds, peak resident set
+: >"$work/a.t"
+: >"$work/b.t"
+r=0
+while [ $r -lt "$runs" ]; do
 	for tag in a:$big b:$small; do
-		: >"$work/${tag%%:*}.t"
-		r=0
-		while [ $r -lt "$runs" ]; do
-			/usr/bin/time -f %e -a -o "$work/${tag%%:*}.t" "$sp" convert --sample-index \
-				samples "$work/m${tag#*:}.data" -o "$work/x.folded" 2>/dev/null
-			r=$((r + 1))
-		done
+		/usr/bin/time -v -o "$work/time.txt" "$sp" convert --sample-index samples \
+			"$work/m${tag#*:}.data" -o "$work/x.folded" 2>/dev/null
+		awk -F': ' '/User time/ { u = $2 } /System time/ { s = $2 }
+			/Elapsed \(wall clock\)/ { n = split($2, p, ":"); w = 0
+				for (i = 1; i <= n; i++) w = w * 60 + p[i] }
+			/Maximum resident set size/ { m = $2 }
+			END { printf "%.3f %.3f %d\n", u + s, w, m }' "$work/time.txt" >>"$work/${tag%%:*}.t"
 	done
-	a=$(sort -n "$work/a.t" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
-	b=$(sort -n "$work/b.t" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
-	echo "median wall: A $a s, B $b s, A/B $(echo "$a $b" | awk '{ printf "%.2f", $1 / $2 }')"
-fi
+	r=$((r + 1))
+done
+# the median of column C of FILE
+median() { sort -n -k"$2" "$1" | awk -v c="$2" '{ v[NR] = $c } END { print v[int((NR + 1) / 2)] }'; }
+printf '| | median CPU s | median wall s | median peak MiB |\n|---|---|---|---|\n'
+for tag in a:$big b:$small; do
+	f=$work/${tag%%:*}.t
+	printf '| %s mappings | %s | %s | %d |\n' "${tag#*:}" "$(median "$f" 1)" "$(median "$f" 2)" \
+		$(($(median "$f" 3) / 1024))
+done
+# the ratio pair by pair (run i of A over run i of B), then its median
+paste -d' ' "$work/a.t" "$work/b.t" | awk '{ printf "%.3f %.3f\n", $1 / $4, $2 / $5 }' >"$work/r.t"
+echo "A/B, the median of the ratios of each pair: CPU $(median "$work/r.t" 1), wall $(median "$work/r.t" 2)"
