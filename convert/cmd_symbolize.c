@@ -1874,6 +1874,7 @@ int cmd_symbolize(int argc, char **argv)
 		fprintf(stderr, "symprof symbolize: writing output: %s\n", strerror(c.out.err));
 		rc = 1;
 	}
+	sp_cli_print_notes(c.s, cli.quiet); /* what resolving found to say */
 	free_jobs(&c);
 	for (size_t p = 0; p < c.cap_parts; p++) {
 		part *pt = &c.part[p];

@@ -35,6 +35,7 @@ struct sp_object {
 	sp_symbolizer *s;
 	uint64_t used;    /* the session's clock when last resolved in */
 	int pinned;       /* in use: not to be given back */
+	bool refusal_said; /* a split unit refused for want of memory, noted */
 };
 
 typedef struct {
@@ -583,6 +584,24 @@ static sp_error *unpin(sp_object *o, sp_error *e)
 	return e;
 }
 
+/* After a resolve in O: a split unit the budget had no room for leaves
+ * its functions without their inline frames (the skeleton's lines only),
+ * which the caller is told once per object, as a note. */
+static sp_error *note_refusal(sp_object *o, sp_error *e)
+{
+	const sp_error *r;
+	if (!o->refusal_said && o->dw && (r = sp_resolver_split_refused(o->dw)) != NULL) {
+		o->refusal_said = true;
+		char *msg = sp_error_string(r);
+		sp_symbolizer *s = o->s;
+		SP_PUSH(s->notes, s->n_notes, s->cap_notes,
+			sp_xasprintf("%s: %s; the functions of that unit are named without "
+				     "their inline frames", o->path, msg));
+		free(msg);
+	}
+	return unpin(o, e);
+}
+
 sp_error *sp_object_section_address(sp_object *o, const char *name, uint64_t *vaddr)
 {
 	return unpin(o, sp_resolver_section_address(object_dwarf(o), name, vaddr));
@@ -605,11 +624,11 @@ sp_error *sp_object_open(sp_object *o)
 
 sp_error *sp_object_resolve(sp_object *o, uint64_t vaddr, const sp_frame **frames, size_t *n)
 {
-	return unpin(o, sp_resolver_resolve(object_dwarf(o), vaddr, frames, n));
+	return note_refusal(o, sp_resolver_resolve(object_dwarf(o), vaddr, frames, n));
 }
 
 sp_error *sp_object_resolve_once(sp_object *o, uint64_t vaddr, const sp_frame **frames,
 				 size_t *n)
 {
-	return unpin(o, sp_resolver_resolve_once(object_dwarf(o), vaddr, frames, n));
+	return note_refusal(o, sp_resolver_resolve_once(object_dwarf(o), vaddr, frames, n));
 }

@@ -72,6 +72,11 @@ const sp_find_log *sp_resolver_find_log(const sp_resolver *d);
 /* Why the first split unit (.dwo) that was needed could not be read, and
  * how many could not, or NULL (caller frees). */
 sp_error *sp_resolver_split_error(const sp_resolver *d);
+/* The first split unit (.dwo, or a package's compressed sections) refused
+ * for want of memory (SP_E_LIMIT), or NULL (borrowed until
+ * sp_resolver_free): its functions' inline frames and lines are only the
+ * skeleton's, which the caller must say. */
+const sp_error *sp_resolver_split_refused(const sp_resolver *d);
 
 /* ------------------------------------------------------------------------ */
 /* lines.c: a compile unit's line table without libdw.                      */

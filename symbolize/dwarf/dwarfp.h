@@ -309,6 +309,7 @@ typedef struct {
 	sp_dwp *dwp;          /* the package of the file, or NULL */
 	sp_error *split_err;  /* the first split unit that could not be read */
 	size_t n_split_errs;  /* how many could not */
+	sp_error *split_refused; /* the first for want of memory (SP_E_LIMIT) */
 	/* Partial index (.debug_info inflated as far as read, see sp_lazy):
 	 * cus and ranges hold only the units .debug_aranges led to, ARANGES
 	 * (sorted by lo) lead to the others; the whole index is built when

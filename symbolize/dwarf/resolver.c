@@ -114,6 +114,11 @@ const sp_find_log *sp_resolver_find_log(const sp_resolver *d)
 	return &d->m->log;
 }
 
+const sp_error *sp_resolver_split_refused(const sp_resolver *d)
+{
+	return d->units.split_refused;
+}
+
 sp_error *sp_resolver_split_error(const sp_resolver *d)
 {
 	sp_error *e = sp_error_dup(d->units.split_err);

@@ -87,6 +87,7 @@ typedef struct {
 	Dwarf *dw;
 	Dwarf_Die die;
 	Dwarf_Off start, end;
+	sp_error *why; /* the first .dwo found whose sections could not be read */
 } match;
 
 static void close_dwo(Dwarf *dw, Elf *elf, int fd)
@@ -215,9 +216,18 @@ static sp_try_status check_dwo(const char *path, void *arg)
 	split_sections_only(mt->elf);
 	sp_error *e = mt->elf ? sp_debug_elf_prepare(mt->elf, path, &mt->inflated, &mt->n_inflated)
 			      : NULL;
-	bool prepared = mt->elf && !e;
-	sp_error_free(e);
-	mt->dw = prepared ? dwarf_begin_elf(mt->elf, DWARF_C_READ, NULL) : NULL;
+	if (e) {
+		/* kept, to be said instead of "not found" (a section the budget
+		 * has no room for: the unit's inline frames would go missing
+		 * without a word) */
+		if (mt->why)
+			sp_error_free(e);
+		else
+			mt->why = e;
+		match_drop(mt);
+		return SP_TRY_FAILED;
+	}
+	mt->dw = mt->elf ? dwarf_begin_elf(mt->elf, DWARF_C_READ, NULL) : NULL;
 	return match_unit(mt);
 }
 
@@ -511,6 +521,13 @@ sp_error *sp_split_open(const sp_module *m, sp_dwp *dwp, sp_find_log *log, Dwarf
 				  skel_string(skel, DW_AT_comp_dir), check_dwo, &mt, &found, log);
 		sp_finder_free(own);
 		free(found);
+		if (e && mt.why) {
+			/* found, but its sections could not be read: that is why */
+			sp_error_free(e);
+			e = sp_error_prefix(mt.why, "split unit %s not read", name);
+			mt.why = NULL;
+		}
+		sp_error_free(mt.why);
 		if (e) {
 			match_drop(&mt);
 			return e;

@@ -505,6 +505,8 @@ static void split_failed(sp_units *u, sp_error *e, const sp_find_log *log)
 {
 	if (log)
 		u->n_split_errs++;
+	if (!u->split_refused && sp_error_root_code(e) == SP_E_LIMIT)
+		u->split_refused = sp_error_dup(e);
 	if (u->split_err) {
 		sp_error_free(e);
 		return;
@@ -813,6 +815,7 @@ void sp_units_clear(sp_units *u)
 		free(u->names[i]);
 	free(u->names);
 	sp_error_free(u->split_err);
+	sp_error_free(u->split_refused);
 	sp_dwp_free(u->dwp);
 	*u = (sp_units){0};
 }

@@ -10,6 +10,9 @@
 #     3 GiB (truncate: no disk), read where it is: the function and line of each address
 #     of main as llvm-symbolizer gives them on the plain build of the same sources, within
 #     --max-memory 64M (it was copied whole into a memory file first: 3 GiB, 13 s);
+#   - a .dwo whose string section inflates to 100 MiB: refused at --max-memory 64M with a
+#     note naming the file, the section and the limit (its inline frames were dropped
+#     without a word), read whole with room for it;
 #   - three zstd-compressed modules, each an ELF followed by 100 MiB of zeros, named by
 #     three mappings, and a fourth of 400 MiB: with --max-memory 256M the three are
 #     decompressed in turn, each module's object given back before the next needs the
@@ -71,6 +74,54 @@ if command -v llvm-symbolizer >/dev/null 2>&1; then
 	sed 's/ (discriminator [0-9]*)$//' "$tmp/out" >"$tmp/got"
 	[ -s "$tmp/want" ] && cmp -s "$tmp/want" "$tmp/got"
 	sp_ok $? "... every address of main: the frames llvm-symbolizer gives on the plain build" ||
+		diff "$tmp/want" "$tmp/got" | head -n 10 | sed 's/^/#   /'
+else
+	sp_skip "llvm-symbolizer not installed: no independent frames"
+fi
+
+# --- a .dwo section that does not fit ------------------------------------------------------
+# The same build with the .dwo's string section followed by 100 MiB of zeros, then
+# compressed: at --max-memory 64M it cannot be inflated, and its functions lose their inline
+# frames, which must be said (naming the file, the section and the limit), never silently;
+# with room for it, every address of main is what llvm-symbolizer says on the plain build.
+sb=$tmp/sb
+mkdir "$sb"
+(cd "$sb" && g++ -O2 -g -gdwarf-5 -gsplit-dwarf -o prog "$src" "$src_b" &&
+	objcopy --dump-section .debug_str.dwo=str.bin prog-fixture.dwo &&
+	cp str.bin big.bin && truncate -s +100M big.bin &&
+	objcopy --update-section .debug_str.dwo=big.bin prog-fixture.dwo &&
+	rm big.bin && objcopy --compress-debug-sections=zstd prog-fixture.dwo) >"$tmp/sb.log" 2>&1 ||
+	{ sed 's/^/# /' "$tmp/sb.log"; sp_bail "the .dwo with a large section does not build"; }
+inflated=$(($(wc -c <"$sb/str.bin") + 100 * 1024 * 1024))
+set -- $(nm -S "$sb/prog" | awk '$4 == "main" { print $1, $2 }')
+sb_addrs=
+a=0
+while [ $a -lt $((0x$2)) ]; do
+	sb_addrs="$sb_addrs $(printf '0x%x' $((0x$1 + a)))"
+	a=$((a + 3))
+done
+# shellcheck disable=SC2086 # one word per address
+sp_run_peak 120 symprof symbolize --max-memory 64M -e "$sb/prog" -f -i -s $sb_addrs
+sp_ok "$rc" "a .dwo section inflating to 100 MiB at --max-memory 64M: exit 0" || sp_show_err
+within 64 "the .dwo section that does not fit"
+grep -qxF "symprof: note: $sb/prog: split unit prog-fixture.dwo not read: $sb/prog-fixture.dwo: section .debug_str.dwo: offset 0: zstd data decompresses to more than 64 MiB (the memory limit, --max-memory): its header says $inflated bytes; the functions of that unit are named without their inline frames" "$tmp/err" &&
+	[ "$(grep -c 'note:' "$tmp/err")" -eq 1 ]
+sp_ok $? "... said once, naming the file, the section, the size and the limit" || sp_show_err
+# shellcheck disable=SC2086
+sp_run_peak 120 symprof symbolize --max-memory 512M -e "$sb/prog" -f -i -s $sb_addrs
+sp_ok "$rc" "... at --max-memory 512M: exit 0" || sp_show_err
+within 512 "the .dwo section with room"
+! grep -q 'note:' "$tmp/err"
+sp_ok $? "... nothing to say" || sp_show_err
+if command -v llvm-symbolizer >/dev/null 2>&1; then
+	# shellcheck disable=SC2086
+	llvm-symbolizer --obj="$sd/plain/prog" --inlines --functions=linkage --basenames \
+		$sb_addrs | awk 'NF' | sed -E 's/:([0-9]+):[0-9]+$/:\1/' >"$tmp/want"
+	sed 's/ (discriminator [0-9]*)$//' "$tmp/out" >"$tmp/got"
+	# (two lines a frame: more than two an address when some are inlined)
+	[ -s "$tmp/want" ] && cmp -s "$tmp/want" "$tmp/got" &&
+		[ "$(wc -l <"$tmp/got")" -gt $((2 * $(echo $sb_addrs | wc -w))) ]
+	sp_ok $? "... the frames llvm-symbolizer gives on the plain build, inline ones among them" ||
 		diff "$tmp/want" "$tmp/got" | head -n 10 | sed 's/^/#   /'
 else
 	sp_skip "llvm-symbolizer not installed: no independent frames"
