@@ -40,6 +40,36 @@ within()
 	sp_ok $? "$2: no temporary output left"
 }
 
+# as_llvm ADDRS: the last run's output ($tmp/out) is the function and file:line of every
+# frame of ADDRS as llvm-symbolizer says them on the plain build (without its columns and
+# the blank line after each address), with inline frames among them (two lines a frame:
+# more than two an address)
+as_llvm()
+{
+	if ! command -v llvm-symbolizer >/dev/null 2>&1; then
+		sp_skip "llvm-symbolizer not installed: no independent frames"
+		return
+	fi
+	# shellcheck disable=SC2086 # one word per address
+	llvm-symbolizer --obj="$sd/plain/prog" --inlines --functions=linkage --basenames \
+		$1 | awk 'NF' | sed -E 's/:([0-9]+):[0-9]+$/:\1/' >"$tmp/want"
+	sed 's/ (discriminator [0-9]*)$//' "$tmp/out" >"$tmp/got"
+	[ -s "$tmp/want" ] && cmp -s "$tmp/want" "$tmp/got" &&
+		[ "$(wc -l <"$tmp/got")" -gt $((2 * $(echo "$1" | wc -w))) ]
+	sp_ok $? "... every address of main: the frames llvm-symbolizer gives on the plain build" ||
+		diff "$tmp/want" "$tmp/got" | head -n 10 | sed 's/^/#   /'
+}
+# main_addrs PROG: every third byte address of PROG's main, in hex, one word each
+main_addrs()
+{
+	set -- $(nm -S "$1" | awk '$4 == "main" { print $1, $2 }')
+	a=0
+	while [ $a -lt $((0x$2)) ]; do
+		printf ' 0x%x' $((0x$1 + a))
+		a=$((a + 3))
+	done
+}
+
 command -v zstd >/dev/null 2>&1 || { sp_skip "zstd not installed (Debian package zstd)"; sp_done; }
 
 # --- a sparse .dwo ------------------------------------------------------------------------
@@ -52,32 +82,13 @@ mkdir "$sd" "$sd/plain"
 	objcopy --compress-debug-sections=zstd prog-fixture.dwo) >"$tmp/sd.log" 2>&1 ||
 	{ sed 's/^/# /' "$tmp/sd.log"; sp_bail "split DWARF fixture does not build"; }
 truncate -s 3G "$sd/prog-fixture.dwo"
-set -- $(nm -S "$sd/prog" | awk '$4 == "main" { print $1, $2 }')
-main=$((0x$1))
-size=$((0x$2))
-addrs=
-a=0
-while [ $a -lt "$size" ]; do
-	addrs="$addrs $(printf '0x%x' $((main + a)))"
-	a=$((a + 3))
-done
+addrs=$(main_addrs "$sd/prog")
+main=$((0x$(nm "$sd/prog" | awk '$3 == "main" { print $1 }')))
 # shellcheck disable=SC2086 # one word per address
 sp_run_peak 120 symprof symbolize --max-memory 64M -e "$sd/prog" -f -i -s $addrs
 sp_ok "$rc" "a .dwo with zstd sections and a 3 GiB hole: symbolize exits 0" || sp_show_err
 within 64 "the sparse .dwo"
-if command -v llvm-symbolizer >/dev/null 2>&1; then
-	# function and file:line of every frame, as llvm-symbolizer says them on the plain build
-	# (without its columns and the blank line after each address)
-	# shellcheck disable=SC2086
-	llvm-symbolizer --obj="$sd/plain/prog" --inlines --functions=linkage --basenames \
-		$addrs | awk 'NF' | sed -E 's/:([0-9]+):[0-9]+$/:\1/' >"$tmp/want"
-	sed 's/ (discriminator [0-9]*)$//' "$tmp/out" >"$tmp/got"
-	[ -s "$tmp/want" ] && cmp -s "$tmp/want" "$tmp/got"
-	sp_ok $? "... every address of main: the frames llvm-symbolizer gives on the plain build" ||
-		diff "$tmp/want" "$tmp/got" | head -n 10 | sed 's/^/#   /'
-else
-	sp_skip "llvm-symbolizer not installed: no independent frames"
-fi
+as_llvm "$addrs"
 
 # --- a .dwo section that does not fit ------------------------------------------------------
 # The same build with the .dwo's string section followed by 100 MiB of zeros, then
@@ -93,13 +104,7 @@ mkdir "$sb"
 	rm big.bin && objcopy --compress-debug-sections=zstd prog-fixture.dwo) >"$tmp/sb.log" 2>&1 ||
 	{ sed 's/^/# /' "$tmp/sb.log"; sp_bail "the .dwo with a large section does not build"; }
 inflated=$(($(wc -c <"$sb/str.bin") + 100 * 1024 * 1024))
-set -- $(nm -S "$sb/prog" | awk '$4 == "main" { print $1, $2 }')
-sb_addrs=
-a=0
-while [ $a -lt $((0x$2)) ]; do
-	sb_addrs="$sb_addrs $(printf '0x%x' $((0x$1 + a)))"
-	a=$((a + 3))
-done
+sb_addrs=$(main_addrs "$sb/prog")
 # shellcheck disable=SC2086 # one word per address
 sp_run_peak 120 symprof symbolize --max-memory 64M -e "$sb/prog" -f -i -s $sb_addrs
 sp_ok "$rc" "a .dwo section inflating to 100 MiB at --max-memory 64M: exit 0" || sp_show_err
@@ -113,19 +118,7 @@ sp_ok "$rc" "... at --max-memory 512M: exit 0" || sp_show_err
 within 512 "the .dwo section with room"
 ! grep -q 'note:' "$tmp/err"
 sp_ok $? "... nothing to say" || sp_show_err
-if command -v llvm-symbolizer >/dev/null 2>&1; then
-	# shellcheck disable=SC2086
-	llvm-symbolizer --obj="$sd/plain/prog" --inlines --functions=linkage --basenames \
-		$sb_addrs | awk 'NF' | sed -E 's/:([0-9]+):[0-9]+$/:\1/' >"$tmp/want"
-	sed 's/ (discriminator [0-9]*)$//' "$tmp/out" >"$tmp/got"
-	# (two lines a frame: more than two an address when some are inlined)
-	[ -s "$tmp/want" ] && cmp -s "$tmp/want" "$tmp/got" &&
-		[ "$(wc -l <"$tmp/got")" -gt $((2 * $(echo $sb_addrs | wc -w))) ]
-	sp_ok $? "... the frames llvm-symbolizer gives on the plain build, inline ones among them" ||
-		diff "$tmp/want" "$tmp/got" | head -n 10 | sed 's/^/#   /'
-else
-	sp_skip "llvm-symbolizer not installed: no independent frames"
-fi
+as_llvm "$sb_addrs"
 
 # --- compressed modules, three that fit one at a time, one that does not ------------------
 bb=$tmp/bombs

@@ -109,35 +109,37 @@ else
 	sp_skip "no C compiler to build the open() shim"
 fi
 
+# convert_20k LIMIT OUT WHAT: the 20,000-mapping capture converted to OUT under `ulimit
+# LIMIT` (none under valgrind), then checked: exit 0, no hang, the budget, nothing left,
+# 99 % of the uw_leaf samples whole; sets $1 and $2 as leaf_stacks does
+convert_20k()
+{
+	if [ -n "${SP_VALGRIND:-}" ]; then
+		sp_run_peak 3600 symprof convert --max-memory "$budget" --sample-index samples \
+			"$tmp/m20k.data" -o "$2"
+	else
+		# shellcheck disable=SC2086,SC3045 # the limit's option and value; dash has ulimit -t, -n
+		(ulimit $1 && sp_run_peak 120 symprof convert --max-memory "$budget" \
+			--sample-index samples "$tmp/m20k.data" -o "$2" &&
+			echo "$rc $sp_peak_kb" >"$tmp/rc")
+		read -r rc sp_peak_kb <"$tmp/rc" || rc=1
+	fi
+	sp_ok "$rc" "$3" || sp_show_err
+	within "20,000 mappings, ulimit $1"
+	set -- $(leaf_stacks "$2")
+	whole=$1 all=$2
+	[ "$all" -gt 1000 ] && [ $((whole * 100)) -ge $((all * 99)) ]
+	sp_ok $? "... 99 % of the uw_leaf samples have their whole stack ($whole of $all)"
+}
+
 # --- time linear in the mappings -----------------------------------------------------------
 record 20000 2000 "$tmp/m20k.data"
-if [ -n "${SP_VALGRIND:-}" ]; then
-	sp_run_peak 3600 symprof convert --max-memory "$budget" --sample-index samples \
-		"$tmp/m20k.data" -o "$tmp/o/m20k.folded"
-else
-	# shellcheck disable=SC3045 # dash and bash have ulimit -t
-	(ulimit -t 4 && sp_run_peak 120 symprof convert --max-memory "$budget" --sample-index \
-		samples "$tmp/m20k.data" -o "$tmp/o/m20k.folded" && echo "$rc $sp_peak_kb" >"$tmp/rc")
-	read -r rc sp_peak_kb <"$tmp/rc" || rc=1
-fi
-sp_ok "$rc" "20,000 mappings convert within 4 s of CPU" || sp_show_err
-within "20,000 mappings"
-set -- $(leaf_stacks "$tmp/o/m20k.folded")
-[ "$2" -gt 1000 ] && [ $(($1 * 100)) -ge $(($2 * 99)) ]
-sp_ok $? "... 99 % of the uw_leaf samples have their whole stack ($1 of $2)"
+convert_20k "-t 4" "$tmp/o/m20k.folded" "20,000 mappings convert within 4 s of CPU"
 
 # --- many mappings and few descriptors -----------------------------------------------------
-# shellcheck disable=SC3045 # dash and bash have ulimit -n
-(ulimit -n 256 && sp_run_peak 120 symprof convert --max-memory "$budget" --sample-index \
-	samples "$tmp/m20k.data" -o "$tmp/o/m20k256.folded" && echo "$rc $sp_peak_kb" >"$tmp/rc")
-read -r rc sp_peak_kb <"$tmp/rc" || rc=1
-sp_ok "$rc" "20,000 mappings at ulimit -n 256: convert exits 0" || sp_show_err
-within "20,000 mappings at ulimit -n 256"
-set -- $(leaf_stacks "$tmp/o/m20k256.folded")
-[ "$2" -gt 1000 ] && [ $(($1 * 100)) -ge $(($2 * 99)) ]
-sp_ok $? "... 99 % of the uw_leaf samples have their whole stack ($1 of $2)"
+convert_20k "-n 256" "$tmp/o/m20k256.folded" "20,000 mappings at ulimit -n 256: convert exits 0"
 # the others, if any, are said: a stack cut short by an error is never passed off as whole
-[ "$2" -gt 1000 ] && { [ "$1" -eq "$2" ] || grep -q \
+[ "$all" -gt 1000 ] && { [ "$whole" -eq "$all" ] || grep -q \
 	"^symprof: warning: $tmp/m20k.data: [0-9]* of [0-9]* unwinds cut short by errors" "$tmp/err"; }
 sp_ok $? "... and an unwind cut short by an error, if any, is counted on stderr" || sp_show_err
 
