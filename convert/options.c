@@ -1,5 +1,5 @@
 /* options.c — option handling shared by convert, info and symbolize, and
- * the loading step (read + --maps) they all begin with. */
+ * the stderr lines of what a run reports (warnings, per-mapping summary). */
 #include "convert/convert.h"
 
 #include <stdarg.h>
@@ -144,36 +144,38 @@ void sp_cli_sym_clear(sp_cli_sym *c)
 	memset(c, 0, sizeof(*c));
 }
 
-sp_error *sp_cli_load_with(const sp_cli_sym *c, const char *path, sp_perf_round_fn prepare,
-			   void *arg, sp_profile **out, sp_input_format *fmt)
+void sp_cli_pipeline(const sp_cli_sym *c, sp_pipeline *pl)
 {
-	sp_profile *p = NULL;
-	sp_mem_set_input(path); /* what running out of memory names */
-	sp_read_options ro = {.jobs = c->jobs};
-	sp_error *err = sp_read_profile_file_with(path, &p, fmt, prepare, arg, &ro);
-	if (err)
-		return err;
-	if (c->maps_file) {
-		uint8_t *text;
-		size_t len;
-		err = sp_read_file(c->maps_file, &text, &len);
-		if (!err && p->n_mappings == 0) {
-			err = sp_profile_parse_maps(p, (const char *)text, len);
-			if (err)
-				err = sp_error_prefix(err, "%s", c->maps_file);
-			else
-				sp_profile_attach_locations(p);
-		}
-		free(text);
-		if (!err)
-			err = sp_profile_check(p, path);
-	}
-	if (err) {
-		sp_profile_free(p);
-		return err;
-	}
-	*out = p;
-	return NULL;
+	pl->size = sizeof(*pl);
+	pl->load = (sp_load_options){
+		.size = sizeof(pl->load),
+		.maps_file = c->maps_file,
+		.jobs = c->jobs,
+	};
+	pl->sym = c->sym;
+	pl->no_symbolize = c->no_symbolize;
+}
+
+sp_load_input *sp_cli_inputs(char **argv, int n)
+{
+	sp_load_input *in = sp_xcalloc(n > 0 ? (size_t)n : 1, sizeof(*in));
+	for (int i = 0; i < n; i++)
+		in[i].path = argv[i];
+	return in;
+}
+
+void sp_cli_print_warnings(void *ctx, const char *name, const sp_notes *notes)
+{
+	(void)ctx;
+	for (size_t i = 0; i < notes->n; i++)
+		if (notes->v[i].level == SP_NOTE_WARNING)
+			fprintf(stderr, "symprof: warning: %s: %s\n", name, notes->v[i].text);
+}
+
+void sp_cli_summary(void *ctx, const char *name, const sp_symbolize_report *r)
+{
+	(void)ctx;
+	sp_cli_print_summary(name, r, stderr);
 }
 
 /* Whether PATH is where a distribution installs its files. */
