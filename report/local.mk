@@ -14,4 +14,4 @@ report_libreport_la_SOURCES = \
 	report/graphviz.c \
 	report/flamegraph.c
 report_libreport_la_CFLAGS = $(AM_CFLAGS) $(GVC_CFLAGS)
-report_libreport_la_LIBADD = profile/libprofile.la common/libcommon.la $(GVC_LIBS) -lm
+report_libreport_la_LIBADD = $(GVC_LIBS) -lm

@@ -34,5 +34,4 @@ symbolize_libsymbolize_la_SOURCES = \
 	symbolize/sources/gdbjit.c \
 	symbolize/unwind/unwind.c
 symbolize_libsymbolize_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS) $(DEBUGINFOD_CFLAGS) $(ZLIB_CFLAGS) $(ZSTD_CFLAGS) $(LZMA_CFLAGS)
-symbolize_libsymbolize_la_LIBADD = profile/libprofile.la common/libcommon.la \
-	$(LIBDW_LIBS) $(LIBELF_LIBS) $(ZLIB_LIBS) $(ZSTD_LIBS) $(LZMA_LIBS) $(BFD_LIBS)
+symbolize_libsymbolize_la_LIBADD = $(LIBDW_LIBS) $(LIBELF_LIBS) $(ZLIB_LIBS) $(ZSTD_LIBS) $(LZMA_LIBS) $(BFD_LIBS)
