@@ -146,6 +146,12 @@ ssize_t sp_find_text_program_header(const sp_elf_info *info);
  * there is none.  For most PIEs and shared libraries it is 0; for a
  * non-PIE linked at 0x400000 it is 0x400000. */
 uint64_t sp_relative_adjust(const sp_phdr *loads, size_t n);
+/* The symbol-file address of the byte at FILE_OFFSET in the object's file:
+ * FILE_OFFSET - p_offset + p_vaddr of the first PT_LOAD among LOADS[0..n)
+ * whose file bytes [p_offset, p_offset + p_filesz) hold it.  False when
+ * none does (headers, section tables, what no segment loads). */
+bool sp_file_offset_vaddr(const sp_phdr *loads, size_t n, uint64_t file_offset,
+			 uint64_t *vaddr);
 /* The whole choice of spec §6.2–6.3 for one mapping, given the first
  * address seen in it (which must lie in [start, limit) unless the mapping
  * is kernel-like or the fake whole-space one).  Uses INFO's _stext when
@@ -350,6 +356,13 @@ sp_symbolizer *sp_symbolizer_new_worker(const sp_symbolizer *parent);
 sp_error *sp_symbolizer_object(sp_symbolizer *s, const char *path,
 			       const char *expected_build_id, sp_object **out);
 const sp_elf_info *sp_object_info(const sp_object *o);
+/* The file of a mapping recorded as RECORDED with BUILD_ID (each may be
+ * NULL): sp_finder_binary's answer, asked once per session for each
+ * distinct pair and kept, failures included.  *FOUND (NULL on failure) and
+ * *LOG (every candidate tried) are borrowed until sp_symbolizer_free; the
+ * error returned is a copy of the finder's (caller frees). */
+sp_error *sp_symbolizer_locate(sp_symbolizer *s, const char *recorded, const char *build_id,
+			       const char **found, const sp_find_log **log);
 /* Frames for the symbol-file address VADDR, innermost first; *N == 0 when
  * nothing is known.  Borrowed until sp_symbolizer_free. */
 sp_error *sp_object_resolve(sp_object *o, uint64_t vaddr, const sp_frame **frames, size_t *n);
