@@ -101,9 +101,9 @@ void sp_cli_pipeline(const sp_cli_sym *c, sp_pipeline *pl);
 sp_load_input *sp_cli_inputs(char **argv, int n);
 /* A run's loaded callback: the WARNING notes of input NAME on stderr,
  * "symprof: warning: NAME: TEXT". */
-void sp_cli_print_warnings(void *ctx, const char *name, const sp_notes *notes);
+void sp_cli_print_warnings(void *ctx, int input, const char *name, const sp_notes *notes);
 /* A run's symbolized callback: sp_cli_print_summary on stderr. */
-void sp_cli_summary(void *ctx, const char *name, const sp_symbolize_report *r);
+void sp_cli_summary(void *ctx, int input, const char *name, const sp_symbolize_report *r);
 /* Prints one line per mapping that did not fully resolve. */
 void sp_cli_print_summary(const char *name, const sp_symbolize_report *r, FILE *f);
 /* Prints a usage error as one line "symprof CMD: <message>" and a pointer

@@ -164,17 +164,19 @@ sp_load_input *sp_cli_inputs(char **argv, int n)
 	return in;
 }
 
-void sp_cli_print_warnings(void *ctx, const char *name, const sp_notes *notes)
+void sp_cli_print_warnings(void *ctx, int input, const char *name, const sp_notes *notes)
 {
 	(void)ctx;
+	(void)input;
 	for (size_t i = 0; i < notes->n; i++)
 		if (notes->v[i].level == SP_NOTE_WARNING)
 			fprintf(stderr, "symprof: warning: %s: %s\n", name, notes->v[i].text);
 }
 
-void sp_cli_summary(void *ctx, const char *name, const sp_symbolize_report *r)
+void sp_cli_summary(void *ctx, int input, const char *name, const sp_symbolize_report *r)
 {
 	(void)ctx;
+	(void)input;
 	sp_cli_print_summary(name, r, stderr);
 }
 

@@ -337,18 +337,19 @@ static int collect(pool *p)
 }
 
 /* The caller's callbacks, called with the caller's context. */
-static void pool_loaded(void *ctx, const char *name, const sp_notes *notes)
+static void pool_loaded(void *ctx, int input, const char *name, const sp_notes *notes)
 {
 	const pool *p = ctx;
 	if (p->user->loaded)
-		p->user->loaded(p->user->ctx, name, notes);
+		p->user->loaded(p->user->ctx, input, name, notes);
 }
 
-static void pool_symbolized(void *ctx, const char *name, const sp_symbolize_report *r)
+static void pool_symbolized(void *ctx, int input, const char *name,
+			    const sp_symbolize_report *r)
 {
 	const pool *p = ctx;
 	if (p->user->symbolized)
-		p->user->symbolized(p->user->ctx, name, r);
+		p->user->symbolized(p->user->ctx, input, name, r);
 }
 
 static sp_error *pool_output(void *ctx, const sp_pipeline_output *out)

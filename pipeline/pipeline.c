@@ -73,7 +73,7 @@ static sp_error *check_same_kind(const sp_profile *first, const char *first_name
 
 /* Symbolizes P (input NAME) through the session, unless symbolization is
  * off. */
-static sp_error *symbolize(const run_state *r, sp_profile *p, const char *name,
+static sp_error *symbolize(const run_state *r, int i, sp_profile *p, const char *name,
 			   sp_symbolize_report *rep)
 {
 	const sp_pipeline *pl = r->pl;
@@ -81,7 +81,7 @@ static sp_error *symbolize(const run_state *r, sp_profile *p, const char *name,
 		return NULL;
 	sp_error *err = sp_symbolize_profile(r->s, p, rep);
 	if (!err && pl->symbolized)
-		pl->symbolized(pl->ctx, name, rep);
+		pl->symbolized(pl->ctx, i, name, rep);
 	if (err && pl->name_errors)
 		err = sp_error_prefix(err, "%s", name);
 	return err;
@@ -98,14 +98,14 @@ static sp_error *prepare(run_state *r, int i, sp_pipeline_output *out, sp_notes 
 	sp_error *err = sp_load(&pl->load, &r->inputs[i], r->s, r->us, &r->profiles[i],
 				&out->format, notes);
 	if (!err && pl->loaded)
-		pl->loaded(pl->ctx, name, notes);
+		pl->loaded(pl->ctx, i, name, notes);
 	if (!err && r->base)
 		err = check_same_kind(r->base, pl->base, r->profiles[i], name, true);
 	if (!err && !pl->each && i > 0)
 		err = check_same_kind(r->profiles[0], shown_name(&r->inputs[0]), r->profiles[i],
 				      name, false);
 	if (!err)
-		err = symbolize(r, r->profiles[i], name, rep);
+		err = symbolize(r, i, r->profiles[i], name, rep);
 	return err;
 }
 
@@ -119,7 +119,7 @@ static sp_error *load_base(run_state *r)
 	sp_load_input in = {.path = pl->base};
 	sp_error *err = sp_load(&pl->load, &in, r->s, r->us, &r->base, NULL, NULL);
 	if (!err)
-		err = symbolize(r, r->base, pl->base, &rep);
+		err = symbolize(r, -1, r->base, pl->base, &rep);
 	sp_symbolize_report_clear(&rep);
 	return err;
 }

@@ -166,6 +166,14 @@ int sp_each_outputs_clash(const char *dir, char *const *inputs, int n, sp_out_fo
  * SP_E_IO when it cannot be made. */
 sp_error *sp_each_dir(const char *dir);
 
+/* `jit dump`: the objects registered through the GDB JIT interface in the
+ * live process PID, or (PID 0) in the core file CORE of executable EXE,
+ * written into DIR (made when missing; removed again when nothing could be
+ * written) as jit-N.elf + jit-N.meta.  *N_OBJECTS gets how many, and
+ * *DESCRIPTOR the run-time address of __jit_debug_descriptor. */
+sp_error *sp_jit_dump_dir(int pid, const char *core, const char *exe, const char *dir,
+			  size_t *n_objects, uint64_t *descriptor);
+
 /* -- the run (pipeline.c) --------------------------------------------------------- */
 
 /* What the run hands to its output. */
@@ -197,10 +205,10 @@ typedef struct {
 	const char *base;         /* subtracted from the merged profile (from each
 				     input with each); NULL: none */
 	bool keep_base;           /* the base's samples stay, labelled pprof::base */
-	/* Each input (not the base) once read, with its notes.  May be NULL. */
-	void (*loaded)(void *ctx, const char *name, const sp_notes *notes);
-	/* Each input, and the base, once symbolized.  May be NULL. */
-	void (*symbolized)(void *ctx, const char *name, const sp_symbolize_report *r);
+	/* Each input I (not the base) once read, with its notes.  May be NULL. */
+	void (*loaded)(void *ctx, int input, const char *name, const sp_notes *notes);
+	/* Each input I, and the base (I = -1), once symbolized.  May be NULL. */
+	void (*symbolized)(void *ctx, int input, const char *name, const sp_symbolize_report *r);
 	/* Called once per input with each, else once with the merged profile. */
 	sp_error *(*output)(void *ctx, const sp_pipeline_output *out);
 	/* With each: called after every input that was handed to output (ERR

@@ -302,3 +302,35 @@ sp_error *sp_each_dir(const char *dir)
 	return sp_error_new(SP_E_IO, "--each: cannot create directory %s: %s", dir,
 			    strerror(errno));
 }
+
+/* -- JIT objects ------------------------------------------------------------------ */
+
+sp_error *sp_jit_dump_dir(int pid, const char *core, const char *exe, const char *dir,
+			  size_t *n_objects, uint64_t *descriptor)
+{
+	/* Read first: a process or core that cannot be read leaves no directory behind. */
+	sp_jit_objects objs = {0};
+	sp_error *err = pid ? sp_jit_read_process((pid_t)pid, &objs) : sp_jit_read_core(core, exe, &objs);
+	bool made = false;
+	if (!err) {
+		if (mkdir(dir, 0777) == 0) {
+			made = true;
+		} else {
+			int e = errno;
+			struct stat st;
+			if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+				err = sp_error_new(SP_E_IO, "%s: cannot create directory: %s", dir,
+						   strerror(e));
+		}
+	}
+	if (!err)
+		err = sp_jit_objects_write(&objs, dir);
+	if (err && made)
+		rmdir(dir); /* only if nothing was written into it */
+	if (!err) {
+		*n_objects = objs.n;
+		*descriptor = objs.descriptor_addr;
+	}
+	sp_jit_objects_clear(&objs);
+	return err;
+}
