@@ -66,3 +66,5 @@ EXTRA_DIST += tests/cli/sample_index.sh
 EXTRA_DIST += tests/cli/binary_arg.sh
 EXTRA_DIST += tests/cli/min_resolved.sh
 EXTRA_DIST += tests/cli/gopclntab.sh
+TESTS += tests/cli/library.sh
+EXTRA_DIST += tests/cli/library.sh
