@@ -10,7 +10,8 @@
  *                  one lazily opened Dwfl, and the finder's answer per
  *                  recorded path + build id; failures are cached too
  *   resolving      address -> frames with the inline chain, innermost first
- *   batches        the address order a batch is resolved in (batch.c)
+ *   batches        the address order a batch is resolved in, and the engine
+ *                  that answers address lists with text (batch.c)
  *   name sources   which source names an address, in one order (sources.c)
  *   demangling     libbfd, three styles
  *   profiles       sp_symbolize_profile: per mapping, de-duplicated, with a
