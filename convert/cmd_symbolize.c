@@ -313,7 +313,7 @@ static int run(sym_opts *o, char **argv, int n)
 		sp_error_free(err);
 		goto out;
 	}
-	if (!o->exe && !jit && !perf && !ksyms && !sp_symbolizer_perfjit(s))
+	if (!o->exe && !jit && !perf && !ksyms && !sp_symbolizer_jitdump(s))
 		o->exe = "a.out";
 	if (o->exe && !open_exe(s, &o->cli.sym, o->exe, &obj, &path))
 		goto out;

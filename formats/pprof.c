@@ -484,6 +484,67 @@ static sp_error *decode_function(const reader *r, span s, sp_function *fn)
 	return err;
 }
 
+/* Profile.sample (2): a sample, pushed even when it is malformed so that
+ * its arrays are freed with the profile. */
+static sp_error *decode_sample_field(reader *r, const field *fp)
+{
+	sp_profile *p = r->p;
+	const field f = *fp;
+	sp_error *err;
+	if ((err = want_bytes(r, &f)))
+		return err;
+	sp_sample s = {0};
+	size_t nv = 0;
+	err = decode_sample(r, SPAN(&f), &s, &nv);
+	SP_PUSH(p->samples, p->n_samples, p->cap_samples, s);
+	if (nv >= r->cap_first_with) {
+		size_t old = r->cap_first_with;
+		sp_grow(&r->first_with, &r->cap_first_with, nv + 1, sizeof(size_t));
+		memset(r->first_with + old, 0, (r->cap_first_with - old) * sizeof(size_t));
+	}
+	if (!r->first_with[nv])
+		r->first_with[nv] = p->n_samples;
+	return err;
+}
+
+/* Profile.string_table (6): entry 0 must be "", which the model holds. */
+static sp_error *decode_string_field(reader *r, const field *fp)
+{
+	const field f = *fp;
+	sp_error *err;
+	if ((err = want_bytes(r, &f)))
+		return err;
+	if (!r->have_strings) {
+		if (f.len != 0)
+			return field_err(r, &f, f.off,
+					 "string table entry 0 must be \"\", got %zu bytes", f.len);
+		r->have_strings = true;
+	} else {
+		sp_profile_append_string(r->p, (const char *)f.data, f.len);
+	}
+	return NULL;
+}
+
+/* Profile.time_nanos (9): a second one means concatenated profiles. */
+static sp_error *decode_time_field(reader *r, const field *fp)
+{
+	const field f = *fp;
+	sp_error *err;
+	if ((err = want_varint(r, &f)))
+		return err;
+	if (r->p->time_nanos != 0) {
+		char *fl = field_label(f.md, f.num);
+		err = sp_error_new(SP_E_MALFORMED,
+				   "%s: offset %zu: %s: a second time_nanos: "
+				   "concatenated profiles detected",
+				   r->name, f.off, fl);
+		free(fl);
+		return err;
+	}
+	r->p->time_nanos = (int64_t)f.v;
+	return NULL;
+}
+
 static sp_error *decode_profile_field(reader *r, const field *fp)
 {
 	sp_profile *p = r->p;
@@ -499,23 +560,7 @@ static sp_error *decode_profile_field(reader *r, const field *fp)
 		SP_PUSH(p->sample_types, p->n_sample_types, p->cap_sample_types, vt);
 		return NULL;
 	}
-	case 2: {
-		if ((err = want_bytes(r, &f)))
-			return err;
-		sp_sample s = {0};
-		size_t nv = 0;
-		/* pushed even on error so that the arrays are freed with p */
-		err = decode_sample(r, SPAN(&f), &s, &nv);
-		SP_PUSH(p->samples, p->n_samples, p->cap_samples, s);
-		if (nv >= r->cap_first_with) {
-			size_t old = r->cap_first_with;
-			sp_grow(&r->first_with, &r->cap_first_with, nv + 1, sizeof(size_t));
-			memset(r->first_with + old, 0, (r->cap_first_with - old) * sizeof(size_t));
-		}
-		if (!r->first_with[nv])
-			r->first_with[nv] = p->n_samples;
-		return err;
-	}
+	case 2: return decode_sample_field(r, &f);
 	case 3: {
 		if ((err = want_bytes(r, &f)))
 			return err;
@@ -542,36 +587,10 @@ static sp_error *decode_profile_field(reader *r, const field *fp)
 		SP_PUSH(p->functions, p->n_functions, p->cap_functions, fn);
 		return NULL;
 	}
-	case 6:
-		if ((err = want_bytes(r, &f)))
-			return err;
-		if (!r->have_strings) {
-			/* the model already holds "" at index 0 */
-			if (f.len != 0)
-				return field_err(r, &f, f.off,
-						 "string table entry 0 must be \"\", got %zu bytes",
-						 f.len);
-			r->have_strings = true;
-		} else {
-			sp_profile_append_string(p, (const char *)f.data, f.len);
-		}
-		return NULL;
+	case 6: return decode_string_field(r, &f);
 	case 7: GET_VARINT(p->drop_frames, int64_t); return NULL;
 	case 8: GET_VARINT(p->keep_frames, int64_t); return NULL;
-	case 9:
-		if ((err = want_varint(r, &f)))
-			return err;
-		if (p->time_nanos != 0) {
-			char *fl = field_label(f.md, f.num);
-			err = sp_error_new(SP_E_MALFORMED,
-					   "%s: offset %zu: %s: a second time_nanos: "
-					   "concatenated profiles detected",
-					   r->name, f.off, fl);
-			free(fl);
-			return err;
-		}
-		p->time_nanos = (int64_t)f.v;
-		return NULL;
+	case 9: return decode_time_field(r, &f);
 	case 10: GET_VARINT(p->duration_nanos, int64_t); return NULL;
 	case 11:
 		if ((err = want_bytes(r, &f)))

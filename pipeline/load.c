@@ -48,7 +48,7 @@ static char *jitdump_clock_problem(sp_symbolizer *s, const sp_capture *c, bool *
 	const sp_kallsyms *ksyms;
 	/* (a source that fails to load is reported when symbolizing) */
 	sp_error_free(sp_symbolizer_sources(s, &jit, &perf, &ksyms));
-	const sp_jitdump *pj = sp_symbolizer_perfjit(s);
+	const sp_jitdump *pj = sp_symbolizer_jitdump(s);
 	if (!sp_jitdump_count(pj))
 		return NULL;
 	const char *why = NULL;
@@ -80,7 +80,7 @@ static void jitdump_clock(round_ctx *r, sp_capture *c)
 		r->clock_checked = true;
 		r->jitdump_note = jitdump_clock_problem(r->s, c, &r->jitdump_reused);
 	}
-	const sp_jitdump *pj = sp_symbolizer_perfjit(r->s);
+	const sp_jitdump *pj = sp_symbolizer_jitdump(r->s);
 	if (!r->jitdump_note && sp_jitdump_count(pj)) {
 		c->code_version = jit_code_version;
 		c->code_version_arg = (void *)pj;

@@ -591,13 +591,94 @@ static void write_svg(sp_sink *out, fg_draw *d, const sp_report_options *o,
 	sp_sink_puts(out, "</svg>\n");
 }
 
+/* The interned names of every location's frames: location I's are
+ * names[off[I]..off[I+1]), innermost first as in its lines. */
+typedef struct {
+	size_t *off, *names;
+	size_t n, cap;
+} loc_names;
+
+static void name_locations(ftree *t, const sp_profile *p, loc_names *ln)
+{
+	ln->off = sp_xcalloc(p->n_locations + 1, sizeof(size_t));
+	for (size_t i = 0; i < p->n_locations; i++) {
+		const sp_location *l = &p->locations[i];
+		size_t nl = l->n_lines ? l->n_lines : 1;
+
+		ln->off[i] = ln->n;
+		for (size_t li = 0; li < nl; li++)
+			SP_PUSH(ln->names, ln->n, ln->cap, intern_name(t, frame_name(p, l, li)));
+	}
+	ln->off[p->n_locations] = ln->n;
+}
+
+/* Adds W to every frame of sample S, root first (leaf first when REVERSE),
+ * to the base side when BEFORE; a stack deeper than FG_MAX_DEPTH ends in
+ * the frame DEEPER. */
+static void add_stack(ftree *t, const sp_profile *p, const sp_sample *s, const loc_names *ln,
+		      bool reverse, size_t deeper, int64_t w, bool before)
+{
+	size_t cur = 0;
+
+	/* locations are leaf first, their lines innermost first */
+	for (size_t n = 0; n < s->n_locations; n++) {
+		size_t k = reverse ? n : s->n_locations - 1 - n;
+		const sp_location *l = sp_profile_location(p, s->location_ids[k]);
+		size_t li, nl;
+
+		if (!l)
+			continue;
+		li = (size_t)(l - p->locations);
+		nl = ln->off[li + 1] - ln->off[li];
+		for (size_t m = 0; m < nl; m++) {
+			size_t j = ln->off[li] + (reverse ? m : nl - 1 - m);
+
+			bool cut = t->nodes[cur].depth + 1 >= FG_MAX_DEPTH;
+			cur = child_of(t, cur, cut ? deeper : ln->names[j]);
+			if (before)
+				t->nodes[cur].before += w;
+			else
+				t->nodes[cur].value += w;
+			if (cut)
+				return;
+		}
+	}
+}
+
+/* Lays T out and writes it as the SVG of column SI of P. */
+static void draw(ftree *t, const sp_profile *p, const sp_report_options *o, size_t si,
+		 bool differential, sp_sink *out)
+{
+	fg_draw d = {
+		.t = t,
+		.fo = &o->flame,
+		.total = t->nodes[0].value,
+		.width = o->flame.width > 0 ? o->flame.width : FG_WIDTH,
+		.frame = o->flame.frame_height > 0 ? o->flame.frame_height : FG_FRAME,
+		.from = sp_profile_str(p, p->sample_types[si].unit),
+		.differential = differential,
+	};
+	if (o->unit && o->unit[0]) {
+		/* one unit for the whole graph ("auto": the total's) */
+		const char *unit;
+		sp_report_scale(d.total, d.from, o->unit, &unit);
+		d.to = unit[0] ? unit : NULL;
+	}
+	d.word = o->flame.countname ? o->flame.countname
+		 : d.to		    ? d.to
+				    : unit_word(d.from);
+	layout(t);
+	write_svg(out, &d, o, sp_profile_str(p, p->sample_types[si].type));
+}
+
 sp_error *sp_flamegraph_write(const sp_profile *p, const sp_report_options *o, sp_sink *out)
 {
 	sp_report_options def;
 	sp_sample_filter *filter;
 	sp_error *err;
 	ftree t = {0};
-	size_t si, *loc_off, *loc_names = NULL, n_loc_names = 0, cap_loc_names = 0;
+	loc_names ln = {0};
+	size_t si;
 
 	if (!o) {
 		sp_report_options_init(&def);
@@ -613,18 +694,7 @@ sp_error *sp_flamegraph_write(const sp_profile *p, const sp_report_options *o, s
 				    si, p->n_sample_types);
 	if ((err = sp_report_filter_new(p, o, &filter)))
 		return err;
-	/* Names of every location's frames, outermost last as in lines. */
-	loc_off = sp_xcalloc(p->n_locations + 1, sizeof(size_t));
-	for (size_t i = 0; i < p->n_locations; i++) {
-		const sp_location *l = &p->locations[i];
-		size_t nl = l->n_lines ? l->n_lines : 1;
-
-		loc_off[i] = n_loc_names;
-		for (size_t li = 0; li < nl; li++)
-			SP_PUSH(loc_names, n_loc_names, cap_loc_names,
-				intern_name(&t, frame_name(p, l, li)));
-	}
-	loc_off[p->n_locations] = n_loc_names;
+	name_locations(&t, p, &ln);
 	SP_PUSH(t.nodes, t.n, t.cap, ((fnode){.name = intern_name(&t, sp_xstrdup("all"))}));
 	size_t deeper = intern_name(&t, sp_xstrdup(FG_DEEPER));
 	bool differential = sp_profile_has_base(p);
@@ -632,7 +702,6 @@ sp_error *sp_flamegraph_write(const sp_profile *p, const sp_report_options *o, s
 		const sp_sample *s = &p->samples[i];
 		int64_t w = s->values[si];
 		bool before = differential && sp_sample_is_base(p, s);
-		size_t cur = 0;
 
 		/* Base samples are negated: their value is -w.  Widths cannot be
 		 * negative: a difference without its base's samples is not drawn. */
@@ -650,57 +719,13 @@ sp_error *sp_flamegraph_write(const sp_profile *p, const sp_report_options *o, s
 					   sp_profile_str(p, p->sample_types[si].type));
 			break;
 		}
-		/* root first (locations are leaf first, their lines innermost
-		 * first), or leaf first when reversed */
-		for (size_t n = 0; n < s->n_locations; n++) {
-			size_t k = o->flame.reverse ? n : s->n_locations - 1 - n;
-			const sp_location *l = sp_profile_location(p, s->location_ids[k]);
-			size_t li, nl;
-
-			if (!l)
-				continue;
-			li = (size_t)(l - p->locations);
-			nl = loc_off[li + 1] - loc_off[li];
-			for (size_t m = 0; m < nl; m++) {
-				size_t j = loc_off[li] + (o->flame.reverse ? m : nl - 1 - m);
-
-				bool cut = t.nodes[cur].depth + 1 >= FG_MAX_DEPTH;
-				cur = child_of(&t, cur, cut ? deeper : loc_names[j]);
-				if (before)
-					t.nodes[cur].before += w;
-				else
-					t.nodes[cur].value += w;
-				if (cut)
-					goto next_sample;
-			}
-		}
-	next_sample:;
+		add_stack(&t, p, s, &ln, o->flame.reverse, deeper, w, before);
 	}
-	free(loc_off);
-	free(loc_names);
+	free(ln.off);
+	free(ln.names);
 	sp_sample_filter_free(filter);
-	if (!err) {
-		fg_draw d = {
-			.t = &t,
-			.fo = &o->flame,
-			.total = t.nodes[0].value,
-			.width = o->flame.width > 0 ? o->flame.width : FG_WIDTH,
-			.frame = o->flame.frame_height > 0 ? o->flame.frame_height : FG_FRAME,
-			.from = sp_profile_str(p, p->sample_types[si].unit),
-			.differential = differential,
-		};
-		if (o->unit && o->unit[0]) {
-			/* one unit for the whole graph ("auto": the total's) */
-			const char *unit;
-			sp_report_scale(d.total, d.from, o->unit, &unit);
-			d.to = unit[0] ? unit : NULL;
-		}
-		d.word = o->flame.countname ? o->flame.countname
-			 : d.to		    ? d.to
-					    : unit_word(d.from);
-		layout(&t);
-		write_svg(out, &d, o, sp_profile_str(p, p->sample_types[si].type));
-	}
+	if (!err)
+		draw(&t, p, o, si, differential, out);
 	for (size_t i = 0; i < t.n; i++)
 		free(t.nodes[i].children);
 	free(t.nodes);

@@ -1,7 +1,7 @@
-/* report_graph.c — the call graph behind the graph and text reports, built
+/* graph.c — the call graph behind the graph and text reports, built
  * and pruned with pprof's rules.
  *
- * Each location gives one node per inline frame (report_names.c).  For
+ * Each location gives one node per inline frame (names.c).  For
  * every kept sample (profile/filter.c) the chosen value is added to the cum
  * of each distinct node on its stack, to each distinct caller->callee edge
  * (root to leaf, through inline frames) and to the flat of the leaf.  As in
@@ -611,11 +611,101 @@ static void remove_redundant_edges(builder *b, const size_t *order, size_t n)
 	free(seen);
 }
 
+/* R's edges: B's edges between kept nodes, by their positions POS. */
+static void copy_edges(sp_report *r, const builder *b, const size_t *pos)
+{
+	r->edges = sp_xcalloc(b->n_edges + 1, sizeof(*r->edges));
+	for (size_t i = 0; i < b->n_edges; i++) {
+		const gedge *e = &b->edges[i];
+		sp_redge *re;
+
+		if (e->removed || !in_graph(b, e->src) || !in_graph(b, e->dst))
+			continue;
+		re = &r->edges[r->n_edges++];
+		*re = (sp_redge){pos[e->src], pos[e->dst], e->weight, e->residual, e->is_inline};
+		if (e->is_inline)
+			r->nodes[re->dst].in_inline = true;
+		else
+			r->nodes[re->dst].in_call = true;
+		r->nodes[re->src].has_out = true;
+	}
+}
+
+/* The tags of R's nodes, without those below NODE_CUTOFF. */
+static void copy_tags(sp_report *r, const builder *b, const size_t *pos, int64_t node_cutoff)
+{
+	for (size_t i = 0; i < b->n_tag_vals; i++) {
+		int64_t flat = b->tag_vals[i][0], cum = b->tag_vals[i][1];
+		size_t k = b->tag_node[i], t = b->tag_tag[i];
+		sp_rnode *nd;
+
+		if (!in_graph(b, k) || (sp_abs64(flat) < node_cutoff && sp_abs64(cum) < node_cutoff))
+			continue;
+		nd = &r->nodes[pos[k]];
+		nd->tags = sp_xreallocarray(nd->tags, nd->n_tags + 1, sizeof(*nd->tags));
+		nd->tags[nd->n_tags++] = (sp_rtag){
+			.kind = b->tag_kind[t],
+			.group = sp_xstrdup(b->tag_group[t]),
+			.name = sp_xstrdup(b->tag_name[t]),
+			.value = b->tag_value[t],
+			.flat = flat,
+			.cum = cum,
+		};
+	}
+}
+
+/* R's edges by source, heavier first, then destination. */
+static void sort_edges(sp_report *r)
+{
+	for (size_t i = 1; i < r->n_edges; i++) {
+		sp_redge t = r->edges[i];
+		size_t j = i;
+
+		while (j > 0) {
+			const sp_redge *q = &r->edges[j - 1];
+			bool after = q->src > t.src ||
+				     (q->src == t.src && (sp_abs64(q->weight) < sp_abs64(t.weight) ||
+							  (sp_abs64(q->weight) == sp_abs64(t.weight) &&
+							   q->dst > t.dst)));
+
+			if (!after)
+				break;
+			r->edges[j] = r->edges[j - 1];
+			j--;
+		}
+		r->edges[j] = t;
+	}
+}
+
+/* Copies the nodes of B in ORDER (N of them) into R, with their edges and
+ * the tags of the nodes kept, leaving out tags below NODE_CUTOFF. */
+static void copy_out(sp_report *r, const builder *b, const size_t *order, size_t n,
+		     int64_t node_cutoff)
+{
+	size_t *pos = sp_xcalloc(b->n_keys + 1, sizeof(*pos));
+
+	r->nodes = sp_xcalloc(n + 1, sizeof(*r->nodes));
+	r->n_nodes = n;
+	for (size_t i = 0; i < n; i++) {
+		size_t k = order[i];
+
+		pos[k] = i;
+		r->nodes[i].name = sp_xstrdup(node_name(b, k));
+		r->nodes[i].label = sp_xstrdup(b->labels[k]);
+		r->nodes[i].flat = b->nodes[k].flat;
+		r->nodes[i].cum = b->nodes[k].cum;
+	}
+	copy_edges(r, b, pos);
+	copy_tags(r, b, pos, node_cutoff);
+	sort_edges(r);
+	free(pos);
+}
+
 sp_error *sp_report_build_graph(sp_report *r, const sp_report_options *o, sp_report_mode mode)
 {
 	builder b;
 	sp_error *err;
-	size_t *order, n, *pos;
+	size_t *order, n;
 	bool *kept = NULL, edges_trimmed = false;
 	int64_t flat_total = 0, node_cutoff, edge_cutoff;
 
@@ -681,73 +771,7 @@ sp_error *sp_report_build_graph(sp_report *r, const sp_report_options *o, sp_rep
 	if (mode == SP_REPORT_GRAPH)
 		remove_redundant_edges(&b, order, n);
 
-	/* Copy out in report order. */
-	pos = sp_xcalloc(b.n_keys + 1, sizeof(*pos));
-	r->nodes = sp_xcalloc(n + 1, sizeof(*r->nodes));
-	r->n_nodes = n;
-	for (size_t i = 0; i < n; i++) {
-		size_t k = order[i];
-
-		pos[k] = i;
-		r->nodes[i].name = sp_xstrdup(node_name(&b, k));
-		r->nodes[i].label = sp_xstrdup(b.labels[k]);
-		r->nodes[i].flat = b.nodes[k].flat;
-		r->nodes[i].cum = b.nodes[k].cum;
-	}
-	r->edges = sp_xcalloc(b.n_edges + 1, sizeof(*r->edges));
-	for (size_t i = 0; i < b.n_edges; i++) {
-		const gedge *e = &b.edges[i];
-		sp_redge *re;
-
-		if (e->removed || !in_graph(&b, e->src) || !in_graph(&b, e->dst))
-			continue;
-		re = &r->edges[r->n_edges++];
-		*re = (sp_redge){pos[e->src], pos[e->dst], e->weight, e->residual, e->is_inline};
-		if (e->is_inline)
-			r->nodes[re->dst].in_inline = true;
-		else
-			r->nodes[re->dst].in_call = true;
-		r->nodes[re->src].has_out = true;
-	}
-	/* Tags of the kept nodes, without those below the node cutoff. */
-	for (size_t i = 0; i < b.n_tag_vals; i++) {
-		int64_t flat = b.tag_vals[i][0], cum = b.tag_vals[i][1];
-		size_t k = b.tag_node[i], t = b.tag_tag[i];
-		sp_rnode *nd;
-
-		if (!in_graph(&b, k) || (sp_abs64(flat) < node_cutoff && sp_abs64(cum) < node_cutoff))
-			continue;
-		nd = &r->nodes[pos[k]];
-		nd->tags = sp_xreallocarray(nd->tags, nd->n_tags + 1, sizeof(*nd->tags));
-		nd->tags[nd->n_tags++] = (sp_rtag){
-			.kind = b.tag_kind[t],
-			.group = sp_xstrdup(b.tag_group[t]),
-			.name = sp_xstrdup(b.tag_name[t]),
-			.value = b.tag_value[t],
-			.flat = flat,
-			.cum = cum,
-		};
-	}
-	/* Edges by source, heavier first, then destination. */
-	for (size_t i = 1; i < r->n_edges; i++) {
-		sp_redge t = r->edges[i];
-		size_t j = i;
-
-		while (j > 0) {
-			const sp_redge *q = &r->edges[j - 1];
-			bool after = q->src > t.src ||
-				     (q->src == t.src && (sp_abs64(q->weight) < sp_abs64(t.weight) ||
-							  (sp_abs64(q->weight) == sp_abs64(t.weight) &&
-							   q->dst > t.dst)));
-
-			if (!after)
-				break;
-			r->edges[j] = r->edges[j - 1];
-			j--;
-		}
-		r->edges[j] = t;
-	}
-	free(pos);
+	copy_out(r, &b, order, n, node_cutoff);
 	free(order);
 	free(kept);
 	builder_free(&b);

@@ -5,6 +5,7 @@ noinst_LTLIBRARIES += report/libreport.la
 report_libreport_la_SOURCES = \
 	report/report.h \
 	report/reportp.h \
+	report/options.c \
 	report/report.c \
 	report/values.c \
 	report/names.c \

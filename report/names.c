@@ -1,4 +1,4 @@
-/* report_names.c — the names of report nodes and flame-graph frames.
+/* names.c — the names of report nodes and flame-graph frames.
  *
  * Each location gives one name per inline frame (innermost first), at the
  * chosen granularity: "func" (functions), "func file:line" (lines) or

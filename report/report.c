@@ -1,7 +1,7 @@
-/* report.c — the report behind the graph and text outputs: options and
- * their defaults, the total, the output unit, the legend.  The graph itself
- * is built and pruned in report_graph.c, its nodes named in report_names.c,
- * values formatted in report_units.c.  Percentages are of the total of all
+/* report.c — the report behind the graph and text outputs: the total, the
+ * output unit, the legend.  The graph itself is built and pruned in graph.c,
+ * its nodes named in names.c, values formatted in values.c, options in
+ * options.c.  Percentages are of the total of all
  * samples, taken before focus and ignore (pprof's default).  Legend example:
  *
  *   Type: cpu
@@ -14,11 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-void sp_report_options_init(sp_report_options *o)
-{
-	*o = (sp_report_options){.nodefraction = -1, .edgefraction = -1};
-}
 
 static const char *trim_left(const char *s)
 {
@@ -140,21 +135,6 @@ static char *select_output_unit(const sp_report *r)
 	if (strcmp(minu, maxu) && minv <= (maxv - 1) / 100) /* minv * 100 < maxv */
 		sp_report_scale(100 * minv, r->sample_unit, "minimum", &u);
 	return sp_xstrdup(u[0] ? u : r->sample_unit);
-}
-
-sp_error *sp_report_filter_new(const sp_profile *p, const sp_report_options *o,
-			       sp_sample_filter **out)
-{
-	sp_sample_filter *f;
-	sp_error *err = sp_sample_filter_new(p, o->focus, o->ignore, &f);
-	if (err)
-		return err;
-	if ((err = sp_sample_filter_tags(f, o->tagfocus, o->tagignore))) {
-		sp_sample_filter_free(f);
-		return err;
-	}
-	*out = f;
-	return NULL;
 }
 
 sp_error *sp_report_new(const sp_profile *p, const sp_report_options *opts,

@@ -1,8 +1,8 @@
 /* reportp.h — private to the report writers (top, DOT, graphviz renders,
  * flame graph): the call graph built from a profile with pprof's rules
- * (report.c, report_graph.c), the value formatting with units
- * (report_units.c), and the frame naming shared with the flame graph
- * (report_names.c).  Nothing here includes graphviz.
+ * (report.c, graph.c), the value formatting with units
+ * (values.c), and the frame naming shared with the flame graph
+ * (names.c).  Nothing here includes graphviz.
  */
 #ifndef SYMPROF_REPORT_REPORTP_H
 #define SYMPROF_REPORT_REPORTP_H
@@ -121,7 +121,7 @@ sp_error *sp_report_new(const sp_profile *p, const sp_report_options *o, sp_repo
 			sp_report **out);
 void sp_report_free(sp_report *r);
 
-/* report_graph.c: fills R's nodes, edges, orig_count and dropped counts
+/* graph.c: fills R's nodes, edges, orig_count and dropped counts
  * from R->p, sample_index, nodefraction, edgefraction and nodecount, with
  * O's focus, ignore, granularity and unit (for tags).  Errors: a bad
  * focus or ignore expression (SP_E_USAGE). */
@@ -175,7 +175,7 @@ sp_error *sp_gv_write_dot(sp_gv_graph *g, sp_sink *out);
  * Errors: SP_E_GRAPHVIZ (layout, or a missing plugin). */
 sp_error *sp_gv_render(sp_gv_graph *g, const char *format, sp_sink *out);
 
-/* -- naming (report_names.c) ------------------------------------------------ */
+/* -- naming (names.c) ------------------------------------------------ */
 
 /* The names of the frames of P's locations at one granularity. */
 typedef struct sp_frame_namer sp_frame_namer;

@@ -1,4 +1,4 @@
-/* report_top.c — the text "top" report: the legend, then one line per node
+/* top.c — the text "top" report: the legend, then one line per node
  * of the report in flat order, e.g.
  *
  *       flat  flat%   sum%        cum   cum%

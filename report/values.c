@@ -1,4 +1,4 @@
-/* report_units.c — values shown with their unit, through pprof's
+/* values.c — values shown with their unit, through pprof's
  * measurement tables (profile/units.c): memory in base 1024 from bytes
  * ("1536" bytes => "1.50kB"), time in base 1000 from nanoseconds
  * ("30000000" ns => "30ms"), anything else as a plain count; and pprof's percentages ("%5.2f%%", "  100%").

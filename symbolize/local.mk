@@ -1,7 +1,13 @@
 noinst_LTLIBRARIES += symbolize/libsymbolize.la
 symbolize_libsymbolize_la_SOURCES = \
 	symbolize/symbolize.h \
+	symbolize/types.h \
 	symbolize/internal.h \
+	symbolize/elf/elf.h \
+	symbolize/find/find.h \
+	symbolize/sources/sources.h \
+	symbolize/unwind/unwind.h \
+	symbolize/dwarf/dwarf.h \
 	symbolize/dwarf/cursor.h \
 	symbolize/dwarf/dwarfp.h \
 	symbolize/dwarf/module.c \
@@ -10,6 +16,7 @@ symbolize_libsymbolize_la_SOURCES = \
 	symbolize/dwarf/gopclntab.h \
 	symbolize/dwarf/resolver.c \
 	symbolize/dwarf/units.c \
+	symbolize/dwarf/functree.c \
 	symbolize/dwarf/die.c \
 	symbolize/dwarf/split.c \
 	symbolize/dwarf/dwp.c \
@@ -19,9 +26,14 @@ symbolize_libsymbolize_la_SOURCES = \
 	symbolize/elf/mapcheck.c \
 	symbolize/elf/objfile.c \
 	symbolize/elf/elfinfo.c \
-	symbolize/find/find.c \
+	symbolize/find/findp.h \
+	symbolize/find/finder.c \
+	symbolize/find/binary.c \
+	symbolize/find/debuginfo.c \
+	symbolize/find/kernel.c \
 	symbolize/find/debuginfod.c \
-	symbolize/find/debuginfod.h \
+	symbolize/find/libdebuginfod.c \
+	symbolize/find/libdebuginfod.h \
 	symbolize/demangle.c \
 	symbolize/session.c \
 	symbolize/batch.c \
@@ -32,6 +44,9 @@ symbolize_libsymbolize_la_SOURCES = \
 	symbolize/sources/jitdump.c \
 	symbolize/sources/kallsyms.c \
 	symbolize/sources/gdbjit.c \
-	symbolize/unwind/unwind.c
+	symbolize/unwind/unwindp.h \
+	symbolize/unwind/unwind.c \
+	symbolize/unwind/memo.c \
+	symbolize/unwind/regs_x86_64.c
 symbolize_libsymbolize_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS) $(DEBUGINFOD_CFLAGS) $(ZLIB_CFLAGS) $(ZSTD_CFLAGS) $(LZMA_CFLAGS)
 symbolize_libsymbolize_la_LIBADD = $(LIBDW_LIBS) $(LIBELF_LIBS) $(ZLIB_LIBS) $(ZSTD_LIBS) $(LZMA_LIBS) $(BFD_LIBS)

@@ -5,7 +5,7 @@
  * by path; every path asked for is remembered too, so a file is read once
  * per session.  A file that cannot be used (missing, not ELF) is cached as
  * a failure and reported again without touching the disk.  Each object
- * opens its libdw resolver (resolve.c) at the first address it resolves.
+ * opens its libdw resolver (resolver.c) at the first address it resolves.
  * The finder's answer for a mapping's file (recorded path + build id ->
  * the file found, or why none was) is kept too, so a mapping met again in
  * another profile of the run is neither searched for nor read again.
@@ -336,7 +336,7 @@ sp_error *sp_symbolizer_sources(sp_symbolizer *s, const sp_jit_index **jit,
 	return sp_error_dup(s->sources_err);
 }
 
-const sp_jitdump *sp_symbolizer_perfjit(const sp_symbolizer *s)
+const sp_jitdump *sp_symbolizer_jitdump(const sp_symbolizer *s)
 {
 	return s->perfjit;
 }

@@ -1,7 +1,7 @@
 /* sources.c — which source names an address: the one list.
  *
  * The order is documented with sp_name_address in symbolize.h.  Both
- * commands come here: `convert` (apply.c) for the addresses of each
+ * commands come here: `convert` (symbolize.c) for the addresses of each
  * mapping before its file is opened, `symbolize` (cmd_symbolize.c) for
  * every address it has not answered yet, with its -e FILE.
  */
@@ -51,7 +51,7 @@ sp_name_source sp_name_address(sp_symbolizer *s, const sp_name_query *q, sp_name
 			return out->source = SP_SOURCE_JIT_OBJECT;
 		sp_error_free(e);
 	}
-	const sp_jitdump *pj = sp_symbolizer_perfjit(s);
+	const sp_jitdump *pj = sp_symbolizer_jitdump(s);
 	sp_frame f;
 	/* with a code version, the code the address held at its sample's
 	 * time; without, the last code there */

@@ -1,4 +1,4 @@
-/* apply.c — symbolizing a whole profile, one mapping at a time.
+/* symbolize.c — symbolizing a whole profile, one mapping at a time.
  *
  * The profile's locations without lines are grouped by mapping and sorted
  * by address.  For each mapping the binary is located once, opened once
@@ -483,7 +483,7 @@ sp_error *sp_symbolize_profile(sp_symbolizer *s, sp_profile *p, sp_symbolize_rep
 	const sp_perf_map *perf;
 	const sp_kallsyms *ksyms;
 	sp_error *err = sp_symbolizer_sources(s, &jit, &perf, &ksyms);
-	c.has_sources = jit || perf || ksyms || sp_symbolizer_perfjit(s);
+	c.has_sources = jit || perf || ksyms || sp_symbolizer_jitdump(s);
 	if (err)
 		goto out;
 

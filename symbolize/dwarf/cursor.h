@@ -1,5 +1,5 @@
-/* dwcursor.h — the one bounds-checked reader over DWARF bytes, shared by
- * the raw DIE reader (dwraw.c) and the line-table decoder (lines.c).
+/* cursor.h — the one bounds-checked reader over DWARF bytes, shared by
+ * the raw DIE reader (die.c) and the line-table decoder (lines.c).
  *
  * A cursor covers [p, end) and never moves past END: p <= end always, so
  * sp_cur_left is never negative.  A read that does not fit marks the

@@ -1,4 +1,4 @@
-/* dwraw.c — the DIE walk of one compile unit over its raw bytes.
+/* die.c — the DIE walk of one compile unit over its raw bytes.
  *
  * The walk collects subprograms and inlined subroutines with code into a
  * function tree (dwarfp.h), as units.c's walk over libdw's DIEs does, and
@@ -15,9 +15,9 @@
  * did not open the .dwo for the skeleton itself.
  *
  * Anything this does not know (DW_FORM_indirect, a vendor form, a LEB128
- * longer than dwcursor.h allows, bytes past the unit) makes it return
+ * longer than cursor.h allows, bytes past the unit) makes it return
  * false: the caller then resets the tree and walks with libdw.  All reads
- * go through one bounds-checked cursor (dwcursor.h).
+ * go through one bounds-checked cursor (cursor.h).
  */
 #include "symbolize/dwarf/dwarfp.h"
 #include "symbolize/dwarf/cursor.h"
@@ -320,7 +320,7 @@ static bool raw_origin(unsigned form, sp_cur v, Dwarf_Off start, Dwarf_Off unit_
  * it when it has DW_AT_low_pc as an address and DW_AT_high_pc as an
  * address or a constant offset (anything else, DW_AT_ranges, indexed
  * addresses, only an origin, is left to libdw), and its abstract origin
- * and call attributes as resolve.c's name_node would read them through
+ * and call attributes as resolver.c's name_node would read them through
  * libdw when they are in plain forms (else name_node asks libdw).  Of an
  * attribute given twice the first counts, as in libdw. */
 static void raw_read_die(const raw_walk *w, const raw_abbrev *a, sp_cur c, Dwarf_Off start,

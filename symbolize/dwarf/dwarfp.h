@@ -1,23 +1,12 @@
-/* dwarfp.h — private interfaces between the files of the DWARF resolver:
- *
- *   module.c   a Dwfl and the modules reported into it (debug-info search,
- *              checked debug sections, the ET_REL section table);
- *   dwraw.c    the raw DWARF reader: forms, abbreviations, DIE walk, range
- *              lists (on the cursor of dwcursor.h, shared with lines.c);
- *   split.c    the split unit (.dwo) of a skeleton unit;
- *   units.c    the compile-unit index, per-unit function trees, buckets;
- *   elfsym.c   the ELF symbol-table fallback;
- *   resolve.c  resolution and caches: the sp_dwarf_* API of internal.h.
- *
- * Nothing outside these files (except unit tests) includes this header.
+/* dwarfp.h — private interfaces between the files of symbolize/dwarf/ (its
+ * face to the rest of symbolize/ is dwarf.h).  Nothing outside dwarf/ (except
+ * unit tests) includes this header.
  */
 #ifndef SYMPROF_SYMBOLIZE_DWARFP_H
 #define SYMPROF_SYMBOLIZE_DWARFP_H
 
-#include "symbolize/internal.h"
-
-#include <elfutils/libdw.h>
-#include <elfutils/libdwfl.h>
+#include "symbolize/dwarf/dwarf.h"
+#include "symbolize/find/find.h"
 
 /* The discriminator of an inlined call (a GNU extension GCC and Clang
  * write; elfutils' dwarf.h does not name it). */
@@ -42,7 +31,6 @@
 /* A section of SIZE bytes inflated from the zlib stream SRC (N bytes,
  * borrowed until sp_zsec_free), nothing inflated yet: NULL when SRC is no
  * zlib stream or memory cannot be reserved. */
-typedef struct sp_zsec sp_zsec;
 sp_zsec *sp_zsec_new(const unsigned char *src, size_t n, size_t size);
 /* Its SIZE bytes (stable until sp_zsec_free); only the first
  * sp_zsec_valid(Z) are inflated, the rest reads as zeros. */
@@ -63,115 +51,7 @@ const char *sp_zsec_check(const unsigned char *src, size_t n);
 const char *sp_zsec_inflate(const unsigned char *src, size_t n, void *buf, size_t size);
 
 /* ------------------------------------------------------------------------ */
-/* module.c: a Dwfl and its modules.                                        */
-
-/* A Dwfl whose modules look for separate debug info with our search (see
- * sp_module) and otherwise with libdwfl's standard one.  One per resolved
- * object today; a per-process Dwfl holds several modules. */
-typedef struct sp_dwfl sp_dwfl;
-
-/* A Dwfl with the debug directories of OPTS (may be NULL; borrowed until
- * sp_dwfl_free).  WHAT names it in the error. */
-sp_error *sp_dwfl_new(const sp_symbolize_options *opts, const char *what, sp_dwfl **out);
-/* Ends the Dwfl: every module reported into it, and their files. */
-void sp_dwfl_free(sp_dwfl *s);
-/* The handle, for dwfl_report_begin/end and look-ups (borrowed). */
-Dwfl *sp_dwfl_handle(sp_dwfl *s);
-
-/* One allocated section of an ET_REL with its own address: file address
- * A in [lo, hi) is libdwfl address A + delta. */
-typedef struct {
-	uint64_t lo, hi;
-	int64_t delta;
-	size_t ndx;
-} sp_rel_sec;
-
-/* One ELF file as a module of a Dwfl.  Fields are read by the other
- * files of the resolver; only module.c writes them. */
-typedef struct {
-	char *path;
-	const sp_symbolize_options *opts; /* these three borrowed, may be NULL */
-	const sp_elf_info *info;
-	sp_finder *finder;
-	sp_find_log log;      /* every place looked for separate debug info */
-	bool debug_searched;  /* our search ran; debug_path is its answer */
-	char *debug_path;     /* the separate debug file in use, or NULL */
-	int fd;               /* until libdwfl owns it */
-	int etype;
-	Dwfl_Module *mod;     /* once reported */
-	Dwarf *dw;            /* once loaded; NULL without usable DWARF */
-	Dwarf_Addr dwbias;
-	size_t info_size;     /* of .debug_info as libdw reads it; 0 unknown */
-	sp_rel_sec *secs;     /* ET_REL placed sections, sorted by lo */
-	size_t n_secs;
-	sp_line_sections lsec; /* for lines.c and dwraw.c; lsec.line NULL: libdw decodes */
-	bool direct_pc;        /* the raw walk reads pcs itself (see dwraw.c) */
-	void **inflated;       /* zstd sections inflated for libdw and us */
-	size_t n_inflated;
-	sp_zsec *zinfo;        /* .debug_info and .debug_line when zlib-compressed: */
-	sp_zsec *zline;        /* inflated as far as units.c asks (NULL: whole) */
-	const unsigned char *aranges; /* .debug_aranges as read, NULL without */
-	size_t aranges_size;
-	const unsigned char *abbrev; /* .debug_abbrev as read, NULL without */
-	size_t abbrev_size;
-	bool defer_debug;      /* sp_module_load patches the debug file in memory */
-	sp_error *load_err;    /* a debug section of the separate file unreadable */
-} sp_module;
-
-/* A module for the ELF at PATH; nothing is opened yet.  OPTS, INFO and
- * FINDER are borrowed until sp_module_free and used to find separate
- * debug info (the finder, else sp_find_debuginfo; libdwfl's standard
- * search without INFO). */
-sp_module *sp_module_new(const char *path, const sp_symbolize_options *opts,
-			 const sp_elf_info *info, sp_finder *finder);
-/* Frees M; its Dwfl_Module belongs to the Dwfl (free that one first). */
-void sp_module_free(sp_module *m);
-/* Opens the file and checks that it is ELF. */
-sp_error *sp_module_open(sp_module *m);
-/* Reports the opened M into DWFL, between the caller's dwfl_report_begin
- * and dwfl_report_end, at BASE (ADD_P_VADDR as dwfl_report_elf takes it).
- * DWFL owns the file from here. */
-sp_error *sp_module_report(sp_module *m, Dwfl *dwfl, Dwarf_Addr base, bool add_p_vaddr);
-/* After dwfl_report_end: pairs ET_REL sections with libdwfl's layout,
- * inflates the compressed debug sections resolution reads (zlib .debug_info
- * and .debug_line only as far as units.c asks, M->zinfo and M->zline; the
- * other compressed ones hidden from libdw), gets the symbol table (which
- * opens a separate debug file, changed then in memory the same way) and
- * the DWARF, and checks its string sections; M->dw stays NULL when there
- * is none or it is malformed.  A read section compressed in a way we
- * cannot read (unknown type, corrupt data) is an error naming file and
- * section; corrupt data found later in a section inflated as it is read
- * is the reason units.c gives for the units it holds. */
-sp_error *sp_module_load(sp_module *m);
-/* The debug file FD (PATH) as libdw should read it: FD itself when no
- * section needs changing, else a copy in memory (FD is closed) with the
- * compressed sections resolution reads inflated where libdw cannot (zstd),
- * and the other compressed ones hidden.  A section that cannot be read is
- * *ERR (NULL otherwise); FD, or the copy, is returned all the same. */
-int sp_debug_fd_prepare(int fd, const char *path, sp_error **err);
-/* The content of SCN (named NAME), a section of ELF (the file PATH) with
- * SHF_COMPRESSED, inflated into *OUT (malloc'd, *SIZE bytes; the caller
- * frees it).  SP_E_UNSUPPORTED for a compression type other than zlib and
- * zstd; SP_E_MALFORMED naming file and section for a bad header, corrupt
- * data or a size beyond what the compressed bytes can hold. */
-sp_error *sp_section_inflate(const char *path, Elf *elf, Elf_Scn *scn, const char *name,
-			     void **out, size_t *size);
-/* The libdwfl address of file address ADDR: through the section holding
- * it in an ET_REL with placed sections (false when none holds it), else
- * the same address. */
-/* The same through the ET_REL section table (M->n_secs > 0). */
-bool sp_module_to_dwfl_rel(const sp_module *m, uint64_t addr, uint64_t *out);
-static inline bool sp_module_to_dwfl(const sp_module *m, uint64_t addr, uint64_t *out)
-{
-	if (!m->n_secs) {
-		*out = addr;
-		return true;
-	}
-	return sp_module_to_dwfl_rel(m, addr, out);
-}
-
-/* ------------------------------------------------------------------------ */
-/* Function trees: what the DIE walks (dwraw.c, units.c) build per unit.    */
+/* functree.c: what the DIE walks (die.c, units.c) build per unit.         */
 
 /* A subprogram or inlined subroutine with code.  Node 0 is the root. */
 typedef struct {
@@ -406,7 +286,7 @@ const sp_line_row *sp_cu_line(const sp_cu *cu, uint64_t addr);
 bool sp_units_walk(sp_units *u, size_t i, bool raw, sp_fn_tree *t);
 
 /* ------------------------------------------------------------------------ */
-/* dwraw.c: the raw DIE walk.                                               */
+/* die.c: the raw DIE walk.                                               */
 
 /* Walks the DIE tree of CU over its raw bytes (with libdw's abbreviations,
  * libdw's ranges where the bytes are not plain) into T, in the order of
@@ -423,14 +303,14 @@ bool sp_die_walk(Dwarf *dw, sp_cu *cu, const sp_line_sections *sec, bool direct_
 bool sp_unit_base(Dwarf_Die *cudie, uint64_t *base);
 
 /* ------------------------------------------------------------------------ */
-/* resolve.c                                                                */
+/* resolver.c                                                                */
 
 /* Opens D as sp_resolver_resolve would and gives its units (borrowed until
  * sp_resolver_free; *OUT NULL without DWARF).  For tests of the walks. */
 sp_error *sp_resolver_units(sp_resolver *d, sp_units **out);
 
 /* ------------------------------------------------------------------------ */
-/* elfsym.c: function names from the ELF symbol tables.                     */
+/* symtab.c: function names from the ELF symbol tables.                     */
 
 typedef struct sp_fsym sp_fsym;
 

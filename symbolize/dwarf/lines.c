@@ -20,7 +20,7 @@
  * big-endian data, forms other than the common ones, operands that would
  * not fit libdw's row fields, any malformed byte).
  */
-#include "symbolize/internal.h"
+#include "symbolize/dwarf/dwarfp.h"
 #include "symbolize/dwarf/cursor.h"
 
 #include <dwarf.h>

@@ -1,4 +1,4 @@
-/* resolve.c — address -> frames for one ELF file: the sp_dwarf_* API.
+/* resolver.c — address -> frames for one ELF file: the sp_resolver_* API.
  *
  * Each resolver holds one Dwfl with the single module of its file
  * (module.c), opened at the first address.  An address is looked up in the
@@ -8,7 +8,7 @@
  * for inlined copies).  Names, demangled names and whole results per
  * address are cached.  Without DWARF (or outside every unit) Go's pc-line
  * table (gopclntab.c), when the file has one, gives every frame; else the
- * ELF symbol tables (elfsym.c) give the function name, and they name the
+ * ELF symbol tables (symtab.c) give the function name, and they name the
  * outermost frame of DWARF's answers whenever they can.
  *
  * Callers speak the file's own address space (for ET_REL objects, their

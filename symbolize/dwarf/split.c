@@ -16,7 +16,7 @@
  * the .dwo's .debug_str_offsets.  libdw opens a .dwo as a Dwarf of its
  * own and reads its DIEs, strings and file table; what it cannot do
  * without the skeleton (indexed addresses, range lists) the raw walk
- * (dwraw.c) reads from the sections gathered here.
+ * (die.c) reads from the sections gathered here.
  *
  * A package (BIN.dwp) holds many split units: its index (dwp.c) gives
  * each unit's part of every section, and a unit is opened as a view of

@@ -1,6 +1,6 @@
-/* elfsym.c — function names from the ELF symbol tables, where DWARF has
+/* symtab.c — function names from the ELF symbol tables, where DWARF has
  * none (no debug info, or an address outside every unit) and for the
- * outermost frame (see resolve.c).
+ * outermost frame (see resolver.c).
  *
  * libdwfl's own look-up (dwfl_module_addrsym, __libdwfl_addrsym in
  * libdwfl/dwfl_module_addrsym.c) scans every symbol on every call.  Here

@@ -3,7 +3,7 @@
  * Compile-unit ranges are indexed from every CU DIE (DW_AT_low_pc/high_pc/
  * ranges; .debug_aranges is not trusted because Go binaries and JIT
  * objects lack it).  The first address that falls in a unit makes us walk
- * its DIE tree once (dwraw.c over the raw bytes, or libdw's walk here when
+ * its DIE tree once (die.c over the raw bytes, or libdw's walk here when
  * the raw walk does not know something), collecting subprograms and their
  * inlined_subroutine trees as sorted range tables, and decode its line
  * table once (lines.c, or libdw for unusual ones).  Every later address is
@@ -15,49 +15,6 @@
 #include <dwarf.h>
 #include <stdlib.h>
 #include <string.h>
-
-void sp_fn_add_die_ranges(sp_fn_tree *t, Dwarf_Die *die, uint32_t parent, uint32_t *node)
-{
-	Dwarf_Addr base, lo, hi;
-	ptrdiff_t it = 0;
-	while ((it = dwarf_ranges(die, it, &base, &lo, &hi)) > 0) {
-		if (lo >= hi)
-			continue;
-		if (!*node)
-			*node = sp_fn_add_node(t, dwarf_dieoffset(die), parent);
-		sp_fn_add_range(t, lo, hi, parent, *node);
-	}
-}
-
-void sp_fn_tree_clear(sp_fn_tree *t)
-{
-	free(t->nodes);
-	free(t->ranges);
-	*t = (sp_fn_tree){0};
-}
-
-bool sp_fn_skip_children(int tag)
-{
-	switch (tag) {
-	case DW_TAG_formal_parameter:
-	case DW_TAG_variable:
-	case DW_TAG_member:
-	case DW_TAG_enumeration_type:
-	case DW_TAG_subroutine_type:
-	case DW_TAG_template_type_parameter:
-	case DW_TAG_template_value_parameter:
-	case DW_TAG_GNU_template_parameter_pack:
-	case DW_TAG_GNU_formal_parameter_pack:
-	case DW_TAG_array_type:
-	case DW_TAG_base_type:
-	case DW_TAG_pointer_type:
-	case DW_TAG_call_site:
-	case DW_TAG_GNU_call_site:
-		return true;
-	default:
-		return false;
-	}
-}
 
 /* The walk over libdw's DIEs, below PARENT_DIE (node PARENT). */
 static void walk(sp_fn_tree *t, Dwarf_Die *parent_die, uint32_t parent, int depth)

@@ -5,7 +5,7 @@
  * file-system identity (device, inode, size, mtime) used as a cache key
  * when there is no build id.  Also the CRC-32 that .gnu_debuglink uses.
  */
-#include "symbolize/internal.h"
+#include "symbolize/elf/elf.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -10,7 +10,7 @@
  * to run-time addresses; they are symbolized with base 0 by the JIT index
  * and never go through sp_mapping_base, which is for mappings of files.
  */
-#include "symbolize/symbolize.h"
+#include "symbolize/elf/elf.h"
 
 #include <elf.h>
 #include <inttypes.h>

@@ -29,7 +29,7 @@
  * half), the fake whole-space mapping, and facts the profile did not
  * record.
  */
-#include "symbolize/symbolize.h"
+#include "symbolize/elf/elf.h"
 
 #include <elf.h>
 

@@ -9,7 +9,7 @@
  * magic number, not by the name, and the output is bounded by the memory
  * limit (a module is a few MiB; a decompression bomb stops at the limit).
  */
-#include "symbolize/internal.h"
+#include "symbolize/elf/elf.h"
 
 #include <errno.h>
 #include <fcntl.h>

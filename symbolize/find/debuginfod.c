@@ -1,128 +1,289 @@
-/* debuginfod_dl.c — the libdebuginfod calls symprof makes, loaded on demand.
- *
- * Linking libdebuginfod pulls in libcurl and some thirty libraries behind
- * it (TLS, Kerberos, LDAP...), which the dynamic loader maps and relocates
- * at every start: about 7 ms, on a one-address lookup of 25-35 ms in
- * all.  It is only needed when DEBUGINFOD_URLS is set, so these
- * functions (the library's names with our sp_ prefix) stand in for the
- * library's and open libdebuginfod.so.1 with dlopen at sp_debuginfod_begin,
- * as libdwfl does for itself.  The handle we return wraps the library's
- * client together with the library's entry points (no global state): the
- * user data and progress callback are kept in the wrapper, and the
- * library's callback is routed back to it, so a callback always sees the
- * wrapper it was registered on.
- * When the library cannot be loaded, sp_debuginfod_begin returns NULL, as it
- * does when the library itself cannot start a client.
+/* debuginfod.c — asking debuginfod servers (DEBUGINFOD_URLS) by build id,
+ * within one bounded wait per build id and bounded sizes per file and run.
+ * The library itself is loaded on demand by libdebuginfod.c.
  */
-#include <elfutils/debuginfod.h>
+#include "symbolize/find/findp.h"
+#include "symbolize/find/libdebuginfod.h"
 
-#include <dlfcn.h>
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
-#include "common/common.h"
-#include "symbolize/find/debuginfod.h"
+/* Without DEBUGINFOD_TIMEOUT, a query that has not reached any server
+ * after this long is abandoned. */
+#define DEBUGINFOD_CONNECT_SECONDS 5.0
 
-typedef debuginfod_client *(*begin_fn)(void);
-typedef int (*find_fn)(debuginfod_client *, const unsigned char *, int, char **);
-typedef void (*set_progress_fn)(debuginfod_client *, debuginfod_progressfn_t);
-typedef void (*set_user_fn)(debuginfod_client *, void *);
-typedef void *(*get_user_fn)(debuginfod_client *);
-typedef const char *(*get_url_fn)(debuginfod_client *);
-typedef void (*end_fn)(debuginfod_client *);
+/* Our own limits on what debuginfod may cost a run.  One build id gets one
+ * wall-clock deadline, its executable and debug-info queries, transfers and
+ * libdebuginfod's retries included (DEBUGINFOD_MAXTIME, when a positive
+ * number of seconds, lowers it).  One file may have DEBUGINFOD_MAX_FILE
+ * bytes (DEBUGINFOD_MAXSIZE lowers it), and a run fetches at most
+ * DEBUGINFOD_MAX_RUN bytes in all.  libdebuginfod is told the time left
+ * through DEBUGINFOD_MAXTIME (it bounds each transfer with it); the
+ * progress callback enforces the deadline and the sizes, on the announced
+ * length and on the bytes as they arrive (a body without a length is not
+ * checked by the library).  DEBUGINFOD_MAXSIZE is read from the user and
+ * hidden from the library during a query: given one, libdebuginfod 0.188
+ * logs "using max size" with dprintf to its verbose descriptor even when
+ * there is none (-1), and glibc leaks that call's buffer.  DEBUGINFOD_TIMEOUT keeps its
+ * meaning (a server that does not send 100 kB within that many seconds is
+ * given up), but once per build id: the DEBUGINFOD_RETRY_LIMIT retries
+ * (2 by default) are ours, within the deadline, and only after failures
+ * other than a timeout or an oversized file. */
+#define DEBUGINFOD_DEADLINE_SECONDS 60.0
 
-struct debuginfod_client {
-	debuginfod_client *real; /* the library's own client */
-	void *user;
-	debuginfod_progressfn_t progress;
-	find_fn find_debuginfo, find_executable;
-	set_progress_fn set_progressfn;
-	set_user_fn set_user_data;
-	get_user_fn get_user_data;
-	get_url_fn get_url;
-	end_fn end;
-};
+#define DEBUGINFOD_MAX_FILE (1ULL << 30)
 
-/* The library's progress callback: the library's client carries our
- * wrapper as its user data (its getter is found again through the handle
- * the library already has, RTLD_NOLOAD). */
-static int progress_thunk(debuginfod_client *real, long a, long b)
+#define DEBUGINFOD_MAX_RUN (4ULL << 30)
+
+/* A - B in seconds. */
+static double elapsed(const struct timespec *a, const struct timespec *b)
 {
-	void *dl = dlopen(DEBUGINFOD_SONAME, RTLD_NOW | RTLD_NOLOAD);
-	if (!dl)
+	return (double)(a->tv_sec - b->tv_sec) + (double)(a->tv_nsec - b->tv_nsec) / 1e9;
+}
+
+/* Called by libdebuginfod while a query runs.  Until a server has
+ * answered (no download URL yet), give up after the connect bound; once one
+ * has, A counts the bytes received and B the announced length (or -1).
+ * Give up, too, past the build id's deadline or the query's bytes. */
+static int debuginfod_progress(debuginfod_client *c, long a, long b)
+{
+	sp_finder *f = sp_debuginfod_get_user_data(c);
+	struct timespec now;
+
+	if (!f)
 		return 0;
-	get_user_fn get = (get_user_fn)dlsym(dl, "debuginfod_get_user_data");
-	debuginfod_client *w = get ? get(real) : NULL;
-	dlclose(dl);
-	return w && w->progress ? w->progress(w, a, b) : 0;
-}
-
-debuginfod_client *sp_debuginfod_begin(void)
-{
-	void *dl = dlopen(DEBUGINFOD_SONAME, RTLD_NOW | RTLD_LOCAL);
-	if (!dl)
-		return NULL;
-	debuginfod_client *w = sp_xcalloc(1, sizeof(*w));
-	begin_fn begin = (begin_fn)dlsym(dl, "debuginfod_begin");
-	w->find_debuginfo = (find_fn)dlsym(dl, "debuginfod_find_debuginfo");
-	w->find_executable = (find_fn)dlsym(dl, "debuginfod_find_executable");
-	w->set_progressfn = (set_progress_fn)dlsym(dl, "debuginfod_set_progressfn");
-	w->set_user_data = (set_user_fn)dlsym(dl, "debuginfod_set_user_data");
-	w->get_user_data = (get_user_fn)dlsym(dl, "debuginfod_get_user_data");
-	w->get_url = (get_url_fn)dlsym(dl, "debuginfod_get_url");
-	w->end = (end_fn)dlsym(dl, "debuginfod_end");
-	if (!begin || !w->find_debuginfo || !w->find_executable || !w->set_progressfn ||
-	    !w->set_user_data || !w->get_user_data || !w->get_url || !w->end) {
-		dlclose(dl);
-		free(w);
-		return NULL;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (!sp_debuginfod_get_url(c)) {
+		if (elapsed(&now, &f->query_start) > f->bound) {
+			f->cancelled = true;
+			f->timed_out = f->bound;
+		}
+	} else {
+		if (a > 0 && (uint64_t)a > f->fetched)
+			f->fetched = (uint64_t)a;
+		if (f->fetched > f->query_max || (b > 0 && (uint64_t)b > f->query_max)) {
+			f->cancelled = true;
+			f->too_large = true;
+		}
 	}
-	if (!(w->real = begin())) {
-		free(w); /* the library stays loaded: see sp_debuginfod_end */
-		return NULL;
+	if (elapsed(&now, &f->bid_start) > f->deadline) {
+		f->cancelled = true;
+		f->timed_out = f->deadline;
 	}
-	w->set_user_data(w->real, w);
-	return w;
+	return f->cancelled;
 }
 
-int sp_debuginfod_find_debuginfo(debuginfod_client *w, const unsigned char *build_id,
-				 int build_id_len, char **path)
+/* A positive whole number from the environment variable NAME, else 0. */
+static uint64_t env_positive(const char *name)
 {
-	return w->find_debuginfo(w->real, build_id, build_id_len, path);
+	const char *t = getenv(name);
+	char *end = NULL;
+	unsigned long long v = t && *t >= '0' && *t <= '9' ? strtoull(t, &end, 10) : 0;
+	return end && *end == '\0' ? (uint64_t)v : 0;
 }
 
-int sp_debuginfod_find_executable(debuginfod_client *w, const unsigned char *build_id,
-				  int build_id_len, char **path)
+/* The debuginfod client, created at first use; NULL when debuginfod is not
+ * to be asked (disabled, no URLs, or a server failed before). */
+static debuginfod_client *finder_debuginfod(sp_finder *f)
 {
-	return w->find_executable(w->real, build_id, build_id_len, path);
+	if (f->o->no_debuginfod || f->dfd_dead || f->dfd_denied)
+		return NULL;
+	if (f->dfd_started && f->dfd_pid != getpid()) {
+		/* a process forked with the session (convert --each -j): the
+		 * client's connections are its parent's too, and are never
+		 * used again; this process asks through a client of its own */
+		if (f->dfd)
+			sp_debuginfod_end(f->dfd);
+		f->dfd = NULL;
+		f->dfd_started = false;
+	}
+	if (!f->dfd_started) {
+		const char *urls = getenv("DEBUGINFOD_URLS");
+		f->dfd_started = true;
+		f->dfd_pid = getpid();
+		if (!urls || !*urls)
+			return NULL;
+		f->dfd = sp_debuginfod_begin();
+		if (!f->dfd) {
+			f->dfd_dead = true;
+			return NULL;
+		}
+		sp_debuginfod_set_user_data(f->dfd, f);
+		/* libdebuginfod applies DEBUGINFOD_TIMEOUT to each attempt
+		 * and retries (DEBUGINFOD_RETRY_LIMIT, 2 by default), so a
+		 * server that accepts connections and never answers would
+		 * cost three timeouts.  Our own bound covers the whole query,
+		 * retries included: DEBUGINFOD_TIMEOUT when it is a positive
+		 * number, else the connect bound. */
+		const char *t = getenv("DEBUGINFOD_TIMEOUT");
+		char *end = NULL;
+		long secs = t && *t ? strtol(t, &end, 10) : 0;
+		f->bound = secs > 0 && end && *end == '\0' ? (double)secs : DEBUGINFOD_CONNECT_SECONDS;
+		uint64_t maxtime = env_positive("DEBUGINFOD_MAXTIME");
+		uint64_t maxsize = env_positive("DEBUGINFOD_MAXSIZE");
+		f->deadline = maxtime && (double)maxtime < DEBUGINFOD_DEADLINE_SECONDS
+				      ? (double)maxtime
+				      : DEBUGINFOD_DEADLINE_SECONDS;
+		f->max_file = maxsize && maxsize < DEBUGINFOD_MAX_FILE ? maxsize : DEBUGINFOD_MAX_FILE;
+		f->run_left = DEBUGINFOD_MAX_RUN;
+		const char *r = getenv("DEBUGINFOD_RETRY_LIMIT");
+		f->retries = r && *r >= '0' && *r <= '9' ? env_positive("DEBUGINFOD_RETRY_LIMIT") : 2;
+		sp_debuginfod_set_progressfn(f->dfd, debuginfod_progress);
+	}
+	return f->dfd;
 }
 
-void sp_debuginfod_set_progressfn(debuginfod_client *w, debuginfod_progressfn_t fn)
+/* Sets libdebuginfod's own limits for one query, NAME=VALUE, the user's
+ * setting saved in *OLD (NULL: none) for put_back. */
+static void set_limit(const char *name, uint64_t value, char **old)
 {
-	w->progress = fn;
-	w->set_progressfn(w->real, fn ? progress_thunk : NULL);
+	const char *cur = getenv(name);
+	*old = cur ? sp_xstrdup(cur) : NULL;
+	char num[32];
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)value);
+	setenv(name, num, 1);
 }
 
-void sp_debuginfod_set_user_data(debuginfod_client *w, void *value)
+static void put_back(const char *name, char *old)
 {
-	w->user = value;
+	if (old)
+		setenv(name, old, 1);
+	else
+		unsetenv(name);
+	free(old);
 }
 
-void *sp_debuginfod_get_user_data(debuginfod_client *w)
+/* One query of BUILD_ID, without libdebuginfod's retries, LEFT seconds
+ * before the deadline; the bytes that arrive count against the run's. */
+static int ask(sp_finder *f, debuginfod_client *c, const char *build_id, bool debuginfo,
+	       double left, char **got)
 {
-	return w->user;
+	clock_gettime(CLOCK_MONOTONIC, &f->query_start);
+	f->cancelled = false;
+	f->timed_out = 0;
+	f->too_large = false;
+	f->fetched = 0;
+	f->query_max = f->max_file < f->run_left ? f->max_file : f->run_left;
+	char *old_time, *old_retry, *old_size;
+	set_limit("DEBUGINFOD_MAXTIME", (uint64_t)left + 1, &old_time);
+	set_limit("DEBUGINFOD_RETRY_LIMIT", 0, &old_retry);
+	const char *user_size = getenv("DEBUGINFOD_MAXSIZE");
+	old_size = user_size ? sp_xstrdup(user_size) : NULL;
+	unsetenv("DEBUGINFOD_MAXSIZE");
+	int fd = debuginfo ? sp_debuginfod_find_debuginfo(c, (const unsigned char *)build_id, 0, got) :
+			     sp_debuginfod_find_executable(c, (const unsigned char *)build_id, 0, got);
+	put_back("DEBUGINFOD_MAXTIME", old_time);
+	put_back("DEBUGINFOD_RETRY_LIMIT", old_retry);
+	put_back("DEBUGINFOD_MAXSIZE", old_size);
+	struct stat st;
+	uint64_t size = fd >= 0 && fstat(fd, &st) == 0 && st.st_size > 0 ? (uint64_t)st.st_size : 0;
+	/* what arrived counts, even when the query failed */
+	uint64_t spent = f->fetched > size ? f->fetched : size;
+	f->run_left -= spent < f->run_left ? spent : f->run_left;
+	return fd;
 }
 
-const char *sp_debuginfod_get_url(debuginfod_client *w)
+/* A file the cache got from a server that is not what was asked for: it
+ * goes, and so does its build id's directory when that is left empty. */
+static void uncache(const char *path)
 {
-	return w->get_url(w->real);
-}
-
-void sp_debuginfod_end(debuginfod_client *w)
-{
-	if (!w)
+	if (unlink(path) != 0)
 		return;
-	/* The library is not closed: libcurl behind it keeps process-wide state
-	 * (its global init) that must stay mapped, as libdwfl leaves it too. */
-	w->end(w->real);
-	free(w);
+	char *dir = sp_find_dir_name(path);
+	rmdir(dir);
+	free(dir);
+}
+
+/* Asks debuginfod for the executable or the debug info of BUILD_ID and
+ * checks what it returns like any other candidate (a build id is required
+ * of it); a file that fails the check is removed from the cache. */
+bool sp_find_debuginfod(sp_finder *f, sp_find_search *s, const char *build_id, bool debuginfo,
+			   const sp_find_want *w)
+{
+	if (!sp_find_is_hex(build_id))
+		return false;
+	debuginfod_client *c = finder_debuginfod(f);
+	if (!c)
+		return false;
+	const char *urls = getenv("DEBUGINFOD_URLS");
+	char *where = sp_xasprintf("debuginfod:%s/%s from %s", build_id,
+				   debuginfo ? "debuginfo" : "executable", urls ? urls : "");
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (!f->bid || strcasecmp(f->bid, build_id) != 0) {
+		free(f->bid);
+		f->bid = sp_xstrdup(build_id);
+		f->bid_start = now;
+	}
+	double left = f->deadline - elapsed(&now, &f->bid_start);
+	if (left <= 0 || f->run_left == 0) {
+		/* this build id's time or the run's bytes are used up */
+		if (f->run_left == 0)
+			f->dfd_dead = true;
+		sp_find_log_add(s->log, where, SP_TRY_FAILED);
+		free(where);
+		return false;
+	}
+	/* libdebuginfod's retries are made here, so that they share the
+	 * deadline, and a server that answered too slowly or sent too much is
+	 * not asked again. */
+	if (!f->o->debuginfod_quiet)
+		fprintf(stderr, "symprof: asking debuginfod (%s) for the %s of %s\n", urls ? urls : "",
+			debuginfo ? "debug info" : "executable", build_id);
+	struct timespec asked = now;
+	char *got = NULL;
+	int fd;
+	for (uint64_t attempt = 0;; attempt++) {
+		fd = ask(f, c, build_id, debuginfo, left, &got);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left = f->deadline - elapsed(&now, &f->bid_start);
+		if (fd >= 0 || fd == -ENOENT || fd == -ETIME || fd == -ETIMEDOUT || fd == -EFBIG ||
+		    f->cancelled || attempt >= f->retries || left <= 0 || f->run_left == 0)
+			break;
+		free(got);
+		got = NULL;
+	}
+	if (fd < 0) {
+		/* "Not found" is an answer; anything else (including our
+		 * abandoning the query, which libdebuginfod reports as
+		 * ENOENT) means the servers cannot be relied on for the rest
+		 * of the run. */
+		bool failed = fd != -ENOENT || f->cancelled;
+		if (failed)
+			f->dfd_dead = true;
+		sp_find_log_add(s->log, where, failed ? SP_TRY_FAILED : SP_TRY_MISSING);
+		sp_find_attempt *a = &s->log->v[s->log->n - 1];
+		if (f->timed_out > 0)
+			a->detail = sp_xasprintf("timed out after %.0f s", f->timed_out);
+		else if (fd == -ETIME || fd == -ETIMEDOUT)
+			a->detail = sp_xasprintf("timed out after %.0f s", elapsed(&now, &asked));
+		else if (f->too_large || fd == -EFBIG)
+			a->detail = sp_xasprintf("too large: over %llu bytes",
+						 (unsigned long long)f->query_max);
+		else if (failed)
+			a->detail = sp_xasprintf("failed: %s", strerror(-fd));
+		free(where);
+		free(got);
+		return false;
+	}
+	close(fd);
+	free(where);
+	if (!got)
+		return false;
+	sp_find_want strict = *w;
+	strict.need_build_id = true;
+	size_t at = s->log->n;
+	bool done = sp_find_try_path(s, sp_xstrdup(got), &strict);
+	if (!done && s->log->n > at && s->log->v[s->log->n - 1].status != SP_TRY_MISSING)
+		uncache(got);
+	free(got);
+	return done;
 }

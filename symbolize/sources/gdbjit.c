@@ -13,7 +13,7 @@
  * Only 64-bit little- or big-endian targets of this machine's byte order
  * are read (the layouts of §5.3 on LP64).
  */
-#include "symbolize/symbolize.h"
+#include "symbolize/sources/sources.h"
 
 #include <errno.h>
 #include <fcntl.h>

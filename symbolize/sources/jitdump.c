@@ -1,4 +1,4 @@
-/* perfjit.c — names and lines for JIT code from jitdump files
+/* jitdump.c — names and lines for JIT code from jitdump files
  * (jit-PID.dump, spec/FORMATS.md §5.2: what `perf inject --jit` reads and
  * LLVM's PerfJITEventListener, V8 and the JVM agents write).  Binary, in the
  * writer's byte order, which the magic reveals:
@@ -32,7 +32,7 @@
  * the bytes of its record before use; an error names the file, the byte
  * offset and what was expected there.
  */
-#include "symbolize/symbolize.h"
+#include "symbolize/sources/sources.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -213,11 +213,84 @@ static sp_error *range_error(const reader *r, size_t off, const char *what, uint
 }
 
 /* The records of R from byte AT on, into J for process PID. */
+/* The debug info of the next load, and where each code index's last
+ * range is. */
+typedef struct {
+	sp_u64map by_index; /* code index -> the last of its ranges in J */
+	jit_line *pending;  /* the debug info of the next load */
+	size_t n_pending;
+} rec_state;
+
+/* The JIT_CODE_LOAD record of SIZE bytes at AT. */
+static sp_error *code_load(sp_jitdump *j, const reader *r, size_t at, uint32_t size,
+			   uint64_t time, uint32_t pid, rec_state *st)
+{
+	size_t end = at + size;
+	if (size < PREFIX_SIZE + LOAD_FIXED + 1)
+		return sp_error_new(SP_E_MALFORMED,
+				    "%s: offset %zu: expected a JIT_CODE_LOAD record of at least %d bytes, its size is %u",
+				    r->path, at, PREFIX_SIZE + LOAD_FIXED + 1, size);
+	size_t f = at + PREFIX_SIZE;
+	uint64_t addr = rd64(r, f + 16), csize = rd64(r, f + 24);
+	uint64_t index = rd64(r, f + 32);
+	size_t name_at = f + LOAD_FIXED;
+	if (csize > end - name_at - 1)
+		return sp_error_new(SP_E_MALFORMED,
+				    "%s: offset %zu: expected a code size of at most the %zu bytes after the name's start, got %llu",
+				    r->path, f + 24, end - name_at - 1, (unsigned long long)csize);
+	const char *name = str_at(r, name_at, end - (size_t)csize);
+	if (!name)
+		return sp_error_new(SP_E_MALFORMED,
+				    "%s: offset %zu: expected a NUL-terminated function name before the %llu code bytes",
+				    r->path, name_at, (unsigned long long)csize);
+	if (csize > UINT64_MAX - addr)
+		return range_error(r, f + 16, "code_addr", addr, csize);
+	jit_code c = {.start = addr, .end = addr + csize, .time = time,
+		      .code_index = index,
+		      .pid = pid, .name = name, .lines = st->pending,
+		      .n_lines = st->n_pending, .owns_lines = st->pending != NULL};
+	SP_PUSH(j->v, j->n, j->cap, c);
+	sp_u64map_put(&st->by_index, index, j->n - 1);
+	st->pending = NULL;
+	st->n_pending = 0;
+	return NULL;
+}
+
+/* The JIT_CODE_MOVE record of SIZE bytes at AT. */
+static sp_error *code_move(sp_jitdump *j, const reader *r, size_t at, uint32_t size,
+			   uint64_t time, rec_state *st)
+{
+	if (size < PREFIX_SIZE + MOVE_FIXED)
+		return sp_error_new(SP_E_MALFORMED,
+				    "%s: offset %zu: expected a JIT_CODE_MOVE record of at least %d bytes, its size is %u",
+				    r->path, at, PREFIX_SIZE + MOVE_FIXED, size);
+	size_t f = at + PREFIX_SIZE;
+	uint64_t addr = rd64(r, f + 24); /* (the old address is the load's) */
+	uint64_t csize = rd64(r, f + 32), index = rd64(r, f + 40);
+	uint64_t k;
+	if (!sp_u64map_get(&st->by_index, index, &k))
+		return sp_error_new(SP_E_MALFORMED,
+				    "%s: offset %zu: JIT_CODE_MOVE of code index %llu, expected an earlier JIT_CODE_LOAD with that index",
+				    r->path, f + 40, (unsigned long long)index);
+	if (csize > UINT64_MAX - addr)
+		return range_error(r, f + 24, "new_code_addr", addr, csize);
+	/* the lines move with the code: they stay the load's, read at
+	 * (address - delta) */
+	const jit_code *from = &j->v[k];
+	jit_code c = *from;
+	c.start = addr;
+	c.end = addr + csize;
+	c.time = time;
+	c.delta = (int64_t)(addr - from->start + (uint64_t)from->delta);
+	c.owns_lines = false;
+	SP_PUSH(j->v, j->n, j->cap, c);
+	sp_u64map_put(&st->by_index, index, j->n - 1);
+	return NULL;
+}
+
 static sp_error *records(sp_jitdump *j, const reader *r, size_t at, uint32_t pid)
 {
-	sp_u64map by_index = {0}; /* code index -> the last of its ranges in J */
-	jit_line *pending = NULL; /* the debug info of the next load */
-	size_t n_pending = 0;
+	rec_state st = {0};
 	sp_error *err = NULL;
 	while (at < r->len && !err) {
 		size_t left = r->len - at;
@@ -235,89 +308,22 @@ static sp_error *records(sp_jitdump *j, const reader *r, size_t at, uint32_t pid
 					   r->path, at + 4, PREFIX_SIZE, left, size, id);
 			break;
 		}
-		size_t end = at + size;
 		if (id == 0) { /* CODE_LOAD */
-			if (size < PREFIX_SIZE + LOAD_FIXED + 1) {
-				err = sp_error_new(SP_E_MALFORMED,
-						   "%s: offset %zu: expected a JIT_CODE_LOAD record of at least %d bytes, its size is %u",
-						   r->path, at, PREFIX_SIZE + LOAD_FIXED + 1, size);
-				break;
-			}
-			size_t f = at + PREFIX_SIZE;
-			uint64_t addr = rd64(r, f + 16), csize = rd64(r, f + 24);
-			uint64_t index = rd64(r, f + 32);
-			size_t name_at = f + LOAD_FIXED;
-			if (csize > end - name_at - 1) {
-				err = sp_error_new(SP_E_MALFORMED,
-						   "%s: offset %zu: expected a code size of at most the %zu bytes after the name's start, got %llu",
-						   r->path, f + 24, end - name_at - 1,
-						   (unsigned long long)csize);
-				break;
-			}
-			const char *name = str_at(r, name_at, end - (size_t)csize);
-			if (!name) {
-				err = sp_error_new(SP_E_MALFORMED,
-						   "%s: offset %zu: expected a NUL-terminated function name before the %llu code bytes",
-						   r->path, name_at, (unsigned long long)csize);
-				break;
-			}
-			if (csize > UINT64_MAX - addr) {
-				err = range_error(r, f + 16, "code_addr", addr, csize);
-				break;
-			}
-			jit_code c = {.start = addr, .end = addr + csize, .time = time,
-				      .code_index = index,
-				      .pid = pid, .name = name, .lines = pending,
-				      .n_lines = n_pending, .owns_lines = pending != NULL};
-			SP_PUSH(j->v, j->n, j->cap, c);
-			sp_u64map_put(&by_index, index, j->n - 1);
-			pending = NULL;
-			n_pending = 0;
+			err = code_load(j, r, at, size, time, pid, &st);
 		} else if (id == 1) { /* CODE_MOVE */
-			if (size < PREFIX_SIZE + MOVE_FIXED) {
-				err = sp_error_new(SP_E_MALFORMED,
-						   "%s: offset %zu: expected a JIT_CODE_MOVE record of at least %d bytes, its size is %u",
-						   r->path, at, PREFIX_SIZE + MOVE_FIXED, size);
-				break;
-			}
-			size_t f = at + PREFIX_SIZE;
-			uint64_t addr = rd64(r, f + 24); /* (the old address is the load's) */
-			uint64_t csize = rd64(r, f + 32), index = rd64(r, f + 40);
-			uint64_t k;
-			if (!sp_u64map_get(&by_index, index, &k)) {
-				err = sp_error_new(SP_E_MALFORMED,
-						   "%s: offset %zu: JIT_CODE_MOVE of code index %llu, expected an earlier JIT_CODE_LOAD with that index",
-						   r->path, f + 40, (unsigned long long)index);
-				break;
-			}
-			if (csize > UINT64_MAX - addr) {
-				err = range_error(r, f + 24, "new_code_addr", addr, csize);
-				break;
-			}
-			/* the lines move with the code: they stay the load's,
-			 * read at (address - delta) */
-			const jit_code *from = &j->v[k];
-			jit_code c = *from;
-			c.start = addr;
-			c.end = addr + csize;
-			c.time = time;
-			c.delta = (int64_t)(addr - from->start + (uint64_t)from->delta);
-			c.owns_lines = false;
-			SP_PUSH(j->v, j->n, j->cap, c);
-			sp_u64map_put(&by_index, index, j->n - 1);
+			err = code_move(j, r, at, size, time, &st);
 		} else if (id == 2) { /* CODE_DEBUG_INFO */
-			free(pending);
-			pending = NULL;
-			n_pending = 0;
-			err = debug_info(r, at, size, &pending, &n_pending);
+			free(st.pending);
+			st.pending = NULL;
+			st.n_pending = 0;
+			err = debug_info(r, at, size, &st.pending, &st.n_pending);
 		} else if (id == 3) { /* CODE_CLOSE */
-			at = r->len;
 			break;
 		}
-		at = end;
+		at += size;
 	}
-	free(pending); /* debug info that no load followed */
-	sp_u64map_free(&by_index);
+	free(st.pending); /* debug info that no load followed */
+	sp_u64map_free(&st.by_index);
 	return err;
 }
 

@@ -16,7 +16,7 @@
  * finds the object however sections nest; the .elf's section addresses are its run-time
  * addresses, so the session resolves with base 0.
  */
-#include "symbolize/symbolize.h"
+#include "symbolize/sources/sources.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -20,7 +20,7 @@
  * /sys/kernel/notes, whose GNU build-id note is the kernel's).  For
  * /proc/kallsyms itself the running kernel answers (uname, /sys/kernel/notes).
  */
-#include "symbolize/symbolize.h"
+#include "symbolize/sources/sources.h"
 
 #include <limits.h>
 #include <stdio.h>

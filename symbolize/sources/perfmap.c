@@ -16,7 +16,7 @@
  * Each process gets its own table (its maps, then the ownerless ones), so
  * the code one process placed at an address never names another's.
  */
-#include "symbolize/symbolize.h"
+#include "symbolize/sources/sources.h"
 
 #include <stdlib.h>
 #include <string.h>

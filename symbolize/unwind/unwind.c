@@ -12,25 +12,10 @@
  * from the module's .eh_frame and from the .debug_frame of its separate
  * debug file, which libdwfl finds through module.c's search.
  *
- * Reusing unwinds.  libdwfl's cost is per frame (module look-up, the CFI
- * program run again, a malloc'ed state), and a profile's samples repeat
- * the same few stacks.  An unwind is a function of the registers it uses,
- * of the words it reads and of the process's modules, so each one is
- * recorded with: the registers present, the values of those its frames'
- * CFI rules can read (the CFA and every register rule of each frame's
- * FDE, in .eh_frame or else .debug_frame; rbp when a frame has neither and
- * libdwfl falls back to the frame-pointer chain), every word read (from
- * the stack copy, or not from it), every map looked up, and the process's
- * module generation.  A later sample of the process reuses the result only
- * when all of these are the same: equal registers, the same words at the
- * same stack addresses, the same maps at the same addresses and no module
- * reported since.  An unwind that reported a module, or met a signal
- * frame, is not recorded.
+ * The parts: unwind.c (the Dwfl per process, its callbacks, one sample),
+ * memo.c (reusing recorded unwinds), regs_x86_64.c (perf's registers).
  */
-#include "symbolize/dwarf/dwarfp.h"
-#include "symbolize/internal.h"
-
-#include "profile/capture.h"
+#include "symbolize/unwind/unwindp.h"
 
 #include <dwarf.h>
 #include <errno.h>
@@ -39,120 +24,10 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Frames kept per sample at most (perf's default --max-stack is 127). */
-#define MAX_FRAMES 512
-/* Bytes of recorded unwinds kept at most, over all processes (all are
- * dropped when full), and how many with the same pc and sp a sample tries. */
-#define MEMO_BYTES (16u << 20)
-#define MEMO_TRIES 8
 /* The stack copy bytes prefetched for the sample this many ahead. */
 #define PREFETCH_AHEAD 4
+
 #define PREFETCH_BYTES 256
-/* Registers an unwind may depend on, as a mask of DWARF numbers 0..16. */
-#define ALL_REGS 0x1ffffu
-#define REG_BIT(r) (1u << (r))
-
-/* perf's x86 register numbers (asm/perf_regs.h) of DWARF registers 0..16:
- * rax rdx rcx rbx rsi rdi rbp rsp r8..r15 rip. */
-static const unsigned dwarf_to_perf[17] = {0,  3,  2,  1,  4,  5,  6,  7, 16,
-					   17, 18, 19, 20, 21, 22, 23, 8};
-enum { PERF_REG_SP = 7, PERF_REG_IP = 8 };
-
-/* A map reported as a module, with its own descriptor for memory reads. */
-typedef struct {
-	uint64_t start, limit, pgoff;
-	int fd; /* -1: no file behind the map */
-} umap;
-
-/* A word libdwfl asked for while unwinding, and what it got. */
-typedef struct {
-	uint64_t addr, value;
-	bool in_stack; /* from the stack copy; else from a file, or none */
-} uread;
-
-/* An address looked up in the capture's maps, and the map found. */
-typedef struct {
-	uint64_t addr;
-	size_t map; /* index into the process's maps + 1; 0: none */
-} ulookup;
-
-/* A recorded unwind (see "Reusing unwinds" above). */
-typedef struct {
-	uint64_t key;   /* hash of pc, sp and the registers present */
-	size_t next;    /* the previous entry with this key + 1; 0: none */
-	uint64_t gen;   /* the process's module generation */
-	uint32_t have;  /* registers present */
-	uint32_t deps;  /* registers whose values were compared */
-	uint64_t regs[17];
-	uread *reads;
-	size_t n_reads;
-	ulookup *looks;
-	size_t n_looks;
-	uint64_t *chain; /* the user part of the callchain */
-	size_t n_chain;
-	size_t last_map; /* index + 1 of the last map met; 0: none */
-	char *why;       /* NULL: unwound to the end of the stack */
-	/* the process's maps and exec()s then, and the sample's time */
-	size_t n_maps, n_exec;
-	uint64_t time;
-} umemo;
-
-typedef struct {
-	int64_t pid;
-	sp_dwfl *dwfl;
-	bool attached;
-	uint64_t gen; /* maps tried so far (each may have reported a module) */
-	/* the capture's maps and exec()s of the process counted when LATEST,
-	 * the time of the last of them, was found */
-	size_t n_maps_seen, n_exec_seen;
-	uint64_t latest;
-	umemo *memo;
-	size_t n_memo, cap_memo;
-	sp_u64map memo_of; /* key -> index + 1 of the newest entry with it */
-	sp_module **mods;
-	size_t n_mods, cap_mods;
-	umap *maps;
-	size_t n_maps, cap_maps;
-	sp_u64map tried; /* capture map index + 1 -> 1 (reported or failed) */
-} uproc;
-
-struct sp_unwinder {
-	sp_symbolizer *s;
-	uproc *procs;
-	size_t n_procs, cap_procs;
-	sp_u64map proc_of; /* pid -> index + 1 */
-	sp_unwind_report report;
-
-	/* the sample being unwound */
-	sp_capture *c;
-	const sp_capture_sample *sample;
-	uproc *cur;
-	const uint8_t *stack;
-	size_t stack_len;
-	uint64_t regs[17];
-	bool have_reg[17];
-	uint64_t pos_mask; /* the registers' positions in a sample under this mask */
-	size_t reg_pos[17]; /* SIZE_MAX: not recorded */
-	bool pos_known;
-	bool stack_short;  /* a read above the copy failed */
-	bool limited;      /* MAX_FRAMES reached */
-	const sp_capture_map *last_map;
-	uint64_t *chain;
-	size_t n_chain, cap_chain;
-	size_t n_frames;
-
-	/* recording the unwind being run (see "Reusing unwinds") */
-	size_t memo_bytes; /* held by the processes' recorded unwinds */
-	bool recording;
-	bool rec_ok;    /* false: not to be reused (a signal frame, no pc) */
-	size_t n_cb;    /* frame callbacks so far */
-	uread *reads;
-	size_t n_reads, cap_reads;
-	ulookup *looks;
-	size_t n_looks, cap_looks;
-	uint64_t *pcs;  /* the address each frame was unwound from */
-	size_t n_pcs, cap_pcs;
-};
 
 /* -- modules ------------------------------------------------------------------ */
 
@@ -227,19 +102,12 @@ static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
 	return (pid_t)u->sample->tid;
 }
 
-/* Whether the 8 bytes at ADDR are inside the current sample's stack copy. */
-static bool in_stack(const sp_unwinder *u, uint64_t addr)
-{
-	uint64_t sp = u->regs[7];
-	return addr >= sp && addr - sp <= u->stack_len && u->stack_len - (addr - sp) >= 8;
-}
-
 /* The word at ADDR: from the stack copy, else from the file behind the
  * map holding it; false when neither has it. */
 static bool read_word(sp_unwinder *u, uint64_t addr, uint64_t *result)
 {
 	uint64_t sp = u->regs[7];
-	if (in_stack(u, addr)) {
+	if (sp_unwind_in_stack(u, addr)) {
 		memcpy(result, u->stack + (addr - sp), 8);
 		return true;
 	}
@@ -261,7 +129,7 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *a
 	uint64_t w = 0;
 	bool ok = read_word(u, addr, &w);
 	if (u->recording) {
-		uread r = {addr, w, in_stack(u, addr)};
+		uread r = {addr, w, sp_unwind_in_stack(u, addr)};
 		SP_PUSH(u->reads, u->n_reads, u->cap_reads, r);
 	}
 	*result = w;
@@ -283,217 +151,6 @@ static const Dwfl_Thread_Callbacks thread_callbacks = {
 	.memory_read = memory_read,
 	.set_initial_registers = set_initial_registers,
 };
-
-/* -- reusing unwinds ------------------------------------------------------------- */
-
-/* The registers (mask of DWARF numbers 0..16) a DWARF expression of N
- * operations reads; every register for an operation not known to read
- * none. */
-static uint32_t op_regs(const Dwarf_Op *ops, size_t n)
-{
-	uint32_t m = 0;
-	for (size_t i = 0; i < n; i++) {
-		uint8_t a = ops[i].atom;
-		uint64_t r;
-		if (a >= DW_OP_reg0 && a <= DW_OP_reg31)
-			r = a - DW_OP_reg0;
-		else if (a >= DW_OP_breg0 && a <= DW_OP_breg31)
-			r = a - DW_OP_breg0;
-		else if (a == DW_OP_regx || a == DW_OP_bregx)
-			r = ops[i].number;
-		else if (a == DW_OP_addr || (a >= DW_OP_deref && a <= DW_OP_lit31) ||
-			 a == DW_OP_deref_size || a == DW_OP_nop || a == DW_OP_call_frame_cfa ||
-			 a == DW_OP_stack_value)
-			continue; /* constants, stack and arithmetic, memory, the CFA */
-		else
-			return ALL_REGS;
-		if (r < 17) /* others are never set */
-			m |= REG_BIT(r);
-	}
-	return m;
-}
-
-/* The registers libdwfl may read to unwind a frame from ADDR in DWFL: those
- * the CFA and the register rules of its FDE name (.eh_frame first, then
- * .debug_frame, as libdwfl looks), or rbp for the frame-pointer fallback
- * when neither has one.  Only asks what libdwfl asked when it unwound. */
-static uint32_t frame_deps(Dwfl *dwfl, uint64_t addr)
-{
-	Dwfl_Module *mod = dwfl_addrmodule(dwfl, addr);
-	Dwarf_Frame *f = NULL;
-	Dwarf_Addr bias;
-	if (mod) {
-		Dwarf_CFI *cfi = dwfl_module_eh_cfi(mod, &bias);
-		if (!cfi || dwarf_cfi_addrframe(cfi, addr - bias, &f) != 0) {
-			f = NULL;
-			cfi = dwfl_module_dwarf_cfi(mod, &bias);
-			if (cfi && dwarf_cfi_addrframe(cfi, addr - bias, &f) != 0)
-				f = NULL;
-		}
-	}
-	if (!f)
-		return REG_BIT(6);
-	Dwarf_Op *ops, mem[3];
-	size_t n;
-	uint32_t m = dwarf_frame_cfa(f, &ops, &n) == 0 ? op_regs(ops, n) : ALL_REGS;
-	for (int r = 0; r < 17 && m != ALL_REGS; r++)
-		m |= dwarf_frame_register(f, r, mem, &ops, &n) == 0 ? op_regs(ops, n) : ALL_REGS;
-	free(f);
-	return m;
-}
-
-/* A copy of N bytes at P (NULL when N is 0). */
-static void *dup_bytes(const void *p, size_t n)
-{
-	if (!n)
-		return NULL;
-	void *d = sp_xmalloc(n);
-	memcpy(d, p, n);
-	return d;
-}
-
-static uint64_t memo_key(const sp_unwinder *u, uint32_t have)
-{
-	return sp_hash_combine(sp_hash_combine(u->regs[16], u->regs[7]), have);
-}
-
-static uint32_t have_mask(const sp_unwinder *u)
-{
-	uint32_t have = 0;
-	for (unsigned r = 0; r < 17; r++)
-		if (u->have_reg[r])
-			have |= REG_BIT(r);
-	return have;
-}
-
-/* Whether every address maps to the same map at the current sample's time
- * as at TIME, when the process had N_MAPS maps and N_EXEC exec()s: true
- * when it has no others now and both times come after all of them (each
- * map is valid from its time until an exec() after it). */
-static bool same_maps(uproc *p, const sp_capture_process *pr, size_t n_maps, size_t n_exec,
-		      uint64_t time, uint64_t now)
-{
-	if (pr->n_maps != n_maps || pr->n_exec != n_exec)
-		return false;
-	if (p->n_maps_seen != n_maps || p->n_exec_seen != n_exec) {
-		p->latest = 0;
-		for (size_t i = 0; i < n_maps; i++)
-			if (pr->maps[i].time > p->latest)
-				p->latest = pr->maps[i].time;
-		for (size_t i = 0; i < n_exec; i++)
-			if (pr->exec_times[i] > p->latest)
-				p->latest = pr->exec_times[i];
-		p->n_maps_seen = n_maps;
-		p->n_exec_seen = n_exec;
-	}
-	return time >= p->latest && now >= p->latest;
-}
-
-/* Whether entry M holds the unwind of the current sample (see "Reusing
- * unwinds"). */
-static bool memo_matches(sp_unwinder *u, uproc *p, const umemo *m, uint32_t have)
-{
-	if (m->gen != p->gen || m->have != have)
-		return false;
-	for (unsigned r = 0; r < 17; r++)
-		if ((m->deps >> r & 1) && m->regs[r] != u->regs[r])
-			return false;
-	for (size_t i = 0; i < m->n_reads; i++) {
-		const uread *rd = &m->reads[i];
-		bool in = in_stack(u, rd->addr);
-		if (in != rd->in_stack ||
-		    (in && memcmp(u->stack + (rd->addr - u->regs[7]), &rd->value, 8)))
-			return false;
-	}
-	const sp_capture_process *pr = sp_capture_process_for(u->c, p->pid);
-	if (same_maps(p, pr, m->n_maps, m->n_exec, m->time, u->sample->time))
-		return true;
-	for (size_t i = 0; i < m->n_looks; i++) {
-		const sp_capture_map *mp = sp_capture_map_at(u->c, p->pid, m->looks[i].addr,
-							     u->sample->time);
-		if ((mp ? (size_t)(mp - pr->maps) + 1 : 0) != m->looks[i].map)
-			return false;
-	}
-	return true;
-}
-
-/* Replays a recorded unwind of the current sample when one matches: its
- * frames go after the chain's USER marker, *WHY is its reason to stop. */
-static bool memo_replay(sp_unwinder *u, uproc *p, const char **why)
-{
-	uint32_t have = have_mask(u);
-	uint64_t at;
-	if (!sp_u64map_get(&p->memo_of, memo_key(u, have), &at))
-		return false;
-	for (int k = 0; at && k < MEMO_TRIES; k++, at = p->memo[at - 1].next) {
-		const umemo *m = &p->memo[at - 1];
-		if (!memo_matches(u, p, m, have))
-			continue;
-		for (size_t i = 0; i < m->n_chain; i++)
-			SP_PUSH(u->chain, u->n_chain, u->cap_chain, m->chain[i]);
-		const sp_capture_process *pr = sp_capture_process_for(u->c, p->pid);
-		u->last_map = m->last_map ? &pr->maps[m->last_map - 1] : NULL;
-		*why = m->why;
-		u->report.n_reused++;
-		return true;
-	}
-	return false;
-}
-
-static void memo_clear(uproc *p)
-{
-	for (size_t i = 0; i < p->n_memo; i++) {
-		umemo *m = &p->memo[i];
-		free(m->reads);
-		free(m->looks);
-		free(m->chain);
-		free(m->why);
-	}
-	free(p->memo);
-	p->memo = NULL;
-	p->n_memo = p->cap_memo = 0;
-	sp_u64map_free(&p->memo_of);
-}
-
-/* Keeps the unwind just run (the chain from USER_AT on, stopped for WHY)
- * for later samples of P. */
-static void memo_store(sp_unwinder *u, uproc *p, size_t user_at, const char *why)
-{
-	uint32_t deps = REG_BIT(7) | REG_BIT(16);
-	Dwfl *dwfl = sp_dwfl_handle(p->dwfl);
-	for (size_t i = 0; i < u->n_pcs && deps != ALL_REGS; i++)
-		deps |= frame_deps(dwfl, u->pcs[i]);
-	size_t bytes = sizeof(umemo) + u->n_reads * sizeof(*u->reads) +
-		       u->n_looks * sizeof(*u->looks) + (u->n_chain - user_at) * sizeof(*u->chain) +
-		       (why ? strlen(why) + 1 : 0);
-	if (u->memo_bytes + bytes > MEMO_BYTES) {
-		for (size_t i = 0; i < u->n_procs; i++)
-			memo_clear(&u->procs[i]);
-		u->memo_bytes = 0;
-	}
-	u->memo_bytes += bytes;
-	uint32_t have = have_mask(u);
-	umemo m = {.key = memo_key(u, have), .gen = p->gen, .have = have, .deps = deps};
-	memcpy(m.regs, u->regs, sizeof(m.regs));
-	m.n_reads = u->n_reads;
-	m.reads = dup_bytes(u->reads, u->n_reads * sizeof(*u->reads));
-	m.n_looks = u->n_looks;
-	m.looks = dup_bytes(u->looks, u->n_looks * sizeof(*u->looks));
-	m.n_chain = u->n_chain - user_at;
-	m.chain = dup_bytes(u->chain + user_at, m.n_chain * sizeof(*u->chain));
-	const sp_capture_process *pr = sp_capture_process_for(u->c, p->pid);
-	if (u->last_map)
-		m.last_map = (size_t)(u->last_map - pr->maps) + 1;
-	m.n_maps = pr->n_maps;
-	m.n_exec = pr->n_exec;
-	m.time = u->sample->time;
-	m.why = why ? sp_xstrdup(why) : NULL;
-	uint64_t at;
-	if (sp_u64map_get(&p->memo_of, m.key, &at))
-		m.next = at;
-	SP_PUSH(p->memo, p->n_memo, p->cap_memo, m);
-	sp_u64map_put(&p->memo_of, m.key, p->n_memo);
-}
 
 /* -- one sample ------------------------------------------------------------------ */
 
@@ -555,32 +212,6 @@ static uproc *proc_for(sp_unwinder *u, int64_t pid)
 	return &u->procs[u->n_procs - 1];
 }
 
-/* Loads the sample's registers into U (DWARF order); false without SP and IP. */
-static bool load_regs(sp_unwinder *u, const sp_capture_sample *s)
-{
-	uint64_t mask = s->event < u->c->n_events ? u->c->events[s->event].sample_regs_user : 0;
-	const uint8_t *regs = (const uint8_t *)u->c->bytes.data + s->regs.off;
-	size_t n = s->regs.len / 8;
-	if (!u->pos_known || u->pos_mask != mask) { /* one event's mask, as a rule */
-		for (unsigned r = 0; r < 17; r++) {
-			unsigned bit = dwarf_to_perf[r];
-			u->reg_pos[r] = mask >> bit & 1
-						? (size_t)__builtin_popcountll(mask & ((1ULL << bit) - 1))
-						: SIZE_MAX;
-		}
-		u->pos_mask = mask;
-		u->pos_known = true;
-	}
-	for (unsigned r = 0; r < 17; r++) {
-		size_t pos = u->reg_pos[r];
-		u->have_reg[r] = pos < n;
-		u->regs[r] = 0;
-		if (u->have_reg[r])
-			memcpy(&u->regs[r], regs + pos * 8, 8);
-	}
-	return u->have_reg[7] && u->have_reg[16];
-}
-
 /* Unwinds sample I of C; returns the reason it stopped early, or NULL. */
 static const char *unwind_one(sp_unwinder *u, size_t i)
 {
@@ -601,7 +232,7 @@ static const char *unwind_one(sp_unwinder *u, size_t i)
 		SP_PUSH(u->chain, u->n_chain, u->cap_chain, s->ip);
 		return "not a 64-bit process";
 	}
-	if (!load_regs(u, s)) {
+	if (!sp_unwind_load_regs(u, s)) {
 		SP_PUSH(u->chain, u->n_chain, u->cap_chain, s->ip);
 		return "no SP or IP among the registers";
 	}
@@ -610,7 +241,7 @@ static const char *unwind_one(sp_unwinder *u, size_t i)
 
 	uproc *p = u->cur;
 	const char *why = NULL;
-	if (p->attached && memo_replay(u, p, &why))
+	if (p->attached && sp_unwind_memo_replay(u, p, &why))
 		return why;
 	/* record this unwind; libdwfl's error is its own, not an earlier one's */
 	u->recording = u->rec_ok = true;
@@ -650,7 +281,7 @@ static const char *unwind_one(sp_unwinder *u, size_t i)
 		SP_PUSH(u->chain, u->n_chain, u->cap_chain, s->ip);
 	u->recording = false;
 	if (ran && u->rec_ok && gen == p->gen)
-		memo_store(u, p, user_at, why);
+		sp_unwind_memo_store(u, p, user_at, why);
 	return why;
 }
 
@@ -725,7 +356,7 @@ void sp_unwinder_free(sp_unwinder *u)
 				close(p->maps[k].fd);
 		free(p->maps);
 		sp_u64map_free(&p->tried);
-		memo_clear(p);
+		sp_unwind_memo_clear(p);
 	}
 	free(u->procs);
 	sp_u64map_free(&u->proc_of);

@@ -1,6 +1,6 @@
 /* fuzz_dwraw.c — libFuzzer harness for the raw DIE walk (symbolize/dwraw.c):
  * abbreviations as the walk tabulates them, DIEs and their attribute forms
- * skipped and read over the bytes (dwcursor.h), and range lists of
+ * skipped and read over the bytes (cursor.h), and range lists of
  * .debug_ranges and .debug_rnglists.
  *
  * The input is a little-endian header of four 16-bit lengths, then the

@@ -1,4 +1,4 @@
-/* fuzz_perfjit.c — libFuzzer harness for the jitdump reader (perfjit.c).
+/* fuzz_perfjit.c — libFuzzer harness for the jitdump reader (jitdump.c).
  * It reads files, so the input is handed over through a memfd.  Every
  * input either fails with an error or loads; lookups on what loaded must
  * be safe at any address, time and process, and a code version found by

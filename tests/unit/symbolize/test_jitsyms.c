@@ -239,7 +239,7 @@ static void test_meta(void)
 	}
 }
 
-/* jitdump files (perfjit.c), written here record by record as
+/* jitdump files (jitdump.c), written here record by record as
  * spec/FORMATS.md §5.2 lays them out, little-endian. */
 static void jput(FILE *f, const void *p, size_t n)
 {

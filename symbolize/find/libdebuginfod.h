@@ -1,5 +1,5 @@
-/* debuginfod_dl.h — libdebuginfod's client calls under our own names, with
- * the library loaded on demand (see debuginfod_dl.c).  Each behaves as the
+/* libdebuginfod.h — libdebuginfod's client calls under our own names, with
+ * the library loaded on demand (see libdebuginfod.c).  Each behaves as the
  * library function of the same name without the sp_ prefix
  * (elfutils/debuginfod.h), on the wrapper handle sp_debuginfod_begin
  * returns; sp_debuginfod_begin returns NULL when the library cannot be

@@ -1,0 +1,231 @@
+/* dwarf.h — the face of symbolize/dwarf/: the resolver of one ELF file
+ * (address -> frames with the inline chain, innermost first), and the module
+ * unit the resolver and the per-process unwinder share.
+ *
+ *   resolver.c  resolution and its caches: DWARF first, then Go's pc-line
+ *               table, then the symbol table (sp_resolver_*)
+ *   module.c    one ELF as a module of a Dwfl: debug-info search, checked
+ *               and inflated debug sections, the ET_REL section table
+ *   zsec.c      compressed .debug_info / .debug_line inflated as far as read
+ *   units.c     the compile-unit index, per-unit function trees, buckets
+ *   functree.c  the function tree a unit's DIE walk builds
+ *   die.c       the raw DIE walk: forms, abbreviations, range lists
+ *   lines.c     the line-program decoder
+ *   cursor.h    the one bounds-checked cursor under die.c and lines.c
+ *   split.c     split units (.dwo) of skeleton units
+ *   dwp.c       the .dwp package index
+ *   gopclntab.c Go's pc-line table, for Go binaries without DWARF
+ *   symtab.c    the .symtab / .dynsym fallback and its tie-break rules
+ *
+ * The files share dwarfp.h; nothing outside dwarf/ includes it.
+ */
+#ifndef SYMPROF_SYMBOLIZE_DWARF_H
+#define SYMPROF_SYMBOLIZE_DWARF_H
+
+#include "symbolize/symbolize.h"
+
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <libelf.h>
+
+/* A compressed section inflated as far as it is read (zsec.c). */
+typedef struct sp_zsec sp_zsec;
+
+/* ------------------------------------------------------------------------ */
+/* resolver.c: the resolver for one ELF file.                             */
+
+typedef struct sp_resolver sp_resolver;
+
+/* Prepares a resolver for the ELF at PATH; nothing is opened until the
+ * first sp_resolver_resolve.  OPTS, INFO and FINDER (each may be NULL) are
+ * borrowed until sp_resolver_free: they are used to find separate debug info
+ * (the finder, else sp_find_debuginfo, then libdwfl's standard search) and
+ * for the demangling style. */
+sp_resolver *sp_resolver_new(const char *path, const sp_symbolize_options *opts,
+		       const sp_elf_info *info, sp_finder *finder);
+void sp_resolver_free(sp_resolver *d);
+
+/* Frames for the symbol-file address ADDR (for ET_REL objects: the address
+ * in the space of the file's own section addresses), innermost first.
+ * *N == 0 when nothing is known.  Frames and their strings are borrowed
+ * until sp_resolver_free.  Opening failures are remembered: every later call
+ * returns a copy of the same error. */
+sp_error *sp_resolver_resolve(sp_resolver *d, uint64_t addr, const sp_frame **frames, size_t *n);
+/* The same without keeping the result: the frames are borrowed only until
+ * the next call on D (their strings until sp_resolver_free). */
+sp_error *sp_resolver_resolve_once(sp_resolver *d, uint64_t addr, const sp_frame **frames,
+				size_t *n);
+
+/* Where section NAME (allocated) of D's file is in the address space
+ * sp_resolver_resolve takes: for an ET_REL without section addresses (a
+ * kernel module), where libdwfl laid it out.  Opens the file. */
+sp_error *sp_resolver_section_address(sp_resolver *d, const char *name, uint64_t *out);
+/* Path of the separate debug file libdwfl used, or NULL (borrowed). */
+/* Opens D now, as its first resolve would; returns the (cached) failure. */
+sp_error *sp_resolver_open(sp_resolver *d);
+const char *sp_resolver_debug_path(const sp_resolver *d);
+/* Every place looked for separate debug info (borrowed). */
+const sp_find_log *sp_resolver_find_log(const sp_resolver *d);
+/* Why the first split unit (.dwo) that was needed could not be read, and
+ * how many could not, or NULL (caller frees). */
+sp_error *sp_resolver_split_error(const sp_resolver *d);
+
+/* ------------------------------------------------------------------------ */
+/* lines.c: a compile unit's line table without libdw.                      */
+
+/* One row of a line table; FILE indexes sp_line_table.files.  DISCR is
+ * the row's discriminator (24 bits, as libdw keeps it), in the bytes the
+ * row would otherwise pad. */
+typedef struct {
+	uint64_t addr;
+	uint32_t file;
+	int32_t line, col;
+	uint32_t discr : 24;
+	bool end_seq : 1;
+} sp_line_row;
+
+typedef struct {
+	sp_line_row *rows; /* in libdw's order (see lines.c) */
+	size_t n_rows;
+	char **files;      /* names as libdw's dwarf_filesrc gives them */
+	size_t n_files;
+} sp_line_table;
+
+/* The debug sections a line program reads, and the range lists the
+ * resolver reads without libdw, little-endian and uncompressed (borrowed;
+ * any may be NULL). */
+typedef struct {
+	const unsigned char *line, *line_str, *str;
+	size_t line_size, line_str_size, str_size;
+	const unsigned char *ranges, *rnglists;
+	size_t ranges_size, rnglists_size;
+	const unsigned char *addr; /* .debug_addr, for the split units of skeletons */
+	size_t addr_size;
+} sp_line_sections;
+
+/* The sections of ELF (a Dwarf's, whose debug sections libdw has
+ * decompressed in place) that sp_lines_decode can read: false, and *OUT
+ * empty or partial, for big-endian data or without an uncompressed
+ * .debug_line.  A .dwo file's sections (".debug_line.dwo", ...) count as
+ * the same sections. */
+bool sp_line_sections_get(Elf *elf, sp_line_sections *out);
+
+/* Decodes the line program at OFFSET of .debug_line for a unit with
+ * ADDR_SIZE-byte addresses and DW_AT_comp_dir COMP_DIR (may be NULL) into
+ * *T, which the caller clears with sp_line_table_clear.  Returns false,
+ * with *T empty, for a program that uses something this decoder leaves to
+ * libdw's dwarf_getsrclines (the list is in lines.c), malformed ones
+ * included. */
+bool sp_lines_decode(const sp_line_sections *s, uint64_t offset, unsigned addr_size,
+		     const char *comp_dir, sp_line_table *t);
+void sp_line_table_clear(sp_line_table *t);
+
+/* ------------------------------------------------------------------------ */
+/* module.c: a Dwfl and its modules.                                        */
+
+/* A Dwfl whose modules look for separate debug info with our search (see
+ * sp_module) and otherwise with libdwfl's standard one.  One per resolved
+ * object today; a per-process Dwfl holds several modules. */
+typedef struct sp_dwfl sp_dwfl;
+
+/* A Dwfl with the debug directories of OPTS (may be NULL; borrowed until
+ * sp_dwfl_free).  WHAT names it in the error. */
+sp_error *sp_dwfl_new(const sp_symbolize_options *opts, const char *what, sp_dwfl **out);
+/* Ends the Dwfl: every module reported into it, and their files. */
+void sp_dwfl_free(sp_dwfl *s);
+/* The handle, for dwfl_report_begin/end and look-ups (borrowed). */
+Dwfl *sp_dwfl_handle(sp_dwfl *s);
+
+/* One allocated section of an ET_REL with its own address: file address
+ * A in [lo, hi) is libdwfl address A + delta. */
+typedef struct {
+	uint64_t lo, hi;
+	int64_t delta;
+	size_t ndx;
+} sp_rel_sec;
+
+/* One ELF file as a module of a Dwfl.  Fields are read by the other
+ * files of the resolver; only module.c writes them. */
+typedef struct {
+	char *path;
+	const sp_symbolize_options *opts; /* these three borrowed, may be NULL */
+	const sp_elf_info *info;
+	sp_finder *finder;
+	sp_find_log log;      /* every place looked for separate debug info */
+	bool debug_searched;  /* our search ran; debug_path is its answer */
+	char *debug_path;     /* the separate debug file in use, or NULL */
+	int fd;               /* until libdwfl owns it */
+	int etype;
+	Dwfl_Module *mod;     /* once reported */
+	Dwarf *dw;            /* once loaded; NULL without usable DWARF */
+	Dwarf_Addr dwbias;
+	size_t info_size;     /* of .debug_info as libdw reads it; 0 unknown */
+	sp_rel_sec *secs;     /* ET_REL placed sections, sorted by lo */
+	size_t n_secs;
+	sp_line_sections lsec; /* for lines.c and dwraw.c; lsec.line NULL: libdw decodes */
+	bool direct_pc;        /* the raw walk reads pcs itself (see dwraw.c) */
+	void **inflated;       /* zstd sections inflated for libdw and us */
+	size_t n_inflated;
+	sp_zsec *zinfo;        /* .debug_info and .debug_line when zlib-compressed: */
+	sp_zsec *zline;        /* inflated as far as units.c asks (NULL: whole) */
+	const unsigned char *aranges; /* .debug_aranges as read, NULL without */
+	size_t aranges_size;
+	const unsigned char *abbrev; /* .debug_abbrev as read, NULL without */
+	size_t abbrev_size;
+	bool defer_debug;      /* sp_module_load patches the debug file in memory */
+	sp_error *load_err;    /* a debug section of the separate file unreadable */
+} sp_module;
+
+/* A module for the ELF at PATH; nothing is opened yet.  OPTS, INFO and
+ * FINDER are borrowed until sp_module_free and used to find separate
+ * debug info (the finder, else sp_find_debuginfo; libdwfl's standard
+ * search without INFO). */
+sp_module *sp_module_new(const char *path, const sp_symbolize_options *opts,
+			 const sp_elf_info *info, sp_finder *finder);
+/* Frees M; its Dwfl_Module belongs to the Dwfl (free that one first). */
+void sp_module_free(sp_module *m);
+/* Opens the file and checks that it is ELF. */
+sp_error *sp_module_open(sp_module *m);
+/* Reports the opened M into DWFL, between the caller's dwfl_report_begin
+ * and dwfl_report_end, at BASE (ADD_P_VADDR as dwfl_report_elf takes it).
+ * DWFL owns the file from here. */
+sp_error *sp_module_report(sp_module *m, Dwfl *dwfl, Dwarf_Addr base, bool add_p_vaddr);
+/* After dwfl_report_end: pairs ET_REL sections with libdwfl's layout,
+ * inflates the compressed debug sections resolution reads (zlib .debug_info
+ * and .debug_line only as far as units.c asks, M->zinfo and M->zline; the
+ * other compressed ones hidden from libdw), gets the symbol table (which
+ * opens a separate debug file, changed then in memory the same way) and
+ * the DWARF, and checks its string sections; M->dw stays NULL when there
+ * is none or it is malformed.  A read section compressed in a way we
+ * cannot read (unknown type, corrupt data) is an error naming file and
+ * section; corrupt data found later in a section inflated as it is read
+ * is the reason units.c gives for the units it holds. */
+sp_error *sp_module_load(sp_module *m);
+/* The debug file FD (PATH) as libdw should read it: FD itself when no
+ * section needs changing, else a copy in memory (FD is closed) with the
+ * compressed sections resolution reads inflated where libdw cannot (zstd),
+ * and the other compressed ones hidden.  A section that cannot be read is
+ * *ERR (NULL otherwise); FD, or the copy, is returned all the same. */
+int sp_debug_fd_prepare(int fd, const char *path, sp_error **err);
+/* The content of SCN (named NAME), a section of ELF (the file PATH) with
+ * SHF_COMPRESSED, inflated into *OUT (malloc'd, *SIZE bytes; the caller
+ * frees it).  SP_E_UNSUPPORTED for a compression type other than zlib and
+ * zstd; SP_E_MALFORMED naming file and section for a bad header, corrupt
+ * data or a size beyond what the compressed bytes can hold. */
+sp_error *sp_section_inflate(const char *path, Elf *elf, Elf_Scn *scn, const char *name,
+			     void **out, size_t *size);
+/* The libdwfl address of file address ADDR: through the section holding
+ * it in an ET_REL with placed sections (false when none holds it), else
+ * the same address. */
+/* The same through the ET_REL section table (M->n_secs > 0). */
+bool sp_module_to_dwfl_rel(const sp_module *m, uint64_t addr, uint64_t *out);
+static inline bool sp_module_to_dwfl(const sp_module *m, uint64_t addr, uint64_t *out)
+{
+	if (!m->n_secs) {
+		*out = addr;
+		return true;
+	}
+	return sp_module_to_dwfl_rel(m, addr, out);
+}
+
+#endif

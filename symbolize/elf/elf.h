@@ -1,0 +1,142 @@
+/* elf.h — the face of symbolize/elf/: object files as ELF.
+ *
+ *   elfinfo.c   identity: build id, ELF type, PT_LOADs, debuglink (libelf)
+ *   loadbase.c  the address arithmetic of spec/FORMATS.md §6.2–6.3 (pure,
+ *               table-tested)
+ *   mapcheck.c  whether a found file is the one a mapping recorded (pure)
+ *   objfile.c   opening object files, decompressing whole-file streams
+ */
+#ifndef SYMPROF_SYMBOLIZE_ELF_H
+#define SYMPROF_SYMBOLIZE_ELF_H
+
+#include "profile/profile.h"
+
+#include <sys/types.h>
+
+/* ------------------------------------------------------------------------ */
+/* ELF identity (libelf).                                                   */
+
+typedef struct {
+	uint32_t type, flags;
+	uint64_t offset, vaddr, filesz, memsz, align;
+} sp_phdr;
+
+typedef struct {
+	char *path;
+	int elf_type;           /* ET_EXEC, ET_DYN, ET_REL, ... */
+	char *build_id;         /* lowercase hex (GNU or Go build id), or NULL */
+	sp_phdr *loads;         /* PT_LOAD headers */
+	size_t n_loads;
+	bool has_text;
+	uint64_t text_addr;     /* address of .text */
+	bool has_stext;
+	uint64_t stext;         /* address of _stext (kernels), when asked */
+	bool has_dwarf;         /* .debug_info present */
+	bool has_symtab;        /* .symtab or .dynsym with symbols */
+	char *debuglink;        /* .gnu_debuglink file name, or NULL */
+	uint32_t debuglink_crc;
+	bool has_debugdata;     /* .gnu_debugdata (MiniDebugInfo) */
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	int64_t mtime_ns;
+} sp_elf_info;
+
+/* Reads identity facts of the ELF at PATH; error SP_E_UNRECOGNIZED when the
+ * file is not ELF (or not a regular file), SP_E_NOT_FOUND when it does not
+ * exist.  build_id is the GNU build id, else the Go build id string as it is
+ * (note "Go" type 4, in .note.go.buildid); two GNU build id notes in one
+ * note block are an error.  _stext is only looked up when the file name contains "vmlinux".
+ * OUT is overwritten; free its contents with sp_elf_info_clear. */
+sp_error *sp_elf_info_read(const char *path, sp_elf_info *out);
+void sp_elf_info_clear(sp_elf_info *info);
+/* CRC-32 (the one .gnu_debuglink uses) of the file at PATH. */
+sp_error *sp_file_crc32(const char *path, uint32_t *crc);
+
+/* ------------------------------------------------------------------------ */
+/* Load base (pure functions, spec §6.2–6.3).                               */
+
+/* Base for a mapping of an object of ELF type ELF_TYPE: symbol-file address
+ * = runtime address - base.  SEG is the chosen PT_LOAD or NULL; STEXT the
+ * kernel relocation symbol address or NULL when unknown. */
+sp_error *sp_load_base(int elf_type, const sp_phdr *seg, const uint64_t *stext, uint64_t start,
+		       uint64_t limit, uint64_t offset, uint64_t *base);
+/* pprof's ProgramHeadersForMapping: writes matching header indices into
+ * OUT (capacity n), returns how many. */
+size_t sp_program_headers_for_mapping(const sp_phdr *phdrs, size_t n, uint64_t map_offset,
+				      uint64_t map_size, size_t *out);
+/* pprof's HeaderForFileOffset over the candidate indices. */
+sp_error *sp_header_for_file_offset(const sp_phdr *phdrs, const size_t *cand, size_t n_cand,
+				    uint64_t file_offset, size_t *out);
+/* The base of a kernel module's mapping: perf records a module's map at
+ * its run-time .text (where the kernel put the module's code, .text
+ * first), and a .ko has no addresses of its own, so the base makes
+ * START (the map's start) the .text's address TEXT_VADDR in the object. */
+uint64_t sp_kernel_module_base(uint64_t start, uint64_t text_vaddr);
+/* The PF_X PT_LOAD containing .text (kernel-like mappings), or -1. */
+ssize_t sp_find_text_program_header(const sp_elf_info *info);
+/* `symbolize --relative`: addresses given as offsets from where the
+ * object's file offset 0 is loaded.  Symbol-file address = relative
+ * address + the result (modulo 2^64): p_vaddr - p_offset of the PT_LOAD
+ * with the lowest p_vaddr among LOADS[0..n) (the first of equals), 0 when
+ * there is none.  For most PIEs and shared libraries it is 0; for a
+ * non-PIE linked at 0x400000 it is 0x400000. */
+uint64_t sp_relative_adjust(const sp_phdr *loads, size_t n);
+/* The symbol-file address of the byte at FILE_OFFSET in the object's file:
+ * FILE_OFFSET - p_offset + p_vaddr of the first PT_LOAD among LOADS[0..n)
+ * whose file bytes [p_offset, p_offset + p_filesz) hold it.  False when
+ * none does (headers, section tables, what no segment loads). */
+bool sp_file_offset_vaddr(const sp_phdr *loads, size_t n, uint64_t file_offset,
+			 uint64_t *vaddr);
+/* The whole choice of spec §6.2–6.3 for one mapping, given the first
+ * address seen in it (which must lie in [start, limit) unless the mapping
+ * is kernel-like or the fake whole-space one).  Uses INFO's _stext when
+ * known.  For mappings of files: ET_REL objects from a JIT, whose section
+ * addresses are already run-time addresses, use base 0 and bypass this. */
+sp_error *sp_mapping_base(const sp_elf_info *info, uint64_t start, uint64_t limit,
+			  uint64_t offset, uint64_t first_addr, uint64_t *base);
+
+/* ------------------------------------------------------------------------ */
+/* Does a found file match the recorded mapping? (mapcheck.c; pure)         */
+
+/* What the profile recorded about a mapping and its file. */
+typedef struct {
+	uint64_t start, limit, offset; /* the mapping */
+	uint64_t file_size;            /* 0: not recorded */
+	int64_t mtime_ns;              /* 0: not recorded */
+} sp_mapping_record;
+
+typedef enum {
+	SP_FILE_MATCHES = 0,     /* or nothing could be compared */
+	SP_FILE_NO_EXEC_SEGMENT, /* no executable PT_LOAD in the mapping's file range */
+	SP_FILE_EXTENT_DIFFERS,  /* the mapping does not end where an executable
+				    PT_LOAD's page-rounded extent does */
+	SP_FILE_SIZE_DIFFERS,    /* recorded file size != the file's */
+	SP_FILE_MTIME_DIFFERS,   /* recorded modification time != the file's */
+} sp_file_match;
+
+/* Compares mapping M with the file described by INFO (its PT_LOADs, size
+ * and mtime); see mapcheck.c for the rules.  For SP_FILE_EXTENT_DIFFERS,
+ * *SEG_SIZE gets the size (4 KiB pages) from the mapping's file offset to
+ * the page end of an executable segment it overlaps, else 0. */
+sp_file_match sp_mapping_file_match(const sp_mapping_record *m, const sp_elf_info *info,
+				    uint64_t *seg_size);
+const char *sp_file_match_str(sp_file_match w);
+
+/* ------------------------------------------------------------------------ */
+/* objfile.c: opening object files.                                         */
+
+/* Opens the object file PATH for reading.  A file compressed whole, as
+ * kernel modules are installed (gzip, xz or zstd, known by their magic
+ * numbers whatever the name), is decompressed into an anonymous memory
+ * file, of at most the memory limit, so that libelf and libdwfl read it as
+ * any other.  Returns the descriptor; or -1 with errno set and *ERR NULL
+ * when PATH cannot be opened; or -1 with *ERR naming PATH (SP_E_MALFORMED
+ * with the offset in the file for damaged or cut data, SP_E_LIMIT past the
+ * memory limit).  *ST (when not NULL) is PATH's own status (not its
+ * content's).  The file last decompressed is kept, and opening it again
+ * (unchanged) gives a new descriptor of the same memory file. */
+struct stat;
+int sp_object_fd(const char *path, struct stat *st, sp_error **err);
+
+#endif

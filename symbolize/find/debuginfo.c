@@ -1,0 +1,170 @@
+/* debuginfo.c — separate debug info: build-id trees
+ * (/usr/lib/debug/.build-id/1a/2b....debug), .gnu_debuglink (CRC checked),
+ * debuginfod; the .dwo files of split units and the .dwp package.
+ */
+#include "symbolize/find/findp.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+sp_error *sp_finder_debuginfo(sp_finder *f, const char *binary, const sp_elf_info *info,
+			      char **found, sp_find_log *log)
+{
+	const sp_symbolize_options *o = f->o;
+	size_t n_dirs;
+	const char *const *dirs = sp_find_debug_dirs(o, &n_dirs);
+	const char *bid = info->build_id && *info->build_id ? info->build_id : NULL;
+	sp_find_want w = { .build_id = bid, .need_dwarf = true, .self = info };
+	sp_find_log own;
+	sp_find_search s;
+	bool done = false;
+
+	*found = NULL;
+	sp_find_begin(&s, log, &own);
+
+	/* (1) build-id trees: <debugdir>/.build-id/xx/rest.debug */
+	if (sp_find_is_hex(bid) && strlen(bid) > 2)
+		for (size_t i = 0; !done && i < n_dirs; i++)
+			done = sp_find_try_path(&s,
+					sp_xasprintf("%s/.build-id/%.2s/%s.debug", dirs[i], bid,
+						     bid + 2),
+					&w);
+
+	/* (2) .gnu_debuglink next to the binary, in .debug/ and under each
+	 * debug dir + the binary's absolute directory. */
+	if (!done && info->debuglink && *info->debuglink && binary) {
+		sp_find_want lw = w;
+		lw.check_crc = true;
+		lw.crc = info->debuglink_crc;
+		char *bdir = sp_find_dir_name(binary);
+		char *dotdebug = sp_find_join(bdir, ".debug");
+		done = sp_find_try_path(&s, sp_find_join(bdir, info->debuglink), &lw) ||
+		       sp_find_try_path(&s, sp_find_join(dotdebug, info->debuglink), &lw);
+		free(dotdebug);
+		char *abs = realpath(bdir, NULL);
+		if (!abs && bdir[0] == '/')
+			abs = strdup(bdir);
+		for (size_t i = 0; abs && !done && i < n_dirs; i++) {
+			char *sub = sp_find_join(dirs[i], abs);
+			done = sp_find_try_path(&s, sp_find_join(sub, info->debuglink), &lw);
+			free(sub);
+		}
+		free(abs);
+		free(bdir);
+	}
+
+	/* (3) debuginfod. */
+	if (!done && bid)
+		done = sp_find_debuginfod(f, &s, bid, true, &w);
+
+	sp_error *err = NULL;
+	if (done)
+		*found = s.found;
+	else
+		err = sp_error_new(SP_E_NOT_FOUND, "%s: no separate debug info found (%zu places tried)",
+				   binary ? binary : "(binary)", s.log->n - s.first);
+	sp_find_log_clear(&own);
+	return err;
+}
+
+sp_error *sp_finder_dwo(sp_finder *f, const char *binary, const char *dwo_name,
+			const char *comp_dir, sp_try_status (*check)(const char *path, void *arg),
+			void *check_arg, char **found, sp_find_log *log)
+{
+	const sp_symbolize_options *o = f->o;
+	size_t n_dirs;
+	const char *const *dirs = sp_find_debug_dirs(o, &n_dirs);
+	sp_find_want w = { .check = check, .check_arg = check_arg };
+	sp_find_log own;
+	sp_find_search s;
+	bool done;
+
+	*found = NULL;
+	sp_find_begin(&s, log, &own);
+	char *recorded = dwo_name[0] != '/' && comp_dir && *comp_dir ? sp_find_join(comp_dir, dwo_name)
+								      : sp_xstrdup(dwo_name);
+	const char *base = sp_find_base_name(dwo_name);
+	/* (1) where the compiler wrote it, through path maps and sysroot */
+	done = sp_find_try_recorded(&s, o, recorded, &w);
+	/* (2) beside the binary: the build directory is usually gone */
+	if (!done && binary) {
+		char *bdir = sp_find_dir_name(binary);
+		done = sp_find_try_path(&s, sp_find_join(bdir, base), &w);
+		free(bdir);
+	}
+	/* (3) under each debug dir: the recorded path, then the base name */
+	for (size_t i = 0; !done && i < n_dirs; i++)
+		done = sp_find_try_path(&s, sp_find_join(dirs[i], recorded), &w) ||
+		       sp_find_try_path(&s, sp_find_join(dirs[i], base), &w);
+	free(recorded);
+
+	sp_error *err = NULL;
+	if (done)
+		*found = s.found;
+	else {
+		size_t len = 0;
+		for (size_t i = s.first; i < s.log->n; i++)
+			len += strlen(s.log->v[i].path) +
+			       strlen(sp_find_attempt_str(&s.log->v[i])) + 6;
+		char *places = sp_xcalloc(1, len + 1), *p = places;
+		for (size_t i = s.first; i < s.log->n; i++)
+			p += sprintf(p, "%s%s (%s)", i > s.first ? ", " : "", s.log->v[i].path,
+				     sp_find_attempt_str(&s.log->v[i]));
+		err = sp_error_new(SP_E_NOT_FOUND, "split unit %s not found: looked in %s",
+				   dwo_name, places);
+		free(places);
+	}
+	sp_find_log_clear(&own);
+	return err;
+}
+
+sp_error *sp_finder_dwp(sp_finder *f, const char *binary, char **found, sp_find_log *log)
+{
+	const sp_symbolize_options *o = f->o;
+	size_t n_dirs;
+	const char *const *dirs = sp_find_debug_dirs(o, &n_dirs);
+	sp_find_want w = {0};
+	sp_find_log own;
+	sp_find_search s;
+
+	*found = NULL;
+	sp_find_begin(&s, log, &own);
+	char *name = sp_xasprintf("%s.dwp", sp_find_base_name(binary));
+	char *abs = realpath(binary, NULL);
+	bool done = sp_find_try_path(&s, sp_xasprintf("%s.dwp", binary), &w);
+	for (size_t i = 0; !done && i < n_dirs; i++) {
+		done = sp_find_try_path(&s, sp_find_join(dirs[i], name), &w);
+		if (!done && abs) {
+			char *sub = sp_find_join(dirs[i], abs);
+			done = sp_find_try_path(&s, sp_xasprintf("%s.dwp", sub), &w);
+			free(sub);
+		}
+	}
+	free(abs);
+	free(name);
+	sp_error *err = NULL;
+	if (done)
+		*found = s.found;
+	else
+		err = sp_error_new(SP_E_NOT_FOUND, "%s: no .dwp package found (%zu places tried)",
+				   binary, s.log->n - s.first);
+	sp_find_log_clear(&own);
+	return err;
+}
+
+sp_error *sp_find_debuginfo(const sp_symbolize_options *o, const char *binary,
+			    const sp_elf_info *info, char **found, sp_find_log *log)
+{
+	sp_finder *f = sp_finder_new(o);
+	sp_error *err = sp_finder_debuginfo(f, binary, info, found, log);
+	sp_finder_free(f);
+	return err;
+}

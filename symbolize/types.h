@@ -1,0 +1,67 @@
+/* types.h — what every part of symbolize/ speaks: the options of a session,
+ * a frame (one function of an inline chain at an address), and the names of
+ * the session's handles.  The layer's public header is symbolize.h.
+ */
+#ifndef SYMPROF_SYMBOLIZE_TYPES_H
+#define SYMPROF_SYMBOLIZE_TYPES_H
+
+#include "profile/profile.h"
+
+#include <sys/types.h>
+
+/* ------------------------------------------------------------------------ */
+/* Options.  Zero-initialised means defaults; NULL pointers mean defaults.  */
+
+typedef enum {
+	SP_DEMANGLE_SIMPLE = 0, /* no parameter lists, no template args (pprof's) */
+	SP_DEMANGLE_TEMPLATES,  /* no parameter lists, template args kept */
+	SP_DEMANGLE_FULL,       /* everything libbfd prints */
+	SP_DEMANGLE_NONE,       /* raw linkage names */
+} sp_demangle_style;
+
+typedef struct {
+	const char *from, *to;
+} sp_path_map;
+
+typedef struct {
+	const char *const *binary_paths; /* --binary-path / PPROF_BINARY_PATH */
+	size_t n_binary_paths;
+	const char *const *debug_dirs;   /* --debug-dir; none => /usr/lib/debug */
+	size_t n_debug_dirs;
+	const char *sysroot;             /* prefix for recorded paths */
+	const sp_path_map *path_maps;    /* --path-map OLD=NEW, applied before sysroot */
+	size_t n_path_maps;
+	const char *const *jit_dirs;     /* --jit-dir: NAME.elf + NAME.meta pairs */
+	size_t n_jit_dirs;
+	const char *const *perf_maps;    /* --perf-map FILE, or DIR: its perf-PID.map */
+	size_t n_perf_maps;
+	const char *const *jitdumps;     /* --jitdump FILE (jit-PID.dump), or DIR: its
+					    jit-PID.dump files */
+	size_t n_jitdumps;
+	const char *kallsyms;            /* --kallsyms FILE */
+	bool no_debuginfod;
+	bool debuginfod_quiet;           /* no line on stderr while a server is asked */
+	bool no_inline;                  /* keep only the outermost frame */
+	bool force_mismatch;             /* use a file that does not match its
+					    mapping (sp_mapping_file_match) */
+	sp_demangle_style demangle;
+} sp_symbolize_options;
+
+/* ------------------------------------------------------------------------ */
+/* Frames and handles.                                                      */
+
+typedef struct {
+	const char *name;        /* demangled per the session's style */
+	const char *system_name; /* raw linkage name */
+	const char *file;        /* NULL when unknown */
+	int64_t line, column;    /* 0 when unknown */
+	int64_t start_line;      /* line of the function's declaration, or 0 */
+	uint32_t discriminator;  /* the line's discriminator: 0 when none or unknown */
+	bool inlined;            /* true for every frame but the outermost */
+} sp_frame;
+
+/* A session (session.c) and one object file it has opened. */
+typedef struct sp_symbolizer sp_symbolizer;
+typedef struct sp_object sp_object;
+
+#endif
