@@ -10,6 +10,8 @@
 
 command -v pkg-config >/dev/null 2>&1 || { echo "1..0 # SKIP no pkg-config"; exit 0; }
 CC=${CC:-cc}
+# a sanitizer build's library wants the program built with the same sanitizers
+san=$(sed -n 's/^SAN_CFLAGS = //p' "$SP_BUILDDIR/Makefile")
 
 inst=$tmp/inst
 ${MAKE:-make} -C "$SP_BUILDDIR" install DESTDIR="$inst" >"$tmp/install.log" 2>&1
@@ -27,14 +29,14 @@ incdir=$(pkgconf --variable=includedir)
 cmp -s "$incdir/symprof.h" "$SP_SRCDIR/pipeline/symprof.h"
 sp_ok $? "symprof.h is installed in $prefix/include"
 
-# shellcheck disable=SC2046 # pkg-config's flags are words
-$CC -std=c99 -Wall -Wextra -Werror -o "$tmp/ex" "$SP_SRCDIR/examples/symbolize.c" \
+# shellcheck disable=SC2046,SC2086 # pkg-config's flags and $san are words
+$CC -std=c99 -Wall -Wextra -Werror $san -o "$tmp/ex" "$SP_SRCDIR/examples/symbolize.c" \
 	$(pkgconf --cflags --libs) 2>"$tmp/cc.err"
 sp_ok $? "examples/symbolize.c builds against the installed header and pkg-config" ||
 	sed 's/^/#   /' "$tmp/cc.err"
 # the static library: its objects and pkg-config --static's libraries
-# shellcheck disable=SC2046
-$CC -std=c99 -o "$tmp/ex-static" "$SP_SRCDIR/examples/symbolize.c" $(pkgconf --cflags) \
+# shellcheck disable=SC2046,SC2086
+$CC -std=c99 $san -o "$tmp/ex-static" "$SP_SRCDIR/examples/symbolize.c" $(pkgconf --cflags) \
 	"$libdir/libsymprof.a" $(pkgconf --static --libs | sed 's/-lsymprof\( \|$\)//') \
 	2>"$tmp/cc.err"
 sp_ok $? "and against libsymprof.a with pkg-config --static" || sed 's/^/#   /' "$tmp/cc.err"
