@@ -59,3 +59,5 @@ BENCH_BOMBS_ARGS =
 bench-bombs: symprof$(EXEEXT)
 	SYMPROF=$(abs_top_builddir)/symprof$(EXEEXT) $(SHELL) $(top_srcdir)/bench/bombs.sh $(BENCH_BOMBS_ARGS)
 .PHONY: bench-bombs
+# the HTML report's load time in headless Chromium (bench/README.md, "The HTML report")
+EXTRA_DIST += bench/page_load.py

@@ -78,6 +78,50 @@ sp_errcode sp_error_root_code(const sp_error *err);
 char *sp_error_string(const sp_error *err);
 
 /* ------------------------------------------------------------------------ */
+/* Numbers (number.c).                                                      */
+
+/* Parses an unsigned integer in BASE (10 or 16; "0x" accepted for 16) from
+ * [s, end); returns false on empty input, junk or overflow. */
+bool sp_parse_u64(const char *s, const char *end, int base, uint64_t *out);
+bool sp_parse_i64(const char *s, const char *end, int64_t *out);
+/* "4G", "512M", "65536K", "1048576" (binary units, optional B). */
+bool sp_mem_parse_size(const char *s, size_t *out);
+/* "4 GiB", "256 MiB" or "1000 bytes" into BUF. */
+void sp_format_size(char *buf, size_t n, size_t bytes);
+
+/* ------------------------------------------------------------------------ */
+/* The process's end (fatal.c): what its last message names, and the       */
+/* temporary outputs it removes.  Calls nothing else of common/.            */
+
+/* NAME (borrowed until the next call) is what messages about memory name:
+ * the input being read or written. NULL for none. */
+void sp_mem_set_input(const char *name);
+const char *sp_mem_input(void); /* the name set last, or NULL */
+/* A temporary output file that an end of the process removes. */
+typedef struct sp_pending_output {
+	struct sp_pending_output *prev, *next;
+	const char *path; /* NULL when not on the list */
+} sp_pending_output;
+/* mkstemp(PATH_TEMPLATE), and the file made put on the list (T borrowed,
+ * PATH_TEMPLATE too, until sp_pending_remove), with the signals that
+ * remove it blocked in between: no signal leaves it behind.  Returns the
+ * descriptor, or -1 with errno set (T then stays off the list). */
+int sp_pending_create(sp_pending_output *t, char *path_template);
+/* Takes T off the list (renamed into place, or removed by its owner);
+ * nothing when it is not on it. */
+void sp_pending_remove(sp_pending_output *t);
+/* Unlinks every temporary output not yet renamed into place; for paths that
+ * end the process without unwinding (allocation failure).  Async-signal-
+ * safe: SIGINT, SIGTERM, SIGHUP and SIGABRT do the same, then end the
+ * process with the signal's default action. */
+void sp_sink_remove_pending(void);
+/* SIGBUS, which a file mapped for reading (a perf.data file, an ELF file
+ * through libelf) raises when it shrinks under the program, becomes an
+ * error naming the input being read (sp_mem_input): the message, the
+ * temporary outputs removed, exit status 1. */
+void sp_catch_bus_error(void);
+
+/* ------------------------------------------------------------------------ */
 /* Memory.  A budget for the whole process; exhaustion ends the run.        */
 
 /* The smallest budget accepted, and the default's ceiling in GiB. */
@@ -90,14 +134,11 @@ void sp_mem_set_limit(size_t bytes);
 size_t sp_mem_limit(void); /* 0 = none */
 /* Half of physical memory, at most SP_MEM_DEFAULT_MAX_GIB GiB. */
 size_t sp_mem_default_limit(void);
-/* NAME (borrowed until the next call) is what messages about memory name:
- * the input being read or written. NULL for none. */
-void sp_mem_set_input(const char *name);
-const char *sp_mem_input(void); /* the name set last, or NULL */
-/* "4G", "512M", "65536K", "1048576" (binary units, optional B). */
-bool sp_mem_parse_size(const char *s, size_t *out);
-/* "4 GiB", "256 MiB" or "1000 bytes" into BUF. */
-void sp_format_size(char *buf, size_t n, size_t bytes);
+/* Memory the budget counts besides the heap: memory files, anonymous
+ * mappings (decompressed data).  Charged N more bytes, later requests see
+ * them as used; uncharged when they are given back. */
+void sp_mem_charge(size_t n);
+void sp_mem_uncharge(size_t n);
 /* Reports exhaustion (naming the input and the limit), removes temporary
  * outputs and exits with status 1. */
 __attribute__((noreturn)) void sp_oom(void);
@@ -291,16 +332,12 @@ sp_sink *sp_sink_fd_new(int fd, const char *name);
  * bits, a new one gets 0666 minus the umask.  Anything else (a directory,
  * a socket) is refused. */
 sp_error *sp_sink_file_new(const char *path, sp_sink **out);
-/* Unlinks every temporary output not yet renamed into place; for paths that
- * end the process without unwinding (allocation failure).  Async-signal-
- * safe: SIGINT, SIGTERM, SIGHUP and SIGABRT do the same, then end the
- * process with the signal's default action. */
-void sp_sink_remove_pending(void);
-/* SIGBUS, which a file mapped for reading (a perf.data file, an ELF file
- * through libelf) raises when it shrinks under the program, becomes an
- * error naming the input being read (sp_mem_input): the message, the
- * temporary outputs removed, exit status 1. */
-void sp_catch_bus_error(void);
+/* S (N bytes) as a JSON string literal: quotes, backslashes and control
+ * characters escaped, '<', '>' and '&' as \u escapes (the text may sit in an
+ * HTML <script>), bytes that are not UTF-8 as '?' (json.c). */
+void sp_json_string(sp_sink *out, const char *s, size_t n);
+/* The same for a NUL-terminated S (NULL: ""). */
+void sp_json_cstr(sp_sink *out, const char *s);
 /* gzip-compresses into INNER (borrowed; finish/free it after this one). */
 sp_sink *sp_sink_gzip_new(sp_sink *inner);
 
@@ -320,42 +357,148 @@ sp_error *sp_read_file(const char *path, uint8_t **data, size_t *len);
  * cannot be read. */
 sp_error *sp_dir_names(const char *dir, const char *prefix, const char *suffix, char ***names,
 		       size_t *n);
+/* ------------------------------------------------------------------------ */
+/* Decompression (decompress.c, and one file per codec: decompress_zlib.c,  */
+/* decompress_xz.c, decompress_zstd.c — the only files that include zlib.h, */
+/* lzma.h and zstd.h).  Three ways: whole (sp_gunzip, sp_decompress_sized),  */
+/* streamed (sp_decompress_stream pushes output to the caller;              */
+/* sp_decoder is pulled a step at a time) and lazy (sp_lazy: only as far as */
+/* it is read).                                                             */
+/*                                                                          */
+/* One bomb rule for all: the output is bounded by a limit the caller       */
+/* passes (what its format allows) and by the memory limit, whichever is    */
+/* less; output beyond it is the SP_E_LIMIT error                           */
+/*   "NAME: offset AT: WHAT decompresses to more than LIMIT (WHY)"          */
+/* with AT the byte of the input where decoding stopped.  A decoder's       */
+/* window is at most a quarter of the memory limit (and 128 MiB), and       */
+/* decoders allocate through the budget (sp_xmalloc).                       */
+
+typedef enum {
+	SP_CODEC_NONE,
+	SP_CODEC_GZIP, /* gzip members, one after another (RFC 1952) */
+	SP_CODEC_ZLIB, /* one zlib stream (RFC 1950; ELF's ELFCOMPRESS_ZLIB), its
+			  Adler-32 not checked (the readers check what they read) */
+	SP_CODEC_XZ,   /* xz streams, one after another, with stream padding */
+	SP_CODEC_ZSTD, /* zstd frames, one after another (RFC 8878) */
+} sp_codec;
+
+/* The codec whose magic number DATA starts with (gzip, xz or zstd); NONE. */
+sp_codec sp_codec_sniff(const uint8_t *data, size_t len);
+/* "gzip", "zlib", "xz", "zstd" ("" for NONE). */
+const char *sp_codec_name(sp_codec c);
 /* True when DATA starts with the gzip magic 1f 8b. */
 bool sp_is_gzip(const uint8_t *data, size_t len);
-/* Decompresses gzip data: its members (gzip -c a b > c makes two), and
- * nothing after them.  Refuses to produce more than MAX bytes, or more
- * than the memory limit.  *out is NUL-terminated.  NAME is used in error
- * messages, which give the offset of what is wrong. */
+
+/* What is decompressed, for the bomb rule and its error.  Strings are
+ * borrowed for as long as the decompression that uses them. */
+typedef struct {
+	const char *name; /* the input, first in every error */
+	const char *what; /* what decompresses ("COMPRESSED record"); NULL: "<codec> data" */
+	uint64_t base;    /* offset in NAME of the first compressed byte */
+	uint64_t limit;   /* the most output the caller allows; 0: only the memory limit */
+	const char *why;  /* what LIMIT is, for the error */
+} sp_decompress_limit;
+
+/* How data decompressed whole came to its end. */
+typedef enum {
+	SP_DZ_END,      /* every stream whole, and nothing after the last */
+	SP_DZ_CORRUPT,  /* damaged data at byte AT (zstd: in the frame that starts
+			   there, as it says nothing finer); MSG says what */
+	SP_DZ_CUT,      /* the input ends at byte AT, inside a stream */
+	SP_DZ_TRAILING, /* a stream ends at byte AT, and what follows is not
+			   another (nor xz's padding); MSG says so */
+} sp_decompress_status;
+
+typedef struct {
+	sp_decompress_status status;
+	size_t at;       /* of the input */
+	const char *msg; /* the codec's words for CORRUPT and TRAILING (static) */
+} sp_decompress_end;
+
+/* Takes N bytes of output, or refuses them with an error. */
+typedef sp_error *sp_decompress_put(void *ctx, const uint8_t *data, size_t n);
+
+/* Decompresses IN[0..len) (CODEC: GZIP, XZ or ZSTD) through BUF (BUF_SIZE
+ * bytes, at most UINT32_MAX), handing each piece of output to PUT.
+ * Returns PUT's error (which stops it), the bomb rule's, or an error when
+ * the decoder cannot start; else NULL with *END saying how the data ended
+ * (the caller words that for its input). */
+sp_error *sp_decompress_stream(sp_codec codec, const sp_decompress_limit *lim,
+			       const uint8_t *in, size_t len, uint8_t *buf, size_t buf_size,
+			       sp_decompress_put *put, void *ctx, sp_decompress_end *end);
+
+/* Decompresses gzip data whole: its members (gzip -c a b > c makes two),
+ * and nothing after them.  Refuses to produce more than MAX bytes, or more
+ * than the memory limit (the bomb rule).  *out is NUL-terminated.  NAME is
+ * used in error messages, which give the offset of what is wrong. */
 sp_error *sp_gunzip(const char *name, const uint8_t *in, size_t len, size_t max,
 		    uint8_t **out, size_t *outlen);
 
-/* How sp_gunzip_stream found the gzip data to end */
+/* For data whose header says it decompresses to SIZE bytes (a compressed
+ * ELF section), before anything is allocated: an error (LIM->name first)
+ * when a zstd frame says another size, when SIZE is more than N
+ * compressed bytes of CODEC can hold (deflate gives at most 1032 bytes
+ * per byte, RFC 1951 3.2.5; zstd 32768, RFC 8878 3.1.1.2), or when it
+ * passes the bound of the bomb rule. */
+sp_error *sp_decompress_check_size(sp_codec codec, const sp_decompress_limit *lim,
+				   const uint8_t *src, size_t n, uint64_t size);
+/* Decompresses SRC[0..n) (ZLIB or ZSTD) into BUF, which it must fill
+ * exactly (SIZE bytes).  NULL, or the codec's words for what is wrong
+ * ("less data than the header says", ...; static). */
+const char *sp_decompress_sized(sp_codec codec, const uint8_t *src, size_t n, void *buf,
+				size_t size);
+
+/* A pull decoder: the caller hands it input and room a step at a time and
+ * keeps both between steps (perf.data's COMPRESSED records, whose one
+ * zstd stream runs through many records). */
+typedef struct sp_decoder sp_decoder;
 typedef enum {
-	SP_GZ_END,      /* every member whole, and nothing after the last */
-	SP_GZ_CORRUPT,  /* a damaged header or deflate stream, at byte AT (MSG says what) */
-	SP_GZ_CUT,      /* the input ends at byte AT, inside a member */
-	SP_GZ_TRAILING, /* a member ends at byte AT, and what follows is not another */
-} sp_gunzip_status;
+	SP_DECODE_MORE, /* went on, or could not (no input left, or no room) */
+	SP_DECODE_END,  /* the stream (zstd: a frame) ended */
+	SP_DECODE_BAD,  /* damaged data: sp_decoder_error says how */
+} sp_decode_status;
+/* A decoder of CODEC (ZLIB or ZSTD) whose output is bounded as LIM says
+ * (copied; its strings borrowed until the decoder is freed or given
+ * another limit).  An error when it cannot start. */
+sp_error *sp_decoder_new(sp_codec codec, const sp_decompress_limit *lim, sp_decoder **out);
+/* Counts the output against LIM from here on (perf: one limit per record). */
+void sp_decoder_limit(sp_decoder *d, const sp_decompress_limit *lim);
+/* One step: decodes from *IN (*N bytes; both advanced past what it used)
+ * into OUT (CAP bytes), *GOT bytes made, *ST how it went.  Returns an
+ * error only for the bomb rule. */
+sp_error *sp_decoder_run(sp_decoder *d, const uint8_t **in, size_t *n, uint8_t *out,
+			 size_t cap, size_t *got, sp_decode_status *st);
+/* The codec's words for SP_DECODE_BAD (NULL when it gave none; static or
+ * borrowed until the next step). */
+const char *sp_decoder_error(const sp_decoder *d);
+/* True when the data decoded so far may end here: at the end of a stream,
+ * or (zstd) between two blocks, where a flushed stream stops. */
+bool sp_decoder_may_end(const sp_decoder *d);
+/* A good size of OUT for one step. */
+size_t sp_decoder_out_size(const sp_decoder *d);
+void sp_decoder_free(sp_decoder *d);
 
-typedef struct {
-	sp_gunzip_status status;
-	size_t at;       /* of the input */
-	const char *msg; /* zlib's words, for SP_GZ_CORRUPT */
-} sp_gunzip_end;
-
-/* Takes N bytes of output, or refuses them with an error. */
-typedef sp_error *sp_gunzip_put(void *ctx, const uint8_t *data, size_t n);
-
-/* The one gzip reader: inflates the members of IN[0..len) into BUF
- * (BUF_SIZE bytes, at most UINT32_MAX), handing each piece of output to
- * PUT.  Returns PUT's error (which stops it), else NULL with *END saying
- * how the data ended; the caller words that for its input. */
-sp_error *sp_gunzip_stream(const char *name, const uint8_t *in, size_t len, uint8_t *buf,
-			   size_t buf_size, sp_gunzip_put *put, void *ctx, sp_gunzip_end *end);
-
-/* Parses an unsigned integer in BASE (10 or 16; "0x" accepted for 16) from
- * [s, end); returns false on empty input, junk or overflow. */
-bool sp_parse_u64(const char *s, const char *end, int base, uint64_t *out);
-bool sp_parse_i64(const char *s, const char *end, int64_t *out);
+/* Data decompressed lazily: a buffer of its full size (anonymous memory,
+ * whose untouched pages cost nothing and read as zeros) filled only as far
+ * as its readers ask.  Made for compressed .debug_info and .debug_line,
+ * megabytes of which one address needs one unit.  Inflated bytes count
+ * against the memory budget while the buffer lives. */
+typedef struct sp_lazy sp_lazy;
+/* SIZE bytes from SRC[0..n) (CODEC ZLIB; borrowed until sp_lazy_free),
+ * nothing decompressed yet: NULL when SRC is no such stream, SIZE is 0 or
+ * the buffer cannot be mapped. */
+sp_lazy *sp_lazy_new(sp_codec codec, const uint8_t *src, size_t n, size_t size);
+/* Its SIZE bytes (stable until sp_lazy_free); only the first
+ * sp_lazy_valid(Z) are decompressed, the rest reads as zeros. */
+void *sp_lazy_data(const sp_lazy *z);
+size_t sp_lazy_valid(const sp_lazy *z);
+size_t sp_lazy_size(const sp_lazy *z);
+/* Makes bytes [0, END) valid (END past the size: all of them).  False when
+ * the stream is damaged or cut short before there (sp_lazy_error says
+ * how); what was decompressed stays valid.  Z NULL: true. */
+bool sp_lazy_need(sp_lazy *z, size_t end);
+/* Why sp_lazy_need failed, or NULL. */
+const char *sp_lazy_error(const sp_lazy *z);
+void sp_lazy_free(sp_lazy *z);
 
 #endif

@@ -1,4 +1,4 @@
-/* file.c — whole-file input and strict number parsing. */
+/* file.c — whole-file input and directory listings. */
 #include "common/common.h"
 
 #include <dirent.h>
@@ -78,63 +78,6 @@ sp_error *sp_read_file(const char *path, uint8_t **data, size_t *len)
 	*data = buf;
 	*len = n;
 	return NULL;
-}
-
-bool sp_is_gzip(const uint8_t *data, size_t len)
-{
-	return len >= 2 && data[0] == 0x1f && data[1] == 0x8b;
-}
-
-bool sp_parse_u64(const char *s, const char *end, int base, uint64_t *out)
-{
-	if (base == 16 && end - s >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
-		s += 2;
-	if (s >= end)
-		return false;
-	/* one division per number, not per digit: V * BASE + D overflows
-	 * exactly when V > MAX / BASE, or V == MAX / BASE and D > MAX % BASE */
-	const uint64_t lim = UINT64_MAX / (unsigned)base;
-	const unsigned rem = (unsigned)(UINT64_MAX % (unsigned)base);
-	uint64_t v = 0;
-	for (; s < end; s++) {
-		unsigned d;
-		char c = *s;
-		if (c >= '0' && c <= '9')
-			d = (unsigned)(c - '0');
-		else if (base == 16 && c >= 'a' && c <= 'f')
-			d = (unsigned)(c - 'a' + 10);
-		else if (base == 16 && c >= 'A' && c <= 'F')
-			d = (unsigned)(c - 'A' + 10);
-		else
-			return false;
-		if (v > lim || (v == lim && d > rem))
-			return false;
-		v = v * (unsigned)base + d;
-	}
-	*out = v;
-	return true;
-}
-
-bool sp_parse_i64(const char *s, const char *end, int64_t *out)
-{
-	bool neg = false;
-	if (s < end && (*s == '-' || *s == '+')) {
-		neg = *s == '-';
-		s++;
-	}
-	uint64_t v;
-	if (!sp_parse_u64(s, end, 10, &v))
-		return false;
-	if (neg) {
-		if (v > (uint64_t)INT64_MAX + 1)
-			return false;
-		*out = v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v;
-	} else {
-		if (v > (uint64_t)INT64_MAX)
-			return false;
-		*out = (int64_t)v;
-	}
-	return true;
 }
 
 static int cmp_name(const void *a, const void *b)

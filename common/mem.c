@@ -16,7 +16,9 @@
  * see, the sanitizer's own count is used.)  Threads allocate too
  * (symbolize -j, the gzip sink): the count of bytes since the last check
  * and the distance to the next are atomic; the limit is set before any
- * thread starts.
+ * thread starts.  Memory that is not malloc's (a memory file, decompressed
+ * data in an anonymous mapping) is charged to the budget by its owner
+ * (sp_mem_charge) and counts as heap in use.
  */
 #include "common/common.h"
 
@@ -33,39 +35,29 @@
 size_t __sanitizer_get_current_allocated_bytes(void);
 #endif
 
-/* The process's budget: like the signal handlers of sink.c, it belongs to
+/* The process's budget: like the signal handlers of fatal.c, it belongs to
  * the process, not to a session. */
 static struct {
 	size_t limit;        /* bytes; 0 = none */
 	size_t step;         /* bytes requested between two checks, at least */
 	_Atomic size_t next; /* ... and until the next one */
 	_Atomic size_t since_check;
-	const char *input;   /* borrowed; named in messages */
+	_Atomic size_t charged; /* besides the heap: sp_mem_charge */
 } budget;
 
 /* Code, stacks and the libraries' static data are not on the heap but are
  * part of the process's size: the heap gets the limit minus this. */
 #define BUDGET_RESERVE ((size_t)16 << 20)
 
-void sp_format_size(char *buf, size_t n, size_t bytes)
-{
-	if (bytes >= ((size_t)1 << 30) && bytes % ((size_t)1 << 30) == 0)
-		snprintf(buf, n, "%zu GiB", bytes >> 30);
-	else if (bytes >= ((size_t)1 << 20) && bytes % ((size_t)1 << 20) == 0)
-		snprintf(buf, n, "%zu MiB", bytes >> 20);
-	else
-		snprintf(buf, n, "%zu bytes", bytes);
-}
-
 static __attribute__((noreturn)) void give_up(const char *why)
 {
 	char lim[64] = "";
 	if (budget.limit)
 		sp_format_size(lim, sizeof(lim), budget.limit);
+	const char *input = sp_mem_input();
 	/* no allocation from here on */
-	fprintf(stderr, "symprof: %s%s%s%s%s\n", budget.input ? budget.input : "",
-		budget.input ? ": " : "", why, budget.limit ? lim : "",
-		budget.limit ? " (--max-memory)" : "");
+	fprintf(stderr, "symprof: %s%s%s%s%s\n", input ? input : "", input ? ": " : "", why,
+		budget.limit ? lim : "", budget.limit ? " (--max-memory)" : "");
 	sp_sink_remove_pending();
 	exit(1);
 }
@@ -101,12 +93,22 @@ static void account(size_t n)
 		return;
 	atomic_store_explicit(&budget.since_check, 0, memory_order_relaxed);
 	size_t heap_limit = budget.limit - BUDGET_RESERVE;
-	size_t used = heap_in_use();
+	size_t used = heap_in_use() + atomic_load_explicit(&budget.charged, memory_order_relaxed);
 	if (used > heap_limit || n > heap_limit - used)
 		over_budget();
 	size_t room = (heap_limit - used - n) / 4;
 	atomic_store_explicit(&budget.next, room > budget.step ? room : budget.step,
 			      memory_order_relaxed);
+}
+
+void sp_mem_charge(size_t n)
+{
+	atomic_fetch_add_explicit(&budget.charged, n, memory_order_relaxed);
+}
+
+void sp_mem_uncharge(size_t n)
+{
+	atomic_fetch_sub_explicit(&budget.charged, n, memory_order_relaxed);
 }
 
 void sp_mem_set_limit(size_t bytes)
@@ -132,38 +134,6 @@ size_t sp_mem_default_limit(void)
 	if (!half || half > cap)
 		return cap;
 	return half < SP_MEM_MIN_LIMIT ? SP_MEM_MIN_LIMIT : half;
-}
-
-void sp_mem_set_input(const char *name)
-{
-	budget.input = name;
-}
-
-const char *sp_mem_input(void)
-{
-	return budget.input;
-}
-
-bool sp_mem_parse_size(const char *s, size_t *out)
-{
-	size_t n = strlen(s), shift = 0;
-	if (n && (s[n - 1] == 'B' || s[n - 1] == 'b') && n > 1 &&
-	    strchr("kKmMgGtT", s[n - 2]))
-		n--;
-	if (n) {
-		switch (s[n - 1]) {
-		case 'k': case 'K': shift = 10; break;
-		case 'm': case 'M': shift = 20; break;
-		case 'g': case 'G': shift = 30; break;
-		case 't': case 'T': shift = 40; break;
-		default: break;
-		}
-	}
-	uint64_t v;
-	if (!sp_parse_u64(s, s + n - (shift ? 1 : 0), 10, &v) || v > (SIZE_MAX >> shift))
-		return false;
-	*out = (size_t)v << shift;
-	return true;
 }
 
 void *sp_xmalloc(size_t n)

@@ -1,10 +1,10 @@
 /* sink.c — output sinks: memory, file descriptor, and output files (atomic
- * replacement of regular files, direct writes to devices and FIFOs). */
+ * replacement of regular files, direct writes to devices and FIFOs).  A
+ * temporary output is on fatal.c's list until it is renamed into place. */
 #include "common/common.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,126 +118,6 @@ const uint8_t *sp_sink_memory_data(const sp_sink *s, size_t *len)
 	return m->buf.data ? (const uint8_t *)m->buf.data : (const uint8_t *)"";
 }
 
-/* -- temporary files pending rename ----------------------------------------- */
-
-/* Every temporary output not yet renamed into place is on this list, so that
- * a signal that ends the process removes it.  The list is changed only with
- * those signals blocked, and the handler only reads it, unlinks and re-raises:
- * all async-signal-safe.  It is the process's, not a session's: signals are. */
-typedef struct pending_tmp {
-	struct pending_tmp *prev, *next;
-	const char *path;
-} pending_tmp;
-
-static pending_tmp *volatile pending_head;
-static const int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGABRT};
-
-static void remove_pending(void)
-{
-	for (pending_tmp *t = pending_head; t; t = t->next)
-		unlink(t->path);
-}
-
-static void on_fatal_signal(int sig)
-{
-	remove_pending();
-	/* the default action happens once the handler returns and SIG is
-	 * unblocked */
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-static void block_cleanup_signals(sigset_t *old)
-{
-	sigset_t set;
-	sigemptyset(&set);
-	for (size_t i = 0; i < SP_ARRAY_LEN(cleanup_signals); i++)
-		sigaddset(&set, cleanup_signals[i]);
-	sigprocmask(SIG_BLOCK, &set, old);
-}
-
-/* Installs the handler once; a signal the process was told to ignore
- * (nohup, background jobs) stays ignored. */
-static void install_handlers(void)
-{
-	static bool installed;
-	if (installed)
-		return;
-	installed = true;
-	for (size_t i = 0; i < SP_ARRAY_LEN(cleanup_signals); i++) {
-		struct sigaction old, sa;
-		if (sigaction(cleanup_signals[i], NULL, &old) != 0 || old.sa_handler == SIG_IGN)
-			continue;
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = on_fatal_signal;
-		sigemptyset(&sa.sa_mask);
-		sigaction(cleanup_signals[i], &sa, NULL);
-	}
-}
-
-static void say(const char *s)
-{
-	for (size_t n = strlen(s); n > 0;) {
-		ssize_t w = write(STDERR_FILENO, s, n);
-		if (w <= 0)
-			return;
-		s += w;
-		n -= (size_t)w;
-	}
-}
-
-static void on_bus_error(int sig)
-{
-	(void)sig;
-	const char *in = sp_mem_input();
-	say("symprof: ");
-	say(in ? in : "an input");
-	say(": a file being read became shorter under the program (SIGBUS)\n");
-	remove_pending();
-	_exit(1);
-}
-
-void sp_catch_bus_error(void)
-{
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_bus_error;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGBUS, &sa, NULL);
-}
-
-/* Called with the cleanup signals blocked. */
-static void pending_add(pending_tmp *t)
-{
-	install_handlers();
-	t->prev = NULL;
-	t->next = pending_head;
-	if (pending_head)
-		pending_head->prev = t;
-	pending_head = t;
-}
-
-static void pending_remove(pending_tmp *t)
-{
-	if (!t->path)
-		return;
-	sigset_t old;
-	block_cleanup_signals(&old);
-	if (t->prev)
-		t->prev->next = t->next;
-	else
-		pending_head = t->next;
-	if (t->next)
-		t->next->prev = t->prev;
-	t->path = NULL;
-	sigprocmask(SIG_SETMASK, &old, NULL);
-}
-
-void sp_sink_remove_pending(void)
-{
-	remove_pending();
-}
-
 /* -- file descriptor (buffered) and atomic file ---------------------------- */
 
 typedef struct {
@@ -248,7 +128,7 @@ typedef struct {
 	bool done;
 	char *name;        /* for messages */
 	char *path, *tmp;
-	pending_tmp pending; /* tmp, while it is not renamed */
+	sp_pending_output pending; /* tmp, while it is not renamed */
 	char buf[65536];
 	size_t n;
 } fd_sink;
@@ -312,7 +192,7 @@ static sp_error *fd_finish(sp_sink *s)
 		return sp_error_new(SP_E_IO, "%s: cannot rename %s into place: %s", f->name,
 				    f->tmp, strerror(errno));
 	f->done = true;
-	pending_remove(&f->pending);
+	sp_pending_remove(&f->pending);
 	return NULL;
 }
 
@@ -322,7 +202,7 @@ static void fd_destroy(sp_sink *s)
 	if (f->close_fd && f->fd >= 0)
 		close(f->fd);
 	if (f->own && !f->done) {
-		pending_remove(&f->pending);
+		sp_pending_remove(&f->pending);
 		unlink(f->tmp);
 	}
 	free(f->name);
@@ -422,15 +302,8 @@ sp_error *sp_sink_file_new(const char *path, sp_sink **out)
 	char *tmp = sp_xasprintf("%s.tmp.XXXXXX", real);
 	fd_sink *f = (fd_sink *)sp_sink_fd_new(-1, path);
 	/* from its creation on, a signal removes the temporary file */
-	sigset_t old;
-	block_cleanup_signals(&old);
-	int fd = mkstemp(tmp);
+	int fd = sp_pending_create(&f->pending, tmp);
 	int mkstemp_errno = errno;
-	if (fd >= 0) {
-		f->pending.path = tmp;
-		pending_add(&f->pending);
-	}
-	sigprocmask(SIG_SETMASK, &old, NULL);
 	f->fd = fd;
 	f->own = true;
 	f->close_fd = true;

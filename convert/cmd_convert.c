@@ -4,7 +4,6 @@
  * write; --each -j's worker processes) is the library's (pipeline/). */
 #include "convert/convert.h"
 
-#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,11 +23,14 @@ typedef struct {
 	double min_resolved; /* --min-resolved PERCENT; < 0: not given */
 	int jobs;            /* -j N; 0: not given (the CPUs, when worth it) */
 	sp_report_options report;
+	char **source_paths; /* --source-path (borrowed from argv) */
+	size_t n_source_paths, cap_source_paths;
 	unsigned long given; /* bit i: format_options[i] was given */
 } convert_opts;
 
 #define FMT(f) (1u << (f))
 #define FMT_GRAPH (FMT(SP_OUT_DOT) | FMT(SP_OUT_PDF) | FMT(SP_OUT_SVG) | FMT(SP_OUT_PNG))
+#define FMT_ANNOTATED (FMT(SP_OUT_HTML) | FMT(SP_OUT_LIST) | FMT(SP_OUT_DISASM))
 
 /* Options that only some output formats use: given with another format
  * they are refused rather than silently ignored. */
@@ -41,11 +43,12 @@ static const struct {
 	{2005, "--functions", FMT_GRAPH | FMT(SP_OUT_TOP)},
 	{2006, "--lines", FMT_GRAPH | FMT(SP_OUT_TOP)},
 	{2007, "--files", FMT_GRAPH | FMT(SP_OUT_TOP)},
-	{2008, "--nodecount", FMT_GRAPH | FMT(SP_OUT_TOP)},
+	{2008, "--nodecount", FMT_GRAPH | FMT(SP_OUT_TOP) | FMT_ANNOTATED},
 	{2009, "--nodefraction", FMT_GRAPH | FMT(SP_OUT_TOP)},
 	{2010, "--edgefraction", FMT_GRAPH | FMT(SP_OUT_TOP)},
-	{2011, "--unit", FMT_GRAPH | FMT(SP_OUT_TOP) | FMT(SP_OUT_FLAMEGRAPH)},
-	{2012, "--title", FMT_GRAPH | FMT(SP_OUT_FLAMEGRAPH)},
+	{2011, "--unit", FMT_GRAPH | FMT(SP_OUT_TOP) | FMT(SP_OUT_FLAMEGRAPH) | FMT_ANNOTATED},
+	{2012, "--title", FMT_GRAPH | FMT(SP_OUT_FLAMEGRAPH) | FMT(SP_OUT_HTML)},
+	{2017, "--source-path", FMT_ANNOTATED},
 	{2100, "--subtitle", FMT(SP_OUT_FLAMEGRAPH)},
 	{2101, "--width", FMT(SP_OUT_FLAMEGRAPH)},
 	{2102, "--height", FMT(SP_OUT_FLAMEGRAPH)},
@@ -99,10 +102,16 @@ static void usage(FILE *f)
 		"  -o, --output OUT      output file ('-' = stdout; a device or FIFO is written\n"
 		"                        directly, a file replaced whole); the format follows its\n"
 		"                        extension (.pb.gz .folded .raw .dot .pdf .svg .png .txt\n"
-		"                        .flame.svg .diff.folded); without -o folded stacks go\n"
-		"                        to stdout\n"
+		"                        .flame.svg .diff.folded .html .list.txt .disasm.txt\n"
+		"                        .speedscope.json .firefox.json); without -o folded\n"
+		"                        stacks go to stdout\n"
 		"  --format F            pprof, folded, raw, dot, pdf, svg, png, top, flamegraph,\n"
-		"                        folded-diff (\"stack before after\", needs a base)\n"
+		"                        folded-diff (\"stack before after\", needs a base),\n"
+		"                        html (one self-contained report: flame graph, top,\n"
+		"                        callers/callees, annotated source and disassembly),\n"
+		"                        list and disasm (pprof's list and disasm reports:\n"
+		"                        the functions --focus names, else the hottest),\n"
+		"                        speedscope, firefox (the Firefox Profiler's format)\n"
 		"  --each                convert every input on its own into -o DIR (created if\n"
 		"                        missing); go on past bad inputs; a line per input\n"
 		"  -j, --jobs N          with --each, N inputs converted at once by N processes\n"
@@ -151,6 +160,10 @@ static void usage(FILE *f)
 		"  --countname WORD      word after values in tooltips (default: the unit,\n"
 		"                        \"samples\" for counts)\n"
 		"  --search-color C      colour of search matches (rgb(230,0,230))\n"
+		"annotated source and disassembly (html, list, disasm):\n"
+		"  --nodecount N         functions annotated (default 50; 0 = all)\n"
+		"  --source-path DIR     look for source files under DIR too (repeatable);\n"
+		"                        --path-map OLD=NEW rewrites their recorded paths\n"
 		"Options that the chosen format does not use are refused.\n" SP_CLI_SYM_HELP);
 }
 
@@ -189,10 +202,12 @@ static sp_error *emit_output(void *ctx, const sp_pipeline_output *out)
 	emit_ctx *e = ctx;
 	if (e->o->min_resolved >= 0)
 		check_resolved(e, out);
+	sp_output_options w = e->w;
+	w.session = out->session;
 	if (!e->o->each)
-		return sp_pipeline_write(&e->w, out->profile, out->name, e->o->out);
+		return sp_pipeline_write(&w, out->profile, out->name, e->o->out);
 	char *path = sp_each_output_path(e->o->out, e->inputs[out->input], e->w.format);
-	sp_error *err = sp_pipeline_write(&e->w, out->profile, out->name, path);
+	sp_error *err = sp_pipeline_write(&w, out->profile, out->name, path);
 	free(path);
 	return err;
 }
@@ -319,6 +334,8 @@ static int run(convert_opts *o, char **inputs, int n_inputs)
 	int bad = check_format_options(o, f);
 	if (bad)
 		return bad;
+	/* the viewers' timelines: each perf.data sample at its time */
+	o->sym.sample_times = f == SP_OUT_SPEEDSCOPE || f == SP_OUT_FIREFOX;
 	if (sp_out_format_binary(f) && !o->out && !o->each && isatty(STDOUT_FILENO))
 		return sp_cli_usage("convert",
 				    "refusing to write binary output to a terminal; use -o FILE");
@@ -332,7 +349,11 @@ static int run(convert_opts *o, char **inputs, int n_inputs)
 		      .annotate = o->annotate,
 		      .all_frames = o->all_frames,
 		      .jobs = o->sym.jobs,
-		      .report = o->report},
+		      .report = o->report,
+		      .source_paths = (const char *const *)o->source_paths,
+		      .n_source_paths = o->n_source_paths,
+		      .path_maps = o->sym.sym.path_maps,
+		      .n_path_maps = o->sym.sym.n_path_maps},
 		.inputs = inputs,
 	};
 	if (f == SP_OUT_FOLDED_DIFF && !o->base)
@@ -343,7 +364,8 @@ static int run(convert_opts *o, char **inputs, int n_inputs)
 		.name_errors = true,
 		.base = o->base,
 		/* writers that draw both sides tell them apart by the label */
-		.keep_base = o->diff_base || f == SP_OUT_FOLDED_DIFF || f == SP_OUT_FLAMEGRAPH,
+		.keep_base = o->diff_base || f == SP_OUT_FOLDED_DIFF || f == SP_OUT_FLAMEGRAPH ||
+			     f == SP_OUT_HTML,
 		.loaded = sp_cli_print_warnings,
 		.symbolized = o->sym.quiet ? NULL : sp_cli_summary,
 		.output = emit_output,
@@ -412,16 +434,7 @@ static int take_binary(convert_opts *o, char **inputs, int *n)
 static bool filters_ok(const char *what, const char *src, const char *tagfocus,
 		       const char *tagignore)
 {
-	sp_sample_filter *f = NULL;
-	sp_error *err = NULL;
-	regex_t re;
-	if (src && !(err = sp_regex_compile(what, src, &re)))
-		regfree(&re);
-	if (!err)
-		err = sp_sample_filter_new(NULL, NULL, NULL, &f);
-	if (!err)
-		err = sp_sample_filter_tags(f, tagfocus, tagignore);
-	sp_sample_filter_free(f);
+	sp_error *err = sp_filters_check(what, src, tagfocus, tagignore);
 	if (!err)
 		return true;
 	char *msg = sp_error_string(err);
@@ -429,30 +442,6 @@ static bool filters_ok(const char *what, const char *src, const char *tagfocus,
 	free(msg);
 	sp_error_free(err);
 	return false;
-}
-
-static bool parse_double(const char *s, double *out)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || end == s || *end)
-		return false;
-	*out = v;
-	return true;
-}
-
-/* An integer in [MIN, MAX] for option NAME; false after a usage error. */
-static bool parse_int(const char *name, const char *s, int min, int max, int *out)
-{
-	uint64_t n;
-	if (!sp_parse_u64(s, s + strlen(s), 10, &n) || n < (uint64_t)min || n > (uint64_t)max) {
-		sp_cli_usage("convert", "%s expects a number from %d to %d, got '%s'", name, min,
-			     max, s);
-		return false;
-	}
-	*out = (int)n;
-	return true;
 }
 
 /* The flame graph's options (2100...); returns 0, or 2 after a usage
@@ -464,9 +453,9 @@ static int flame_option(sp_flame_options *fo, int c, const char *arg)
 		fo->subtitle = arg;
 		return 0;
 	case 2101:
-		return parse_int("--width", arg, 200, 100000, &fo->width) ? 0 : 2;
+		return sp_cli_parse_int("convert", "--width", arg, 200, 100000, &fo->width) ? 0 : 2;
 	case 2102:
-		return parse_int("--height", arg, 4, 200, &fo->frame_height) ? 0 : 2;
+		return sp_cli_parse_int("convert", "--height", arg, 4, 200, &fo->frame_height) ? 0 : 2;
 	case 2103:
 		if (!sp_flame_minwidth_parse(arg, fo))
 			return sp_cli_usage("convert",
@@ -523,6 +512,7 @@ int cmd_convert(int argc, char **argv)
 		{"base", required_argument, NULL, 2014},
 		{"diff-base", required_argument, NULL, 2015},
 		{"min-resolved", required_argument, NULL, 2016},
+		{"source-path", required_argument, NULL, 2017},
 		{"subtitle", required_argument, NULL, 2100},
 		{"width", required_argument, NULL, 2101},
 		{"height", required_argument, NULL, 2102},
@@ -580,7 +570,7 @@ int cmd_convert(int argc, char **argv)
 			o.annotate = true;
 			break;
 		case 'j':
-			if (!parse_int("-j", optarg, 1, 1024, &o.jobs)) {
+			if (!sp_cli_parse_int("convert", "-j", optarg, 1, 1024, &o.jobs)) {
 				rc = 2;
 				goto out;
 			}
@@ -628,7 +618,7 @@ int cmd_convert(int argc, char **argv)
 		}
 		case 2009:
 		case 2010:
-			if (!parse_double(optarg, &d) || d < 0 || d > 1) {
+			if (!sp_cli_parse_double(optarg, &d) || d < 0 || d > 1) {
 				rc = sp_cli_usage("convert", "--%s expects a fraction in [0, 1]",
 						  c == 2009 ? "nodefraction" : "edgefraction");
 				goto out;
@@ -657,12 +647,15 @@ int cmd_convert(int argc, char **argv)
 			o.diff_base = c == 2015;
 			break;
 		case 2016:
-			if (!parse_double(optarg, &d) || d < 0 || d > 100) {
+			if (!sp_cli_parse_double(optarg, &d) || d < 0 || d > 100) {
 				rc = sp_cli_usage("convert", "--min-resolved expects a percentage "
 							     "in [0, 100]");
 				goto out;
 			}
 			o.min_resolved = d;
+			break;
+		case 2017:
+			SP_PUSH(o.source_paths, o.n_source_paths, o.cap_source_paths, optarg);
 			break;
 		case 'h':
 			usage(stdout);
@@ -691,6 +684,7 @@ int cmd_convert(int argc, char **argv)
 	sp_cli_sym_finish(&o.sym);
 	rc = run(&o, argv + optind, n_inputs);
 out:
+	free(o.source_paths);
 	sp_cli_sym_clear(&o.sym);
 	return rc;
 }

@@ -34,6 +34,7 @@ typedef struct {
 	const char *maps_file; /* --maps: memory map for raw stacks */
 	bool quiet;
 	int jobs;        /* threads one input's reading may use (sp_read_options) */
+	bool sample_times; /* perf.data: keep each sample's time (viewer formats) */
 	const char *cmd; /* "convert", ...: names the command in usage errors */
 } sp_cli_sym;
 
@@ -113,6 +114,12 @@ int sp_cli_usage(const char *cmd, const char *fmt, ...) SP_PRINTF(2, 3);
 /* For getopt_long run with opterr = 0 and an option string beginning with
  * ':': reports what its result C ('?' or ':') means, as sp_cli_usage. */
 int sp_cli_bad_option(const char *cmd, int c, char **argv);
+/* A number S (strtod's, nothing after it) into *OUT; false when S is none. */
+bool sp_cli_parse_double(const char *s, double *out);
+/* An integer S in [MIN, MAX] for option NAME of command CMD; false after a
+ * usage error. */
+bool sp_cli_parse_int(const char *cmd, const char *name, const char *s, int min, int max,
+		      int *out);
 /* Prints an error as "symprof: <message>" and frees it; returns 1. */
 int sp_cli_fail(sp_error *err);
 

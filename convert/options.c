@@ -2,6 +2,7 @@
  * the stderr lines of what a run reports (warnings, per-mapping summary). */
 #include "convert/convert.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,6 +152,7 @@ void sp_cli_pipeline(const sp_cli_sym *c, sp_pipeline *pl)
 		.size = sizeof(pl->load),
 		.maps_file = c->maps_file,
 		.jobs = c->jobs,
+		.sample_times = c->sample_times,
 	};
 	pl->sym = c->sym;
 	pl->no_symbolize = c->no_symbolize;
@@ -253,6 +255,30 @@ void sp_cli_print_summary(const char *name, const sp_symbolize_report *r, FILE *
 		fprintf(f, ")%s%s\n", fix ? "; fix: " : "", fix ? fix : "");
 		free(fix);
 	}
+}
+
+bool sp_cli_parse_double(const char *s, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end)
+		return false;
+	*out = v;
+	return true;
+}
+
+bool sp_cli_parse_int(const char *cmd, const char *name, const char *s, int min, int max,
+		      int *out)
+{
+	uint64_t n;
+	if (!sp_parse_u64(s, s + strlen(s), 10, &n) || n < (uint64_t)min || n > (uint64_t)max) {
+		sp_cli_usage(cmd, "%s expects a number from %d to %d, got '%s'", name, min, max,
+			     s);
+		return false;
+	}
+	*out = (int)n;
+	return true;
 }
 
 int sp_cli_usage(const char *cmd, const char *fmt, ...)

@@ -132,36 +132,22 @@ sp_error *sp_read_profile(const char *name, const uint8_t *data, size_t len, sp_
 	return NULL;
 }
 
-#define PERF_STDIO_BUF (1 << 20)
-
 /* perf.data is streamed rather than read whole: it can be far larger than
- * the profile it makes, and `perf record -o -` may be piped in (the magic
- * read here is handed over: a pipe cannot be rewound).  Returns NULL with *DONE false when PATH is not
- * perf.data (or cannot be opened: sp_read_file says why). */
-static sp_error *read_perf_file(const char *path, sp_profile **out, bool *done,
-			       sp_perf_round_fn prepare, void *arg)
+ * the profile it makes, and `perf record -o -` may be piped in.  Returns
+ * NULL with *DONE false when PATH is not perf.data (or cannot be opened:
+ * sp_read_file says why). */
+static sp_error *read_perf_file(const char *path, sp_profile **out, bool *done)
 {
-	*done = false;
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	/* a record is a few bytes to a few KiB: read them a MiB at a time, not
-	 * in a system call or two each */
-	char *buf = sp_xmalloc(PERF_STDIO_BUF);
-	setvbuf(f, buf, _IOFBF, PERF_STDIO_BUF);
-	uint8_t magic[8];
-	size_t n = fread(magic, 1, sizeof(magic), f);
-	sp_error *e = NULL;
-	if (sp_perf_is_perf_data(magic, n)) {
-		*done = true;
-		e = sp_perf_read_file_with(path, f, magic, n, prepare, arg, out);
-		if (!e && (e = sp_profile_check(*out, path))) {
-			sp_profile_free(*out);
-			*out = NULL;
-		}
+	sp_perf_reader *r;
+	sp_error *e = sp_perf_open(path, &r);
+	*done = e || r;
+	if (r)
+		e = sp_perf_read_rounds(r, out);
+	sp_perf_close(r);
+	if (!e && *done && (e = sp_profile_check(*out, path))) {
+		sp_profile_free(*out);
+		*out = NULL;
 	}
-	fclose(f);
-	free(buf);
 	return e;
 }
 
@@ -207,11 +193,11 @@ static sp_error *read_text_file(const char *path, sp_profile **out, bool *done,
 
 sp_error *sp_read_profile_file(const char *path, sp_profile **out, sp_input_format *fmt)
 {
-	return sp_read_profile_file_with(path, out, fmt, NULL, NULL, NULL);
+	return sp_read_profile_file_with(path, out, fmt, NULL);
 }
 
 sp_error *sp_read_profile_file_with(const char *path, sp_profile **out, sp_input_format *fmt,
-				    sp_perf_round_fn prepare, void *arg, const sp_read_options *ro)
+				    const sp_read_options *ro)
 {
 	uint8_t *data;
 	size_t len;
@@ -219,7 +205,7 @@ sp_error *sp_read_profile_file_with(const char *path, sp_profile **out, sp_input
 	if (fmt)
 		*fmt = SP_FMT_UNKNOWN;
 	bool perf;
-	sp_error *e = read_perf_file(path, out, &perf, prepare, arg);
+	sp_error *e = read_perf_file(path, out, &perf);
 	if (perf) {
 		if (!e && fmt)
 			*fmt = SP_FMT_PERF;

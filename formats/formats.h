@@ -54,10 +54,10 @@ typedef struct {
 	int jobs;
 } sp_read_options;
 
-/* The same; a perf.data's samples go through PREPARE (see
- * sp_perf_read_file_with); RO may be NULL. */
+/* The same with RO's threads (RO may be NULL).  A perf.data file is read
+ * round by round into its profile, nothing done to its samples in between
+ * (a caller that unwinds them pulls the rounds itself: sp_perf_open). */
 sp_error *sp_read_profile_file_with(const char *path, sp_profile **out, sp_input_format *fmt,
-				    sp_error *(*prepare)(sp_capture *c, void *arg), void *arg,
 				    const sp_read_options *ro);
 
 /* Individual readers (see each .c file for an example of its input). */
@@ -84,37 +84,68 @@ sp_error *sp_addrstacks_read_file(const char *name, FILE *f, sp_profile **out);
 sp_error *sp_jemalloc_read(const char *name, const uint8_t *data, size_t len, sp_profile **out);
 sp_error *sp_perf_read(const char *name, const uint8_t *data, size_t len, sp_profile **out);
 
-/* -- perf.data (formats/perf.c) ---------------------------------------------- */
+/* -- perf.data (formats/perf/), pulled a round at a time ---------------------
+ *
+ *   sp_perf_reader *r;
+ *   sp_error *e = sp_perf_open(path, &r);      // r NULL: not perf.data
+ *   sp_capture *c;
+ *   while (r && !e && !(e = sp_perf_next_round(r, &c)) && c) {
+ *           ...                                 // e.g. unwind c's samples
+ *           sp_perf_round_to_profile(r);
+ *   }
+ *   sp_profile *p = r && !e ? sp_perf_profile(r) : NULL;
+ *   sp_perf_close(r);
+ *
+ * A round is what perf wrote between two FINISHED_ROUND records (one flush
+ * of its ring buffers): its samples, and before them the maps, threads and
+ * events they need.  The reader reads the next round only when asked, and
+ * calls nothing of its caller's.  After an error, only sp_perf_close. */
+typedef struct sp_perf_reader sp_perf_reader;
 
 /* True when DATA starts with perf.data's magic, in either byte order. */
 bool sp_perf_is_perf_data(const uint8_t *data, size_t len);
-/* sp_perf_read from a stream F (not closed): a regular file is mapped (its
- * pages dropped as rounds are done; read with seeks when it cannot be), a
- * pipe read in one pass; only one record at a time is held in memory.
- * HEAD (may be NULL) holds the N_HEAD bytes already read from F, which is
- * positioned after them (the magic, read to detect the format: a pipe
- * cannot go back); without HEAD, F is at the start.  PATH names F in
- * errors. */
-sp_error *sp_perf_read_file(const char *path, FILE *f, const uint8_t *head, size_t n_head,
-			    sp_profile **out);
-
-/* Called at every FINISHED_ROUND and at the end with the capture holding
- * the samples read since the last call; it may consume them
- * (sp_capture_clear_samples).  A returned error stops the reading. */
-typedef sp_error *(*sp_perf_round_fn)(sp_capture *c, void *arg);
-/* Reads perf.data into a capture (caller frees with sp_capture_free):
- * events, processes and maps, thread names, build ids, the header's host
- * facts, and the samples ON_ROUND (may be NULL) left in it. */
-sp_error *sp_perf_read_capture(const char *name, const uint8_t *data, size_t len,
-			       sp_perf_round_fn on_round, void *arg, sp_capture **out);
-sp_error *sp_perf_read_capture_file(const char *path, FILE *f, const uint8_t *head,
-				    size_t n_head, sp_perf_round_fn on_round, void *arg,
-				    sp_capture **out);
-/* sp_perf_read_file where PREPARE (may be NULL) sees each round's samples
- * before they become the profile's: an unwinder replaces their callchains
- * (sp_capture_set_chain). */
-sp_error *sp_perf_read_file_with(const char *path, FILE *f, const uint8_t *head, size_t n_head,
-				 sp_perf_round_fn prepare, void *arg, sp_profile **out);
+/* Opens PATH and, when it is perf.data, reads its header (and in file mode
+ * its attrs and feature sections) into a reader (*OUT; PATH borrowed until
+ * sp_perf_close).  A regular file is mapped (its pages dropped as rounds
+ * are done; read with seeks when it cannot be), a pipe (`perf record -o
+ * -`) read in one pass; only one record at a time is held in memory.
+ * *OUT NULL and no error when PATH cannot be opened or is not perf.data
+ * (reading it as another format says why); an error naming PATH, the
+ * offset and what was expected when it is perf.data but broken. */
+sp_error *sp_perf_open(const char *path, sp_perf_reader **out);
+/* The same from a stream F (borrowed, not closed): HEAD (may be NULL)
+ * holds the N_HEAD bytes already read from F, which is positioned after
+ * them (a pipe cannot go back); without HEAD, F is at the start. */
+sp_error *sp_perf_open_stream(const char *path, FILE *f, const uint8_t *head, size_t n_head,
+			      sp_perf_reader **out);
+/* The same over DATA (LEN bytes, borrowed until sp_perf_close); "not
+ * mine" (SP_E_UNRECOGNIZED) when it is not perf.data. */
+sp_error *sp_perf_open_memory(const char *name, const uint8_t *data, size_t len,
+			      sp_perf_reader **out);
+/* Reads the records up to the end of the next round that has samples (or
+ * of the data).  *ROUND is the reader's capture (borrowed until
+ * sp_perf_close): events, processes and maps, thread names, build ids and
+ * the header's host facts read so far, and the samples of this round (and
+ * of earlier ones the caller left there).  The caller may replace their
+ * callchains (sp_capture_set_chain), set the capture's code_version hook,
+ * clear them or leave them; stack copies borrowed from a mapped file stay
+ * valid until the next call.  *ROUND NULL when no round is left. */
+sp_error *sp_perf_next_round(sp_perf_reader *r, sp_capture **round);
+/* Turns the samples held in the capture into the profile's, and clears
+ * them (sp_capture_profiler). */
+void sp_perf_round_to_profile(sp_perf_reader *r);
+/* The profile of the rounds turned so far, the samples still held first
+ * (caller frees; not checked: sp_profile_check).  Once, after the last
+ * round. */
+sp_profile *sp_perf_profile(sp_perf_reader *r);
+/* Every round into the profile, as they come (*OUT, caller frees). */
+sp_error *sp_perf_read_rounds(sp_perf_reader *r, sp_profile **out);
+/* The capture, the samples left in it holding copies of their stacks
+ * (caller frees with sp_capture_free); the reader keeps none.  Then only
+ * sp_perf_close. */
+sp_capture *sp_perf_take_capture(sp_perf_reader *r);
+/* Frees R (NULL: nothing), unmaps its file, closes what it opened. */
+void sp_perf_close(sp_perf_reader *r);
 
 /* -- writers ---------------------------------------------------------------- */
 
@@ -137,5 +168,23 @@ typedef struct {
  * value (its samples negated back), after the rest; stacks whose two sides
  * are both zero are omitted. */
 sp_error *sp_folded_write(const sp_profile *p, const sp_folded_options *opts, sp_sink *out);
+
+/* -- viewer formats (speedscope.c, firefox.c) --------------------------------
+ * Files other profilers' viewers open: stacks root first with every inline
+ * frame (names as the folded output gives them), one profile or thread per
+ * process and thread (the samples' pid/tid labels, when there are any),
+ * each sample at its time when it carries one (the SP_TIME_LABEL label:
+ * perf.data read for these formats), else the samples in the profile's
+ * order, each weighted by its value. */
+typedef struct {
+	size_t sample_index; /* the value column */
+	const char *name;    /* the input, named in the file (NULL: "profile") */
+} sp_viewer_options;
+/* speedscope's file format (https://www.speedscope.app/file-format-schema.json):
+ * one "sampled" profile per thread (or one for the whole profile). */
+sp_error *sp_speedscope_write(const sp_profile *p, const sp_viewer_options *o, sp_sink *out);
+/* The Firefox Profiler's processed profile format (meta.preprocessedProfileVersion
+ * in firefox.c): one thread per thread of the input, presymbolized. */
+sp_error *sp_firefox_write(const sp_profile *p, const sp_viewer_options *o, sp_sink *out);
 
 #endif

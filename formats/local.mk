@@ -14,8 +14,12 @@ formats_libformats_la_SOURCES = \
 	formats/pprof.c \
 	formats/cpu.c \
 	formats/addrstacks.c \
-	formats/folded_read.c
-formats_libformats_la_CFLAGS = $(AM_CFLAGS) $(PROTOBUFC_CFLAGS) $(ZSTD_CFLAGS)
+	formats/folded_read.c \
+	formats/speedscope.c \
+	formats/firefox.c \
+	formats/viewer.h \
+	formats/viewer.c
+formats_libformats_la_CFLAGS = $(AM_CFLAGS) $(PROTOBUFC_CFLAGS)
 
 # profile.proto is compiled by protoc-c at build time into the build tree
 # (works out of tree); only formats/pprof.c includes the generated header.
@@ -31,8 +35,9 @@ $(PPROF_PB_C): $(srcdir)/formats/proto/profile.proto
 # one protoc-c run makes both files; the header follows the source
 $(PPROF_PB_H): $(PPROF_PB_C)
 	@test -f $@ || { rm -f $(PPROF_PB_C); $(MAKE) $(AM_MAKEFLAGS) $(PPROF_PB_C); }
-formats_libformats_la_LIBADD = $(PROTOBUFC_LIBS) $(ZSTD_LIBS) -lm
+formats_libformats_la_LIBADD = $(PROTOBUFC_LIBS) -lm
 # --- address-stack readers (cpu, contention, thread, gocount, raw, folded) ---
 formats_libformats_la_SOURCES += formats/stacks.h formats/stacks.c
-# perf.data (perf record)
-formats_libformats_la_SOURCES += formats/perf.c
+# perf.data (perf record), pulled a round at a time
+formats_libformats_la_SOURCES += formats/perf/perfp.h formats/perf/input.c formats/perf/header.c \
+	formats/perf/compressed.c formats/perf/records.c formats/perf/reader.c

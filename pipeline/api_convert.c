@@ -72,6 +72,14 @@ typedef struct {
 static symprof_error *report_options(const symprof_convert_options *o, sp_report_options *ro)
 {
 	sp_report_options_init(ro);
+	/* a bad filter is said before any input is read */
+	sp_error *fe = sp_filters_check("focus", o->focus, NULL, NULL);
+	if (!fe)
+		fe = sp_filters_check("ignore", o->ignore, NULL, NULL);
+	if (!fe)
+		fe = sp_filters_check(NULL, NULL, o->tagfocus, o->tagignore);
+	if (fe)
+		return sp_api_error(fe);
 	ro->focus = o->focus;
 	ro->ignore = o->ignore;
 	ro->tagfocus = o->tagfocus;
@@ -153,14 +161,22 @@ static symprof_error *setup(symprof_session *S, const symprof_convert_options *o
 	c->w.annotate = o.annotate != 0;
 	c->w.all_frames = o.all_frames != 0;
 	c->w.jobs = o.jobs;
+	c->w.source_paths = o.source_paths;
+	c->w.n_source_paths = o.n_source_paths;
+	c->w.path_maps = sp_symbolizer_options(S->s)->path_maps;
+	c->w.n_path_maps = sp_symbolizer_options(S->s)->n_path_maps;
 	c->pl.size = sizeof(c->pl);
 	c->pl.load = (sp_load_options){.size = sizeof(c->pl.load), .maps_file = o.maps,
-				       .jobs = o.jobs};
+				       .jobs = o.jobs,
+				       /* the viewers' timelines: each sample at its time */
+				       .sample_times = f == SP_OUT_SPEEDSCOPE ||
+						       f == SP_OUT_FIREFOX};
 	c->pl.session = S->s;
 	c->pl.no_symbolize = o.no_symbolize != 0;
 	c->pl.name_errors = true;
 	c->pl.base = o.base;
-	c->pl.keep_base = o.diff_base || f == SP_OUT_FOLDED_DIFF || f == SP_OUT_FLAMEGRAPH;
+	c->pl.keep_base = o.diff_base || f == SP_OUT_FOLDED_DIFF || f == SP_OUT_FLAMEGRAPH ||
+			  f == SP_OUT_HTML;
 	c->output = output;
 	return NULL;
 }
@@ -226,18 +242,20 @@ static sp_error *on_output(void *ctx, const sp_pipeline_output *out)
 		b->inputs[out->input].resolved_percent = pct;
 	}
 	b->pub.resolved_percent = pct;
+	sp_output_options w = c->w;
+	w.session = out->session; /* html, list, disasm: the files of the symbols */
 	if (c->text) {
 		sp_info_text(out, c->text);
 		return NULL;
 	}
 	if (c->memory) {
-		sp_error *e = sp_pipeline_write_sink(&c->w, out->profile, c->memory);
+		sp_error *e = sp_pipeline_write_sink(&w, out->profile, out->name, c->memory);
 		return e ? sp_error_prefix(e, "%s", out->name) : sp_sink_finish(c->memory);
 	}
 	if (!c->dir)
-		return sp_pipeline_write(&c->w, out->profile, out->name, c->output);
+		return sp_pipeline_write(&w, out->profile, out->name, c->output);
 	char *path = sp_each_output_path(c->dir, c->inputs[out->input].path, c->w.format);
-	sp_error *e = sp_pipeline_write(&c->w, out->profile, out->name, path);
+	sp_error *e = sp_pipeline_write(&w, out->profile, out->name, path);
 	free(path);
 	return e;
 }

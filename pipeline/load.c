@@ -1,7 +1,7 @@
 /* load.c — an input becomes a checked profile: read (format detected),
- * --maps attached, checked.  perf.data is read round by round; each
- * round's samples with stack copies are unwound (symbolize/unwind/) before
- * they become the profile's, and what the recording says of its kernel and
+ * --maps attached, checked.  perf.data is pulled from its reader a round at
+ * a time (sp_perf_next_round); each round's samples with stack copies are
+ * unwound (symbolize/unwind/) before they become the profile's, and what the recording says of its kernel and
  * its clock is checked against the session's --kallsyms copy and jitdump
  * files.  Those checks are perf.data's policy and live here, not in the
  * generic run: their outcome is a list of notes (pipeline.h), which the
@@ -26,6 +26,7 @@ typedef struct {
 	bool clock_checked;
 	char *jitdump_note;    /* why sample times cannot choose JIT code */
 	bool jitdump_reused;   /* and some addresses held several codes */
+	bool sample_times;     /* every sample keeps its time (sp_capture.sample_times) */
 } round_ctx;
 
 static uint64_t jit_code_version(void *arg, int64_t pid, uint64_t addr, uint64_t time)
@@ -89,73 +90,63 @@ static void jitdump_clock(round_ctx *r, sp_capture *c)
 
 /* A perf round's samples with stack copies unwound before they become the
  * profile's (the capture is read by formats/, unwound by symbolize/). */
-static sp_error *unwind_round(sp_capture *c, void *arg)
+static void unwind_round(round_ctx *r, sp_capture *c)
 {
-	round_ctx *r = arg;
 	if (c->osrelease && !r->osrelease)
 		r->osrelease = sp_xstrdup(c->osrelease);
 	for (size_t i = 0; i < c->n_build_ids && !r->kernel_build_id; i++)
 		if (!strcmp(c->build_ids[i].path, "[kernel.kallsyms]"))
 			r->kernel_build_id = sp_xstrdup(c->build_ids[i].build_id);
 	jitdump_clock(r, c);
+	c->sample_times = r->sample_times;
 	sp_unwinder_run(r->u, c);
-	return NULL;
 }
 
-/* perf.data in memory: its rounds unwound, then made the profile's, as
- * formats/ does for a file. */
-typedef struct {
-	round_ctx *r;
-	sp_capture_profiler *b;
-} mem_rounds;
-
-static sp_error *memory_round(sp_capture *c, void *arg)
+/* perf.data from R (consumed), pulled a round at a time: each round's
+ * samples unwound through RC, then made the profile's; *OUT checked. */
+static sp_error *read_rounds(sp_perf_reader *r, round_ctx *rc, const char *name,
+			     sp_profile **out)
 {
-	mem_rounds *m = arg;
-	if (!c->n_samples)
-		return NULL;
-	sp_error *e = unwind_round(c, m->r);
-	if (e)
-		return e;
-	if (!m->b) /* the events are known once samples come */
-		m->b = sp_capture_profiler_new(c);
-	sp_capture_profiler_add(m->b, c);
-	sp_capture_clear_samples(c);
-	return NULL;
+	sp_capture *c;
+	sp_profile *q = NULL;
+	sp_error *err;
+	while (!(err = sp_perf_next_round(r, &c)) && c) {
+		unwind_round(rc, c);
+		sp_perf_round_to_profile(r);
+	}
+	if (!err && (err = sp_profile_check(q = sp_perf_profile(r), name))) {
+		sp_profile_free(q);
+		q = NULL;
+	}
+	sp_perf_close(r);
+	*out = q;
+	return err;
 }
 
-static sp_error *read_perf_memory(const sp_load_input *in, round_ctx *r, sp_profile **out)
-{
-	mem_rounds m = {.r = r};
-	sp_capture *c = NULL;
-	sp_error *e = sp_perf_read_capture(in->name, in->data, in->len, memory_round, &m, &c);
-	if (e) {
-		sp_capture_profiler_free(m.b);
-		return e;
-	}
-	if (!m.b)
-		m.b = sp_capture_profiler_new(c);
-	*out = sp_capture_profiler_finish(m.b, c);
-	sp_capture_free(c);
-	if ((e = sp_profile_check(*out, in->name))) {
-		sp_profile_free(*out);
-		*out = NULL;
-	}
-	return e;
-}
-
-/* Reads IN (a file, or bytes) into *OUT, its perf rounds through R. */
-static sp_error *read_input(const sp_load_options *o, const sp_load_input *in, round_ctx *r,
+/* Reads IN (a file, or bytes) into *OUT: perf.data through its rounds (RC),
+ * any other format whole or a piece at a time (formats/). */
+static sp_error *read_input(const sp_load_options *o, const sp_load_input *in, round_ctx *rc,
 			    sp_profile **out, sp_input_format *fmt)
 {
+	sp_perf_reader *r = NULL;
+	sp_error *err;
 	if (!in->data) {
-		sp_read_options ro = {.jobs = o->jobs};
-		return sp_read_profile_file_with(in->path, out, fmt, unwind_round, r, &ro);
-	}
-	if (!sp_perf_is_perf_data(in->data, in->len))
+		err = sp_perf_open(in->path, &r);
+	} else if (sp_perf_is_perf_data(in->data, in->len)) {
+		err = sp_perf_open_memory(in->name, in->data, in->len, &r);
+	} else {
 		return sp_read_profile(in->name, in->data, in->len, out, fmt);
+	}
+	if (err) {
+		sp_perf_close(r);
+		return err;
+	}
+	if (!r) { /* not perf.data */
+		sp_read_options ro = {.jobs = o->jobs};
+		return sp_read_profile_file_with(in->path, out, fmt, &ro);
+	}
 	*fmt = SP_FMT_PERF;
-	return read_perf_memory(in, r, out);
+	return read_rounds(r, rc, in->data ? in->name : in->path, out);
 }
 
 /* Attaches the memory map of MAPS_FILE to the raw stacks P (read from NAME). */
@@ -221,7 +212,7 @@ sp_error *sp_load(const sp_load_options *o, const sp_load_input *in, sp_symboliz
 	o = o ? o : &none;
 	*out = NULL;
 	sp_mem_set_input(name); /* what running out of memory names */
-	round_ctx rc = {.u = sp_unwinder_new(us), .s = s};
+	round_ctx rc = {.u = sp_unwinder_new(us), .s = s, .sample_times = o->sample_times};
 	sp_error *err = read_input(o, in, &rc, &p, &f);
 	if (!err && o->maps_file)
 		err = attach_maps(o->maps_file, p, name);

@@ -1,11 +1,14 @@
 # pipeline/: the library's top (a run over profiles, the --each worker pool, the text
-# forms of frames, `info`'s text), used by the command (convert/); and libsymprof, the
+# forms of frames, `info`'s text, the annotation of machine code and sources for the
+# annotated reports), used by the command (convert/); and libsymprof, the
 # installed library: symprof.h's functions (api*.c) over all of it, exporting only
 # symprof_* (libsymprof.map).
 noinst_LTLIBRARIES += pipeline/libpipeline.la
 pipeline_libpipeline_la_SOURCES = \
 	pipeline/pipeline.h \
 	pipeline/pipeline.c \
+	pipeline/annotate.h \
+	pipeline/annotate.c \
 	pipeline/notes.c \
 	pipeline/load.c \
 	pipeline/write.c \

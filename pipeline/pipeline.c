@@ -1,8 +1,8 @@
 /* pipeline.c — the one place that sequences a run over input profiles:
  *
- *   load (read, --maps, check; perf.data samples with stack copies are
- *     unwound as they are read: load.c) → symbolize (one session for the
- *     whole run) → merge → diff → output
+ *   load (read, --maps, check; perf.data pulled a round at a time, its
+ *     samples with stack copies unwound as they come: load.c) → symbolize
+ *     (one session for the whole run) → merge → diff → output
  *
  * `convert` writes the output (write.c), `info` describes it (info.c).
  * With `each` every input is symbolized and handed to the output on its
@@ -143,7 +143,8 @@ static sp_error *subtract_base(const run_state *r, sp_profile **p)
 static sp_error *merge_and_output(run_state *r, const sp_pipeline_output *last)
 {
 	static const sp_notes none;
-	sp_pipeline_output out = {.input = -1, .format = SP_FMT_UNKNOWN, .notes = &none};
+	sp_pipeline_output out = {.input = -1, .format = SP_FMT_UNKNOWN, .notes = &none,
+				  .session = r->us};
 	sp_error *err = NULL;
 	if (r->n == 1) {
 		out = *last;
@@ -201,7 +202,7 @@ static sp_error *run_inputs(run_state *r, sp_pipeline_output *out, sp_notes *not
 		sp_symbolize_report rep = {0};
 		sp_notes_clear(notes);
 		*out = (sp_pipeline_output){.name = shown_name(&r->inputs[i]), .input = i,
-					    .notes = notes};
+					    .notes = notes, .session = r->us};
 		err = prepare(r, i, out, notes, &rep);
 		out->report = r->s ? &rep : NULL;
 		if (!err && pl->each)

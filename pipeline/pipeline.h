@@ -68,6 +68,8 @@ typedef struct {
 	size_t size;
 	const char *maps_file; /* memory map for raw address stacks (--maps), or NULL */
 	int jobs;              /* threads reading one input may use (sp_read_options) */
+	bool sample_times;     /* perf.data: every sample keeps its time (the viewers'
+				  timelines; sp_capture.sample_times) */
 } sp_load_options;
 
 /* An input to load: a file (PATH, "-" for standard input), or bytes in
@@ -105,6 +107,11 @@ typedef enum {
 	SP_OUT_TOP,
 	SP_OUT_FLAMEGRAPH,
 	SP_OUT_FOLDED_DIFF,
+	SP_OUT_HTML,       /* the self-contained HTML report (report/html.c) */
+	SP_OUT_LIST,       /* pprof's -list (report/list.c) */
+	SP_OUT_DISASM,     /* pprof's -disasm (report/disasm_view.c) */
+	SP_OUT_SPEEDSCOPE, /* speedscope's file format (formats/speedscope.c) */
+	SP_OUT_FIREFOX,    /* the Firefox Profiler's processed format (formats/firefox.c) */
 } sp_out_format;
 
 /* The format called NAME ("pprof", "folded", "raw", ...), SP_OUT_NONE when
@@ -130,12 +137,20 @@ typedef struct {
 	bool all_frames;          /* keep frames drop_frames would remove */
 	int jobs;                 /* threads the writer may use (folded: > 1, two) */
 	sp_report_options report;
+	/* html, list, disasm: where machine code and sources come from */
+	sp_symbolizer *session;   /* the run's session (NULL: no machine code) */
+	const char *const *source_paths; /* --source-path */
+	size_t n_source_paths;
+	const sp_path_map *path_maps;    /* --path-map, for sources too */
+	size_t n_path_maps;
 } sp_output_options;
 
 /* Writes P (report formats may prune its frames, filters drop samples) in
- * O's format to SINK (borrowed; not finished).  Errors name nothing: the
- * caller prefixes the input. */
-sp_error *sp_pipeline_write_sink(const sp_output_options *o, sp_profile *p, sp_sink *sink);
+ * O's format to SINK (borrowed; not finished); NAME (the input) names the
+ * profile in the viewers' files.  Errors name nothing: the caller prefixes
+ * the input. */
+sp_error *sp_pipeline_write_sink(const sp_output_options *o, sp_profile *p, const char *name,
+				 sp_sink *sink);
 /* Writes P to PATH (through a temporary file renamed into place) or to
  * standard output when PATH is NULL or "-"; NAME (the input) names P in
  * errors. */
@@ -146,6 +161,11 @@ sp_error *sp_pipeline_write(const sp_output_options *o, sp_profile *p, const cha
  * frames. */
 double sp_profile_resolved_percent(const sp_profile *p, size_t col);
 
+/* Whether the filters compile: the regular expression SRC of filter WHAT
+ * ("focus", "ignore"; may be NULL), the tag filters TAGFOCUS and TAGIGNORE
+ * (may be NULL); the error says what is wrong, before any input is read. */
+sp_error *sp_filters_check(const char *what, const char *src, const char *tagfocus,
+			   const char *tagignore);
 /* The flame graph's options given as text: flamegraph.pl's palette names
  * (java, hot, mem, io); --minwidth as pixels ("0.1") or a percentage of the
  * total ("0.5%") into FO; whether S is a colour that can sit as it is in an
@@ -185,6 +205,8 @@ typedef struct {
 	const sp_symbolize_report *report; /* NULL when not symbolized, or merged */
 	const sp_notes *notes;             /* what loading learned (never NULL; empty
 					      when merged from several) */
+	sp_symbolizer *session;            /* the run's session (borrowed for the call):
+					      the files the profile was symbolized with */
 } sp_pipeline_output;
 
 /* A run.  Zero-initialise, set size = sizeof; pointers are borrowed for the

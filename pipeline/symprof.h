@@ -312,7 +312,8 @@ typedef enum {
 typedef struct {
 	size_t size;
 	const char *format;       /* "pprof", "folded", "raw", "dot", "pdf", "svg",
-				     "png", "top", "flamegraph", "folded-diff"; NULL:
+				     "png", "top", "flamegraph", "folded-diff", "html",
+				     "list", "disasm", "speedscope", "firefox"; NULL:
 				     the output path's extension, else folded (pprof
 				     for symprof_convert_each) */
 	const char *sample_index; /* value column by name or number; NULL: default */
@@ -325,7 +326,7 @@ typedef struct {
 	const char *focus, *ignore;        /* regular expressions */
 	const char *tagfocus, *tagignore;  /* [KEY=]RANGE or RE,RE,... */
 	symprof_granularity granularity;
-	int nodecount;            /* 0: 80; < 0: all */
+	int nodecount;            /* 0: 80 (html, list, disasm: 50 functions); < 0: all */
 	double nodefraction;      /* 0: 0.005; < 0: none dropped */
 	double edgefraction;      /* 0: 0.001; < 0: none dropped */
 	const char *unit;
@@ -337,6 +338,10 @@ typedef struct {
 	int reverse, inverted;    /* flame graph */
 	const char *countname;    /* flame graph */
 	const char *search_color; /* flame graph */
+	const char *const *source_paths; /* html, list, disasm: where sources are
+					    looked for too (--source-path; the
+					    session's path maps rewrite them) */
+	size_t n_source_paths;
 	int jobs;                 /* threads one conversion may use (-j) */
 	void *reserved[8];
 } symprof_convert_options;

@@ -9,6 +9,7 @@
  * or report/ writes to a sink: a file written whole through a temporary
  * name, or standard output.
  */
+#include "pipeline/annotate.h"
 #include "pipeline/pipeline.h"
 
 #include <errno.h>
@@ -28,6 +29,10 @@ static const struct {
 	{"png", SP_OUT_PNG, ".png"},          {"top", SP_OUT_TOP, ".txt"},
 	{"flamegraph", SP_OUT_FLAMEGRAPH, ".flame.svg"},
 	{"folded-diff", SP_OUT_FOLDED_DIFF, ".diff.folded"},
+	{"html", SP_OUT_HTML, ".html"},       {"list", SP_OUT_LIST, ".list.txt"},
+	{"disasm", SP_OUT_DISASM, ".disasm.txt"},
+	{"speedscope", SP_OUT_SPEEDSCOPE, ".speedscope.json"},
+	{"firefox", SP_OUT_FIREFOX, ".firefox.json"},
 };
 
 static bool ends_with(const char *s, const char *suffix)
@@ -51,6 +56,9 @@ sp_out_format sp_out_format_by_path(const char *path)
 		sp_out_format f;
 	} exts[] = {
 		{".diff.folded", SP_OUT_FOLDED_DIFF},
+		{".list.txt", SP_OUT_LIST}, {".disasm.txt", SP_OUT_DISASM},
+		{".speedscope.json", SP_OUT_SPEEDSCOPE}, {".firefox.json", SP_OUT_FIREFOX},
+		{".html", SP_OUT_HTML}, {".htm", SP_OUT_HTML},
 		{".pb.gz", SP_OUT_PPROF}, {".pb", SP_OUT_PPROF},     {".pprof", SP_OUT_PPROF},
 		{".folded", SP_OUT_FOLDED}, {".collapsed", SP_OUT_FOLDED}, {".raw", SP_OUT_DUMP},
 		{".dot", SP_OUT_DOT},     {".pdf", SP_OUT_PDF},      {".flame.svg", SP_OUT_FLAMEGRAPH},
@@ -127,7 +135,8 @@ static sp_error *prepare_output(const sp_output_options *o, sp_profile *p, sp_re
 	/* Graphs, top and the flame graph filter as they draw (their totals
 	 * are taken before the filters, as pprof's); the others are written
 	 * from the samples the filters keep. */
-	if (f == SP_OUT_PPROF || f == SP_OUT_DUMP || f == SP_OUT_FOLDED || f == SP_OUT_FOLDED_DIFF) {
+	if (f == SP_OUT_PPROF || f == SP_OUT_DUMP || f == SP_OUT_FOLDED || f == SP_OUT_FOLDED_DIFF ||
+	    f == SP_OUT_SPEEDSCOPE || f == SP_OUT_FIREFOX) {
 		sp_sample_filter *sf;
 		if ((err = sp_report_filter_new(p, ro, &sf)))
 			return err;
@@ -149,7 +158,38 @@ static sp_error *prepare_output(const sp_output_options *o, sp_profile *p, sp_re
 	return NULL;
 }
 
-sp_error *sp_pipeline_write_sink(const sp_output_options *o, sp_profile *p, sp_sink *sink)
+/* html, list and disasm: the annotation of P (its machine code through the
+ * run's session), then the view. */
+static sp_error *write_annotated(const sp_output_options *o, const sp_profile *p,
+				 const sp_report_options *ro, sp_sink *sink)
+{
+	sp_out_format f = o->format;
+	sp_annotate_options ao = {
+		.max_functions = ro->nodecount > 0 ? (size_t)ro->nodecount
+				 : ro->nodecount < 0 ? SIZE_MAX : 0,
+		.select_by_focus = f != SP_OUT_HTML,
+		.code = f != SP_OUT_LIST,
+		.source_paths = o->source_paths,
+		.n_source_paths = o->n_source_paths,
+		.path_maps = o->path_maps,
+		.n_path_maps = o->n_path_maps,
+	};
+	sp_annotation *a;
+	sp_error *err = sp_annotate(p, ro->sample_index, ro, o->session, &ao, &a);
+	if (err)
+		return err;
+	if (f == SP_OUT_LIST)
+		err = sp_list_write(a, ro->unit, sink);
+	else if (f == SP_OUT_DISASM)
+		err = sp_disasm_write(a, ro->unit, sink);
+	else
+		err = sp_html_write(p, ro, a, sink);
+	sp_annotation_free(a);
+	return err;
+}
+
+sp_error *sp_pipeline_write_sink(const sp_output_options *o, sp_profile *p, const char *name,
+				 sp_sink *sink)
 {
 	sp_report_options ro = o->report;
 	sp_error *err = prepare_output(o, p, &ro);
@@ -181,6 +221,16 @@ sp_error *sp_pipeline_write_sink(const sp_output_options *o, sp_profile *p, sp_s
 		return sp_top_write(p, &ro, sink);
 	case SP_OUT_FLAMEGRAPH:
 		return sp_flamegraph_write(p, &ro, sink);
+	case SP_OUT_HTML:
+	case SP_OUT_LIST:
+	case SP_OUT_DISASM:
+		return write_annotated(o, p, &ro, sink);
+	case SP_OUT_SPEEDSCOPE:
+	case SP_OUT_FIREFOX: {
+		sp_viewer_options vo = {.sample_index = ro.sample_index, .name = name};
+		return o->format == SP_OUT_SPEEDSCOPE ? sp_speedscope_write(p, &vo, sink)
+						      : sp_firefox_write(p, &vo, sink);
+	}
 	case SP_OUT_NONE:
 		break;
 	}
@@ -197,7 +247,7 @@ sp_error *sp_pipeline_write(const sp_output_options *o, sp_profile *p, const cha
 		sink = sp_sink_fd_new(STDOUT_FILENO, "standard output");
 	else if ((err = sp_sink_file_new(path, &sink)))
 		return err;
-	err = sp_pipeline_write_sink(o, p, sink);
+	err = sp_pipeline_write_sink(o, p, name, sink);
 	if (err)
 		err = sp_error_prefix(err, "%s", name); /* the input the writer refused */
 	else
@@ -220,6 +270,22 @@ double sp_profile_resolved_percent(const sp_profile *p, size_t col)
 		}
 	}
 	return all > 0 ? 100.0 * resolved / all : 100.0;
+}
+
+sp_error *sp_filters_check(const char *what, const char *src, const char *tagfocus,
+			   const char *tagignore)
+{
+	sp_sample_filter *f = NULL;
+	sp_error *err = NULL;
+	regex_t re;
+	if (src && !(err = sp_regex_compile(what, src, &re)))
+		regfree(&re);
+	if (!err)
+		err = sp_sample_filter_new(NULL, NULL, NULL, &f);
+	if (!err)
+		err = sp_sample_filter_tags(f, tagfocus, tagignore);
+	sp_sample_filter_free(f);
+	return err;
 }
 
 /* -- flame graph options by name ---------------------------------------------------- */

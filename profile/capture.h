@@ -8,7 +8,7 @@
  * must be unwound later — the user registers and the copy of the user stack
  * as byte ranges into the capture's byte store, not interpreted here.
  *
- * Readers fill a capture (formats/perf.c); sp_capture_profiler turns the
+ * Readers fill a capture (formats/perf/); sp_capture_profiler turns the
  * samples of a capture whose callchains are complete (frame pointers, or a
  * leaf only) into a profile.  Samples can be handed over in batches
  * (sp_capture_profiler_add, then sp_capture_clear_samples) so that a long
@@ -147,6 +147,11 @@ typedef struct sp_capture {
 	 * time).  Asked only about samples with a time. */
 	uint64_t (*code_version)(void *arg, int64_t pid, uint64_t addr, uint64_t time);
 	void *code_version_arg;
+	/* Set (by a round hook, before the first samples become the profile's)
+	 * to keep every sample's time: each sample with a time is then a
+	 * sample of its own, labelled SP_TIME_LABEL (nanoseconds), for the
+	 * viewer formats' timelines.  Off: identical stacks are summed. */
+	bool sample_times;
 } sp_capture;
 
 sp_capture *sp_capture_new(void);
@@ -201,10 +206,13 @@ void sp_capture_clear_samples(sp_capture *c);
  * the latest one.  NULL when none.  Borrowed. */
 const sp_capture_map *sp_capture_map_at(sp_capture *c, int64_t pid, uint64_t addr,
 					uint64_t time);
+/* The index in PR->maps of the map sp_capture_map_at gives (SIZE_MAX:
+ * none). */
+size_t sp_capture_map_index_at(sp_capture_process *pr, uint64_t addr, uint64_t time);
 /* The name of thread TID at TIME ("" when unknown).  Borrowed. */
 const char *sp_capture_comm_at(const sp_capture *c, int64_t tid, uint64_t time);
 
-/* -- capture -> profile ------------------------------------------------------
+/* -- capture -> profile (capture_profile.c) ----------------------------------
  * For samples whose callchain is complete (frame pointers, or the leaf
  * only): sample types "samples/count" then one column per event with its
  * unit, the first event's column the default; labels pid, tid and comm;
@@ -218,6 +226,10 @@ const char *sp_capture_comm_at(const sp_capture *c, int64_t tid, uint64_t time);
  * at different times becomes different locations.  Identical stacks with identical labels
  * are summed as they are added. */
 typedef struct sp_capture_profiler sp_capture_profiler;
+/* The label of a sample's time in nanoseconds (sp_capture.sample_times;
+ * the name Datadog's profilers give it in pprof files, so theirs are read
+ * with their times too). */
+#define SP_TIME_LABEL "end_timestamp_ns"
 
 /* The events of C must all be known (their columns are fixed here). */
 sp_capture_profiler *sp_capture_profiler_new(const sp_capture *c);

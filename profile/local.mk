@@ -13,4 +13,4 @@ profile_libprofile_la_SOURCES = \
 	profile/measure.c
 profile_libprofile_la_LIBADD =
 # raw captures (perf.data) before they become profiles
-profile_libprofile_la_SOURCES += profile/capture.h profile/capture.c
+profile_libprofile_la_SOURCES += profile/capture.h profile/capture.c profile/capture_profile.c

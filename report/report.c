@@ -1,7 +1,7 @@
 /* report.c — the report behind the graph and text outputs: the total, the
  * output unit, the legend.  The graph itself is built and pruned in graph.c,
  * its nodes named in names.c, values formatted in values.c, options in
- * options.c.  Percentages are of the total of all
+ * defaults.c.  Percentages are of the total of all
  * samples, taken before focus and ignore (pprof's default).  Legend example:
  *
  *   Type: cpu

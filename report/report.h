@@ -10,6 +10,7 @@
 #define SYMPROF_REPORT_H
 
 #include "profile/profile.h"
+#include "report/annotation.h"
 
 typedef enum {
 	SP_GRAN_FUNCTIONS = 0,
@@ -79,5 +80,24 @@ sp_error *sp_graph_render(const sp_profile *p, const sp_report_options *o, const
  * after in the tooltips, a legend) when P has base samples
  * (sp_profile_has_base). */
 sp_error *sp_flamegraph_write(const sp_profile *p, const sp_report_options *o, sp_sink *out);
+
+/* -- annotated source and disassembly, the HTML report ------------------------
+ * Views of an annotation (annotate.h, filled by pipeline/annotate.c). */
+
+/* pprof's -list: source lines with flat and cum (list.c).  UNIT as --unit
+ * (NULL: as recorded). */
+sp_error *sp_list_write(const sp_annotation *a, const char *unit, sp_sink *out);
+/* pprof's -disasm: instructions with flat and cum, each with its
+ * file:line and inline chain (disasm_view.c). */
+sp_error *sp_disasm_write(const sp_annotation *a, const char *unit, sp_sink *out);
+/* One self-contained HTML file, no network (html.c, its page script
+ * html_page.js and style html_page.css embedded at build time): P's flame
+ * graph and icicle, top table, callers and callees of a function, and A's
+ * annotated source and disassembly; differential when P keeps its base's
+ * samples (sp_profile_has_base).  O gives the value column
+ * (sample_index), the filters (graphs' rule: the total before them),
+ * --unit and --title. */
+sp_error *sp_html_write(const sp_profile *p, const sp_report_options *o, const sp_annotation *a,
+			sp_sink *out);
 
 #endif

@@ -198,4 +198,14 @@ const char *sp_report_base_name(const char *path);
  * graphviz need UTF-8).  Returns S. */
 char *sp_report_clean_name(char *s);
 
+/* -- the text views of an annotation (list.c, disasm_view.c) ----------------- */
+
+/* V in UNIT ("." for 0; caller frees). */
+char *sp_ann_value(const sp_annotation *a, const char *unit, int64_t v);
+/* "Total: V\n". */
+void sp_ann_write_total(const sp_annotation *a, const char *unit, sp_sink *out);
+/* "%10s %10s " of FLAT and CUM. */
+void sp_ann_write_values(const sp_annotation *a, const char *unit, int64_t flat, int64_t cum,
+			 sp_sink *out);
+
 #endif

@@ -26,6 +26,8 @@ symbolize_libsymbolize_la_SOURCES = \
 	symbolize/elf/mapcheck.c \
 	symbolize/elf/objfile.c \
 	symbolize/elf/elfinfo.c \
+	symbolize/elf/codefile.c \
+	symbolize/elf/disasm.c \
 	symbolize/find/findp.h \
 	symbolize/find/finder.c \
 	symbolize/find/binary.c \
@@ -36,6 +38,7 @@ symbolize_libsymbolize_la_SOURCES = \
 	symbolize/find/libdebuginfod.h \
 	symbolize/demangle.c \
 	symbolize/session.c \
+	symbolize/code.c \
 	symbolize/batch.c \
 	symbolize/sources.c \
 	symbolize/symbolize.c \
@@ -48,5 +51,5 @@ symbolize_libsymbolize_la_SOURCES = \
 	symbolize/unwind/unwind.c \
 	symbolize/unwind/memo.c \
 	symbolize/unwind/regs_x86_64.c
-symbolize_libsymbolize_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS) $(DEBUGINFOD_CFLAGS) $(ZLIB_CFLAGS) $(ZSTD_CFLAGS) $(LZMA_CFLAGS)
-symbolize_libsymbolize_la_LIBADD = $(LIBDW_LIBS) $(LIBELF_LIBS) $(ZLIB_LIBS) $(ZSTD_LIBS) $(LZMA_LIBS) $(BFD_LIBS)
+symbolize_libsymbolize_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS) $(DEBUGINFOD_CFLAGS)
+symbolize_libsymbolize_la_LIBADD = $(LIBDW_LIBS) $(LIBELF_LIBS) $(OPCODES_LIBS) $(BFD_LIBS)

@@ -334,4 +334,23 @@ void sp_symbolize_report_clear(sp_symbolize_report *r);
  * happened. */
 sp_error *sp_symbolize_profile(sp_symbolizer *s, sp_profile *p, sp_symbolize_report *report);
 
+
+/* ------------------------------------------------------------------------ */
+/* The machine code of a profile's functions (code.c; elf/codefile.c reads it, */
+/* elf/disasm.c decodes it).                                                */
+
+/* The object of mapping M of P (its file found as symbolizing finds it,
+ * through the session's cached answer) and the mapping's load base, from
+ * ADDR, an address of M: symbol-file address = run-time address - *BASE.
+ * Files of user space only (ET_EXEC, ET_DYN, and ET_REL with section
+ * addresses: base 0).  Errors: the file is not found, or ADDR is outside
+ * it.  *OBJ is borrowed until sp_symbolizer_free. */
+sp_error *sp_symbolizer_mapping_object(sp_symbolizer *s, const sp_profile *p,
+				       const sp_mapping *m, uint64_t addr, sp_object **obj,
+				       uint64_t *base);
+/* The code of object O: its file, and for its symbols when the file has
+ * none its separate debug file (looked for as resolving does).  *OUT is
+ * freed with sp_code_file_free, before sp_symbolizer_free. */
+sp_error *sp_object_code_file(sp_object *o, sp_code_file **out);
+
 #endif

@@ -6,7 +6,8 @@
  *               table, then the symbol table (sp_resolver_*)
  *   module.c    one ELF as a module of a Dwfl: debug-info search, checked
  *               and inflated debug sections, the ET_REL section table
- *   zsec.c      compressed .debug_info / .debug_line inflated as far as read
+ *   zsec.c      compressed debug sections, decompressed through common/ (whole,
+ *               or .debug_info / .debug_line lazily: as far as read)
  *   units.c     the compile-unit index, per-unit function trees, buckets
  *   functree.c  the function tree a unit's DIE walk builds
  *   die.c       the raw DIE walk: forms, abbreviations, range lists
@@ -27,9 +28,6 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <libelf.h>
-
-/* A compressed section inflated as far as it is read (zsec.c). */
-typedef struct sp_zsec sp_zsec;
 
 /* ------------------------------------------------------------------------ */
 /* resolver.c: the resolver for one ELF file.                             */
@@ -166,8 +164,8 @@ typedef struct {
 	bool direct_pc;        /* the raw walk reads pcs itself (see dwraw.c) */
 	void **inflated;       /* zstd sections inflated for libdw and us */
 	size_t n_inflated;
-	sp_zsec *zinfo;        /* .debug_info and .debug_line when zlib-compressed: */
-	sp_zsec *zline;        /* inflated as far as units.c asks (NULL: whole) */
+	sp_lazy *zinfo;        /* .debug_info and .debug_line when zlib-compressed: */
+	sp_lazy *zline;        /* inflated as far as units.c asks (NULL: whole) */
 	const unsigned char *aranges; /* .debug_aranges as read, NULL without */
 	size_t aranges_size;
 	const unsigned char *abbrev; /* .debug_abbrev as read, NULL without */

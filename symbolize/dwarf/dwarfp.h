@@ -8,6 +8,8 @@
 #include "symbolize/dwarf/dwarf.h"
 #include "symbolize/find/find.h"
 
+#include <gelf.h>
+
 /* The discriminator of an inlined call (a GNU extension GCC and Clang
  * write; elfutils' dwarf.h does not name it). */
 #define DW_AT_GNU_discriminator 0x2136
@@ -26,29 +28,35 @@
 	} while (0)
 
 /* ------------------------------------------------------------------------ */
-/* zsec.c: zlib-compressed sections inflated as far as they are read.       */
+/* zsec.c: compressed debug sections, decompressed through common/.        */
 
-/* A section of SIZE bytes inflated from the zlib stream SRC (N bytes,
- * borrowed until sp_zsec_free), nothing inflated yet: NULL when SRC is no
- * zlib stream or memory cannot be reserved. */
-sp_zsec *sp_zsec_new(const unsigned char *src, size_t n, size_t size);
-/* Its SIZE bytes (stable until sp_zsec_free); only the first
- * sp_zsec_valid(Z) are inflated, the rest reads as zeros. */
-void *sp_zsec_data(const sp_zsec *z);
-size_t sp_zsec_valid(const sp_zsec *z);
-size_t sp_zsec_size(const sp_zsec *z);
-/* Inflates Z at least up to byte END (at most its size): false when the
- * stream is corrupt or cut short before there (sp_zsec_error says how).
- * True for a NULL Z. */
-bool sp_zsec_need(sp_zsec *z, size_t end);
-/* Why sp_zsec_need failed, or NULL. */
-const char *sp_zsec_error(const sp_zsec *z);
-void sp_zsec_free(sp_zsec *z);
-/* NULL when SRC (N bytes) starts as a zlib stream, else why not. */
-const char *sp_zsec_check(const unsigned char *src, size_t n);
-/* SRC (N bytes), a zlib stream, inflated whole into BUF (SIZE bytes, which
- * it must fill): NULL, or what is wrong with the data. */
-const char *sp_zsec_inflate(const unsigned char *src, size_t n, void *buf, size_t size);
+#ifndef ELFCOMPRESS_ZSTD
+#define ELFCOMPRESS_ZSTD 2 /* the gABI's value; older elf.h lack it */
+#endif
+
+/* ELFDATA2LSB or ELFDATA2MSB: the byte order of the machine running. */
+static inline int sp_elf_host_order(void)
+{
+	static const uint16_t one = 1;
+	return *(const uint8_t *)&one ? ELFDATA2LSB : ELFDATA2MSB;
+}
+
+/* The compression header of the compressed section SCN (header SH) of ELF
+ * (the file PATH; NAME the section's) into *CH, and the compressed bytes
+ * after it into *SRC and *N (borrowed from ELF).  Read from the file's
+ * image when it is in the host's byte order (*RAW then: libelf has not
+ * read the section's data). */
+sp_error *sp_section_compressed(const char *path, const char *name, Elf *elf, Elf_Scn *scn,
+				const GElf_Shdr *sh, GElf_Chdr *ch, const char **src, size_t *n,
+				bool *raw);
+/* The compressed section NAME of PATH (header CH, zlib or zstd; data
+ * SRC[0..n)) decompressed into *OUT (malloc'd, CH->ch_size bytes); or,
+ * with LAZY and zlib, *LAZY ready to decompress as far as it is read (*OUT
+ * NULL; SRC borrowed until sp_lazy_free).  SP_E_MALFORMED naming file and
+ * section for corrupt data or a size beyond what the compressed bytes can
+ * hold; the bomb rule's error for one beyond the memory limit. */
+sp_error *sp_section_decompress(const char *path, const char *name, const GElf_Chdr *ch,
+				const char *src, size_t n, void **out, sp_lazy **lazy);
 
 /* ------------------------------------------------------------------------ */
 /* functree.c: what the DIE walks (die.c, units.c) build per unit.         */
@@ -252,7 +260,7 @@ typedef struct {
 	sp_dwp *dwp;          /* the package of the file, or NULL */
 	sp_error *split_err;  /* the first split unit that could not be read */
 	size_t n_split_errs;  /* how many could not */
-	/* Partial index (.debug_info inflated as far as read, see zsec.c):
+	/* Partial index (.debug_info inflated as far as read, see sp_lazy):
 	 * cus and ranges hold only the units .debug_aranges led to, ARANGES
 	 * (sorted by lo) lead to the others; the whole index is built when
 	 * they cannot answer. */

@@ -28,12 +28,6 @@
 #include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
-#include <zstd.h>
-
-#ifndef ELFCOMPRESS_ZSTD
-#define ELFCOMPRESS_ZSTD 2 /* the gABI's value; older elf.h lack it */
-#endif
 
 struct sp_dwfl {
 	Dwfl *dwfl;
@@ -238,7 +232,7 @@ typedef struct {
 	size_t ndx;
 	GElf_Shdr sh;
 	void *data;
-	sp_zsec *lazy;
+	sp_lazy *lazy;
 	char which;
 	bool raw; /* read from the file's image: libelf has not read its data */
 } sec_patch;
@@ -252,144 +246,10 @@ static void patches_clear(sec_patches *p)
 {
 	for (size_t i = 0; i < p->n; i++) {
 		free(p->v[i].data);
-		sp_zsec_free(p->v[i].lazy);
+		sp_lazy_free(p->v[i].lazy);
 	}
 	free(p->v);
 	*p = (sec_patches){0};
-}
-
-/* The content of the compressed section SCN (header CH, zlib or zstd) of
- * PATH, inflated into *OUT (malloc'd, CH->ch_size bytes); or, with LAZY
- * and zlib, *LAZY ready to inflate as far as it is read (*OUT NULL). */
-static sp_error *inflate_section(const char *path, const char *name, const GElf_Chdr *ch,
-				 const char *src, size_t n, void **out, sp_zsec **lazy)
-{
-	const char *kind = ch->ch_type == ELFCOMPRESS_ZSTD ? "zstd" : "zlib";
-	unsigned long long want = ch->ch_type == ELFCOMPRESS_ZSTD
-					  ? ZSTD_getFrameContentSize(src, n)
-					  : ZSTD_CONTENTSIZE_UNKNOWN;
-	if (want == ZSTD_CONTENTSIZE_ERROR ||
-	    (want != ZSTD_CONTENTSIZE_UNKNOWN && want != ch->ch_size))
-		return sp_error_new(SP_E_MALFORMED,
-				    "%s: section %s: not a zstd frame of the %llu bytes its "
-				    "header says",
-				    path, name, (unsigned long long)ch->ch_size);
-	/* Neither format can inflate without bound: deflate's densest encoding gives
-	 * 258 bytes per 2 bits (1032:1, RFC 1951 3.2.5), zstd's an RLE block of up to
-	 * 128 KiB per 4-byte block (RFC 8878 3.1.1.2).  A header claiming more is a
-	 * lie, and is refused before any allocation. */
-	unsigned long long ratio = ch->ch_type == ELFCOMPRESS_ZSTD ? 32768 : 1032;
-	if (ch->ch_size > 4096 + (unsigned long long)n * ratio)
-		return sp_error_new(SP_E_MALFORMED,
-				    "%s: section %s: header says %llu bytes inflated, more than "
-				    "%llu compressed %s bytes can hold",
-				    path, name, (unsigned long long)ch->ch_size,
-				    (unsigned long long)n, kind);
-	if (sp_mem_limit() && ch->ch_size > sp_mem_limit())
-		return sp_error_new(SP_E_MALFORMED,
-				    "%s: section %s: %llu bytes inflated: more than the memory "
-				    "budget (--max-memory)",
-				    path, name, (unsigned long long)ch->ch_size);
-	if (lazy && ch->ch_type == ELFCOMPRESS_ZLIB && ch->ch_size &&
-	    (*lazy = sp_zsec_new((const unsigned char *)src, n, ch->ch_size)) != NULL)
-		return NULL;
-	void *buf = malloc(ch->ch_size ? ch->ch_size : 1);
-	if (!buf)
-		return sp_error_new(SP_E_MALFORMED, "%s: section %s: %llu bytes inflated: too large",
-				    path, name, (unsigned long long)ch->ch_size);
-	const char *err = NULL;
-	if (ch->ch_type == ELFCOMPRESS_ZSTD) {
-		size_t got = ZSTD_decompress(buf, ch->ch_size, src, n);
-		err = ZSTD_isError(got)	     ? ZSTD_getErrorName(got)
-		      : got != ch->ch_size ? "less data than the header says"
-					     : NULL;
-	} else {
-		err = sp_zsec_inflate((const unsigned char *)src, n, buf, ch->ch_size);
-	}
-	if (err) {
-		sp_error *e = sp_error_new(SP_E_MALFORMED,
-					   "%s: section %s: corrupt %s data: %s (%llu bytes inflated)",
-					   path, name, kind, err, (unsigned long long)ch->ch_size);
-		free(buf);
-		return e;
-	}
-	*out = buf;
-	return NULL;
-}
-
-static int host_order(void)
-{
-	static const uint16_t one = 1;
-	return *(const uint8_t *)&one ? ELFDATA2LSB : ELFDATA2MSB;
-}
-
-/* The compression header of the compressed section SCN (header SH) of
- * ELF (the file PATH; NAME the section's) into *CH, and the compressed
- * bytes after it into *SRC and *N.  Read from the file's image when it is
- * in the host's byte order (*RAW then): libelf's elf_getdata and
- * gelf_getchdr copy a whole compressed section whose offset is not aligned
- * for the header, which is every one the Go linker writes. */
-static sp_error *compressed_data(const char *path, const char *name, Elf *elf, Elf_Scn *scn,
-				 const GElf_Shdr *sh, GElf_Chdr *ch, const char **src, size_t *n,
-				 bool *raw)
-{
-	size_t fsize;
-	GElf_Ehdr eh;
-	const char *f = elf_rawfile(elf, &fsize);
-	bool wide = gelf_getclass(elf) == ELFCLASS64;
-	size_t hdr = wide ? sizeof(Elf64_Chdr) : sizeof(Elf32_Chdr);
-	*raw = f && gelf_getehdr(elf, &eh) && eh.e_ident[EI_DATA] == host_order() &&
-	       sh->sh_offset <= fsize && fsize - sh->sh_offset >= sh->sh_size && sh->sh_size >= hdr;
-	if (*raw && wide) {
-		Elf64_Chdr c;
-		memcpy(&c, f + sh->sh_offset, sizeof(c));
-		*ch = (GElf_Chdr){c.ch_type, c.ch_reserved, c.ch_size, c.ch_addralign};
-	} else if (*raw) {
-		Elf32_Chdr c;
-		memcpy(&c, f + sh->sh_offset, sizeof(c));
-		*ch = (GElf_Chdr){c.ch_type, 0, c.ch_size, c.ch_addralign};
-	}
-	if (*raw) {
-		*src = f + sh->sh_offset + hdr;
-		*n = sh->sh_size - hdr;
-		return NULL;
-	}
-	if (!gelf_getchdr(scn, ch))
-		return sp_error_new(SP_E_MALFORMED, "%s: section %s: bad compression header: %s",
-				    path, name, elf_errmsg(-1));
-	Elf_Data *data = elf_getdata(scn, NULL);
-	if (!data || !data->d_buf || data->d_size < hdr)
-		return sp_error_new(SP_E_MALFORMED, "%s: section %s: %s data missing", path, name,
-				    ch->ch_type == ELFCOMPRESS_ZSTD ? "zstd" : "zlib");
-	*src = (const char *)data->d_buf + hdr;
-	*n = data->d_size - hdr;
-	return NULL;
-}
-
-sp_error *sp_section_inflate(const char *path, Elf *elf, Elf_Scn *scn, const char *name,
-			     void **out, size_t *size)
-{
-	GElf_Shdr sh;
-	GElf_Chdr ch;
-	const char *src = NULL;
-	size_t n = 0;
-	bool raw;
-	*out = NULL;
-	*size = 0;
-	if (!gelf_getshdr(scn, &sh))
-		return sp_error_new(SP_E_MALFORMED, "%s: section %s: bad section header: %s", path,
-				    name, elf_errmsg(-1));
-	sp_error *e = compressed_data(path, name, elf, scn, &sh, &ch, &src, &n, &raw);
-	if (e)
-		return e;
-	if (ch.ch_type != ELFCOMPRESS_ZLIB && ch.ch_type != ELFCOMPRESS_ZSTD)
-		return sp_error_new(SP_E_UNSUPPORTED,
-				    "%s: section %s: compression type %u cannot be read "
-				    "(zlib and zstd can)",
-				    path, name, (unsigned)ch.ch_type);
-	e = inflate_section(path, name, &ch, src, n, out, NULL);
-	*size = e ? 0 : ch.ch_size;
-	return e;
 }
 
 /* What must change in ELF (the file PATH) before libdw opens its DWARF:
@@ -424,15 +284,15 @@ static sp_error *plan_debug_sections(const char *path, Elf *elf, bool zlib, bool
 		GElf_Chdr ch;
 		const char *src = NULL;
 		size_t n = 0;
-		sp_error *e = compressed_data(path, name, elf, scn, &sh, &ch, &src, &n, &p.raw);
+		sp_error *e = sp_section_compressed(path, name, elf, scn, &sh, &ch, &src, &n, &p.raw);
 		if (e)
 			return e;
 		if (ch.ch_type == ELFCOMPRESS_ZLIB && !zlib)
 			continue;
 		if (ch.ch_type == ELFCOMPRESS_ZLIB || ch.ch_type == ELFCOMPRESS_ZSTD) {
 			p.which = !strcmp(suffix, "info") ? 'i' : !strcmp(suffix, "line") ? 'l' : 0;
-			e = inflate_section(path, name, &ch, src, n, &p.data,
-					    lazy && p.which ? &p.lazy : NULL);
+			e = sp_section_decompress(path, name, &ch, src, n, &p.data,
+						  lazy && p.which ? &p.lazy : NULL);
 			if (e)
 				return e;
 			p.sh.sh_flags &= ~(GElf_Xword)SHF_COMPRESSED;
@@ -475,13 +335,13 @@ static sp_error *prepare_debug_sections(sp_module *m, Elf *elf, const char *path
 		gelf_update_shdr(scn, &p->sh);
 		if (!data)
 			continue;
-		data->d_buf = p->lazy ? sp_zsec_data(p->lazy) : p->data;
+		data->d_buf = p->lazy ? sp_lazy_data(p->lazy) : p->data;
 		data->d_size = p->sh.sh_size;
 		data->d_type = ELF_T_BYTE;
 		data->d_align = 1;
 		if (p->lazy) {
-			sp_zsec **slot = p->which == 'i' ? &m->zinfo : &m->zline;
-			sp_zsec_free(*slot);
+			sp_lazy **slot = p->which == 'i' ? &m->zinfo : &m->zline;
+			sp_lazy_free(*slot);
 			*slot = p->lazy;
 			p->lazy = NULL;
 		} else {
@@ -571,7 +431,7 @@ int sp_debug_fd_prepare(int fd, const char *path, sp_error **err)
  * symbol table (see prepared_debug_fd). */
 static int debug_fd_prepare(int fd, const char *path, bool keep_with_symtab, sp_error **err)
 {
-	int host = host_order();
+	int host = sp_elf_host_order();
 	GElf_Ehdr eh;
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	sec_patches ps = {0};
@@ -687,8 +547,8 @@ void sp_module_free(sp_module *m)
 	for (size_t i = 0; i < m->n_inflated; i++)
 		free(m->inflated[i]);
 	free(m->inflated);
-	sp_zsec_free(m->zinfo);
-	sp_zsec_free(m->zline);
+	sp_lazy_free(m->zinfo);
+	sp_lazy_free(m->zline);
 	sp_error_free(m->load_err);
 	free(m->debug_path);
 	sp_find_log_clear(&m->log);

@@ -59,7 +59,7 @@ static int cmp_cu_range(const void *a, const void *b)
 	return x->cu < y->cu ? -1 : x->cu > y->cu;
 }
 
-static void inflate_failed(sp_units *u, const sp_zsec *z, const char *name);
+static void inflate_failed(sp_units *u, const sp_lazy *z, const char *name);
 
 /* One range of .debug_aranges: [lo, hi) is code of the unit at OFF. */
 struct sp_arange {
@@ -130,8 +130,8 @@ static void index_all(sp_units *u)
 {
 	sp_module *m = u->m;
 	size_t info_size = m->info_size, limit = SIZE_MAX;
-	if (!sp_zsec_need(m->zinfo, info_size)) {
-		limit = sp_zsec_valid(m->zinfo); /* corrupt: what could be inflated */
+	if (!sp_lazy_need(m->zinfo, info_size)) {
+		limit = sp_lazy_valid(m->zinfo); /* corrupt: what could be inflated */
 		inflate_failed(u, m->zinfo, ".debug_info");
 	}
 	sp_cu *old = u->cus;
@@ -275,9 +275,9 @@ static bool add_arange_unit(sp_units *u, uint64_t off)
 	size_t hsize;
 	size_t info_size = u->m->info_size;
 	/* the header (at most 24 bytes), then the whole unit */
-	if (off >= info_size || !sp_zsec_need(u->m->zinfo, off + 24) ||
+	if (off >= info_size || !sp_lazy_need(u->m->zinfo, off + 24) ||
 	    dwarf_nextcu(u->dw, off, &next, &hsize, &abbrev, NULL, NULL) != 0 ||
-	    !unit_self_contained(u->m, abbrev) || !sp_zsec_need(u->m->zinfo, next) ||
+	    !unit_self_contained(u->m, abbrev) || !sp_lazy_need(u->m->zinfo, next) ||
 	    !add_unit(u, off, next, hsize, info_size))
 		return false;
 	finish_ranges(u);
@@ -495,14 +495,14 @@ static void split_failed(sp_units *u, sp_error *e, const sp_find_log *log)
 
 /* Z, the section NAME, could not be inflated as far as a unit needs: the
  * reason, kept as the first failure (the units it holds are not read). */
-static void inflate_failed(sp_units *u, const sp_zsec *z, const char *name)
+static void inflate_failed(sp_units *u, const sp_lazy *z, const char *name)
 {
 	const sp_module *m = u->m;
 	split_failed(u,
 		     sp_error_new(SP_E_MALFORMED,
 				  "%s: section %s: corrupt zlib data: %s (%zu bytes inflated)",
-				  m->debug_path ? m->debug_path : m->path, name, sp_zsec_error(z),
-				  sp_zsec_valid(z)),
+				  m->debug_path ? m->debug_path : m->path, name, sp_lazy_error(z),
+				  sp_lazy_valid(z)),
 		     NULL);
 }
 
@@ -543,23 +543,23 @@ static void load_split(sp_units *u, sp_cu *ci)
  * as it is read: its header's length, then all of it. */
 static void need_line_unit(sp_units *u, sp_cu *ci)
 {
-	sp_zsec *z = u->m->zline;
+	sp_lazy *z = u->m->zline;
 	Dwarf_Attribute a;
 	Dwarf_Word off;
 	if (!z || !dwarf_attr(&ci->die, DW_AT_stmt_list, &a) || dwarf_formudata(&a, &off) != 0)
 		return;
-	size_t size = sp_zsec_size(z);
+	size_t size = sp_lazy_size(z);
 	bool ok;
-	if (off >= size || size - off < 12 || !sp_zsec_need(z, off + 12)) {
-		ok = sp_zsec_need(z, size);
+	if (off >= size || size - off < 12 || !sp_lazy_need(z, off + 12)) {
+		ok = sp_lazy_need(z, size);
 	} else {
-		const unsigned char *p = (const unsigned char *)sp_zsec_data(z) + off;
+		const unsigned char *p = (const unsigned char *)sp_lazy_data(z) + off;
 		uint64_t len = sp_read_le(p, 4), hdr = 4;
 		if (len == 0xffffffff) {
 			len = sp_read_le(p + 4, 8);
 			hdr = 12;
 		}
-		ok = sp_zsec_need(z, len > size ? size : off + hdr + len);
+		ok = sp_lazy_need(z, len > size ? size : off + hdr + len);
 	}
 	if (!ok)
 		inflate_failed(u, z, ".debug_line");

@@ -139,4 +139,57 @@ const char *sp_file_match_str(sp_file_match w);
 struct stat;
 int sp_object_fd(const char *path, struct stat *st, sp_error **err);
 
+/* ------------------------------------------------------------------------ */
+/* Machine code of a function, and its disassembly (codefile.c, disasm.c).  */
+
+/* One decoded instruction at a symbol-file address. */
+typedef struct {
+	uint64_t vaddr;   /* where it starts */
+	uint8_t len;      /* its bytes: 1..15 (x86), 4 (AArch64) */
+	uint8_t bytes[15];
+	char *text;       /* as `objdump -d` prints it, e.g. "mov    %rsp,%rbp",
+			     "call   401126 <f+0x6>" (targets as hex without 0x,
+			     then <symbol+offset> when one is known) */
+	bool branch;      /* a jump or call with an address operand */
+	uint64_t target;  /* that address (branch only) */
+} sp_insn;
+
+/* Names an address for the <symbol+offset> after a target: the symbol
+ * holding VADDR (borrowed) and *OFF, or NULL. */
+typedef const char *(*sp_symbol_fn)(void *ctx, uint64_t vaddr, uint64_t *off);
+
+/* Decodes CODE[0..n) (machine E_MACHINE: EM_X86_64, EM_386, EM_AARCH64),
+ * whose first byte is at VADDR, into *OUT (*N_OUT instructions; caller
+ * frees with sp_insns_free).  Bytes that are no instruction are one
+ * "(bad)" each, as objdump shows them.  SYM (may be NULL) names targets.
+ * Errors: SP_E_UNSUPPORTED when the disassembler linked in has no decoder
+ * for the machine.  disasm.c is the one file that includes dis-asm.h
+ * (binutils' libopcodes, objdump's own disassembler). */
+sp_error *sp_disassemble(uint16_t e_machine, const uint8_t *code, size_t n, uint64_t vaddr,
+			 sp_symbol_fn sym, void *sym_ctx, sp_insn **out, size_t *n_out);
+void sp_insns_free(sp_insn *insns, size_t n);
+
+/* The code of an ELF file's functions (codefile.c): its symbol tables (the
+ * file's, else those of DEBUG_PATH, its separate debug file, when given)
+ * and the bytes of its executable sections. */
+typedef struct sp_code_file sp_code_file;
+/* Opens PATH (through sp_object_fd: a compressed module too).  Errors: the
+ * file cannot be read as ELF. */
+sp_error *sp_code_file_open(const char *path, const char *debug_path, sp_code_file **out);
+void sp_code_file_free(sp_code_file *cf);
+/* The ELF machine (e_machine) of the file. */
+uint16_t sp_code_file_machine(const sp_code_file *cf);
+/* The function symbol holding VADDR (symbol-file address): its raw name
+ * (borrowed until sp_code_file_free), [*START, *START + *SIZE).  NULL when
+ * no sized function symbol holds it. */
+const char *sp_code_file_function(const sp_code_file *cf, uint64_t vaddr, uint64_t *start,
+				  uint64_t *size);
+/* The symbol at or before VADDR (any function or object symbol, as
+ * objdump names addresses) and *OFF; NULL when none.  An sp_symbol_fn. */
+const char *sp_code_file_symbol(void *cf, uint64_t vaddr, uint64_t *off);
+/* Copies the N bytes of the file's executable code at VADDR into BUF.
+ * Errors: SP_E_NOT_FOUND when no executable section with contents holds
+ * them all. */
+sp_error *sp_code_file_read(const sp_code_file *cf, uint64_t vaddr, uint8_t *buf, size_t n);
+
 #endif

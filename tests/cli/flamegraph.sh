@@ -199,11 +199,11 @@ for opt in "--subtitle s" "--width 800" "--height 20" "--minwidth 1" "--colors h
 done
 refused "--width applies only to --format flamegraph, not top" \
 	--width 800 "$tmp/in.folded" --format top
-refused "--nodecount applies only to --format dot, pdf, svg, png, top, not flamegraph" \
+refused "--nodecount applies only to --format dot, pdf, svg, png, top, html, list, disasm, not flamegraph" \
 	--nodecount 3 "$tmp/in.folded" --format flamegraph
 refused "--annotate applies only to --format folded, folded-diff, not top" \
 	--annotate "$tmp/in.folded" --format top
-refused "--title applies only to --format dot, pdf, svg, png, flamegraph, not folded" \
+refused "--title applies only to --format dot, pdf, svg, png, flamegraph, html, not folded" \
 	--title t "$tmp/in.folded"
 refused "--colors expects java, hot, mem or io, got 'rainbow'" \
 	--colors rainbow "$tmp/in.folded" --format flamegraph

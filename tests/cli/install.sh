@@ -64,8 +64,8 @@ complete_words()
 sp_ok $? "completion: symprof conv -> convert"
 [ "$(complete_words symprof convert --form)" = --format ]
 sp_ok $? "completion: symprof convert --form -> --format"
-[ "$(complete_words symprof convert --format f | sort)" = "$(printf 'flamegraph\nfolded\nfolded-diff')" ]
-sp_ok $? "completion: --format f -> flamegraph, folded, folded-diff"
+[ "$(complete_words symprof convert --format f | sort)" = "$(printf 'firefox\nflamegraph\nfolded\nfolded-diff')" ]
+sp_ok $? "completion: --format f -> firefox, flamegraph, folded, folded-diff"
 [ "$(complete_words symprof convert --colors h)" = hot ]
 sp_ok $? "completion: --colors h -> hot"
 [ "$(complete_words symprof info --demangle t)" = templates ]

@@ -66,5 +66,8 @@ EXTRA_DIST += tests/cli/sample_index.sh
 EXTRA_DIST += tests/cli/binary_arg.sh
 EXTRA_DIST += tests/cli/min_resolved.sh
 EXTRA_DIST += tests/cli/gopclntab.sh
+# annotated source and disassembly (list, disasm), the viewer formats, the HTML report
+TESTS += tests/cli/annotate.sh tests/cli/viewers.sh tests/cli/html_browser.sh
+EXTRA_DIST += tests/cli/annotate.sh tests/cli/viewers.sh tests/cli/html_browser.sh
 TESTS += tests/cli/library.sh
 EXTRA_DIST += tests/cli/library.sh

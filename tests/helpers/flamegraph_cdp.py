@@ -194,4 +194,5 @@ def run(b, svg, click, shots):
     print("\n".join(out))
 
 
-main()
+if __name__ == "__main__":
+    main()

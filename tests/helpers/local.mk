@@ -45,3 +45,5 @@ tests_helpers_mcjit_host_LDADD = jitreg/libjitreg.la $(LLVM_LIBS) -lpthread
 EXTRA_DIST += tests/helpers/cli_lib.sh
 EXTRA_DIST += tests/helpers/perf_kmod.py
 EXTRA_DIST += tests/helpers/fake_vmlinux.py
+EXTRA_DIST += tests/helpers/annotate_check.py tests/helpers/viewer_check.py
+EXTRA_DIST += tests/helpers/report_cdp.py

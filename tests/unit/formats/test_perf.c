@@ -5,7 +5,9 @@
  * context marker, thread names, lost samples, unknown records; the same
  * recording must give the same profile in every encoding, compressed as
  * `perf record -z` writes it too (one zstd stream, a record split across two
- * COMPRESSED records).  Then the positioned errors of damaged streams. */
+ * COMPRESSED records), and the same rounds pulled one at a time (one ends
+ * inside a COMPRESSED record's data).  Then the positioned errors of damaged
+ * streams. */
 #include "formats/formats.h"
 #include "tests/helpers/tap.h"
 
@@ -510,11 +512,22 @@ static const char want[] =
 	"# command: perf record\n"
 	"# lost samples: 3\n";
 
+/* F's perf.data read to its profile, a round at a time. */
+static sp_error *read_stream(const char *what, FILE *f, sp_profile **q)
+{
+	sp_perf_reader *r;
+	sp_error *e = sp_perf_open_stream(what, f, NULL, 0, &r);
+	if (!e)
+		e = sp_perf_read_rounds(r, q);
+	sp_perf_close(r);
+	return e;
+}
+
 /* Whether F's perf.data reads to the same profile as P. */
 static void same_from(const char *what, const char *how, FILE *f, const sp_profile *p)
 {
 	sp_profile *q = NULL;
-	sp_error *fe = sp_perf_read_file(what, f, NULL, 0, &q);
+	sp_error *fe = read_stream(what, f, &q);
 	char *a = p ? render(p) : NULL, *b = q ? render(q) : NULL;
 	TAP_OK(!fe && a && b && !strcmp(a, b), "%s: %s, the same", what, how);
 	free(a);
@@ -546,6 +559,25 @@ static void check_encoding(const char *what, uint8_t *data, size_t len)
 			   what);
 		free(got);
 	}
+	/* pulled a round at a time: body() has a FINISHED_ROUND after its
+	 * fifth sample (inside a COMPRESSED record's data with -z) */
+	sp_perf_reader *r;
+	size_t counts[4] = {0}, n_rounds = 0;
+	sp_error *re = sp_perf_open_memory(what, data, len, &r);
+	sp_capture *c;
+	while (!re && !(re = sp_perf_next_round(r, &c)) && c) {
+		if (n_rounds < 4)
+			counts[n_rounds] = c->n_samples;
+		n_rounds++;
+		sp_capture_clear_samples(c);
+	}
+	TAP_OK(!re && n_rounds == 2 && counts[0] == 5 && counts[1] == 4,
+	       "%s: two rounds of 5 and 4 samples (%zu: %zu, %zu)", what, n_rounds, counts[0],
+	       counts[1]);
+	TAP_OK(!re && r && sp_perf_next_round(r, &c) == NULL && !c, "%s: no round after the last",
+	       what);
+	sp_error_free(re);
+	sp_perf_close(r);
 	/* the same bytes from a file (mapped), and from a stream that is no
 	 * file (no descriptor, so not mapped: records read into a buffer) */
 	FILE *f = tmpfile();
@@ -784,9 +816,8 @@ typedef struct {
 	size_t stacks, borrowed, bytes;
 } round_seen;
 
-static sp_error *see_round(sp_capture *c, void *arg)
+static void see_round(sp_capture *c, round_seen *r)
 {
-	round_seen *r = arg;
 	for (size_t i = 0; i < c->n_samples; i++) {
 		const sp_capture_sample *s = &c->samples[i];
 		if (!s->stack.len)
@@ -797,7 +828,25 @@ static sp_error *see_round(sp_capture *c, void *arg)
 	}
 	r->bytes += c->bytes.len;
 	sp_capture_clear_samples(c);
-	return NULL;
+}
+
+/* F's perf.data (or DATA's, when F is NULL) read into a capture, every
+ * round's samples left in it (SEEN NULL), or seen and cleared. */
+static sp_error *read_capture(const char *what, FILE *f, const sp_buf *data, round_seen *seen,
+			      sp_capture **out)
+{
+	sp_perf_reader *r;
+	sp_capture *c;
+	*out = NULL;
+	sp_error *e = f ? sp_perf_open_stream(what, f, NULL, 0, &r)
+			: sp_perf_open_memory(what, (const uint8_t *)data->data, data->len, &r);
+	while (!e && !(e = sp_perf_next_round(r, &c)) && c)
+		if (seen)
+			see_round(c, seen);
+	if (!e)
+		*out = sp_perf_take_capture(r);
+	sp_perf_close(r);
+	return e;
 }
 
 /* The same records from a regular file, which the reader maps: each
@@ -815,7 +864,7 @@ static void stack_samples_mapped(const sp_buf *file, const uint8_t *stack)
 	round_seen r = {.stack = stack};
 	sp_capture *c = NULL;
 	rewind(f);
-	sp_error *e = sp_perf_read_capture_file("dwarf", f, NULL, 0, see_round, &r, &c);
+	sp_error *e = read_capture("dwarf", f, NULL, &r, &c);
 	TAP_OK(!e && r.stacks == 1 && r.borrowed == 1 && r.bytes == 16,
 	       "from a file: the stack copy stays in the mapped file (%zu of %zu), only the "
 	       "16 bytes of registers are copied (%zu)",
@@ -824,7 +873,7 @@ static void stack_samples_mapped(const sp_buf *file, const uint8_t *stack)
 	sp_error_free(e);
 	c = NULL;
 	rewind(f);
-	e = sp_perf_read_capture_file("dwarf", f, NULL, 0, NULL, NULL, &c);
+	e = read_capture("dwarf", f, NULL, NULL, &c);
 	const sp_capture_sample *s = !e && c && c->n_samples == 2 ? &c->samples[0] : NULL;
 	TAP_OK(s && !s->stack_ref && s->stack.len == 24 &&
 		       !memcmp(c->bytes.data + s->stack.off, stack, 24),
@@ -874,8 +923,7 @@ static void stack_samples(void)
 	rec_end(&w, r);
 
 	sp_capture *c = NULL;
-	sp_error *e = sp_perf_read_capture("dwarf", (const uint8_t *)w.b.data, w.b.len, NULL, NULL,
-					   &c);
+	sp_error *e = read_capture("dwarf", NULL, &w.b, NULL, &c);
 	TAP_OK(!e && c && c->n_samples == 2, "dwarf-style samples read into a capture");
 	if (c && c->n_samples == 2) {
 		const sp_capture_sample *s = &c->samples[0];

@@ -63,10 +63,6 @@ tests_unit_symbolize_test_dwwalk_SOURCES = tests/unit/symbolize/test_dwwalk.c te
 	tests/helpers/tap.h
 tests_unit_symbolize_test_dwwalk_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS)
 tests_unit_symbolize_test_dwwalk_LDADD = $(TEST_LIBS) $(LIBDW_LIBS) $(LIBELF_LIBS)
-check_PROGRAMS += tests/unit/symbolize/test_zsec
-tests_unit_symbolize_test_zsec_SOURCES = tests/unit/symbolize/test_zsec.c tests/helpers/tap.h
-tests_unit_symbolize_test_zsec_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS) $(ZLIB_CFLAGS)
-tests_unit_symbolize_test_zsec_LDADD = $(TEST_LIBS) $(LIBDW_LIBS) $(LIBELF_LIBS) $(ZLIB_LIBS)
 check_PROGRAMS += tests/unit/symbolize/test_gopclntab
 tests_unit_symbolize_test_gopclntab_SOURCES = tests/unit/symbolize/test_gopclntab.c tests/helpers/tap.h
 tests_unit_symbolize_test_gopclntab_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
@@ -90,5 +86,4 @@ TESTS += tests/unit/symbolize/test_locate_cache
 TESTS += tests/unit/symbolize/test_dwarf_corrupt
 TESTS += tests/unit/symbolize/test_dwwalk
 TESTS += tests/unit/symbolize/test_gopclntab
-TESTS += tests/unit/symbolize/test_zsec
 EXTRA_DIST += tests/unit/symbolize/test_find.sh

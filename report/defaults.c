@@ -1,4 +1,4 @@
-/* options.c — report options: their defaults, and the sample filter their
+/* defaults.c — report options: their defaults, and the sample filter their
  * focus, ignore, tagfocus and tagignore make (profile/filter.c), which the
  * graph, the top table and the flame graph apply as they draw.
  */
