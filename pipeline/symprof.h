@@ -302,12 +302,15 @@ typedef struct {
 } symprof_text_options;
 
 /* `symprof symbolize`: answers lines (an address in hex each, "0x"
- * optional) with text in O's form, written to OUT_FD: the lines LINES[0..n)
- * when N > 0 (as arguments; JSON: one array), else every line read from
- * IN_FD until its end, answered as they come (a co-process writing a line
- * at a time gets each answer at once).  T (may be NULL) names the object as
- * for symprof_symbolize; its kind is VADDR or RELATIVE.  The bytes written
- * are those of the command, whatever O's jobs.  Thread safety: as
+ * optional, or a symbol or section of the object standing for its address:
+ * NAME, NAME+OFF, NAME-OFF, (SECTION)+OFF; one that names nothing is
+ * answered as unknown) with text in O's form, written to OUT_FD: the
+ * lines LINES[0..n) when N > 0 (as arguments; JSON: one array), else every
+ * line read from IN_FD until its end, answered as they come (a co-process
+ * writing a line at a time gets each answer at once).  T (may be NULL)
+ * names the object as for symprof_symbolize; its kind is VADDR or
+ * RELATIVE.  The bytes written are those of the command, whatever O's
+ * jobs.  Thread safety: as
  * symprof_symbolize; it starts and joins O->jobs - 1 threads of its own. */
 symprof_error *symprof_symbolize_text(symprof_session *s, const symprof_target *t,
 				      const symprof_text_options *o, const char *const *lines,
