@@ -83,3 +83,5 @@ TESTS += tests/cli/unwind_limits.sh
 TESTS += tests/cli/signals.sh
 TESTS += tests/cli/budget.sh
 TESTS += tests/cli/each_killed.sh
+TESTS += tests/cli/library.sh
+EXTRA_DIST += tests/cli/library.sh
