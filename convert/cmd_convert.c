@@ -178,19 +178,7 @@ typedef struct {
 	int n_ok, n_failed; /* with --each */
 	bool below_min;     /* an output had fewer frames resolved than --min-resolved */
 	bool below_now;     /* ... the last one (each_flags) */
-	sp_symbolizer *session; /* the run's, for its notes */
 } emit_ctx;
-
-/* An input symbolized: what the session found to say (a perf map that is
- * not a regular file, a split unit the budget had no room for), then the
- * per-mapping summary, unless -q. */
-static void each_symbolized(void *ctx, int input, const char *name, const sp_symbolize_report *r)
-{
-	const emit_ctx *e = ctx;
-	sp_cli_print_notes(e->session, e->o->sym.quiet);
-	if (!e->o->sym.quiet)
-		sp_cli_summary(NULL, input, name, r);
-}
 
 /* --min-resolved: says so when OUT resolved too little (the output is
  * written all the same; the run then exits 3). */
@@ -215,6 +203,8 @@ static void check_resolved(emit_ctx *e, const sp_pipeline_output *out)
 static sp_error *emit_output(void *ctx, const sp_pipeline_output *out)
 {
 	emit_ctx *e = ctx;
+	if (out->session) /* what symbolizing found to say (a split unit refused, ...) */
+		sp_cli_print_notes(out->session, e->o->sym.quiet);
 	if (e->o->min_resolved >= 0)
 		check_resolved(e, out);
 	sp_output_options w = e->w;
@@ -384,18 +374,16 @@ static int run(convert_opts *o, char **inputs, int n_inputs)
 		.keep_base = o->diff_base || f == SP_OUT_FOLDED_DIFF || f == SP_OUT_FLAMEGRAPH ||
 			     f == SP_OUT_HTML,
 		.loaded = sp_cli_print_warnings,
-		.symbolized = each_symbolized,
+		.symbolized = o->sym.quiet ? NULL : sp_cli_summary,
 		.output = emit_output,
 		.ctx = &ctx,
 	};
 	sp_cli_pipeline(&o->sym, &pl);
-	ctx.session = pl.session = sp_symbolizer_new(&pl.sym);
 	sp_load_input *in = sp_cli_inputs(inputs, n_inputs);
 	sp_error *err = NULL;
 	int rc = o->each ? run_each(o, &pl, &ctx, in, n_inputs)
 		 : (err = sp_pipeline_run(&pl, in, n_inputs, NULL)) ? sp_cli_fail(err) : 0;
 	free(in);
-	sp_symbolizer_free(ctx.session);
 	return rc == 0 && ctx.below_min ? 3 : rc;
 }
 
