@@ -322,8 +322,20 @@ def body(tmp):
        "6000 addresses over --max-addresses 5000: 413 naming the cap", res)
     st, res = srv.json("/symbolicate/v5", {"memoryMap": [["app", did]], "stacks": [[[0, 1]] * 3000, [[0, 1]] * 3000]})
     ok(st == 413 and res.get("limit") == "max-addresses", "/symbolicate/v5 over --max-addresses: 413", res)
-    st, _, b = srv.request("POST", "/v1/symbolize", b"x" * (1 << 20 | 1))
-    ok(st == 413 and json.loads(b).get("limit") == "max-body", "a body over --max-body (Content-Length): 413", b)
+    # declared too large: refused before the body is sent
+    s = socket.create_connection(("127.0.0.1", srv.port), timeout=20)
+    s.sendall(b"POST /v1/symbolize HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n" % (1 << 20 | 1))
+    reply = b""
+    while True:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        reply += chunk
+        if b"}" in reply:
+            break
+    s.close()
+    ok(reply.startswith(b"HTTP/1.1 413") and b'"limit":"max-body"' in reply,
+       "a body over --max-body (Content-Length): 413 before it is sent", reply)
     alive("a body over --max-body")
     r = srv.curl("-H", "Transfer-Encoding: chunked", "--data-binary", "@-", "-w", "%{http_code}", "-o", os.devnull,
                  "URL/v1/convert", input=b"y" * (2 << 20))
@@ -346,6 +358,21 @@ def body(tmp):
     ok(st == 405, "GET /v1/symbolize: 405", b)
     st, _, b = srv.request("GET", "/nowhere")
     ok(st == 404, "an unknown path: 404", b)
+    # tests/malformed/serve_json/: the first byte chooses the endpoint (as for the fuzz
+    # harness), the .expect is a piece of the 400's message
+    mdir = os.path.join(SRC, "tests/malformed/serve_json")
+    cases = sorted(x[:-3] for x in os.listdir(mdir) if x.endswith(".in"))
+    for case in cases:
+        data = open(os.path.join(mdir, case + ".in"), "rb").read()
+        want = open(os.path.join(mdir, case + ".expect"), "rb").read().strip()
+        ep = "/symbolicate/v5" if data[0] & 1 else "/v1/symbolize"
+        st, _, b = srv.request("POST", ep, data[1:])
+        try:
+            msg = json.loads(b)["error"]
+        except (ValueError, KeyError):
+            msg = ""
+        ok(st == 400 and want.decode() in msg, "malformed serve_json/%s: 400 saying %r" % (case, want.decode()), b)
+    ok(len(cases) >= 10, "found %d malformed request bodies" % len(cases))
     alive("malformed requests")
 
     # a body that never ends: declared, then trickled past --request-timeout 2
