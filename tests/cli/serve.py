@@ -471,4 +471,5 @@ def body(tmp):
     ok(r.returncode == 1 and b"--listen 127.0.0.1:notaport" in r.stderr, "a bad --listen: status 1 naming it", r.stderr)
 
 
-main()
+if __name__ == "__main__":
+    main()
