@@ -37,10 +37,10 @@ if [ $# -eq 0 ]; then
 fi
 for obj in "$@"; do
 	echo "== $obj ($batches batches of 1000 addresses)"
-	farm-bench -n "$runs" --timeout 600 -- python3 "$here/serve.py" serve "$obj" "$batches" \
-		--vs "python3 $here/serve.py cli $obj $batches"
-	farm-bench -n "$runs" --timeout 600 -- python3 "$here/serve.py" serve "$obj" "$batches" \
-		--vs "python3 $here/serve.py llvm $obj $batches"
+	farm-bench -n "$runs" --timeout 600 --vs "python3 $here/serve.py cli $obj $batches" \
+		-- python3 "$here/serve.py" serve "$obj" "$batches"
+	farm-bench -n "$runs" --timeout 600 --vs "python3 $here/serve.py llvm $obj $batches" \
+		-- python3 "$here/serve.py" serve "$obj" "$batches"
 	for m in serve cli llvm; do
 		python3 "$here/serve.py" "$m" "$obj" "$batches" 2>/dev/null
 	done

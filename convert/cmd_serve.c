@@ -35,7 +35,14 @@ static void usage(FILE *f)
 		"                         used go first, also when memory in use passes 3/4 of\n"
 		"                         --max-memory\n"
 		"  --access-log FILE      a JSON line per request (- : stderr)\n"
-		"\n" SP_CLI_SYM_HELP);
+		"\n"
+		"symbolization (every request's):\n" SP_CLI_FIND_HELP
+		"  --demangle STYLE      full (default here), simple, templates or none\n"
+		"  --no-inline           keep only the outermost frame of inlined code\n"
+		"  --force-mismatch      use a file whose segments do not match its mapping\n"
+		"  --max-memory SIZE     the process's memory budget (e.g. 512M, 4G; default:\n"
+		"                        half of physical memory, at most 8G; 0 = none)\n"
+		"  -q, --quiet           no \"listening\" line\n");
 }
 
 static bool parse_count(const char *name, const char *arg, uint64_t max, uint64_t *out)
