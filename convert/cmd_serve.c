@@ -25,7 +25,8 @@ static void usage(FILE *f)
 		"the requests in flight.\n"
 		"\n"
 		"  --listen ADDR          HOST:PORT (PORT 0: any free one) or unix:PATH\n"
-		"  --max-body SIZE        largest request body (default 64M)\n"
+		"  --max-body SIZE        largest request body (default 64M, at most 1/8 of\n"
+		"                         --max-memory)\n"
 		"  --max-addresses N      most addresses (frames) in one request (default 100000)\n"
 		"  --max-concurrent N     requests answered at once; more wait (default 4)\n"
 		"  --request-timeout SEC  longest a body may take to arrive, a connection stay\n"
@@ -83,6 +84,7 @@ int cmd_serve(int argc, char **argv)
 	c.shutdown_timeout = 10;
 	c.max_sessions = 64;
 	int opt, rc = -1;
+	bool max_body_given = false;
 	uint64_t v;
 	optind = 1;
 	opterr = 0;
@@ -91,6 +93,7 @@ int cmd_serve(int argc, char **argv)
 		case 'h': usage(stdout); rc = 0; break;
 		case 256: c.listen = optarg; break;
 		case 257:
+			max_body_given = true;
 			if (!sp_mem_parse_size(optarg, &c.max_body) || !c.max_body)
 				rc = sp_cli_usage("serve", "--max-body expects a size such as 64M, got '%s'",
 						  optarg);
@@ -130,6 +133,8 @@ int cmd_serve(int argc, char **argv)
 				rc = sp_cli_usage("serve", "--no-symbolize and --maps are not options of serve");
 		}
 	}
+	if (rc < 0 && !max_body_given && sp_mem_limit() && c.max_body > sp_mem_limit() / 8)
+		c.max_body = sp_mem_limit() / 8; /* a request's body leaves the budget room */
 	if (rc < 0 && optind < argc)
 		rc = sp_cli_usage("serve", "unexpected argument '%s'", argv[optind]);
 	if (rc < 0 && !c.listen)

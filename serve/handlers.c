@@ -426,9 +426,48 @@ static const char *content_type(const char *format)
 						 : "application/octet-stream";
 }
 
+static sp_error *count_bytes(void *ctx, const uint8_t *data, size_t n)
+{
+	(void)data;
+	*(size_t *)ctx += n;
+	return NULL;
+}
+
+/* A compressed body is decompressed once without keeping its output, up to
+ * a quarter of the memory budget: a bomb is refused here, at the cost of
+ * its CPU time, before the library's reader (whose bound is the whole
+ * budget, which ends the process) holds it.  NULL, or the refusal. */
+static sp_error *check_bomb(const char *body, size_t len)
+{
+	sp_codec codec = sp_codec_sniff((const uint8_t *)body, len);
+	size_t limit = sp_mem_limit() / 4, out = 0;
+	if (codec == SP_CODEC_NONE || !limit)
+		return NULL;
+	sp_decompress_limit lim = {
+		.name = "request body",
+		.limit = limit,
+		.why = "a quarter of --max-memory, the most a request's profile may inflate to",
+	};
+	uint8_t *buf = sp_xmalloc(65536);
+	sp_decompress_end end;
+	sp_error *e = sp_decompress_stream(codec, &lim, (const uint8_t *)body, len, buf, 65536,
+					   count_bytes, &out, &end);
+	free(buf);
+	return e; /* how the data ends is the reader's to say */
+}
+
 static void do_convert(sv_service *sv, const char *format, const char *body, size_t len,
 		       const struct timespec *deadline, sv_answer *a)
 {
+	sp_error *bomb = check_bomb(body, len);
+	if (bomb) {
+		char *msg = sp_error_string(bomb);
+		bool limit = sp_error_root_code(bomb) == SP_E_LIMIT;
+		sv_answer_error(a, limit ? 413 : 400, limit ? "max-memory" : NULL, "%s", msg);
+		free(msg);
+		sp_error_free(bomb);
+		return;
+	}
 	char *err = NULL;
 	int status = 500;
 	sv_session *ss = sv_pool_acquire(sv->pool, "convert", deadline, &err, &status);

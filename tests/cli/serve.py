@@ -460,6 +460,14 @@ def body(tmp):
         st, res = usrv.json("/v1/symbolize", {"modules": [{"path": target, "addresses": [f]}]})
         good &= st == 200 and res["modules"][0]["addresses"][0]["frames"][-1]["function"] == name
     ok(good, "unix socket, http.client: two objects in turn under --max-sessions 1, answers right")
+    # a profile bomb: 64 MiB of zeros in 64 KiB of gzip, under a 64M budget
+    import gzip
+    bomb = gzip.compress(b"\0" * (64 << 20), 9)
+    st, _, b = usrv.request("POST", "/v1/convert?format=folded", bomb)
+    ok(st == 413 and json.loads(b).get("limit") == "max-memory" and b"decompresses to more than 16 MiB" in b,
+       "a gzip bomb (%d bytes) under --max-memory 64M: 413, not the process's end" % len(bomb), b)
+    st, _, b = usrv.request("GET", "/healthz")
+    ok(st == 200, "still answering after a profile bomb", b)
     st, _, b = usrv.request("GET", "/metrics")
     ev = re.search(r"^symprof_sessions_evicted_total (\d+)$", b.decode(), re.M)
     ok(ev and int(ev.group(1)) >= 5, "each turn evicted the other object's session", ev and ev.group(0))
