@@ -10,18 +10,9 @@
  */
 #include "serve/serve.h"
 
-#include <string.h>
+#include "common/common.h"
 
-static int nibble(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
+#include <string.h>
 
 bool sv_debug_id(const char *hex, char out[34])
 {
@@ -33,11 +24,12 @@ bool sv_debug_id(const char *hex, char out[34])
 	if (n % 2 || !n)
 		return false;
 	for (size_t i = 0; i < n / 2; i++) {
-		int hi = nibble(hex[2 * i]), lo = nibble(hex[2 * i + 1]);
-		if (hi < 0 || lo < 0)
+		uint64_t v;
+		if (hex[2 * i] == 'x' || hex[2 * i + 1] == 'x' ||
+		    !sp_parse_u64(hex + 2 * i, hex + 2 * i + 2, 16, &v))
 			return false;
 		if (i < 16)
-			b[i] = (unsigned char)(hi << 4 | lo);
+			b[i] = (unsigned char)v;
 	}
 	for (size_t i = 0; i < 16; i++) {
 		out[2 * i] = digits[b[order[i]] >> 4];
