@@ -27,10 +27,9 @@ typedef struct {
 	const char *listen;          /* "HOST:PORT" (PORT 0: any free one) or "unix:PATH" */
 	symprof_options sym;         /* every session's; max_memory stays 0 (the process's
 					budget is set once, before any thread) */
-	int threads;                 /* connection threads; 0: 4 */
 	size_t max_body;             /* bytes of a request body; 0: 64 MiB */
 	size_t max_addresses;        /* addresses (frames) of one request; 0: 100000 */
-	int max_concurrent;          /* requests answered at once; 0: threads */
+	int max_concurrent;          /* requests answered at once; 0: 4 */
 	unsigned request_timeout;    /* seconds: a connection idle, a body being sent, a
 					request waiting for its session; 0: 30 */
 	unsigned shutdown_timeout;   /* seconds in-flight requests get after SIGTERM; 0: 10 */
@@ -192,7 +191,6 @@ typedef struct sv_http sv_http;
 
 typedef struct {
 	int listen_fd;                 /* bound and listening; owned by the server */
-	int threads;
 	unsigned idle_timeout;         /* seconds */
 	unsigned connection_limit;
 	size_t max_body;

@@ -148,15 +148,13 @@ int sp_serve_run(const sp_serve_config *c)
 	sv.debuginfod = !c->sym.no_debuginfod && urls && *urls;
 	pthread_mutex_init(&sv.convert_lock, NULL);
 	pthread_mutex_init(&sv.debuginfod_lock, NULL);
-	int threads = c->threads > 0 ? c->threads : 4;
 	sv_http_config hc = {
 		.listen_fd = fd,
-		.threads = threads,
 		.idle_timeout = c->request_timeout,
 		.connection_limit = 256,
 		.max_body = c->max_body,
 		.body_timeout = c->request_timeout,
-		.max_concurrent = c->max_concurrent > 0 ? c->max_concurrent : threads,
+		.max_concurrent = c->max_concurrent > 0 ? c->max_concurrent : 4,
 		.service = &sv,
 		.log_fd = log_fd,
 	};
