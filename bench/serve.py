@@ -14,7 +14,9 @@ MODE llvm: one long-running `llvm-symbolizer --obj=OBJECT` (LLVM_SYMBOLIZER),
     fed each batch on its standard input, read back up to the batch's last
     answer.
 Each mode prints one line: batches, wall seconds, requests/s, p50 and p99 of
-the per-batch latency in ms, and the cold (first) batch's ms.  Addresses are
+the per-batch latency in ms, and the cold (first) batch's ms; serve a second
+line with the server's own time per request (its access log), which leaves
+out the client's JSON encoding and decoding.  Addresses are
 drawn from OBJECT's functions (nm -S) with a fixed seed, each batch its own.
 """
 import http.client
@@ -24,6 +26,7 @@ import random
 import re
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -70,8 +73,10 @@ def report(mode, lat, wall):
 
 def serve(path, batches, clients):
     d = os.path.dirname(os.path.abspath(path))
+    log = tempfile.NamedTemporaryFile(prefix="symprof-bench-serve.", suffix=".log", delete=False).name
     p = subprocess.Popen([SYMPROF, "serve", "--listen", "127.0.0.1:0", "--binary-path", d, "--no-debuginfod",
-                          "--max-concurrent", str(max(clients, 1))], stdout=subprocess.PIPE, text=True)
+                          "--max-concurrent", str(max(clients, 1)), "--access-log", log],
+                         stdout=subprocess.PIPE, text=True)
     port = int(re.search(r":(\d+)$", p.stdout.readline().strip()).group(1))
     name, did = os.path.basename(path), debug_id(build_id(path))
     bodies = [json.dumps({"memoryMap": [[name, did]], "stacks": [[[0, a] for a in b]]}) for b in batches]
@@ -105,6 +110,11 @@ def serve(path, batches, clients):
     p.terminate()
     p.wait()
     report("serve (%d client%s)" % (client_count, "s" if client_count > 1 else ""), lat, wall)
+    # the server's own time per request (access log): without the client's JSON work
+    with open(log) as f:
+        own = [json.loads(line)["seconds"] for line in f]
+    os.unlink(log)
+    report("  server side (access log)", own, sum(own))
 
 
 def cli(path, batches):
