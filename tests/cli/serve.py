@@ -439,7 +439,29 @@ def body(tmp):
        and re.search(r"^symprof_sessions_open [1-9]", text, re.M) and re.search(r"^symprof_memory_bytes [1-9]", text, re.M),
        "/metrics: latency histogram, sessions open, memory")
 
-    # -- the end: SIGTERM, status 0; the access log's lines
+    # -- the end: SIGTERM while a request is half sent; it is answered, then status 0
+    req = json.dumps({"modules": [{"path": app, "addresses": [top]}]}).encode()
+    s = socket.create_connection(("127.0.0.1", srv.port), timeout=20)
+    s.sendall(b"POST /v1/symbolize HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: %d\r\n\r\n" % len(req)
+              + req[:10])
+    time.sleep(0.3)
+    srv.p.send_signal(signal.SIGTERM)
+    time.sleep(0.5)
+    s.sendall(req[10:])
+    reply = b""
+    while True:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        reply += chunk
+    s.close()
+    head, _, payload = reply.partition(b"\r\n\r\n")
+    try:
+        fr = json.loads(payload)["modules"][0]["addresses"][0]["frames"][-1]["function"]
+    except (ValueError, KeyError, IndexError):
+        fr = None
+    ok(head.startswith(b"HTTP/1.1 200") and fr == "serve_top",
+       "SIGTERM with a request in flight: it is still answered", reply[:300])
     rc = srv.stop()
     ok(rc == 0, "SIGTERM: symprof serve exits 0", srv.stderr())
     lines = open(log).read().splitlines()
