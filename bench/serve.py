@@ -63,12 +63,14 @@ def debug_id(bid):
 
 
 def report(mode, lat, wall):
+    """All batches, then the warm ones (all but the first) alone."""
     first = lat[0] * 1000
     s = sorted(lat)
-    p50 = s[len(s) // 2] * 1000
-    p99 = s[min(len(s) - 1, int(0.99 * len(s)))] * 1000
-    print("%s: %d batches in %.2fs: %.1f batches/s, p50 %.2f ms, p99 %.2f ms, first %.2f ms"
-          % (mode, len(lat), wall, len(lat) / wall, p50, p99, first))
+    w = sorted(lat[1:]) or s
+    pct = lambda v, q: v[min(len(v) - 1, int(q * len(v)))] * 1000  # noqa: E731
+    print("%s: %d batches in %.2fs: %.1f batches/s, p50 %.2f ms, p99 %.2f ms; warm p50 %.2f ms, "
+          "p99 %.2f ms; first (cold) %.2f ms"
+          % (mode, len(lat), wall, len(lat) / wall, pct(s, 0.5), pct(s, 0.99), pct(w, 0.5), pct(w, 0.99), first))
 
 
 def serve(path, batches, clients):
