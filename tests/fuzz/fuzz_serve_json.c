@@ -6,7 +6,7 @@
  * frame's module index is -1 or inside its job's memory map, the stacks
  * cover the frames in order, and every /v1/symbolize module has a path or
  * a build id.
- * fuzz-runs: 100000 (executions of each scripts/fuzz CI pass: about 10 s) */
+ * fuzz-runs: 500000 (executions of each scripts/fuzz CI pass: about 10 s) */
 #include "serve/serve.h"
 
 #include "tests/fuzz/check.h"
