@@ -12,6 +12,7 @@ Then each cap is hit on purpose (body size, addresses, nesting, a body
 that never ends, a slow client), and the server must answer the next
 request; at the end SIGTERM must stop it with status 0.
 """
+import gzip
 import http.client
 import json
 import os
@@ -483,7 +484,6 @@ def body(tmp):
         good &= st == 200 and res["modules"][0]["addresses"][0]["frames"][-1]["function"] == name
     ok(good, "unix socket, http.client: two objects in turn under --max-sessions 1, answers right")
     # a profile bomb: 64 MiB of zeros in 64 KiB of gzip, under a 64M budget
-    import gzip
     bomb = gzip.compress(b"\0" * (64 << 20), 9)
     st, _, b = usrv.request("POST", "/v1/convert?format=folded", bomb)
     ok(st == 413 and json.loads(b).get("limit") == "max-memory" and b"decompresses to more than 16 MiB" in b,
@@ -494,6 +494,31 @@ def body(tmp):
     ev = re.search(r"^symprof_sessions_evicted_total (\d+)$", b.decode(), re.M)
     ok(ev and int(ev.group(1)) >= 5, "each turn evicted the other object's session", ev and ev.group(0))
     ok(usrv.stop(signal.SIGINT) == 0 and not os.path.exists(path), "SIGINT: exits 0 and removes its socket")
+
+    # --max-concurrent 1: a request that holds the slot (a gzip bomb being measured:
+    # 9 GiB of zeros in concatenated members, refused past a quarter of a 32G budget,
+    # which takes seconds) makes the next one wait past --request-timeout 1: 503
+    csrv = Server(tmp, "--no-debuginfod", "--max-concurrent", "1", "--request-timeout", "1",
+                  "--max-memory", "32G", "--binary-path", bins)
+    member = gzip.compress(b"\0" * (64 << 20), 1)
+    held = {}
+
+    def hold():
+        held["reply"] = csrv.request("POST", "/v1/convert?format=folded", member * 144)
+    t = threading.Thread(target=hold)
+    t.start()
+    time.sleep(0.3)
+    t0 = time.time()
+    st, res = csrv.json("/v1/symbolize", {"modules": [{"path": app, "addresses": [top]}]})
+    waited = time.time() - t0
+    t.join()
+    ok(st == 503 and res.get("limit") == "max-concurrent" and "--max-concurrent=1" in res.get("error", "")
+       and 0.9 < waited < 5, "a request finding --max-concurrent 1 busy past --request-timeout 1: 503 (%.1fs)" % waited,
+       (st, res, waited))
+    ok(held.get("reply", (0,))[0] == 413, "the request that held the slot: 413 (the bomb)", held.get("reply"))
+    st, res = csrv.json("/v1/symbolize", {"modules": [{"path": app, "addresses": [top]}]})
+    ok(st == 200, "the slot free again: 200", res)
+    ok(csrv.stop() == 0, "--max-concurrent server: SIGTERM, status 0", csrv.stderr())
 
     r = run(SYMPROF, "serve")
     ok(r.returncode == 2 and b"--listen" in r.stderr, "serve without --listen: usage error 2", r.stderr)
