@@ -93,9 +93,10 @@ static void usage(FILE *f)
 		"usage: symprof convert [OPTIONS] PROFILE... [-o OUT]\n"
 		"       zcat x.heap.gz | symprof convert [OPTIONS] - [-o OUT]\n"
 		"\n"
-		"Reads pprof protobuf (gzip or not), gperftools heap/CPU/contention/thread\n"
-		"profiles, jemalloc heap dumps, Go count profiles, raw address stacks and\n"
-		"folded stacks ('-' is standard input); symbolizes them; writes one output\n"
+		"Reads pprof protobuf (gzip or not), OpenTelemetry (OTLP) profiles, perf.data,\n"
+		"gperftools heap/CPU/contention/thread profiles, jemalloc heap dumps, Go\n"
+		"count profiles, raw address stacks and folded stacks ('-' is standard\n"
+		"input); symbolizes them; writes one output\n"
 		"(several inputs are merged).  An ELF file among them is the main binary.\n"
 		"\n"
 		"output:\n"
@@ -103,15 +104,17 @@ static void usage(FILE *f)
 		"                        directly, a file replaced whole); the format follows its\n"
 		"                        extension (.pb.gz .folded .raw .dot .pdf .svg .png .txt\n"
 		"                        .flame.svg .diff.folded .html .list.txt .disasm.txt\n"
-		"                        .speedscope.json .firefox.json); without -o folded\n"
-		"                        stacks go to stdout\n"
+		"                        .speedscope.json .firefox.json .otlp .otlp.gz\n"
+		"                        .otlp.json); without -o folded stacks go to stdout\n"
 		"  --format F            pprof, folded, raw, dot, pdf, svg, png, top, flamegraph,\n"
 		"                        folded-diff (\"stack before after\", needs a base),\n"
 		"                        html (one self-contained report: flame graph, top,\n"
 		"                        callers/callees, annotated source and disassembly),\n"
 		"                        list and disasm (pprof's list and disasm reports:\n"
 		"                        the functions --focus names, else the hottest),\n"
-		"                        speedscope, firefox (the Firefox Profiler's format)\n"
+		"                        speedscope, firefox (the Firefox Profiler's format),\n"
+		"                        otlp (OpenTelemetry profiles; gzip or JSON when -o ends\n"
+		"                        .gz or .json), otlp-gz, otlp-json\n"
 		"  --each                convert every input on its own into -o DIR (created if\n"
 		"                        missing); go on past bad inputs; a line per input\n"
 		"  -j, --jobs N          with --each, N inputs converted at once by N processes\n"
@@ -260,6 +263,8 @@ static sp_out_format output_format(const convert_opts *o)
 	sp_out_format f = o->format;
 	if (f == SP_OUT_NONE && o->out && !o->each)
 		f = sp_out_format_by_path(o->out);
+	if (o->out && !o->each)
+		f = sp_out_format_encoding(f, o->out);
 	if (f != SP_OUT_NONE)
 		return f;
 	if (o->out && strcmp(o->out, "-") != 0 && !o->each) {

@@ -13,11 +13,15 @@
  * offset 0 would be loaded: symbol-file address = ADDR + p_vaddr - p_offset
  * of the PT_LOAD with the lowest p_vaddr (for most PIEs and shared
  * libraries the two are equal; for a non-PIE at 0x400000 they differ by
- * 0x400000).  Every frame is printed, innermost first: a function line then
- * a file:line line (addr2line -f -i layout); unknown parts print as ?? and
- * ??:0.  --json prints one object per address instead.  -p, -s and
- * --output-style=LLVM|JSON give the forms of addr2line -p -s and of
- * llvm-symbolizer, for scripts that compare with those tools.
+ * 0x400000); with --section=NAME they are offsets in that section.  A line
+ * that is no number may name a symbol or a section (NAME, NAME+OFF,
+ * NAME-OFF, (SECTION)+OFF, as eu-addr2line reads them).  Without flags the
+ * answer is addr2line's: FILE:LINE of the innermost frame; -f adds the
+ * function, -i every frame it is inlined into, -S the symbol; unknown parts
+ * print as ?? and ??:0.  --json prints one object per address instead.  -p,
+ * -s and --output-style=LLVM|JSON give the forms of addr2line -p -s and of
+ * llvm-symbolizer (which demangle and show inlined frames unless told not
+ * to), for scripts that compare with those tools.
  *
  * The name sources of `convert` work here too, on run-time addresses:
  * --jit-dir objects first (an address inside one of their loaded sections
@@ -35,6 +39,7 @@
  */
 #include "convert/convert.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -48,7 +53,10 @@ typedef struct {
 	const char *exe;
 	sp_text_options text;
 	bool relative;
+	const char *section; /* --section: addresses are offsets in it */
 	bool style_given;
+	bool demangle_given;
+	int inlines;         /* -i 1, --no-inlines 0, else the style's default */
 	size_t cache_max;
 	bool no_cache;
 	int jobs;
@@ -58,26 +66,33 @@ typedef struct {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: symprof symbolize [-e FILE|--obj FILE] [-a] [-f] [-i] [-p] [-s]\n"
+		"usage: symprof symbolize [-e FILE|--obj FILE] [-a] [-f] [-i] [-p] [-s] [-S|-x]\n"
 		"                         [-C|--demangle[=STYLE]] [--json|--output-style=STYLE]\n"
-		"                         [--relative] [OPTIONS] [ADDR...]\n"
+		"                         [--relative|--section=NAME] [OPTIONS] [ADDR...]\n"
 		"\n"
-		"Prints the function, file and line of each address of FILE (default a.out),\n"
-		"with every inline frame, innermost first.  Addresses come from the arguments\n"
-		"or one per line from stdin.  Addresses inside a --jit-dir object's loaded\n"
-		"section resolve in that object, then --jitdump code; --perf-map and\n"
+		"Prints the file and line (-f: and function) of each address of FILE (default\n"
+		"a.out), -i: with every inline frame, innermost first.  Addresses come from the\n"
+		"arguments or one per line from stdin; a symbol's name stands for its address\n"
+		"(NAME, NAME+OFF, NAME-OFF, (SECTION)+OFF).  Addresses inside a --jit-dir\n"
+		"object's loaded section resolve in that object, then --jitdump code; --perf-map and\n"
 		"--kallsyms name addresses FILE does not know.  Without -e, FILE is a.out unless a name source is given.\n"
 		"\n"
 		"  -e, --exe FILE       the ELF file\n"
 		"      --obj FILE       the same (llvm-symbolizer's name)\n"
 		"  -a, --addresses      print each address before its frames\n"
-		"  -f, --functions      print function names (always on)\n"
-		"  -i, --inlines        print inline frames (always on)\n"
+		"  -f, --functions      print function names (always with the LLVM style)\n"
+		"  -i, --inlines        print the frames an address is inlined into (the\n"
+		"                       default with the LLVM and JSON styles)\n"
+		"      --no-inlines     the innermost frame only\n"
+		"  -S, --symbols        the symbol holding the address as SYMBOL+0xOFF\n"
+		"  -x, --symbols-sections  -S, and the symbol's section\n"
 		"  -p, --pretty-print   a frame per line, FUNC at FILE:LINE, and each one the\n"
 		"                       frame before was inlined into as \" (inlined by) ...\"\n"
 		"  -s, --basenames      file names without their directories\n"
-		"  -C, --demangle[=STYLE]  demangle names: full (default for -C), templates\n"
-		"                       (no parameter lists), none (default without -C)\n"
+		"  -C, --demangle[=STYLE]  demangle names: full (default for -C, and for the\n"
+		"                       LLVM and JSON styles), templates (no parameter lists),\n"
+		"                       none (default without -C in the GNU style)\n"
+		"      --no-demangle    names as the files spell them\n"
 		"      --json           one JSON object per address\n"
 		"      --output-style=STYLE  GNU (addr2line's layout, the default), LLVM\n"
 		"                       (llvm-symbolizer's: FILE:LINE:COLUMN, a blank line\n"
@@ -85,6 +100,7 @@ static void usage(FILE *f)
 		"                       an object per input line, an array for arguments)\n"
 		"      --relative       addresses are offsets from the object's load address:\n"
 		"                       ADDR + p_vaddr - p_offset of the lowest PT_LOAD\n"
+		"      --section=NAME   addresses are offsets in section NAME\n"
 		"      --cache-max=BYTES  keep at most BYTES of answers for repeated addresses\n"
 		"                       (default 64 MiB)\n"
 		"  -j, --jobs N         parse, resolve and format large inputs on N threads\n"
@@ -130,8 +146,17 @@ static int text_option(sym_opts *o, int opt, const char *arg)
 	case 'a': o->text.print_addr = true; return 0;
 	case 'p': o->text.pretty = true; return 0;
 	case 's': o->text.basenames = true; return 0;
-	case 'f':
-	case 'i': return 0;
+	case 'f': o->text.functions = true; return 0;
+	case 'i': o->inlines = 1; return 0;
+	case 261: /* --no-inlines */
+		o->inlines = 0;
+		return 0;
+	case 'S': o->text.symbols = true; return 0;
+	case 'x': o->text.symbols = o->text.symbol_sections = true; return 0;
+	case 262: /* --no-demangle */
+		o->demangle_given = true;
+		o->cli.sym.demangle = SP_DEMANGLE_NONE;
+		return 0;
 	case 256: /* --json */
 		o->text.style = SP_TEXT_SYMPROF_JSON;
 		return 0;
@@ -148,6 +173,7 @@ static int text_option(sym_opts *o, int opt, const char *arg)
 					    arg);
 		return 0;
 	case 'C':
+		o->demangle_given = true;
 		if (!arg || !strcmp(arg, "full"))
 			o->cli.sym.demangle = SP_DEMANGLE_FULL;
 		else if (!strcmp(arg, "simple"))
@@ -164,7 +190,7 @@ static int text_option(sym_opts *o, int opt, const char *arg)
 	return -1;
 }
 
-/* The other options of the command (258, 259, 'j', 'e', 257): 0, or 2
+/* The other options of the command (258, 259, 263, 'j', 'e', 257): 0, or 2
  * after a usage error. */
 static int batch_option(sym_opts *o, int opt, const char *arg)
 {
@@ -179,6 +205,9 @@ static int batch_option(sym_opts *o, int opt, const char *arg)
 		return 0;
 	case 258: /* --relative */
 		o->relative = true;
+		return 0;
+	case 263: /* --section */
+		o->section = arg;
 		return 0;
 	case 259: /* --cache-max */
 		if (!sp_parse_u64(arg, arg + strlen(arg), 10, &v) || v > (uint64_t)UINT32_MAX)
@@ -210,7 +239,12 @@ static int parse(sym_opts *o, int argc, char **argv)
 		{"addresses", no_argument, NULL, 'a'},
 		{"functions", no_argument, NULL, 'f'},
 		{"inlines", no_argument, NULL, 'i'},
+		{"no-inlines", no_argument, NULL, 261},
 		{"demangle", optional_argument, NULL, 'C'},
+		{"no-demangle", no_argument, NULL, 262},
+		{"symbols", no_argument, NULL, 'S'},
+		{"symbols-sections", no_argument, NULL, 'x'},
+		{"section", required_argument, NULL, 263},
 		{"json", no_argument, NULL, 256},
 		{"relative", no_argument, NULL, 258},
 		{"cache-max", required_argument, NULL, 259},
@@ -223,7 +257,7 @@ static int parse(sym_opts *o, int argc, char **argv)
 	optind = 1;
 	opterr = 0;
 	bool json = false;
-	while ((opt = getopt_long(argc, argv, ":e:afipsCj:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":e:afipsCSxj:h", longopts, NULL)) != -1) {
 		json |= opt == 256;
 		if (opt == 'h') {
 			usage(stdout);
@@ -238,21 +272,66 @@ static int parse(sym_opts *o, int argc, char **argv)
 	if (json && o->style_given)
 		return sp_cli_usage("symbolize",
 				    "--json and --output-style are two output forms: give one");
+	if (o->section && o->relative)
+		return sp_cli_usage("symbolize", "--section and --relative both say what addresses "
+				    "are: give one");
 	if (o->text.pretty &&
 	    (o->text.style == SP_TEXT_SYMPROF_JSON || o->text.style == SP_TEXT_JSON))
 		return sp_cli_usage("symbolize",
 				    "-p (--pretty-print) is a text form: not with JSON output");
+	/* llvm-symbolizer demangles and prints inlined frames unless told not
+	 * to; addr2line does neither unless told to */
+	bool llvm = o->text.style == SP_TEXT_LLVM || o->text.style == SP_TEXT_JSON;
+	if (llvm && !o->demangle_given)
+		o->cli.sym.demangle = SP_DEMANGLE_FULL;
+	o->text.inlines = o->inlines < 0 ? llvm || json : o->inlines == 1;
+	o->text.functions |= o->text.style == SP_TEXT_LLVM;
 	return -1;
 }
 
+/* A name in the input that names nothing of the object, said on stderr. */
+static void name_message(void *ctx, const char *text)
+{
+	(void)ctx;
+	fprintf(stderr, "symprof symbolize: %s\n", text);
+}
+
+/* What --relative and --section add to every address of OBJ, into *ADJUST:
+ * returns 0, or 2 after a usage error or 1 after another (both printed). */
+static int address_base(const sym_opts *o, sp_object *obj, uint64_t *adjust)
+{
+	*adjust = 0;
+	if ((o->relative || o->section) && !obj)
+		return sp_cli_usage("symbolize", "%s needs -e FILE",
+				    o->section ? "--section" : "--relative");
+	if (o->relative) {
+		const sp_elf_info *info = sp_object_info(obj);
+		*adjust = sp_relative_adjust(info->loads, info->n_loads);
+	} else if (o->section) {
+		/* addresses are offsets in the section: as --relative, from its start */
+		sp_error *e = sp_object_section_address(obj, o->section, adjust);
+		if (e) {
+			char *msg = sp_error_string(e);
+			fprintf(stderr, "symprof symbolize: %s\n", msg);
+			free(msg);
+			sp_error_free(e);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 /* Answers the arguments ARGV[0..n), or standard input's lines when there
- * are none, through the batch of O; returns the exit status. */
+ * are none, through the batch of O, ADJUST added to every address;
+ * returns the exit status. */
 static int answer(const sym_opts *o, sp_symbolizer *s, sp_object *obj, const char *path,
-		  char **argv, int n)
+		  uint64_t adjust, char **argv, int n)
 {
 	sp_text_options to = o->text;
 	to.size = sizeof(to);
 	to.module = o->exe ? o->exe : "";
+	to.section_offsets = o->section != NULL;
+	to.addr_digits = obj && sp_object_info(obj)->elf_class == ELFCLASS32 ? 8 : 16;
 	/* llvm-symbolizer answers its arguments with one JSON array */
 	to.json_array = n > 0 && to.style == SP_TEXT_JSON;
 	sp_frames_text *t = sp_frames_text_new(&to);
@@ -265,12 +344,11 @@ static int answer(const sym_opts *o, sp_symbolizer *s, sp_object *obj, const cha
 		.no_cache = o->no_cache,
 		.jobs = o->jobs,
 		.fd = STDOUT_FILENO,
+		.addr_adjust = adjust,
+		.symbols = to.symbols,
 	};
-	if (o->relative) {
-		const sp_elf_info *info = sp_object_info(obj);
-		bo.addr_adjust = sp_relative_adjust(info->loads, info->n_loads);
-	}
 	sp_frames_text_format(t, &bo.format);
+	bo.format.message = name_message;
 	fflush(stdout);
 	sp_batch *b = sp_batch_new(&bo);
 	int rc = 0, e = 0;
@@ -317,11 +395,9 @@ static int run(sym_opts *o, char **argv, int n)
 		o->exe = "a.out";
 	if (o->exe && !open_exe(s, &o->cli.sym, o->exe, &obj, &path))
 		goto out;
-	if (o->relative && !obj) {
-		rc = sp_cli_usage("symbolize", "--relative needs -e FILE");
-		goto out;
-	}
-	rc = answer(o, s, obj, path, argv, n);
+	uint64_t adjust;
+	if ((rc = address_base(o, obj, &adjust)) == 0)
+		rc = answer(o, s, obj, path, adjust, argv, n);
 out:
 	free(path);
 	sp_symbolizer_free(s);
@@ -330,7 +406,7 @@ out:
 
 int cmd_symbolize(int argc, char **argv)
 {
-	sym_opts o = {0};
+	sym_opts o = {.inlines = -1};
 	sp_cli_sym_init(&o.cli);
 	o.cli.cmd = "symbolize";
 	o.cli.sym.demangle = SP_DEMANGLE_NONE;

@@ -60,6 +60,7 @@ typedef struct {
 	{"no-symbolize", no_argument, NULL, 1010},                      \
 	{"maps", required_argument, NULL, 1011},                        \
 	{"force-mismatch", no_argument, NULL, 1012},                    \
+	{"resymbolize", no_argument, NULL, 1015},                       \
 	{"max-memory", required_argument, NULL, 1013},                  \
 	{"quiet", no_argument, NULL, 'q'}
 
@@ -84,6 +85,8 @@ typedef struct {
 	"  --no-symbolize        keep addresses as they are\n"                           \
 	"  --maps FILE           memory map for raw address stacks\n"                    \
 	"  --force-mismatch      use a file whose segments do not match its mapping\n"  \
+	"  --resymbolize         name again frames that have names already (an OTLP\n"  \
+	"                        profiler's Go frames, a symbolized pprof)\n"          \
 	"  --max-memory SIZE     memory budget (e.g. 512M, 4G; default: half of physical\n" \
 	"                        memory, at most 8G; 0 = none): a profile that needs more\n" \
 	"                        is refused\n"                                           \

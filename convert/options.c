@@ -76,6 +76,9 @@ int sp_cli_sym_option(sp_cli_sym *c, int opt, const char *arg)
 	case 1011:
 		c->maps_file = arg;
 		return 0;
+	case 1015:
+		c->sym.resymbolize = true;
+		return 0;
 	case 1012:
 		c->sym.force_mismatch = true;
 		return 0;

@@ -7,7 +7,8 @@
  * addr2line takes them.  For each, its frames, innermost first, one
  * "FUNCTION FILE:LINE" line each, names demangled; "??" stands for what is
  * not known ("?? ??:0" for an address nothing is known of): the frames
- * `symprof symbolize -f -i -C -e ELF ADDR...` prints, a frame per line.
+ * `symprof symbolize --output-style=LLVM -e ELF ADDR...` prints, a frame
+ * per line without the column.
  * Built only against the installed symprof.h and pkg-config's flags.
  */
 #include <symprof.h>

@@ -185,6 +185,7 @@ symprof_error *symprof_session_new(const symprof_options *opts, symprof_session 
 		.debuginfod_quiet = !o.debuginfod_progress,
 		.no_inline = o.no_inline != 0,
 		.force_mismatch = o.force_mismatch != 0,
+		.resymbolize = o.resymbolize != 0,
 		.demangle = (sp_demangle_style)o.demangle,
 	};
 	if ((unsigned)o.demangle > SYMPROF_DEMANGLE_NONE) {
@@ -579,12 +580,18 @@ static symprof_error *text_options(const symprof_text_options *o, sp_text_option
 		return sp_api_usage("symprof_text_options: pretty is a text form, not JSON");
 	if (!sp_api_zero(o->reserved, sizeof(o->reserved)))
 		return sp_api_usage("symprof_text_options: reserved fields are set");
+	bool llvm = o->style == SYMPROF_TEXT_LLVM || o->style == SYMPROF_TEXT_JSON;
 	*to = (sp_text_options){
 		.size = sizeof(*to),
 		.style = (sp_text_style)o->style,
 		.print_addr = o->print_address != 0,
+		.functions = o->functions != 0 || o->style == SYMPROF_TEXT_LLVM,
+		.inlines = o->inlines ? o->inlines > 0 : llvm,
 		.pretty = o->pretty != 0,
 		.basenames = o->basenames != 0,
+		.symbols = o->symbols != 0 || o->symbol_sections != 0,
+		.symbol_sections = o->symbol_sections != 0,
+		.section_offsets = o->section != NULL,
 	};
 	return NULL;
 }
@@ -605,6 +612,8 @@ symprof_error *symprof_symbolize_text(symprof_session *S, const symprof_target *
 		e = text_options(&o, &to);
 	if (!e && (t.kind == SYMPROF_ADDR_RUNTIME || t.kind == SYMPROF_ADDR_FILE_OFFSET))
 		e = sp_api_usage("symprof_symbolize_text: addresses are VADDR or RELATIVE");
+	if (!e && o.section && (t.kind != SYMPROF_ADDR_VADDR || !t.path))
+		e = sp_api_usage("symprof_text_options: section needs a target path and VADDR");
 	if (e)
 		return e;
 	target_object obj = {0};
@@ -614,16 +623,26 @@ symprof_error *symprof_symbolize_text(symprof_session *S, const symprof_target *
 		free(obj.path);
 		return sp_api_error(obj.err);
 	}
-	to.module = t.path ? t.path : "";
-	to.json_array = n > 0 && to.style == SP_TEXT_JSON;
-	sp_frames_text *ft = sp_frames_text_new(&to);
 	sp_batch_options bo = {.size = sizeof(bo), .session = S->s, .object = obj.obj,
 			       .object_path = obj.path, .cache_max = o.cache_max,
-			       .no_cache = o.no_cache != 0, .jobs = o.jobs, .fd = out_fd};
+			       .no_cache = o.no_cache != 0, .jobs = o.jobs, .fd = out_fd,
+			       .symbols = to.symbols};
 	if (t.kind == SYMPROF_ADDR_RELATIVE) {
 		const sp_elf_info *info = sp_object_info(obj.obj);
 		bo.addr_adjust = sp_relative_adjust(info->loads, info->n_loads);
+	} else if (o.section && obj.obj) {
+		/* offsets in the section: from its start, as RELATIVE from the load address */
+		sp_error *se = sp_object_section_address(obj.obj, o.section, &bo.addr_adjust);
+		if (se) {
+			sp_find_log_clear(&obj.log);
+			free(obj.path);
+			return sp_api_error(se);
+		}
 	}
+	to.module = t.path ? t.path : "";
+	to.json_array = n > 0 && to.style == SP_TEXT_JSON;
+	to.addr_digits = obj.obj && sp_object_info(obj.obj)->elf_class == ELFCLASS32 ? 8 : 16;
+	sp_frames_text *ft = sp_frames_text_new(&to);
 	sp_frames_text_format(ft, &bo.format);
 	sp_batch *b = sp_batch_new(&bo);
 	int err = 0;

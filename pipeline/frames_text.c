@@ -1,18 +1,36 @@
 /* frames_text.c — the text forms of an address's frames, as `symprof
  * symbolize` writes them through symbolize/batch.c:
  *
- *   GNU    addr2line -f -i: a function line, then FILE:LINE, for every frame
- *          innermost first; unknown parts ?? and ??:0; -p puts a frame on
- *          one line (FUNC at FILE:LINE) and the frames it was inlined into
- *          after " (inlined by) "; -a echoes the address first
- *          (0x + 16 digits)
- *   LLVM   llvm-symbolizer's: FILE:LINE:COLUMN, a blank line after each
- *          address; a line that is no address is echoed
+ *   GNU    binutils addr2line 2.40's bytes (binutils/addr2line.c,
+ *          translate_addresses):
+ *          - FILE:LINE per frame, a function line before it with -f only;
+ *            the innermost frame alone without -i, every frame with it;
+ *          - the names binutils chooses (sp_frame.gnu_name): a frame's
+ *            DWARF linkage name, else for the innermost frame the symbol
+ *            holding the address, else its DWARF name;
+ *          - " (discriminator N)" after the line when the line table gives
+ *            the innermost row one: on every frame of the chain, as
+ *            addr2line keeps it from the first look-up; a line 0 (a
+ *            function without a line) is FILE:? and an unknown file ??; an
+ *            address nothing is known of is "??" and "??:0";
+ *          - -p: "FUNC at FILE:LINE", the callers after " (inlined by) ";
+ *          - -a: the address first, 0x and as many digits as the ELF class
+ *            has (more when the address needs them); with --section the
+ *            offset as given
+ *   LLVM   llvm-symbolizer 14's: FUNC, FILE:LINE:COLUMN per frame (the
+ *          innermost alone with --no-inlines), unknown parts ?? and 0, a
+ *          blank line after each address; -p: "FUNC at FILE:LINE:COLUMN";
+ *          a line that is no address is echoed
  *   JSON   llvm-symbolizer --output-style=JSON: an object per input line
  *          ({"Address","ModuleName","Symbol":[...]}, an Error object for a
  *          line that is no address), one array of them for arguments
  *   --json symprof's own: {"address":..,"frames":[{"function","raw","file",
  *          "line","column","start_line","inlined"}]}
+ *
+ * With -S (elfutils' --symbols) the symbol holding the address follows the
+ * innermost frame's function line (replaces it without -f) as SYMBOL+0xOFF,
+ * or (SECTION)+0xOFF where no symbol names it, with -x the section's name
+ * after it, as eu-addr2line prints them.
  *
  * The answer to an address (its frames) is made once and kept by the
  * batch; what goes around it per input line (the echoed address, the JSON
@@ -131,14 +149,14 @@ static void format_llvm_json(const sp_frames_text *t, const sp_frame *fr, size_t
 	sp_buf_puts(b, "[");
 	for (size_t i = 0; i < (n ? n : 1); i++) {
 		const sp_frame *f = n ? &fr[i] : &none;
-		sp_buf_printf(b, "%s{\"Column\":%" PRId64 ",\"Discriminator\":%" PRIu32 ",\"FileName\":",
+		sp_buf_printf(b, "%s{\"Column\":%" PRId32 ",\"Discriminator\":%" PRIu32 ",\"FileName\":",
 			      i ? "," : "", f->column, f->discriminator);
 		json_text(b, file_name(t, f->file));
 		sp_buf_puts(b, ",\"FunctionName\":");
 		json_text(b, f->name);
 		sp_buf_printf(b,
 			      ",\"Line\":%" PRId64 ",\"StartAddress\":\"\",\"StartFileName\":\"\""
-			      ",\"StartLine\":%" PRId64 "}",
+			      ",\"StartLine\":%" PRId32 "}",
 			      f->line, f->start_line);
 	}
 	sp_buf_puts(b, "]");
@@ -157,7 +175,7 @@ static void format_symprof_json(const sp_frames_text *t, const sp_frame *fr, siz
 		sp_buf_puts(b, ",\"file\":");
 		json_str(b, file_name(t, fr[i].file));
 		sp_buf_printf(b,
-			      ",\"line\":%" PRId64 ",\"column\":%" PRId64 ",\"start_line\":%" PRId64
+			      ",\"line\":%" PRId64 ",\"column\":%" PRId32 ",\"start_line\":%" PRId32
 			      ",\"inlined\":%s}",
 			      fr[i].line, fr[i].column, fr[i].start_line,
 			      fr[i].inlined ? "true" : "false");
@@ -165,54 +183,86 @@ static void format_symprof_json(const sp_frames_text *t, const sp_frame *fr, siz
 	sp_buf_puts(b, "]");
 }
 
-/* The text forms other than the default: -p (FUNC at FILE:LINE, then
- * " (inlined by) " frames), -s, and the LLVM style (FILE:LINE:COLUMN, a
- * blank line after each address). */
-static void format_text(const sp_frames_text *t, const sp_frame *fr, size_t n, sp_buf *b)
+/* elfutils' symbol line: SYMBOL, SYMBOL+0xOFF, (SECTION)+0xOFF or ??, with
+ * -x " (SECTION)" after a symbol. */
+static void symbol_text(const sp_text_options *t, const sp_symbol *sym, uint64_t vaddr,
+			sp_buf *b)
 {
-	bool llvm = t->o.style == SP_TEXT_LLVM, pretty = t->o.pretty;
-	if (n == 0)
-		sp_buf_puts(b, llvm ? (pretty ? "?? at ??:0:0\n" : "??\n??:0:0\n")
-				    : (pretty ? "?? ??:0\n" : "??\n??:0\n"));
-	for (size_t i = 0; i < n; i++) {
-		const char *file = file_name(t, fr[i].file);
-		if (pretty && i)
-			sp_buf_puts(b, " (inlined by) ");
-		sp_buf_puts(b, fr[i].name ? fr[i].name : "??");
-		sp_buf_puts(b, pretty ? " at " : "\n");
-		sp_buf_printf(b, "%s:%" PRId64, file ? file : "??", fr[i].line > 0 ? fr[i].line : 0);
-		if (llvm)
-			sp_buf_printf(b, ":%" PRId64, fr[i].column > 0 ? fr[i].column : 0);
-		sp_buf_puts(b, "\n");
+	if (sym && sym->name) {
+		const char *name = sym->demangled ? sym->demangled : sym->name;
+		if (vaddr == sym->value)
+			sp_buf_puts(b, name);
+		else
+			sp_buf_printf(b, "%s+%#" PRIx64, name, vaddr - sym->value);
+		if (t->symbol_sections && sym->section)
+			sp_buf_printf(b, " (%s)", sym->section);
+	} else if (sym && sym->section) {
+		sp_buf_printf(b, "(%s)+%#" PRIx64, sym->section, vaddr - sym->section_start);
+	} else {
+		sp_buf_puts(b, "??");
 	}
-	if (llvm)
-		sp_buf_puts(b, "\n");
+	sp_buf_puts(b, t->pretty ? " " : "\n");
 }
 
-/* addr2line's form, NAME\nFILE:LINE\n a frame: the lengths first, then
- * one growth and straight copies (the common case of a million lines). */
-static void format_gnu(const sp_frame *fr, size_t n, sp_buf *b)
+/* The function's name as the style prints it. */
+static const char *frame_name(const sp_text_options *t, const sp_frame *f)
 {
-	if (n == 0) {
-		sp_buf_puts(b, "??\n??:0\n");
-		return;
+	const char *n = t->style != SP_TEXT_LLVM && f->gnu_name ? f->gnu_name : f->name;
+	return n ? n : "??";
+}
+
+static void gnu_line(const sp_frames_text *t, const sp_frame *f, uint32_t discr, sp_buf *b)
+{
+	const char *file = file_name(t, f->file);
+	sp_buf_puts(b, file ? file : "??");
+	if (f->line <= 0)
+		sp_buf_puts(b, ":?\n");
+	else if (discr)
+		sp_buf_printf(b, ":%" PRId64 " (discriminator %" PRIu32 ")\n", f->line, discr);
+	else
+		sp_buf_printf(b, ":%" PRId64 "\n", f->line);
+}
+
+/* Appends the decimal digits of V at O: returns the end. */
+static char *put_u64(char *o, uint64_t v)
+{
+	char num[24], *e = num + sizeof(num), *q = e;
+	do
+		*--q = (char)('0' + v % 10);
+	while (v /= 10);
+	memcpy(o, q, (size_t)(e - q));
+	return o + (e - q);
+}
+
+static size_t digits_of(uint64_t v)
+{
+	size_t d = 1;
+	while (v >= 10) {
+		v /= 10;
+		d++;
 	}
-	size_t total = 0;
+	return d;
+}
+
+/* addr2line -f -i's common form, FUNC\nFILE:LINE per frame (the innermost
+ * row's discriminator after each line): the lengths first, then one
+ * growth and straight copies (a million lines of it). */
+static void gnu_fast(const sp_frame *fr, size_t n, sp_buf *b)
+{
+	static const char discr_text[] = " (discriminator ";
+	uint32_t discr = fr[0].discriminator;
+	size_t total = 0, dl = discr ? sizeof(discr_text) - 1 + digits_of(discr) + 1 : 0;
 	for (size_t i = 0; i < n; i++) {
-		uint64_t line = fr[i].line > 0 ? (uint64_t)fr[i].line : 0;
-		size_t digits = 1;
-		while (line >= 10) {
-			line /= 10;
-			digits++;
-		}
-		total += strlen(fr[i].name ? fr[i].name : "??") +
-			 strlen(fr[i].file ? fr[i].file : "??") + digits + 3;
+		const char *name = fr[i].gnu_name ? fr[i].gnu_name : fr[i].name;
+		total += strlen(name ? name : "??") + strlen(fr[i].file ? fr[i].file : "??") +
+			 (fr[i].line > 0 ? digits_of((uint64_t)fr[i].line) + dl : 1) + 3;
 	}
 	sp_grow(&b->data, &b->cap, b->len + total + 1, 1);
 	char *o = b->data + b->len;
 	for (size_t i = 0; i < n; i++) {
-		const char *name = fr[i].name ? fr[i].name : "??";
+		const char *name = fr[i].gnu_name ? fr[i].gnu_name : fr[i].name;
 		const char *file = fr[i].file ? fr[i].file : "??";
+		name = name ? name : "??";
 		size_t nl = strlen(name), fl = strlen(file);
 		memcpy(o, name, nl);
 		o += nl;
@@ -220,21 +270,92 @@ static void format_gnu(const sp_frame *fr, size_t n, sp_buf *b)
 		memcpy(o, file, fl);
 		o += fl;
 		*o++ = ':';
-		char num[24], *e = num + sizeof(num), *q = e;
-		uint64_t line = fr[i].line > 0 ? (uint64_t)fr[i].line : 0;
-		do
-			*--q = (char)('0' + line % 10);
-		while (line /= 10);
-		memcpy(o, q, (size_t)(e - q));
-		o += e - q;
+		if (fr[i].line > 0) {
+			o = put_u64(o, (uint64_t)fr[i].line);
+			if (discr) {
+				memcpy(o, discr_text, sizeof(discr_text) - 1);
+				o = put_u64(o + sizeof(discr_text) - 1, discr);
+				*o++ = ')';
+			}
+		} else {
+			*o++ = '?';
+		}
 		*o++ = '\n';
 	}
 	b->len = (size_t)(o - b->data);
 	b->data[b->len] = '\0';
 }
 
-void sp_frames_text_append(const sp_frames_text *t, const sp_frame *fr, size_t n, sp_buf *b)
+/* addr2line's forms; SYM is the symbol holding VADDR (-S), or NULL. */
+static void format_gnu(const sp_frames_text *ft, const sp_frame *fr, size_t n,
+		       const sp_symbol *sym, uint64_t vaddr, sp_buf *b)
 {
+	const sp_text_options *t = &ft->o;
+	if (n == 0) {
+		if (t->functions)
+			sp_buf_puts(b, t->pretty ? "?? " : "??\n");
+		if (t->symbols)
+			symbol_text(t, sym, vaddr, b);
+		if (t->pretty && t->symbols)
+			sp_buf_puts(b, "at ");
+		sp_buf_puts(b, "??:0\n");
+		return;
+	}
+	size_t k = t->inlines ? n : 1;
+	if (t->functions && !t->pretty && !t->basenames && !t->symbols) {
+		gnu_fast(fr, k, b);
+		return;
+	}
+	for (size_t i = 0; i < k; i++) {
+		if (i && t->pretty)
+			sp_buf_puts(b, " (inlined by) ");
+		/* with -S, as eu-addr2line, the function of the debug info only:
+		 * the symbol line names the rest */
+		bool func = t->functions && !(i == 0 && t->symbols && !fr[0].file);
+		if (func) {
+			sp_buf_puts(b, frame_name(t, &fr[i]));
+			sp_buf_puts(b, t->pretty ? " " : "\n");
+		}
+		if (i == 0 && t->symbols)
+			symbol_text(t, sym, vaddr, b);
+		if (t->pretty && (func || (i == 0 && t->symbols)))
+			sp_buf_puts(b, "at ");
+		gnu_line(ft, &fr[i], fr[0].discriminator, b);
+	}
+}
+
+/* llvm-symbolizer's text form. */
+static void format_llvm(const sp_frames_text *ft, const sp_frame *fr, size_t n, sp_buf *b)
+{
+	static const sp_frame none = {0};
+	const sp_text_options *t = &ft->o;
+	size_t k = n ? n : 1;
+	for (size_t i = 0; i < k; i++) {
+		const sp_frame *f = n ? &fr[i] : &none;
+		const char *file = file_name(ft, f->file);
+		if (t->pretty && i)
+			sp_buf_puts(b, " (inlined by) ");
+		sp_buf_puts(b, frame_name(t, f));
+		sp_buf_puts(b, t->pretty ? " at " : "\n");
+		sp_buf_printf(b, "%s:%" PRId64 ":%" PRId32 "\n", file ? file : "??",
+			      f->line > 0 ? f->line : 0, f->column > 0 ? f->column : 0);
+	}
+	sp_buf_puts(b, "\n");
+}
+
+void sp_frames_text_append(const sp_frames_text *t, const sp_frame *fr, size_t n,
+			   const sp_symbol *sym, uint64_t vaddr, sp_buf *b)
+{
+	sp_frame one;
+	if (n > 1 && !t->o.inlines &&
+	    (t->o.style == SP_TEXT_LLVM || t->o.style == SP_TEXT_JSON)) {
+		/* llvm-symbolizer --no-inlines: the function the code is in, at
+		 * the line the line table gives */
+		one = fr[0];
+		one.name = fr[n - 1].name;
+		fr = &one;
+		n = 1;
+	}
 	switch (t->o.style) {
 	case SP_TEXT_JSON:
 		format_llvm_json(t, fr, n, b);
@@ -243,20 +364,18 @@ void sp_frames_text_append(const sp_frames_text *t, const sp_frame *fr, size_t n
 		format_symprof_json(t, fr, n, b);
 		return;
 	case SP_TEXT_LLVM:
-		format_text(t, fr, n, b);
+		format_llvm(t, fr, n, b);
 		return;
 	case SP_TEXT_GNU:
 		break;
 	}
-	if (t->o.pretty || t->o.basenames)
-		format_text(t, fr, n, b);
-	else
-		format_gnu(fr, n, b);
+	format_gnu(t, fr, n, sym, vaddr, b);
 }
 
-static void answer(void *ctx, const sp_frame *fr, size_t n, sp_buf *b)
+static void answer(void *ctx, const sp_frame *fr, size_t n, const sp_symbol *sym,
+		   uint64_t vaddr, sp_buf *b)
 {
-	sp_frames_text_append(ctx, fr, n, b);
+	sp_frames_text_append(ctx, fr, n, sym, vaddr, b);
 }
 
 /* llvm-symbolizer's answer to a line that is no address. */
@@ -270,15 +389,23 @@ static void bad_line_json(void *ctx, const char *line, size_t len, sp_buf *b)
 	sp_buf_puts(b, "}");
 }
 
-/* "0x", 16 hex digits and a newline, as addr2line -a prints an address,
- * at B (19 bytes). */
-static void put_addr16(char *b, uint64_t a)
+/* "0x", DIGITS hex digits (8 or 16: addr2line prints as many as the ELF
+ * class of the file has, more when the address needs them) and a newline,
+ * as addr2line -a prints an address, at B (at most 19 bytes): returns the
+ * length without the newline. */
+static size_t put_addr(char *b, uint64_t a, int digits)
 {
+	int n = 1;
+	while (n < 16 && a >> (4 * n))
+		n++;
+	if (n < digits)
+		n = digits;
 	b[0] = '0';
 	b[1] = 'x';
-	for (int i = 17; i >= 2; i--, a >>= 4)
+	for (int i = n + 1; i >= 2; i--, a >>= 4)
 		b[i] = "0123456789abcdef"[a & 15];
-	b[18] = '\n';
+	b[n + 2] = '\n';
+	return (size_t)n + 2;
 }
 
 /* What goes before the answer of L in the text forms: the address with
@@ -299,10 +426,12 @@ static bool text_prefix(const sp_frames_text *t, const sp_batch_line *l, sp_batc
 				 t->o.pretty ? ": " : "\n");
 		sp_batch_put_copy(em, pre, (size_t)k);
 	} else if (l->ok) {
-		put_addr16(pre, l->vaddr);
+		/* addr2line -j prints the offset it was given */
+		size_t k = put_addr(pre, t->o.section_offsets ? l->addr : l->vaddr,
+				    t->o.addr_digits ? t->o.addr_digits : 16);
 		if (t->o.pretty)
-			memcpy(pre + 18, ": ", 2);
-		sp_batch_put_copy(em, pre, t->o.pretty ? 20 : 19);
+			memcpy(pre + k, ": ", 2);
+		sp_batch_put_copy(em, pre, t->o.pretty ? k + 2 : k + 1);
 	} else {
 		sp_batch_put(em, l->line, l->line_len);
 		sp_batch_put(em, t->o.pretty ? ": " : "\n", t->o.pretty ? 2 : 1);

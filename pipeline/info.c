@@ -29,6 +29,17 @@ static void print_mapping_report(const sp_mapping_report *mr, sp_buf *f)
 		sp_buf_printf(f, "    debug info: %s\n", mr->debug_path);
 	if (mr->build_id && *mr->build_id)
 		sp_buf_printf(f, "    build id: %s\n", mr->build_id);
+	if (mr->go_build_id)
+		sp_buf_printf(f, "    go build id: %s\n", mr->go_build_id);
+	if (mr->htlhash)
+		sp_buf_printf(f, "    file id (htlhash): %s\n", mr->htlhash);
+	if (mr->matched_by)
+		sp_buf_printf(f, "    found by: %s\n", mr->matched_by);
+	if (mr->rule == SP_RULE_ELF_VA)
+		sp_buf_printf(f, "    addresses: %s\n", sp_address_rule_str(mr->rule));
+	else if (mr->rule == SP_RULE_RUNTIME)
+		sp_buf_printf(f, "    addresses: %s, load base %#" PRIx64 "\n",
+			      sp_address_rule_str(mr->rule), mr->base);
 	sp_buf_printf(f, "    resolved %zu of %zu addresses\n", mr->n_resolved, mr->n_addresses);
 	for (int k = 1; k <= SP_UNRES_ERROR; k++)
 		if (mr->n_reason[k])

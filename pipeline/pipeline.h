@@ -112,6 +112,9 @@ typedef enum {
 	SP_OUT_DISASM,     /* pprof's -disasm (report/disasm_view.c) */
 	SP_OUT_SPEEDSCOPE, /* speedscope's file format (formats/speedscope.c) */
 	SP_OUT_FIREFOX,    /* the Firefox Profiler's processed format (formats/firefox.c) */
+	SP_OUT_OTLP,       /* OpenTelemetry profiles: protobuf (formats/otlp.c) */
+	SP_OUT_OTLP_GZ,    /* ... gzip-compressed */
+	SP_OUT_OTLP_JSON,  /* ... OTLP/JSON */
 } sp_out_format;
 
 /* The format called NAME ("pprof", "folded", "raw", ...), SP_OUT_NONE when
@@ -124,7 +127,11 @@ const char *sp_out_format_name(sp_out_format f);
 const char *sp_out_format_ext(sp_out_format f);
 /* The format names in order ("pprof", ...), *N of them; static. */
 const char *const *sp_out_format_names(size_t *n);
-/* Whether F is a binary format (pprof, pdf, png). */
+/* F as written to PATH: otlp takes its encoding from PATH's extension
+ * (.gz: gzip-compressed protobuf, .json: OTLP/JSON), as the path alone
+ * names them. */
+sp_out_format sp_out_format_encoding(sp_out_format f, const char *path);
+/* Whether F is a binary format (pprof, pdf, png, otlp protobuf). */
 bool sp_out_format_binary(sp_out_format f);
 
 /* How a profile is written.  Zero-initialise, set size = sizeof, and
@@ -303,8 +310,18 @@ typedef struct {
 	size_t size;
 	sp_text_style style;
 	bool print_addr;     /* -a: each address before its frames */
+	bool functions;      /* GNU -f: a function line before each FILE:LINE */
+	bool inlines;        /* -i: every frame of the inline chain, else the
+				innermost alone (LLVM, JSON: the function the
+				code is in, at the innermost row's line) */
 	bool pretty;         /* -p: a frame per line, callers " (inlined by) " */
 	bool basenames;      /* -s: file names without their directories */
+	bool symbols;        /* GNU -S: the symbol holding the address,
+				SYMBOL+0xOFF (the batch's symbols option too) */
+	bool symbol_sections; /* GNU -x: -S and the symbol's section */
+	bool section_offsets; /* GNU -a prints the address as given, not as
+				 the file's (--section: an offset in it) */
+	int addr_digits;     /* GNU -a: 8 (ELFCLASS32) or 16 digits; 0: 16 */
 	bool json_array;     /* JSON on arguments: one array of the objects */
 	const char *module;  /* JSON: the ModuleName ("" when NULL) */
 } sp_text_options;
@@ -316,9 +333,11 @@ sp_frames_text *sp_frames_text_new(const sp_text_options *o);
 void sp_frames_text_free(sp_frames_text *t);
 /* Fills F with T's callbacks (T borrowed until the batch is freed). */
 void sp_frames_text_format(sp_frames_text *t, sp_batch_format *f);
-/* Appends the answer to one address, its frames FR[0..n) (none: unknown),
- * in T's form, to B. */
-void sp_frames_text_append(const sp_frames_text *t, const sp_frame *fr, size_t n, sp_buf *b);
+/* Appends the answer to the address VADDR (symbol-file address), its
+ * frames FR[0..n) (none: unknown) and with -S the symbol SYM holding it
+ * (may be NULL), in T's form, to B. */
+void sp_frames_text_append(const sp_frames_text *t, const sp_frame *fr, size_t n,
+			   const sp_symbol *sym, uint64_t vaddr, sp_buf *b);
 /* What ends the output (JSON arrays: "]\n"), or "". */
 const char *sp_frames_text_end(const sp_frames_text *t);
 

@@ -123,6 +123,9 @@ typedef struct {
 	int no_inline;                   /* nonzero: keep only the outermost frame */
 	int force_mismatch;              /* nonzero: use a file whose segments do not
 					    match its recorded mapping */
+	int resymbolize;                 /* nonzero: name again frames that have names
+					    already (an OTLP profiler's Go frames, a
+					    symbolized pprof) */
 	size_t max_memory;               /* the process's memory budget in bytes
 					    (--max-memory; one per process, set by the
 					    last session that gives one); 0: as it is
@@ -268,7 +271,7 @@ void symprof_symbols_free(symprof_symbols *r);
 /* -- symbolizing as text ------------------------------------------------------------- */
 
 typedef enum {
-	SYMPROF_TEXT_GNU = 0,     /* addr2line -f -i: FUNCTION, then FILE:LINE */
+	SYMPROF_TEXT_GNU = 0,     /* addr2line: FILE:LINE (functions: FUNCTION before it) */
 	SYMPROF_TEXT_LLVM,        /* llvm-symbolizer: FILE:LINE:COLUMN, a blank line after */
 	SYMPROF_TEXT_JSON,        /* llvm-symbolizer --output-style=JSON */
 	SYMPROF_TEXT_SYMPROF_JSON /* symprof symbolize --json */
@@ -279,8 +282,19 @@ typedef struct {
 	size_t size;
 	symprof_text_style style;
 	int print_address;  /* -a */
+	int functions;      /* -f: GNU: a function line before each FILE:LINE (LLVM
+			       always has it) */
+	int inlines;        /* > 0 -i: every frame the address is inlined into;
+			       < 0 --no-inlines: the innermost alone; 0: the
+			       style's default (GNU: the innermost alone; LLVM
+			       and JSON: every frame) */
 	int pretty;         /* -p */
 	int basenames;      /* -s */
+	int symbols;        /* -S: GNU: the symbol holding the address as
+			       SYMBOL+0xOFF */
+	int symbol_sections; /* -x: -S, and the symbol's section */
+	const char *section; /* --section=NAME: the addresses are offsets in
+				section NAME (the target's kind VADDR) */
 	size_t cache_max;   /* bytes of answers kept for repeated addresses; 0: 64 MiB */
 	int no_cache;       /* nonzero: keep none */
 	int jobs;           /* threads (-j); 0 or 1: the calling thread alone */
@@ -288,12 +302,15 @@ typedef struct {
 } symprof_text_options;
 
 /* `symprof symbolize`: answers lines (an address in hex each, "0x"
- * optional) with text in O's form, written to OUT_FD: the lines LINES[0..n)
- * when N > 0 (as arguments; JSON: one array), else every line read from
- * IN_FD until its end, answered as they come (a co-process writing a line
- * at a time gets each answer at once).  T (may be NULL) names the object as
- * for symprof_symbolize; its kind is VADDR or RELATIVE.  The bytes written
- * are those of the command, whatever O's jobs.  Thread safety: as
+ * optional, or a symbol or section of the object standing for its address:
+ * NAME, NAME+OFF, NAME-OFF, (SECTION)+OFF; one that names nothing is
+ * answered as unknown) with text in O's form, written to OUT_FD: the
+ * lines LINES[0..n) when N > 0 (as arguments; JSON: one array), else every
+ * line read from IN_FD until its end, answered as they come (a co-process
+ * writing a line at a time gets each answer at once).  T (may be NULL)
+ * names the object as for symprof_symbolize; its kind is VADDR or
+ * RELATIVE.  The bytes written are those of the command, whatever O's
+ * jobs.  Thread safety: as
  * symprof_symbolize; it starts and joins O->jobs - 1 threads of its own. */
 symprof_error *symprof_symbolize_text(symprof_session *s, const symprof_target *t,
 				      const symprof_text_options *o, const char *const *lines,
@@ -313,7 +330,8 @@ typedef struct {
 	size_t size;
 	const char *format;       /* "pprof", "folded", "raw", "dot", "pdf", "svg",
 				     "png", "top", "flamegraph", "folded-diff", "html",
-				     "list", "disasm", "speedscope", "firefox"; NULL:
+				     "list", "disasm", "speedscope", "firefox",
+				     "otlp", "otlp-gz", "otlp-json"; NULL:
 				     the output path's extension, else folded (pprof
 				     for symprof_convert_each) */
 	const char *sample_index; /* value column by name or number; NULL: default */

@@ -33,6 +33,8 @@ static const struct {
 	{"disasm", SP_OUT_DISASM, ".disasm.txt"},
 	{"speedscope", SP_OUT_SPEEDSCOPE, ".speedscope.json"},
 	{"firefox", SP_OUT_FIREFOX, ".firefox.json"},
+	{"otlp", SP_OUT_OTLP, ".otlp"},       {"otlp-gz", SP_OUT_OTLP_GZ, ".otlp.gz"},
+	{"otlp-json", SP_OUT_OTLP_JSON, ".otlp.json"},
 };
 
 static bool ends_with(const char *s, const char *suffix)
@@ -63,7 +65,8 @@ sp_out_format sp_out_format_by_path(const char *path)
 		{".folded", SP_OUT_FOLDED}, {".collapsed", SP_OUT_FOLDED}, {".raw", SP_OUT_DUMP},
 		{".dot", SP_OUT_DOT},     {".pdf", SP_OUT_PDF},      {".flame.svg", SP_OUT_FLAMEGRAPH},
 		{".svg", SP_OUT_SVG},     {".png", SP_OUT_PNG},      {".txt", SP_OUT_TOP},
-		{".top", SP_OUT_TOP},
+		{".top", SP_OUT_TOP},     {".otlp", SP_OUT_OTLP},    {".otlp.gz", SP_OUT_OTLP_GZ},
+		{".otlp.json", SP_OUT_OTLP_JSON},
 	};
 	for (size_t i = 0; i < SP_ARRAY_LEN(exts); i++)
 		if (ends_with(path, exts[i].ext))
@@ -99,9 +102,18 @@ const char *const *sp_out_format_names(size_t *n)
 	return names;
 }
 
+sp_out_format sp_out_format_encoding(sp_out_format f, const char *path)
+{
+	/* --format otlp takes its encoding from the extension, as the path alone does */
+	if (f == SP_OUT_OTLP && (ends_with(path, ".gz") || ends_with(path, ".json")))
+		return ends_with(path, ".gz") ? SP_OUT_OTLP_GZ : SP_OUT_OTLP_JSON;
+	return f;
+}
+
 bool sp_out_format_binary(sp_out_format f)
 {
-	return f == SP_OUT_PDF || f == SP_OUT_PNG || f == SP_OUT_PPROF;
+	return f == SP_OUT_PDF || f == SP_OUT_PNG || f == SP_OUT_PPROF || f == SP_OUT_OTLP ||
+	       f == SP_OUT_OTLP_GZ;
 }
 
 /* A raw name demangled for drop_frames (NULL when it is not mangled). */
@@ -131,12 +143,13 @@ static sp_error *prepare_output(const sp_output_options *o, sp_profile *p, sp_re
 {
 	sp_error *err = NULL;
 	sp_out_format f = o->format;
-	bool report = f != SP_OUT_PPROF && f != SP_OUT_DUMP;
+	bool otlp = f == SP_OUT_OTLP || f == SP_OUT_OTLP_GZ || f == SP_OUT_OTLP_JSON;
+	bool report = f != SP_OUT_PPROF && f != SP_OUT_DUMP && !otlp;
 	/* Graphs, top and the flame graph filter as they draw (their totals
 	 * are taken before the filters, as pprof's); the others are written
 	 * from the samples the filters keep. */
 	if (f == SP_OUT_PPROF || f == SP_OUT_DUMP || f == SP_OUT_FOLDED || f == SP_OUT_FOLDED_DIFF ||
-	    f == SP_OUT_SPEEDSCOPE || f == SP_OUT_FIREFOX) {
+	    f == SP_OUT_SPEEDSCOPE || f == SP_OUT_FIREFOX || otlp) {
 		sp_sample_filter *sf;
 		if ((err = sp_report_filter_new(p, ro, &sf)))
 			return err;
@@ -152,7 +165,7 @@ static sp_error *prepare_output(const sp_output_options *o, sp_profile *p, sp_re
 			return err;
 		ro->sample_index = idx;
 		/* pprof output keeps every column and opens on the chosen one */
-		if (f == SP_OUT_PPROF)
+		if (f == SP_OUT_PPROF || otlp)
 			p->default_sample_type = p->sample_types[idx].type;
 	}
 	return NULL;
@@ -231,6 +244,12 @@ sp_error *sp_pipeline_write_sink(const sp_output_options *o, sp_profile *p, cons
 		return o->format == SP_OUT_SPEEDSCOPE ? sp_speedscope_write(p, &vo, sink)
 						      : sp_firefox_write(p, &vo, sink);
 	}
+	case SP_OUT_OTLP:
+		return sp_otlp_write(p, SP_OTLP_PROTO, sink);
+	case SP_OUT_OTLP_GZ:
+		return sp_otlp_write(p, SP_OTLP_PROTO_GZ, sink);
+	case SP_OUT_OTLP_JSON:
+		return sp_otlp_write(p, SP_OTLP_JSON, sink);
 	case SP_OUT_NONE:
 		break;
 	}

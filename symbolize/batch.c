@@ -20,6 +20,7 @@
 #include "symbolize/symbolize.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -127,6 +128,7 @@ typedef struct {
 	size_t n_m, cap_m;
 	size_t asked, hits;      /* text-cache look-ups and hits */
 	sp_buf errors;           /* bad_line's answers to lines that are no address */
+	size_t n_sym;            /* lines that may be symbols' names */
 	char *prefix;            /* SP_BATCH_PREFIX_MAX per entry */
 	size_t cap_prefix;
 	wqueue out;              /* its output, in order (grow) */
@@ -141,6 +143,7 @@ typedef void task_fn(sp_batch *c, struct job *j, size_t task);
 struct sp_batch {
 	sp_batch_format fmt;
 	uint64_t adjust;     /* added to every address for its symbol-file address */
+	bool symbols;        /* the answers want the symbol holding each address */
 	sp_object *obj;      /* the object, or NULL */
 	char *obj_path;      /* where it was found */
 	sp_symbolizer *s;
@@ -431,11 +434,14 @@ static inline __attribute__((always_inline)) bool resolve_run(sp_batch *c, job *
 							       const sp_addr_item *m,
 							       size_t i, size_t end)
 {
-	uint64_t addr = m[i].addr;
-	lookup(j->s, j->obj, addr, addr + c->adjust, &j->named);
+	uint64_t addr = m[i].addr, vaddr = addr + c->adjust;
+	lookup(j->s, j->obj, addr, vaddr, &j->named);
+	sp_symbol sym = {0};
+	if (c->symbols && j->obj)
+		sp_error_free(sp_object_symbol_at(j->obj, vaddr, &sym));
 	sp_buf *keep = j->keep;
 	size_t off = keep->len;
-	c->fmt.answer(c->fmt.ctx, j->named.frames, j->named.n_frames, keep);
+	c->fmt.answer(c->fmt.ctx, j->named.frames, j->named.n_frames, &sym, vaddr, keep);
 	size_t tl = keep->len - off;
 	uint8_t src = j->keep_src;
 	if (!c->cache_max || keep->len > j->keep_limit || tl >= TEXT_LEN_MAX) {
@@ -835,16 +841,112 @@ static void start_batch(sp_batch *c)
 	c->job[0].keep_limit = c->cache_max - c->kept_others;
 }
 
+/* Whether E, a line that is no address, may be a symbol's name: it starts
+ * as no number does (NAME, or (SECTION)). */
+static bool maybe_name(const entry *e)
+{
+	return e->line_len > 0 && !(*e->line >= '0' && *e->line <= '9');
+}
+
+/* The largest part of a name said in a message. */
+#define NAME_SHOWN 200
+
+/* Says why a name names nothing, through the format's message. */
+static void name_message(const sp_batch *c, const char *fmt, ...) SP_PRINTF(2, 3);
+static void name_message(const sp_batch *c, const char *fmt, ...)
+{
+	if (!c->fmt.message)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	sp_error *e = sp_error_newv(SP_E_NOT_FOUND, fmt, ap);
+	va_end(ap);
+	c->fmt.message(c->fmt.ctx, e->msg);
+	sp_error_free(e);
+}
+
+/* The address the name NAME (+ OFF; SECTION: a section's name) gives in the
+ * object into *VADDR; false, said, when it names nothing there. */
+static bool named_vaddr(const sp_batch *c, const char *name, bool section, intmax_t off,
+			uint64_t *vaddr)
+{
+	sp_symbol sym = {0};
+	sp_error *err = NULL;
+	bool ok = false;
+	if (section) {
+		err = sp_object_section_address(c->obj, name, vaddr);
+		if (!err) {
+			*vaddr += (uint64_t)off;
+			ok = true;
+		} else {
+			name_message(c, "no section '%.*s'", NAME_SHOWN, name);
+		}
+	} else if ((err = sp_object_symbol_named(c->obj, name, &sym)) != NULL) {
+		name_message(c, "cannot find symbol '%.*s'%s", NAME_SHOWN, name,
+			     strlen(name) > NAME_SHOWN ? "..." : "");
+	} else if (sym.size && (uint64_t)off >= sym.size) {
+		name_message(c, "offset %#jx lies outside the %" PRIu64 " bytes of '%.*s'",
+			     (uintmax_t)off, sym.size, NAME_SHOWN, name);
+	} else {
+		*vaddr = sym.value + (uint64_t)off;
+		ok = true;
+	}
+	sp_error_free(err);
+	return ok;
+}
+
+/* eu-addr2line's symbol expressions: NAME, NAME+OFF, NAME-OFF (OFF in C's
+ * notations: 16, 0x10, 020), and (SECTION)+OFF; NAME is everything before
+ * the first + or -.  E, a line that is no address, becomes the address
+ * it names in the object (ok); one that names nothing stays unknown, and
+ * the format's message says why. */
+static void name_address(const sp_batch *c, entry *e)
+{
+	size_t len = e->line_len, cut = 0;
+	const char *t = e->line;
+	bool section = len > 2 && t[0] == '(';
+	if (section) {
+		const char *close = memchr(t, ')', len);
+		cut = close ? (size_t)(close - t) + 1 : len;
+	} else {
+		while (cut < len && t[cut] != '+' && t[cut] != '-')
+			cut++;
+	}
+	char *name = sp_xstrndup(section ? t + 1 : t, section ? (cut > 1 ? cut - 2 : 0) : cut);
+	char *rest = sp_xstrndup(t + cut, len - cut), *end;
+	errno = 0;
+	intmax_t off = *rest ? strtoimax(rest, &end, 0) : 0;
+	bool num_ok = !*rest || (end != rest && !*end && errno == 0 && (*rest == '+' || *rest == '-'));
+	uint64_t vaddr = 0;
+	/* no expression: an unknown line, as any other */
+	if (*name && num_ok && c->obj && !(section && t[cut - 1] != ')') &&
+	    named_vaddr(c, name, section, off, &vaddr)) {
+		e->ok = true;
+		e->addr = vaddr - c->adjust;
+	}
+	free(name);
+	free(rest);
+}
+
 /* Looks the entries ENTS[0..n) up in the text cache: a hit points at its
  * text, a miss goes to M (tag: TAG0 + its index), a line that is no
  * address at its answer (bad_line's: appended to ERRORS).  Returns the
- * misses; adds the look-ups and hits to *ASKED and *HITS. */
+ * misses; adds the look-ups and hits to *ASKED and *HITS.  A line that may
+ * be a symbol's name is made its address first (name_address), but on the
+ * jobs' threads (N_SYM not NULL), where it is only counted in *N_SYM. */
 static size_t probe(const sp_batch *c, entry *ents, size_t n, size_t tag0, sp_buf *errors,
-		    sp_addr_item *m, size_t *asked, size_t *hits)
+		    sp_addr_item *m, size_t *asked, size_t *hits, size_t *n_sym)
 {
 	size_t n_miss = 0, a = 0, h = 0;
 	for (size_t i = 0; i < n; i++) {
 		entry *e = &ents[i];
+		if (!e->ok && maybe_name(e)) {
+			/* only the caller's thread reads its object's symbols */
+			if (n_sym)
+				++*n_sym;
+			else
+				name_address(c, e);
+		}
 		const text_slot *t = e->ok && c->cache_max ? cache_get(c, e->addr) : NULL;
 		a += e->ok;
 		h += t != NULL;
@@ -906,7 +1008,7 @@ static void run_batch(sp_batch *c)
 	part *pt = &c->part[0];
 	start_batch(c);
 	size_t n_miss = probe(c, pt->ents, pt->n_ents, 0, &pt->errors, c->misses, &c->n_asked,
-			      &c->n_hits);
+			      &c->n_hits, NULL);
 	if (n_miss > 1)
 		sp_addr_items_sort(c->misses, c->misses_tmp, n_miss);
 	if (n_miss && c->jobs > 1 &&
@@ -1044,8 +1146,9 @@ static void task_part(sp_batch *c, job *j, size_t p)
 		pt->m = sp_xreallocarray(NULL, pt->cap_m, sizeof(*pt->m));
 		pt->m_tmp = sp_xreallocarray(NULL, pt->cap_m, sizeof(*pt->m_tmp));
 	}
+	pt->n_sym = 0;
 	pt->n_m = probe(c, pt->ents, pt->n_ents, p << PART_SHIFT, &pt->errors, pt->m, &pt->asked,
-			&pt->hits);
+			&pt->hits, &pt->n_sym);
 	if (pt->n_m > 1)
 		sp_addr_items_sort(pt->m, pt->m_tmp, pt->n_m);
 }
@@ -1178,14 +1281,22 @@ static void resolve_block(sp_batch *c, size_t total)
 
 /* Answers a large block of input, BUF[0..len) (complete lines, but for
  * the last at EOF; BUF[LEN] readable and not a hex digit), on the jobs'
- * threads, and writes the answers in input order. */
-static void run_block(sp_batch *c, const char *buf, size_t len, bool eof)
+ * threads, and writes the answers in input order.  False, with nothing
+ * written, for a block with lines that may be symbols' names: the serial
+ * path answers it (names are looked up on the caller's thread). */
+static bool run_block(sp_batch *c, const char *buf, size_t len, bool eof)
 {
 	if (!c->threads)
 		start_threads(c);
 	start_batch(c);
 	cut_parts(c, buf, len, eof);
 	run_phase(c, task_part, c->n_parts);
+	for (size_t p = 0; p < c->n_parts; p++)
+		if (c->part[p].n_sym) {
+			c->part[0].n_ents = 0;
+			sp_buf_reset(&c->part[0].errors);
+			return false;
+		}
 	size_t total = 0;
 	for (size_t p = 0; p < c->n_parts; p++) {
 		c->n_asked += c->part[p].asked;
@@ -1211,6 +1322,7 @@ static void run_block(sp_batch *c, const char *buf, size_t len, bool eof)
 		wq_write(&c->out, c->part[p].out.iov, c->part[p].out.n);
 	c->part[0].n_ents = 0;
 	sp_buf_reset(&c->part[0].errors);
+	return true;
 }
 
 /* True when FD has input (or EOF) to read without waiting. */
@@ -1270,8 +1382,8 @@ int sp_batch_read_fd(sp_batch *c, int fd)
 		const char *nl = eof ? NULL : memrchr(buf, '\n', len);
 		size_t whole = eof ? len : nl ? (size_t)(nl - buf) + 1 : 0;
 		size_t used;
-		if (c->jobs > 1 && whole >= PAR_MIN_BYTES && whole <= PAR_MAX_BYTES) {
-			run_block(c, buf, whole, eof);
+		if (c->jobs > 1 && whole >= PAR_MIN_BYTES && whole <= PAR_MAX_BYTES &&
+		    run_block(c, buf, whole, eof)) {
 			used = whole;
 		} else {
 			used = add_lines(c, buf, len, eof);
@@ -1296,6 +1408,7 @@ sp_batch *sp_batch_new(const sp_batch_options *o)
 	c->obj_path = o->object && o->object_path ? sp_xstrdup(o->object_path) : NULL;
 	c->fmt = o->format;
 	c->adjust = o->addr_adjust;
+	c->symbols = o->symbols;
 	c->cache_max = o->no_cache ? 0 : o->cache_max ? o->cache_max : TEXT_CACHE_MAX;
 	c->out = (wqueue){.fd = o->fd, .cap = WQ_IOV};
 	c->out.iov = sp_xreallocarray(NULL, c->out.cap, sizeof(*c->out.iov));
@@ -1306,7 +1419,7 @@ sp_batch *sp_batch_new(const sp_batch_options *o)
 	 * meets it: with JIT objects every address is resolved on this one */
 	if (jit)
 		c->jobs = 1;
-	c->fmt.answer(c->fmt.ctx, NULL, 0, &c->unknown);
+	c->fmt.answer(c->fmt.ctx, NULL, 0, NULL, 0, &c->unknown);
 	init_jobs(c);
 	c->cap_parts = 1;
 	c->part = sp_xcalloc(1, sizeof(*c->part));

@@ -27,11 +27,14 @@
  *   file_offset offset in the mapped file (a mapping's `offset`);
  *   vaddr       symbol-file address: what DWARF, .symtab and the ELF's
  *               p_vaddr speak (the `file_addr` of sp_name_query is one).
- * The one rule: vaddr = addr - base, base from sp_mapping_base() (ET_EXEC,
+ * The one rule: vaddr = addr - base, base 0 for a mapping that holds ELF
+ * virtual addresses already (sp_mapping_address_rule: OTLP from the eBPF
+ * profiler), else base from sp_mapping_base() (ET_EXEC,
  * ET_DYN and kernels), sp_kernel_module_base() for kernel modules, or 0
  * for ET_REL objects a JIT placed at run-time addresses; `symbolize --relative` input is shifted by
  * sp_relative_adjust().  Every conversion is a pure function of loadbase.c
- * with rows in tests/unit/symbolize/test_loadbase.c; nothing else does this arithmetic.
+ * (and elf/addrrule.c) with rows in tests/unit/symbolize/test_loadbase.c
+ * (and test_addrrule.c); nothing else does this arithmetic.
  */
 #ifndef SYMPROF_SYMBOLIZE_H
 #define SYMPROF_SYMBOLIZE_H
@@ -93,6 +96,15 @@ sp_error *sp_object_resolve(sp_object *o, uint64_t vaddr, const sp_frame **frame
  * (their strings until sp_symbolizer_free). */
 sp_error *sp_object_resolve_once(sp_object *o, uint64_t vaddr, const sp_frame **frames,
 				 size_t *n);
+/* Where O's allocated section NAME starts, as a symbol-file address:
+ * SP_E_NOT_FOUND naming it when O has none. */
+sp_error *sp_object_section_address(sp_object *o, const char *name, uint64_t *vaddr);
+/* The symbol naming the symbol-file address VADDR of O, and the section
+ * holding it, into *OUT (its fields NULL when none). */
+sp_error *sp_object_symbol_at(sp_object *o, uint64_t vaddr, sp_symbol *out);
+/* The first symbol of O's tables named NAME (without a version) into *OUT:
+ * SP_E_NOT_FOUND when there is none. */
+sp_error *sp_object_symbol_named(sp_object *o, const char *name, sp_symbol *out);
 /* Opens O's resolver now (the debug file search included, debuginfod
  * too when the options allow it) instead of at its first address; its
  * failure is cached and returned (caller frees), as resolving would. */
@@ -153,9 +165,12 @@ static inline size_t sp_addr_items_run(const sp_addr_item *items, size_t n, size
  * caller's thread.  The bytes written never depend on N.  The form of an
  * answer is the caller's, through these callbacks: */
 
-/* One input line as the callbacks see it. */
+/* One input line as the callbacks see it.  A line that is no number but
+ * names a symbol or a section of the object (eu-addr2line's NAME,
+ * NAME+OFF, NAME-OFF, (SECTION)+OFF, OFF in C's notations) stands for its
+ * address. */
 typedef struct {
-	uint64_t addr;    /* the address as given (when ok) */
+	uint64_t addr;    /* the address as given, or as a name gives it (when ok) */
 	uint64_t vaddr;   /* addr + the batch's addr_adjust (when ok) */
 	const char *line; /* the line without surrounding blanks (when not ok) */
 	size_t line_len;
@@ -170,11 +185,14 @@ typedef struct {
 typedef struct sp_batch_emit sp_batch_emit;
 
 typedef struct {
-	/* Appends the answer to an address, its frames FR[0..n) (n == 0:
-	 * nothing known; FR may be NULL), to B.  Called once per distinct
-	 * address (the text is kept and reused), from any of the batch's
-	 * threads at once: it must only read CTX.  Required. */
-	void (*answer)(void *ctx, const sp_frame *fr, size_t n, sp_buf *b);
+	/* Appends the answer to the address VADDR (symbol-file address), its
+	 * frames FR[0..n) (n == 0: nothing known; FR may be NULL) and, with
+	 * the batch's symbols, SYM, the symbol holding it (else NULL or
+	 * zeroed), to B.  Called once per distinct address (the text is kept
+	 * and reused), from any of the batch's threads at once: it must only
+	 * read CTX.  Required. */
+	void (*answer)(void *ctx, const sp_frame *fr, size_t n, const sp_symbol *sym,
+		       uint64_t vaddr, sp_buf *b);
 	/* Appends the answer to LINE (LEN bytes), which is no address, to B;
 	 * from any thread, as answer.  NULL: the answer to no frames. */
 	void (*bad_line)(void *ctx, const char *line, size_t len, sp_buf *b);
@@ -185,6 +203,10 @@ typedef struct {
 	 * sp_batch_add_line: on the caller's thread, in input order.  NULL:
 	 * each line's answer alone. */
 	void (*decorate)(void *ctx, const sp_batch_line *l, sp_batch_emit *em);
+	/* TEXT says why a line that looks like a name names nothing of the
+	 * object ("cannot find symbol 'x'"); on the caller's thread, in input
+	 * order.  May be NULL. */
+	void (*message)(void *ctx, const char *text);
 	void *ctx;
 } sp_batch_format;
 
@@ -206,6 +228,8 @@ typedef struct {
 	size_t cache_max;        /* bytes of answers kept for repeated addresses;
 				    0: 64 MiB */
 	bool no_cache;           /* keep none */
+	bool symbols;            /* look up the symbol holding each address for the
+				    answer (symprof symbolize -S) */
 	int jobs;                /* threads, the caller's included; 0 or 1: the
 				    caller's alone; at most SP_BATCH_JOBS_MAX */
 	int fd;                  /* where answers are written (not closed) */
@@ -224,8 +248,9 @@ void sp_batch_add_line(sp_batch *b, const char *text, size_t len);
 void sp_batch_flush(sp_batch *b);
 /* Reads lines from FD until its end and answers them, a block at a time:
  * as much as is ready at once (up to 1 MiB), so that a co-process writing a
- * line at a time gets each answer at once.  Returns 0, or the errno of a
- * failed read. */
+ * line at a time gets each answer at once; a block with lines that may be
+ * names is answered on the caller's thread (names are looked up there).
+ * Returns 0, or the errno of a failed read. */
 int sp_batch_read_fd(sp_batch *b, int fd);
 /* Writes N bytes at P after the answers written so far. */
 void sp_batch_write(sp_batch *b, const char *p, size_t n);
@@ -314,6 +339,13 @@ typedef struct {
 	char *used_path;            /* file symbolized against, or NULL */
 	char *debug_path;           /* separate debug file, or NULL */
 	char *build_id;
+	char *go_build_id;          /* OTLP: the Go build id, when recorded apart */
+	char *htlhash;              /* OTLP: the eBPF profiler's file id, when recorded */
+	const char *matched_by;     /* which id found the file ("GNU build id", "Go
+				       build id", "file id (htlhash)", "build id"),
+				       NULL when none was compared */
+	sp_address_rule rule;       /* which addresses the mapping holds */
+	uint64_t base;              /* ... and the load base used for them */
 	size_t n_addresses;         /* distinct addresses */
 	size_t n_resolved;
 	size_t n_reason[SP_UNRES_ERROR + 1]; /* unresolved counts per reason */
@@ -329,7 +361,10 @@ typedef struct {
 void sp_symbolize_report_clear(sp_symbolize_report *r);
 
 /* Symbolizes every location of P that has no lines, per mapping, through
- * the session's cached objects; already symbolized mappings are left alone.
+ * the session's cached objects; already symbolized mappings are left alone
+ * (with the resymbolize option, locations with lines are named again, and
+ * keep theirs when nothing names them).  A location of an OTLP profile is
+ * named only when its profile.frame.type is native, go or absent.
  * Partial symbolization is not an error; REPORT (may be NULL) says what
  * happened. */
 sp_error *sp_symbolize_profile(sp_symbolizer *s, sp_profile *p, sp_symbolize_report *report);

@@ -8,6 +8,12 @@ dist_check_SCRIPTS += tests/cli/jit_dump.sh
 TESTS += tests/cli/jemalloc.sh
 TESTS += tests/cli/symbolize_addr2line.sh
 TESTS += tests/cli/symbolize_flags.sh
+TESTS += tests/cli/symbolize_symtab.sh
+TESTS += tests/cli/symbolize_discarded.sh
+TESTS += tests/cli/symbolize_split_inline.sh
+TESTS += tests/cli/symbolize_debuglink.sh
+TESTS += tests/cli/symbolize_go_names.sh
+TESTS += tests/cli/symbolize_gnu.sh
 TESTS += tests/cli/symbolize_jobs.sh
 TESTS += tests/cli/convert_jobs.sh
 TESTS += tests/cli/cpu.sh
@@ -66,6 +72,9 @@ EXTRA_DIST += tests/cli/sample_index.sh
 EXTRA_DIST += tests/cli/binary_arg.sh
 EXTRA_DIST += tests/cli/min_resolved.sh
 EXTRA_DIST += tests/cli/gopclntab.sh
+# OpenTelemetry profiles from a real perf record, as the eBPF profiler encodes them
+TESTS += tests/cli/otlp.sh
+EXTRA_DIST += tests/cli/otlp.sh
 # annotated source and disassembly (list, disasm), the viewer formats, the HTML report
 TESTS += tests/cli/annotate.sh tests/cli/viewers.sh tests/cli/html_browser.sh
 EXTRA_DIST += tests/cli/annotate.sh tests/cli/viewers.sh tests/cli/html_browser.sh

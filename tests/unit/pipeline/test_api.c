@@ -373,25 +373,64 @@ static void test_build_id(uint64_t compute)
 	free(bid);
 }
 
+/* The bytes symprof_symbolize_text writes for LINES[0..n) with O, into BUF
+ * (a NUL-terminated string of at most CAP - 1 bytes). */
+static symprof_error *text_of(symprof_session *s, const symprof_target *t,
+			      const symprof_text_options *o, const char *const *lines, size_t n,
+			      char *buf, size_t cap)
+{
+	char *path = xasprintf("%s/text.out", tmpdir);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	symprof_error *e = symprof_symbolize_text(s, t, o, lines, n, -1, fd);
+	close(fd);
+	FILE *f = fopen(path, "r");
+	size_t k = f ? fread(buf, 1, cap - 1, f) : 0;
+	buf[k] = 0;
+	if (f)
+		fclose(f);
+	free(path);
+	return e;
+}
+
+/* The command's defaults and -S through the library: addr2line's FILE:LINE
+ * alone without functions; the symbol's line (its name alone at its first
+ * byte, NAME+0xOFF after) before it with symbols. */
+static void test_text_forms(symprof_session *s, const symprof_target *t, uint64_t compute,
+			    const symprof_frame *fr)
+{
+	char arg[2][32], buf[4096];
+	snprintf(arg[0], sizeof(arg[0]), "%#llx", (unsigned long long)compute);
+	snprintf(arg[1], sizeof(arg[1]), "%#llx", (unsigned long long)compute + 1);
+	const char *lines[] = {arg[0], arg[1]};
+	symprof_text_options o = {.size = sizeof(o)};
+	symprof_error *e = text_of(s, t, &o, lines, 1, buf, sizeof(buf));
+	char *want = xasprintf("%s:%lld\n", fr->file, (long long)fr->line);
+	TAP_OK(!e && !strcmp(buf, want), "GNU text without functions: FILE:LINE alone");
+	free(want);
+	symprof_error_free(e);
+	o.symbols = 1;
+	e = text_of(s, t, &o, lines, 2, buf, sizeof(buf));
+	want = xasprintf("%s\n%s:%lld\n%s+0x1\n", fr->function, fr->file, (long long)fr->line,
+			 fr->function);
+	TAP_OK(!e && !strncmp(buf, want, strlen(want)),
+	       "symbols: the symbol's name at its entry, NAME+0x1 a byte on");
+	if (e || strncmp(buf, want, strlen(want)))
+		printf("# got:\n%s# want:\n%s...\n", buf, want);
+	free(want);
+	symprof_error_free(e);
+}
+
 /* The text forms: the same frames, addr2line's layout. */
 static void test_text(uint64_t compute)
 {
 	symprof_session *s = session(SYMPROF_DEMANGLE_FULL);
-	char *path = xasprintf("%s/text.out", tmpdir);
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	char arg[32];
+	char arg[32], buf[4096];
 	snprintf(arg, sizeof(arg), "%#llx", (unsigned long long)compute);
 	const char *lines[] = {arg, "junk"};
 	symprof_target t = {.size = sizeof(t), .path = exe};
-	symprof_text_options o = {.size = sizeof(o), .print_address = 1};
-	symprof_error *e = symprof_symbolize_text(s, &t, &o, lines, 2, -1, fd);
-	close(fd);
-	char buf[4096] = "";
-	FILE *f = fopen(path, "r");
-	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-	buf[n] = 0;
-	if (f)
-		fclose(f);
+	symprof_text_options o = {.size = sizeof(o), .print_address = 1, .functions = 1,
+				  .inlines = 1};
+	symprof_error *e = text_of(s, &t, &o, lines, 2, buf, sizeof(buf));
 	/* the frames symprof_symbolize gives, in addr2line's layout */
 	symprof_symbols *r = NULL;
 	symprof_error *e1 = symprof_symbolize(s, &t, &compute, 1, &r);
@@ -409,6 +448,8 @@ static void test_text(uint64_t compute)
 	TAP_OK(!e1 && r->locations[0].n_frames == 1 &&
 		       !strcmp(r->locations[0].frames[0].function, "outer::inner::Widget::compute(int)"),
 	       "compute's entry: one frame, demangled in full");
+	if (!e1 && r->locations[0].n_frames == 1)
+		test_text_forms(s, &t, compute, &r->locations[0].frames[0]);
 	symprof_symbols_free(r);
 	symprof_error_free(e1);
 	TAP_OK(!e && !strcmp(buf, want), "GNU text with -a: address, function, FILE:LINE; junk "
@@ -423,7 +464,6 @@ static void test_text(uint64_t compute)
 	symprof_error_free(e);
 	symprof_session_free(s);
 	free(want);
-	free(path);
 }
 
 /* A conversion in memory: raw address stacks of the fixture loaded at
