@@ -206,10 +206,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	}
 	const char *format = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "format");
 	clock_gettime(CLOCK_MONOTONIC, &rq->start);
+	if (engine)
+		sv_metrics_busy(1);
 	sv_handle(h->c.service, method, url, format, rq->body.data ? rq->body.data : "",
 		  rq->body.len, &deadline, &a, &ep);
-	if (engine)
+	if (engine) {
+		sv_metrics_busy(-1);
 		sem_post(&h->slots);
+	}
 	return send_answer(h, c, method, url, rq, &a, ep);
 }
 

@@ -43,7 +43,13 @@ static struct {
 	_Atomic uint64_t micros[SV_EP_COUNT];
 	_Atomic uint64_t addresses;
 	_Atomic uint64_t rejected[N_LIMIT];
+	_Atomic int64_t busy;
 } m;
+
+void sv_metrics_busy(int delta)
+{
+	atomic_fetch_add_explicit(&m.busy, delta, memory_order_relaxed);
+}
 
 void sv_metrics_request(sv_endpoint e, int status, double seconds, size_t addresses)
 {
@@ -121,6 +127,11 @@ char *sv_metrics_text(sv_pool *p, size_t *len)
 	for (size_t i = 0; i < N_LIMIT; i++)
 		sp_buf_printf(&b, "symprof_rejected_total{limit=\"%s\"} %" PRIu64 "\n", limits[i],
 			      get(&m.rejected[i]));
+	sp_buf_printf(&b,
+		      "# HELP symprof_requests_in_progress Requests holding a --max-concurrent slot.\n"
+		      "# TYPE symprof_requests_in_progress gauge\n"
+		      "symprof_requests_in_progress %" PRId64 "\n",
+		      (int64_t)atomic_load_explicit(&m.busy, memory_order_relaxed));
 	sv_pool_stats st;
 	sv_pool_stats_get(p, &st);
 	sp_buf_printf(&b,

@@ -153,6 +153,8 @@ typedef enum {
 const char *sv_endpoint_name(sv_endpoint e);
 void sv_metrics_request(sv_endpoint e, int status, double seconds, size_t addresses);
 void sv_metrics_rejected(const char *limit);
+/* A request took (+1) or gave back (-1) one of the --max-concurrent slots. */
+void sv_metrics_busy(int delta);
 /* The Prometheus text exposition of everything counted, with the pool's
  * gauges and the memory figures (caller frees). */
 char *sv_metrics_text(sv_pool *p, size_t *len);

@@ -507,7 +507,13 @@ def body(tmp):
         held["reply"] = csrv.request("POST", "/v1/convert?format=folded", member * 144)
     t = threading.Thread(target=hold)
     t.start()
-    time.sleep(0.3)
+    # the bomb's body sent, its request holds the slot: /metrics says so
+    t0 = time.time()
+    while time.time() - t0 < 30:
+        st, _, b = csrv.request("GET", "/metrics")
+        if re.search(rb"^symprof_requests_in_progress 1$", b, re.M):
+            break
+        time.sleep(0.02)
     t0 = time.time()
     st, res = csrv.json("/v1/symbolize", {"modules": [{"path": app, "addresses": [top]}]})
     waited = time.time() - t0
