@@ -2,7 +2,7 @@
  * that includes it).
  *
  * A thread per connection (MHD_USE_THREAD_PER_CONNECTION), at most
- * --max-connections of them, so a slow client holds its own thread and
+ * 256 of them (server.c), so a slow client holds its own thread and
  * nothing else; the engine work runs on at most --max-concurrent of them at
  * once (a semaphore: a request waits for a slot up to --request-timeout,
  * then gets 503 naming the cap).  A body is collected into memory up to
