@@ -32,6 +32,7 @@ SYMPROF = os.environ.get("SYMPROF") or os.path.join(BUILD, "symprof")
 
 n = 0
 failed = 0
+servers = []  # every server started: none outlives the test, whatever happens
 
 
 def ok(cond, what, diag=None):
@@ -62,6 +63,7 @@ class Server:
             cmd += ["--access-log", log]
         self.err = open(os.path.join(tmp, "serve-%d.err" % id(self)), "w+")
         self.p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=self.err, text=True)
+        servers.append(self)
         line = self.p.stdout.readline()
         m = re.search(r"listening on (?:http://127\.0\.0\.1:(\d+)|unix:(.*))$", line.strip())
         if not m:
@@ -179,6 +181,10 @@ def main():
     try:
         body(tmp)
     finally:
+        for srv in servers:
+            if srv.p.poll() is None:
+                srv.p.kill()
+                srv.p.wait()
         if not os.environ.get("SP_KEEP_TMP"):
             shutil.rmtree(tmp, ignore_errors=True)
     print("1..%d" % n)

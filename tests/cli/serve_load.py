@@ -146,6 +146,10 @@ def main():
                 ok(ev and int(ev[0].split()[1]) > 0, "%s: sessions were evicted" % what, ev)
             ok(srv.stop() == 0, "%s: SIGTERM ends it with status 0" % what, srv.stderr())
     finally:
+        for srv in serve.servers:
+            if srv.p.poll() is None:
+                srv.p.kill()
+                srv.p.wait()
         shutil.rmtree(tmp, ignore_errors=True)
     print("1..%d" % serve.n)
     sys.exit(1 if serve.failed else 0)
