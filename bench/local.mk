@@ -76,3 +76,10 @@ bench-deep: symprof$(EXEEXT)
 .PHONY: bench-deep
 # the HTML report's load time in headless Chromium (bench/README.md, "The HTML report")
 EXTRA_DIST += bench/page_load.py
+# symprof serve: 1,000-address batches against a process per batch and a long-running
+# llvm-symbolizer (bench/serve.sh): make bench-serve [BENCH_SERVE_ARGS='-b 50 -r 5']
+EXTRA_DIST += bench/serve.sh bench/serve.py
+BENCH_SERVE_ARGS =
+bench-serve: symprof$(EXEEXT)
+	SYMPROF=$(abs_top_builddir)/symprof$(EXEEXT) $(SHELL) $(top_srcdir)/bench/serve.sh $(BENCH_SERVE_ARGS)
+.PHONY: bench-serve
