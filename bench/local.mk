@@ -84,3 +84,11 @@ BENCH_UNWIND_MAPS_ARGS =
 bench-unwind-maps: symprof$(EXEEXT)
 	SYMPROF=$(abs_top_builddir)/symprof$(EXEEXT) $(SHELL) $(top_srcdir)/bench/unwind-maps.sh $(BENCH_UNWIND_MAPS_ARGS)
 .PHONY: bench-unwind-maps
+
+# symprof serve: 1,000-address batches against a process per batch and a long-running
+# llvm-symbolizer (bench/serve.sh): make bench-serve [BENCH_SERVE_ARGS='-b 50 -r 5']
+EXTRA_DIST += bench/serve.sh bench/serve.py
+BENCH_SERVE_ARGS =
+bench-serve: symprof$(EXEEXT)
+	SYMPROF=$(abs_top_builddir)/symprof$(EXEEXT) $(SHELL) $(top_srcdir)/bench/serve.sh $(BENCH_SERVE_ARGS)
+.PHONY: bench-serve
