@@ -159,11 +159,9 @@ size_t sp_mem_default_limit(void);
  * while they live.  Charged N more bytes, later requests see them as used;
  * uncharged when they are given back. */
 void sp_mem_charge(size_t n);
-/* What the budget sees in use now: the heap plus what was charged (a
- * long-running process frees its caches before this nears the limit). */
-size_t sp_mem_in_use(void);
 void sp_mem_uncharge(size_t n);
-/* What the budget counts as used: the heap in use and what is charged. */
+/* What the budget counts as used: the heap in use and what is charged (a
+ * long-running process frees its caches before this nears the limit). */
 size_t sp_mem_in_use(void);
 /* The bytes the budget has left: the limit less the reserve for code and
  * stacks and what is used (0 when past it); SIZE_MAX without a limit. */

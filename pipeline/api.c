@@ -200,6 +200,9 @@ symprof_error *symprof_session_new(const symprof_options *opts, symprof_session 
 		sp_mem_set_limit(o.max_memory);
 	symprof_session *s = sp_xcalloc(1, sizeof(*s));
 	s->s = sp_symbolizer_new(&so); /* copies SO deeply */
+	/* the caller's threads may use it in turn: none frees its objects
+	 * while another resolves in them */
+	sp_symbolizer_not_evicted(s->s);
 	free(maps);
 	const sp_jit_index *jit;
 	const sp_perf_map *perf;

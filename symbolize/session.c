@@ -182,6 +182,13 @@ static void object_free(sp_object *o)
 	free(o);
 }
 
+void sp_symbolizer_not_evicted(sp_symbolizer *s)
+{
+	if (s->evictor)
+		sp_mem_remove_evictor(give_back, s);
+	s->evictor = false;
+}
+
 void sp_symbolizer_free(sp_symbolizer *s)
 {
 	if (!s)

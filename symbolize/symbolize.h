@@ -58,6 +58,12 @@ char *sp_demangle(const char *name, sp_demangle_style style);
 /* OPTS (may be NULL) is copied deeply. */
 sp_symbolizer *sp_symbolizer_new(const sp_symbolize_options *opts);
 void sp_symbolizer_free(sp_symbolizer *s);
+/* A session is the memory budget's evictor from its creation: on the
+ * thread that made it, a request for room may free the resolvers of its
+ * objects not in use.  A session that other threads use in turn (the
+ * library's sessions, a server's) must not be: it gives nothing back, and
+ * its owner frees it whole instead. */
+void sp_symbolizer_not_evicted(sp_symbolizer *s);
 const sp_symbolize_options *sp_symbolizer_options(const sp_symbolizer *s);
 /* The kernel release (`uname -r`) of the profiles symbolized next (a
  * perf.data file's OSRELEASE; NULL: unknown): where the kernel's vmlinux
