@@ -164,6 +164,17 @@ const char *sp_symtab_name(sp_symtab *s, Dwfl_Module *mod, uint64_t a)
 	return f->name;
 }
 
+void sp_symtab_bounds(sp_symtab *s, Dwfl_Module *mod, sp_bounds *b)
+{
+	if (!s->loaded)
+		load_syms(s, mod);
+	for (size_t i = 0; i < s->n_syms; i++) {
+		const sp_fsym *f = &s->syms[i];
+		sp_bounds_add(b, f->addr);
+		sp_bounds_add(b, f->addr + f->size < f->addr ? UINT64_MAX : f->addr + f->size);
+	}
+}
+
 void sp_symtab_clear(sp_symtab *s)
 {
 	free(s->syms);
