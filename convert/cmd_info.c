@@ -28,6 +28,8 @@ static void print_mapping_report(const sp_mapping_report *mr, FILE *f)
 		fprintf(f, "    file: none\n");
 	if (mr->debug_path)
 		fprintf(f, "    debug info: %s\n", mr->debug_path);
+	if (mr->index_path)
+		fprintf(f, "    symbol index: %s\n", mr->index_path);
 	if (mr->build_id && *mr->build_id)
 		fprintf(f, "    build id: %s\n", mr->build_id);
 	fprintf(f, "    resolved %zu of %zu addresses\n", mr->n_resolved, mr->n_addresses);

@@ -1785,6 +1785,7 @@ int cmd_symbolize(int argc, char **argv)
 	sp_buf_free(&c.unknown);
 	sp_buf_free(&c.module);
 	free(c.obj_path);
+	sp_cli_index_warning("symbolize", c.s, false);
 	sp_symbolizer_free(c.s);
 	sp_cli_sym_clear(&cli);
 	return rc;

@@ -15,6 +15,7 @@ int cmd_convert(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_symbolize(int argc, char **argv);
 int cmd_jit(int argc, char **argv);
+int cmd_index(int argc, char **argv);
 
 /* Options every command that symbolizes shares.  Vectors are owned. */
 typedef struct {
@@ -51,7 +52,8 @@ typedef struct {
 	{"jit-dir", required_argument, NULL, 1005},                     \
 	{"perf-map", required_argument, NULL, 1006},                    \
 	{"jitdump", required_argument, NULL, 1014},                     \
-	{"kallsyms", required_argument, NULL, 1007}
+	{"kallsyms", required_argument, NULL, 1007},                    \
+	{"index-dir", required_argument, NULL, 1015}
 
 #define SP_CLI_SYM_OPTIONS                                              \
 	SP_CLI_FIND_OPTIONS,                                            \
@@ -74,7 +76,9 @@ typedef struct {
 	"                        gives its perf-PID.map files)\n"                        \
 	"  --jitdump FILE|DIR    jit-PID.dump names and lines for JIT code (repeatable;\n" \
 	"                        a DIR gives its jit-PID.dump files)\n"                  \
-	"  --kallsyms FILE       copy of /proc/kallsyms for kernel addresses\n"
+	"  --kallsyms FILE       copy of /proc/kallsyms for kernel addresses\n"          \
+	"  --index-dir DIR       symbol indexes by build id: answer from them without\n" \
+	"                        reading DWARF, write the missing ones (symprof index)\n"
 
 #define SP_CLI_SYM_HELP                                                                  \
 	"symbolization:\n"                                                               \
@@ -104,6 +108,9 @@ sp_error *sp_cli_load(const sp_cli_sym *c, const char *path, sp_profile **out,
 /* What sp_cli_load does once PATH is read into P (consumed): --maps
  * attached when P has no mappings, then P checked again; *OUT. */
 sp_error *sp_cli_load_maps(const sp_cli_sym *c, const char *path, sp_profile *p, sp_profile **out);
+/* Prints "symprof CMD: warning: ..." when S could not write a symbol
+ * index (--index-dir), unless QUIET. */
+void sp_cli_index_warning(const char *cmd, const sp_symbolizer *s, bool quiet);
 /* Prints one line per mapping that did not fully resolve. */
 void sp_cli_print_summary(const char *name, const sp_symbolize_report *r, FILE *f);
 /* Prints a usage error as one line "symprof CMD: <message>" and a pointer

@@ -14,6 +14,7 @@ static const struct {
 	{"info", cmd_info, "describe profiles and how their mappings symbolize"},
 	{"symbolize", cmd_symbolize, "addr2line-style address lookup in one ELF file"},
 	{"jit", cmd_jit, "JIT objects: 'jit dump' recovers GDB-JIT-registered objects"},
+	{"index", cmd_index, "write symbol indexes of ELF files (for --index-dir)"},
 };
 
 static void usage(FILE *f)

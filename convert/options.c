@@ -52,6 +52,9 @@ int sp_cli_sym_option(sp_cli_sym *c, int opt, const char *arg)
 	case 1007:
 		c->sym.kallsyms = arg;
 		return 0;
+	case 1015:
+		c->sym.index_dir = arg;
+		return 0;
 	case 1008:
 		if (!strcmp(arg, "simple"))
 			c->sym.demangle = SP_DEMANGLE_SIMPLE;
@@ -224,6 +227,17 @@ static char *summary_fix(const sp_mapping_report *m)
 		return sp_xasprintf("--debug-dir DIR holding its separate debug file%s", ask);
 	default: return NULL;
 	}
+}
+
+void sp_cli_index_warning(const char *cmd, const sp_symbolizer *s, bool quiet)
+{
+	sp_error *e = sp_symbolizer_index_error(s);
+	if (e && !quiet) {
+		char *msg = sp_error_string(e);
+		fprintf(stderr, "symprof %s: warning: %s\n", cmd, msg);
+		free(msg);
+	}
+	sp_error_free(e);
 }
 
 void sp_cli_print_summary(const char *name, const sp_symbolize_report *r, FILE *f)

@@ -512,6 +512,8 @@ int sp_pipeline_run(const sp_pipeline *pl, char **inputs, int n)
 		sp_profile_free(profiles[i]);
 	free(profiles);
 	sp_profile_free(base);
+	if (s)
+		sp_cli_index_warning(pl->sym->cmd ? pl->sym->cmd : "convert", s, pl->sym->quiet);
 	if (us != s)
 		sp_symbolizer_free(us);
 	sp_symbolizer_free(s);

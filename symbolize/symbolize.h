@@ -40,6 +40,7 @@
 #include "symbolize/find/find.h"
 #include "symbolize/sources/sources.h"
 #include "symbolize/unwind/unwind.h"
+#include "symbolize/index/index.h"
 
 /* ------------------------------------------------------------------------ */
 /* Demangling (libbfd).                                                     */
@@ -85,6 +86,13 @@ sp_error *sp_object_resolve(sp_object *o, uint64_t vaddr, const sp_frame **frame
  * (their strings until sp_symbolizer_free). */
 sp_error *sp_object_resolve_once(sp_object *o, uint64_t vaddr, const sp_frame **frames,
 				 size_t *n);
+/* Builds O's symbol index as sp_index_build does, with the session's
+ * options and finder (the debug file it finds), into *OUT (appended).
+ * STATS may be NULL. */
+sp_error *sp_object_index_build(sp_object *o, sp_buf *out, sp_index_stats *stats);
+/* Why the first symbol index the session was to write (--index-dir) could
+ * not be written, or NULL (caller frees). */
+sp_error *sp_symbolizer_index_error(const sp_symbolizer *s);
 /* Opens O's resolver now (the debug file search included, debuginfod
  * too when the options allow it) instead of at its first address; its
  * failure is cached and returned (caller frees), as resolving would. */
@@ -210,6 +218,7 @@ typedef struct {
 	char *recorded_path;        /* as in the profile */
 	char *used_path;            /* file symbolized against, or NULL */
 	char *debug_path;           /* separate debug file, or NULL */
+	char *index_path;           /* the symbol index that answered, or NULL */
 	char *build_id;
 	size_t n_addresses;         /* distinct addresses */
 	size_t n_resolved;

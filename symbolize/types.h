@@ -45,6 +45,8 @@ typedef struct {
 	bool force_mismatch;             /* use a file that does not match its
 					    mapping (sp_mapping_file_match) */
 	sp_demangle_style demangle;
+	const char *index_dir;           /* --index-dir: symbol indexes by build id,
+					    read and written (symbolize/index/) */
 } sp_symbolize_options;
 
 /* ------------------------------------------------------------------------ */
