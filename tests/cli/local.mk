@@ -69,3 +69,4 @@ EXTRA_DIST += tests/cli/gopclntab.sh
 # annotated source and disassembly (list, disasm), the viewer formats, the HTML report
 TESTS += tests/cli/annotate.sh tests/cli/viewers.sh tests/cli/html_browser.sh
 EXTRA_DIST += tests/cli/annotate.sh tests/cli/viewers.sh tests/cli/html_browser.sh
+TESTS += tests/cli/index.sh
