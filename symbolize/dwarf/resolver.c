@@ -318,7 +318,8 @@ static size_t go_frames(sp_resolver *d, uint64_t addr, sp_error **err)
 	}
 	sp_gopcln_frame gf[64];
 	size_t n = 0;
-	if (!d->go || (*err = sp_gopcln_lookup(d->go, addr, gf, SP_ARRAY_LEN(gf), &n)) != NULL)
+	if (!d->go || (*err = sp_gopcln_lookup(d->go, addr, gf, SP_ARRAY_LEN(gf), &n)) != NULL ||
+	    n == 0)
 		return 0;
 	sp_frame *f = scratch(d, n);
 	memset(f, 0, n * sizeof(*f));
