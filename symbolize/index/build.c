@@ -19,7 +19,6 @@
  * as each node is made.
  */
 #include "symbolize/index/indexp.h"
-#include "symbolize/dwarf/dwarf.h"
 
 #include <stdlib.h>
 
@@ -53,7 +52,7 @@ typedef struct {
 	uint32_t discr;
 } position;
 
-typedef struct {
+struct spx_builder {
 	sp_demangle_style style;
 	const char *path;
 	sp_error *err;
@@ -78,7 +77,10 @@ typedef struct {
 	/* the decoder's state, which each row is written against */
 	uint32_t cur, prev, base;
 	position st, prev_st;
-} builder;
+	bool any;              /* an answer was given */
+	uint64_t last_start;   /* the last answer's */
+};
+typedef struct spx_builder builder;
 
 static void put_u32(sp_buf *b, uint32_t v)
 {
@@ -382,10 +384,14 @@ static void put_row(builder *b, uint64_t addr, uint32_t ctx, const position *pos
 	b->n_rows++;
 }
 
-static sp_error *on_answer(void *ctx, const sp_answer *a)
+sp_error *spx_builder_add(builder *b, const sp_answer *a)
 {
-	builder *b = ctx;
 	position pos;
+	if (b->any && a->start <= b->last_start)
+		fail(b, sp_error_new(SP_E_INVALID_PROFILE, "%s: answers out of address order",
+				     b->path));
+	b->any = true;
+	b->last_start = a->start;
 	uint32_t row = answer_row(b, a, &pos);
 	if (b->err)
 		return sp_error_dup(b->err);
@@ -507,8 +513,10 @@ static void table_free(table *t)
 	sp_buf_free(&t->index);
 }
 
-static void builder_free(builder *b)
+void spx_builder_free(builder *b)
 {
+	if (!b)
+		return;
 	sp_error_free(b->err);
 	sp_strtab_free(&b->strs);
 	free(b->str_off);
@@ -519,29 +527,57 @@ static void builder_free(builder *b)
 	sp_buf_free(&b->rows);
 	sp_buf_free(&b->block_addrs);
 	sp_buf_free(&b->block_offs);
+	free(b);
 }
 
-/* The bytes of B's index (after its walk) into OUT. */
-static void finish(builder *b, const char *build_id, unsigned flags, const char *debug_path,
-		   const char *split_err, sp_buf *out, sp_index_stats *st)
+builder *spx_builder_new(const char *path, sp_demangle_style style)
 {
+	builder *b = sp_xcalloc(1, sizeof(*b));
+	b->path = path;
+	b->style = style;
+	str(b, ""); /* offset 0 */
+	return b;
+}
+
+sp_error *spx_builder_finish(builder *b, const char *build_id, unsigned flags,
+			     const char *debug_path, const char *split_err, sp_buf *out,
+			     sp_index_stats *st)
+{
+	size_t lid = build_id ? strlen(build_id) : 0;
+	if (lid == 0 || lid > SPX_BUILD_ID_MAX)
+		return sp_error_new(SP_E_UNSUPPORTED, "%s: %s: not indexed", b->path,
+				    lid ? "build id longer than 256 bytes" : "no build id");
 	section sec[SPX_N_SECTIONS];
 	uint64_t rel[SPX_N_SECTIONS];
 	sp_buf body = {0};
 	sections_of(b, debug_path, split_err, sec);
+	if (b->err) /* a string past 4 GiB, or the answers */
+		return sp_error_dup(b->err);
 	body_of(sec, SPX_N_SECTIONS, &body, rel);
 	size_t before = out->len;
 	assemble(build_id, flags, b->first_addr, sec, SPX_N_SECTIONS, rel, &body, out);
-	st->size = out->len - before;
-	st->n_rows = b->n_rows;
-	st->n_blocks = b->n_blocks;
-	st->n_funcs = b->funcs.n;
-	st->n_nodes = b->nodes.n;
-	st->n_files = b->n_files;
-	st->strings_size = (size_t)b->strings_size;
+	*st = (sp_index_stats){
+		.size = out->len - before,
+		.n_rows = b->n_rows,
+		.n_blocks = b->n_blocks,
+		.n_funcs = b->funcs.n,
+		.n_nodes = b->nodes.n,
+		.n_files = b->n_files,
+		.strings_size = (size_t)b->strings_size,
+		.dwarf = (flags & SPX_FLAG_DWARF) != 0,
+		.go = (flags & SPX_FLAG_GO) != 0,
+		.symbols = (flags & SPX_FLAG_SYMBOLS) != 0,
+		.split_missing = (flags & SPX_FLAG_SPLIT_MISSING) != 0,
+	};
 	sp_buf_free(&body);
 	for (size_t k = 0; k < SPX_N_SECTIONS; k++)
 		sp_buf_free(&sec[k].own);
+	return NULL;
+}
+
+static sp_error *on_answer(void *ctx, const sp_answer *a)
+{
+	return spx_builder_add(ctx, a);
 }
 
 sp_error *sp_index_build(const char *path, const sp_elf_info *info,
@@ -555,29 +591,22 @@ sp_error *sp_index_build(const char *path, const sp_elf_info *info,
 	if (!bid || !*bid || strlen(bid) > SPX_BUILD_ID_MAX)
 		return sp_error_new(SP_E_UNSUPPORTED, "%s: %s: not indexed", path,
 				    bid && *bid ? "build id longer than 256 bytes" : "no build id");
-	builder b = {.style = opts ? opts->demangle : SP_DEMANGLE_SIMPLE, .path = path};
-	str(&b, ""); /* offset 0 */
+	builder *b = spx_builder_new(path, opts ? opts->demangle : SP_DEMANGLE_SIMPLE);
 	sp_resolver *d = sp_resolver_new(path, opts, info, finder);
 	sp_walk_info wi;
-	sp_error *e = sp_resolver_walk(d, on_answer, &b, &wi);
+	sp_error *e = sp_resolver_walk(d, on_answer, b, &wi);
 	if (!e) {
 		sp_error *split = sp_resolver_split_error(d);
 		char *split_msg = split ? sp_error_string(split) : NULL;
 		unsigned flags = (wi.dwarf ? SPX_FLAG_DWARF : 0) | (wi.go ? SPX_FLAG_GO : 0) |
 				 (wi.symbols ? SPX_FLAG_SYMBOLS : 0) |
 				 (split ? SPX_FLAG_SPLIT_MISSING : 0);
-		finish(&b, bid, flags, sp_resolver_debug_path(d), split_msg, out, st);
+		e = spx_builder_finish(b, bid, flags, sp_resolver_debug_path(d), split_msg, out, st);
 		st->n_keys = wi.n_keys;
-		st->dwarf = wi.dwarf;
-		st->go = wi.go;
-		st->symbols = wi.symbols;
-		st->split_missing = split != NULL;
 		free(split_msg);
 		sp_error_free(split);
-		if (b.err) /* a string past 4 GiB */
-			e = sp_error_dup(b.err);
 	}
 	sp_resolver_free(d);
-	builder_free(&b);
+	spx_builder_free(b);
 	return e;
 }

@@ -8,6 +8,7 @@
 #define SYMPROF_SYMBOLIZE_INDEXP_H
 
 #include "symbolize/symbolize.h"
+#include "symbolize/dwarf/dwarf.h"
 
 #include <string.h>
 
@@ -85,6 +86,28 @@ enum {
 				   follows (as a uleb) */
 	SPX_LINE_SHIFT = 4,   /* bits 4-6: line change + 2 (0..6); 7: sleb change follows */
 };
+
+/* ------------------------------------------------------------------------ */
+/* The writer's steps (build.c), for sp_index_build and for tests that make  */
+/* indexes of answers of their own.                                          */
+
+typedef struct spx_builder spx_builder;
+/* A writer; PATH (borrowed until spx_builder_free) names it in errors.
+ * The frames' names are checked against their raw names demangled in
+ * STYLE, as the resolver that gives them demangles. */
+spx_builder *spx_builder_new(const char *path, sp_demangle_style style);
+/* The next answer (sp_resolver_walk's; starts increasing).  An answer the
+ * format cannot hold as it is (a name that is not its raw name demangled,
+ * an inlined flag not where its chain puts it) is an error, as is one out
+ * of order. */
+sp_error *spx_builder_add(spx_builder *b, const sp_answer *a);
+/* The file of the answers given, for BUILD_ID with FLAGS (SPX_FLAG_*) and
+ * what META records (each may be NULL), appended to OUT; *ST says what it
+ * holds (n_keys left 0). */
+sp_error *spx_builder_finish(spx_builder *b, const char *build_id, unsigned flags,
+			     const char *debug_path, const char *split_err, sp_buf *out,
+			     sp_index_stats *st);
+void spx_builder_free(spx_builder *b);
 
 /* ------------------------------------------------------------------------ */
 /* CRC-32C (Castagnoli, reflected 0x82f63b78, initial and final ~0), format.c */

@@ -111,3 +111,10 @@ tests_fuzz_fuzz_code_SOURCES = tests/fuzz/fuzz_code.c tests/fuzz/standalone.c
 tests_fuzz_fuzz_code_LDADD = $(TEST_LIBS)
 TESTS += tests/fuzz/fuzz_code
 EXTRA_DIST += tests/fuzz/seeds/code
+# the symbol index reader (symbolize/index/)
+check_PROGRAMS += tests/fuzz/fuzz_index
+tests_fuzz_fuzz_index_SOURCES = tests/fuzz/fuzz_index.c tests/fuzz/standalone.c tests/helpers/index_util.h
+tests_fuzz_fuzz_index_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS)
+tests_fuzz_fuzz_index_LDADD = $(TEST_LIBS) $(LIBDW_LIBS) $(LIBELF_LIBS)
+TESTS += tests/fuzz/fuzz_index
+EXTRA_DIST += tests/fuzz/seeds/index

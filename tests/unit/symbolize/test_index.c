@@ -17,10 +17,20 @@
  *    used by the next session; a foreign, stale, damaged index, or one of
  *    a symbol table where the file has DWARF, is not used and is written
  *    again; a file without debug info gets none; four processes writing
- *    one index at once leave it whole and no temporary file.
+ *    one index at once leave it whole and no temporary file;
+ *  - an index of made-up answers (tests/helpers/index_util.h: every kind
+ *    of frame and row, several blocks and pages) gives back each answer at
+ *    each address it holds;
+ *  - the malformed indexes of tests/malformed/index/ (made here from the
+ *    made-up one, each with one defect and its checksums made again, and
+ *    as committed): each gives the error its .expect names.
+ *
+ *   test_index --write-seeds DIR       writes the fuzz seeds (made-up indexes)
+ *   test_index --write-malformed DIR   writes the malformed ones (NAME.spx,
+ *                                      NAME.expect)
  */
 #include "symbolize/internal.h"
-#include "symbolize/index/indexp.h"
+#include "tests/helpers/index_util.h"
 #include "tests/helpers/tap.h"
 
 #include <dirent.h>
@@ -250,20 +260,6 @@ static void test_marks(const char *exe, const char *src)
 	sp_elf_info_clear(&info);
 }
 
-/* The page checksums and the header's checksum of index D (N bytes)
- * made again, as a writer that changed it would. */
-static void rechecksum(unsigned char *d, size_t n)
-{
-	uint64_t h = spx_le(d + 24, 4), lid = spx_le(d + 44, 2), nsec = spx_le(d + 40, 4);
-	unsigned char *crcs = d + SPX_FIXED + (lid + 7) / 8 * 8 + SPX_SECTION_ENTRY * nsec;
-	for (uint64_t at = h, p = 0; at < n; at += SPX_PAGE, p++) {
-		size_t len = n - at < SPX_PAGE ? n - at : SPX_PAGE;
-		spx_put_le(crcs + 4 * p, sp_crc32c(0, d + at, len), 4);
-	}
-	memset(d + 28, 0, 4);
-	spx_put_le(d + 28, sp_crc32c(0, d, (size_t)h), 4);
-}
-
 static sp_errcode open_code(const unsigned char *d, size_t n, const char *bid, char **msg)
 {
 	sp_index *ix = NULL;
@@ -293,19 +289,19 @@ static void test_checks(const char *exe)
 		   SP_E_BUILD_ID_MISMATCH, "another build id: foreign (%s)", msg);
 	free(msg);
 	d[12]++; /* the revision, its checksum made again */
-	rechecksum(d, a.len);
+	spx_test_rechecksum(d, a.len);
 	TAP_EQ_U64(open_code(d, a.len, info.build_id, &msg), SP_E_UNSUPPORTED,
 		   "another revision: stale (%s)", msg);
 	TAP_OK(strstr(msg, "stale") != NULL, "the message says stale");
 	free(msg);
 	d[12]--;
 	d[8]++;
-	rechecksum(d, a.len);
+	spx_test_rechecksum(d, a.len);
 	TAP_EQ_U64(open_code(d, a.len, info.build_id, &msg), SP_E_UNSUPPORTED,
 		   "another version (%s)", msg);
 	free(msg);
 	d[8]--;
-	rechecksum(d, a.len);
+	spx_test_rechecksum(d, a.len);
 	TAP_EQ_U64(open_code(d, a.len - 1, info.build_id, &msg), SP_E_MALFORMED,
 		   "cut short by a byte (%s)", msg);
 	free(msg);
@@ -487,7 +483,7 @@ static void test_sessions(const char *exe, const char *other, const char *bare)
 			size_t n;
 			sp_error_free(sp_read_file(file, &d, &n));
 			d[12]++;
-			rechecksum(d, n);
+			spx_test_rechecksum(d, n);
 			FILE *f = fopen(file, "wb");
 			fwrite(d, 1, n, f);
 			fclose(f);
@@ -588,11 +584,304 @@ static void test_concurrent(const char *exe)
 	sp_elf_info_clear(&info);
 }
 
-int main(void)
+/* The made-up index gives back each answer at each address it holds. */
+static void test_synthetic(void)
 {
+	enum { N = 1500 };
+	sp_buf bytes = {0};
+	sp_index *ix = NULL;
+	sp_error *e = spx_test_synthetic(N, &bytes);
+	if (!e)
+		e = sp_index_open_memory(bytes.data, bytes.len, "synthetic", "5eed5dc",
+					 SP_DEMANGLE_SIMPLE, &ix);
+	sp_index_stats st = {0};
+	if (!e)
+		e = sp_index_verify(ix, &st);
+	TAP_OK(!e && st.n_blocks > 2 && st.size > 3 * SPX_PAGE,
+	       "the made-up index: %zu bytes, %zu rows in %zu blocks", st.size, st.n_rows,
+	       st.n_blocks);
+	size_t differ = 0;
+	char name_buf[64];
+	for (size_t i = 0; !e && i < N; i++) {
+		sp_frame f[4];
+		char *keep[4];
+		size_t n_keep;
+		sp_answer a;
+		sp_error *err;
+		spx_test_answer(i, &a, f, keep, &n_keep, name_buf, &err);
+		for (uint64_t d = 0; d < 4; d++) {
+			const sp_frame *g;
+			size_t ng;
+			sp_error *ge = sp_index_resolve_once(ix, a.start + d, &g, &ng);
+			const char *why;
+			if (!same_answer(a.frames, a.n, err, g, ng, ge, &why) && differ++ == 0)
+				printf("# answer %zu at +%" PRIu64 ": %s\n", i, d, why);
+			sp_error_free(ge);
+		}
+		sp_error_free(err);
+		while (n_keep)
+			free(keep[--n_keep]);
+	}
+	TAP_OK(!e && differ == 0, "every address of every made-up answer: %zu differ", differ);
+	const sp_frame *g;
+	size_t ng;
+	sp_error *ge = ix ? sp_index_resolve_once(ix, 0x401000 + 4 * N, &g, &ng) : NULL;
+	TAP_OK(ix && !ge && ng == 0, "past the last answer: nothing known");
+	sp_error_free(ge);
+	TAP_EQ_STR(ix ? sp_index_debug_path(ix) : NULL, "/usr/lib/debug/synthetic.debug",
+		   "the debug file it records");
+	sp_error_free(e);
+	sp_index_free(ix);
+	sp_buf_free(&bytes);
+}
+
+/* Malformed indexes: the made-up one of 300 answers with one defect, its
+ * checksums made again unless the defect is in them. */
+typedef struct {
+	const char *name, *expect;
+	void (*make)(unsigned char *d, size_t *n);
+	bool keep_checksums;
+} bad_case;
+
+static unsigned char *sec_at(unsigned char *d, unsigned kind, uint64_t *size)
+{
+	return d + spx_test_section(d, kind, size);
+}
+
+static void m_magic(unsigned char *d, size_t *n) { (void)n; d[1] = 'Q'; }
+static void m_version(unsigned char *d, size_t *n) { (void)n; spx_put_le(d + 8, 99, 4); }
+static void m_revision(unsigned char *d, size_t *n) { (void)n; d[12]++; }
+static void m_cut(unsigned char *d, size_t *n) { (void)d; *n /= 2; }
+static void m_header(unsigned char *d, size_t *n) { (void)n; d[49] ^= 0x10; }
+static void m_page(unsigned char *d, size_t *n)
+{
+	uint64_t size;
+	unsigned char *rows = sec_at(d, SPX_SEC_ROWS, &size);
+	(void)n;
+	rows[size / 2] ^= 0x21;
+}
+static void m_order(unsigned char *d, size_t *n)
+{
+	(void)n;
+	unsigned char *e = d + SPX_FIXED + (spx_le(d + 44, 2) + 7) / 8 * 8;
+	spx_put_le(e + SPX_SECTION_ENTRY, SPX_SEC_FILES, 4); /* META's entry says FILES */
+}
+static void m_past_end(unsigned char *d, size_t *n)
+{
+	unsigned char *e = d + SPX_FIXED + (spx_le(d + 44, 2) + 7) / 8 * 8 +
+			   SPX_SECTION_ENTRY * (SPX_SEC_ROWS - 1);
+	spx_put_le(e + 16, *n, 8);
+}
+static void m_count(unsigned char *d, size_t *n)
+{
+	uint64_t size;
+	(void)n;
+	spx_put_le(sec_at(d, SPX_SEC_META, &size) + 4 * SPX_META_NODES, 1000000, 4);
+}
+static void m_unterminated(unsigned char *d, size_t *n)
+{
+	uint64_t size;
+	(void)n;
+	sec_at(d, SPX_SEC_STRINGS, &size)[size - 1] = 'x';
+}
+static void m_blocks_back(unsigned char *d, size_t *n)
+{
+	uint64_t size;
+	(void)n;
+	spx_put_le(sec_at(d, SPX_SEC_BLOCK_OFFS, &size) + 8, 1, 4); /* block 1 ends at 1 */
+}
+static void m_base(unsigned char *d, size_t *n)
+{
+	uint64_t size, bsize;
+	(void)n;
+	unsigned char *offs = sec_at(d, SPX_SEC_BLOCK_OFFS, &bsize);
+	unsigned char *rows = sec_at(d, SPX_SEC_ROWS, &size);
+	/* the last block's node before its first row: made 127 more (its
+	 * uleb keeps its length), past every node */
+	unsigned char *p = rows + spx_le(offs + bsize - 8, 4);
+	if (p[0] & 0x80)
+		p[1] = 0x7f;
+	else
+		p[0] = 0x7f;
+}
+static void m_parent(unsigned char *d, size_t *n)
+{
+	uint64_t size;
+	unsigned char *p = sec_at(d, SPX_SEC_NODES, &size);
+	spx_cur c = {p, p + size, false};
+	(void)n;
+	/* the first node with a parent: its distance to it made 127 */
+	while (!c.bad && c.p < c.end) {
+		unsigned flags = spx_byte(&c);
+		spx_uleb(&c);
+		if ((flags & SPX_NODE_KIND) == SPX_NODE_ERROR) {
+			spx_uleb(&c);
+		} else if (flags & SPX_NODE_PARENT) {
+			if (*c.p < 0x80) {
+				*(unsigned char *)c.p = 0x7f;
+				return;
+			}
+			spx_uleb(&c);
+			spx_uleb(&c);
+			spx_sleb(&c);
+			spx_sleb(&c);
+			spx_uleb(&c);
+		}
+	}
+}
+static void m_name(unsigned char *d, size_t *n)
+{
+	uint64_t size;
+	unsigned char *p = sec_at(d, SPX_SEC_FUNCS, &size);
+	(void)n;
+	/* the first function's name: an offset of 2^21 - 1 (its uleb made
+	 * three bytes long over the name and the line) */
+	p[0] = 0xff;
+	p[1] = 0xff;
+	p[2] = 0x7f;
+}
+static void m_blocks_same(unsigned char *d, size_t *n)
+{
+	uint64_t size;
+	(void)n;
+	spx_put_le(sec_at(d, SPX_SEC_BLOCK_ADDRS, &size) + 4, 0, 4);
+}
+
+static const bad_case bad_cases[] = {
+	{"bad_magic", "not a symbol index", m_magic, false},
+	{"other_version", "index format version 99, this symprof reads version 1", m_version, false},
+	{"stale", "stale: made by a symprof whose answers were revision 2", m_revision, false},
+	{"cut_short", "offset 16: its size field says", m_cut, true},
+	{"header_changed", "offset 28: the header", m_header, true},
+	{"page_changed", "does not match its checksum: the file is damaged", m_page, true},
+	{"sections_out_of_order", "section entry 1: kind 3", m_order, false},
+	{"section_past_end", "section entry 9: kind 10", m_past_end, false},
+	{"more_nodes_than_indexed", "1000000 nodes, indexes of", m_count, false},
+	{"names_unterminated", "the names do not begin and end with a NUL byte", m_unterminated,
+	 false},
+	{"block_backwards", "block 1 ends before it starts", m_blocks_back, false},
+	{"row_past_nodes", "a node that does not exist", m_base, false},
+	{"parent_after_node", "whose parent does not come before it", m_parent, false},
+	{"name_past_strings", "past the names", m_name, false},
+	{"blocks_same_address", "a row at or past the next block's first address", m_blocks_same,
+	 false},
+};
+
+/* The bytes of malformed case C (caller frees *OUT). */
+static void make_bad(const bad_case *c, unsigned char **out, size_t *n)
+{
+	sp_buf b = {0};
+	sp_error_free(spx_test_synthetic(300, &b));
+	*n = b.len;
+	c->make((unsigned char *)b.data, n);
+	if (!c->keep_checksums)
+		spx_test_rechecksum((unsigned char *)b.data, *n);
+	*out = (unsigned char *)b.data;
+}
+
+/* The first error D (N bytes) gives: opening, checking it whole, looking
+ * up its addresses (caller frees; NULL: none). */
+static sp_error *first_error(const unsigned char *d, size_t n)
+{
+	sp_index *ix;
+	sp_error *e = sp_index_open_memory(d, n, "bad.spx", NULL, SP_DEMANGLE_SIMPLE, &ix);
+	if (!e)
+		e = sp_index_verify(ix, NULL);
+	for (uint64_t a = 0x401000; !e && a < 0x401000 + 4 * 300; a++) {
+		const sp_frame *f;
+		size_t nf;
+		e = sp_index_resolve_once(ix, a, &f, &nf);
+		if (e && !sp_index_damaged(ix)) { /* the made-up error answer */
+			sp_error_free(e);
+			e = NULL;
+		}
+	}
+	sp_index_free(ix);
+	return e;
+}
+
+static void test_malformed(const char *srcdir)
+{
+	for (size_t i = 0; i < SP_ARRAY_LEN(bad_cases); i++) {
+		const bad_case *c = &bad_cases[i];
+		unsigned char *d;
+		size_t n;
+		make_bad(c, &d, &n);
+		sp_error *e = first_error(d, n);
+		char *msg = e ? sp_error_string(e) : sp_xstrdup("(no error)");
+		TAP_OK(e && strstr(msg, c->expect), "%s: %s", c->name, msg);
+		char *path = sp_xasprintf("%s/tests/malformed/index/%s.spx", srcdir, c->name);
+		uint8_t *committed;
+		size_t cn;
+		sp_error *re = sp_read_file(path, &committed, &cn);
+		TAP_OK(!re && cn == n && !memcmp(committed, d, n),
+		       "%s: the committed case is the one made here", c->name);
+		if (!re)
+			free(committed);
+		sp_error_free(re);
+		free(path);
+		free(msg);
+		sp_error_free(e);
+		free(d);
+	}
+}
+
+static int write_file(const char *dir, const char *name, const void *d, size_t n)
+{
+	char *path = sp_xasprintf("%s/%s", dir, name);
+	FILE *f = fopen(path, "wb");
+	int rc = !f || fwrite(d, 1, n, f) != n;
+	if (f && fclose(f) != 0)
+		rc = 1;
+	free(path);
+	return rc;
+}
+
+static int write_seeds(const char *dir)
+{
+	static const size_t sizes[] = {40, 300, 1500};
+	int rc = 0;
+	for (size_t i = 0; i < SP_ARRAY_LEN(sizes); i++) {
+		sp_buf b = {0};
+		sp_error *e = spx_test_synthetic(sizes[i], &b);
+		char name[32];
+		snprintf(name, sizeof(name), "synthetic-%zu.spx", sizes[i]);
+		rc |= e != NULL || write_file(dir, name, b.data, b.len);
+		sp_error_free(e);
+		sp_buf_free(&b);
+	}
+	return rc;
+}
+
+static int write_malformed(const char *dir)
+{
+	int rc = 0;
+	for (size_t i = 0; i < SP_ARRAY_LEN(bad_cases); i++) {
+		unsigned char *d;
+		size_t n;
+		make_bad(&bad_cases[i], &d, &n);
+		char *spx = sp_xasprintf("%s.spx", bad_cases[i].name),
+		     *exp = sp_xasprintf("%s.expect", bad_cases[i].name);
+		rc |= write_file(dir, spx, d, n) ||
+		      write_file(dir, exp, bad_cases[i].expect, strlen(bad_cases[i].expect));
+		free(spx);
+		free(exp);
+		free(d);
+	}
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "--write-seeds"))
+		return write_seeds(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "--write-malformed"))
+		return write_malformed(argv[2]);
 	const char *srcdir = getenv("SP_SRCDIR");
 	/* absolute: the fixtures are built in TMPDIR */
 	char *top = realpath(srcdir ? srcdir : "..", NULL);
+	test_synthetic();
+	test_malformed(top ? top : ".");
 	char *src = sp_xasprintf("%s/testdata/src/symbolize/fixture.cc", top ? top : ".");
 	char *srcb = sp_xasprintf("%s/testdata/src/symbolize/fixture_b.cc", top ? top : ".");
 	free(top);
