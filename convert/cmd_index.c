@@ -13,15 +13,16 @@ static void usage(FILE *f)
 		   "\n"
 		   "Writes the symbol index of each ELF file BINARY (an executable or a shared\n"
 		   "library with a build id) as DIR/BUILDID.spx: every answer its debug info gives,\n"
-		   "which `symprof symbolize` and `convert` with --index-dir DIR then read without\n"
-		   "opening the debug info.  Separate debug info is found as when symbolizing.\n"
+		   "which `symprof symbolize` and `convert`, given the directory, then read\n"
+		   "without opening the debug info.  Separate debug info is found as when\n"
+		   "symbolizing.\n"
 		   "\n"
 		   "  -o, --output DIR      where to write (default: the current directory; made\n"
 		   "                        when missing)\n"
 		   "  --check               check each INDEX file whole (checksums, every row and\n"
 		   "                        name) and say what it holds\n"
 		   "  -q, --quiet           no line per file on success\n"
-		   "\n" SP_CLI_FIND_HELP);
+		   "\n" SP_CLI_FILE_HELP);
 }
 
 /* What an index holds, in words. */
@@ -106,7 +107,7 @@ int cmd_index(int argc, char **argv)
 		{"check", no_argument, NULL, OPT_CHECK},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
-		SP_CLI_FIND_OPTIONS,
+		SP_CLI_FILE_OPTIONS,
 		{NULL, 0, NULL, 0},
 	};
 	const char *dir = ".";
@@ -126,7 +127,6 @@ int cmd_index(int argc, char **argv)
 			usage(stdout);
 			sp_cli_sym_clear(&cli);
 			return 0;
-		case 1015: dir = optarg; break; /* --index-dir: the same */
 		default:
 			if (opt < 1000)
 				rc = sp_cli_bad_option("index", opt, argv);

@@ -42,13 +42,17 @@ typedef struct {
 
 /* getopt_long entries for the shared options; their values are >= 1000.
  * SP_CLI_FIND_OPTIONS are the ones that say where files and names come
- * from; `symbolize` takes only those, the other commands all of them. */
-#define SP_CLI_FIND_OPTIONS                                             \
+ * from; `symbolize` takes only those, the other commands all of them;
+ * `index` only SP_CLI_FILE_OPTIONS, where files and debug info are found. */
+#define SP_CLI_FILE_OPTIONS                                             \
 	{"binary-path", required_argument, NULL, 1000},                 \
 	{"debug-dir", required_argument, NULL, 1001},                   \
 	{"sysroot", required_argument, NULL, 1002},                     \
 	{"path-map", required_argument, NULL, 1003},                    \
-	{"no-debuginfod", no_argument, NULL, 1004},                     \
+	{"no-debuginfod", no_argument, NULL, 1004}
+
+#define SP_CLI_FIND_OPTIONS                                             \
+	SP_CLI_FILE_OPTIONS,                                            \
 	{"jit-dir", required_argument, NULL, 1005},                     \
 	{"perf-map", required_argument, NULL, 1006},                    \
 	{"jitdump", required_argument, NULL, 1014},                     \
@@ -65,12 +69,15 @@ typedef struct {
 	{"max-memory", required_argument, NULL, 1013},                  \
 	{"quiet", no_argument, NULL, 'q'}
 
-#define SP_CLI_FIND_HELP                                                                 \
+#define SP_CLI_FILE_HELP                                                                 \
 	"  --binary-path DIR     search DIR for binaries (repeatable; also $PPROF_BINARY_PATH)\n" \
 	"  --debug-dir DIR       separate debug info root (repeatable; default /usr/lib/debug)\n" \
 	"  --sysroot DIR         prefix every recorded path with DIR\n"                  \
 	"  --path-map OLD=NEW    rewrite a recorded path prefix (repeatable)\n"          \
-	"  --no-debuginfod       do not query DEBUGINFOD_URLS servers\n"                 \
+	"  --no-debuginfod       do not query DEBUGINFOD_URLS servers\n"
+
+#define SP_CLI_FIND_HELP                                                                 \
+	SP_CLI_FILE_HELP                                                                 \
 	"  --jit-dir DIR         NAME.elf + NAME.meta JIT objects (repeatable)\n"       \
 	"  --perf-map FILE|DIR   /tmp/perf-PID.map names for JIT code (repeatable; a DIR\n" \
 	"                        gives its perf-PID.map files)\n"                        \
