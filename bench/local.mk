@@ -61,3 +61,12 @@ bench-bombs: symprof$(EXEEXT)
 .PHONY: bench-bombs
 # the HTML report's load time in headless Chromium (bench/README.md, "The HTML report")
 EXTRA_DIST += bench/page_load.py
+
+# the symbol index: one address cold and from the index against addr2line, llvm-symbolizer
+# and GSYM, sizes and batches against GSYM (bench/index.sh):
+#   make bench-index BENCH_INDEX_ARGS='-r 7 /path/to/bench-exe'
+EXTRA_DIST += bench/index.sh
+BENCH_INDEX_ARGS =
+bench-index: symprof$(EXEEXT)
+	SYMPROF=$(abs_top_builddir)/symprof$(EXEEXT) $(SHELL) $(top_srcdir)/bench/index.sh $(BENCH_INDEX_ARGS)
+.PHONY: bench-index
