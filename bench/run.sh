@@ -77,7 +77,7 @@ for elf in "$@"; do
 		uniq=$(python3 "$here/addrs.py" "$elf" "$n" "$pool" 2>&1 >"$list")
 		r=1
 		while [ $r -le "$runs" ]; do
-			echo "$(basename "$elf") $n $uniq symprof $(measure "$list" "$SYMPROF" symbolize --inlines --demangle -e "$elf")" >>"$results"
+			echo "$(basename "$elf") $n $uniq symprof $(measure "$list" "$SYMPROF" symbolize --functions --inlines --demangle -e "$elf")" >>"$results"
 			[ -n "$llvm" ] && echo "$(basename "$elf") $n $uniq llvm-symbolizer $(measure "$list" "$llvm" --inlines --demangle --obj="$elf")" >>"$results"
 			[ "$n" -le "$ADDR2LINE_MAX" ] && echo "$(basename "$elf") $n $uniq addr2line $(measure "$list" addr2line -f -i -C -e "$elf")" >>"$results"
 			r=$((r + 1))

@@ -39,6 +39,7 @@
  */
 #include "convert/convert.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -127,6 +128,7 @@ typedef struct {
 	size_t n_m, cap_m;
 	size_t asked, hits;      /* text-cache look-ups and hits */
 	sp_buf errors;           /* STYLE_JSON: its answers to lines that are no address */
+	size_t n_sym;            /* lines that may be symbols' names */
 	char *prefix;            /* PREFIX_MAX per entry */
 	size_t cap_prefix;
 	sink out;                /* its output, in order (grow) */
@@ -143,6 +145,11 @@ typedef struct sym_ctx {
 	bool print_addr, json;
 	bool pretty;         /* -p: a line per frame, callers " (inlined by) " */
 	bool basenames;      /* -s: file names without their directories */
+	sp_text_form form;   /* the GNU and LLVM text forms */
+	int addr_digits;     /* -a in the GNU style: as many as the ELF class has */
+	const char *section; /* --section: addresses are offsets in it */
+	uint64_t section_base; /* ... which starts there */
+	size_t names_missing; /* names in the input that are no symbol's */
 	int style;           /* STYLE_* */
 	sp_buf module;       /* STYLE_JSON: ,"ModuleName":"FILE" as JSON text */
 	bool json_array;     /* STYLE_JSON on arguments: one array of the objects */
@@ -306,15 +313,23 @@ static bool parse_hex(const char *s, const char *end, uint64_t *out)
 	return true;
 }
 
-/* "0x", 16 hex digits and a newline, as addr2line -a prints an address,
- * at B (19 bytes). */
-static void put_addr16(char *b, uint64_t a)
+/* "0x", DIGITS hex digits (8 or 16: addr2line prints as many as the ELF
+ * class of the file has, more when the address needs them) and a newline,
+ * as addr2line -a prints an address, at B (at most 19 bytes): returns the
+ * length without the newline. */
+static size_t put_addr(char *b, uint64_t a, int digits)
 {
+	int n = 1;
+	while (n < 16 && a >> (4 * n))
+		n++;
+	if (n < digits)
+		n = digits;
 	b[0] = '0';
 	b[1] = 'x';
-	for (int i = 17; i >= 2; i--, a >>= 4)
+	for (int i = n + 1; i >= 2; i--, a >>= 4)
 		b[i] = "0123456789abcdef"[a & 15];
-	b[18] = '\n';
+	b[n + 2] = '\n';
+	return (size_t)n + 2;
 }
 
 static uint64_t addr_hash(uint64_t addr)
@@ -386,26 +401,33 @@ static const char *text_base(const sym_ctx *c, unsigned src, const char *errors)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: symprof symbolize [-e FILE|--obj FILE] [-a] [-f] [-i] [-p] [-s]\n"
+		"usage: symprof symbolize [-e FILE|--obj FILE] [-a] [-f] [-i] [-p] [-s] [-S|-x]\n"
 		"                         [-C|--demangle[=STYLE]] [--json|--output-style=STYLE]\n"
-		"                         [--relative] [OPTIONS] [ADDR...]\n"
+		"                         [--relative|--section=NAME] [OPTIONS] [ADDR...]\n"
 		"\n"
-		"Prints the function, file and line of each address of FILE (default a.out),\n"
-		"with every inline frame, innermost first.  Addresses come from the arguments\n"
-		"or one per line from stdin.  Addresses inside a --jit-dir object's loaded\n"
-		"section resolve in that object, then --jitdump code; --perf-map and\n"
+		"Prints the file and line (-f: and function) of each address of FILE (default\n"
+		"a.out), -i: with every inline frame, innermost first.  Addresses come from the\n"
+		"arguments or one per line from stdin; a symbol's name stands for its address\n"
+		"(NAME, NAME+OFF, NAME-OFF, (SECTION)+OFF).  Addresses inside a --jit-dir\n"
+		"object's loaded section resolve in that object, then --jitdump code; --perf-map and\n"
 		"--kallsyms name addresses FILE does not know.  Without -e, FILE is a.out unless a name source is given.\n"
 		"\n"
 		"  -e, --exe FILE       the ELF file\n"
 		"      --obj FILE       the same (llvm-symbolizer's name)\n"
 		"  -a, --addresses      print each address before its frames\n"
-		"  -f, --functions      print function names (always on)\n"
-		"  -i, --inlines        print inline frames (always on)\n"
+		"  -f, --functions      print function names (always with the LLVM style)\n"
+		"  -i, --inlines        print the frames an address is inlined into (the\n"
+		"                       default with the LLVM and JSON styles)\n"
+		"      --no-inlines     the innermost frame only\n"
+		"  -S, --symbols        the symbol holding the address as SYMBOL+0xOFF\n"
+		"  -x, --symbols-sections  -S, and the symbol's section\n"
 		"  -p, --pretty-print   a frame per line, FUNC at FILE:LINE, and each one the\n"
 		"                       frame before was inlined into as \" (inlined by) ...\"\n"
 		"  -s, --basenames      file names without their directories\n"
-		"  -C, --demangle[=STYLE]  demangle names: full (default for -C), templates\n"
-		"                       (no parameter lists), none (default without -C)\n"
+		"  -C, --demangle[=STYLE]  demangle names: full (default for -C, and for the\n"
+		"                       LLVM and JSON styles), templates (no parameter lists),\n"
+		"                       none (default without -C in the GNU style)\n"
+		"      --no-demangle    names as the files spell them\n"
 		"      --json           one JSON object per address\n"
 		"      --output-style=STYLE  GNU (addr2line's layout, the default), LLVM\n"
 		"                       (llvm-symbolizer's: FILE:LINE:COLUMN, a blank line\n"
@@ -413,6 +435,7 @@ static void usage(FILE *f)
 		"                       an object per input line, an array for arguments)\n"
 		"      --relative       addresses are offsets from the object's load address:\n"
 		"                       ADDR + p_vaddr - p_offset of the lowest PT_LOAD\n"
+		"      --section=NAME   addresses are offsets in section NAME\n"
 		"      --cache-max=BYTES  keep at most BYTES of answers for repeated addresses\n"
 		"                       (default 64 MiB)\n"
 		"  -j, --jobs N         parse, resolve and format large inputs on N threads\n"
@@ -522,48 +545,34 @@ static void format_llvm_json(const sym_ctx *c, const sp_frame *fr, size_t n, sp_
 	sp_buf_puts(b, "[");
 	for (size_t i = 0; i < (n ? n : 1); i++) {
 		const sp_frame *f = n ? &fr[i] : &none;
-		sp_buf_printf(b, "%s{\"Column\":%" PRId64 ",\"Discriminator\":%" PRIu32 ",\"FileName\":",
+		sp_buf_printf(b, "%s{\"Column\":%" PRId32 ",\"Discriminator\":%" PRIu32 ",\"FileName\":",
 			      i ? "," : "", f->column, f->discriminator);
 		json_text(b, file_name(c, f->file));
 		sp_buf_puts(b, ",\"FunctionName\":");
 		json_text(b, f->name);
 		sp_buf_printf(b,
 			      ",\"Line\":%" PRId64 ",\"StartAddress\":\"\",\"StartFileName\":\"\""
-			      ",\"StartLine\":%" PRId64 "}",
+			      ",\"StartLine\":%" PRId32 "}",
 			      f->line, f->start_line);
 	}
 	sp_buf_puts(b, "]");
 }
 
-/* The text forms other than the default: -p (FUNC at FILE:LINE, then
- * " (inlined by) " frames), -s, and the LLVM style (FILE:LINE:COLUMN, a
- * blank line after each address). */
-static void format_text(const sym_ctx *c, const sp_frame *fr, size_t n, sp_buf *b)
-{
-	bool llvm = c->style == STYLE_LLVM;
-	if (n == 0)
-		sp_buf_puts(b, llvm ? (c->pretty ? "?? at ??:0:0\n" : "??\n??:0:0\n")
-				    : (c->pretty ? "?? ??:0\n" : "??\n??:0\n"));
-	for (size_t i = 0; i < n; i++) {
-		const char *file = file_name(c, fr[i].file);
-		if (c->pretty && i)
-			sp_buf_puts(b, " (inlined by) ");
-		sp_buf_puts(b, fr[i].name ? fr[i].name : "??");
-		sp_buf_puts(b, c->pretty ? " at " : "\n");
-		sp_buf_printf(b, "%s:%" PRId64, file ? file : "??", fr[i].line > 0 ? fr[i].line : 0);
-		if (llvm)
-			sp_buf_printf(b, ":%" PRId64, fr[i].column > 0 ? fr[i].column : 0);
-		sp_buf_puts(b, "\n");
-	}
-	if (llvm)
-		sp_buf_puts(b, "\n");
-}
-
-/* Appends the frames of one address to B: the JSON "frames" array, or
- * function and file:line lines. */
-static void format_frames(const sym_ctx *c, const sp_frame *fr, size_t n, sp_buf *b)
+/* Appends the frames of one address, VADDR in FILE's space, to B: the
+ * JSON "frames" array, or the text forms of symbolize_text.c; SYM is the
+ * symbol holding VADDR (-S), or NULL. */
+static void format_frames(const sym_ctx *c, const sp_frame *fr, size_t n, const sp_symbol *sym,
+			  uint64_t vaddr, sp_buf *b)
 {
 	if (c->style == STYLE_JSON) {
+		sp_frame one;
+		if (!c->form.inlines && n > 1) {
+			/* --no-inlines: the function the code is in, the line there */
+			one = fr[0];
+			one.name = fr[n - 1].name;
+			fr = &one;
+			n = 1;
+		}
 		format_llvm_json(c, fr, n, b);
 		return;
 	}
@@ -577,57 +586,15 @@ static void format_frames(const sym_ctx *c, const sp_frame *fr, size_t n, sp_buf
 			sp_buf_puts(b, ",\"file\":");
 			json_str(b, file_name(c, fr[i].file));
 			sp_buf_printf(b,
-				      ",\"line\":%" PRId64 ",\"column\":%" PRId64
-				      ",\"start_line\":%" PRId64 ",\"inlined\":%s}",
+				      ",\"line\":%" PRId64 ",\"column\":%" PRId32
+				      ",\"start_line\":%" PRId32 ",\"inlined\":%s}",
 				      fr[i].line, fr[i].column, fr[i].start_line,
 				      fr[i].inlined ? "true" : "false");
 		}
 		sp_buf_puts(b, "]");
 		return;
 	}
-	if (c->pretty || c->basenames || c->style == STYLE_LLVM) {
-		format_text(c, fr, n, b);
-		return;
-	}
-	if (n == 0) {
-		sp_buf_puts(b, "??\n??:0\n");
-		return;
-	}
-	/* the lengths first, then one growth and straight copies */
-	size_t total = 0;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t line = fr[i].line > 0 ? (uint64_t)fr[i].line : 0;
-		size_t digits = 1;
-		while (line >= 10) {
-			line /= 10;
-			digits++;
-		}
-		total += strlen(fr[i].name ? fr[i].name : "??") +
-			 strlen(fr[i].file ? fr[i].file : "??") + digits + 3;
-	}
-	sp_grow(&b->data, &b->cap, b->len + total + 1, 1);
-	char *o = b->data + b->len;
-	for (size_t i = 0; i < n; i++) {
-		const char *name = fr[i].name ? fr[i].name : "??";
-		const char *file = fr[i].file ? fr[i].file : "??";
-		size_t nl = strlen(name), fl = strlen(file);
-		memcpy(o, name, nl);
-		o += nl;
-		*o++ = '\n';
-		memcpy(o, file, fl);
-		o += fl;
-		*o++ = ':';
-		char num[24], *e = num + sizeof(num), *q = e;
-		uint64_t line = fr[i].line > 0 ? (uint64_t)fr[i].line : 0;
-		do
-			*--q = (char)('0' + line % 10);
-		while (line /= 10);
-		memcpy(o, q, (size_t)(e - q));
-		o += e - q;
-		*o++ = '\n';
-	}
-	b->len = (size_t)(o - b->data);
-	b->data[b->len] = '\0';
+	sp_text_frames(&c->form, fr, n, sym, vaddr, b);
 }
 
 /* Frames for ADDR (as given) and VADDR (ADDR in FILE's address space)
@@ -674,9 +641,12 @@ static inline __attribute__((always_inline)) bool resolve_run(sym_ctx *c, job *j
 	uint64_t addr = m[i].addr;
 	uint64_t vaddr = c->relative ? addr + c->rel_adjust : addr;
 	lookup(j->s, j->obj, addr, vaddr, &j->named);
+	sp_symbol sym = {0};
+	if (c->form.symbols && j->obj)
+		sp_error_free(sp_object_symbol_at(j->obj, vaddr, &sym));
 	sp_buf *keep = j->keep;
 	size_t off = keep->len;
-	format_frames(c, j->named.frames, j->named.n_frames, keep);
+	format_frames(c, j->named.frames, j->named.n_frames, &sym, vaddr, keep);
 	size_t tl = keep->len - off;
 	uint8_t src = j->keep_src;
 	if (!c->cache_max || keep->len > j->keep_limit || tl >= TEXT_LEN_MAX) {
@@ -1076,16 +1046,90 @@ static void start_batch(sym_ctx *c)
 	c->job[0].keep_limit = c->cache_max - c->kept_others;
 }
 
+/* Whether E, a line that is no address, may be a symbol's name: it starts
+ * as no number does (NAME, or (SECTION)). */
+static bool maybe_name(const entry *e)
+{
+	return e->line_len > 0 && !(*e->line >= '0' && *e->line <= '9');
+}
+
+/* The largest part of a name printed in a message. */
+#define NAME_SHOWN 200
+
+/* eu-addr2line's symbol expressions: NAME, NAME+OFF, NAME-OFF (OFF in C's
+ * notations: 16, 0x10, 020), and (SECTION)+OFF; NAME is everything before
+ * the first + or -.  E, a line that is no address, becomes the address
+ * it names in FILE (ok); one that names nothing stays unknown, and says
+ * why on stderr. */
+static void name_address(sym_ctx *c, entry *e)
+{
+	size_t len = e->line_len, cut = 0;
+	const char *t = e->line;
+	bool section = len > 2 && t[0] == '(';
+	if (section) {
+		const char *close = memchr(t, ')', len);
+		cut = close ? (size_t)(close - t) + 1 : len;
+	} else {
+		while (cut < len && t[cut] != '+' && t[cut] != '-')
+			cut++;
+	}
+	char *name = sp_xstrndup(section ? t + 1 : t, section ? (cut > 1 ? cut - 2 : 0) : cut);
+	char *rest = sp_xstrndup(t + cut, len - cut), *end;
+	errno = 0;
+	intmax_t off = *rest ? strtoimax(rest, &end, 0) : 0;
+	bool num_ok = !*rest || (end != rest && !*end && errno == 0 && (*rest == '+' || *rest == '-'));
+	sp_symbol sym = {0};
+	sp_error *err = NULL;
+	uint64_t vaddr = 0;
+	if (!*name || !num_ok || !c->obj || (section && t[cut - 1] != ')')) {
+		/* no expression: an unknown line, as before */
+	} else if (section) {
+		err = sp_object_section_address(c->obj, name, &vaddr);
+		if (!err) {
+			vaddr += (uint64_t)off;
+			e->ok = true;
+		} else {
+			fprintf(stderr, "symprof symbolize: no section '%.*s'\n", NAME_SHOWN, name);
+			c->names_missing++;
+		}
+	} else if ((err = sp_object_symbol_named(c->obj, name, &sym)) != NULL) {
+		fprintf(stderr, "symprof symbolize: cannot find symbol '%.*s'%s\n", NAME_SHOWN, name,
+			strlen(name) > NAME_SHOWN ? "..." : "");
+		c->names_missing++;
+	} else if (sym.size && (uint64_t)off >= sym.size) {
+		fprintf(stderr, "symprof symbolize: offset %#jx lies outside the %" PRIu64
+			" bytes of '%.*s'\n", (uintmax_t)off, sym.size, NAME_SHOWN, name);
+		c->names_missing++;
+	} else {
+		vaddr = sym.value + (uint64_t)off;
+		e->ok = true;
+	}
+	if (e->ok)
+		e->addr = vaddr - (c->relative ? c->rel_adjust : 0);
+	sp_error_free(err);
+	free(name);
+	free(rest);
+}
+
 /* Looks the entries ENTS[0..n) up in the text cache: a hit points at its
  * text, a miss goes to M (tag: TAG0 + its index), a line that is no
  * address at its answer (JSON: appended to ERRORS).  Returns the misses;
- * adds the look-ups and hits to *ASKED and *HITS. */
-static size_t probe(const sym_ctx *c, entry *ents, size_t n, size_t tag0, sp_buf *errors,
-		    sp_addr_item *m, size_t *asked, size_t *hits)
+ * adds the look-ups and hits to *ASKED and *HITS.  A line that may be a
+ * symbol's name is made its address first (name_address), but on the
+ * jobs' threads (N_SYM not NULL), where it is only counted in *N_SYM. */
+static size_t probe(sym_ctx *c, entry *ents, size_t n, size_t tag0, sp_buf *errors,
+		    sp_addr_item *m, size_t *asked, size_t *hits, size_t *n_sym)
 {
 	size_t n_miss = 0, a = 0, h = 0;
 	for (size_t i = 0; i < n; i++) {
 		entry *e = &ents[i];
+		if (!e->ok && maybe_name(e)) {
+			/* only the command's thread reads its object's symbols */
+			if (n_sym)
+				++*n_sym;
+			else
+				name_address(c, e);
+		}
 		const text_slot *t = e->ok && c->cache_max ? cache_get(c, e->addr) : NULL;
 		a += e->ok;
 		h += t != NULL;
@@ -1114,6 +1158,13 @@ static size_t probe(const sym_ctx *c, entry *ents, size_t n, size_t tag0, sp_buf
 	*asked += a;
 	*hits += h;
 	return n_miss;
+}
+
+/* The address -a prints for E (VADDR in FILE's space): addr2line -j prints
+ * the offset it was given. */
+static uint64_t shown(const sym_ctx *c, const entry *e, uint64_t vaddr)
+{
+	return c->section && c->style == STYLE_GNU ? e->addr : vaddr;
 }
 
 /* Queues the answers of ENTS[0..n) on O in order; PRE has room for
@@ -1155,19 +1206,19 @@ static void emit(sym_ctx *c, sink *o, const entry *ents, size_t n, char *pre, co
 			pre += k;
 		} else if (c->print_addr && c->pretty) {
 			if (e->ok) {
-				put_addr16(pre, vaddr);
-				memcpy(pre + 18, ": ", 2);
-				sink_put(o, pre, 20);
-				pre += 20;
+				size_t k = put_addr(pre, shown(c, e, vaddr), c->addr_digits);
+				memcpy(pre + k, ": ", 2);
+				sink_put(o, pre, k + 2);
+				pre += k + 2;
 			} else {
 				sink_put(o, e->line, e->line_len);
 				sink_put(o, ": ", 2);
 			}
 		} else if (c->print_addr) {
 			if (e->ok) {
-				put_addr16(pre, vaddr);
-				sink_put(o, pre, 19);
-				pre += 19;
+				size_t k = put_addr(pre, shown(c, e, vaddr), c->addr_digits) + 1;
+				sink_put(o, pre, k);
+				pre += k;
 			} else {
 				sink_put(o, e->line, e->line_len);
 				sink_put(o, "\n", 1);
@@ -1190,7 +1241,7 @@ static void run_batch(sym_ctx *c)
 	part *pt = &c->part[0];
 	start_batch(c);
 	size_t n_miss = probe(c, pt->ents, pt->n_ents, 0, &pt->errors, c->misses, &c->n_asked,
-			      &c->n_hits);
+			      &c->n_hits, NULL);
 	if (n_miss > 1)
 		sp_addr_items_sort(c->misses, c->misses_tmp, n_miss);
 	if (n_miss && c->jobs > 1 &&
@@ -1313,8 +1364,9 @@ static void task_part(sym_ctx *c, job *j, size_t p)
 		pt->m = sp_xreallocarray(NULL, pt->cap_m, sizeof(*pt->m));
 		pt->m_tmp = sp_xreallocarray(NULL, pt->cap_m, sizeof(*pt->m_tmp));
 	}
+	pt->n_sym = 0;
 	pt->n_m = probe(c, pt->ents, pt->n_ents, p << PART_SHIFT, &pt->errors, pt->m, &pt->asked,
-			&pt->hits);
+			&pt->hits, &pt->n_sym);
 	if (pt->n_m > 1)
 		sp_addr_items_sort(pt->m, pt->m_tmp, pt->n_m);
 }
@@ -1429,14 +1481,22 @@ static void cut_parts(sym_ctx *c, const char *buf, size_t len, bool eof)
 
 /* Answers a large block of input, BUF[0..len) (complete lines, but for
  * the last at EOF; BUF[LEN] readable and not a hex digit), on the jobs'
- * threads, and writes the answers in input order. */
-static void run_block(sym_ctx *c, const char *buf, size_t len, bool eof)
+ * threads, and writes the answers in input order.  False, with nothing
+ * written, for a block with lines that may be symbols' names: the serial
+ * path answers it (names are looked up on the command's thread). */
+static bool run_block(sym_ctx *c, const char *buf, size_t len, bool eof)
 {
 	if (!c->threads)
 		start_threads(c);
 	start_batch(c);
 	cut_parts(c, buf, len, eof);
 	run_phase(c, task_part, c->n_parts);
+	for (size_t p = 0; p < c->n_parts; p++)
+		if (c->part[p].n_sym) {
+			c->part[0].n_ents = 0;
+			sp_buf_reset(&c->part[0].errors);
+			return false;
+		}
 	size_t total = 0;
 	for (size_t p = 0; p < c->n_parts; p++) {
 		c->n_asked += c->part[p].asked;
@@ -1473,6 +1533,7 @@ static void run_block(sym_ctx *c, const char *buf, size_t len, bool eof)
 		sink_write(&c->out, c->part[p].out.iov, c->part[p].out.n);
 	c->part[0].n_ents = 0;
 	sp_buf_reset(&c->part[0].errors);
+	return true;
 }
 
 /* True when stdin has input (or EOF) to read without waiting. */
@@ -1524,8 +1585,8 @@ static int run_stdin(sym_ctx *c)
 		const char *nl = eof ? NULL : memrchr(buf, '\n', len);
 		size_t whole = eof ? len : nl ? (size_t)(nl - buf) + 1 : 0;
 		size_t used;
-		if (c->jobs > 1 && whole >= PAR_MIN_BYTES && whole <= PAR_MAX_BYTES) {
-			run_block(c, buf, whole, eof);
+		if (c->jobs > 1 && whole >= PAR_MIN_BYTES && whole <= PAR_MAX_BYTES &&
+		    run_block(c, buf, whole, eof)) {
 			used = whole;
 		} else {
 			used = add_lines(c, buf, len, eof);
@@ -1568,9 +1629,35 @@ static bool open_exe(sym_ctx *c, const sp_symbolize_options *o, const char *exe)
 	return false;
 }
 
+/* What --relative and --section add to every address: 0, or 2 after a
+ * usage error or 1 after another (both printed). */
+static int address_base(sym_ctx *c)
+{
+	const char *opt = c->section ? "--section" : "--relative";
+	if ((c->relative || c->section) && !c->obj)
+		return sp_cli_usage("symbolize", "%s needs -e FILE", opt);
+	if (c->relative) {
+		const sp_elf_info *info = sp_object_info(c->obj);
+		c->rel_adjust = sp_relative_adjust(info->loads, info->n_loads);
+	} else if (c->section) {
+		/* addresses are offsets in the section: as --relative, from its start */
+		sp_error *e = sp_object_section_address(c->obj, c->section, &c->rel_adjust);
+		if (e) {
+			char *msg = sp_error_string(e);
+			fprintf(stderr, "symprof symbolize: %s\n", msg);
+			free(msg);
+			sp_error_free(e);
+			return 1;
+		}
+		c->relative = true;
+	}
+	return 0;
+}
+
 int cmd_symbolize(int argc, char **argv)
 {
-	enum { OPT_JSON = 256, OPT_RELATIVE, OPT_CACHE_MAX, OPT_OBJ, OPT_STYLE };
+	enum { OPT_JSON = 256, OPT_RELATIVE, OPT_CACHE_MAX, OPT_OBJ, OPT_STYLE, OPT_NO_INLINES,
+	       OPT_NO_DEMANGLE, OPT_SECTION };
 	static const struct option longopts[] = {
 		{"exe", required_argument, NULL, 'e'},
 		{"obj", required_argument, NULL, OPT_OBJ},
@@ -1580,7 +1667,12 @@ int cmd_symbolize(int argc, char **argv)
 		{"addresses", no_argument, NULL, 'a'},
 		{"functions", no_argument, NULL, 'f'},
 		{"inlines", no_argument, NULL, 'i'},
+		{"no-inlines", no_argument, NULL, OPT_NO_INLINES},
 		{"demangle", optional_argument, NULL, 'C'},
+		{"no-demangle", no_argument, NULL, OPT_NO_DEMANGLE},
+		{"symbols", no_argument, NULL, 'S'},
+		{"symbols-sections", no_argument, NULL, 'x'},
+		{"section", required_argument, NULL, OPT_SECTION},
 		{"json", no_argument, NULL, OPT_JSON},
 		{"relative", no_argument, NULL, OPT_RELATIVE},
 		{"cache-max", required_argument, NULL, OPT_CACHE_MAX},
@@ -1599,8 +1691,9 @@ int cmd_symbolize(int argc, char **argv)
 	cli.sym.demangle = SP_DEMANGLE_NONE;
 	optind = 1;
 	opterr = 0;
-	bool style_given = false;
-	while ((opt = getopt_long(argc, argv, ":e:afipsCj:h", longopts, NULL)) != -1) {
+	bool style_given = false, demangle_given = false;
+	int inlines = -1; /* -i 1, --no-inlines 0, else the style's default */
+	while ((opt = getopt_long(argc, argv, ":e:afipsCSxj:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'e':
 		case OPT_OBJ:
@@ -1624,9 +1717,18 @@ int cmd_symbolize(int argc, char **argv)
 				rc = sp_cli_usage("symbolize",
 						  "--output-style=%s: expected GNU, LLVM or JSON", optarg);
 			break;
-		case 'f':
-		case 'i': break;
+		case 'f': c.form.functions = true; break;
+		case 'i': inlines = 1; break;
+		case OPT_NO_INLINES: inlines = 0; break;
+		case 'S': c.form.symbols = true; break;
+		case 'x': c.form.symbols = c.form.symbol_sections = true; break;
+		case OPT_SECTION: c.section = optarg; break;
+		case OPT_NO_DEMANGLE:
+			demangle_given = true;
+			cli.sym.demangle = SP_DEMANGLE_NONE;
+			break;
 		case 'C':
+			demangle_given = true;
 			if (!optarg || !strcmp(optarg, "full"))
 				cli.sym.demangle = SP_DEMANGLE_FULL;
 			else if (!strcmp(optarg, "simple"))
@@ -1679,12 +1781,25 @@ int cmd_symbolize(int argc, char **argv)
 	}
 	if (c.json && style_given)
 		rc = sp_cli_usage("symbolize", "--json and --output-style are two output forms: give one");
+	else if (c.section && c.relative)
+		rc = sp_cli_usage("symbolize", "--section and --relative both say what addresses are: "
+				  "give one");
 	else if (c.pretty && (c.json || c.style == STYLE_JSON))
 		rc = sp_cli_usage("symbolize", "-p (--pretty-print) is a text form: not with JSON output");
 	if (rc) {
 		sp_cli_sym_clear(&cli);
 		return rc;
 	}
+	/* llvm-symbolizer demangles and prints inlined frames unless told not
+	 * to; addr2line does neither unless told to */
+	bool llvm = c.style != STYLE_GNU;
+	if (llvm && !demangle_given)
+		cli.sym.demangle = SP_DEMANGLE_FULL;
+	c.form.inlines = inlines < 0 ? llvm || c.json : inlines == 1;
+	c.form.llvm = c.style == STYLE_LLVM;
+	c.form.functions |= c.form.llvm;
+	c.form.pretty = c.pretty;
+	c.form.basenames = c.basenames;
 	sp_cli_sym_finish(&cli);
 	c.s = sp_symbolizer_new(&cli.sym);
 	const sp_jit_index *jit;
@@ -1711,20 +1826,16 @@ int cmd_symbolize(int argc, char **argv)
 		sp_cli_sym_clear(&cli);
 		return 1;
 	}
-	if (c.relative && !c.obj) {
-		sp_cli_usage("symbolize", "--relative needs -e FILE");
+	if ((rc = address_base(&c)) != 0) {
 		sp_symbolizer_free(c.s);
 		sp_cli_sym_clear(&cli);
-		return 2;
+		return rc;
 	}
-	if (c.relative) {
-		const sp_elf_info *info = sp_object_info(c.obj);
-		c.rel_adjust = sp_relative_adjust(info->loads, info->n_loads);
-	}
+	c.addr_digits = c.obj && sp_object_info(c.obj)->elf_class == ELFCLASS32 ? 8 : 16;
 
 	fflush(stdout);
 	if (c.style != STYLE_LLVM) /* which echoes the line alone */
-		format_frames(&c, NULL, 0, &c.unknown);
+		format_frames(&c, NULL, 0, NULL, 0, &c.unknown);
 	sp_buf_puts(&c.module, ",\"ModuleName\":");
 	json_text(&c.module, exe ? exe : "");
 	init_jobs(&c);

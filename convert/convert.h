@@ -221,4 +221,22 @@ typedef struct {
  * error. */
 int sp_pipeline_run(const sp_pipeline *pl, char **inputs, int n);
 
+/* -- symbolize_text.c: addr2line's and llvm-symbolizer's text of frames ----------- */
+
+typedef struct {
+	bool llvm;            /* llvm-symbolizer's text, else addr2line's */
+	bool functions;       /* -f (always with llvm) */
+	bool inlines;         /* -i: every frame, else the innermost alone */
+	bool pretty;          /* -p */
+	bool basenames;       /* -s */
+	bool symbols;         /* -S: the symbol holding the address, SYMBOL+0xOFF */
+	bool symbol_sections; /* -x: and its section */
+} sp_text_form;
+
+/* Appends to B the answer to the address VADDR: its frames FR[0..n),
+ * innermost first (none: nothing is known), and with -S the symbol SYM
+ * holding it (may be NULL), in form T (see symbolize_text.c). */
+void sp_text_frames(const sp_text_form *t, const sp_frame *fr, size_t n, const sp_symbol *sym,
+		    uint64_t vaddr, sp_buf *b);
+
 #endif

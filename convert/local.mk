@@ -7,6 +7,7 @@ symprof_SOURCES = \
 	convert/cmd_convert.c \
 	convert/cmd_info.c \
 	convert/cmd_symbolize.c \
+	convert/symbolize_text.c \
 	convert/cmd_jit.c \
 	convert/cmd_index.c
 symprof_LDADD = pipeline/libpipeline.la report/libreport.la formats/libformats.la symbolize/libsymbolize.la profile/libprofile.la \

@@ -10,8 +10,6 @@
 /* ------------------------------------------------------------------------ */
 /* session.c                                                                */
 
-/* sp_resolver_section_address of the object's file. */
-sp_error *sp_object_section_address(sp_object *o, const char *name, uint64_t *vaddr);
 /* The path the object was opened from (borrowed until sp_symbolizer_free). */
 const char *sp_object_path(const sp_object *o);
 /* The separate debug file in use, or NULL (borrowed). */

@@ -585,6 +585,16 @@ sp_error *sp_object_section_address(sp_object *o, const char *name, uint64_t *va
 	return sp_resolver_section_address(object_dwarf(o), name, vaddr);
 }
 
+sp_error *sp_object_symbol_at(sp_object *o, uint64_t vaddr, sp_symbol *out)
+{
+	return sp_resolver_symbol_at(object_dwarf(o), vaddr, out);
+}
+
+sp_error *sp_object_symbol_named(sp_object *o, const char *name, sp_symbol *out)
+{
+	return sp_resolver_symbol_named(object_dwarf(o), name, out);
+}
+
 sp_error *sp_object_open(sp_object *o)
 {
 	if (object_index(o))

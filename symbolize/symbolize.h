@@ -93,6 +93,15 @@ sp_error *sp_object_index_build(sp_object *o, sp_buf *out, sp_index_stats *stats
 /* Why the first symbol index the session was to write (--index-dir) could
  * not be written, or NULL (caller frees). */
 sp_error *sp_symbolizer_index_error(const sp_symbolizer *s);
+/* Where O's allocated section NAME starts, as a symbol-file address:
+ * SP_E_NOT_FOUND naming it when O has none. */
+sp_error *sp_object_section_address(sp_object *o, const char *name, uint64_t *vaddr);
+/* The symbol naming the symbol-file address VADDR of O, and the section
+ * holding it, into *OUT (its fields NULL when none). */
+sp_error *sp_object_symbol_at(sp_object *o, uint64_t vaddr, sp_symbol *out);
+/* The first symbol of O's tables named NAME (without a version) into *OUT:
+ * SP_E_NOT_FOUND when there is none. */
+sp_error *sp_object_symbol_named(sp_object *o, const char *name, sp_symbol *out);
 /* Opens O's resolver now (the debug file search included, debuginfod
  * too when the options allow it) instead of at its first address; its
  * failure is cached and returned (caller frees), as resolving would. */

@@ -55,12 +55,27 @@ typedef struct {
 typedef struct {
 	const char *name;        /* demangled per the session's style */
 	const char *system_name; /* raw linkage name */
+	const char *gnu_name;    /* name as binutils' addr2line chooses it (demangled
+				    alike): the DWARF linkage name, else for the
+				    innermost frame the symbol holding the address,
+				    else the DWARF name; NULL: name */
 	const char *file;        /* NULL when unknown */
-	int64_t line, column;    /* 0 when unknown */
-	int64_t start_line;      /* line of the function's declaration, or 0 */
+	int64_t line;            /* 0 when unknown */
+	int32_t column;          /* 0 when unknown (or past what 31 bits hold) */
+	int32_t start_line;      /* line of the function's declaration, or 0 (likewise) */
 	uint32_t discriminator;  /* the line's discriminator: 0 when none or unknown */
 	bool inlined;            /* true for every frame but the outermost */
 } sp_frame;
+
+/* A symbol of an object's symbol tables, by the rules of
+ * symbolize/dwarf/symtab.c, and where an address is among the sections. */
+typedef struct {
+	const char *name;       /* raw; NULL: none (borrowed until sp_symbolizer_free) */
+	const char *demangled;  /* the name in the session's demangling style */
+	uint64_t value, size;   /* its symbol-file address; size 0: none given */
+	const char *section;    /* the allocated section holding the address, or NULL */
+	uint64_t section_start; /* that section's symbol-file address */
+} sp_symbol;
 
 /* A session (session.c) and one object file it has opened. */
 typedef struct sp_symbolizer sp_symbolizer;

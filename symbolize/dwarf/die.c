@@ -520,9 +520,9 @@ static void raw_node_attrs(const raw_abbrev *a, const raw_info *ri, sp_fn_node *
 	n->from_raw = true;
 	n->inlined = a->tag == DW_TAG_inlined_subroutine;
 	n->origin = ri->origin;
-	n->call_file_idx = ri->file;
+	n->call_file_idx = ri->file >= 0 && ri->file <= INT32_MAX ? (int32_t)ri->file : -1;
 	n->call_line = ri->line;
-	n->call_col = ri->col;
+	n->call_col = sp_small(ri->col);
 	n->call_discr = ri->discr > 0 && ri->discr <= 0xffffff ? (uint32_t)ri->discr : 0;
 }
 

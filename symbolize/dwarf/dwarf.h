@@ -59,6 +59,11 @@ sp_error *sp_resolver_resolve_once(sp_resolver *d, uint64_t addr, const sp_frame
  * sp_resolver_resolve takes: for an ET_REL without section addresses (a
  * kernel module), where libdwfl laid it out.  Opens the file. */
 sp_error *sp_resolver_section_address(sp_resolver *d, const char *name, uint64_t *out);
+/* The symbol naming the file address ADDR (symtab.c's rules) and the
+ * allocated section holding it, into *OUT (fields NULL when none). */
+sp_error *sp_resolver_symbol_at(sp_resolver *d, uint64_t addr, sp_symbol *out);
+/* The first symbol named NAME: SP_E_NOT_FOUND when there is none. */
+sp_error *sp_resolver_symbol_named(sp_resolver *d, const char *name, sp_symbol *out);
 /* Path of the separate debug file libdwfl used, or NULL (borrowed). */
 /* Opens D now, as its first resolve would; returns the (cached) failure. */
 sp_error *sp_resolver_open(sp_resolver *d);
@@ -123,6 +128,8 @@ typedef struct {
 	size_t n_rows;
 	char **files;      /* names as libdw's dwarf_filesrc gives them */
 	size_t n_files;
+	bool *in_comp_dir; /* per file (NULL: none): a relative name that holds
+			    * DW_AT_comp_dir already (directory 0 before DWARF 5) */
 } sp_line_table;
 
 /* The debug sections a line program reads, and the range lists the
@@ -196,8 +203,11 @@ typedef struct {
 	size_t info_size;     /* of .debug_info as libdw reads it; 0 unknown */
 	sp_rel_sec *secs;     /* ET_REL placed sections, sorted by lo */
 	size_t n_secs;
+	bool shifted;         /* no loadable segment: secs is the one shift of all */
+	uint64_t low_bound;   /* code below this file address is discarded code (units.c) */
 	sp_line_sections lsec; /* for lines.c and dwraw.c; lsec.line NULL: libdw decodes */
-	bool direct_pc;        /* the raw walk reads pcs itself (see dwraw.c) */
+	bool direct_pc;        /* the raw walk reads pcs itself (see die.c) */
+	bool split_pc;         /* in split units only (an ET_REL's, see sp_module_load) */
 	void **inflated;       /* zstd sections inflated for libdw and us */
 	size_t n_inflated;
 	sp_lazy *zinfo;        /* .debug_info and .debug_line when zlib-compressed: */
@@ -251,6 +261,8 @@ sp_error *sp_section_inflate(const char *path, Elf *elf, Elf_Scn *scn, const cha
 /* The libdwfl address of file address ADDR: through the section holding
  * it in an ET_REL with placed sections (false when none holds it), else
  * the same address. */
+/* The file address of libdwfl address A: false when no section holds it. */
+bool sp_module_from_dwfl(const sp_module *m, uint64_t a, uint64_t *out);
 /* The same through the ET_REL section table (M->n_secs > 0). */
 bool sp_module_to_dwfl_rel(const sp_module *m, uint64_t addr, uint64_t *out);
 static inline bool sp_module_to_dwfl(const sp_module *m, uint64_t addr, uint64_t *out)

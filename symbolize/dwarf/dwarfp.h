@@ -59,24 +59,47 @@ sp_error *sp_section_decompress(const char *path, const char *name, const GElf_C
 				const char *src, size_t n, void **out, sp_lazy **lazy);
 
 /* ------------------------------------------------------------------------ */
+/* module.c                                                                  */
+
+/* An allocated section: where it is and its size (NOBITS ones too). */
+typedef struct {
+	uint64_t addr, size;
+} sp_alloc_section;
+
+/* The address below which a file's debug information describes code the
+ * linker discarded: a linker resolves the addresses of code it dropped (an
+ * unused COMDAT copy, a function of a section --gc-sections removed) to 0
+ * or to a small addend, and the debug information keeps them.  It is the
+ * lowest address of the N allocated sections SECS that are not empty (a
+ * debug-only file keeps their addresses and sizes as NOBITS), 0 when there
+ * is none, and 0 for a relocatable object (ETYPE ET_REL), whose addresses
+ * start at 0.  Ranges starting below it are dropped (units.c). */
+uint64_t sp_code_low_bound(int etype, const sp_alloc_section *secs, size_t n);
+
+/* ------------------------------------------------------------------------ */
 /* functree.c: what the DIE walks (die.c, units.c) build per unit.         */
 
-/* A subprogram or inlined subroutine with code.  Node 0 is the root. */
+/* A subprogram or inlined subroutine with code.  Node 0 is the root.
+ * (Ordered so that no byte is padding: a unit holds tens of thousands.) */
 typedef struct {
 	Dwarf_Off off;        /* its DIE */
 	uint32_t parent;
 	uint32_t child_first; /* into sp_fn_tree.ranges */
 	uint32_t child_n;
+	uint32_t call_discr;  /* DW_AT_GNU_discriminator of an inlined call, or 0 */
+	int32_t call_file_idx; /* when from_raw; -1 none */
 	bool named;           /* the fields below are filled */
 	bool from_raw;        /* origin and call_* read from the DIE bytes */
 	bool inlined;
+	bool linkage;         /* raw is a linkage name */
 	Dwarf_Off origin;     /* DW_AT_abstract_origin's DIE, when from_raw */
-	int64_t call_file_idx; /* when from_raw */
 	const char *raw;      /* linkage name, else name; NULL if none */
 	const char *name;     /* demangled (or raw) */
+	const char *gnu_name; /* as binutils names it (sp_frame.gnu_name) */
 	const char *call_file;
-	int64_t call_line, call_col, decl_line;
-	uint32_t call_discr;  /* DW_AT_GNU_discriminator of an inlined call, or 0 */
+	int64_t call_line;
+	int32_t call_col, decl_line; /* 0 past what 31 bits hold (sp_frame's) */
+	uint64_t low;         /* where its first range (in DWARF's order) starts */
 } sp_fn_node;
 
 /* One range of a node, with the node's children (copied from the node,
@@ -96,12 +119,19 @@ typedef struct {
 	size_t n_ranges, cap_ranges;
 } sp_fn_tree;
 
+/* V as a 32-bit column or line: 0 (unknown) past what 31 bits hold. */
+static inline int32_t sp_small(int64_t v)
+{
+	return v > 0 && v <= INT32_MAX ? (int32_t)v : 0;
+}
+
 /* Appends a node for the DIE at OFF under PARENT; returns its index. */
 static inline uint32_t sp_fn_add_node(sp_fn_tree *t, Dwarf_Off off, uint32_t parent)
 {
 	sp_fn_node n = {0};
 	n.off = off;
 	n.parent = parent;
+	n.low = UINT64_MAX;
 	SP_PUSH(t->nodes, t->n_nodes, t->cap_nodes, n);
 	return (uint32_t)(t->n_nodes - 1);
 }
@@ -112,6 +142,8 @@ static inline void sp_fn_add_range(sp_fn_tree *t, uint64_t lo, uint64_t hi, uint
 {
 	sp_fn_range r = {lo, hi, parent, node, 0, 0};
 	SP_PUSH(t->ranges, t->n_ranges, t->cap_ranges, r);
+	if (t->nodes[node].low == UINT64_MAX) /* its first range, in DWARF's order */
+		t->nodes[node].low = lo;
 }
 
 /* Adds the ranges dwarf_ranges gives DIE, as node DIE under PARENT when
@@ -211,12 +243,23 @@ void sp_split_free(sp_split *s);
 /* ------------------------------------------------------------------------ */
 /* units.c: the compile units of one Dwarf.                                 */
 
+/* Buckets over a sorted table of entries whose first member is a uint64_t
+ * key (units.c): a search for an address looks only between the bounds
+ * of its bucket, not at the log2(N) rows of a whole binary search, each
+ * of them a cache miss in a large table. */
 typedef struct {
 	uint64_t base;
 	unsigned shift;
 	size_t nb;      /* 0: no index */
 	uint32_t *first;
 } sp_buckets;
+
+/* Builds BI over TABLE (N entries of STRIDE bytes; BI->first freed by the
+ * caller): none for a small or sparse table. */
+void sp_buckets_build(sp_buckets *bi, const void *table, size_t stride, size_t n);
+/* The bounds [*LO, *HI) of TABLE (N entries) where its first entry above
+ * ADDR is. */
+void sp_buckets_bounds(const sp_buckets *bi, size_t n, uint64_t addr, size_t *lo, size_t *hi);
 
 typedef struct {
 	Dwarf_Die die;        /* the unit's DIE (a skeleton's, for a split unit) */
@@ -226,6 +269,8 @@ typedef struct {
 	Dwarf_Off start;      /* offset of the unit (its header) */
 	Dwarf_Off end;        /* offset of the next unit, at most the section's size; 0: unknown */
 	bool loaded;
+	bool go;              /* a Go unit (DW_LANG_Go), once loaded */
+	bool plain_names;     /* its language does not mangle: DW_AT_name is the symbol */
 	sp_line_row *lines;   /* file: index into fnames */
 	size_t n_lines;
 	sp_fn_tree fn;
@@ -326,22 +371,78 @@ bool sp_unit_base(Dwarf_Die *cudie, uint64_t *base);
 sp_error *sp_resolver_units(sp_resolver *d, sp_units **out);
 
 /* ------------------------------------------------------------------------ */
-/* symtab.c: function names from the ELF symbol tables.                     */
+/* symtab.c: names from the ELF symbol tables, by the rules written at the
+ * top of symtab.c.                                                         */
 
 typedef struct sp_fsym sp_fsym;
 
+/* An allocated section [lo, hi) in module addresses; NAME borrowed. */
+typedef struct {
+	uint64_t lo, hi;
+	const char *name;
+} sp_symtab_section;
+
 typedef struct {
 	bool loaded;
-	sp_fsym *syms;     /* sorted, one per address */
+	sp_fsym *syms;       /* the symbols that count, in table order */
 	size_t n_syms;
-	char **names;      /* names made here (versions cut off) */
+	uint64_t *bp;        /* where the answer changes, ascending */
+	uint32_t *bp_sym;    /* the answer from there on: into syms, UINT32_MAX none */
+	size_t n_bp;
+	sp_buckets bp_index; /* over bp */
+	sp_symtab_section *secs; /* sorted by lo */
+	size_t n_secs;
+	uint32_t *by_name;   /* syms sorted by name, made at the first name asked */
+	char **names;        /* names made here (versions cut off) */
 	size_t n_names, cap_names;
 } sp_symtab;
 
-/* Name of the function symbol of MOD holding the module address A, or
- * NULL (borrowed until sp_symtab_clear).  The table is read at the first
- * call. */
+/* A symbol that names an address, or was named: NAME borrowed until
+ * sp_symtab_clear, VALUE its module address, SIZE 0 when it has none. */
+typedef struct {
+	const char *name;
+	uint64_t value, size;
+	const char *file; /* a local symbol's source file (the STT_FILE symbol
+			   * before it in its table, as binutils and LLVM take
+			   * it), or NULL */
+} sp_symtab_hit;
+
+/* One symbol of a table, for sp_symtab_build: BIND is STB_*, ABS that its
+ * section index is reserved (SHN_ABS, SHN_COMMON). */
+typedef struct {
+	uint64_t value, size;
+	const char *name; /* borrowed until sp_symtab_clear */
+	uint8_t bind;
+	bool abs;
+	const char *file; /* the STT_FILE before it in the table, or NULL */
+} sp_symtab_symbol;
+
+/* Rule 1: whether a defined symbol NAME of type TYPE (STT_*) in section
+ * SHNDX counts at all. */
+bool sp_symtab_counts(const char *name, int type, unsigned shndx);
+/* Rule 5: the length of NAME without its version ("@VERSION",
+ * "@@VERSION"). */
+size_t sp_symtab_name_len(const char *name);
+/* Makes S the table of the N symbols IN (in table order; rule 1 of
+ * symtab.c already applied) and the N_SECS allocated sections SECS:
+ * pure, for the table test of the rules.  Copies both. */
+void sp_symtab_build(sp_symtab *s, const sp_symtab_symbol *in, size_t n,
+		     const sp_symtab_section *secs, size_t n_secs);
+
+/* The symbol of MOD naming the module address A, into *OUT: false when
+ * none does.  The table is read at the first call (MOD may be NULL once
+ * S is built). */
+bool sp_symtab_lookup(sp_symtab *s, Dwfl_Module *mod, uint64_t a, sp_symtab_hit *out);
+/* Its name only, or NULL (borrowed until sp_symtab_clear). */
 const char *sp_symtab_name(sp_symtab *s, Dwfl_Module *mod, uint64_t a);
+/* The allocated section holding A (its end address counts unless the next
+ * section starts there), or NULL (borrowed until sp_symtab_clear). */
+const sp_symtab_section *sp_symtab_section_of(sp_symtab *s, Dwfl_Module *mod, uint64_t a);
+/* The first symbol in table order named NAME (without version), into
+ * *OUT: false when there is none. */
+bool sp_symtab_find(sp_symtab *s, Dwfl_Module *mod, const char *name, sp_symtab_hit *out);
+/* Frees the table but the names made here (sp_symtab_build again). */
+void sp_symtab_clear_table(sp_symtab *s);
 void sp_symtab_clear(sp_symtab *s);
 
 /* ------------------------------------------------------------------------ */
@@ -358,8 +459,8 @@ static inline void sp_bounds_add(sp_bounds *b, uint64_t a)
 	SP_PUSH(b->v, b->n, b->cap, a);
 }
 
-/* The start and end of every function symbol of MOD (the table is read at
- * the first call), into B. */
+/* Every address where the symbol naming an address of MOD changes (the
+ * table is read at the first call), into B. */
 void sp_symtab_bounds(sp_symtab *s, Dwfl_Module *mod, sp_bounds *b);
 
 /* What D answers from, opened (every unit indexed, Go's table read), for

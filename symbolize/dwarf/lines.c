@@ -77,6 +77,7 @@ void sp_line_table_clear(sp_line_table *t)
 	for (size_t i = 0; i < t->n_files; i++)
 		free(t->files[i]);
 	free(t->files);
+	free(t->in_comp_dir);
 	free(t->rows);
 	*t = (sp_line_table){0};
 }
@@ -165,7 +166,7 @@ out:
 static bool read_tables4(sp_cur *r, const char *comp_dir, sp_line_table *t)
 {
 	const char **dirs = NULL;
-	size_t n_dirs = 0, cap_dirs = 0, cap_files = 0;
+	size_t n_dirs = 0, cap_dirs = 0, cap_files = 0, n_flags = 0, cap_flags = 0;
 	bool ok = false;
 
 	SP_PUSH(dirs, n_dirs, cap_dirs, comp_dir);
@@ -179,6 +180,7 @@ static bool read_tables4(sp_cur *r, const char *comp_dir, sp_line_table *t)
 		goto out;
 	r->p++;
 	SP_PUSH(t->files, t->n_files, cap_files, sp_xstrdup("???"));
+	SP_PUSH(t->in_comp_dir, n_flags, cap_flags, false);
 	while (r->p < r->end && *r->p) {
 		const char *name = sp_cur_cstr(r);
 		uint64_t dir = sp_cur_uleb(r);
@@ -187,6 +189,9 @@ static bool read_tables4(sp_cur *r, const char *comp_dir, sp_line_table *t)
 		if (r->bad || !name || dir >= n_dirs)
 			goto out;
 		SP_PUSH(t->files, t->n_files, cap_files, join(dirs[dir], name));
+		/* directory 0 is DW_AT_comp_dir: the name holds it already */
+		bool whole = dir == 0 && comp_dir && name[0] != '/';
+		SP_PUSH(t->in_comp_dir, n_flags, cap_flags, whole);
 	}
 	if (r->p >= r->end)
 		goto out;
@@ -487,6 +492,10 @@ bool sp_line_sections_get(Elf *elf, sp_line_sections *out)
 	    *(const unsigned char *)&one != 1 || elf_getshdrstrndx(elf, &shstrndx) != 0)
 		return false;
 	Elf_Scn *scn = NULL;
+	/* an object holding its split units' sections (-gsplit-dwarf=single)
+	 * has both NAME and NAME.dwo: the plain ones are its own */
+	const unsigned char **plain_set[8];
+	size_t n_plain = 0;
 	while ((scn = elf_nextscn(elf, scn)) != NULL) {
 		GElf_Shdr sh;
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
@@ -498,10 +507,12 @@ bool sp_line_sections_get(Elf *elf, sp_line_sections *out)
 			continue;
 		size_t len = strlen(name);
 		char plain[32];
+		bool dwo = false;
 		if (len > 4 && len - 4 < sizeof(plain) && !strcmp(name + len - 4, ".dwo")) {
 			memcpy(plain, name, len - 4);
 			plain[len - 4] = '\0';
 			name = plain;
+			dwo = true;
 		}
 		if (!strcmp(name, ".debug_line")) {
 			p = &out->line;
@@ -523,6 +534,16 @@ bool sp_line_sections_get(Elf *elf, sp_line_sections *out)
 			size = &out->addr_size;
 		} else {
 			continue;
+		}
+		bool plain_there = false;
+		for (size_t i = 0; i < n_plain; i++)
+			plain_there |= plain_set[i] == p;
+		if (dwo && plain_there)
+			continue;
+		if (!dwo && !plain_there && n_plain < SP_ARRAY_LEN(plain_set)) {
+			plain_set[n_plain++] = p;
+			*p = NULL; /* not the .dwo one met before */
+			*size = 0;
 		}
 		Elf_Data *data = elf_getdata(scn, NULL);
 		if ((sh.sh_flags & SHF_COMPRESSED) || !data || !data->d_buf)

@@ -155,6 +155,19 @@ bool sp_module_to_dwfl_rel(const sp_module *m, uint64_t addr, uint64_t *out)
 	return true;
 }
 
+bool sp_module_from_dwfl(const sp_module *m, uint64_t a, uint64_t *out)
+{
+	for (size_t i = 0; i < m->n_secs; i++) {
+		uint64_t lo = m->secs[i].lo + (uint64_t)m->secs[i].delta;
+		if (a >= lo && a - lo < m->secs[i].hi - m->secs[i].lo) {
+			*out = a - (uint64_t)m->secs[i].delta;
+			return true;
+		}
+	}
+	*out = a;
+	return m->n_secs == 0;
+}
+
 /* The debug sections sp_module_load checks itself, as libdw reads them. */
 enum { SEC_INFO, SEC_STR, SEC_LINE_STR, SEC_ARANGES, SEC_ABBREV, N_SECS };
 
@@ -580,17 +593,94 @@ sp_error *sp_module_open(sp_module *m)
 	return NULL;
 }
 
+/* Whether FD holds an executable or shared object without a loadable
+ * segment (no program headers at all, as assemblers' and yaml2obj's
+ * linked test objects, or none of type PT_LOAD). */
+static bool no_load_segment(int fd)
+{
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	GElf_Ehdr eh;
+	size_t phnum = 0;
+	bool none = elf && gelf_getehdr(elf, &eh) && eh.e_type != ET_REL &&
+		    elf_getphdrnum(elf, &phnum) == 0;
+	for (size_t i = 0; none && i < phnum; i++) {
+		GElf_Phdr ph;
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD)
+			none = false;
+	}
+	if (elf)
+		elf_end(elf);
+	return none;
+}
+
+/* Reports M (FD), an executable or shared object without a loadable
+ * segment, the way libdwfl reports a file given alone: its sections where
+ * they are, an ET_DYN moved by the offline layout's base, which the module
+ * records as the shift of its one range (sp_module_to_dwfl). */
+static Dwfl_Module *report_sections_only(sp_module *m, Dwfl *dwfl, int fd)
+{
+	Dwfl_Module *mod = dwfl_report_offline(dwfl, m->path, m->path, fd);
+	if (!mod)
+		return NULL;
+	Dwarf_Addr start = 0;
+	dwfl_module_info(mod, NULL, &start, NULL, NULL, NULL, NULL, NULL);
+	if (start) {
+		sp_rel_sec r = {0, UINT64_MAX, (int64_t)start, 0};
+		size_t cap = 0;
+		SP_PUSH(m->secs, m->n_secs, cap, r);
+		m->shifted = true;
+	}
+	return mod;
+}
+
 sp_error *sp_module_report(sp_module *m, Dwfl *dwfl, Dwarf_Addr base, bool add_p_vaddr)
 {
 	int fd = m->fd;
 	m->fd = -1; /* libdwfl owns it from here */
 	m->mod = dwfl_report_elf(dwfl, m->path, m->path, fd, base, add_p_vaddr);
-	if (!m->mod)
-		return sp_error_new(SP_E_LIBDW, "%s: %s", m->path, dwfl_errmsg(-1));
+	if (!m->mod && base == 0 && no_load_segment(fd))
+		m->mod = report_sections_only(m, dwfl, fd);
+	if (!m->mod) {
+		sp_error *e = sp_error_new(SP_E_LIBDW, "%s: %s", m->path, dwfl_errmsg(-1));
+		close(fd); /* libdwfl keeps a descriptor only with the module */
+		return e;
+	}
 	void **ud;
 	dwfl_module_info(m->mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
 	*ud = m;
 	return NULL;
+}
+
+uint64_t sp_code_low_bound(int etype, const sp_alloc_section *secs, size_t n)
+{
+	uint64_t low = UINT64_MAX;
+	if (etype == ET_REL)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (secs[i].size && secs[i].addr < low)
+			low = secs[i].addr;
+	return low == UINT64_MAX ? 0 : low;
+}
+
+/* sp_code_low_bound of ELF's allocated sections. */
+static uint64_t low_bound(Elf *elf)
+{
+	GElf_Ehdr eh;
+	sp_alloc_section *secs = NULL;
+	size_t n = 0, cap = 0;
+	if (!elf || !gelf_getehdr(elf, &eh))
+		return 0;
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_ALLOC)) {
+			sp_alloc_section a = {sh.sh_addr, sh.sh_size};
+			SP_PUSH(secs, n, cap, a);
+		}
+	}
+	uint64_t low = sp_code_low_bound(eh.e_type, secs, n);
+	free(secs);
+	return low;
 }
 
 sp_error *sp_module_load(sp_module *m)
@@ -600,6 +690,7 @@ sp_error *sp_module_load(sp_module *m)
 
 	GElf_Addr ebias;
 	Elf *elf = dwfl_module_getelf(m->mod, &ebias);
+	m->low_bound = low_bound(elf);
 	sp_error *e = prepare_debug_sections(m, elf, m->path);
 	if (e)
 		return e;
@@ -638,9 +729,17 @@ sp_error *sp_module_load(sp_module *m)
 			m->abbrev_size = sec[SEC_ABBREV]->d_size;
 		}
 		/* ET_REL objects are left to libdw, which relocates their
-		 * line tables */
-		if (m->etype != ET_REL)
+		 * line tables; libdwfl has relocated their sections in place,
+		 * so their .debug_addr and range lists serve the walk of a
+		 * split unit, whose own bytes hold no address */
+		if (m->etype != ET_REL) {
 			m->direct_pc = sp_line_sections_get(dwarf_getelf(m->dw), &m->lsec);
+		} else {
+			sp_line_sections_get(dwarf_getelf(m->dw), &m->lsec);
+			m->lsec.line = m->lsec.line_str = m->lsec.str = NULL;
+			m->lsec.line_size = m->lsec.line_str_size = m->lsec.str_size = 0;
+			m->split_pc = m->lsec.addr != NULL;
+		}
 	}
 	return NULL;
 }

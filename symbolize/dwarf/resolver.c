@@ -28,7 +28,8 @@ typedef struct {
 
 typedef struct {
 	const char *raw, *name;
-	int64_t decl_line;
+	int32_t decl_line;
+	bool linkage;
 } oname;
 
 #define FRAME_BLOCK 4096
@@ -187,12 +188,13 @@ static const char *demangled(sp_resolver *d, const char *raw)
 }
 
 /* The linkage name of DIE, else its name (through origins and
- * specifications), or NULL. */
-static const char *die_raw_name(Dwarf_Die *die)
+ * specifications), or NULL; *LINKAGE says which. */
+static const char *die_raw_name(Dwarf_Die *die, bool *linkage)
 {
 	const char *raw = attr_string(die, DW_AT_linkage_name);
 	if (!raw)
 		raw = attr_string(die, DW_AT_MIPS_linkage_name);
+	*linkage = raw != NULL;
 	if (!raw)
 		raw = attr_string(die, DW_AT_name);
 	return raw;
@@ -203,14 +205,14 @@ static const char *die_raw_name(Dwarf_Die *die)
 static void origin_names(sp_resolver *d, Dwarf_Die *origin, uint64_t key)
 {
 	oname o;
-	o.raw = die_raw_name(origin);
+	o.raw = die_raw_name(origin, &o.linkage);
 	o.name = demangled(d, o.raw);
-	o.decl_line = attr_int(origin, DW_AT_decl_line, true);
+	o.decl_line = sp_small(attr_int(origin, DW_AT_decl_line, true));
 	SP_PUSH(d->onames, d->n_onames, d->cap_onames, o);
 	sp_u64map_put(&d->origins, key, d->n_onames - 1);
 }
 
-static void name_node(sp_resolver *d, const sp_cu *ci, sp_fn_node *n)
+static void name_node_dwarf(sp_resolver *d, const sp_cu *ci, sp_fn_node *n)
 {
 	Dwarf_Die die, origin;
 	Dwarf_Attribute a;
@@ -228,6 +230,7 @@ static void name_node(sp_resolver *d, const sp_cu *ci, sp_fn_node *n)
 			n->raw = d->onames[v].raw;
 			n->name = d->onames[v].name;
 			n->decl_line = d->onames[v].decl_line;
+			n->linkage = d->onames[v].linkage;
 			if (n->inlined && n->call_file_idx >= 0 &&
 			    (uint64_t)n->call_file_idx < ci->n_call_files)
 				n->call_file = ci->call_fnames[n->call_file_idx];
@@ -258,22 +261,43 @@ static void name_node(sp_resolver *d, const sp_cu *ci, sp_fn_node *n)
 		n->raw = d->onames[v].raw;
 		n->name = d->onames[v].name;
 		n->decl_line = d->onames[v].decl_line;
+		n->linkage = d->onames[v].linkage;
 	} else {
-		n->raw = die_raw_name(from);
+		n->raw = die_raw_name(from, &n->linkage);
 		n->name = demangled(d, n->raw);
-		n->decl_line = attr_int(from, DW_AT_decl_line, true);
+		n->decl_line = sp_small(attr_int(from, DW_AT_decl_line, true));
 	}
 	if (dwarf_tag(&die) == DW_TAG_inlined_subroutine) {
 		int64_t f = attr_int(&die, DW_AT_call_file, false);
 		if (f >= 0 && (size_t)f < ci->n_call_files)
 			n->call_file = ci->call_fnames[f];
 		n->call_line = attr_int(&die, DW_AT_call_line, false);
-		n->call_col = attr_int(&die, DW_AT_call_column, false);
+		n->call_col = sp_small(attr_int(&die, DW_AT_call_column, false));
 		int64_t discr = attr_int(&die, DW_AT_GNU_discriminator, false);
 		n->call_discr = discr > 0 && discr <= 0xffffff ? (uint32_t)discr : 0;
 	}
 }
 
+
+static const char *go_name(sp_resolver *d, const char *sym);
+
+/* Names node N of unit CI: its DWARF names, and the name binutils gives
+ * it once it has looked the function up (bfd's dwarf2.c: a function
+ * without a linkage name takes the name of the symbol that starts where
+ * its code starts, when there is one).  binutils' very first look-up in
+ * such a function names it after the symbol holding that address, which
+ * it does not do again: symprof answers every address as binutils
+ * answers all but that first one. */
+static void name_node(sp_resolver *d, const sp_cu *ci, sp_fn_node *n)
+{
+	name_node_dwarf(d, ci, n);
+	n->gnu_name = n->name;
+	sp_symtab_hit h;
+	if (!n->linkage && !ci->plain_names && n->low != UINT64_MAX &&
+	    sp_symtab_lookup(&d->syms, d->m->mod, n->low + d->m->dwbias, &h) &&
+	    h.value == n->low + d->m->dwbias)
+		n->gnu_name = ci->go ? go_name(d, h.name) : demangled(d, h.name);
+}
 
 static sp_frame *scratch(sp_resolver *d, size_t n)
 {
@@ -333,6 +357,28 @@ static size_t go_frames(sp_resolver *d, uint64_t addr, sp_error **err)
 	return n;
 }
 
+/* A Go symbol's function name: without the suffix of an ABI wrapper
+ * (".abi0": an assembly function, ".abiinternal"), which Go's own tools
+ * and its pc-line table leave out, so that one function has one name; the
+ * symbol keeps it as the system name.  Cached as demangled names are. */
+static const char *go_name(sp_resolver *d, const char *sym)
+{
+	static const char *const suffixes[] = {".abi0", ".abiinternal"};
+	uint64_t v;
+	if (sp_u64map_get(&d->names, (uint64_t)(uintptr_t)sym, &v))
+		return v ? d->dnames[v - 1] : sym;
+	size_t len = strlen(sym);
+	for (size_t i = 0; i < SP_ARRAY_LEN(suffixes); i++) {
+		size_t sl = strlen(suffixes[i]);
+		if (len > sl && !strcmp(sym + len - sl, suffixes[i])) {
+			SP_PUSH(d->dnames, d->n_dnames, d->cap_dnames, sp_xstrndup(sym, len - sl));
+			sp_u64map_put(&d->names, (uint64_t)(uintptr_t)sym, d->n_dnames);
+			return d->dnames[d->n_dnames - 1];
+		}
+	}
+	return demangled(d, sym);
+}
+
 static size_t resolve_uncached(sp_resolver *d, uint64_t addr, sp_frame **out, sp_error **err)
 {
 	uint64_t dwfl_addr;
@@ -359,6 +405,7 @@ static size_t resolve_uncached(sp_resolver *d, uint64_t addr, sp_frame **out, sp
 			if (!fn->named)
 				name_node(d, ci, fn);
 			f[i].name = fn->name;
+			f[i].gnu_name = fn->gnu_name;
 			f[i].system_name = fn->raw;
 			f[i].start_line = fn->decl_line;
 			f[i].inlined = i + 1 < depth;
@@ -397,15 +444,21 @@ static size_t resolve_uncached(sp_resolver *d, uint64_t addr, sp_frame **out, sp
 	/* The outermost frame takes the symbol table's name when there is one,
 	 * as llvm-symbolizer does: static functions and templates often carry
 	 * no linkage name in DWARF, while the symbol is mangled and unique. */
-	symname = sp_symtab_name(&d->syms, d->m->mod, dwfl_addr);
+	sp_symtab_hit hit;
+	symname = sp_symtab_lookup(&d->syms, d->m->mod, dwfl_addr, &hit) ? hit.name : NULL;
 	if (symname) {
 		if (n == 0) {
 			sp_frame *f = scratch(d, 1);
 			memset(f, 0, sizeof(*f));
+			f->file = hit.file; /* the symbol table's own word on the source */
 			n = 1;
 		}
+		const char *name = ci && ci->go ? go_name(d, symname) : demangled(d, symname);
 		d->scratch[n - 1].system_name = symname;
-		d->scratch[n - 1].name = demangled(d, symname);
+		d->scratch[n - 1].name = name;
+		/* (binutils names a frame after its DWARF function: name_node) */
+		if (!d->scratch[n - 1].gnu_name)
+			d->scratch[n - 1].gnu_name = name;
 	}
 	if (n && *err) { /* the symbol table named it after all */
 		sp_error_free(*err);
@@ -486,6 +539,47 @@ sp_error *sp_resolver_open_parts(sp_resolver *d, sp_resolver_parts *out)
 		sp_error_free(ge);
 		out->go = d->go;
 	}
+	return NULL;
+}
+
+/* Fills OUT from symbol H (dwfl addresses) of D's table. */
+static void symbol_out(sp_resolver *d, const sp_symtab_hit *h, sp_symbol *out)
+{
+	uint64_t v;
+	out->name = h->name;
+	out->demangled = demangled(d, h->name);
+	out->size = h->size;
+	out->value = sp_module_from_dwfl(d->m, h->value, &v) ? v : h->value;
+}
+
+sp_error *sp_resolver_symbol_at(sp_resolver *d, uint64_t addr, sp_symbol *out)
+{
+	*out = (sp_symbol){0};
+	sp_error *e = ensure_open(d);
+	uint64_t a, start;
+	if (e || !sp_module_to_dwfl(d->m, addr, &a))
+		return e;
+	sp_symtab_hit h;
+	if (sp_symtab_lookup(&d->syms, d->m->mod, a, &h))
+		symbol_out(d, &h, out);
+	const sp_symtab_section *s = sp_symtab_section_of(&d->syms, d->m->mod, a);
+	if (s) {
+		out->section = s->name;
+		out->section_start = sp_module_from_dwfl(d->m, s->lo, &start) ? start : s->lo;
+	}
+	return NULL;
+}
+
+sp_error *sp_resolver_symbol_named(sp_resolver *d, const char *name, sp_symbol *out)
+{
+	*out = (sp_symbol){0};
+	sp_error *e = ensure_open(d);
+	if (e)
+		return e;
+	sp_symtab_hit h;
+	if (!sp_symtab_find(&d->syms, d->m->mod, name, &h))
+		return sp_error_new(SP_E_NOT_FOUND, "%s: no symbol %s", d->m->path, name);
+	symbol_out(d, &h, out);
 	return NULL;
 }
 

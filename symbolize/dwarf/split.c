@@ -132,6 +132,57 @@ static size_t info_size(Elf *elf)
 
 static sp_try_status match_unit(match *mt);
 
+/* Whether NAME is a debug section's, and (*DWO) a split unit's. */
+static bool debug_section(const char *name, bool *dwo)
+{
+	size_t len = strlen(name);
+	*dwo = len > 4 && !strcmp(name + len - 4, ".dwo");
+	return !strncmp(name, ".debug_", 7) || !strncmp(name, ".zdebug_", 8);
+}
+
+/* FD's split-unit sections alone, when it also has debug sections of its
+ * own: an object built with -gsplit-dwarf=single (or an assembler's
+ * output before the .dwo sections are split off) keeps its skeleton units
+ * and their split units in one file, and libdw reads only the plain
+ * sections of a file that has both.  The view hides those, as a package's
+ * unit view hides the index; NULL for a file that does not have both. */
+static Elf *split_sections_view(int fd)
+{
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	size_t shstrndx;
+	bool plain = false, split = false;
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0) {
+		if (elf)
+			elf_end(elf);
+		return NULL;
+	}
+	for (int pass = 0; pass < 2; pass++) {
+		Elf_Scn *scn = NULL;
+		while ((scn = elf_nextscn(elf, scn)) != NULL) {
+			GElf_Shdr sh;
+			const char *name;
+			bool dwo;
+			if (!gelf_getshdr(scn, &sh) ||
+			    !(name = elf_strptr(elf, shstrndx, sh.sh_name)) ||
+			    !debug_section(name, &dwo) || sh.sh_type == SHT_NOBITS)
+				continue;
+			if (pass == 0) {
+				plain |= !dwo;
+				split |= dwo;
+			} else if (!dwo) {
+				sh.sh_type = SHT_NOBITS;
+				sh.sh_name = 0;
+				gelf_update_shdr(scn, &sh);
+			}
+		}
+		if (pass == 0 && !(plain && split)) {
+			elf_end(elf);
+			return NULL;
+		}
+	}
+	return elf;
+}
+
 /* sp_finder_dwo's check: PATH is a .dwo with a split unit of id
  * MT->id, kept open in MT. */
 static sp_try_status check_dwo(const char *path, void *arg)
@@ -146,7 +197,9 @@ static sp_try_status check_dwo(const char *path, void *arg)
 	sp_error *e = NULL;
 	mt->fd = sp_debug_fd_prepare(mt->fd, path, &e);
 	sp_error_free(e);
-	mt->dw = dwarf_begin(mt->fd, DWARF_C_READ);
+	mt->elf = split_sections_view(mt->fd);
+	mt->dw = mt->elf ? dwarf_begin_elf(mt->elf, DWARF_C_READ, NULL)
+			 : dwarf_begin(mt->fd, DWARF_C_READ);
 	return match_unit(mt);
 }
 

@@ -42,7 +42,8 @@ bool sp_units_walk(sp_units *u, size_t i, bool raw, sp_fn_tree *t)
 	t->n_ranges = 0;
 	sp_fn_add_node(t, 0, 0); /* the root */
 	if (raw)
-		return sp_die_walk(u->dw, ci, u->lsec, u->direct_pc, t);
+		return sp_die_walk(u->dw, ci, u->lsec,
+				   u->direct_pc || (ci->split && u->m->split_pc), t);
 	if (ci->split) /* libdw cannot read a split unit's addresses alone */
 		return true;
 	walk(t, &ci->die, 0, 0);
@@ -83,7 +84,7 @@ static bool add_unit(sp_units *u, Dwarf_Off off, Dwarf_Off next, size_t hsize, s
 	Dwarf_Addr base, lo, hi;
 	ptrdiff_t it = 0;
 	while ((it = dwarf_ranges(&cudie, it, &base, &lo, &hi)) > 0) {
-		if (lo >= hi)
+		if (lo >= hi || lo < u->m->low_bound)
 			continue;
 		sp_cu_range r = {lo, hi, idx};
 		SP_PUSH(u->ranges, u->n_ranges, u->cap_ranges, r);
@@ -200,7 +201,7 @@ static bool read_aranges(sp_units *u)
 				return false;
 			if (lo == 0 && n == 0)
 				break;
-			if (n && lo + n > lo) {
+			if (n && lo + n > lo && lo >= u->m->low_bound) {
 				struct sp_arange r = {lo, lo + n, off};
 				SP_PUSH(u->aranges, u->n_aranges, cap, r);
 			}
@@ -338,9 +339,26 @@ static const char *pseudo_file(const char *f)
 	return last[0] == '<' ? last : NULL;
 }
 
-/* F made absolute with the CU's DW_AT_comp_dir when it is relative, the
- * way other symbolizers print it (cached by the pointer, which libdw keeps
- * for the Dwarf's lifetime). */
+/* The relative file name F of a line table as printed (malloc'd): under
+ * the unit's compilation directory DIR (may be NULL or empty) unless
+ * WHOLE (F holds it already: directory 0 before DWARF 5), the way other
+ * symbolizers print it, and with no doubled "/" where the line table's
+ * directory ended in one ("./" + "/" + "a.c"). */
+static char *unit_file(const char *dir, const char *f, bool whole)
+{
+	char *j = !whole && dir && *dir ? sp_xasprintf("%s/%s", dir, f) : sp_xstrdup(f);
+	char *o = j;
+	for (const char *p = j; *p; p++)
+		if (*p != '/' || o == j || o[-1] != '/')
+			*o++ = *p;
+	*o = '\0';
+	return j;
+}
+
+/* F made absolute with the CU's DW_AT_comp_dir when it is relative (cached
+ * by the pointer, which libdw keeps for the Dwarf's lifetime).  Before
+ * DWARF 5 a name of directory 0 starts with the compilation directory
+ * already (libdw joined them). */
 static const char *abs_file(sp_units *u, sp_cu *ci, const char *f)
 {
 	uint64_t v;
@@ -351,8 +369,13 @@ static const char *abs_file(sp_units *u, sp_cu *ci, const char *f)
 	if (sp_u64map_get(&u->paths, (uint64_t)(uintptr_t)f, &v))
 		return u->names[v - 1];
 	Dwarf_Attribute a;
-	const char *dir = dwarf_formstring(dwarf_attr(&ci->die, DW_AT_comp_dir, &a));
-	char *j = dir && *dir ? sp_xasprintf("%s/%s", dir, f) : sp_xstrdup(f);
+	Dwarf_Die tmp;
+	Dwarf_Half version = 0;
+	const char *dir = ci->go ? NULL : dwarf_formstring(dwarf_attr(&ci->die, DW_AT_comp_dir, &a));
+	size_t dl = dir ? strlen(dir) : 0;
+	bool whole = dl && dwarf_cu_die(ci->die.cu, &tmp, &version, NULL, NULL, NULL, NULL, NULL) &&
+		     version < 5 && !strncmp(f, dir, dl) && f[dl] == '/';
+	char *j = unit_file(dir, f, whole);
 	SP_PUSH(u->names, u->n_names, u->cap_names, j);
 	sp_u64map_put(&u->paths, (uint64_t)(uintptr_t)f, u->n_names);
 	return j;
@@ -371,7 +394,8 @@ static bool own_lines(sp_units *u, sp_cu *ci)
 	    dwarf_formudata(&a, &off) != 0 ||
 	    !dwarf_cu_die(ci->die.cu, &tmp, &version, NULL, &asz, &osz, NULL, NULL))
 		return false;
-	const char *comp_dir = dwarf_formstring(dwarf_attr(&ci->die, DW_AT_comp_dir, &a));
+	const char *comp_dir = ci->go ? NULL
+				      : dwarf_formstring(dwarf_attr(&ci->die, DW_AT_comp_dir, &a));
 	sp_line_table t;
 	if (!sp_lines_decode(u->lsec, off, asz, comp_dir, &t))
 		return false;
@@ -382,8 +406,8 @@ static bool own_lines(sp_units *u, sp_cu *ci)
 		const char *ps = pseudo_file(f);
 		if (ps && ps != f) {
 			memmove(f, ps, strlen(ps) + 1);
-		} else if (f[0] != '/' && !ps && comp_dir && *comp_dir) {
-			char *j = sp_xasprintf("%s/%s", comp_dir, f);
+		} else if (f[0] != '/' && !ps) {
+			char *j = unit_file(comp_dir, f, t.in_comp_dir && t.in_comp_dir[i]);
 			free(f);
 			f = j;
 		}
@@ -452,7 +476,6 @@ static void libdw_lines(sp_units *u, sp_cu *ci)
 	sp_u64map_free(&ids);
 }
 
-static void bucket_build(sp_buckets *bi, const void *table, size_t stride, size_t n);
 
 /* Links every node to its children: the ranges sorted, each parent's
  * children are one run of them. */
@@ -565,14 +588,60 @@ static void need_line_unit(sp_units *u, sp_cu *ci)
 		inflate_failed(u, z, ".debug_line");
 }
 
+/* Drops the ranges of T that start below BOUND: discarded code (see
+ * module.c, low_bound), whose functions must not hide the code that is
+ * there. */
+static void drop_discarded(sp_fn_tree *t, uint64_t bound)
+{
+	size_t k = 0;
+	while (k < t->n_ranges && t->ranges[k].lo >= bound)
+		k++;
+	for (size_t i = k; i < t->n_ranges; i++)
+		if (t->ranges[i].lo >= bound)
+			t->ranges[k++] = t->ranges[i];
+	t->n_ranges = k;
+}
+
+/* Whether LANG's names are the symbols' (binutils' list of languages that
+ * do not mangle, bfd/dwarf2.c): a function's DW_AT_name is then its
+ * linkage name. */
+static bool plain_names(int lang)
+{
+	switch (lang) {
+	case DW_LANG_C89:
+	case DW_LANG_C:
+	case DW_LANG_Ada83:
+	case DW_LANG_Cobol74:
+	case DW_LANG_Cobol85:
+	case DW_LANG_Fortran77:
+	case DW_LANG_Pascal83:
+	case DW_LANG_C99:
+	case DW_LANG_Ada95:
+	case DW_LANG_PLI:
+	case DW_LANG_UPC:
+	case DW_LANG_C11:
+	case DW_LANG_Mips_Assembler:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static void load_cu(sp_units *u, sp_cu *ci)
 {
 	ci->loaded = true;
+	/* Go's tools print a Go unit's relative names (-trimpath) as they
+	 * are, not under its DW_AT_comp_dir "." */
+	int lang = dwarf_srclang(&ci->die);
+	ci->go = lang == DW_LANG_Go;
 	need_line_unit(u, ci);
 	if (!own_lines(u, ci))
 		libdw_lines(u, ci);
 	if (sp_split_is_skeleton(&ci->die))
 		load_split(u, ci);
+	if (lang < 0 && ci->split) /* a skeleton: the split unit says */
+		lang = dwarf_srclang(&ci->split->die);
+	ci->plain_names = plain_names(lang);
 	if (!ci->call_fnames) { /* no split unit, or one without a file table */
 		ci->call_fnames = ci->fnames;
 		ci->n_call_files = ci->n_files;
@@ -580,10 +649,11 @@ static void load_cu(sp_units *u, sp_cu *ci)
 	size_t i = (size_t)(ci - u->cus);
 	if (!sp_units_walk(u, i, true, &ci->fn))
 		sp_units_walk(u, i, false, &ci->fn);
+	drop_discarded(&ci->fn, u->m->low_bound);
 	link_children(&ci->fn);
-	bucket_build(&ci->line_index, ci->lines, sizeof(*ci->lines), ci->n_lines);
+	sp_buckets_build(&ci->line_index, ci->lines, sizeof(*ci->lines), ci->n_lines);
 	if (ci->fn.ranges) /* else a unit whose walk found no function */
-		bucket_build(&ci->root_index, ci->fn.ranges + ci->fn.nodes[0].child_first,
+		sp_buckets_build(&ci->root_index, ci->fn.ranges + ci->fn.nodes[0].child_first,
 			     sizeof(*ci->fn.ranges), ci->fn.nodes[0].child_n);
 }
 
@@ -592,7 +662,7 @@ static void load_cu(sp_units *u, sp_cu *ci)
  * of bucket b, so a search for an address looks only between the bounds
  * of its bucket, not at the log2(N) rows of a whole binary search, each
  * of them a cache miss in a large table. */
-static void bucket_build(sp_buckets *bi, const void *table, size_t stride, size_t n)
+void sp_buckets_build(sp_buckets *bi, const void *table, size_t stride, size_t n)
 {
 #define KEY(i) (*(const uint64_t *)((const char *)table + (i) * stride))
 	*bi = (sp_buckets){0};
@@ -622,7 +692,7 @@ static void bucket_build(sp_buckets *bi, const void *table, size_t stride, size_
 }
 
 /* The bounds [*LO, *HI) of the first entry above ADDR. */
-static void bucket_bounds(const sp_buckets *bi, size_t n, uint64_t addr, size_t *lo, size_t *hi)
+void sp_buckets_bounds(const sp_buckets *bi, size_t n, uint64_t addr, size_t *lo, size_t *hi)
 {
 	*lo = 0;
 	*hi = n;
@@ -651,7 +721,7 @@ static const sp_fn_range *find_child(const sp_cu *ci, uint32_t first, uint32_t n
 	const sp_fn_range *r = ci->fn.ranges + first;
 	size_t lo = 0, hi = n;
 	if (root)
-		bucket_bounds(&ci->root_index, hi, addr, &lo, &hi);
+		sp_buckets_bounds(&ci->root_index, hi, addr, &lo, &hi);
 #define RANGE_LO(i) r[i].lo
 	SP_UPPER_BOUND(lo, hi, RANGE_LO, addr);
 #undef RANGE_LO
@@ -678,7 +748,7 @@ size_t sp_cu_chain(const sp_cu *ci, uint64_t addr, uint32_t *chain, size_t max)
 const sp_line_row *sp_cu_line(const sp_cu *ci, uint64_t addr)
 {
 	size_t lo, hi;
-	bucket_bounds(&ci->line_index, ci->n_lines, addr, &lo, &hi);
+	sp_buckets_bounds(&ci->line_index, ci->n_lines, addr, &lo, &hi);
 #define LINE_ADDR(i) ci->lines[i].addr
 	SP_UPPER_BOUND(lo, hi, LINE_ADDR, addr);
 #undef LINE_ADDR

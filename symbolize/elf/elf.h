@@ -24,6 +24,7 @@ typedef struct {
 typedef struct {
 	char *path;
 	int elf_type;           /* ET_EXEC, ET_DYN, ET_REL, ... */
+	int elf_class;          /* ELFCLASS32 or ELFCLASS64 */
 	char *build_id;         /* lowercase hex (GNU or Go build id), or NULL */
 	sp_phdr *loads;         /* PT_LOAD headers */
 	size_t n_loads;

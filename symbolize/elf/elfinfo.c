@@ -128,6 +128,7 @@ static sp_error *read_elf(Elf *elf, const char *path, sp_elf_info *out)
 	if (!gelf_getehdr(elf, &eh))
 		return elf_err(path, "reading the ELF header");
 	out->elf_type = eh.e_type;
+	out->elf_class = eh.e_ident[EI_CLASS];
 
 	if (elf_getphdrnum(elf, &nph) != 0)
 		return elf_err(path, "counting program headers");

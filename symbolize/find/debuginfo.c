@@ -38,26 +38,23 @@ sp_error *sp_finder_debuginfo(sp_finder *f, const char *binary, const sp_elf_inf
 						     bid + 2),
 					&w);
 
-	/* (2) .gnu_debuglink next to the binary, in .debug/ and under each
-	 * debug dir + the binary's absolute directory. */
+	/* (2) .gnu_debuglink: the places of sp_find_debuglink_paths */
 	if (!done && info->debuglink && *info->debuglink && binary) {
 		sp_find_want lw = w;
 		lw.check_crc = true;
 		lw.crc = info->debuglink_crc;
 		char *bdir = sp_find_dir_name(binary);
-		char *dotdebug = sp_find_join(bdir, ".debug");
-		done = sp_find_try_path(&s, sp_find_join(bdir, info->debuglink), &lw) ||
-		       sp_find_try_path(&s, sp_find_join(dotdebug, info->debuglink), &lw);
-		free(dotdebug);
-		char *abs = realpath(bdir, NULL);
-		if (!abs && bdir[0] == '/')
-			abs = strdup(bdir);
-		for (size_t i = 0; abs && !done && i < n_dirs; i++) {
-			char *sub = sp_find_join(dirs[i], abs);
-			done = sp_find_try_path(&s, sp_find_join(sub, info->debuglink), &lw);
-			free(sub);
+		char *real = realpath(bdir, NULL);
+		char **paths;
+		size_t n = sp_find_debuglink_paths(bdir, real, info->debuglink, dirs, n_dirs, &paths);
+		for (size_t i = 0; i < n; i++) {
+			if (!done)
+				done = sp_find_try_path(&s, paths[i], &lw);
+			else
+				free(paths[i]);
 		}
-		free(abs);
+		free(paths);
+		free(real);
 		free(bdir);
 	}
 
@@ -73,6 +70,51 @@ sp_error *sp_finder_debuginfo(sp_finder *f, const char *binary, const sp_elf_inf
 				   binary ? binary : "(binary)", s.log->n - s.first);
 	sp_find_log_clear(&own);
 	return err;
+}
+
+/* Appends PATH (consumed) to *V unless it is there already. */
+static void add_unique(char ***v, size_t *n, size_t *cap, char *path)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (!strcmp((*v)[i], path)) {
+			free(path);
+			return;
+		}
+	SP_PUSH(*v, *n, *cap, path);
+}
+
+/* Under debug dir D: the absolute directory ABS (gdb's rule), then ABS
+ * without its leading components one at a time, down to D itself
+ * (elfutils' rule, for a binary whose place differs from where its debug
+ * file was installed: the debug tree of another root). */
+static void under_debug_dir(const char *d, const char *abs, const char *link, char ***v,
+			    size_t *n, size_t *cap)
+{
+	for (const char *sub = abs; sub; sub = strchr(sub + 1, '/')) {
+		char *dir = sp_find_join(d, sub);
+		add_unique(v, n, cap, sp_find_join(dir, link));
+		free(dir);
+	}
+	add_unique(v, n, cap, sp_find_join(d, link));
+}
+
+size_t sp_find_debuglink_paths(const char *bdir, const char *real_bdir, const char *link,
+			       const char *const *dirs, size_t n_dirs, char ***out)
+{
+	char **v = NULL;
+	size_t n = 0, cap = 0;
+	char *dotdebug = sp_find_join(bdir, ".debug");
+	add_unique(&v, &n, &cap, sp_find_join(bdir, link));
+	add_unique(&v, &n, &cap, sp_find_join(dotdebug, link));
+	free(dotdebug);
+	for (size_t i = 0; i < n_dirs; i++) {
+		if (bdir[0] == '/')
+			under_debug_dir(dirs[i], bdir, link, &v, &n, &cap);
+		if (real_bdir && real_bdir[0] == '/')
+			under_debug_dir(dirs[i], real_bdir, link, &v, &n, &cap);
+	}
+	*out = v;
+	return n;
 }
 
 sp_error *sp_finder_dwo(sp_finder *f, const char *binary, const char *dwo_name,

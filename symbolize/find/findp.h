@@ -95,6 +95,20 @@ sp_error *sp_find_failed(const sp_find_search *s, const char *file, const char *
 bool sp_find_debuginfod(sp_finder *f, sp_find_search *s, const char *build_id, bool debuginfo,
 			const sp_find_want *w);
 
+/* Where the .gnu_debuglink file LINK of a binary in directory BDIR
+ * (REAL_BDIR: its real path, may be NULL) is looked for, in order, each
+ * once, into *OUT (malloc'd strings and array; returns how many):
+ *   BDIR/LINK, BDIR/.debug/LINK              (gdb, elfutils)
+ *   for each debug dir D of DIRS:
+ *     D/BDIR/LINK                            (gdb: the global debug directory)
+ *     D/<BDIR without its first component, then without the next, ...>/LINK,
+ *     D/LINK                                 (elfutils: the trailing directories)
+ *     the same for REAL_BDIR when it differs.
+ * BDIR relative: no debug-dir candidates from it (there is no absolute
+ * directory to look under), as in both tools. */
+size_t sp_find_debuglink_paths(const char *bdir, const char *real_bdir, const char *link,
+			       const char *const *dirs, size_t n_dirs, char ***out);
+
 /* The debug dirs of O: --debug-dir's, else the default /usr/lib/debug. */
 const char *const *sp_find_debug_dirs(const sp_symbolize_options *o, size_t *n);
 

@@ -23,7 +23,11 @@
 #include <stdlib.h>
 
 typedef struct {
-	uint32_t name;      /* string offset + 1, 0 none */
+	uint32_t sys;       /* the raw name: string offset + 1, 0 none */
+	uint32_t name;      /* the name before demangling: 0 the raw one, 1 none,
+			       else string offset + 2 */
+	uint32_t gnu;       /* binutils' name before demangling: 0 none, 1 the name,
+			       else string offset + 2 */
 	int64_t start_line;
 } func;
 
@@ -53,7 +57,6 @@ typedef struct {
 } position;
 
 struct spx_builder {
-	sp_demangle_style style;
 	const char *path;
 	sp_error *err;
 	/* strings: interned, each at its offset in the section */
@@ -177,7 +180,9 @@ static void encode_func(sp_buf *d, const void *rec, uint32_t id)
 {
 	(void)id;
 	const func *f = rec;
+	spx_put_uleb(d, f->sys);
 	spx_put_uleb(d, f->name);
+	spx_put_uleb(d, f->gnu);
 	spx_put_sleb(d, f->start_line);
 }
 
@@ -205,18 +210,13 @@ static uint32_t node_id(builder *b, const node *n, bool *added)
 	return intern(&b->nodes, n, sizeof(*n), encode_node, added);
 }
 
-/* The name the resolver gives F, rebuilt from its raw name as the reader
- * will: true when they agree. */
-static bool name_rebuilds(const builder *b, const sp_frame *f, bool go)
+/* A name of a frame: 0 when it is REF (both may be NULL), 1 when NULL,
+ * else its string's offset + 2. */
+static uint32_t name_code(builder *b, const char *name, const char *ref)
 {
-	if (!f->system_name)
-		return f->name == NULL;
-	if (!f->name)
-		return false;
-	char *dn = go ? NULL : sp_demangle(f->system_name, b->style);
-	bool same = strcmp(dn ? dn : f->system_name, f->name) == 0;
-	free(dn);
-	return same;
+	if (name == ref || (name && ref && !strcmp(name, ref)))
+		return 0;
+	return name ? str(b, name) + 2 : 1;
 }
 
 /* The node of frame I of answer A, under PARENT (node id + 1, 0: the
@@ -226,7 +226,16 @@ static uint32_t frame_node(builder *b, const sp_answer *a, size_t i, uint32_t pa
 	const sp_frame *f = &a->frames[i];
 	func fn;
 	memset(&fn, 0, sizeof(fn)); /* padding too: records are compared bytewise */
-	fn.name = f->system_name ? str(b, f->system_name) + 1 : 0;
+	/* the resolver demangles nothing (sp_index_build): these are the
+	 * names before demangling, the reader demangles them in its style */
+	fn.sys = f->system_name ? str(b, f->system_name) + 1 : 0;
+	fn.name = name_code(b, f->name, f->system_name);
+	if (!f->gnu_name)
+		fn.gnu = 0;
+	else if (f->name && !strcmp(f->gnu_name, f->name))
+		fn.gnu = 1;
+	else
+		fn.gnu = str(b, f->gnu_name) + 2;
 	fn.start_line = f->start_line;
 	bool added;
 	node n;
@@ -242,10 +251,6 @@ static uint32_t frame_node(builder *b, const sp_answer *a, size_t i, uint32_t pa
 		n.discr = call->discriminator;
 	}
 	uint32_t id = node_id(b, &n, &added);
-	if (added && !name_rebuilds(b, f, a->go))
-		fail(b, sp_error_new(SP_E_UNSUPPORTED,
-				     "%s: the name of %s is not its raw name demangled: not indexed",
-				     b->path, f->system_name ? f->system_name : "(none)"));
 	if (f->inlined != (i + 1 < a->n))
 		fail(b, sp_error_new(SP_E_UNSUPPORTED,
 				     "%s: a frame of %s inlined where its chain says otherwise: not "
@@ -530,11 +535,10 @@ void spx_builder_free(builder *b)
 	free(b);
 }
 
-builder *spx_builder_new(const char *path, sp_demangle_style style)
+builder *spx_builder_new(const char *path)
 {
 	builder *b = sp_xcalloc(1, sizeof(*b));
 	b->path = path;
-	b->style = style;
 	str(b, ""); /* offset 0 */
 	return b;
 }
@@ -591,8 +595,11 @@ sp_error *sp_index_build(const char *path, const sp_elf_info *info,
 	if (!bid || !*bid || strlen(bid) > SPX_BUILD_ID_MAX)
 		return sp_error_new(SP_E_UNSUPPORTED, "%s: %s: not indexed", path,
 				    bid && *bid ? "build id longer than 256 bytes" : "no build id");
-	builder *b = spx_builder_new(path, opts ? opts->demangle : SP_DEMANGLE_SIMPLE);
-	sp_resolver *d = sp_resolver_new(path, opts, info, finder);
+	builder *b = spx_builder_new(path);
+	/* names as they are, demangled when answering in the reader's style */
+	sp_symbolize_options raw = opts ? *opts : (sp_symbolize_options){0};
+	raw.demangle = SP_DEMANGLE_NONE;
+	sp_resolver *d = sp_resolver_new(path, &raw, info, finder);
 	sp_walk_info wi;
 	sp_error *e = sp_resolver_walk(d, on_answer, b, &wi);
 	if (!e) {

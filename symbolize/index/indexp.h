@@ -40,7 +40,8 @@ enum {
 	SPX_SEC_META,        /* u32 fields (SPX_META_*) */
 	SPX_SEC_FILES,       /* u32 string offset per file */
 	SPX_SEC_FUNC_INDEX,  /* u32 offset into FUNCS of every SPX_SPARSE-th function */
-	SPX_SEC_FUNCS,       /* per function: uleb name + 1 (0 none), sleb declaration line */
+	SPX_SEC_FUNCS,       /* per function: its names (uleb raw, name, binutils' name: see
+				build.c) and sleb declaration line */
 	SPX_SEC_NODE_INDEX,  /* u32 offset into NODES of every SPX_SPARSE-th node */
 	SPX_SEC_NODES,
 	SPX_SEC_BLOCK_ADDRS, /* u32 first address per block, from the header's base */
@@ -92,13 +93,13 @@ enum {
 /* indexes of answers of their own.                                          */
 
 typedef struct spx_builder spx_builder;
-/* A writer; PATH (borrowed until spx_builder_free) names it in errors.
- * The frames' names are checked against their raw names demangled in
- * STYLE, as the resolver that gives them demangles. */
-spx_builder *spx_builder_new(const char *path, sp_demangle_style style);
-/* The next answer (sp_resolver_walk's; starts increasing).  An answer the
- * format cannot hold as it is (a name that is not its raw name demangled,
- * an inlined flag not where its chain puts it) is an error, as is one out
+/* A writer; PATH (borrowed until spx_builder_free) names it in errors. */
+spx_builder *spx_builder_new(const char *path);
+/* The next answer (sp_resolver_walk's; starts increasing), from a
+ * resolver that demangles nothing (SP_DEMANGLE_NONE): its names are kept
+ * as they are and demangled when answering, in the reader's style, unless
+ * the answer is Go's (A->go).  An answer the format cannot hold as it is
+ * (an inlined flag not where its chain puts it) is an error, as is one out
  * of order. */
 sp_error *spx_builder_add(spx_builder *b, const sp_answer *a);
 /* The file of the answers given, for BUILD_ID with FLAGS (SPX_FLAG_*) and

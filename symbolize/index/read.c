@@ -248,6 +248,8 @@ static bool sparse_cur(sp_index *ix, unsigned index, unsigned data, uint64_t i, 
 static bool skip_func(spx_cur *c)
 {
 	spx_uleb(c);
+	spx_uleb(c);
+	spx_uleb(c);
 	spx_sleb(c);
 	return !c->bad;
 }
@@ -281,6 +283,8 @@ static const char *decode_node(spx_cur *c, uint64_t id, uint64_t n_funcs, node *
 	}
 	if (c->bad)
 		return "cut short";
+	if (n->col < INT32_MIN || n->col > INT32_MAX)
+		return "with a column past 31 bits";
 	if (kind == 3 || (n->flags & ~7u))
 		return "of an unknown kind";
 	if (kind == SPX_NODE_ERROR)
@@ -322,19 +326,31 @@ static bool func_frame(sp_index *ix, uint64_t i, bool go, sp_frame *f)
 	if (!sparse_cur(ix, SPX_SEC_FUNC_INDEX, SPX_SEC_FUNCS, i, ix->n_funcs, skip_func, &c))
 		return false;
 	const unsigned char *at = c.p;
-	uint64_t name = spx_uleb(&c);
-	f->start_line = spx_sleb(&c);
-	if (c.bad)
-		return damage(ix, bad(ix, (uint64_t)(at - ix->base), "function %llu cut short",
+	uint64_t sys = spx_uleb(&c), name = spx_uleb(&c), gnu = spx_uleb(&c);
+	int64_t start = spx_sleb(&c);
+	if (c.bad || start < INT32_MIN || start > INT32_MAX)
+		return damage(ix, bad(ix, (uint64_t)(at - ix->base),
+				      "function %llu cut short, or its line past 31 bits",
 				      (unsigned long long)i));
-	f->name = f->system_name = NULL;
-	if (name) {
-		const char *raw = string_at(ix, name - 1);
-		if (!raw)
+	f->start_line = (int32_t)start;
+	/* the raw name, the name and binutils' name before demangling */
+	const char *s[3] = {NULL, NULL, NULL};
+	uint64_t off[3] = {sys ? sys - 1 : 0, name >= 2 ? name - 2 : 0, gnu >= 2 ? gnu - 2 : 0};
+	bool has[3] = {sys != 0, name >= 2, gnu >= 2};
+	for (int k = 0; k < 3; k++)
+		if (has[k] && !(s[k] = string_at(ix, off[k])))
 			return false;
-		f->system_name = raw;
-		f->name = go ? raw : demangled(ix, name - 1, raw);
+	if (name == 0) {
+		s[1] = s[0];
+		off[1] = off[0];
 	}
+	if (gnu == 1) {
+		s[2] = s[1];
+		off[2] = off[1];
+	}
+	f->system_name = s[0];
+	f->name = s[1] && !go ? demangled(ix, off[1], s[1]) : s[1];
+	f->gnu_name = s[2] && !go ? demangled(ix, off[2], s[2]) : s[2];
 	return true;
 }
 
@@ -344,7 +360,7 @@ static bool call_site(sp_index *ix, const node *n, sp_frame *f)
 	if (!file_name(ix, n->file, &f->file))
 		return false;
 	f->line = n->line;
-	f->column = n->col;
+	f->column = (int32_t)n->col;
 	f->discriminator = (uint32_t)n->discr;
 	return true;
 }
@@ -543,8 +559,9 @@ static size_t chain_frames(sp_index *ix, const node *n0, sp_frame *f)
 /* The frames of row R into the scratch frames (*N of them). */
 static sp_error *chain(sp_index *ix, const row *r, size_t *n)
 {
-	if (r->discr > 0xffffff) {
-		damage(ix, bad(ix, ix->sec_off[SPX_SEC_ROWS - 1], "a row's discriminator over 24 bits"));
+	if (r->discr > 0xffffff || r->col < INT32_MIN || r->col > INT32_MAX) {
+		damage(ix, bad(ix, ix->sec_off[SPX_SEC_ROWS - 1],
+			       "a row's discriminator over 24 bits or column past 31 bits"));
 		return sp_error_dup(ix->damaged);
 	}
 	/* the chain of the node asked last is kept: neighbouring rows share it */
@@ -567,7 +584,7 @@ static sp_error *chain(sp_index *ix, const row *r, size_t *n)
 	if (!file_name(ix, r->file, &f[0].file))
 		return sp_error_dup(ix->damaged);
 	f[0].line = (int64_t)((uint64_t)r->line + (uint64_t)f[0].start_line);
-	f[0].column = r->col;
+	f[0].column = (int32_t)r->col;
 	f[0].discriminator = (uint32_t)r->discr;
 	*n = ix->chain_n;
 	return NULL;
@@ -908,7 +925,7 @@ void sp_index_stats_of(const sp_index *ix, sp_index_stats *out)
 static bool verify_row(sp_index *ix, const row *r)
 {
 	const char *f;
-	if (r->discr > 0xffffff)
+	if (r->discr > 0xffffff || r->col < INT32_MIN || r->col > INT32_MAX)
 		return damage(ix, bad(ix, ix->sec_off[SPX_SEC_ROWS - 1],
 				      "a row's discriminator over 24 bits"));
 	return r->ctx == 0 || file_name(ix, r->file, &f);

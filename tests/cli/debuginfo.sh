@@ -208,7 +208,7 @@ same_as "$tmp/ref-noinline.folded" "build-id tree, --no-inline: same as the refe
 sym=$(nm "$tmp/orig/fixture" | awk '$2 ~ /^[Tt]$/ && $3 ~ /alloc_in_main/ { print $1, $3; exit }')
 # shellcheck disable=SC2086 # address and name
 set -- $sym
-sp_run symprof symbolize -e "$fix/fixture" --debug-dir "$tmp/bt" "$1"
+sp_run symprof symbolize -f -i -e "$fix/fixture" --debug-dir "$tmp/bt" "$1"
 [ -n "$2" ] && [ "$(head -n 1 "$tmp/out")" = "$2" ] && grep -q 'fixture.cc:[0-9]' "$tmp/out"
 sp_ok $? "build-id tree: symbolize -e of the stripped binary gives $2 and its line"
 
@@ -279,9 +279,9 @@ same "zlib, build-id tree: same frames" --debug-dir "$tmp/btz" --debug-dir /usr/
 n=0 bad=
 for a in $(nm "$tmp/orig/fixture" | awk '$2 ~ /^[Tt]$/ { print "0x" $1 }'); do
 	n=$((n + 1))
-	sp_run symprof symbolize -e "$fix/fixture" --debug-dir "$tmp/bt" "$a"
+	sp_run symprof symbolize -f -i -e "$fix/fixture" --debug-dir "$tmp/bt" "$a"
 	cp "$tmp/out" "$tmp/one.plain"
-	sp_run symprof symbolize -e "$fix/fixture" --debug-dir "$tmp/btz" "$a"
+	sp_run symprof symbolize -f -i -e "$fix/fixture" --debug-dir "$tmp/btz" "$a"
 	cmp -s "$tmp/out" "$tmp/one.plain" || bad="$bad $a"
 done
 [ "$n" -gt 10 ] && [ -z "$bad" ]
@@ -478,7 +478,7 @@ EOF
 		sp_run symprof convert "$tmp/go.heap"
 		grep -Eq '(^|;)main\.main;main\.leaf 8$' "$tmp/out"
 		sp_ok $? "Go binary: folded stack main.main;main.leaf" || sed 's/^/#   /' "$tmp/out"
-		sp_run symprof symbolize -e "$tmp/go/gobin" "$leaf"
+		sp_run symprof symbolize -f -i -e "$tmp/go/gobin" "$leaf"
 		[ "$(head -n 1 "$tmp/out")" = main.leaf ]
 		sp_ok $? "Go binary: symbolize -e names main.leaf"
 	else
@@ -584,10 +584,10 @@ else
 			awk '$2 ~ /^[Tt]$/ && $3 ~ /alloc_in_main/ { print $1, $3; exit }')
 		# shellcheck disable=SC2086 # address and name
 		set -- $sym
-		sp_run symprof symbolize -e "$fix/fixture" "$1"
+		sp_run symprof symbolize -f -i -e "$fix/fixture" "$1"
 		[ -n "$2" ] && [ "$(head -n 1 "$tmp/out")" = "$2" ]
 		sp_ok $? "symbolize -e, stripped: $2 through debuginfod"
-		sp_run symprof symbolize --no-debuginfod -e "$fix/fixture" "$1"
+		sp_run symprof symbolize -f -i --no-debuginfod -e "$fix/fixture" "$1"
 		[ "$(head -n 1 "$tmp/out")" != "$2" ]
 		sp_ok $? "symbolize --no-debuginfod -e, stripped: not named"
 		unset DEBUGINFOD_URLS

@@ -19,7 +19,7 @@ for in in "$SP_SRCDIR"/tests/malformed/*/*.in; do
 	out=$tmp/out.pb.gz
 	rm -f "$out"
 	case $case_name in
-	perfjit/*) sp_run symprof symbolize --jitdump "$in" 0x1 ;;
+	perfjit/*) sp_run symprof symbolize -f -i --jitdump "$in" 0x1 ;;
 	*) sp_run symprof convert --no-symbolize "$in" -o "$out" ;;
 	esac
 	[ "$rc" -eq 1 ]

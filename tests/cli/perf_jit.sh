@@ -210,7 +210,7 @@ sp_run symprof convert -q --sample-index samples --jitdump "$tmp/dir" "$tmp/jit.
 [ "$rc" -eq 0 ] && cmp -s "$tmp/jd.folded" "$tmp/dir_jd.folded"
 sp_ok $? "--jitdump DIR: the same stacks as both dumps named" || sp_show_err
 
-sp_run symprof symbolize --jitdump "$dump_a" 0x7e5a0000004b 0x7e5a00000008 0x7e5a00000040 \
+sp_run symprof symbolize -f -i --jitdump "$dump_a" 0x7e5a0000004b 0x7e5a00000008 0x7e5a00000040 \
 	0x7e5a00000100
 sp_ok "$rc" "symbolize --jitdump exits 0" || sp_show_err
 printf 'a_inner\na.jit:21\na_outer\na.jit:11\na_inner\na.jit:20\n??\n??:0\n' >"$tmp/want"

@@ -27,7 +27,8 @@ src_b="$SP_SRCDIR/testdata/src/symbolize/fixture_b.cc"
 command -v llvm-symbolizer >/dev/null 2>&1 || { sp_skip "llvm-symbolizer not installed"; sp_done; }
 
 # One record per address: "ADDR FUNC@FILE:LINE|FUNC@FILE:LINE|..." innermost first, from
-# "-a" output of symprof symbolize or llvm-symbolizer (whose columns are dropped).
+# "-a" output of symprof symbolize --output-style=LLVM or llvm-symbolizer (whose columns
+# are dropped).
 norm()
 {
 	awk '/^0x/ { if (NR > 1) print "" } { print }' | awk 'BEGIN { RS = ""; FS = "\n" }
@@ -108,7 +109,7 @@ for v in 5 4; do
 		name=$1
 		exe=$2
 		shift 2
-		sp_symprof symbolize -C -a -e "$exe" "$@" <"$tmp/addrs$k" >"$tmp/out" 2>"$tmp/err"
+		sp_symprof symbolize --output-style=LLVM -a -e "$exe" "$@" <"$tmp/addrs$k" >"$tmp/out" 2>"$tmp/err"
 		sp_ok $? "$what, $name: symbolize exits 0"
 		norm <"$tmp/out" >"$tmp/got"
 		same=$(match "$tmp/ref$k" "$tmp/got")
@@ -174,7 +175,7 @@ for v in 5 4; do
 
 	# Missing: the innermost line still comes from the skeleton's line table, and the
 	# outermost frame's name from the symbol table.
-	sp_symprof symbolize -C -a -e "$tmp/alone$k/prog" <"$tmp/addrs$k" >"$tmp/out" 2>"$tmp/err"
+	sp_symprof symbolize --output-style=LLVM -a -e "$tmp/alone$k/prog" <"$tmp/addrs$k" >"$tmp/out" 2>"$tmp/err"
 	sp_ok $? "$what, .dwo missing: symbolize exits 0"
 	norm <"$tmp/out" >"$tmp/gotfull"
 	sed 's/@\([^|]*\)|.*/@\1|/; s/ [^@]*@/ @/' "$tmp/gotfull" >"$tmp/got"
@@ -208,7 +209,7 @@ if [ -f "$tmp/plainc5" ]; then
 	llvm-symbolizer --obj="$tmp/inlalone/prog" -a <"$tmp/addrsc5" | norm >"$tmp/refinl"
 	[ "$(grep -c '|.*|' "$tmp/refinl")" -gt 50 ]
 	sp_ok $? "$what, .dwo missing: llvm-symbolizer gives the skeleton's inline chains"
-	sp_symprof symbolize -C -a -e "$tmp/inlalone/prog" <"$tmp/addrsc5" | norm >"$tmp/got"
+	sp_symprof symbolize --output-style=LLVM -a -e "$tmp/inlalone/prog" <"$tmp/addrsc5" | norm >"$tmp/got"
 	same=$(match "$tmp/refinl" "$tmp/got")
 	sp_diag "$what, .dwo missing: $same of $total chains equal llvm-symbolizer's"
 	[ $((same * 100)) -ge $((total * 99)) ]
@@ -291,7 +292,7 @@ if [ -f "$tmp/pkg4/prog.dwp" ]; then
 	# dwo_used NAME: the .dwo files beside the damaged package of $tmp/NAME are used.
 	dwo_used()
 	{
-		sp_symprof symbolize -C -a -e "$tmp/$1/prog" <"$tmp/addrs4" | norm >"$tmp/got"
+		sp_symprof symbolize --output-style=LLVM -a -e "$tmp/$1/prog" <"$tmp/addrs4" | norm >"$tmp/got"
 		same=$(match "$tmp/ref4" "$tmp/got")
 		[ "$same" = "$(wc -l <"$tmp/ref4")" ]
 		sp_ok $? "$1: the package is left for the .dwo files beside it ($same chains equal)"

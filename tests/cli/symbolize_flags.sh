@@ -49,25 +49,24 @@ pretty()
 	printf '%sfx::leaf(int) at %s:%s\n (inlined by) fx::mid(int) at %s:%s\n (inlined by) fx::outer(int) at %s:%s\n' \
 		"$1" "$2" "$(line leaf)" "$2" "$(line mid)" "$2" "$(line outer)"
 }
-sp_run symprof symbolize --obj "$tmp/fx" -p -s -a -C "$store"
+sp_run symprof symbolize -f -i --obj "$tmp/fx" -p -s -a -C "$store"
 pretty "$store16: " fx.cc >"$tmp/want"
 [ "$rc" = 0 ] && cmp -s "$tmp/want" "$tmp/out"
 sp_ok $? "-p -s -a -C: the inline chain on one line per frame, as the fixture is written" ||
 	sp_diag "$(cat "$tmp/out")"
 
-sp_run symprof symbolize -e "$tmp/fx" -p -a -C "$store"
+sp_run symprof symbolize -f -i -e "$tmp/fx" -p -a -C "$store"
 pretty "$store16: " "$src" | cmp -s - "$tmp/out"
 sp_ok $? "-e is --obj, and without -s the file keeps its directories"
 
-sp_run symprof symbolize -e "$tmp/fx" -p -C "$store"
+sp_run symprof symbolize -f -i -e "$tmp/fx" -p -C "$store"
 pretty "" "$src" | cmp -s - "$tmp/out"
 sp_ok $? "-p without -a: no address in front"
 
 # addr2line names the first frame of an inline chain after the function it is inlined
 # into (binutils' lookup); every other part of its -p line is ours.
-addr2line -p -s -f -i -C -a -e "$tmp/fx" "$store" | sed 's/ (discriminator [0-9]*)$//' |
-	sed "1s/: [^ ]* at /: FIRST at /" >"$tmp/a2l"
-sp_run symprof symbolize --obj "$tmp/fx" -p -s -a -C "$store"
+addr2line -p -s -f -i -C -a -e "$tmp/fx" "$store" | sed "1s/: [^ ]* at /: FIRST at /" >"$tmp/a2l"
+sp_run symprof symbolize -f -i --obj "$tmp/fx" -p -s -a -C "$store"
 [ "$rc" = 0 ] && sed "1s/: [^ ]* at /: FIRST at /" "$tmp/out" | cmp -s - "$tmp/a2l"
 sp_ok $? "addr2line -p -s -f -i -C -a: the same files, lines and inlined-by frames" ||
 	sp_diag "$(cat "$tmp/a2l")"
@@ -78,8 +77,8 @@ g++ -O2 -g -o "$fix" "$SP_SRCDIR/testdata/src/symbolize/fixture.cc" || sp_bail "
 nm -S --defined-only "$fix" | awk 'NF == 4 && $3 ~ /^[tT]$/ && $4 != "_start" { print "0x" $1 }' >"$tmp/entries"
 [ "$(wc -l <"$tmp/entries")" -gt 15 ] || sp_bail "too few functions in the fixture"
 for f in "" -C; do
-	addr2line -p -s -f -i -a $f -e "$fix" <"$tmp/entries" | sed 's/ (discriminator [0-9]*)$//' >"$tmp/a2l"
-	sp_run symprof symbolize --obj "$fix" -p -s -a $f <"$tmp/entries"
+	addr2line -p -s -f -i -a $f -e "$fix" <"$tmp/entries" >"$tmp/a2l"
+	sp_run symprof symbolize -f -i --obj "$fix" -p -s -a $f <"$tmp/entries"
 	diff "$tmp/a2l" "$tmp/out" >"$tmp/diff"
 	sp_ok $? "-p -s -a $f: addr2line's text at every function entry" || sp_diag "$(head "$tmp/diff")"
 done
@@ -186,9 +185,9 @@ m = [json.loads(x)["Error"]["Message"] for x in open(sys.argv[1], encoding="utf-
 assert m[-1] == "unable to parse arguments: q\ufffd\"\\\tx", m' "$tmp/out"
 sp_ok $? "--output-style=JSON: a line that is not UTF-8 still gives valid JSON"
 
-sp_run symprof symbolize --obj "$fix" --output-style=GNU -a <"$tmp/input"
+sp_run symprof symbolize -f -i --obj "$fix" --output-style=GNU -a <"$tmp/input"
 cp "$tmp/out" "$tmp/gnu"
-sp_run symprof symbolize --obj "$fix" -a <"$tmp/input"
+sp_run symprof symbolize -f -i --obj "$fix" -a <"$tmp/input"
 [ "$rc" = 0 ] && [ -s "$tmp/gnu" ] && cmp -s "$tmp/gnu" "$tmp/out"
 sp_ok $? "--output-style=GNU is the default form"
 
@@ -199,8 +198,8 @@ fs = {f["file"] for x in open(sys.argv[1]) for f in json.loads(x)["frames"]}
 assert fs and "fixture.cc" in fs and not any("/" in f for f in fs if f), fs' "$tmp/out"
 sp_ok $? "-s --json: file names without directories"
 
-sp_run symprof symbolize --obj "$fix" -s -a <"$tmp/entries"
-addr2line -s -f -i -a -e "$fix" <"$tmp/entries" | sed 's/ (discriminator [0-9]*)$//' | cmp -s - "$tmp/out"
+sp_run symprof symbolize -f -i --obj "$fix" -s -a <"$tmp/entries"
+addr2line -s -f -i -a -e "$fix" <"$tmp/entries" | cmp -s - "$tmp/out"
 sp_ok $? "-s without -p: addr2line -s's text"
 
 # Contradictions are usage errors: exit 2, one line naming the problem, nothing on stdout.
@@ -208,7 +207,7 @@ usage_error()
 {
 	want=$1
 	shift
-	sp_run symprof symbolize "$@" 0x10
+	sp_run symprof symbolize -f -i "$@" 0x10
 	[ "$rc" = 2 ] && [ ! -s "$tmp/out" ] && grep -q -- "$want" "$tmp/err"
 	sp_ok $? "usage error (exit 2, got $rc): symbolize $*" || sp_show_err
 }
@@ -218,7 +217,7 @@ usage_error "not with JSON output" --obj "$fix" -p --output-style=JSON
 usage_error "not with JSON output" --obj "$fix" -p --json
 usage_error "expected GNU, LLVM or JSON" --obj "$fix" --output-style=json
 usage_error "the object is already" -e "$fix" --obj "$tmp/fx"
-sp_run symprof symbolize -e "$fix" --obj "$fix" -p -s "$(head -1 "$tmp/entries")"
+sp_run symprof symbolize -f -i -e "$fix" --obj "$fix" -p -s "$(head -1 "$tmp/entries")"
 [ "$rc" = 0 ] && [ -s "$tmp/out" ]
 sp_ok $? "-e and --obj naming the same file are fine"
 

@@ -53,10 +53,10 @@ same()
 	sm_name=$1 sm_elf=$2 sm_in=$3
 	shift 3
 	[ "$sm_elf" = - ] || set -- "$@" -e "$sm_elf"
-	sp_symprof symbolize -j 1 "$@" <"$sm_in" >"$tmp/j1" 2>"$tmp/err1"
+	sp_symprof symbolize -f -i -j 1 "$@" <"$sm_in" >"$tmp/j1" 2>"$tmp/err1"
 	sm_rc1=$?
 	for j in 2 4; do
-		sp_symprof symbolize -j "$j" "$@" <"$sm_in" >"$tmp/j$j" 2>"$tmp/err$j"
+		sp_symprof symbolize -f -i -j "$j" "$@" <"$sm_in" >"$tmp/j$j" 2>"$tmp/err$j"
 		sm_rc=$?
 		sp_same_run "$sm_name: -j $j prints what -j 1 prints (status $sm_rc, $sm_rc1)" \
 			"$tmp/j1" "$tmp/j$j" "$sm_rc1" "$sm_rc" "$tmp/err1" "$tmp/err$j"
@@ -91,7 +91,7 @@ sp_ok $? "the map names most addresses ($(grep -c '^map_' "$tmp/j1") lines)"
 same "symprof and its perf map" "$self" "$tmp/mixed.in" --perf-map "$tmp/perf-77.map"
 
 # The answers are the frames: the list's first address is in some function of symprof.
-sp_symprof symbolize -j 2 -e "$self" <"$tmp/self.in" | head -n 1 >"$tmp/first"
+sp_symprof symbolize -f -i -j 2 -e "$self" <"$tmp/self.in" | head -n 1 >"$tmp/first"
 grep -qv '^??$' "$tmp/first"
 sp_ok $? "-j 2: the first address is named ($(cat "$tmp/first"))"
 
@@ -134,9 +134,9 @@ printf '%s' "$(cat "$tmp/self.in")" >"$tmp/nonl.in"
 sp_check "the last line has no newline" test "$(tail -c 1 "$tmp/nonl.in" | od -An -c | tr -d ' ')" != '\n'
 same "symprof, no newline at the end" "$self" "$tmp/nonl.in" -a
 # through a pipe, the blocks are what each read finds: the same bytes whatever they are
-sp_symprof symbolize -j 1 -a -e "$self" <"$tmp/big.in" >"$tmp/pipe1" 2>"$tmp/pipe1.err"
+sp_symprof symbolize -f -i -j 1 -a -e "$self" <"$tmp/big.in" >"$tmp/pipe1" 2>"$tmp/pipe1.err"
 rc1=$?
-cat "$tmp/big.in" | sp_symprof symbolize -j 2 -a -e "$self" >"$tmp/pipe2" 2>"$tmp/pipe2.err"
+cat "$tmp/big.in" | sp_symprof symbolize -f -i -j 2 -a -e "$self" >"$tmp/pipe2" 2>"$tmp/pipe2.err"
 rc2=$?
 sp_same_run "-j 2 from a pipe prints what -j 1 prints (status $rc2, $rc1)" \
 	"$tmp/pipe1" "$tmp/pipe2" "$rc1" "$rc2" "$tmp/pipe1.err" "$tmp/pipe2.err"
@@ -145,11 +145,11 @@ sp_same_run "-j 2 from a pipe prints what -j 1 prints (status $rc2, $rc1)" \
 # enough for the parts (written at once, then a wait for its last answer), single lines.
 first=$(head -n 1 "$tmp/self.in")
 head -n 30000 "$tmp/self.in" >"$tmp/block.in"
-sp_symprof symbolize -j 1 -a -e "$self" <"$tmp/block.in" >"$tmp/block.want"
-sp_symprof symbolize -j 1 -a -e "$self" "$first" >"$tmp/first.want"
+sp_symprof symbolize -f -i -j 1 -a -e "$self" <"$tmp/block.in" >"$tmp/block.want"
+sp_symprof symbolize -f -i -j 1 -a -e "$self" "$first" >"$tmp/first.want"
 nb=$(wc -l <"$tmp/block.want") nf=$(wc -l <"$tmp/first.want")
 mkfifo "$tmp/cin" "$tmp/cout"
-sp_symprof symbolize -j 2 -a -e "$self" <"$tmp/cin" >"$tmp/cout" &
+sp_symprof symbolize -f -i -j 2 -a -e "$self" <"$tmp/cin" >"$tmp/cout" &
 co=$!
 # a hang fails instead of blocking ($co is the shell running sp_symprof: its child too)
 (sleep 60; sp_kill_tree $co) & dog=$!
@@ -225,7 +225,7 @@ head -n 100 "$tmp/self.in" >"$tmp/small.in"
 same "symprof, 100 lines" "$self" "$tmp/small.in" -a
 
 for bad in 0 x 65 -1; do
-	sp_run symprof symbolize -j "$bad" -e "$self" 0x1
+	sp_run symprof symbolize -f -i -j "$bad" -e "$self" 0x1
 	[ "$rc" -eq 2 ] && grep -q -- "-j expects a number from 1 to 64, got '$bad'" "$tmp/err"
 	sp_ok $? "-j $bad: usage error (status $rc)" || sp_show_err
 done

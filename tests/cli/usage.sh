@@ -39,7 +39,7 @@ usage_error convert "cannot tell the output format from '$tmp/x.bin'; use --form
 	convert "$folded" -o "$tmp/x.bin"
 usage_error info "unknown option '--each'" info --each "$folded"
 usage_error info "no input profile" info
-usage_error symbolize "unknown option '--no-inline'" symbolize --no-inline 0x1
+usage_error symbolize "unknown option '--no-symbolize'" symbolize --no-symbolize 0x1
 usage_error symbolize "--demangle=xyz: expected full, simple, templates or none" symbolize --demangle=xyz
 usage_error "jit dump" "give -d DIR and either --pid or --core with --exe" jit dump --pid 1
 usage_error "jit dump" "unknown option '-z'" jit dump -z

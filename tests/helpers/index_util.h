@@ -40,36 +40,36 @@ static inline uint64_t spx_test_section(const unsigned char *d, unsigned kind, u
 	return spx_le(e + 8, 8);
 }
 
-/* Frame names as a resolver gives them in STYLE. */
-static inline void spx_test_name(sp_frame *f, const char *raw, bool go, sp_demangle_style style,
-				 char **keep, size_t *n_keep)
+/* NAME as a resolver in STYLE gives it: demangled unless GO (a name
+ * made is put in KEEP). */
+static inline const char *spx_test_styled(const char *name, bool go, sp_demangle_style style,
+					  char **keep, size_t *n_keep)
 {
-	f->system_name = raw;
-	char *dn = go ? NULL : sp_demangle(raw, style);
-	f->name = dn ? dn : raw;
+	char *dn = name && !go ? sp_demangle(name, style) : NULL;
 	if (dn)
 		keep[(*n_keep)++] = dn;
+	return dn ? dn : name;
 }
 
-/* Made-up answer I: 4 bytes apart from 0x401000 (gaps where nothing is
- * known every 37th, an error at the 50th, Go frames every 11th; chains one
- * to four deep; C and C++ names, columns, discriminators, lines that
- * jump) into *A, its frames in F, names made in KEEP (N_KEEP of them, the
- * caller frees), a name in NAME_BUF (64 bytes), an error in *ERR (the
- * caller frees). */
-static inline void spx_test_answer(size_t i, sp_answer *a, sp_frame *f, char **keep,
-				   size_t *n_keep, char *name_buf, sp_error **err)
+/* Made-up answer I, as a resolver that demangles nothing gives it: 4
+ * bytes apart from 0x401000 (gaps where nothing is known every 37th, an
+ * error at the 50th, Go frames every 11th; chains one to four deep; C and
+ * C++ names, a name other than the raw one (an ABI suffix cut) and
+ * binutils' names of their own, columns, discriminators, lines that jump)
+ * into *A, its frames in F (4), a name in NAME_BUF (64 bytes), an error
+ * in *ERR (the caller frees). */
+static inline void spx_test_answer(size_t i, sp_answer *a, sp_frame *f, char *name_buf,
+				   sp_error **err)
 {
 	static const char *const names[] = {
 		"_ZN2ns3sumIiEET_PKS1_m", "plain_c_function", "_ZN5outer5inner6Widget7computeEi",
 		"_Z4leafIlET_S0_", "_ZNSt6vectorIiSaIiEE9push_backERKi", "main.main",
-		"_ZN12_GLOBAL__N_16hiddenEi",
+		"_ZN12_GLOBAL__N_16hiddenEi", "runtime.memmove.abi0",
 	};
 	static const char *const files[] = {"/src/a.c", "/src/include/b.h", "/src/c++/d.hpp",
 					    NULL};
 	*a = (sp_answer){.start = 0x401000 + 4 * (uint64_t)i};
 	*err = NULL;
-	*n_keep = 0;
 	a->go = i % 11 == 3;
 	a->n = i % 37 == 36 ? 0 : 1 + (i / 3) % 4;
 	if (i == 50) {
@@ -85,15 +85,33 @@ static inline void spx_test_answer(size_t i, sp_answer *a, sp_frame *f, char **k
 			snprintf(name_buf, 64, "generated_function_number_%zu_with_a_long_name", i);
 			raw = name_buf;
 		}
-		spx_test_name(&f[k], raw, a->go, SP_DEMANGLE_SIMPLE, keep, n_keep);
+		f[k].system_name = raw;
+		f[k].name = raw;
+		if (!strcmp(raw, "runtime.memmove.abi0"))
+			f[k].name = "runtime.memmove"; /* Go's ABI suffix cut */
+		if (!a->go && fn % 3 == 0)
+			f[k].gnu_name = fn == 0 ? names[2] : f[k].name;
 		f[k].file = files[(i + k) % SP_ARRAY_LEN(files)];
 		f[k].line = (int64_t)(10 + (i * 7 + k * 100) % 500);
-		f[k].column = (int64_t)((i + k) % 23);
+		f[k].column = (int32_t)((i + k) % 23);
 		f[k].discriminator = (uint32_t)(i % 9 == 0 ? i % 5 : 0);
-		f[k].start_line = (int64_t)(fn * 40);
+		f[k].start_line = (int32_t)(fn * 40);
 		f[k].inlined = k + 1 < a->n;
 	}
 	a->frames = a->n ? f : NULL;
+}
+
+/* The frames of A (spx_test_answer's) as a resolver in STYLE gives them,
+ * into F (names made put in KEEP, 8). */
+static inline void spx_test_styled_answer(const sp_answer *a, sp_demangle_style style,
+					  sp_frame *f, char **keep, size_t *n_keep)
+{
+	*n_keep = 0;
+	for (size_t k = 0; k < a->n; k++) {
+		f[k] = a->frames[k];
+		f[k].name = spx_test_styled(a->frames[k].name, a->go, style, keep, n_keep);
+		f[k].gnu_name = spx_test_styled(a->frames[k].gnu_name, a->go, style, keep, n_keep);
+	}
 }
 
 /* An index of made-up answers 0..N-1 (spx_test_answer) and nothing known
@@ -102,20 +120,16 @@ static inline void spx_test_answer(size_t i, sp_answer *a, sp_frame *f, char **k
  * pages. */
 static inline sp_error *spx_test_synthetic(size_t n, sp_buf *out)
 {
-	spx_builder *b = spx_builder_new("synthetic", SP_DEMANGLE_SIMPLE);
+	spx_builder *b = spx_builder_new("synthetic");
 	sp_error *e = NULL;
 	char name_buf[64];
 	for (size_t i = 0; i < n && !e; i++) {
 		sp_frame f[4];
-		char *keep[4];
-		size_t n_keep;
 		sp_answer a;
 		sp_error *err;
-		spx_test_answer(i, &a, f, keep, &n_keep, name_buf, &err);
+		spx_test_answer(i, &a, f, name_buf, &err);
 		e = spx_builder_add(b, &a);
 		sp_error_free(err);
-		while (n_keep)
-			free(keep[--n_keep]);
 	}
 	if (!e) { /* nothing known past the last */
 		sp_answer end = {.start = 0x401000 + 4 * (uint64_t)n};

@@ -93,6 +93,8 @@ static bool same_answer(const sp_frame *a, size_t na, const sp_error *ea, const 
 			*why = "name";
 		else if (!same_str(x->system_name, y->system_name))
 			*why = "system name";
+		else if (!same_str(x->gnu_name, y->gnu_name))
+			*why = "binutils' name";
 		else if (!same_str(x->file, y->file))
 			*why = "file";
 		else if (x->line != y->line || x->column != y->column)
@@ -603,18 +605,19 @@ static void test_synthetic(void)
 	size_t differ = 0;
 	char name_buf[64];
 	for (size_t i = 0; !e && i < N; i++) {
-		sp_frame f[4];
-		char *keep[4];
+		sp_frame f[4], want[4];
+		char *keep[8];
 		size_t n_keep;
 		sp_answer a;
 		sp_error *err;
-		spx_test_answer(i, &a, f, keep, &n_keep, name_buf, &err);
+		spx_test_answer(i, &a, f, name_buf, &err);
+		spx_test_styled_answer(&a, SP_DEMANGLE_SIMPLE, want, keep, &n_keep);
 		for (uint64_t d = 0; d < 4; d++) {
 			const sp_frame *g;
 			size_t ng;
 			sp_error *ge = sp_index_resolve_once(ix, a.start + d, &g, &ng);
 			const char *why;
-			if (!same_answer(a.frames, a.n, err, g, ng, ge, &why) && differ++ == 0)
+			if (!same_answer(want, a.n, err, g, ng, ge, &why) && differ++ == 0)
 				printf("# answer %zu at +%" PRIu64 ": %s\n", i, d, why);
 			sp_error_free(ge);
 		}
