@@ -64,8 +64,9 @@ struct spx_builder {
 	uint32_t *str_off;
 	size_t cap_str_off;
 	uint64_t strings_size;
-	/* files: string offset -> index + 1 */
-	sp_u64map file_ids;
+	/* files: their paths (not written) in file order; per file in FILES,
+	 * its directory's string offset + 1 (0: none) and its base name's */
+	sp_strtab paths;
 	sp_buf files;
 	size_t n_files;
 	table funcs, nodes;
@@ -129,18 +130,27 @@ static uint32_t str(builder *b, const char *s)
 	return b->str_off[i];
 }
 
-/* The file id + 1 of file name F (NULL: 0). */
+/* The file id + 1 of file name F (NULL: 0).  A file is kept as its
+ * directory and base name (many files share a directory). */
 static uint32_t file_id(builder *b, const char *f)
 {
 	if (!f)
 		return 0;
-	uint64_t off = str(b, f), v;
-	if (sp_u64map_get(&b->file_ids, off, &v))
-		return (uint32_t)v;
-	put_u32(&b->files, (uint32_t)off);
+	size_t before = b->paths.n;
+	size_t i = sp_strtab_intern_str(&b->paths, f);
+	if (b->paths.n == before)
+		return (uint32_t)(i + 1);
+	const char *slash = strrchr(f, '/');
+	uint32_t dir = 0;
+	if (slash) {
+		char *d = sp_xstrndup(f, (size_t)(slash - f));
+		dir = str(b, d) + 1;
+		free(d);
+	}
+	put_u32(&b->files, dir);
+	put_u32(&b->files, str(b, slash ? slash + 1 : f));
 	b->n_files++;
-	sp_u64map_put(&b->file_ids, off, b->n_files);
-	return (uint32_t)b->n_files;
+	return (uint32_t)(i + 1);
 }
 
 typedef struct {
@@ -525,7 +535,7 @@ void spx_builder_free(builder *b)
 	sp_error_free(b->err);
 	sp_strtab_free(&b->strs);
 	free(b->str_off);
-	sp_u64map_free(&b->file_ids);
+	sp_strtab_free(&b->paths);
 	sp_buf_free(&b->files);
 	table_free(&b->funcs);
 	table_free(&b->nodes);

@@ -38,7 +38,8 @@ enum {
 enum {
 	SPX_SEC_STRINGS = 1, /* NUL-terminated strings; byte 0 and the last are NUL */
 	SPX_SEC_META,        /* u32 fields (SPX_META_*) */
-	SPX_SEC_FILES,       /* u32 string offset per file */
+	SPX_SEC_FILES,       /* per file: u32 its directory's string offset + 1 (0:
+				none), u32 its base name's string offset */
 	SPX_SEC_FUNC_INDEX,  /* u32 offset into FUNCS of every SPX_SPARSE-th function */
 	SPX_SEC_FUNCS,       /* per function: its names (uleb raw, name, binutils' name: see
 				build.c) and sleb declaration line */

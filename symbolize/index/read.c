@@ -62,6 +62,10 @@ struct sp_index {
 	char *build_id;              /* printable */
 	const char *debug_path, *source, *split_msg; /* NULL: none */
 	sp_error *damaged;           /* the first damage found */
+	/* file names made: file id + 1 -> index into paths */
+	sp_u64map file_paths;
+	char **paths;
+	size_t n_paths, cap_paths;
 	/* names demangled: string offset -> index into dnames + 1 (0: as it is) */
 	sp_u64map demangled;
 	char **dnames;
@@ -207,19 +211,32 @@ static const char *demangled(sp_index *ix, uint64_t off, const char *raw)
 	return dn;
 }
 
-/* The name of file ID + 1 (0: none) into *OUT. */
+/* The name of file ID + 1 (0: none) into *OUT: its directory and base
+ * name joined, made once (borrowed until sp_index_free). */
 static bool file_name(sp_index *ix, uint64_t id, const char **out)
 {
-	uint32_t off;
+	uint32_t dir, base;
+	uint64_t v;
 	*out = NULL;
 	if (id == 0)
 		return true;
+	if (sp_u64map_get(&ix->file_paths, id, &v)) {
+		*out = ix->paths[v];
+		return true;
+	}
 	if (id > ix->n_files)
 		return damage(ix, bad(ix, ix->sec_off[SPX_SEC_FILES - 1],
 				      "file %llu of %zu", (unsigned long long)id - 1, ix->n_files));
-	if (!table_u32(ix, SPX_SEC_FILES, id - 1, &off))
+	const char *d = NULL, *b;
+	if (!table_u32(ix, SPX_SEC_FILES, 2 * (id - 1), &dir) ||
+	    !table_u32(ix, SPX_SEC_FILES, 2 * (id - 1) + 1, &base) ||
+	    (dir && !(d = string_at(ix, dir - 1))) || !(b = string_at(ix, base)))
 		return false;
-	return (*out = string_at(ix, off)) != NULL;
+	char *path = d ? sp_xasprintf("%s/%s", d, b) : sp_xstrdup(b);
+	SP_PUSH(ix->paths, ix->n_paths, ix->cap_paths, path);
+	sp_u64map_put(&ix->file_paths, id, ix->n_paths - 1);
+	*out = path;
+	return true;
 }
 
 /* The cursor over the run of SPX_SPARSE records of section DATA (its
@@ -756,10 +773,10 @@ static sp_error *check_tables(sp_index *ix)
 	uint64_t fi = SEC_SIZE(SPX_SEC_FILES), fx = SEC_SIZE(SPX_SEC_FUNC_INDEX),
 		 nx = SEC_SIZE(SPX_SEC_NODE_INDEX), ba = SEC_SIZE(SPX_SEC_BLOCK_ADDRS),
 		 bo = SEC_SIZE(SPX_SEC_BLOCK_OFFS);
-	if (SEC_SIZE(SPX_SEC_META) != 4 * SPX_META_FIELDS || fi % 4 || ba % 4 || bo != ba + 4 ||
+	if (SEC_SIZE(SPX_SEC_META) != 4 * SPX_META_FIELDS || fi % 8 || ba % 4 || bo != ba + 4 ||
 	    SEC_SIZE(SPX_SEC_STRINGS) < 1)
 		return bad(ix, ix->sec_off[0], "tables of sizes that do not fit their entries");
-	ix->n_files = (size_t)(fi / 4);
+	ix->n_files = (size_t)(fi / 8);
 	ix->n_blocks = (size_t)(ba / 4);
 	ix->dec_block = ix->n_blocks;
 	ix->checked = sp_xcalloc((ix->pages + 63) / 64 + 1, sizeof(uint64_t));
@@ -861,6 +878,10 @@ void sp_index_free(sp_index *ix)
 	free(ix->build_id);
 	free(ix->checked);
 	sp_error_free(ix->damaged);
+	sp_u64map_free(&ix->file_paths);
+	for (size_t i = 0; i < ix->n_paths; i++)
+		free(ix->paths[i]);
+	free(ix->paths);
 	sp_u64map_free(&ix->demangled);
 	for (size_t i = 0; i < ix->n_dnames; i++)
 		free(ix->dnames[i]);
