@@ -13,7 +13,10 @@
 # ones by address; 4 bytes into each.
 #
 # Per file, once: `symprof index` (its wall time) and `llvm-gsymutil-14 --convert` of the
-# file with the DWARF (the debug file for libc); their sizes.  Then RUNS rounds
+# file with the DWARF (the debug file for libc); their sizes.  GSYM holds no columns,
+# discriminators, declaration lines or binutils' names of frames: with INDEX_CONTENT set to
+# the build's tests/helpers/index_content (`make check` builds it), the index's size without
+# them is given too ("same content").  Then RUNS rounds
 # (default 7), interleaved, output to /dev/null, under /usr/bin/time (wall time, peak
 # RSS): `symprof symbolize -f -i -C` cold (DWARF) and with --index-dir, `addr2line -f -i
 # -C`, `llvm-symbolizer --inlines --demangle`, `llvm-gsymutil-14 --address` on the GSYM
@@ -83,8 +86,8 @@ timed()
 }
 
 echo "load average (1 min) at the start: $(cut -d' ' -f1 /proc/loadavg)"
-sizes="| file | DWARF bytes | index bytes | GSYM bytes | index / GSYM | symprof index s | gsymutil --convert s |
-|---|---|---|---|---|---|---|"
+sizes="| file | DWARF bytes | index bytes | GSYM bytes | index / GSYM | same content: index bytes | same content / GSYM | symprof index s | gsymutil --convert s |
+|---|---|---|---|---|---|---|---|---|"
 table="| file | tool | median wall ms | median peak RSS MiB | / addr2line wall |
 |---|---|---|---|---|"
 batch="| file | addresses | symprof --index-dir wall s | GSYM wall s | symprof / GSYM | symprof peak MiB | GSYM peak MiB |
@@ -113,8 +116,10 @@ for line in sys.stdin:
         if w.startswith(".debug_") and i + 4 < len(f):
             total += int(f[i + 4], 16)
 print(total)')
+	same=-
+	[ -n "${INDEX_CONTENT:-}" ] && same=$("$INDEX_CONTENT" "$file" | cut -d' ' -f2)
 	sizes="$sizes
-| $label | $dsize | $isize | $gsize | $(awk -v a="$isize" -v b="$gsize" 'BEGIN { printf "%.2f", a / b }') | $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') | $(awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.2f", b - a }') |"
+| $label | $dsize | $isize | $gsize | $(awk -v a="$isize" -v b="$gsize" 'BEGIN { printf "%.2f", a / b }') | $same | $(awk -v a="$same" -v b="$gsize" 'BEGIN { if (a == "-") print "-"; else printf "%.2f", a / b }') | $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') | $(awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.2f", b - a }') |"
 	in=/dev/null
 	rm -f t.*
 	i=0

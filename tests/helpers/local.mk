@@ -47,3 +47,8 @@ EXTRA_DIST += tests/helpers/perf_kmod.py
 EXTRA_DIST += tests/helpers/fake_vmlinux.py
 EXTRA_DIST += tests/helpers/annotate_check.py tests/helpers/viewer_check.py
 EXTRA_DIST += tests/helpers/report_cdp.py
+# the symbol index's size with and without what GSYM does not hold (bench/index.sh)
+check_PROGRAMS += tests/helpers/index_content
+tests_helpers_index_content_SOURCES = tests/helpers/index_content.c tests/helpers/index_util.h
+tests_helpers_index_content_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS)
+tests_helpers_index_content_LDADD = $(TEST_LIBS) $(LIBDW_LIBS) $(LIBELF_LIBS)
