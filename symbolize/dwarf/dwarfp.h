@@ -459,6 +459,10 @@ static inline void sp_bounds_add(sp_bounds *b, uint64_t a)
 	SP_PUSH(b->v, b->n, b->cap, a);
 }
 
+/* Sorts V[0..n): an LSD radix sort over the bytes in which they differ
+ * (symtab.c). */
+void sp_sort_u64(uint64_t *v, size_t n);
+
 /* Every address where the symbol naming an address of MOD changes (the
  * table is read at the first call), into B. */
 void sp_symtab_bounds(sp_symtab *s, Dwfl_Module *mod, sp_bounds *b);

@@ -20,38 +20,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Sorts V[0..n) (LSD radix, the bytes in which the values differ) and
- * drops repeats; returns the count left. */
+/* Sorts V[0..n) and drops repeats; returns the count left. */
 static size_t sort_unique(uint64_t *v, size_t n)
 {
-	if (n < 2)
-		return n;
-	uint64_t diff = 0;
-	for (size_t i = 1; i < n; i++)
-		diff |= v[i] ^ v[0];
-	uint64_t *tmp = sp_xreallocarray(NULL, n, sizeof(*tmp)), *src = v, *dst = tmp;
-	size_t count[256];
-	for (unsigned shift = 0; shift < 64; shift += 8) {
-		if (!((diff >> shift) & 255))
-			continue;
-		memset(count, 0, sizeof(count));
-		for (size_t i = 0; i < n; i++)
-			count[(src[i] >> shift) & 255]++;
-		for (size_t i = 0, sum = 0; i < 256; i++) {
-			size_t k = count[i];
-			count[i] = sum;
-			sum += k;
-		}
-		for (size_t i = 0; i < n; i++)
-			dst[count[(src[i] >> shift) & 255]++] = src[i];
-		uint64_t *t = src;
-		src = dst;
-		dst = t;
-	}
-	if (src != v)
-		memcpy(v, src, n * sizeof(*v));
-	free(tmp);
-	size_t k = 1;
+	sp_sort_u64(v, n);
+	size_t k = n ? 1 : 0;
 	for (size_t i = 1; i < n; i++)
 		if (v[i] != v[k - 1])
 			v[k++] = v[i];
