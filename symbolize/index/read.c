@@ -187,6 +187,11 @@ static const char *string_at(sp_index *ix, uint64_t off)
 		uint64_t file_at = ix->sec_off[SPX_SEC_STRINGS - 1] + at;
 		uint64_t page_end = ((file_at - ix->body) / SPX_PAGE + 1) * SPX_PAGE + ix->body;
 		uint64_t n = page_end - file_at < size - at ? page_end - file_at : size - at;
+		if (n == 0) { /* not reached: the names end with a NUL (checked at open) */
+			damage(ix, bad(ix, ix->sec_off[SPX_SEC_STRINGS - 1] + off,
+				       "a name without its NUL"));
+			return NULL;
+		}
 		if (!need(ix, file_at, n))
 			return NULL;
 		if (memchr(s + at, 0, (size_t)n))
