@@ -36,6 +36,7 @@ done
 shift $((OPTIND - 1))
 SYMPROF=${SYMPROF:-./symprof}
 case $SYMPROF in /*) ;; *) SYMPROF=$(pwd)/$SYMPROF ;; esac
+case ${INDEX_CONTENT:-} in /* | '') ;; *) INDEX_CONTENT=$(pwd)/$INDEX_CONTENT ;; esac
 bench=$(cd "$(dirname "$0")" && pwd)
 GSYM=${GSYM:-llvm-gsymutil-14}
 for t in go addr2line llvm-symbolizer "$GSYM" readelf nm python3 /usr/bin/time; do
