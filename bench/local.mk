@@ -59,6 +59,13 @@ BENCH_BOMBS_ARGS =
 bench-bombs: symprof$(EXEEXT)
 	SYMPROF=$(abs_top_builddir)/symprof$(EXEEXT) $(SHELL) $(top_srcdir)/bench/bombs.sh $(BENCH_BOMBS_ARGS)
 .PHONY: bench-bombs
+# OTLP from a busy host against the same work as pprof, cold and warm (bench/otlp.sh):
+#   make bench-otlp [BENCH_OTLP_ARGS='-r 5 -n 1000000']
+EXTRA_DIST += bench/otlp.sh bench/otlpgen.py bench/evict.py
+BENCH_OTLP_ARGS =
+bench-otlp: symprof$(EXEEXT)
+	SYMPROF=$(abs_top_builddir)/symprof$(EXEEXT) $(SHELL) $(top_srcdir)/bench/otlp.sh $(BENCH_OTLP_ARGS)
+.PHONY: bench-otlp
 # the HTML report's load time in headless Chromium (bench/README.md, "The HTML report")
 EXTRA_DIST += bench/page_load.py
 

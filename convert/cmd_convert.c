@@ -34,6 +34,8 @@ static const struct {
 	{"disasm", SP_OUT_DISASM, ".disasm.txt"},
 	{"speedscope", SP_OUT_SPEEDSCOPE, ".speedscope.json"},
 	{"firefox", SP_OUT_FIREFOX, ".firefox.json"},
+	{"otlp", SP_OUT_OTLP, ".otlp"},       {"otlp-gz", SP_OUT_OTLP_GZ, ".otlp.gz"},
+	{"otlp-json", SP_OUT_OTLP_JSON, ".otlp.json"},
 };
 
 static bool ends_with(const char *s, const char *suffix)
@@ -64,7 +66,8 @@ static sp_out_format format_by_extension(const char *path)
 		{".folded", SP_OUT_FOLDED}, {".collapsed", SP_OUT_FOLDED}, {".raw", SP_OUT_DUMP},
 		{".dot", SP_OUT_DOT},     {".pdf", SP_OUT_PDF},      {".flame.svg", SP_OUT_FLAMEGRAPH},
 		{".svg", SP_OUT_SVG},     {".png", SP_OUT_PNG},      {".txt", SP_OUT_TOP},
-		{".top", SP_OUT_TOP},
+		{".top", SP_OUT_TOP},     {".otlp", SP_OUT_OTLP},    {".otlp.gz", SP_OUT_OTLP_GZ},
+		{".otlp.json", SP_OUT_OTLP_JSON},
 	};
 	for (size_t i = 0; i < SP_ARRAY_LEN(exts); i++)
 		if (ends_with(path, exts[i].ext))
@@ -173,9 +176,10 @@ static void usage(FILE *f)
 		"usage: symprof convert [OPTIONS] PROFILE... [-o OUT]\n"
 		"       zcat x.heap.gz | symprof convert [OPTIONS] - [-o OUT]\n"
 		"\n"
-		"Reads pprof protobuf (gzip or not), gperftools heap/CPU/contention/thread\n"
-		"profiles, jemalloc heap dumps, Go count profiles, raw address stacks and\n"
-		"folded stacks ('-' is standard input); symbolizes them; writes one output\n"
+		"Reads pprof protobuf (gzip or not), OpenTelemetry (OTLP) profiles, perf.data,\n"
+		"gperftools heap/CPU/contention/thread profiles, jemalloc heap dumps, Go\n"
+		"count profiles, raw address stacks and folded stacks ('-' is standard\n"
+		"input); symbolizes them; writes one output\n"
 		"(several inputs are merged).  An ELF file among them is the main binary.\n"
 		"\n"
 		"output:\n"
@@ -183,15 +187,17 @@ static void usage(FILE *f)
 		"                        directly, a file replaced whole); the format follows its\n"
 		"                        extension (.pb.gz .folded .raw .dot .pdf .svg .png .txt\n"
 		"                        .flame.svg .diff.folded .html .list.txt .disasm.txt\n"
-		"                        .speedscope.json .firefox.json); without -o folded\n"
-		"                        stacks go to stdout\n"
+		"                        .speedscope.json .firefox.json .otlp .otlp.gz\n"
+		"                        .otlp.json); without -o folded stacks go to stdout\n"
 		"  --format F            pprof, folded, raw, dot, pdf, svg, png, top, flamegraph,\n"
 		"                        folded-diff (\"stack before after\", needs a base),\n"
 		"                        html (one self-contained report: flame graph, top,\n"
 		"                        callers/callees, annotated source and disassembly),\n"
 		"                        list and disasm (pprof's list and disasm reports:\n"
 		"                        the functions --focus names, else the hottest),\n"
-		"                        speedscope, firefox (the Firefox Profiler's format)\n"
+		"                        speedscope, firefox (the Firefox Profiler's format),\n"
+		"                        otlp (OpenTelemetry profiles; gzip or JSON when -o ends\n"
+		"                        .gz or .json), otlp-gz, otlp-json\n"
 		"  --each                convert every input on its own into -o DIR (created if\n"
 		"                        missing); go on past bad inputs; a line per input\n"
 		"  -j, --jobs N          with --each, N inputs converted at once by N processes\n"
@@ -630,6 +636,10 @@ static int run(convert_opts *o, char **inputs, int n_inputs)
 	sp_out_format f = o->format;
 	if (f == SP_OUT_NONE && o->out && !o->each)
 		f = format_by_extension(o->out);
+	/* --format otlp takes its encoding from the extension, as -o alone does */
+	if (f == SP_OUT_OTLP && o->out && !o->each &&
+	    (ends_with(o->out, ".gz") || ends_with(o->out, ".json")))
+		f = ends_with(o->out, ".gz") ? SP_OUT_OTLP_GZ : SP_OUT_OTLP_JSON;
 	if (f == SP_OUT_NONE) {
 		if (o->out && strcmp(o->out, "-") != 0 && !o->each)
 			return sp_cli_usage("convert",
@@ -642,7 +652,8 @@ static int run(convert_opts *o, char **inputs, int n_inputs)
 		return bad;
 	/* the viewers' timelines: each perf.data sample at its time */
 	o->sym.sample_times = f == SP_OUT_SPEEDSCOPE || f == SP_OUT_FIREFOX;
-	if ((f == SP_OUT_PDF || f == SP_OUT_PNG || f == SP_OUT_PPROF) && !o->out && !o->each &&
+	if ((f == SP_OUT_PDF || f == SP_OUT_PNG || f == SP_OUT_PPROF || f == SP_OUT_OTLP ||
+	     f == SP_OUT_OTLP_GZ) && !o->out && !o->each &&
 	    isatty(STDOUT_FILENO))
 		return sp_cli_usage("convert",
 				    "refusing to write binary output to a terminal; use -o FILE");

@@ -32,6 +32,17 @@ static void print_mapping_report(const sp_mapping_report *mr, FILE *f)
 		fprintf(f, "    symbol index: %s\n", mr->index_path);
 	if (mr->build_id && *mr->build_id)
 		fprintf(f, "    build id: %s\n", mr->build_id);
+	if (mr->go_build_id)
+		fprintf(f, "    go build id: %s\n", mr->go_build_id);
+	if (mr->htlhash)
+		fprintf(f, "    file id (htlhash): %s\n", mr->htlhash);
+	if (mr->matched_by)
+		fprintf(f, "    found by: %s\n", mr->matched_by);
+	if (mr->rule == SP_RULE_ELF_VA)
+		fprintf(f, "    addresses: %s\n", sp_address_rule_str(mr->rule));
+	else if (mr->rule == SP_RULE_RUNTIME)
+		fprintf(f, "    addresses: %s, load base %#" PRIx64 "\n", sp_address_rule_str(mr->rule),
+			mr->base);
 	fprintf(f, "    resolved %zu of %zu addresses\n", mr->n_resolved, mr->n_addresses);
 	for (int k = 1; k <= SP_UNRES_ERROR; k++)
 		if (mr->n_reason[k])

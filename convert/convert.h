@@ -57,7 +57,7 @@ typedef struct {
 	{"perf-map", required_argument, NULL, 1006},                    \
 	{"jitdump", required_argument, NULL, 1014},                     \
 	{"kallsyms", required_argument, NULL, 1007},                    \
-	{"index-dir", required_argument, NULL, 1015}
+	{"index-dir", required_argument, NULL, 1016}
 
 #define SP_CLI_SYM_OPTIONS                                              \
 	SP_CLI_FIND_OPTIONS,                                            \
@@ -66,6 +66,7 @@ typedef struct {
 	{"no-symbolize", no_argument, NULL, 1010},                      \
 	{"maps", required_argument, NULL, 1011},                        \
 	{"force-mismatch", no_argument, NULL, 1012},                    \
+	{"resymbolize", no_argument, NULL, 1015},                       \
 	{"max-memory", required_argument, NULL, 1013},                  \
 	{"quiet", no_argument, NULL, 'q'}
 
@@ -95,6 +96,8 @@ typedef struct {
 	"  --no-symbolize        keep addresses as they are\n"                           \
 	"  --maps FILE           memory map for raw address stacks\n"                    \
 	"  --force-mismatch      use a file whose segments do not match its mapping\n"  \
+	"  --resymbolize         name again frames that have names already (an OTLP\n"  \
+	"                        profiler's Go frames, a symbolized pprof)\n"          \
 	"  --max-memory SIZE     memory budget (e.g. 512M, 4G; default: half of physical\n" \
 	"                        memory, at most 8G; 0 = none): a profile that needs more\n" \
 	"                        is refused\n"                                           \
@@ -151,6 +154,9 @@ typedef enum {
 	SP_OUT_DISASM,     /* pprof's -disasm (report/disasm_view.c) */
 	SP_OUT_SPEEDSCOPE, /* speedscope's file format (formats/speedscope.c) */
 	SP_OUT_FIREFOX,    /* the Firefox Profiler's processed format (formats/firefox.c) */
+	SP_OUT_OTLP,       /* OpenTelemetry profiles: protobuf (formats/otlp.c) */
+	SP_OUT_OTLP_GZ,    /* ... gzip-compressed */
+	SP_OUT_OTLP_JSON,  /* ... OTLP/JSON */
 } sp_out_format;
 
 /* How `convert` writes its output. */

@@ -52,7 +52,7 @@ int sp_cli_sym_option(sp_cli_sym *c, int opt, const char *arg)
 	case 1007:
 		c->sym.kallsyms = arg;
 		return 0;
-	case 1015:
+	case 1016:
 		c->sym.index_dir = arg;
 		return 0;
 	case 1008:
@@ -77,6 +77,9 @@ int sp_cli_sym_option(sp_cli_sym *c, int opt, const char *arg)
 		return 0;
 	case 1011:
 		c->maps_file = arg;
+		return 0;
+	case 1015:
+		c->sym.resymbolize = true;
 		return 0;
 	case 1012:
 		c->sym.force_mismatch = true;

@@ -84,12 +84,13 @@ static sp_error *write_output(const sp_output_options *o, sp_profile *p, const c
 	sp_error *err = NULL;
 	sp_out_format f = o->format;
 	sp_report_options ro = o->report;
-	bool report = f != SP_OUT_PPROF && f != SP_OUT_DUMP;
+	bool otlp = f == SP_OUT_OTLP || f == SP_OUT_OTLP_GZ || f == SP_OUT_OTLP_JSON;
+	bool report = f != SP_OUT_PPROF && f != SP_OUT_DUMP && !otlp;
 	/* Graphs, top and the flame graph filter as they draw (their totals
 	 * are taken before the filters, as pprof's); the others are written
 	 * from the samples the filters keep. */
 	if (f == SP_OUT_PPROF || f == SP_OUT_DUMP || f == SP_OUT_FOLDED || f == SP_OUT_FOLDED_DIFF ||
-	    f == SP_OUT_SPEEDSCOPE || f == SP_OUT_FIREFOX) {
+	    f == SP_OUT_SPEEDSCOPE || f == SP_OUT_FIREFOX || otlp) {
 		sp_sample_filter *sf;
 		if ((err = sp_report_filter_new(p, &ro, &sf)))
 			return err;
@@ -105,7 +106,7 @@ static sp_error *write_output(const sp_output_options *o, sp_profile *p, const c
 			return err;
 		ro.sample_index = idx;
 		/* pprof output keeps every column and opens on the chosen one */
-		if (f == SP_OUT_PPROF)
+		if (f == SP_OUT_PPROF || otlp)
 			p->default_sample_type = p->sample_types[idx].type;
 	}
 	switch (f) {
@@ -145,6 +146,12 @@ static sp_error *write_output(const sp_output_options *o, sp_profile *p, const c
 		return f == SP_OUT_SPEEDSCOPE ? sp_speedscope_write(p, &vo, sink)
 					      : sp_firefox_write(p, &vo, sink);
 	}
+	case SP_OUT_OTLP:
+		return sp_otlp_write(p, SP_OTLP_PROTO, sink);
+	case SP_OUT_OTLP_GZ:
+		return sp_otlp_write(p, SP_OTLP_PROTO_GZ, sink);
+	case SP_OUT_OTLP_JSON:
+		return sp_otlp_write(p, SP_OTLP_JSON, sink);
 	case SP_OUT_NONE:
 		break;
 	}

@@ -44,6 +44,8 @@ const char *sp_input_format_name(sp_input_format f)
 		return "jemalloc";
 	case SP_FMT_PERF:
 		return "perf";
+	case SP_FMT_OTLP:
+		return "otlp";
 	case SP_FMT_UNKNOWN:
 		break;
 	}
@@ -56,6 +58,7 @@ static const struct {
 } readers[] = {
 	{SP_FMT_PERF, sp_perf_read}, /* by its magic: never mistaken for protobuf */
 	{SP_FMT_PPROF, sp_pprof_read},
+	{SP_FMT_OTLP, sp_otlp_read}, /* by structure: its fields are not pprof's */
 	{SP_FMT_CPU, sp_cpu_read},
 	{SP_FMT_HEAP, sp_heap_read},
 	{SP_FMT_JEMALLOC, sp_jemalloc_read},
@@ -117,7 +120,7 @@ sp_error *sp_read_profile(const char *name, const uint8_t *data, size_t len, sp_
 	if (i == SP_ARRAY_LEN(readers))
 		return sp_error_wrap(as_pprof, SP_E_UNRECOGNIZED,
 				     "%s: unrecognized profile format (expected pprof protobuf, "
-				     "perf.data, gperftools heap/CPU/contention/thread text, "
+				     "OTLP profiles, perf.data, gperftools heap/CPU/contention/thread text, "
 				     "jemalloc heap, Go count profiles, raw stacks or folded "
 				     "stacks); read as protobuf",
 				     name);

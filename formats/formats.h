@@ -32,6 +32,7 @@ typedef enum {
 	SP_FMT_FOLDED,     /* folded stacks "a;b;c 12" */
 	SP_FMT_JEMALLOC,   /* jemalloc heap_v2 dump (prof.dump, prof_final, ...) */
 	SP_FMT_PERF,       /* perf.data (perf record), file or pipe mode */
+	SP_FMT_OTLP,       /* OpenTelemetry profiles: protobuf or JSON, gzip, zstd */
 } sp_input_format;
 
 const char *sp_input_format_name(sp_input_format f);
@@ -83,6 +84,12 @@ sp_error *sp_heap_read_file_with(const char *name, FILE *f, const sp_read_option
 sp_error *sp_addrstacks_read_file(const char *name, FILE *f, sp_profile **out);
 sp_error *sp_jemalloc_read(const char *name, const uint8_t *data, size_t len, sp_profile **out);
 sp_error *sp_perf_read(const char *name, const uint8_t *data, size_t len, sp_profile **out);
+/* OpenTelemetry profiles (otlp.c): ProfilesData or ExportProfilesServiceRequest,
+ * one message or a stream of length-prefixed ones, or OTLP/JSON lines; raw,
+ * gzip or zstd.  Every message, resource, scope and profile of the input
+ * goes into one profile, one column per sample type, with its
+ * OpenTelemetry extras (profile.h). */
+sp_error *sp_otlp_read(const char *name, const uint8_t *data, size_t len, sp_profile **out);
 
 /* -- perf.data (formats/perf/), pulled a round at a time ---------------------
  *
@@ -151,6 +158,20 @@ void sp_perf_close(sp_perf_reader *r);
 
 /* Serializes P as profile.proto; gzip-compressed when GZIP. */
 sp_error *sp_pprof_write(const sp_profile *p, bool gzip, sp_sink *out);
+
+typedef enum {
+	SP_OTLP_PROTO = 0, /* a ProfilesData message */
+	SP_OTLP_PROTO_GZ,  /* the same, gzip-compressed */
+	SP_OTLP_JSON,      /* OTLP/JSON: one object, on one line */
+} sp_otlp_encoding;
+
+/* Writes P as one OTLP ProfilesData: from its OpenTelemetry extras when
+ * they describe it (what was read from OTLP, symbolized, comes out as it
+ * came in, with the lines and functions added), else made from the pprof
+ * model as the semantic conventions' pprof mapping says (one profile per
+ * sample type, labels as attributes with their units, timestamp and
+ * trace labels as timestamps and links). */
+sp_error *sp_otlp_write(const sp_profile *p, sp_otlp_encoding enc, sp_sink *out);
 
 typedef struct {
 	size_t sample_index; /* column to print; see sp_profile_sample_index */

@@ -41,3 +41,17 @@ formats_libformats_la_SOURCES += formats/stacks.h formats/stacks.c
 # perf.data (perf record), pulled a round at a time
 formats_libformats_la_SOURCES += formats/perf/perfp.h formats/perf/input.c formats/perf/header.c \
 	formats/perf/compressed.c formats/perf/records.c formats/perf/reader.c
+# OpenTelemetry profiles: otlp.proto compiled like profile.proto; only formats/otlp.c
+# includes the generated header.  json_pull.c is the JSON pull parser it reads with.
+formats_libformats_la_SOURCES += formats/otlp.c formats/json_pull.h formats/json_pull.c
+EXTRA_DIST += formats/proto/otlp.proto
+OTLP_PB_C = formats/proto/otlp.pb-c.c
+OTLP_PB_H = formats/proto/otlp.pb-c.h
+BUILT_SOURCES += $(OTLP_PB_C) $(OTLP_PB_H)
+CLEANFILES += $(OTLP_PB_C) $(OTLP_PB_H)
+nodist_formats_libformats_la_SOURCES += $(OTLP_PB_C) $(OTLP_PB_H)
+$(OTLP_PB_C): $(srcdir)/formats/proto/otlp.proto
+	$(AM_V_GEN)$(MKDIR_P) $(builddir)/formats/proto && \
+	$(PROTOC_C) --c_out=$(builddir)/formats/proto -I$(srcdir)/formats/proto otlp.proto
+$(OTLP_PB_H): $(OTLP_PB_C)
+	@test -f $@ || { rm -f $(OTLP_PB_C); $(MAKE) $(AM_MAKEFLAGS) $(OTLP_PB_C); }

@@ -1,7 +1,8 @@
 /* dump.c — a canonical, deterministic text form of the model, in the
  * spirit of `pprof -raw` (spec/FORMATS.md §1.5), used by golden tests and
  * `symprof convert --format raw`.  Unlike pprof's it prints no local time
- * and lists labels sorted by key, then value. */
+ * and lists labels sorted by key, then value.  A profile read from OTLP
+ * ends with its extras (otel.c). */
 #include "profile/profile.h"
 
 #include <inttypes.h>
@@ -128,4 +129,5 @@ void sp_profile_dump(const sp_profile *p, sp_sink *out)
 			       m->has_line_numbers ? "[LN]" : "",
 			       m->has_inline_frames ? "[IN]" : "");
 	}
+	sp_otel_dump(p, out);
 }

@@ -29,6 +29,18 @@ sp_code_kind sp_code_kind_of(const sp_profile *p, const sp_mapping *m, uint64_t 
 	return *name ? SP_CODE_FILE : SP_CODE_ANONYMOUS;
 }
 
+sp_code_kind sp_location_kind(const sp_profile *p, const sp_location *l)
+{
+	/* an OTLP profile says which frames are the kernel's: the eBPF
+	 * profiler's kernel mappings are its modules, named without brackets
+	 * and placed at 0 */
+	const char *type = sp_location_otel_string(p, l->id, "profile.frame.type");
+	if (type && !strcmp(type, "kernel"))
+		return SP_CODE_KERNEL;
+	return sp_code_kind_of(p, l->mapping_id ? sp_profile_mapping(p, l->mapping_id) : NULL,
+			       l->address);
+}
+
 char *sp_location_address_name(const sp_profile *p, const sp_location *l)
 {
 	const sp_mapping *m = l->mapping_id ? sp_profile_mapping(p, l->mapping_id) : NULL;
@@ -66,7 +78,7 @@ char sp_frame_annotation(const sp_profile *p, const sp_location *l, size_t line_
 {
 	if (line_idx + 1 < l->n_lines)
 		return 'i';
-	switch (sp_code_kind_of(p, sp_profile_mapping(p, l->mapping_id), l->address)) {
+	switch (sp_location_kind(p, l)) {
 	case SP_CODE_KERNEL: return 'k';
 	case SP_CODE_JIT: return 'j';
 	case SP_CODE_FILE:

@@ -14,3 +14,5 @@ profile_libprofile_la_SOURCES = \
 profile_libprofile_la_LIBADD = common/libcommon.la
 # raw captures (perf.data) before they become profiles
 profile_libprofile_la_SOURCES += profile/capture.h profile/capture.c profile/capture_profile.c
+# what OTLP profiles carry beyond the model (profile.h, "OpenTelemetry extras")
+profile_libprofile_la_SOURCES += profile/otel.c

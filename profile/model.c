@@ -151,13 +151,20 @@ void sp_profile_retain_samples(sp_profile *p, bool (*keep)(const sp_sample *s, c
 			       const void *ctx)
 {
 	size_t n = 0;
+	/* the OTLP extras describe the samples one for one: kept in step */
+	sp_otel *o = sp_otel_describes(p) ? p->otel : NULL;
 	for (size_t i = 0; i < p->n_samples; i++) {
-		if (keep(&p->samples[i], ctx))
+		if (keep(&p->samples[i], ctx)) {
+			if (o)
+				o->samples[n] = o->samples[i];
 			p->samples[n++] = p->samples[i];
-		else
+		} else {
 			sp_sample_free(p, &p->samples[i]);
+		}
 	}
 	p->n_samples = n;
+	if (o)
+		o->n_samples = n;
 }
 
 void sp_profile_free(sp_profile *p)
@@ -174,6 +181,7 @@ void sp_profile_free(sp_profile *p)
 	free(p->mappings);
 	free(p->sample_types);
 	free(p->comments);
+	sp_otel_free(p->otel);
 	if (p->index) {
 		sp_strtab_free(&p->index->strings);
 		free(p->index->locs.slots);

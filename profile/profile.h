@@ -125,6 +125,10 @@ typedef struct sp_profile {
 	int64_t default_sample_type; /* str idx */
 	int64_t doc_url;             /* str idx */
 
+	/* What an OpenTelemetry profile carried beyond pprof's fields (see
+	 * "OpenTelemetry extras" below), NULL for other inputs. */
+	struct sp_otel *otel;
+
 	sp_profile_index *index; /* private */
 } sp_profile;
 
@@ -337,6 +341,10 @@ typedef enum {
  * named by sp_mapping_set_kind(..., SP_CODE_JIT); ANONYMOUS without a file
  * name; FILE otherwise. */
 sp_code_kind sp_code_kind_of(const sp_profile *p, const sp_mapping *m, uint64_t address);
+/* The kind of the code of location L: the kernel's when its OTLP frame type
+ * says so (profile.frame.type "kernel"), else sp_code_kind_of its mapping
+ * and address. */
+sp_code_kind sp_location_kind(const sp_profile *p, const sp_location *l);
 /* Names the file-less mapping M after the kind of code found in it (JIT
  * or KERNEL: "[jit]", "[kernel.kallsyms]"); other kinds leave it alone. */
 void sp_mapping_set_kind(sp_profile *p, sp_mapping *m, sp_code_kind kind);
@@ -433,5 +441,193 @@ char *sp_location_address_name(const sp_profile *p, const sp_location *l);
  * kernel code, 'j' for JIT code (sp_code_kind_of), else 0.  The folded
  * output and the flame graph both use it. */
 char sp_frame_annotation(const sp_profile *p, const sp_location *l, size_t line_idx);
+
+/* -- OpenTelemetry extras (otel.c) ---------------------------------------------
+ * An OTLP profile (spec/OTLP-PROFILES.md) carries more than pprof's model:
+ * typed attributes with units on resources, scopes, profiles, samples,
+ * mappings and locations; links from samples to trace spans; per-sample
+ * timestamps; several profiles, of several sample types, for several
+ * resources in one message; profile ids and original payloads.  The OTLP
+ * reader makes of them, once:
+ *
+ *   - the model, as any reader does, with pprof's projection of them: every
+ *     sample's attributes and its resource's attributes as labels (strings
+ *     as string labels, integers as numeric labels with their units, arrays
+ *     of either as one label per element, other values as their text), its
+ *     timestamps as numeric labels SP_OTEL_TIMESTAMP_LABEL (nanoseconds) and
+ *     its link as string labels SP_OTEL_TRACE_ID_LABEL and
+ *     SP_OTEL_SPAN_ID_LABEL (hex).  Every writer, pprof's included, sees
+ *     them without knowing OTLP;
+ *   - an sp_otel beside it (p->otel) holding the exact values, which the
+ *     OTLP writer prefers, so that OTLP -> model -> OTLP keeps every
+ *     attribute with its type and unit, every link, timestamp, resource,
+ *     scope and profile field.
+ *
+ * The sp_otel describes P's samples one for one (sp_otel_describes):
+ * removing samples through sp_profile_retain_samples keeps it in step;
+ * symbolizing (which adds lines and functions) and pruning frames leave it
+ * valid.  A profile made by merging or subtracting has none: the OTLP
+ * writer then works from the labels alone.
+ *
+ * Strings and byte strings of the extras live in their own table (they may
+ * hold NUL bytes, which pprof's string table may not), index 0 "".  Every
+ * array grows by sp_grow; counts are uint32_t, checked by the reader. */
+
+#define SP_OTEL_TIMESTAMP_LABEL "timestamp_unix_nano" /* unit "nanoseconds" */
+#define SP_OTEL_TRACE_ID_LABEL "trace_id"
+#define SP_OTEL_SPAN_ID_LABEL "span_id"
+
+typedef enum {
+	SP_OTEL_EMPTY = 0, /* an AnyValue with no value set */
+	SP_OTEL_STRING,
+	SP_OTEL_BOOL,
+	SP_OTEL_INT,
+	SP_OTEL_DOUBLE,
+	SP_OTEL_BYTES,
+	SP_OTEL_ARRAY,
+	SP_OTEL_KVLIST,
+} sp_otel_kind;
+
+/* A run of N entries of a pool from OFF. */
+typedef struct {
+	uint32_t off, n;
+} sp_otel_run;
+
+/* One AnyValue.  An ARRAY's or KVLIST's elements are the values
+ * items[list.off .. list.off + list.n) of the pool sp_otel.items (value
+ * indices); a KVLIST element carries its key. */
+typedef struct {
+	uint8_t kind;  /* sp_otel_kind */
+	uint32_t key;  /* as a KVLIST element: its key (string); else 0 */
+	union {
+		int64_t i;
+		double d;
+		bool b;
+		uint32_t str; /* STRING, BYTES: string index */
+		sp_otel_run list;
+	} v;
+} sp_otel_value;
+
+/* An attribute: key, unit (0: none) and value (index into values). */
+typedef struct {
+	uint32_t key, unit, value;
+} sp_otel_attr;
+
+typedef struct {
+	sp_otel_run attrs;       /* attribute indices (items pool) */
+	uint32_t dropped_attributes_count;
+	uint32_t schema_url;     /* string */
+	sp_otel_run entity_refs; /* value indices (items pool): one KVLIST each,
+				    keys schema_url, type, id_keys, description_keys */
+} sp_otel_resource;
+
+typedef struct {
+	uint32_t resource;
+	uint32_t name, version, schema_url; /* strings */
+	sp_otel_run attrs;
+	uint32_t dropped_attributes_count;
+} sp_otel_scope;
+
+/* One OTLP Profile: the samples of one sample type (the model's column
+ * COLUMN) of one scope. */
+typedef struct {
+	uint32_t scope;
+	uint32_t column;
+	uint64_t time_unix_nano, duration_nano;
+	uint32_t period_type, period_unit; /* strings */
+	int64_t period;
+	uint32_t profile_id;               /* string (bytes) */
+	uint32_t dropped_attributes_count;
+	uint32_t original_payload_format;  /* string */
+	uint32_t original_payload;         /* string (bytes) */
+	sp_otel_run attrs;
+} sp_otel_profile;
+
+/* Profiles whose samples are the model's samples together: the profiles
+ * first .. first + n - 1 (several when a scope's profiles are the columns
+ * of one pprof profile: equal samples, one sample type each). */
+typedef struct {
+	uint32_t first, n;
+} sp_otel_group;
+
+/* The OTLP view of one model sample. */
+#define SP_OTEL_NO_VALUES 1u /* the sample had timestamps and no values */
+typedef struct {
+	uint32_t group;
+	uint32_t link;       /* 0: none; else links[link - 1] */
+	sp_otel_run attrs;   /* attribute indices (items pool) */
+	sp_otel_run stamps;  /* timestamps (stamps pool) */
+	uint32_t origin;     /* samples read from one OTLP sample share it */
+	uint32_t flags;      /* SP_OTEL_NO_VALUES */
+} sp_otel_sample;
+
+typedef struct {
+	uint32_t trace_id, span_id; /* strings (bytes) */
+} sp_otel_link;
+
+typedef struct sp_otel {
+	sp_strtab strings;           /* [0] == "" */
+	sp_otel_value *values;       /* [0]: EMPTY */
+	size_t n_values, cap_values;
+	uint32_t *items;             /* runs of attribute or value indices */
+	size_t n_items, cap_items;
+	uint64_t *stamps;
+	size_t n_stamps, cap_stamps;
+	sp_otel_attr *attrs;
+	size_t n_attrs, cap_attrs;
+	sp_otel_link *links;
+	size_t n_links, cap_links;
+	sp_otel_resource *resources;
+	size_t n_resources, cap_resources;
+	sp_otel_scope *scopes;
+	size_t n_scopes, cap_scopes;
+	sp_otel_profile *profiles;
+	size_t n_profiles, cap_profiles;
+	sp_otel_group *groups;
+	size_t n_groups, cap_groups;
+	sp_otel_sample *samples;     /* one per sample of the profile */
+	size_t n_samples, cap_samples;
+	/* attributes of mapping and location ID: [ID], empty past the end (the
+	 * reader's ids are 1..n) */
+	sp_otel_run *mapping_attrs;
+	size_t n_mapping_attrs, cap_mapping_attrs;
+	sp_otel_run *location_attrs;
+	size_t n_location_attrs, cap_location_attrs;
+} sp_otel;
+
+sp_otel *sp_otel_new(void);
+void sp_otel_free(sp_otel *o);
+/* Whether P has extras that describe its samples one for one. */
+bool sp_otel_describes(const sp_profile *p);
+
+/* Building (the reader).  Each returns the new element's index. */
+uint32_t sp_otel_string(sp_otel *o, const char *s, size_t n);
+const char *sp_otel_str(const sp_otel *o, uint32_t i, size_t *len); /* borrowed; "" if bad */
+uint32_t sp_otel_add_value(sp_otel *o, const sp_otel_value *v);
+uint32_t sp_otel_add_attr(sp_otel *o, uint32_t key, uint32_t unit, uint32_t value);
+/* Appends N entries to the items pool; returns their run. */
+sp_otel_run sp_otel_add_items(sp_otel *o, const uint32_t *items, size_t n);
+sp_otel_run sp_otel_add_stamps(sp_otel *o, const uint64_t *stamps, size_t n);
+/* Sets the attributes of mapping or location ID (a run of attribute
+ * indices); ID at most the number of mappings or locations read. */
+void sp_otel_set_mapping_attrs(sp_otel *o, uint64_t id, sp_otel_run attrs);
+void sp_otel_set_location_attrs(sp_otel *o, uint64_t id, sp_otel_run attrs);
+sp_otel_run sp_otel_mapping_attrs(const sp_otel *o, uint64_t id);
+sp_otel_run sp_otel_location_attrs(const sp_otel *o, uint64_t id);
+
+/* The string value of attribute KEY among the attributes RUN, or NULL when
+ * there is none or it is not a string (borrowed). */
+const char *sp_otel_attr_string(const sp_otel *o, sp_otel_run run, const char *key);
+/* The same for mapping M (by id) and location L of P; NULL without extras. */
+const char *sp_mapping_otel_string(const sp_profile *p, uint64_t mapping_id, const char *key);
+const char *sp_location_otel_string(const sp_profile *p, uint64_t location_id, const char *key);
+
+/* Appends the text of value V to B: a string as it is, a bool as
+ * true/false, numbers in decimal (doubles with 17 digits), bytes in hex,
+ * arrays and lists in brackets and braces (strings quoted there). */
+void sp_otel_value_text(const sp_otel *o, uint32_t v, sp_buf *b);
+
+/* The extras in the canonical dump (sp_profile_dump's last section). */
+void sp_otel_dump(const sp_profile *p, sp_sink *out);
 
 #endif

@@ -66,6 +66,7 @@ struct sp_symbolizer {
 	sp_idxset located_index;
 	size_t finder_calls;
 	char *kernel_release; /* of the profile being symbolized, or NULL */
+	sp_filehash_cache *filehash; /* candidates' file ids, made at first use */
 
 	/* name sources without a file, loaded at first use */
 	bool sources_loaded;
@@ -177,6 +178,7 @@ void sp_symbolizer_free(sp_symbolizer *s)
 	free(s->located);
 	sp_idxset_free(&s->located_index);
 	free(s->kernel_release);
+	sp_filehash_cache_free(s->filehash);
 	sp_finder_free(s->finder);
 	if (!s->parent) {
 		sp_jit_index_free(s->jit);
@@ -234,19 +236,31 @@ sp_error *sp_symbolizer_locate_as(sp_symbolizer *s, bool kernel, const char *rec
 				  const char *build_id, const char **found,
 				  const sp_find_log **log)
 {
+	return sp_symbolizer_locate_file(s, kernel, recorded, build_id, NULL, found, log);
+}
+
+sp_error *sp_symbolizer_locate_file(sp_symbolizer *s, bool kernel, const char *recorded,
+				    const char *build_id, const char *htlhash, const char **found,
+				    const sp_find_log **log)
+{
 	const char *rel = kernel && s->kernel_release ? s->kernel_release : "";
-	char *key = sp_xasprintf("%s\n%s\n%s%s", build_id ? build_id : "", recorded ? recorded : "",
-				 kernel ? "kernel " : "", rel);
+	char *key = sp_xasprintf("%s\n%s\n%s%s%s%s", build_id ? build_id : "",
+				 recorded ? recorded : "", kernel ? "kernel " : "", rel,
+				 htlhash ? "\nhtlhash " : "", htlhash ? htlhash : "");
 	uint64_t h = sp_hash_bytes(key, strlen(key), 0);
 	located_ctx k = {s, key};
 	size_t i = sp_idxset_find(&s->located_index, h, located_eq, &k);
 	if (i == SIZE_MAX) {
 		located l = {.key = key};
 		s->finder_calls++;
+		sp_filehash_want want = {htlhash ? sp_symbolizer_filehash(s) : NULL, htlhash};
 		l.err = kernel ? sp_finder_kernel(sp_symbolizer_finder(s), recorded, build_id,
 						  s->kernel_release, &l.found, &l.log)
-			       : sp_finder_binary(sp_symbolizer_finder(s), recorded, build_id,
-						  &l.found, &l.log);
+			: htlhash ? sp_finder_binary_check(sp_symbolizer_finder(s), recorded,
+							   build_id, sp_filehash_check, &want,
+							   &l.found, &l.log)
+				  : sp_finder_binary(sp_symbolizer_finder(s), recorded, build_id,
+						     &l.found, &l.log);
 		SP_PUSH(s->located, s->n_located, s->cap_located, l);
 		i = s->n_located - 1;
 		sp_idxset_add(&s->located_index, h, i);
@@ -256,6 +270,13 @@ sp_error *sp_symbolizer_locate_as(sp_symbolizer *s, bool kernel, const char *rec
 	*found = s->located[i].found;
 	*log = &s->located[i].log;
 	return sp_error_dup(s->located[i].err);
+}
+
+sp_filehash_cache *sp_symbolizer_filehash(sp_symbolizer *s)
+{
+	if (!s->filehash)
+		s->filehash = sp_filehash_cache_new();
+	return s->filehash;
 }
 
 size_t sp_symbolizer_finder_calls(const sp_symbolizer *s)

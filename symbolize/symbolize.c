@@ -48,6 +48,8 @@ void sp_symbolize_report_clear(sp_symbolize_report *r)
 		free(m->debug_path);
 		free(m->index_path);
 		free(m->build_id);
+		free(m->go_build_id);
+		free(m->htlhash);
 		free(m->detail);
 		sp_find_log_clear(&m->tried);
 	}
@@ -228,10 +230,7 @@ static sp_unresolved_reason locate(ctx *c, const job *j, sp_mapping_report *r,
 		return SP_UNRES_ANONYMOUS;
 	if (!j->kernel && sp_mapping_unsymbolizable(c->p, j->m))
 		return SP_UNRES_UNSYMBOLIZABLE;
-	const sp_find_log *log;
-	sp_error *e = sp_symbolizer_locate_as(c->s, j->kernel, j->fname, *j->bid ? j->bid : NULL,
-					      found, &log);
-	sp_find_log_append(&r->tried, log);
+	sp_error *e = sp_locate_mapping(c->s, c->p, j->m, j->kernel, found, r);
 	if (e && sp_error_root_code(e) == SP_E_UNSUPPORTED) {
 		/* no search available: the recorded path as is */
 		sp_error_free(e);
@@ -304,8 +303,13 @@ static sp_unresolved_reason open_and_base(ctx *c, job *j, sp_mapping_report *r,
 		if (!(e = sp_object_section_address(obj, ".text", &text)))
 			j->base = sp_kernel_module_base(j->m->memory_start, text);
 	} else if (!(info->elf_type == ET_REL && info->has_text && info->text_addr)) {
-		e = sp_mapping_base(info, j->m->memory_start, j->m->memory_limit,
-				    j->m->file_offset, j->pend[j->first].addr, &j->base);
+		/* ELF virtual addresses (the eBPF profiler's) or run-time ones */
+		r->rule = sp_mapping_address_rule(info->loads, info->n_loads, j->m->memory_start,
+						  j->m->file_offset);
+		if (r->rule == SP_RULE_RUNTIME)
+			e = sp_mapping_base(info, j->m->memory_start, j->m->memory_limit,
+					    j->m->file_offset, j->pend[j->first].addr, &j->base);
+		r->base = j->base;
 	}
 	if (!e) {
 		j->obj = obj;
@@ -425,8 +429,8 @@ static void do_mapping(ctx *c, sp_mapping_report *r, uint64_t mapping_id,
 	r->build_id = *j.bid ? sp_xstrdup(j.bid) : NULL;
 	for (size_t i = 0; i < n; i = run_end(&j, i))
 		r->n_addresses++;
-	if (m && (m->has_functions || m->has_filenames || m->has_line_numbers ||
-		  m->has_inline_frames)) {
+	if (m && !c->o->resymbolize &&
+	    (m->has_functions || m->has_filenames || m->has_line_numbers || m->has_inline_frames)) {
 		r->n_reason[SP_UNRES_ALREADY] = r->n_addresses;
 		return;
 	}
@@ -463,6 +467,21 @@ static void do_mapping(ctx *c, sp_mapping_report *r, uint64_t mapping_id,
 	free(j.done);
 }
 
+/* Whether location L is one to name: one without lines (with --resymbolize
+ * one with lines too) of machine code.  An OTLP location says what its
+ * frame is (profile.frame.type): the eBPF profiler sends native frames
+ * unnamed, names kernel frames from the host's kallsyms at addresses
+ * relative to their module, and interpreter frames (cpython, jvm, ...) at
+ * addresses that are no machine addresses; only native and Go frames are
+ * this file's to name. */
+static bool wanted(const ctx *c, const sp_location *l)
+{
+	if (l->address == 0 || (l->n_lines && !c->o->resymbolize))
+		return false;
+	const char *type = sp_location_otel_string(c->p, l->id, "profile.frame.type");
+	return !type || !strcmp(type, "native") || !strcmp(type, "go");
+}
+
 /* Which locations (by slot) some sample refers to. */
 static bool *sampled_locations(const sp_profile *p)
 {
@@ -496,7 +515,7 @@ sp_error *sp_symbolize_profile(sp_symbolizer *s, sp_profile *p, sp_symbolize_rep
 	size_t n = 0, cap = 0;
 	for (size_t i = 0; i < p->n_locations; i++) {
 		const sp_location *l = &p->locations[i];
-		if (l->n_lines || l->address == 0)
+		if (!wanted(&c, l))
 			continue;
 		uint64_t mid = l->mapping_id;
 		if (mid && !sp_profile_mapping(p, mid))

@@ -26,11 +26,14 @@
  *   file_offset offset in the mapped file (a mapping's `offset`);
  *   vaddr       symbol-file address: what DWARF, .symtab and the ELF's
  *               p_vaddr speak (the `file_addr` of sp_name_query is one).
- * The one rule: vaddr = addr - base, base from sp_mapping_base() (ET_EXEC,
+ * The one rule: vaddr = addr - base, base 0 for a mapping that holds ELF
+ * virtual addresses already (sp_mapping_address_rule: OTLP from the eBPF
+ * profiler), else base from sp_mapping_base() (ET_EXEC,
  * ET_DYN and kernels), sp_kernel_module_base() for kernel modules, or 0
  * for ET_REL objects a JIT placed at run-time addresses; `symbolize --relative` input is shifted by
  * sp_relative_adjust().  Every conversion is a pure function of loadbase.c
- * with rows in tests/unit/symbolize/test_loadbase.c; nothing else does this arithmetic.
+ * (and elf/addrrule.c) with rows in tests/unit/symbolize/test_loadbase.c
+ * (and test_addrrule.c); nothing else does this arithmetic.
  */
 #ifndef SYMPROF_SYMBOLIZE_H
 #define SYMPROF_SYMBOLIZE_H
@@ -229,6 +232,13 @@ typedef struct {
 	char *debug_path;           /* separate debug file, or NULL */
 	char *index_path;           /* the symbol index that answered, or NULL */
 	char *build_id;
+	char *go_build_id;          /* OTLP: the Go build id, when recorded apart */
+	char *htlhash;              /* OTLP: the eBPF profiler's file id, when recorded */
+	const char *matched_by;     /* which id found the file ("GNU build id", "Go
+				       build id", "file id (htlhash)", "build id"),
+				       NULL when none was compared */
+	sp_address_rule rule;       /* which addresses the mapping holds */
+	uint64_t base;              /* ... and the load base used for them */
 	size_t n_addresses;         /* distinct addresses */
 	size_t n_resolved;
 	size_t n_reason[SP_UNRES_ERROR + 1]; /* unresolved counts per reason */
@@ -244,7 +254,10 @@ typedef struct {
 void sp_symbolize_report_clear(sp_symbolize_report *r);
 
 /* Symbolizes every location of P that has no lines, per mapping, through
- * the session's cached objects; already symbolized mappings are left alone.
+ * the session's cached objects; already symbolized mappings are left alone
+ * (with the resymbolize option, locations with lines are named again, and
+ * keep theirs when nothing names them).  A location of an OTLP profile is
+ * named only when its profile.frame.type is native, go or absent.
  * Partial symbolization is not an error; REPORT (may be NULL) says what
  * happened. */
 sp_error *sp_symbolize_profile(sp_symbolizer *s, sp_profile *p, sp_symbolize_report *report);

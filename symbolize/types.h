@@ -44,6 +44,9 @@ typedef struct {
 	bool no_inline;                  /* keep only the outermost frame */
 	bool force_mismatch;             /* use a file that does not match its
 					    mapping (sp_mapping_file_match) */
+	bool resymbolize;                /* name again the locations that have lines
+					    (an OTLP profiler's Go frames, a
+					    symbolized pprof's) */
 	sp_demangle_style demangle;
 	const char *index_dir;           /* --index-dir: symbol indexes by build id,
 					    read and written (symbolize/index/) */

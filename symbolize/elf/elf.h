@@ -4,6 +4,7 @@
  *   loadbase.c  the address arithmetic of spec/FORMATS.md §6.2–6.3 (pure,
  *               table-tested)
  *   mapcheck.c  whether a found file is the one a mapping recorded (pure)
+ *   addrrule.c  whether a mapping holds ELF virtual or run-time addresses (pure)
  *   objfile.c   opening object files, decompressing whole-file streams
  */
 #ifndef SYMPROF_SYMBOLIZE_ELF_H
@@ -90,6 +91,27 @@ uint64_t sp_relative_adjust(const sp_phdr *loads, size_t n);
  * addresses are already run-time addresses, use base 0 and bypass this. */
 sp_error *sp_mapping_base(const sp_elf_info *info, uint64_t start, uint64_t limit,
 			  uint64_t offset, uint64_t first_addr, uint64_t *base);
+
+/* ------------------------------------------------------------------------ */
+/* Which addresses a mapping holds (addrrule.c; pure).                      */
+
+typedef enum {
+	SP_RULE_UNKNOWN = 0, /* its file was not opened (or a kernel or JIT object) */
+	SP_RULE_ELF_VA,      /* ELF virtual addresses: load base 0 (OTLP from eBPF) */
+	SP_RULE_RUNTIME,     /* run-time addresses: sp_mapping_base */
+} sp_address_rule;
+
+const char *sp_address_rule_str(sp_address_rule r);
+/* The ELF virtual address where file offset OFFSET is mapped by default
+ * (the eBPF profiler's FileOffsetToVirtualAddress): p_vaddr - (p_offset -
+ * OFFSET) of the first executable PT_LOAD of LOADS[0..n) that holds OFFSET,
+ * its start rounded down to a 4 KiB page.  False when none holds it. */
+bool sp_file_offset_va(const sp_phdr *loads, size_t n, uint64_t offset, uint64_t *va);
+/* A mapping at START of the file offset OFFSET of a file with LOADS holds
+ * ELF virtual addresses when START is OFFSET's (sp_file_offset_va), else
+ * run-time addresses. */
+sp_address_rule sp_mapping_address_rule(const sp_phdr *loads, size_t n, uint64_t start,
+					uint64_t offset);
 
 /* ------------------------------------------------------------------------ */
 /* Does a found file match the recorded mapping? (mapcheck.c; pure)         */

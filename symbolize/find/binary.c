@@ -21,10 +21,18 @@
 sp_error *sp_finder_binary(sp_finder *f, const char *recorded, const char *build_id,
 			   char **found, sp_find_log *log)
 {
+	return sp_finder_binary_check(f, recorded, build_id, NULL, NULL, found, log);
+}
+
+sp_error *sp_finder_binary_check(sp_finder *f, const char *recorded, const char *build_id,
+				 sp_try_status (*check)(const char *path, void *arg), void *arg,
+				 char **found, sp_find_log *log)
+{
 	const sp_symbolize_options *o = f->o;
 	sp_find_log own;
 	sp_find_search s;
-	sp_find_want w = { .build_id = build_id && *build_id ? build_id : NULL };
+	sp_find_want w = { .build_id = build_id && *build_id ? build_id : NULL, .check = check,
+			   .check_arg = arg };
 	const char *file = recorded && *recorded ? recorded : NULL;
 	const char *bid = w.build_id;
 	const char *base = file ? sp_find_base_name(file) : NULL;

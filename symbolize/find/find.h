@@ -20,6 +20,7 @@ typedef enum {
 	SP_TRY_NO_DEBUG_INFO,
 	SP_TRY_FAILED, /* e.g. debuginfod error */
 	SP_TRY_DWO_ID_MISMATCH, /* a .dwo of another build of the unit */
+	SP_TRY_FILE_ID_MISMATCH, /* another file id (htlhash) than the mapping's */
 } sp_try_status;
 
 const char *sp_try_status_str(sp_try_status s);
@@ -86,6 +87,12 @@ void sp_finder_allow_debuginfod(sp_finder *f, bool allowed);
  * non-ELF ones exist, else SP_E_NOT_FOUND. */
 sp_error *sp_finder_binary(sp_finder *f, const char *recorded, const char *build_id,
 			   char **found, sp_find_log *log);
+/* As sp_finder_binary, a candidate accepted only when CHECK (called with
+ * ARG, after the build id comparison) says SP_TRY_OK of it: a file id
+ * (htlhash) that must match, for a mapping without build ids. */
+sp_error *sp_finder_binary_check(sp_finder *f, const char *recorded, const char *build_id,
+				 sp_try_status (*check)(const char *path, void *arg), void *arg,
+				 char **found, sp_find_log *log);
 /* Kernel mappings of perf.data.  RECORDED names the kernel image
  * ("[kernel.kallsyms]", perf's "[kernel.kallsyms]_text") or a module (its
  * .ko path as perf recorded it, or perf's "[name]"); RELEASE is the

@@ -39,6 +39,8 @@ const char *sp_try_status_str(sp_try_status s)
 		return "failed";
 	case SP_TRY_DWO_ID_MISMATCH:
 		return "dwo id mismatch";
+	case SP_TRY_FILE_ID_MISMATCH:
+		return "file id (htlhash) mismatch";
 	}
 	return "unknown";
 }
@@ -205,7 +207,7 @@ bool sp_find_try_path(sp_find_search *s, char *path, const sp_find_want *w)
 			status = w->check(path, w->check_arg);
 		sp_elf_info_clear(&info);
 	}
-	if (status == SP_TRY_BUILD_ID_MISMATCH)
+	if (status == SP_TRY_BUILD_ID_MISMATCH || status == SP_TRY_FILE_ID_MISMATCH)
 		s->saw_mismatch = true;
 	if (status == SP_TRY_NOT_ELF)
 		s->saw_not_elf = true;

@@ -72,6 +72,9 @@ EXTRA_DIST += tests/cli/sample_index.sh
 EXTRA_DIST += tests/cli/binary_arg.sh
 EXTRA_DIST += tests/cli/min_resolved.sh
 EXTRA_DIST += tests/cli/gopclntab.sh
+# OpenTelemetry profiles from a real perf record, as the eBPF profiler encodes them
+TESTS += tests/cli/otlp.sh
+EXTRA_DIST += tests/cli/otlp.sh
 # annotated source and disassembly (list, disasm), the viewer formats, the HTML report
 TESTS += tests/cli/annotate.sh tests/cli/viewers.sh tests/cli/html_browser.sh
 EXTRA_DIST += tests/cli/annotate.sh tests/cli/viewers.sh tests/cli/html_browser.sh

@@ -3,6 +3,14 @@
 check_PROGRAMS += tests/fuzz/fuzz_pprof
 tests_fuzz_fuzz_pprof_SOURCES = tests/fuzz/fuzz_pprof.c tests/fuzz/standalone.c tests/fuzz/reader.h
 tests_fuzz_fuzz_pprof_LDADD = $(TEST_LIBS)
+check_PROGRAMS += tests/fuzz/fuzz_otlp
+tests_fuzz_fuzz_otlp_SOURCES = tests/fuzz/fuzz_otlp.c tests/fuzz/standalone.c tests/fuzz/otlp.h \
+	tests/fuzz/reader.h
+tests_fuzz_fuzz_otlp_LDADD = $(TEST_LIBS)
+check_PROGRAMS += tests/fuzz/fuzz_otlp_json
+tests_fuzz_fuzz_otlp_json_SOURCES = tests/fuzz/fuzz_otlp_json.c tests/fuzz/standalone.c \
+	tests/fuzz/otlp.h tests/fuzz/reader.h
+tests_fuzz_fuzz_otlp_json_LDADD = $(TEST_LIBS)
 check_PROGRAMS += tests/fuzz/fuzz_heap
 tests_fuzz_fuzz_heap_SOURCES = tests/fuzz/fuzz_heap.c tests/fuzz/standalone.c
 tests_fuzz_fuzz_heap_LDADD = $(TEST_LIBS)
@@ -73,6 +81,8 @@ tests_fuzz_fuzz_dwraw_SOURCES = tests/fuzz/fuzz_dwraw.c tests/fuzz/standalone.c
 tests_fuzz_fuzz_dwraw_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS)
 tests_fuzz_fuzz_dwraw_LDADD = $(TEST_LIBS) $(LIBDW_LIBS) $(LIBELF_LIBS)
 TESTS += tests/fuzz/fuzz_pprof
+TESTS += tests/fuzz/fuzz_otlp
+TESTS += tests/fuzz/fuzz_otlp_json
 TESTS += tests/fuzz/fuzz_heap
 TESTS += tests/fuzz/fuzz_maps
 TESTS += tests/fuzz/fuzz_jemalloc
@@ -105,6 +115,7 @@ EXTRA_DIST += tests/fuzz/seeds/dwraw
 EXTRA_DIST += tests/fuzz/dwraw_seeds.py
 EXTRA_DIST += tests/fuzz/decompress_seeds.py
 EXTRA_DIST += tests/fuzz/seeds/decompress
+EXTRA_DIST += tests/fuzz/otlp.h tests/fuzz/otlp_seeds.py
 # a function's machine code: symbols, bytes and the libopcodes wrapper (symbolize/elf/)
 check_PROGRAMS += tests/fuzz/fuzz_code
 tests_fuzz_fuzz_code_SOURCES = tests/fuzz/fuzz_code.c tests/fuzz/standalone.c

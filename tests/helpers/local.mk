@@ -45,6 +45,12 @@ tests_helpers_mcjit_host_LDADD = jitreg/libjitreg.la $(LLVM_LIBS) -lpthread
 EXTRA_DIST += tests/helpers/cli_lib.sh
 EXTRA_DIST += tests/helpers/perf_kmod.py
 EXTRA_DIST += tests/helpers/fake_vmlinux.py
+# OTLP: the file id as symbolize/find/filehash.c computes it; the tests' Python side
+check_PROGRAMS += tests/helpers/htlhash_tool
+tests_helpers_htlhash_tool_SOURCES = tests/helpers/htlhash_tool.c
+tests_helpers_htlhash_tool_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
+tests_helpers_htlhash_tool_LDADD = $(TEST_LIBS) $(LIBELF_LIBS)
+EXTRA_DIST += tests/helpers/otlp_proto.py tests/helpers/otlp_gen.py tests/helpers/otlp_check.py
 EXTRA_DIST += tests/helpers/annotate_check.py tests/helpers/viewer_check.py
 EXTRA_DIST += tests/helpers/report_cdp.py
 # the symbol index's size with and without what GSYM does not hold (bench/index.sh)

@@ -63,3 +63,15 @@ TESTS += tests/unit/formats/test_perf
 dist_check_SCRIPTS += tests/unit/formats/test_pprof_go.sh
 dist_check_SCRIPTS += tests/unit/formats/test_stacks_malformed.sh
 dist_check_SCRIPTS += tests/unit/formats/test_stacks_go.sh
+# OpenTelemetry profiles: reader and writer, the JSON parser, the .proto against the
+# tests' own table of the messages
+check_PROGRAMS += tests/unit/formats/test_otlp
+tests_unit_formats_test_otlp_SOURCES = tests/unit/formats/test_otlp.c tests/helpers/tap.h
+tests_unit_formats_test_otlp_LDADD = $(TEST_LIBS)
+check_PROGRAMS += tests/unit/formats/test_json_pull
+tests_unit_formats_test_json_pull_SOURCES = tests/unit/formats/test_json_pull.c tests/helpers/tap.h
+tests_unit_formats_test_json_pull_LDADD = $(TEST_LIBS)
+TESTS += tests/unit/formats/test_otlp
+TESTS += tests/unit/formats/test_json_pull
+TESTS += tests/unit/formats/test_otlp_proto.sh
+dist_check_SCRIPTS += tests/unit/formats/test_otlp_proto.sh

@@ -46,9 +46,9 @@ int main(void)
 	const char junk[] = "\x01\x02 this is not a profile\n";
 	e = sp_read_profile("junk.bin", (const uint8_t *)junk, sizeof(junk) - 1, &p, &f);
 	char *m = err_str(e);
-	TAP_EQ_STR(m, "junk.bin: unrecognized profile format (expected pprof protobuf, perf.data, "
-		      "gperftools heap/CPU/contention/thread text, jemalloc heap, Go count "
-		      "profiles, raw stacks or folded stacks); read as protobuf: junk.bin: "
+	TAP_EQ_STR(m, "junk.bin: unrecognized profile format (expected pprof protobuf, OTLP profiles, "
+		      "perf.data, gperftools heap/CPU/contention/thread text, jemalloc heap, Go "
+		      "count profiles, raw stacks or folded stacks); read as protobuf: junk.bin: "
 		      "offset 0: invalid field number 0",
 		   "unrecognized message keeps the protobuf reader's position");
 	TAP_OK(e && sp_error_root_code(e) == SP_E_UNRECOGNIZED && !p && f == SP_FMT_UNKNOWN,

@@ -107,3 +107,15 @@ tests_unit_symbolize_test_index_SOURCES = tests/unit/symbolize/test_index.c test
 tests_unit_symbolize_test_index_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS)
 tests_unit_symbolize_test_index_LDADD = $(TEST_LIBS) $(LIBDW_LIBS) $(LIBELF_LIBS)
 TESTS += tests/unit/symbolize/test_index
+# OTLP: which addresses a mapping holds, SHA-256 and the eBPF profiler's file id
+check_PROGRAMS += tests/unit/symbolize/test_addrrule
+tests_unit_symbolize_test_addrrule_SOURCES = tests/unit/symbolize/test_addrrule.c tests/helpers/tap.h
+tests_unit_symbolize_test_addrrule_LDADD = $(TEST_LIBS)
+check_PROGRAMS += tests/unit/symbolize/test_filehash
+tests_unit_symbolize_test_filehash_SOURCES = tests/unit/symbolize/test_filehash.c tests/helpers/tap.h
+tests_unit_symbolize_test_filehash_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
+tests_unit_symbolize_test_filehash_LDADD = $(TEST_LIBS) $(LIBELF_LIBS)
+TESTS += tests/unit/symbolize/test_addrrule
+TESTS += tests/unit/symbolize/test_filehash
+TESTS += tests/unit/symbolize/test_htlhash.sh
+dist_check_SCRIPTS += tests/unit/symbolize/test_htlhash.sh
