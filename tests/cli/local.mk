@@ -78,4 +78,6 @@ EXTRA_DIST += tests/cli/otlp.sh
 # annotated source and disassembly (list, disasm), the viewer formats, the HTML report
 TESTS += tests/cli/annotate.sh tests/cli/viewers.sh tests/cli/html_browser.sh
 EXTRA_DIST += tests/cli/annotate.sh tests/cli/viewers.sh tests/cli/html_browser.sh
-TESTS += tests/cli/index.sh
+# the symbol index: symprof index and --index-dir; its answers against the DWARF tools
+TESTS += tests/cli/index.sh tests/cli/index_peers.sh
+EXTRA_DIST += tests/cli/index.sh tests/cli/index_peers.sh
