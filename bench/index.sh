@@ -22,7 +22,9 @@
 # -C`, `llvm-symbolizer --inlines --demangle`, `llvm-gsymutil-14 --address` on the GSYM
 # file; and a batch of ADDRS distinct addresses (default 100000; random offsets in sized
 # functions, bench/addrs.py's way, sorted) through the index and through GSYM
-# (--addresses-from-stdin).  Medians; ratios to addr2line's wall time.
+# (--addresses-from-stdin).  Medians; ratios to addr2line's wall time.  The batch is also
+# answered without the index, in the GNU (-a -f -i -C), LLVM and JSON forms: "index =
+# DWARF, bytes" says whether every answer from the index was the same bytes.
 set -eu
 runs=7 n=100000 work=/tmp/symprof-index
 while getopts r:n:w: o; do
@@ -30,7 +32,7 @@ while getopts r:n:w: o; do
 	r) runs=$OPTARG ;;
 	n) n=$OPTARG ;;
 	w) work=$OPTARG ;;
-	*) sed -n '2,22p' "$0" >&2; exit 2 ;;
+	*) sed -n '2,27p' "$0" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -91,8 +93,8 @@ sizes="| file | DWARF bytes | index bytes | GSYM bytes | index / GSYM | same con
 |---|---|---|---|---|---|---|---|---|"
 table="| file | tool | median wall ms | median peak RSS MiB | / addr2line wall |
 |---|---|---|---|---|"
-batch="| file | addresses | symprof --index-dir wall s | GSYM wall s | symprof / GSYM | symprof peak MiB | GSYM peak MiB |
-|---|---|---|---|---|---|---|"
+batch="| file | addresses | index = DWARF, bytes | symprof --index-dir wall s | GSYM wall s | symprof / GSYM | symprof peak MiB | GSYM peak MiB |
+|---|---|---|---|---|---|---|---|"
 for spec in "libc|$libc|$dbg|__libc_malloc" "cmd/go|$work/go-zlib|$work/go-zlib|main.main" \
 	$(for f in $extra; do echo "$(basename "$f")|$f|$f|"; done); do
 	label=${spec%%|*} rest=${spec#*|}
@@ -148,6 +150,15 @@ print(total)')
 	# a batch of distinct addresses
 	python3 "$bench/addrs.py" "$dwarf" $((10 * n)) "$n" 2>/dev/null | sort -u >batch.addrs
 	awk '{ print $1 " g.gsym" }' batch.addrs >batch.gsym
+	# the batch's answers from the index are those from the debug info, byte for byte
+	same=yes
+	for form in "-a -f -i -C" "--output-style=LLVM -C" "--json"; do
+		# shellcheck disable=SC2086 # the options are words
+		"$SYMPROF" symbolize $form -e "$file" <batch.addrs >b.dwarf
+		# shellcheck disable=SC2086
+		"$SYMPROF" symbolize $form -e "$file" --index-dir ix <batch.addrs >b.index
+		[ -s b.dwarf ] && cmp -s b.dwarf b.index || same="NO ($form)"
+	done
 	rm -f t.*
 	i=0
 	while [ "$i" -lt "$runs" ]; do
@@ -158,7 +169,7 @@ print(total)')
 	in=/dev/null
 	wi=$(cut -d' ' -f1 t.bi | median) wg=$(cut -d' ' -f1 t.bg | median)
 	batch="$batch
-| $label | $(wc -l <batch.addrs) | $(printf '%.3f' "$wi") | $(printf '%.3f' "$wg") | $(awk -v a="$wi" -v b="$wg" 'BEGIN { printf "%.3fx", a / b }') | $(cut -d' ' -f2 t.bi | median | awk '{ printf "%.1f", $1 / 1024 }') | $(cut -d' ' -f2 t.bg | median | awk '{ printf "%.1f", $1 / 1024 }') |"
+| $label | $(wc -l <batch.addrs) | $same | $(printf '%.3f' "$wi") | $(printf '%.3f' "$wg") | $(awk -v a="$wi" -v b="$wg" 'BEGIN { printf "%.3fx", a / b }') | $(cut -d' ' -f2 t.bi | median | awk '{ printf "%.1f", $1 / 1024 }') | $(cut -d' ' -f2 t.bg | median | awk '{ printf "%.1f", $1 / 1024 }') |"
 done
 echo
 echo "$sizes"
