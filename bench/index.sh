@@ -3,7 +3,7 @@
 # the index, against GNU addr2line, llvm-symbolizer and LLVM's GSYM; and the index against
 # GSYM in size, making time and batch look-ups.
 #
-#   bench/index.sh [-r RUNS] [-n ADDRS] [-w WORKDIR] [ELF...]
+#   bench/index.sh [-c] [-r RUNS] [-n ADDRS] [-w WORKDIR] [ELF...]
 #
 # Files: Debian's libc.so.6 with its libc6-dbg debug file (found by build id under
 # /usr/lib/debug; zlib-compressed), Go's own cmd/go built from the local Go tree into
@@ -24,15 +24,18 @@
 # functions, bench/addrs.py's way, sorted) through the index and through GSYM
 # (--addresses-from-stdin).  Medians; ratios to addr2line's wall time.  The batch is also
 # answered without the index, in the GNU (-a -f -i -C), LLVM and JSON forms: "index =
-# DWARF, bytes" says whether every answer from the index was the same bytes.
+# DWARF, bytes" says whether every answer from the index was the same bytes.  -c: before each
+# timed run (untimed) the file, its debug file, the index and the GSYM file are dropped from
+# the page cache (bench/evict.py; the tools' own programs and libraries stay).
 set -eu
-runs=7 n=100000 work=/tmp/symprof-index
-while getopts r:n:w: o; do
+runs=7 n=100000 work=/tmp/symprof-index cold=
+while getopts cr:n:w: o; do
 	case $o in
+	c) cold=1 ;;
 	r) runs=$OPTARG ;;
 	n) n=$OPTARG ;;
 	w) work=$OPTARG ;;
-	*) sed -n '2,27p' "$0" >&2; exit 2 ;;
+	*) sed -n '2,29p' "$0" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -82,6 +85,8 @@ timed()
 {
 	name=$1
 	shift
+	# -c: the files it reads dropped from the page cache first, untimed
+	[ -z "$cold" ] || python3 "$bench/evict.py" "$file" "$dwarf" ix/*.spx g.gsym
 	t0=$(date +%s.%N)
 	/usr/bin/time -f '%M' -o "t.$name.1" "$@" <"$in" >/dev/null 2>&1 || true
 	t1=$(date +%s.%N)
