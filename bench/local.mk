@@ -82,6 +82,8 @@ EXTRA_DIST += bench/page_load.py
 #   make bench-index BENCH_INDEX_ARGS='-r 7 /path/to/bench-exe'
 EXTRA_DIST += bench/index.sh
 BENCH_INDEX_ARGS =
-bench-index: symprof$(EXEEXT)
-	SYMPROF=$(abs_top_builddir)/symprof$(EXEEXT) $(SHELL) $(top_srcdir)/bench/index.sh $(BENCH_INDEX_ARGS)
+bench-index: symprof$(EXEEXT) tests/helpers/index_content$(EXEEXT)
+	SYMPROF=$(abs_top_builddir)/symprof$(EXEEXT) \
+	INDEX_CONTENT=$(abs_top_builddir)/tests/helpers/index_content$(EXEEXT) \
+	$(SHELL) $(top_srcdir)/bench/index.sh $(BENCH_INDEX_ARGS)
 .PHONY: bench-index
