@@ -172,6 +172,12 @@ if sh "$SP_SRCDIR/testdata/src/fixture/build.sh" "$tmp/heapfx" >"$tmp/build.log"
 		sp_ok $? "convert, $run the indexes: the same profile and summary as without" ||
 			{ diff "$tmp/ref.raw" "$tmp/got.raw" | head -n 6 | sed 's/^/#   /'; sp_show_err; }
 	done
+	sp_run symprof convert --format raw --index-dir /proc/version/x -o "$tmp/got.raw" \
+		"$tmp/fixture.heap"
+	[ "$rc" -eq 0 ] && cmp -s "$tmp/ref.raw" "$tmp/got.raw" &&
+		grep -q "symprof convert: warning: symbol index /proc/version/x/" "$tmp/err"
+	sp_ok $? "convert, an index that cannot be written: the same profile, and a warning" ||
+		sp_show_err
 	fid=$(bid "$tmp/heapfx/fixture")
 	lid=$(bid "$tmp/heapfx/libfixshared.so")
 	[ -s "$tmp/cv/$fid.spx" ] && [ -s "$tmp/cv/$lid.spx" ]
