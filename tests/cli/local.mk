@@ -81,3 +81,5 @@ EXTRA_DIST += tests/cli/annotate.sh tests/cli/viewers.sh tests/cli/html_browser.
 # the symbol index: symprof index and --index-dir; its answers against the DWARF tools
 TESTS += tests/cli/index.sh tests/cli/index_peers.sh
 EXTRA_DIST += tests/cli/index.sh tests/cli/index_peers.sh
+TESTS += tests/cli/library.sh
+EXTRA_DIST += tests/cli/library.sh
