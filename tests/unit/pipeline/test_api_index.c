@@ -21,26 +21,19 @@
 
 #define DIAG(...) (fputs("# ", stdout), printf(__VA_ARGS__), fputc('\n', stdout))
 
-static char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *xasprintf(const char *fmt, ...)
-{
-	va_list ap;
-	char *s = NULL;
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		abort();
-	va_end(ap);
-	return s;
-}
+/* snprintf into the array BUF, which must hold it all */
+#define FMT(buf, ...)                                                            \
+	(snprintf(buf, sizeof(buf), __VA_ARGS__) < (int)sizeof(buf) ? (buf) : (abort(), (buf)))
 
 /* Every 8th byte of the sized C++ functions and main of EXE (nm -S). */
 static uint64_t *addresses(const char *exe, size_t *n)
 {
-	char *cmd = xasprintf("nm -S --defined-only '%s' | awk 'NF == 4 && $3 ~ /^[tT]$/ && "
-			      "($4 ~ /^_Z/ || $4 == \"main\") { print $1, $2 }'",
-			      exe);
-	FILE *f = popen(cmd, "r");
-	free(cmd);
+	char cmd[4096];
+	FILE *f = popen(FMT(cmd,
+			    "nm -S --defined-only '%s' | awk 'NF == 4 && $3 ~ /^[tT]$/ && "
+			    "($4 ~ /^_Z/ || $4 == \"main\") { print $1, $2 }'",
+			    exe),
+			"r");
 	uint64_t *v = NULL;
 	size_t cap = 0;
 	*n = 0;
@@ -62,9 +55,8 @@ static uint64_t *addresses(const char *exe, size_t *n)
 
 static char *build_id(const char *exe)
 {
-	char *cmd = xasprintf("readelf -n '%s' | awk '/Build ID:/ { print $3 }'", exe);
-	FILE *f = popen(cmd, "r");
-	free(cmd);
+	char cmd[4096];
+	FILE *f = popen(FMT(cmd, "readelf -n '%s' | awk '/Build ID:/ { print $3 }'", exe), "r");
 	char buf[128] = "";
 	if (f) {
 		if (!fgets(buf, sizeof(buf), f))
@@ -128,15 +120,16 @@ static long first_difference(const symprof_symbols *a, const symprof_symbols *b,
 int main(void)
 {
 	const char *srcdir = getenv("SP_SRCDIR");
-	char *src = xasprintf("%s/testdata/src/symbolize/fixture.cc", srcdir ? srcdir : "..");
+	char src[4096], exe[256], bare[256], dir[256], spx[512], cmd[8192];
+	FMT(src, "%s/testdata/src/symbolize/fixture.cc", srcdir ? srcdir : "..");
 	char tmpdir[] = "/tmp/sp-api-index-XXXXXX";
 	if (!mkdtemp(tmpdir))
 		return 1;
-	char *exe = xasprintf("%s/fixture", tmpdir), *bare = xasprintf("%s/bare", tmpdir),
-	     *dir = xasprintf("%s/ix", tmpdir);
-	char *cmd = xasprintf("g++ -O2 -g -fPIE -pie -Wl,--build-id -o '%s' '%s' && "
-			      "strip --strip-debug -o '%s' '%s'",
-			      exe, src, bare, exe);
+	FMT(exe, "%s/fixture", tmpdir);
+	FMT(bare, "%s/bare", tmpdir);
+	FMT(dir, "%s/ix", tmpdir);
+	FMT(cmd, "g++ -O2 -g -fPIE -pie -Wl,--build-id -o '%s' '%s' && strip --strip-debug -o '%s' '%s'",
+	    exe, src, bare, exe);
 	TAP_OK(system(cmd) == 0, "compiled the PIE fixture and a copy without debug info");
 	char *id = build_id(exe), *id_bare = build_id(bare);
 	TAP_OK(*id && !strcmp(id, id_bare), "the same build id (readelf): %s", id);
@@ -146,7 +139,7 @@ int main(void)
 
 	symprof_symbols *ref = answers(NULL, exe, addrs, n);
 	symprof_symbols *filled = answers(dir, exe, addrs, n);
-	char *spx = xasprintf("%s/%s.spx", dir, id);
+	FMT(spx, "%s/%s.spx", dir, id);
 	struct stat st;
 	size_t inlined = 0;
 	TAP_OK(ref && filled && first_difference(ref, filled, &inlined) < 0 &&
@@ -168,18 +161,10 @@ int main(void)
 	symprof_symbols_free(filled);
 	symprof_symbols_free(from_index);
 	symprof_symbols_free(without);
-	free(cmd);
-	cmd = xasprintf("rm -rf '%s'", tmpdir);
-	if (system(cmd) != 0)
+	if (system(FMT(cmd, "rm -rf '%s'", tmpdir)) != 0)
 		DIAG("could not remove %s", tmpdir);
-	free(cmd);
-	free(spx);
 	free(addrs);
 	free(id);
 	free(id_bare);
-	free(dir);
-	free(bare);
-	free(exe);
-	free(src);
 	return tap_done();
 }
