@@ -87,3 +87,10 @@ bench-index: symprof$(EXEEXT) tests/helpers/index_content$(EXEEXT)
 	INDEX_CONTENT=$(abs_top_builddir)/tests/helpers/index_content$(EXEEXT) \
 	$(SHELL) $(top_srcdir)/bench/index.sh $(BENCH_INDEX_ARGS)
 .PHONY: bench-index
+# symprof serve: 1,000-address batches against a process per batch and a long-running
+# llvm-symbolizer (bench/serve.sh): make bench-serve [BENCH_SERVE_ARGS='-b 50 -r 5']
+EXTRA_DIST += bench/serve.sh bench/serve.py
+BENCH_SERVE_ARGS =
+bench-serve: symprof$(EXEEXT)
+	SYMPROF=$(abs_top_builddir)/symprof$(EXEEXT) $(SHELL) $(top_srcdir)/bench/serve.sh $(BENCH_SERVE_ARGS)
+.PHONY: bench-serve

@@ -129,3 +129,9 @@ tests_fuzz_fuzz_index_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS)
 tests_fuzz_fuzz_index_LDADD = $(TEST_LIBS) $(LIBDW_LIBS) $(LIBELF_LIBS)
 TESTS += tests/fuzz/fuzz_index
 EXTRA_DIST += tests/fuzz/seeds/index
+# the request bodies of symprof serve (serve/json_in.c, json-c)
+check_PROGRAMS += tests/fuzz/fuzz_serve_json
+tests_fuzz_fuzz_serve_json_SOURCES = tests/fuzz/fuzz_serve_json.c tests/fuzz/standalone.c
+tests_fuzz_fuzz_serve_json_LDADD = serve/libserve.la $(TEST_LIBS) $(JSONC_LIBS) $(MHD_LIBS)
+TESTS += tests/fuzz/fuzz_serve_json
+EXTRA_DIST += tests/fuzz/seeds/serve_json
