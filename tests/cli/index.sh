@@ -12,7 +12,8 @@
 # from its symbol table alone.  Then --index-dir: filled by the first run (fresh), and a
 # foreign (another build's), stale (another revision), damaged (cut short, a byte changed)
 # index in its place is not used and is written again; eight runs writing one index at
-# once; `convert` and `info` with indexes; refusals and their messages.
+# once; `convert` and `info` with indexes; `serve` answering from one (its /v1/symbolize
+# bodies compared, with curl over a unix socket); refusals and their messages.
 . "$(dirname "$0")/../../tests/helpers/cli_lib.sh"
 
 fx=$SP_SRCDIR/testdata/src/symbolize/fixture.cc
@@ -157,8 +158,8 @@ for k in 1 2 3 4 5 6 7 8; do
 	cmp -s "$tmp/ref" "$tmp/race.$k" && [ ! -s "$tmp/race.$k.err" ] || st=1
 done
 sp_ok $st "eight runs writing one index at once: each answers as without an index"
-cmp -s "$tmp/race/$id.spx" "$tmp/ix/$id.spx" && [ -z "$(ls "$tmp/race" | grep -v '\.spx$')" ]
-sp_ok $? "the index they leave is whole, no temporary file left" || ls "$tmp/race" | sed 's/^/#   /'
+cmp -s "$tmp/race/$id.spx" "$tmp/ix/$id.spx" && [ -z "$(find "$tmp/race" -type f ! -name '*.spx')" ]
+sp_ok $? "the index they leave is whole, no temporary file left" || find "$tmp/race" | sed 's/^/#   /'
 
 # --- convert and info ----------------------------------------------------------------------
 if sh "$SP_SRCDIR/testdata/src/fixture/build.sh" "$tmp/heapfx" >"$tmp/build.log" 2>&1 &&
@@ -188,6 +189,41 @@ if sh "$SP_SRCDIR/testdata/src/fixture/build.sh" "$tmp/heapfx" >"$tmp/build.log"
 	sp_ok $? "info names the indexes the mappings used" || sed 's/^/#   /' "$tmp/out"
 else
 	sp_skip "the heap fixture could not be built (libtcmalloc?)"
+fi
+
+# --- symprof serve ----------------------------------------------------------------------------
+# serve_answers NAME FILE [OPTIONS]: a server on a unix socket answers /v1/symbolize for every
+# 7th address of $tmp/addrs in FILE; its JSON body, FILE's path made "F", in $tmp/NAME.json
+serve_answers()
+{
+	name=$1 file=$2
+	shift 2
+	rm -f "$tmp/sock"
+	"$SYMPROF" serve --listen "unix:$tmp/sock" "$@" >"$tmp/serve.out" 2>"$tmp/serve.err" &
+	spid=$!
+	i=0
+	while [ $i -lt 100 ] && ! grep -q 'listening on' "$tmp/serve.out"; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	list=$(awk 'NR % 7 == 1 { printf "%s\"%s\"", n++ ? "," : "", $1 }' "$tmp/addrs")
+	curl -s --unix-socket "$tmp/sock" -H 'Content-Type: application/json' \
+		-d "{\"modules\":[{\"path\":\"$file\",\"addresses\":[$list]}]}" \
+		http://localhost/v1/symbolize | sed "s|$file|F|g" >"$tmp/$name.json"
+	kill "$spid" 2>/dev/null
+	wait "$spid" 2>/dev/null
+}
+if command -v curl >/dev/null 2>&1; then
+	serve_answers serve_ref "$tmp/fixture"
+	serve_answers serve_ix "$tmp/bare" --index-dir "$tmp/ix"
+	serve_answers serve_bare "$tmp/bare"
+	[ -s "$tmp/serve_ref.json" ] && grep -q '"frames"' "$tmp/serve_ref.json" &&
+		cmp -s "$tmp/serve_ref.json" "$tmp/serve_ix.json" &&
+		! cmp -s "$tmp/serve_ref.json" "$tmp/serve_bare.json"
+	sp_ok $? "serve --index-dir: the copy without debug info answered from the index as the file with it" ||
+		{ head -c 600 "$tmp/serve_ix.json" | sed 's/^/#   /'; sed 's/^/#   /' "$tmp/serve.err"; }
+else
+	sp_skip "curl is not installed"
 fi
 
 # --- Go: names and lines from the pc-line table alone --------------------------------------
