@@ -202,12 +202,13 @@ serve_answers()
 	"$SYMPROF" serve --listen "unix:$tmp/sock" "$@" >"$tmp/serve.out" 2>"$tmp/serve.err" &
 	spid=$!
 	i=0
-	while [ $i -lt 100 ] && ! grep -q 'listening on' "$tmp/serve.out"; do
+	while [ $i -lt 600 ] && ! grep -q 'listening on' "$tmp/serve.out"; do
 		sleep 0.1
 		i=$((i + 1))
 	done
 	list=$(awk 'NR % 7 == 1 { printf "%s\"%s\"", n++ ? "," : "", $1 }' "$tmp/addrs")
-	curl -s --unix-socket "$tmp/sock" -H 'Content-Type: application/json' \
+	curl -s --retry 10 --retry-connrefused --unix-socket "$tmp/sock" \
+		-H 'Content-Type: application/json' \
 		-d "{\"modules\":[{\"path\":\"$file\",\"addresses\":[$list]}]}" \
 		http://localhost/v1/symbolize | sed "s|$file|F|g" >"$tmp/$name.json"
 	kill "$spid" 2>/dev/null
