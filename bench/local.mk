@@ -85,6 +85,16 @@ bench-unwind-maps: symprof$(EXEEXT)
 	SYMPROF=$(abs_top_builddir)/symprof$(EXEEXT) $(SHELL) $(top_srcdir)/bench/unwind-maps.sh $(BENCH_UNWIND_MAPS_ARGS)
 .PHONY: bench-unwind-maps
 
+# the symbol index: one address cold and from the index against addr2line, llvm-symbolizer
+# and GSYM, sizes and batches against GSYM (bench/index.sh):
+#   make bench-index BENCH_INDEX_ARGS='-r 7 /path/to/bench-exe'
+EXTRA_DIST += bench/index.sh
+BENCH_INDEX_ARGS =
+bench-index: symprof$(EXEEXT) tests/helpers/index_content$(EXEEXT)
+	SYMPROF=$(abs_top_builddir)/symprof$(EXEEXT) \
+	INDEX_CONTENT=$(abs_top_builddir)/tests/helpers/index_content$(EXEEXT) \
+	$(SHELL) $(top_srcdir)/bench/index.sh $(BENCH_INDEX_ARGS)
+.PHONY: bench-index
 # symprof serve: 1,000-address batches against a process per batch and a long-running
 # llvm-symbolizer (bench/serve.sh): make bench-serve [BENCH_SERVE_ARGS='-b 50 -r 5']
 EXTRA_DIST += bench/serve.sh bench/serve.py

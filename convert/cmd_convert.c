@@ -379,11 +379,13 @@ static int run(convert_opts *o, char **inputs, int n_inputs)
 		.ctx = &ctx,
 	};
 	sp_cli_pipeline(&o->sym, &pl);
+	sp_symbolizer *ixs = sp_cli_index_session(&o->sym, &pl);
 	sp_load_input *in = sp_cli_inputs(inputs, n_inputs);
 	sp_error *err = NULL;
 	int rc = o->each ? run_each(o, &pl, &ctx, in, n_inputs)
 		 : (err = sp_pipeline_run(&pl, in, n_inputs, NULL)) ? sp_cli_fail(err) : 0;
 	free(in);
+	sp_cli_index_done(&o->sym, ixs);
 	return rc == 0 && ctx.below_min ? 3 : rc;
 }
 

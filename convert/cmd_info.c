@@ -71,9 +71,11 @@ int cmd_info(int argc, char **argv)
 		.ctx = &failed,
 	};
 	sp_cli_pipeline(&o, &pl);
+	sp_symbolizer *ixs = sp_cli_index_session(&o, &pl);
 	sp_load_input *in = sp_cli_inputs(argv + optind, argc - optind);
 	sp_error *err = sp_pipeline_run(&pl, in, argc - optind, NULL);
 	free(in);
+	sp_cli_index_done(&o, ixs);
 	rc = err ? sp_cli_fail(err) : failed ? 1 : 0;
 out:
 	sp_cli_sym_clear(&o);

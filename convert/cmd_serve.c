@@ -169,6 +169,7 @@ int cmd_serve(int argc, char **argv)
 									   : SYMPROF_DEMANGLE_SIMPLE,
 			.no_inline = s->no_inline,
 			.force_mismatch = s->force_mismatch,
+			.index_dir = s->index_dir,
 		};
 		rc = sp_serve_run(&c);
 	}

@@ -406,6 +406,7 @@ static int run(sym_opts *o, char **argv, int n)
 	sp_cli_print_notes(s, o->cli.quiet); /* what resolving found to say */
 out:
 	free(path);
+	sp_cli_index_warning("symbolize", s, false);
 	sp_symbolizer_free(s);
 	return rc;
 }

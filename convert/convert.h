@@ -15,6 +15,7 @@ int cmd_info(int argc, char **argv);
 int cmd_symbolize(int argc, char **argv);
 int cmd_jit(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
+int cmd_index(int argc, char **argv);
 
 /* Options every command that symbolizes shares.  Vectors are owned. */
 typedef struct {
@@ -41,17 +42,22 @@ typedef struct {
 
 /* getopt_long entries for the shared options; their values are >= 1000.
  * SP_CLI_FIND_OPTIONS are the ones that say where files and names come
- * from; `symbolize` takes only those, the other commands all of them. */
-#define SP_CLI_FIND_OPTIONS                                             \
+ * from; `symbolize` takes only those, the other commands all of them;
+ * `index` only SP_CLI_FILE_OPTIONS, where files and debug info are found. */
+#define SP_CLI_FILE_OPTIONS                                             \
 	{"binary-path", required_argument, NULL, 1000},                 \
 	{"debug-dir", required_argument, NULL, 1001},                   \
 	{"sysroot", required_argument, NULL, 1002},                     \
 	{"path-map", required_argument, NULL, 1003},                    \
-	{"no-debuginfod", no_argument, NULL, 1004},                     \
+	{"no-debuginfod", no_argument, NULL, 1004}
+
+#define SP_CLI_FIND_OPTIONS                                             \
+	SP_CLI_FILE_OPTIONS,                                            \
 	{"jit-dir", required_argument, NULL, 1005},                     \
 	{"perf-map", required_argument, NULL, 1006},                    \
 	{"jitdump", required_argument, NULL, 1014},                     \
-	{"kallsyms", required_argument, NULL, 1007}
+	{"kallsyms", required_argument, NULL, 1007},                    \
+	{"index-dir", required_argument, NULL, 1016}
 
 #define SP_CLI_SYM_OPTIONS                                              \
 	SP_CLI_FIND_OPTIONS,                                            \
@@ -64,18 +70,23 @@ typedef struct {
 	{"max-memory", required_argument, NULL, 1013},                  \
 	{"quiet", no_argument, NULL, 'q'}
 
-#define SP_CLI_FIND_HELP                                                                 \
+#define SP_CLI_FILE_HELP                                                                 \
 	"  --binary-path DIR     search DIR for binaries (repeatable; also $PPROF_BINARY_PATH)\n" \
 	"  --debug-dir DIR       separate debug info root (repeatable; default /usr/lib/debug)\n" \
 	"  --sysroot DIR         prefix every recorded path with DIR\n"                  \
 	"  --path-map OLD=NEW    rewrite a recorded path prefix (repeatable)\n"          \
-	"  --no-debuginfod       do not query DEBUGINFOD_URLS servers\n"                 \
+	"  --no-debuginfod       do not query DEBUGINFOD_URLS servers\n"
+
+#define SP_CLI_FIND_HELP                                                                 \
+	SP_CLI_FILE_HELP                                                                 \
 	"  --jit-dir DIR         NAME.elf + NAME.meta JIT objects (repeatable)\n"       \
 	"  --perf-map FILE|DIR   /tmp/perf-PID.map names for JIT code (repeatable; a DIR\n" \
 	"                        gives its perf-PID.map files)\n"                        \
 	"  --jitdump FILE|DIR    jit-PID.dump names and lines for JIT code (repeatable;\n" \
 	"                        a DIR gives its jit-PID.dump files)\n"                  \
-	"  --kallsyms FILE       copy of /proc/kallsyms for kernel addresses\n"
+	"  --kallsyms FILE       copy of /proc/kallsyms for kernel addresses\n"          \
+	"  --index-dir DIR       symbol indexes by build id: answer from them without\n" \
+	"                        reading DWARF, write the missing ones (symprof index)\n"
 
 #define SP_CLI_SYM_HELP                                                                  \
 	"symbolization:\n"                                                               \
@@ -109,6 +120,14 @@ sp_load_input *sp_cli_inputs(char **argv, int n);
 void sp_cli_print_warnings(void *ctx, int input, const char *name, const sp_notes *notes);
 /* A run's symbolized callback: sp_cli_print_summary on stderr. */
 void sp_cli_summary(void *ctx, int input, const char *name, const sp_symbolize_report *r);
+/* Prints "symprof CMD: warning: ..." when S could not write a symbol
+ * index (--index-dir), unless QUIET. */
+void sp_cli_index_warning(const char *cmd, const sp_symbolizer *s, bool quiet);
+/* With --index-dir, the run's session made here (PL->session), so that
+ * after the run sp_cli_index_done can say whether a symbol index could not
+ * be written, then free it; else NULL, and the run makes its own. */
+sp_symbolizer *sp_cli_index_session(const sp_cli_sym *c, sp_pipeline *pl);
+void sp_cli_index_done(const sp_cli_sym *c, sp_symbolizer *s);
 /* Prints one line per mapping that did not fully resolve. */
 void sp_cli_print_summary(const char *name, const sp_symbolize_report *r, FILE *f);
 /* Prints the session's new notes on stderr ("symprof: note: ..."), or

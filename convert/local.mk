@@ -7,6 +7,7 @@ symprof_SOURCES = \
 	convert/cmd_info.c \
 	convert/cmd_symbolize.c \
 	convert/cmd_jit.c \
-	convert/cmd_serve.c
+	convert/cmd_serve.c \
+	convert/cmd_index.c
 symprof_LDADD = serve/libserve.la pipeline/libpipeline.la report/libreport.la formats/libformats.la symbolize/libsymbolize.la profile/libprofile.la \
 	common/libcommon.la -lpthread

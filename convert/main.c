@@ -17,6 +17,7 @@ static const struct {
 	{"symbolize", cmd_symbolize, "addr2line-style address lookup in one ELF file"},
 	{"serve", cmd_serve, "answer symbolize and convert requests over HTTP"},
 	{"jit", cmd_jit, "JIT objects: 'jit dump' recovers GDB-JIT-registered objects"},
+	{"index", cmd_index, "write symbol indexes of ELF files (for --index-dir)"},
 };
 
 static void usage(FILE *f)

@@ -53,6 +53,9 @@ int sp_cli_sym_option(sp_cli_sym *c, int opt, const char *arg)
 	case 1007:
 		c->sym.kallsyms = arg;
 		return 0;
+	case 1016:
+		c->sym.index_dir = arg;
+		return 0;
 	case 1008:
 		if (!strcmp(arg, "simple"))
 			c->sym.demangle = SP_DEMANGLE_SIMPLE;
@@ -238,6 +241,32 @@ void sp_cli_print_notes(sp_symbolizer *s, bool quiet)
 			fprintf(stderr, "symprof: note: %s\n", note);
 		free(note);
 	}
+}
+
+void sp_cli_index_warning(const char *cmd, const sp_symbolizer *s, bool quiet)
+{
+	sp_error *e = sp_symbolizer_index_error(s);
+	if (e && !quiet) {
+		char *msg = sp_error_string(e);
+		fprintf(stderr, "symprof %s: warning: %s\n", cmd, msg);
+		free(msg);
+	}
+	sp_error_free(e);
+}
+
+sp_symbolizer *sp_cli_index_session(const sp_cli_sym *c, sp_pipeline *pl)
+{
+	if (!c->sym.index_dir || !*c->sym.index_dir || pl->session)
+		return NULL;
+	return pl->session = sp_symbolizer_new(&pl->sym);
+}
+
+void sp_cli_index_done(const sp_cli_sym *c, sp_symbolizer *s)
+{
+	if (!s)
+		return;
+	sp_cli_index_warning(c->cmd ? c->cmd : "convert", s, c->quiet);
+	sp_symbolizer_free(s);
 }
 
 void sp_cli_print_summary(const char *name, const sp_symbolize_report *r, FILE *f)

@@ -190,6 +190,7 @@ symprof_error *symprof_session_new(const symprof_options *opts, symprof_session 
 		.force_mismatch = o.force_mismatch != 0,
 		.resymbolize = o.resymbolize != 0,
 		.demangle = (sp_demangle_style)o.demangle,
+		.index_dir = o.index_dir,
 	};
 	if ((unsigned)o.demangle > SYMPROF_DEMANGLE_NONE) {
 		free(maps);

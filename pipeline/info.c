@@ -27,6 +27,8 @@ static void print_mapping_report(const sp_mapping_report *mr, sp_buf *f)
 		sp_buf_printf(f, "    file: none\n");
 	if (mr->debug_path)
 		sp_buf_printf(f, "    debug info: %s\n", mr->debug_path);
+	if (mr->index_path)
+		sp_buf_printf(f, "    symbol index: %s\n", mr->index_path);
 	if (mr->build_id && *mr->build_id)
 		sp_buf_printf(f, "    build id: %s\n", mr->build_id);
 	if (mr->go_build_id)

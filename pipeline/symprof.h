@@ -131,7 +131,9 @@ typedef struct {
 					    (--max-memory; one per process, set by the
 					    last session that gives one); 0: as it is
 					    (none unless set before) */
-	void *reserved[8];
+	const char *index_dir;           /* --index-dir: symbol indexes by build id,
+					    answered from and written (symprof-index(1)) */
+	void *reserved[7];
 } symprof_options;
 
 /* A session: every cache (opened objects and their indexes, answers of the

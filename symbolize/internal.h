@@ -18,6 +18,9 @@ const char *sp_object_debug_path(const sp_object *o);
 const sp_find_log *sp_object_debug_log(const sp_object *o);
 /* sp_resolver_split_error of the object's resolver, or NULL (caller frees). */
 sp_error *sp_object_split_error(const sp_object *o);
+/* The symbol index the object answers from (--index-dir), or NULL
+ * (borrowed). */
+const char *sp_object_index_path(const sp_object *o);
 /* The session's finder, created at first use (borrowed until
  * sp_symbolizer_free): one debuginfod client per session. */
 sp_finder *sp_symbolizer_finder(sp_symbolizer *s);

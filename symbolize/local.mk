@@ -22,6 +22,13 @@ symbolize_libsymbolize_la_SOURCES = \
 	symbolize/dwarf/dwp.c \
 	symbolize/dwarf/lines.c \
 	symbolize/dwarf/zsec.c \
+	symbolize/dwarf/walk.c \
+	symbolize/index/index.h \
+	symbolize/index/indexp.h \
+	symbolize/index/build.c \
+	symbolize/index/read.c \
+	symbolize/index/store.c \
+	symbolize/index/format.c \
 	symbolize/elf/loadbase.c \
 	symbolize/elf/mapcheck.c \
 	symbolize/elf/objfile.c \

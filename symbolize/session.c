@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <elf.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -36,6 +37,13 @@ struct sp_object {
 	uint64_t used;    /* the session's clock when last resolved in */
 	int pinned;       /* in use: not to be given back */
 	bool refusal_said; /* a split unit refused for want of memory, noted */
+	/* --index-dir: the index of the build id, looked for at the first
+	 * address; when there is none that holds, the resolver answers and the
+	 * index is written after its first answer */
+	bool ix_tried, ix_write;
+	sp_index *ix;      /* answering, or NULL */
+	sp_index *ix_old;  /* found damaged while answering: its frames stay valid */
+	char *ix_path;
 };
 
 typedef struct {
@@ -86,6 +94,7 @@ struct sp_symbolizer {
 	const sp_symbolizer *parent;
 	uint64_t clock;   /* for the objects' LRU */
 	bool evictor;     /* registered with the memory budget */
+	sp_error *index_err; /* the first index that could not be written */
 };
 
 /* The budget's evictor: the resolver of the object least recently
@@ -142,6 +151,7 @@ sp_symbolizer *sp_symbolizer_new(const sp_symbolize_options *opts)
 	s->opts.perf_maps = keep_list(s, opts->perf_maps, opts->n_perf_maps);
 	s->opts.sysroot = keep_str(s, opts->sysroot);
 	s->opts.kallsyms = keep_str(s, opts->kallsyms);
+	s->opts.index_dir = keep_str(s, opts->index_dir);
 	if (opts->path_maps && opts->n_path_maps) {
 		sp_path_map *pm = sp_xreallocarray(NULL, opts->n_path_maps, sizeof(*pm));
 		for (size_t i = 0; i < opts->n_path_maps; i++) {
@@ -175,6 +185,9 @@ static void object_free(sp_object *o)
 	if (!o)
 		return;
 	sp_resolver_free(o->dw);
+	sp_index_free(o->ix);
+	sp_index_free(o->ix_old);
+	free(o->ix_path);
 	if (o->have_info)
 		sp_elf_info_clear(&o->info);
 	sp_error_free(o->err);
@@ -224,6 +237,7 @@ void sp_symbolizer_free(sp_symbolizer *s)
 		sp_kallsyms_free(s->ksyms);
 	}
 	sp_error_free(s->sources_err);
+	sp_error_free(s->index_err);
 	for (size_t i = 0; i < s->n_strs; i++)
 		free(s->strs[i]);
 	free(s->strs);
@@ -560,22 +574,36 @@ const char *sp_object_path(const sp_object *o)
 
 const char *sp_object_debug_path(const sp_object *o)
 {
+	if (o->ix)
+		return sp_index_debug_path(o->ix);
 	return o->dw ? sp_resolver_debug_path(o->dw) : NULL;
 }
 
 const sp_find_log *sp_object_debug_log(const sp_object *o)
 {
-	return o->dw ? sp_resolver_find_log(o->dw) : NULL;
+	return o->dw && !o->ix ? sp_resolver_find_log(o->dw) : NULL;
 }
 
 sp_error *sp_object_split_error(const sp_object *o)
 {
+	if (o->ix)
+		return sp_index_split_error(o->ix);
 	return o->dw ? sp_resolver_split_error(o->dw) : NULL;
 }
 
 /* O's resolver, made when it has none (never, or given back to the
  * budget); O pinned until unpin (it may open files, which may ask the
  * budget for room). */
+const char *sp_object_index_path(const sp_object *o)
+{
+	return o->ix ? sp_index_file(o->ix) : NULL;
+}
+
+sp_error *sp_symbolizer_index_error(const sp_symbolizer *s)
+{
+	return sp_error_dup(s->index_err);
+}
+
 static sp_resolver *object_dwarf(sp_object *o)
 {
 	o->used = ++o->s->clock;
@@ -609,6 +637,77 @@ static sp_error *note_refusal(sp_object *o, sp_error *e)
 	return unpin(o, e);
 }
 
+/* The object's index, looked for at the first call: one that holds is
+ * kept; without, the index is to be written (by the session that owns its
+ * options, not by a worker) after the resolver's first answer. */
+static sp_index *object_index(sp_object *o)
+{
+	if (o->ix_tried)
+		return o->ix;
+	o->ix_tried = true;
+	const sp_symbolize_options *opts = &o->s->opts;
+	int et = o->have_info ? o->info.elf_type : ET_NONE;
+	if (!opts->index_dir || !*opts->index_dir || (et != ET_EXEC && et != ET_DYN) ||
+	    !(o->ix_path = sp_index_path(opts->index_dir, o->info.build_id)))
+		return NULL;
+	sp_error *e = sp_index_open(o->ix_path, o->info.build_id, opts->demangle, &o->ix);
+	sp_index_stats st;
+	if (!e) {
+		/* made when the file had no debug info to be found: one that has
+		 * some now answers better */
+		sp_index_stats_of(o->ix, &st);
+		if (!st.dwarf && !st.go && o->info.has_dwarf) {
+			sp_index_free(o->ix);
+			o->ix = NULL;
+		}
+	}
+	sp_error_free(e); /* missing, stale, another build's, damaged: made again */
+	o->ix_write = !o->ix && !o->s->parent;
+	return o->ix;
+}
+
+/* After the resolver's first answer: the index written, when it is to be
+ * and holds debug info that was all there (no index is kept of a symbol
+ * table alone, or with split units missing: debug info found later would
+ * answer better). */
+static void index_fill(sp_object *o)
+{
+	if (!o->ix_write)
+		return;
+	o->ix_write = false;
+	sp_symbolizer *s = o->s;
+	sp_buf bytes = {0};
+	sp_index_stats st;
+	sp_error *e = sp_object_index_build(o, &bytes, &st);
+	if (!e && (st.dwarf || st.go) && !st.split_missing)
+		e = sp_index_store(o->ix_path, bytes.data, bytes.len);
+	sp_buf_free(&bytes);
+	if (e && !s->index_err)
+		s->index_err = sp_error_prefix(e, "symbol index %s", o->ix_path);
+	else
+		sp_error_free(e);
+}
+
+sp_error *sp_object_index_build(sp_object *o, sp_buf *out, sp_index_stats *stats)
+{
+	return sp_index_build(o->path, &o->info, &o->s->opts, sp_symbolizer_finder(o->s), out,
+			      stats);
+}
+
+/* The index failed with E (consumed) while answering: a stored failure
+ * of the resolver's is its answer; a damaged part of the file makes the
+ * resolver answer from now on (and the index be written again). */
+static sp_error *index_failed(sp_object *o, sp_error *e)
+{
+	if (!sp_index_damaged(o->ix))
+		return e;
+	sp_error_free(e);
+	o->ix_old = o->ix;
+	o->ix = NULL;
+	o->ix_write = !o->s->parent;
+	return NULL;
+}
+
 sp_error *sp_object_section_address(sp_object *o, const char *name, uint64_t *vaddr)
 {
 	return unpin(o, sp_resolver_section_address(object_dwarf(o), name, vaddr));
@@ -626,16 +725,33 @@ sp_error *sp_object_symbol_named(sp_object *o, const char *name, sp_symbol *out)
 
 sp_error *sp_object_open(sp_object *o)
 {
+	if (object_index(o))
+		return NULL;
 	return unpin(o, sp_resolver_open(object_dwarf(o)));
 }
 
 sp_error *sp_object_resolve(sp_object *o, uint64_t vaddr, const sp_frame **frames, size_t *n)
 {
-	return note_refusal(o, sp_resolver_resolve(object_dwarf(o), vaddr, frames, n));
+	if (object_index(o)) {
+		sp_error *e = sp_index_resolve(o->ix, vaddr, frames, n);
+		if (!e || (e = index_failed(o, e)) != NULL)
+			return e;
+	}
+	sp_error *e = note_refusal(o, sp_resolver_resolve(object_dwarf(o), vaddr, frames, n));
+	index_fill(o);
+	return e;
 }
 
 sp_error *sp_object_resolve_once(sp_object *o, uint64_t vaddr, const sp_frame **frames,
 				 size_t *n)
 {
-	return note_refusal(o, sp_resolver_resolve_once(object_dwarf(o), vaddr, frames, n));
+	if (object_index(o)) {
+		sp_error *e = sp_index_resolve_once(o->ix, vaddr, frames, n);
+		if (!e || (e = index_failed(o, e)) != NULL)
+			return e;
+	}
+	sp_error *e =
+		note_refusal(o, sp_resolver_resolve_once(object_dwarf(o), vaddr, frames, n));
+	index_fill(o);
+	return e;
 }

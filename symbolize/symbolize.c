@@ -47,6 +47,7 @@ void sp_symbolize_report_clear(sp_symbolize_report *r)
 		free(m->recorded_path);
 		free(m->used_path);
 		free(m->debug_path);
+		free(m->index_path);
 		free(m->build_id);
 		free(m->go_build_id);
 		free(m->htlhash);
@@ -384,6 +385,8 @@ static void report_object(ctx *c, const job *j, sp_mapping_report *r)
 	const sp_find_log *dl = sp_object_debug_log(j->obj);
 	if (dbg)
 		r->debug_path = sp_xstrdup(dbg);
+	if (sp_object_index_path(j->obj))
+		r->index_path = sp_xstrdup(sp_object_index_path(j->obj));
 	if (dl)
 		sp_find_log_append(&r->tried, dl);
 	sp_error *split = sp_object_split_error(j->obj); /* a missing .dwo */

@@ -44,6 +44,7 @@
 #include "symbolize/find/find.h"
 #include "symbolize/sources/sources.h"
 #include "symbolize/unwind/unwind.h"
+#include "symbolize/index/index.h"
 
 /* ------------------------------------------------------------------------ */
 /* Demangling (libbfd).                                                     */
@@ -104,6 +105,13 @@ sp_error *sp_object_resolve(sp_object *o, uint64_t vaddr, const sp_frame **frame
  * (their strings as sp_object_resolve's frames). */
 sp_error *sp_object_resolve_once(sp_object *o, uint64_t vaddr, const sp_frame **frames,
 				 size_t *n);
+/* Builds O's symbol index as sp_index_build does, with the session's
+ * options and finder (the debug file it finds), into *OUT (appended).
+ * STATS may be NULL. */
+sp_error *sp_object_index_build(sp_object *o, sp_buf *out, sp_index_stats *stats);
+/* Why the first symbol index the session was to write (--index-dir) could
+ * not be written, or NULL (caller frees). */
+sp_error *sp_symbolizer_index_error(const sp_symbolizer *s);
 /* Where O's allocated section NAME starts, as a symbol-file address:
  * SP_E_NOT_FOUND naming it when O has none. */
 sp_error *sp_object_section_address(sp_object *o, const char *name, uint64_t *vaddr);
@@ -353,6 +361,7 @@ typedef struct {
 	char *recorded_path;        /* as in the profile */
 	char *used_path;            /* file symbolized against, or NULL */
 	char *debug_path;           /* separate debug file, or NULL */
+	char *index_path;           /* the symbol index that answered, or NULL */
 	char *build_id;
 	char *go_build_id;          /* OTLP: the Go build id, when recorded apart */
 	char *htlhash;              /* OTLP: the eBPF profiler's file id, when recorded */

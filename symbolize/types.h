@@ -48,6 +48,8 @@ typedef struct {
 					    (an OTLP profiler's Go frames, a
 					    symbolized pprof's) */
 	sp_demangle_style demangle;
+	const char *index_dir;           /* --index-dir: symbol indexes by build id,
+					    read and written (symbolize/index/) */
 } sp_symbolize_options;
 
 /* ------------------------------------------------------------------------ */

@@ -17,6 +17,7 @@
  *   dwp.c       the .dwp package index
  *   gopclntab.c Go's pc-line table, for Go binaries without DWARF
  *   symtab.c    the .symtab / .dynsym fallback and its tie-break rules
+ *   walk.c      every answer of a resolver in address order (for the index)
  *
  * The files share dwarfp.h; nothing outside dwarf/ includes it.
  */
@@ -77,6 +78,41 @@ sp_error *sp_resolver_split_error(const sp_resolver *d);
  * sp_resolver_free): its functions' inline frames and lines are only the
  * skeleton's, which the caller must say. */
 const sp_error *sp_resolver_split_refused(const sp_resolver *d);
+
+/* ------------------------------------------------------------------------ */
+/* walk.c: every answer of a resolver, for the symbol index.                */
+
+/* One answer: what the resolver gives for every address from START up to
+ * the next answer's START (the last one: up to the end of the address
+ * space).  Frames as sp_resolver_resolve_once gives them (system_name is
+ * the raw name, name demangled in the resolver's style), borrowed until
+ * the callback returns. */
+typedef struct {
+	uint64_t start;
+	const sp_frame *frames; /* innermost first; NULL when N == 0 */
+	size_t n;
+	bool go;                /* from Go's pc-line table: names are never demangled */
+	const sp_error *err;    /* the look-up failed (N == 0) with this */
+} sp_answer;
+
+/* What the walk found. */
+typedef struct {
+	bool dwarf;    /* the file has DWARF (its own or a separate debug file's) */
+	bool go;       /* Go's pc-line table */
+	bool symbols;  /* function symbols */
+	size_t n_keys; /* answers given */
+} sp_walk_info;
+
+typedef sp_error *sp_answer_fn(void *ctx, const sp_answer *a);
+
+/* Calls FN with the answer at address 0 and at every address where D's
+ * answer may change, in increasing order, so that one call covers every
+ * address up to the next (walk.c says why that holds); consecutive
+ * answers may be equal.  Units are read and freed as the walk passes them:
+ * memory stays that of a few.  FN's error stops the walk and is returned;
+ * so is D's failure to open, and SP_E_UNSUPPORTED for an ET_REL file
+ * (whose addresses depend on where libdwfl lays out its sections). */
+sp_error *sp_resolver_walk(sp_resolver *d, sp_answer_fn *fn, void *ctx, sp_walk_info *info);
 
 /* ------------------------------------------------------------------------ */
 /* lines.c: a compile unit's line table without libdw.                      */

@@ -331,6 +331,14 @@ void sp_units_clear(sp_units *u);
 void sp_units_full(sp_units *u);
 /* The unit whose ranges hold the DWARF address ADDR, loaded, or NULL. */
 sp_cu *sp_units_find(sp_units *u, uint64_t addr);
+/* Loads unit I (< U->n_cus) now, when it is not loaded yet. */
+void sp_units_load(sp_units *u, size_t i);
+/* Frees what loading unit I made (line rows, function tree), as it was
+ * before its first address: the next address in it loads it again.  Names
+ * already handed out stay valid (they live in the Dwarf or in U); so a
+ * unit with a split unit, whose names live in its .dwo, is left loaded.
+ * For a walk over every unit in bounded memory. */
+void sp_units_unload(sp_units *u, size_t i);
 /* The nodes of the functions holding ADDR, outermost first, at most MAX
  * of them, into CHAIN: returns how many. */
 size_t sp_cu_chain(const sp_cu *cu, uint64_t addr, uint32_t *chain, size_t max);
@@ -441,5 +449,40 @@ bool sp_symtab_find(sp_symtab *s, Dwfl_Module *mod, const char *name, sp_symtab_
 /* Frees the table but the names made here (sp_symtab_build again). */
 void sp_symtab_clear_table(sp_symtab *s);
 void sp_symtab_clear(sp_symtab *s);
+
+/* ------------------------------------------------------------------------ */
+/* walk.c: every answer of a resolver, in address order.                    */
+
+/* Addresses at which an answer may change, gathered, then sorted. */
+typedef struct {
+	uint64_t *v;
+	size_t n, cap;
+} sp_bounds;
+
+static inline void sp_bounds_add(sp_bounds *b, uint64_t a)
+{
+	SP_PUSH(b->v, b->n, b->cap, a);
+}
+
+/* Sorts V[0..n): an LSD radix sort over the bytes in which they differ
+ * (symtab.c). */
+void sp_sort_u64(uint64_t *v, size_t n);
+
+/* Every address where the symbol naming an address of MOD changes (the
+ * table is read at the first call), into B. */
+void sp_symtab_bounds(sp_symtab *s, Dwfl_Module *mod, sp_bounds *b);
+
+/* What D answers from, opened (every unit indexed, Go's table read), for
+ * walk.c; borrowed until sp_resolver_free. */
+typedef struct {
+	sp_module *m;
+	sp_units *units;        /* NULL without DWARF */
+	sp_symtab *syms;
+	struct sp_gopcln *go;   /* NULL without Go's table */
+} sp_resolver_parts;
+sp_error *sp_resolver_open_parts(sp_resolver *d, sp_resolver_parts *out);
+/* Whether the last answer of D came from Go's pc-line table (whose names
+ * are never demangled). */
+bool sp_resolver_last_go(const sp_resolver *d);
 
 #endif

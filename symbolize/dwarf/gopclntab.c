@@ -625,6 +625,25 @@ sp_error *sp_gopcln_lookup(sp_gopcln *t, uint64_t pc, sp_gopcln_frame *f, size_t
 	return NULL;
 }
 
+void sp_gopcln_changes(sp_gopcln *t, void (*fn)(void *ctx, uint64_t pc), void *ctx)
+{
+	if (t->nfunc == 0)
+		return;
+	fn(ctx, entry_at(t, t->nfunc));
+	for (uint64_t i = 0; i < t->nfunc; i++) {
+		uint64_t entry = entry_at(t, i);
+		fn(ctx, entry);
+		sp_gopcln_frame f;
+		size_t n;
+		/* decodes the rows of the function that holds ENTRY (the last of
+		 * those that start there) */
+		sp_error_free(sp_gopcln_lookup(t, entry, &f, 1, &n));
+		const fdec *d = t->dec ? &t->dec[i] : NULL;
+		for (uint32_t k = 0; d && d->done && k < d->n; k++)
+			fn(ctx, entry + d->rows[k].end);
+	}
+}
+
 uint64_t sp_gopcln_find_gofunc(const unsigned char *pcln, size_t pcln_size, uint64_t pcln_vaddr,
 			       const sp_go_region *regions, size_t n_regions)
 {

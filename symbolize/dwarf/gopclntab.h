@@ -69,6 +69,13 @@ uint64_t sp_gopcln_entry(const sp_gopcln *t, size_t i);
 sp_error *sp_gopcln_lookup(sp_gopcln *t, uint64_t pc, sp_gopcln_frame *f, size_t max,
 			   size_t *n);
 
+/* Every address at which the answer of sp_gopcln_lookup may change, given
+ * to FN (in no order, some more than once): the functions' entries, the end
+ * of the last function, and each pc at which a function's file, line or
+ * inline index changes (a malformed record gives its entry only: its
+ * look-ups fail alike). */
+void sp_gopcln_changes(sp_gopcln *t, void (*fn)(void *ctx, uint64_t pc), void *ctx);
+
 /* The moduledata of the table at PCLN_VADDR of LAYOUT in REGIONS (the
  * pointer to the table followed by the one to its function names), and its
  * gofunc field: 0 when there is none or the layout has none. */

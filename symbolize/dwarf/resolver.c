@@ -51,6 +51,7 @@ struct sp_resolver {
 	bool go_tried;
 	sp_gopcln *go;
 	sp_error *go_err;    /* the table is malformed */
+	bool last_go;        /* the last answer came from it */
 
 	/* caches */
 	sp_u64map addr_cache;  /* address -> index into results */
@@ -346,7 +347,8 @@ static size_t go_frames(sp_resolver *d, uint64_t addr, sp_error **err)
 	}
 	sp_gopcln_frame gf[64];
 	size_t n = 0;
-	if (!d->go || (*err = sp_gopcln_lookup(d->go, addr, gf, SP_ARRAY_LEN(gf), &n)) != NULL)
+	if (!d->go || (*err = sp_gopcln_lookup(d->go, addr, gf, SP_ARRAY_LEN(gf), &n)) != NULL ||
+	    n == 0)
 		return 0;
 	sp_frame *f = scratch(d, n);
 	memset(f, 0, n * sizeof(*f));
@@ -438,7 +440,9 @@ static size_t resolve_uncached(sp_resolver *d, uint64_t addr, sp_frame **out, sp
 			n = 0;
 	}
 	/* Go code without DWARF: Go's own table, which names every frame */
+	d->last_go = false;
 	if (n == 0 && d->m->etype != ET_REL && (n = go_frames(d, addr, err)) != 0) {
+		d->last_go = true;
 		*out = d->scratch;
 		return n;
 	}
@@ -515,6 +519,32 @@ sp_error *sp_resolver_units(sp_resolver *d, sp_units **out)
 		*out = &d->units;
 	}
 	return e;
+}
+
+bool sp_resolver_last_go(const sp_resolver *d)
+{
+	return d->last_go;
+}
+
+sp_error *sp_resolver_open_parts(sp_resolver *d, sp_resolver_parts *out)
+{
+	*out = (sp_resolver_parts){0};
+	sp_error *e = ensure_open(d);
+	if (e)
+		return e;
+	out->m = d->m;
+	if (d->m->dw) {
+		sp_units_full(&d->units);
+		out->units = &d->units;
+	}
+	out->syms = &d->syms;
+	if (d->m->etype != ET_REL) {
+		sp_error *ge = NULL;
+		go_frames(d, 0, &ge); /* reads the table */
+		sp_error_free(ge);
+		out->go = d->go;
+	}
+	return NULL;
 }
 
 /* Fills OUT from symbol H (dwfl addresses) of D's table. */

@@ -256,8 +256,7 @@ static uint32_t answer_at(build_ctx *c, uint64_t a)
 	return label_for(c, a, lr > reach ? lr : reach, false, false);
 }
 
-/* Sorts V[0..n): an LSD radix sort over the bytes in which they differ. */
-static void sort_u64(uint64_t *v, size_t n)
+void sp_sort_u64(uint64_t *v, size_t n)
 {
 	if (n < 2)
 		return;
@@ -354,7 +353,7 @@ void sp_symtab_build(sp_symtab *s, const sp_symtab_symbol *in, size_t n,
 	sized_finish(s->syms, &c.l);
 	if (c.labels.n > 1)
 		qsort_r(c.labels.ix, c.labels.n, sizeof(*c.labels.ix), cmp_label, s->syms);
-	sort_u64(pts, n_pts);
+	sp_sort_u64(pts, n_pts);
 
 	size_t cap_bp = 0;
 	uint32_t last = NONE;
@@ -581,6 +580,14 @@ void sp_symtab_clear_table(sp_symtab *s)
 	s->by_name = NULL;
 	s->n_syms = s->n_bp = s->n_secs = 0;
 	s->loaded = false;
+}
+
+void sp_symtab_bounds(sp_symtab *s, Dwfl_Module *mod, sp_bounds *b)
+{
+	if (!s->loaded)
+		load_syms(s, mod);
+	for (size_t i = 0; i < s->n_bp; i++) /* where the answer changes */
+		sp_bounds_add(b, s->bp[i]);
 }
 
 void sp_symtab_clear(sp_symtab *s)

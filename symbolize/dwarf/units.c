@@ -802,6 +802,27 @@ sp_cu *sp_units_find(sp_units *u, uint64_t addr)
 	return ci;
 }
 
+void sp_units_load(sp_units *u, size_t i)
+{
+	if (!u->cus[i].loaded)
+		load_cu(u, &u->cus[i]);
+}
+
+void sp_units_unload(sp_units *u, size_t i)
+{
+	sp_cu *ci = &u->cus[i];
+	/* a split unit's names live in its .dwo, which stays open */
+	if (!ci->loaded || ci->split)
+		return;
+	cu_clear(ci);
+	sp_cu fresh = {0};
+	fresh.die = ci->die;
+	fresh.dw = u->dw;
+	fresh.start = ci->start;
+	fresh.end = ci->end;
+	*ci = fresh;
+}
+
 void sp_units_clear(sp_units *u)
 {
 	for (size_t i = 0; i < u->n_cus; i++)

@@ -30,7 +30,7 @@ render()
 }
 
 for page in symprof.1 symprof-convert.1 symprof-info.1 symprof-symbolize.1 symprof-jit.1 \
-	libjitreg.3; do
+	symprof-index.1 libjitreg.3; do
 	sect=${page##*.}
 	f=$mandir/man$sect/$page
 	render "$f" >"$tmp/page" && [ -s "$tmp/page" ] && [ ! -s "$tmp/man.err" ] &&
@@ -45,7 +45,7 @@ sp_ok $? "MANPATH=... man symprof finds the installed page" || sp_show_err
 MANPATH=$mandir MANPAGER=cat man 3 libjitreg 2>/dev/null | col -bx | grep -q 'jitreg_register'
 sp_ok $? "MANPATH=... man 3 libjitreg finds the library page"
 
-for d in README.md docs/raw-stacks.md; do
+for d in README.md docs/raw-stacks.md docs/INDEX.md; do
 	cmp -s "$docdir/${d#docs/}" "$SP_SRCDIR/$d"
 	sp_ok $? "share/doc/symprof/${d#docs/} is installed"
 done
@@ -88,7 +88,7 @@ has_word()
 	grep -qE -- "(^|[^A-Za-z0-9-])$2([^A-Za-z0-9-]|\$)" "$1"
 }
 
-for cmd in convert info symbolize serve "jit dump"; do
+for cmd in convert info symbolize serve "jit dump" index; do
 	page=symprof-${cmd%% *}.1
 	render "$mandir/man1/$page" >"$tmp/page"
 	# shellcheck disable=SC2086 # "jit dump" is two words

@@ -83,6 +83,9 @@ TESTS += tests/cli/unwind_limits.sh
 TESTS += tests/cli/signals.sh
 TESTS += tests/cli/budget.sh
 TESTS += tests/cli/each_killed.sh
+# the symbol index: symprof index and --index-dir; its answers against the DWARF tools
+TESTS += tests/cli/index.sh tests/cli/index_peers.sh
+EXTRA_DIST += tests/cli/index.sh tests/cli/index_peers.sh
 TESTS += tests/cli/library.sh
 EXTRA_DIST += tests/cli/library.sh
 TESTS += tests/cli/serve.sh

@@ -129,6 +129,13 @@ tests_fuzz_fuzz_dwo_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS)
 tests_fuzz_fuzz_dwo_LDADD = $(TEST_LIBS) $(LIBDW_LIBS) $(LIBELF_LIBS)
 TESTS += tests/fuzz/fuzz_dwo
 EXTRA_DIST += tests/fuzz/seeds/dwo tests/fuzz/dwo_seeds.sh
+# the symbol index reader (symbolize/index/)
+check_PROGRAMS += tests/fuzz/fuzz_index
+tests_fuzz_fuzz_index_SOURCES = tests/fuzz/fuzz_index.c tests/fuzz/standalone.c tests/helpers/index_util.h
+tests_fuzz_fuzz_index_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS)
+tests_fuzz_fuzz_index_LDADD = $(TEST_LIBS) $(LIBDW_LIBS) $(LIBELF_LIBS)
+TESTS += tests/fuzz/fuzz_index
+EXTRA_DIST += tests/fuzz/seeds/index
 # the request bodies of symprof serve (serve/json_in.c, json-c)
 check_PROGRAMS += tests/fuzz/fuzz_serve_json
 tests_fuzz_fuzz_serve_json_SOURCES = tests/fuzz/fuzz_serve_json.c tests/fuzz/standalone.c

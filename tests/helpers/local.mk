@@ -56,3 +56,8 @@ EXTRA_DIST += tests/helpers/report_cdp.py
 check_PROGRAMS += tests/helpers/peak_mem
 tests_helpers_peak_mem_SOURCES = tests/helpers/peak_mem.c
 EXTRA_DIST += tests/helpers/failopen.c
+# the symbol index's size with and without what GSYM does not hold (bench/index.sh)
+check_PROGRAMS += tests/helpers/index_content
+tests_helpers_index_content_SOURCES = tests/helpers/index_content.c tests/helpers/index_util.h
+tests_helpers_index_content_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS)
+tests_helpers_index_content_LDADD = $(TEST_LIBS) $(LIBDW_LIBS) $(LIBELF_LIBS)

@@ -4,3 +4,8 @@ check_PROGRAMS += tests/unit/pipeline/test_api
 tests_unit_pipeline_test_api_SOURCES = tests/unit/pipeline/test_api.c tests/helpers/tap.h
 tests_unit_pipeline_test_api_LDADD = pipeline/libsymprof.la
 TESTS += tests/unit/pipeline/test_api
+# --index-dir's option of the library: symbol indexes filled and answered from
+check_PROGRAMS += tests/unit/pipeline/test_api_index
+tests_unit_pipeline_test_api_index_SOURCES = tests/unit/pipeline/test_api_index.c tests/helpers/tap.h
+tests_unit_pipeline_test_api_index_LDADD = pipeline/libsymprof.la
+TESTS += tests/unit/pipeline/test_api_index

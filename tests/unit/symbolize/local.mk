@@ -101,6 +101,12 @@ TESTS += tests/unit/symbolize/test_dwarf_corrupt
 TESTS += tests/unit/symbolize/test_dwwalk
 TESTS += tests/unit/symbolize/test_gopclntab
 EXTRA_DIST += tests/unit/symbolize/test_find.sh
+check_PROGRAMS += tests/unit/symbolize/test_index
+tests_unit_symbolize_test_index_SOURCES = tests/unit/symbolize/test_index.c tests/helpers/index_util.h \
+	tests/helpers/tap.h
+tests_unit_symbolize_test_index_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS)
+tests_unit_symbolize_test_index_LDADD = $(TEST_LIBS) $(LIBDW_LIBS) $(LIBELF_LIBS)
+TESTS += tests/unit/symbolize/test_index
 # OTLP: which addresses a mapping holds, SHA-256 and the eBPF profiler's file id
 check_PROGRAMS += tests/unit/symbolize/test_addrrule
 tests_unit_symbolize_test_addrrule_SOURCES = tests/unit/symbolize/test_addrrule.c tests/helpers/tap.h
