@@ -339,12 +339,35 @@ static void check_kallsyms(const sp_pipeline *pl, const round_ctx *rc, const cha
 			   sp_pipeline_output *out)
 {
 	const char *k = pl->sym->sym.kallsyms;
-	if (!k || !*k || out->format != SP_FMT_PERF)
+	if (out->format != SP_FMT_PERF)
 		return;
-	bool mismatch;
+	bool warn = false;
+	char *note = NULL;
+	if (k && *k) {
+		note = sp_kallsyms_check(k, rc->osrelease, rc->kernel_build_id, &warn);
+		const sp_jit_index *jit;
+		const sp_perf_map *perf;
+		const sp_kallsyms *ks = NULL;
+		if (rc->s)
+			sp_error_free(sp_symbolizer_sources(rc->s, &jit, &perf, &ks));
+		if (sp_kallsyms_restricted(ks)) {
+			char *both = sp_xasprintf("%s%s--kallsyms %s: every address is 0 (copied "
+						  "without the right to see them, kptr_restrict): "
+						  "kernel frames stay addresses", note ? note : "",
+						  note ? "; " : "", k);
+			free(note);
+			note = both;
+			warn = true;
+		}
+	} else if (rc->s && rc->kernel_build_id) {
+		/* (a recording without kernel samples has no kernel build id) */
+		note = sp_symbolizer_kernel_names(rc->s, rc->osrelease, rc->kernel_build_id, &warn);
+	}
+	if (!note)
+		return;
 	free(out->kallsyms_note);
-	out->kallsyms_note = sp_kallsyms_check(k, rc->osrelease, rc->kernel_build_id, &mismatch);
-	if (mismatch)
+	out->kallsyms_note = note;
+	if (warn)
 		fprintf(stderr, "symprof: warning: %s: %s\n", name, out->kallsyms_note);
 }
 
