@@ -78,3 +78,5 @@ EXTRA_DIST += tests/cli/otlp.sh
 # annotated source and disassembly (list, disasm), the viewer formats, the HTML report
 TESTS += tests/cli/annotate.sh tests/cli/viewers.sh tests/cli/html_browser.sh
 EXTRA_DIST += tests/cli/annotate.sh tests/cli/viewers.sh tests/cli/html_browser.sh
+TESTS += tests/cli/perf_users.sh
+EXTRA_DIST += tests/cli/perf_users.sh testdata/src/perfusers/spin.c testdata/src/perfusers/strip.c testdata/src/perfusers/build.sh
