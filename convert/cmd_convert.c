@@ -100,6 +100,7 @@ typedef struct {
 	sp_out_format format;
 	const char *sample_index;
 	bool annotate;
+	bool addresses;      /* --addresses: an unresolved frame per address */
 	bool each;
 	bool all_frames;
 	const char *base;
@@ -110,6 +111,8 @@ typedef struct {
 	char **source_paths; /* --source-path (borrowed from argv) */
 	size_t n_source_paths, cap_source_paths;
 	unsigned long given; /* bit i: format_options[i] was given */
+	sp_profile_selection select; /* --pid --tid --comm --cpu --time */
+	double percent_limit;        /* --percent-limit; 0: not given */
 } convert_opts;
 
 #define FMT(f) (1u << (f))
@@ -176,6 +179,13 @@ static void usage(FILE *f)
 		"usage: symprof convert [OPTIONS] PROFILE... [-o OUT]\n"
 		"       zcat x.heap.gz | symprof convert [OPTIONS] - [-o OUT]\n"
 		"\n"
+		"  perf record -g ./prog        (or --call-graph dwarf: unwound here, offline)\n"
+		"  symprof convert perf.data > prog.folded        (--format top, -o x.flame.svg)\n"
+		"  symprof convert perf.data --sample-index page-faults   (one of several events)\n"
+		"  elsewhere: perf archive there, then --debug-dir UNPACKED, or --binary-path DIR,\n"
+		"  or DEBUGINFOD_URLS; kernel frames: --kallsyms COPY; JIT code: --jitdump DIR\n"
+		"  symprof convert prog.0001.heap -o prog.pb.gz   (heap, CPU, pprof, OTLP, ...)\n"
+		"\n"
 		"Reads pprof protobuf (gzip or not), OpenTelemetry (OTLP) profiles, perf.data,\n"
 		"gperftools heap/CPU/contention/thread profiles, jemalloc heap dumps, Go\n"
 		"count profiles, raw address stacks and folded stacks ('-' is standard\n"
@@ -210,8 +220,12 @@ static void usage(FILE *f)
 		"                        default sample type, else the last column; folded\n"
 		"                        stacks of CPU profiles and perf.data: samples/count,\n"
 		"                        as stackcollapse scripts; cpu gives nanoseconds);\n"
+		"                        a perf event's name picks that event (the first by\n"
+		"                        default: events are never summed);\n"
 		"                        pprof output keeps all and makes I the default type\n"
 		"  --annotate            folded: mark kernel _[k], JIT _[j], inlined _[i] frames\n"
+		"  --addresses           a frame per unresolved address (lib.so+0x1a2b), not one\n"
+		"                        per mapping ([lib.so]); pprof and OTLP keep addresses\n"
 		"  --all-frames          keep frames that drop_frames would remove\n"
 		"  --min-resolved PCT    exit 3 when fewer than PCT percent of the frames\n"
 		"                        (weighted by their samples) resolved\n"
@@ -227,6 +241,13 @@ static void usage(FILE *f)
 		"                        N:M with units (64kb:, 10ms) over numeric labels, else\n"
 		"                        RE,RE,... over string labels (\"key:value\" without KEY)\n"
 		"  --tagignore [KEY=]F   drop samples whose labels match F\n"
+		"  --pid L, --tid L, --comm L, --cpu L  perf report's: samples of the listed\n"
+		"                        pids, tids, command names, CPUs (0-3,6) only\n"
+		"  --time T              perf report's: START,STOP in seconds (perf script's\n"
+		"                        times; either may be empty), or slices: 10%%/2 (the\n"
+		"                        second tenth), 0%%-25%%,75%%-100%%\n"
+		"  --percent-limit P     top, graphs: leave out nodes under P%% (--nodefraction);\n"
+		"                        flamegraph: frames under P%% (--minwidth P%%)\n"
 		"      (RE: POSIX extended regular expression; a leading (?i) ignores case)\n"
 		"reports (dot, pdf, svg, png, top; --unit also flamegraph):\n"
 		"  --functions | --lines | --files  --unit UNIT\n"
@@ -650,8 +671,22 @@ static int run(convert_opts *o, char **inputs, int n_inputs)
 	int bad = check_format_options(o, f);
 	if (bad)
 		return bad;
+	if (o->percent_limit > 0) { /* perf report's, in the report's own terms */
+		if (f == SP_OUT_FLAMEGRAPH) {
+			o->report.flame.minwidth = o->percent_limit;
+			o->report.flame.minwidth_kind = SP_MINWIDTH_PERCENT;
+		} else if (f == SP_OUT_TOP || f == SP_OUT_DOT || f == SP_OUT_PDF ||
+			   f == SP_OUT_SVG || f == SP_OUT_PNG) {
+			o->report.nodefraction = o->percent_limit / 100;
+		} else {
+			return sp_cli_usage("convert", "--percent-limit applies only to --format "
+					    "top, dot, pdf, svg, png, flamegraph, not %s",
+					    format_name(f));
+		}
+	}
 	/* the viewers' timelines: each perf.data sample at its time */
-	o->sym.sample_times = f == SP_OUT_SPEEDSCOPE || f == SP_OUT_FIREFOX;
+	o->sym.sample_times = f == SP_OUT_SPEEDSCOPE || f == SP_OUT_FIREFOX ||
+			      (o->select.time && *o->select.time);
 	if ((f == SP_OUT_PDF || f == SP_OUT_PNG || f == SP_OUT_PPROF || f == SP_OUT_OTLP ||
 	     f == SP_OUT_OTLP_GZ) && !o->out && !o->each &&
 	    isatty(STDOUT_FILENO))
@@ -671,6 +706,9 @@ static int run(convert_opts *o, char **inputs, int n_inputs)
 		.o = o,
 		.w = {.format = f,
 		      .sample_index = o->sample_index,
+		      .quiet = o->sym.quiet,
+		      .addresses = o->addresses,
+		      .no_symbolize = o->sym.no_symbolize,
 		      .annotate = o->annotate,
 		      .all_frames = o->all_frames,
 		      .jobs = o->sym.jobs,
@@ -698,6 +736,7 @@ static int run(convert_opts *o, char **inputs, int n_inputs)
 		/* writers that draw both sides tell them apart by the label */
 		.keep_base = o->diff_base || f == SP_OUT_FOLDED_DIFF || f == SP_OUT_FLAMEGRAPH ||
 			     f == SP_OUT_HTML,
+		.select = &o->select,
 		.output = emit_output,
 		.input_done = o->each ? each_done : NULL,
 		.next = o->each && ctx.jobs > 1 ? each_next : NULL,
@@ -901,6 +940,13 @@ int cmd_convert(int argc, char **argv)
 		{"jobs", required_argument, NULL, 'j'},
 		{"focus", required_argument, NULL, 2003},
 		{"ignore", required_argument, NULL, 2004},
+		{"addresses", no_argument, NULL, 2200},
+		{"pid", required_argument, NULL, 2201},
+		{"tid", required_argument, NULL, 2202},
+		{"comm", required_argument, NULL, 2203},
+		{"cpu", required_argument, NULL, 2204},
+		{"time", required_argument, NULL, 2205},
+		{"percent-limit", required_argument, NULL, 2206},
 		{"functions", no_argument, NULL, 2005},
 		{"lines", no_argument, NULL, 2006},
 		{"files", no_argument, NULL, 2007},
@@ -996,6 +1042,34 @@ int cmd_convert(int argc, char **argv)
 			}
 			*(c == 2110 ? &o.report.tagfocus : &o.report.tagignore) = optarg;
 			break;
+		case 2200:
+			o.addresses = true;
+			break;
+		case 2201:
+			o.select.pids = optarg;
+			break;
+		case 2202:
+			o.select.tids = optarg;
+			break;
+		case 2203:
+			o.select.comms = optarg;
+			break;
+		case 2204:
+			o.select.cpus = optarg;
+			break;
+		case 2205:
+			o.select.time = optarg;
+			break;
+		case 2206: {
+			char *end;
+			o.percent_limit = strtod(optarg, &end);
+			if (end == optarg || *end || !(o.percent_limit > 0) || o.percent_limit > 100) {
+				rc = sp_cli_usage("convert", "--percent-limit expects a percentage "
+						  "above 0 and at most 100");
+				goto out;
+			}
+			break;
+		}
 		case 2005:
 			o.report.granularity = SP_GRAN_FUNCTIONS;
 			break;

@@ -51,7 +51,8 @@ typedef struct {
 	{"jit-dir", required_argument, NULL, 1005},                     \
 	{"perf-map", required_argument, NULL, 1006},                    \
 	{"jitdump", required_argument, NULL, 1014},                     \
-	{"kallsyms", required_argument, NULL, 1007}
+	{"kallsyms", required_argument, NULL, 1007},                    \
+	{"no-default-debug-dir", no_argument, NULL, 1016}
 
 #define SP_CLI_SYM_OPTIONS                                              \
 	SP_CLI_FIND_OPTIONS,                                            \
@@ -66,7 +67,9 @@ typedef struct {
 
 #define SP_CLI_FIND_HELP                                                                 \
 	"  --binary-path DIR     search DIR for binaries (repeatable; also $PPROF_BINARY_PATH)\n" \
-	"  --debug-dir DIR       separate debug info root (repeatable; default /usr/lib/debug)\n" \
+	"  --debug-dir DIR       separate debug info root, or a perf build-id cache or\n"   \
+	"                        unpacked perf archive (repeatable; before /usr/lib/debug)\n" \
+	"  --no-default-debug-dir  not /usr/lib/debug\n"                               \
 	"  --sysroot DIR         prefix every recorded path with DIR\n"                  \
 	"  --path-map OLD=NEW    rewrite a recorded path prefix (repeatable)\n"          \
 	"  --no-debuginfod       do not query DEBUGINFOD_URLS servers\n"                 \
@@ -149,6 +152,9 @@ typedef enum {
 typedef struct {
 	sp_out_format format;
 	const char *sample_index; /* --sample-index, NULL: the default */
+	bool quiet;               /* --quiet: no note of which event is shown */
+	bool addresses;           /* --addresses: unresolved frames per address */
+	bool no_symbolize;        /* --no-symbolize: names are addresses (per address) */
 	bool annotate;            /* folded: _[k] _[j] _[i] */
 	bool all_frames;          /* keep frames drop_frames would remove */
 	int jobs;                 /* threads the writer may use (folded: > 1, two) */
@@ -195,6 +201,9 @@ typedef struct {
 	const char *base;      /* --base / --diff-base: subtracted from the
 				  merged profile (from each input with each) */
 	bool keep_base;        /* the base's samples stay, labelled pprof::base */
+	/* perf report's --pid/--tid/--comm/--cpu/--time, applied to every input
+	 * as it is read (NULL: none) */
+	const sp_profile_selection *select;
 	/* Called once per input with each, else once with the merged profile. */
 	sp_error *(*output)(void *ctx, const sp_pipeline_output *out);
 	/* With each, when set: called after every input that was handed to

@@ -37,15 +37,63 @@ static char *demangle_for_pruning(const char *raw, void *ctx)
 /* The value column asked for; for folded stacks of a profile with a
  * samples/count column (CPU profiles, perf.data), that one by default:
  * flamegraph.pl's stackcollapse scripts write sample counts. */
-static const char *folded_column(const sp_output_options *o, const sp_profile *p)
+static const char *folded_column(const sp_output_options *o, const sp_profile *p, char **own)
 {
-	if (o->sample_index || (o->format != SP_OUT_FOLDED && o->format != SP_OUT_FOLDED_DIFF))
+	bool folded = o->format == SP_OUT_FOLDED || o->format == SP_OUT_FOLDED_DIFF;
+	*own = NULL;
+	if (!folded)
+		return o->sample_index;
+	/* a perf recording of several events: the samples of the event asked
+	 * for (by default the first) */
+	size_t idx;
+	sp_error *e = sp_profile_sample_index(p, o->sample_index, &idx);
+	const char *t = e ? NULL : sp_profile_str(p, p->sample_types[idx].type);
+	sp_error_free(e);
+	if (t && strncmp(t, "samples", 7)) {
+		char *want = sp_xasprintf("samples:%s", t);
+		for (size_t i = 0; i < p->n_sample_types && !*own; i++)
+			if (!strcmp(sp_profile_str(p, p->sample_types[i].type), want))
+				*own = want;
+		if (*own)
+			return *own;
+		free(want);
+	}
+	if (o->sample_index)
 		return o->sample_index;
 	for (size_t i = 0; i < p->n_sample_types; i++)
 		if (!strcmp(sp_profile_str(p, p->sample_types[i].type), "samples") &&
 		    !strcmp(sp_profile_str(p, p->sample_types[i].unit), "count"))
 			return "samples";
 	return NULL;
+}
+
+/* A perf recording of several events, shown without --sample-index: which
+ * event the output shows, and the others (on stderr: the output holds one). */
+static void say_events(const sp_output_options *o, const sp_profile *p, size_t idx,
+		       const char *name)
+{
+	bool pprof = o->format == SP_OUT_PPROF || o->format == SP_OUT_OTLP ||
+		     o->format == SP_OUT_OTLP_GZ || o->format == SP_OUT_OTLP_JSON ||
+		     o->format == SP_OUT_DUMP;
+	if (o->sample_index || pprof || o->quiet)
+		return;
+	size_t n = 0;
+	for (size_t i = 0; i < p->n_sample_types; i++)
+		n += !strncmp(sp_profile_str(p, p->sample_types[i].type), "samples:", 8);
+	if (n < 2)
+		return;
+	const char *shown = sp_profile_str(p, p->sample_types[idx].type);
+	const char *ev = !strncmp(shown, "samples:", 8) ? shown + 8 : shown;
+	sp_buf b = {0};
+	for (size_t i = 0; i < p->n_sample_types; i++) {
+		const char *t = sp_profile_str(p, p->sample_types[i].type);
+		if (!strncmp(t, "samples:", 8) && strcmp(t + 8, ev))
+			sp_buf_printf(&b, "%s%s", b.len ? ", " : "", t + 8);
+	}
+	fprintf(stderr, "symprof: %s: %zu events: the output shows %s (%s); the others: %s "
+		"(--sample-index EVENT)\n", name, n, ev, shown == ev ? sp_profile_str(p,
+		p->sample_types[idx].unit) : "samples", sp_buf_str(&b));
+	sp_buf_free(&b);
 }
 
 /* html, list and disasm: the annotation of P (its machine code through the
@@ -86,6 +134,7 @@ static sp_error *write_output(const sp_output_options *o, sp_profile *p, const c
 	sp_report_options ro = o->report;
 	bool otlp = f == SP_OUT_OTLP || f == SP_OUT_OTLP_GZ || f == SP_OUT_OTLP_JSON;
 	bool report = f != SP_OUT_PPROF && f != SP_OUT_DUMP && !otlp;
+	p->group_unresolved = !o->addresses && !o->no_symbolize;
 	/* Graphs, top and the flame graph filter as they draw (their totals
 	 * are taken before the filters, as pprof's); the others are written
 	 * from the samples the filters keep. */
@@ -101,9 +150,12 @@ static sp_error *write_output(const sp_output_options *o, sp_profile *p, const c
 		sp_profile_prune_frames(p, demangle_for_pruning, NULL);
 	if (report || o->sample_index) {
 		size_t idx;
-		err = sp_profile_sample_index(p, folded_column(o, p), &idx);
+		char *own;
+		err = sp_profile_sample_index(p, folded_column(o, p, &own), &idx);
+		free(own);
 		if (err)
 			return err;
+		say_events(o, p, idx, name);
 		ro.sample_index = idx;
 		/* pprof output keeps every column and opens on the chosen one */
 		if (f == SP_OUT_PPROF || otlp)
@@ -319,12 +371,23 @@ static sp_error *load(const sp_pipeline *pl, const char *path, round_ctx *rc, sp
 	sp_error *err = sp_perf_open(path, &r);
 	if (!err && !r)
 		return sp_cli_load(pl->sym, path, p, fmt);
+	sp_capture *last = NULL;
 	while (!err && !(err = sp_perf_next_round(r, &c)) && c) {
 		unwind_round(rc, c);
 		sp_perf_round_to_profile(r);
+		last = c;
 	}
 	if (!err && (err = sp_profile_check(q = sp_perf_profile(r), path)))
 		sp_profile_free(q);
+	if (!err && last && last->cut_chains && !pl->sym->quiet)
+		fprintf(stderr, "symprof: %s: %llu samples' frame-pointer chains ran into code "
+			"built without frame pointers and were cut there at [unknown]; perf record "
+			"--call-graph dwarf would give real stacks\n", input_name(path),
+			(unsigned long long)last->cut_chains);
+	char *warning = err ? NULL : sp_perf_warning(r);
+	if (warning) /* killed or cut short: what was there is the recording */
+		fprintf(stderr, "symprof: warning: %s: %s\n", input_name(path), warning);
+	free(warning);
 	sp_perf_close(r);
 	if (err)
 		return err;
@@ -389,6 +452,11 @@ static sp_error *prepare(const sp_pipeline *pl, sp_symbolizer *s, char **inputs,
 	out->jitdump_note = rc.jitdump_note;
 	if (sp_unwinder_report(u)->n_samples)
 		out->unwind = sp_unwinder_report(u);
+	if (!err && pl->select) {
+		err = sp_profile_select(profiles[i], pl->select);
+		if (err)
+			err = sp_error_prefix(err, "%s", input_name(inputs[i]));
+	}
 	if (!err && base)
 		err = check_same_kind(base, pl->base, profiles[i], input_name(inputs[i]),
 				      true);

@@ -17,6 +17,21 @@
 #     stay addresses with a build-id mismatch.
 # --debug-dir adds: with one of one's own, libc6-dbg's /usr/lib/debug still gives libc
 #   its debug info.
+# Two events (task-clock,page-faults): each its own columns, never summed: the default
+#   folded total is task-clock's sample count (perf script), stderr names the event shown
+#   and the other, --sample-index page-faults gives page-faults' count.
+# A stripped library: its unnamed addresses are one frame [libstrip.so] (with lib_work,
+#   named from .dynsym, the library's share of perf report --sort dso), --addresses and
+#   the pprof output keep libstrip.so+0xOFFSET frames.
+# A frame-pointer chain into junk (junk_spin points the frame pointer at a fake record):
+#   perf's 0x10000000030 root is one [unknown] frame, stderr says once that --call-graph
+#   dwarf gives real stacks.
+# stderr: one line per file, not per mapping (six processes map the stripped library),
+#   none for libraries whose debug info is installed.
+# A killed perf record (SIGKILL: data size 0, no features) and a truncated file: exit 0,
+#   a warning naming the samples read, the folded total that number.
+# --comm, --pid, --cpu and --time (absolute and percent) as perf script's options select;
+#   top's File: is the busiest program, not the shell that started it.
 . "${SP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/helpers/cli_lib.sh"
 
 sp_require_perf
@@ -72,7 +87,7 @@ else
 	sp_skip "/proc/kallsyms needs root here"
 fi
 sed 's/^[0-9a-f]* /0000000000000000 /' /proc/kallsyms >"$tmp/zero.kallsyms"
-sp_run symprof convert --kallsyms "$tmp/zero.kallsyms" "$tmp/k.data" -o "$tmp/zero.folded"
+sp_run symprof convert --addresses --kallsyms "$tmp/zero.kallsyms" "$tmp/k.data" -o "$tmp/zero.folded"
 [ "$rc" -eq 0 ] && grep -q 'warning:.*every address is 0' "$tmp/err" &&
 	grep -q '\[kernel\]+0x' "$tmp/zero.folded" && ! grep -q read_zero "$tmp/zero.folded"
 sp_ok $? "a kallsyms of zeros: a warning, kernel frames stay addresses, exit 0" || sp_show_err
@@ -128,5 +143,111 @@ if [ -n "$lbid" ] && [ -f "/usr/lib/debug/.build-id/$(echo "$lbid" | cut -c1-2)/
 else
 	sp_skip "no installed debug info for libc (Debian package libc6-dbg)"
 fi
+
+# -- several events ---------------------------------------------------------------------
+(cd "$fix" && perf record -q -e task-clock,page-faults -g -o "$tmp/ev.data" -- \
+	sh -c 'head -c 40000000 /dev/zero | sort >/dev/null; ./spin 20') >"$tmp/rec.log" 2>&1 ||
+	{ sed 's/^/# /' "$tmp/rec.log"; sp_bail "perf record of two events failed"; }
+perf script -F event -i "$tmp/ev.data" 2>/dev/null | sed 's/:.*//; s/^ *//' | sort | uniq -c |
+	awk '{ print $2, $1 }' >"$tmp/ev.counts"
+n_tc=$(awk '$1 == "task-clock" { print $2 }' "$tmp/ev.counts")
+n_pf=$(awk '$1 == "page-faults" { print $2 }' "$tmp/ev.counts")
+sum() { awk '{ s += $NF } END { print s + 0 }' "$1"; }
+sp_run symprof convert -q "$tmp/ev.data"
+[ -n "$n_tc" ] && [ "$(sum "$tmp/out")" = "$n_tc" ]
+sp_ok $? "two events: the default folded total is task-clock's $n_tc samples, not summed with page-faults' $n_pf" ||
+	sp_diag "symprof: $(sum "$tmp/out")"
+sp_run symprof convert "$tmp/ev.data" -o "$tmp/ev.folded"
+grep -q 'the output shows task-clock.*the others: page-faults' "$tmp/err"
+sp_ok $? "two events: stderr says which is shown and which others there are" || sp_show_err
+sp_run symprof convert -q --sample-index page-faults "$tmp/ev.data"
+[ -n "$n_pf" ] && [ "$(sum "$tmp/out")" = "$n_pf" ]
+sp_ok $? "--sample-index page-faults: its $n_pf samples" || sp_diag "symprof: $(sum "$tmp/out")"
+
+# -- a stripped library -------------------------------------------------------------------
+perf report -i "$tmp/spin.data" --stdio --no-children --sort dso -g none 2>/dev/null |
+	awk '$2 == "libstrip.so" { sub("%", "", $1); print $1 }' >"$tmp/dso.perf"
+sp_run symprof convert -f top --nodecount 200 "$tmp/spin.data"
+awk -v want="$(cat "$tmp/dso.perf")" '
+	f && ($6 == "[libstrip.so]" || $6 == "lib_work") { sub("%", "", $2); s += $2 }
+	/flat%/ { f = 1 }
+	END { d = s - want; if (d < 0) d = -d; exit !(want > 1 && d <= 0.5) }' "$tmp/out"
+sp_ok $? "a stripped library: [libstrip.so] and lib_work carry perf report's dso share ($(cat "$tmp/dso.perf")%)" ||
+	sed 's/^/#   /' "$tmp/out"
+sp_run symprof convert "$tmp/spin.data"
+! grep -q 'libstrip\.so+0x' "$tmp/out" && grep -q '\[libstrip\.so\]' "$tmp/out"
+sp_ok $? "folded: one [libstrip.so] frame, no per-address frames"
+sp_run symprof convert --addresses "$tmp/spin.data"
+grep -q 'libstrip\.so+0x' "$tmp/out"
+sp_ok $? "--addresses: a frame per address"
+sp_run symprof convert "$tmp/spin.data" -o "$tmp/spin.pb.gz"
+sp_run symprof convert --addresses "$tmp/spin.pb.gz"
+grep -q 'libstrip\.so+0x' "$tmp/out"
+sp_ok $? "the pprof output keeps every address"
+
+# -- a frame-pointer chain into junk ------------------------------------------------------
+(cd "$fix" && perf record -q -g -o "$tmp/junk.data" -- ./spin 20 0 1) >"$tmp/rec.log" 2>&1 ||
+	{ sed 's/^/# /' "$tmp/rec.log"; sp_bail "perf record of spin junk failed"; }
+n_junk=$(perf script -F ip,sym -i "$tmp/junk.data" 2>/dev/null | grep -c ' junk_spin$')
+sp_run symprof convert "$tmp/junk.data"
+got=$(awk '/^\[unknown\];junk_spin / { print $NF }' "$tmp/out")
+[ "$n_junk" -gt 0 ] && [ "$got" = "$n_junk" ] && ! grep -q '0x10000000030' "$tmp/out"
+sp_ok $? "a chain into junk: [unknown];junk_spin for perf's $n_junk samples, no 0x10000000030 root" ||
+	grep junk "$tmp/out" | sed 's/^/#   /'
+[ "$(grep -c 'call-graph dwarf' "$tmp/err")" = 1 ]
+sp_ok $? "... said once, with --call-graph dwarf" || sp_show_err
+
+# -- stderr: a line per file --------------------------------------------------------------
+(cd "$fix" && perf record -q -g -o "$tmp/six.data" -- \
+	sh -c 'for i in 1 2 3 4 5 6; do ./spin 4 1; done') >"$tmp/rec.log" 2>&1 ||
+	{ sed 's/^/# /' "$tmp/rec.log"; sp_bail "perf record of six runs failed"; }
+sp_run symprof convert "$tmp/six.data" -o "$tmp/six.folded"
+[ "$(grep -c 'libstrip.so' "$tmp/err")" = 1 ] && ! grep -q 'ld-linux' "$tmp/err" &&
+	[ "$(wc -l <"$tmp/err")" -le 3 ]
+sp_ok $? "six processes: one line for libstrip.so, none for ld.so, 3 lines at most" || sp_show_err
+
+# -- killed and truncated recordings ------------------------------------------------------
+# (the program outlives perf: timeout ends it)
+(cd "$fix" && exec perf record -q -g -o "$tmp/killed.data" -- timeout 5 ./spin 100000) >/dev/null 2>&1 &
+rec=$!
+sleep 1.5
+kill -9 "$rec" 2>/dev/null
+wait "$rec" 2>/dev/null
+sp_kill_children
+sp_run symprof convert "$tmp/killed.data" -o "$tmp/killed.folded"
+n=$(sed -n 's/.*not finished (perf record was killed?): \([0-9]*\) samples read.*/\1/p' "$tmp/err")
+[ "$rc" -eq 0 ] && [ -n "$n" ] && [ "$n" -gt 0 ] && [ "$(sum "$tmp/killed.folded")" = "$n" ]
+sp_ok $? "a SIGKILLed perf record: exit 0, its $n samples, a warning" || sp_show_err
+size=$(wc -c <"$tmp/spin.data")
+head -c $((size * 2 / 3)) "$tmp/spin.data" >"$tmp/cut.data"
+sp_run symprof convert "$tmp/cut.data" -o "$tmp/cut.folded"
+n=$(sed -n 's/.*cut short.*: \([0-9]*\) samples read.*/\1/p' "$tmp/err")
+sp_run symprof convert -q "$tmp/spin.data" -o "$tmp/whole.folded"
+[ -n "$n" ] && [ "$n" -gt 0 ] && [ "$(sum "$tmp/cut.folded")" = "$n" ] &&
+	[ "$n" -lt "$(sum "$tmp/whole.folded")" ]
+sp_ok $? "a truncated file: what precedes the cut, with a warning" || sp_show_err
+
+# -- perf report's selections -------------------------------------------------------------
+(cd "$fix" && perf record -q -g --sample-cpu -o "$tmp/sel.data" -- \
+	sh -c 'dd if=/dev/zero of=/dev/null bs=64k count=40000 2>/dev/null; ./spin 30') \
+	>"$tmp/rec.log" 2>&1 || { sed 's/^/# /' "$tmp/rec.log"; sp_bail "perf record of sh failed"; }
+pcount() { perf script -i "$tmp/sel.data" -F comm "$@" 2>/dev/null | grep -c .; }
+scount() { sp_run symprof convert -q "$tmp/sel.data" "$@"; sum "$tmp/out"; }
+spin_pid=$(perf script -i "$tmp/sel.data" -F comm,pid 2>/dev/null | awk '$1 == "spin" { print $2; exit }')
+cpu0=$(perf script -i "$tmp/sel.data" -F cpu 2>/dev/null | head -n 1 | tr -d '[] ')
+t_mid=$(perf script -i "$tmp/sel.data" -F time 2>/dev/null | tr -d ': ' | sort -n | awk '{ t[NR] = $1 } END { print t[int(NR / 2)] }')
+for sel in "--comm dd" "--comm spin,sh" "--pid $spin_pid" "--cpu ${cpu0:-0}" "--time 10%/2" \
+	"--time 0%-25%,50%-75%" "--time $t_mid," "--time ,$t_mid"; do
+	# shellcheck disable=SC2086 # options are words
+	want=$(pcount $sel)
+	# shellcheck disable=SC2086
+	got=$(scount $sel)
+	d=$((want - got))
+	[ "$want" -gt 0 ] && [ "${d#-}" -le 1 ]
+	sp_ok $? "$sel: $got samples, perf script $sel: $want"
+done
+sp_run symprof convert --format top "$tmp/sel.data"
+grep -q '^File: spin$' "$tmp/out"
+sp_ok $? "top's File: is spin, the busiest program, not sh" || head -n 2 "$tmp/out" | sed 's/^/#   /'
 
 sp_done

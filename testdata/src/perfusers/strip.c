@@ -14,7 +14,9 @@ static __attribute__((noinline)) unsigned long mix2(unsigned long s, unsigned lo
 unsigned long lib_work(unsigned long n)
 {
 	unsigned long s = 7;
-	for (unsigned long i = 0; i < n; i++)
+	for (unsigned long i = 0; i < n; i++) {
+		__asm__ volatile(""); /* not pure: called every round */
 		s = (i & 1) ? mix1(s, i) : mix2(s, i);
+	}
 	return s;
 }
