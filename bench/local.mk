@@ -68,3 +68,11 @@ bench-otlp: symprof$(EXEEXT)
 .PHONY: bench-otlp
 # the HTML report's load time in headless Chromium (bench/README.md, "The HTML report")
 EXTRA_DIST += bench/page_load.py
+# perf users' first contact (bench/perf-users.sh): xz, python3, gcc and a C++ program
+# recorded with perf record -g, symprof's top-20 shares against perf report's
+#   make bench-perf-users [BENCH_PERF_USERS_ARGS='-n "xz cxx"']
+EXTRA_DIST += bench/perf-users.sh bench/perfusers.cc
+BENCH_PERF_USERS_ARGS =
+bench-perf-users: symprof$(EXEEXT)
+	SYMPROF=$(abs_top_builddir)/symprof$(EXEEXT) $(SHELL) $(top_srcdir)/bench/perf-users.sh $(BENCH_PERF_USERS_ARGS)
+.PHONY: bench-perf-users

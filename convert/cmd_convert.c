@@ -179,7 +179,7 @@ static void usage(FILE *f)
 		"usage: symprof convert [OPTIONS] PROFILE... [-o OUT]\n"
 		"       zcat x.heap.gz | symprof convert [OPTIONS] - [-o OUT]\n"
 		"\n"
-		"  perf record -g ./prog        (or --call-graph dwarf: unwound here, offline)\n"
+		"  perf record with call graphs (frame pointers, or dwarf: unwound here), then\n"
 		"  symprof convert perf.data > prog.folded        (--format top, -o x.flame.svg)\n"
 		"  symprof convert perf.data --sample-index page-faults   (one of several events)\n"
 		"  elsewhere: perf archive there, then --debug-dir UNPACKED, or --binary-path DIR,\n"

@@ -196,13 +196,48 @@ static sp_error *print_output(void *ctx, const sp_pipeline_output *out)
 	return NULL;
 }
 
+/* `symprof info --events FILE` (for shell completion, not in --help): the
+ * names --sample-index takes, one a line: a perf.data's events from its
+ * header and first round (each also without its modifiers), else the
+ * profile's sample types. */
+static int print_events(const sp_cli_sym *o, const char *path)
+{
+	sp_perf_reader *r;
+	sp_capture *c = NULL;
+	sp_error *err = sp_perf_open(path, &r);
+	if (!err && r) {
+		err = sp_perf_next_round(r, &c);
+		for (size_t i = 0; !err && c && i < c->n_events; i++) {
+			const char *n = c->events[i].name;
+			size_t len = strcspn(n, ":");
+			printf("%s\n", n);
+			if (n[len])
+				printf("%.*s\n", (int)len, n);
+		}
+		sp_perf_close(r);
+		return err ? sp_cli_fail(err) : 0;
+	}
+	if (err)
+		return sp_cli_fail(err);
+	sp_profile *p;
+	sp_input_format fmt;
+	if ((err = sp_cli_load(o, path, &p, &fmt)))
+		return sp_cli_fail(err);
+	for (size_t i = 0; i < p->n_sample_types; i++)
+		printf("%s\n", sp_profile_str(p, p->sample_types[i].type));
+	sp_profile_free(p);
+	return 0;
+}
+
 int cmd_info(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"help", no_argument, NULL, 'h'},
+		{"events", no_argument, NULL, 3000},
 		SP_CLI_SYM_OPTIONS,
 		{NULL, 0, NULL, 0},
 	};
+	bool events = false;
 	sp_cli_sym o;
 	sp_cli_sym_init(&o);
 	o.cmd = "info";
@@ -210,6 +245,10 @@ int cmd_info(int argc, char **argv)
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":qh", longopts, NULL)) != -1) {
+		if (c == 3000) {
+			events = true;
+			continue;
+		}
 		int r = sp_cli_sym_option(&o, c, optarg);
 		if (r == 0)
 			continue;
@@ -225,6 +264,10 @@ int cmd_info(int argc, char **argv)
 		goto out;
 	}
 	sp_cli_sym_finish(&o);
+	if (events) {
+		rc = print_events(&o, argv[optind]);
+		goto out;
+	}
 	sp_pipeline pl = {.sym = &o, .each = true, .keep_going = true, .output = print_output};
 	rc = sp_pipeline_run(&pl, argv + optind, argc - optind);
 out:

@@ -26,6 +26,7 @@
 # A frame-pointer chain into junk (junk_spin points the frame pointer at a fake record):
 #   perf's 0x10000000030 root is one [unknown] frame, stderr says once that --call-graph
 #   dwarf gives real stacks.
+#   The flame graph has no junk root, and its title the event without modifiers.
 # stderr: one line per file, not per mapping (six processes map the stripped library),
 #   none for libraries whose debug info is installed.
 # A killed perf record (SIGKILL: data size 0, no features) and a truncated file: exit 0,
@@ -111,7 +112,7 @@ PERF_BUILDID_DIR=$tmp/empty sp_run symprof info "$tmp/spin.data"
 grep -q 'build-id mismatch' "$tmp/out"
 sp_ok $? "without the cache: build-id mismatch"
 PERF_BUILDID_DIR=$tmp/empty sp_run symprof convert -f top --nodecount 200 \
-	--debug-dir "$tmp/perf-cache" "$tmp/spin.data"
+	--debug-dir "$sp_perf_home/perf-cache" "$tmp/spin.data"
 symprof_shares "$tmp/out" >"$tmp/spin2.sp"
 agree "$tmp/spin.perf" "$tmp/spin2.sp"
 sp_ok $? "perf's cache given as --debug-dir" || sp_show_err
@@ -190,12 +191,17 @@ sp_ok $? "the pprof output keeps every address"
 	{ sed 's/^/# /' "$tmp/rec.log"; sp_bail "perf record of spin junk failed"; }
 n_junk=$(perf script -F ip,sym -i "$tmp/junk.data" 2>/dev/null | grep -c ' junk_spin$')
 sp_run symprof convert "$tmp/junk.data"
-got=$(awk '/^\[unknown\];junk_spin / { print $NF }' "$tmp/out")
+got=$(awk '/^\[unknown\];junk_spin[ ;]/ { s += $NF } END { print s + 0 }' "$tmp/out")
 [ "$n_junk" -gt 0 ] && [ "$got" = "$n_junk" ] && ! grep -q '0x10000000030' "$tmp/out"
 sp_ok $? "a chain into junk: [unknown];junk_spin for perf's $n_junk samples, no 0x10000000030 root" ||
 	grep junk "$tmp/out" | sed 's/^/#   /'
 [ "$(grep -c 'call-graph dwarf' "$tmp/err")" = 1 ]
 sp_ok $? "... said once, with --call-graph dwarf" || sp_show_err
+sp_run symprof convert -q "$tmp/junk.data" -o "$tmp/junk.flame.svg"
+! grep -q '0x10000000030' "$tmp/junk.flame.svg" &&
+	grep -q '<text id="title"[^>]*>cpu-clock (nanoseconds)</text>' "$tmp/junk.flame.svg"
+sp_ok $? "flame graph: no junk root, the event's name without its modifiers in the title" ||
+	grep -o '<text id="title"[^<]*' "$tmp/junk.flame.svg" | sed 's/^/#   /'
 
 # -- stderr: a line per file --------------------------------------------------------------
 (cd "$fix" && perf record -q -g -o "$tmp/six.data" -- \
@@ -208,9 +214,10 @@ sp_ok $? "six processes: one line for libstrip.so, none for ld.so, 3 lines at mo
 
 # -- killed and truncated recordings ------------------------------------------------------
 # (the program outlives perf: timeout ends it)
-(cd "$fix" && exec perf record -q -g -o "$tmp/killed.data" -- timeout 5 ./spin 100000) >/dev/null 2>&1 &
+(cd "$fix" && exec perf record -q -m 2 -g -o "$tmp/killed.data" -- timeout 5 ./spin 100000) \
+	>/dev/null 2>&1 &
 rec=$!
-sleep 1.5
+sleep 2 # (-m 2: small buffers, written as they fill)
 kill -9 "$rec" 2>/dev/null
 wait "$rec" 2>/dev/null
 sp_kill_children

@@ -30,8 +30,10 @@ trap '[ -n "${SP_KEEP_TMP:-}" ] || rm -rf "$tmp"' EXIT
 # perf's build-id cache is the test's own: what `perf record` keeps there, and what
 # symprof finds there by default, is of this test only (not of ~/.debug); perf reads
 # only $PERF_CONFIG's file, and its buildid.dir says where the cache is
-printf '[buildid]\n\tdir = %s/perf-cache\n' "$tmp" >"$tmp/perfconfig"
-PERF_CONFIG=$tmp/perfconfig
+sp_perf_home=$tmp/perf
+mkdir "$sp_perf_home"
+printf '[buildid]\n\tdir = %s/perf-cache\n' "$sp_perf_home" >"$sp_perf_home/perfconfig"
+PERF_CONFIG=$sp_perf_home/perfconfig
 export PERF_CONFIG
 unset PERF_BUILDID_DIR
 
