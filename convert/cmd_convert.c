@@ -643,6 +643,21 @@ static int online_cpus(void)
 static int each_dir(const char *dir)
 {
 	struct stat st;
+	/* its missing parents first, as mkdir -p makes them */
+	char *path = sp_xstrdup(dir);
+	for (char *q = path + 1; *q; q++) {
+		if (*q != '/')
+			continue;
+		*q = '\0';
+		if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+			fprintf(stderr, "symprof convert: --each: cannot create directory %s: %s\n",
+				path, strerror(errno));
+			free(path);
+			return 1;
+		}
+		*q = '/';
+	}
+	free(path);
 	if (mkdir(dir, 0777) == 0 || (errno == EEXIST && stat(dir, &st) == 0 && S_ISDIR(st.st_mode)))
 		return 0;
 	if (errno == EEXIST)

@@ -239,6 +239,10 @@ static sp_error *check_same_kind(const sp_profile *first, const char *first_name
 {
 	if (sp_profile_same_kind(first, p))
 		return NULL;
+	if (base) { /* types matched by name and unit: one in common is enough */
+		sp_error *err = sp_profile_base_check(p, first);
+		return err ? sp_error_prefix(err, "%s: base %s", name, first_name) : NULL;
+	}
 	char *a = sp_profile_kind_string(first), *b = sp_profile_kind_string(p);
 	sp_error *err = sp_error_new(SP_E_USAGE,
 				     base ? "%s: cannot subtract base %s: profile kinds differ: %s vs %s"

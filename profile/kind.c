@@ -64,7 +64,9 @@ char *sp_location_unresolved_name(const sp_profile *p, const sp_location *l, boo
 		case SP_CODE_KERNEL: return sp_xstrdup(KERNEL_NAME);
 		case SP_CODE_JIT: return sp_xstrdup(JIT_NAME);
 		case SP_CODE_ANONYMOUS: return sp_xstrdup("[anon]");
-		case SP_CODE_FILE: return sp_xasprintf("[%s]", base);
+		case SP_CODE_FILE: /* perf's [vdso] and the like are named so already */
+			return base[0] == '[' && base[strlen(base) - 1] == ']'
+				       ? sp_xstrdup(base) : sp_xasprintf("[%s]", base);
 		}
 	}
 	switch (kind) {

@@ -317,8 +317,12 @@ char *sp_profile_kind_string(const sp_profile *p);
  * change.  With KEEP_BASE (-diff_base) every negated sample is labelled
  * SP_BASE_LABEL=true and so stays a sample of its own, which lets a reader
  * show both sides; without it (-base) stacks whose values cancel are
- * dropped.  Profiles of different kinds are refused (SP_E_USAGE, naming
- * both kinds).  The inputs are not modified. */
+ * dropped.  BASE's sample types are matched to P's by name and unit
+ * ("objects" and "space" of a heap dump without frees are inuse_objects
+ * and inuse_space), a column BASE lacks taken as 0; profiles with no type
+ * in common are refused (SP_E_USAGE, naming both kinds:
+ * sp_profile_base_check).  The inputs are not modified. */
+sp_error *sp_profile_base_check(const sp_profile *p, const sp_profile *base);
 #define SP_BASE_LABEL "pprof::base"
 sp_error *sp_profile_diff(sp_profile *p, sp_profile *base, bool keep_base, sp_profile **out);
 /* True when sample S of P carries SP_BASE_LABEL=true (a base sample). */

@@ -80,3 +80,5 @@ TESTS += tests/cli/annotate.sh tests/cli/viewers.sh tests/cli/html_browser.sh
 EXTRA_DIST += tests/cli/annotate.sh tests/cli/viewers.sh tests/cli/html_browser.sh
 TESTS += tests/cli/perf_users.sh
 EXTRA_DIST += tests/cli/perf_users.sh testdata/src/perfusers/spin.c testdata/src/perfusers/strip.c testdata/src/perfusers/build.sh
+TESTS += tests/cli/base_kinds.sh
+EXTRA_DIST += tests/cli/base_kinds.sh

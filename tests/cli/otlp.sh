@@ -75,7 +75,7 @@ sp_ok "$rc" "perf.data converts" || sp_show_err
 LC_ALL=C sort -o "$tmp/want.folded" "$tmp/want.folded"
 norm()
 {
-	sed 's/linux-vdso\.1\.so+/[vdso]+/g' "$1" | LC_ALL=C sort
+	sed 's/linux-vdso\.1\.so+/[vdso]+/g; s/\[linux-vdso\.1\.so\]/[vdso]/g' "$1" | LC_ALL=C sort
 }
 
 if command -v zstd >/dev/null 2>&1; then
@@ -286,7 +286,7 @@ if (cd "$fix" && perf record -q --sample-cpu -e cpu-clock -g -o "$tmp/k.data" --
 	# a kernel frame is the kernel's on both sides ([kernel]+0x... and the name perf gave)
 	kern()
 	{
-		sed 's/linux-vdso\.1\.so+/[vdso]+/g; s/[^;]*_\[k\]/[k]/g' "$1" |
+		sed 's/linux-vdso\.1\.so+/[vdso]+/g; s/\[linux-vdso\.1\.so\]/[vdso]/g; s/[^;]*_\[k\]/[k]/g' "$1" |
 			awk '{ v = $NF; sub(/ [0-9]+$/, ""); n[$0] += v } END { for (s in n) print s, n[s] }' |
 			sort
 	}
