@@ -667,6 +667,25 @@ static int each_dir(const char *dir)
 	return 1;
 }
 
+/* perf report's --percent-limit in the report's own terms: 0, or 2 after
+ * a usage error. */
+static int percent_limit(convert_opts *o, sp_out_format f)
+{
+	if (!(o->percent_limit > 0))
+		return 0;
+	if (f == SP_OUT_FLAMEGRAPH) {
+		o->report.flame.minwidth = o->percent_limit;
+		o->report.flame.minwidth_kind = SP_MINWIDTH_PERCENT;
+	} else if (f == SP_OUT_TOP || f == SP_OUT_DOT || f == SP_OUT_PDF || f == SP_OUT_SVG ||
+		   f == SP_OUT_PNG) {
+		o->report.nodefraction = o->percent_limit / 100;
+	} else {
+		return sp_cli_usage("convert", "--percent-limit applies only to --format top, dot, "
+				    "pdf, svg, png, flamegraph, not %s", format_name(f));
+	}
+	return 0;
+}
+
 static int run(convert_opts *o, char **inputs, int n_inputs)
 {
 	sp_out_format f = o->format;
@@ -686,19 +705,8 @@ static int run(convert_opts *o, char **inputs, int n_inputs)
 	int bad = check_format_options(o, f);
 	if (bad)
 		return bad;
-	if (o->percent_limit > 0) { /* perf report's, in the report's own terms */
-		if (f == SP_OUT_FLAMEGRAPH) {
-			o->report.flame.minwidth = o->percent_limit;
-			o->report.flame.minwidth_kind = SP_MINWIDTH_PERCENT;
-		} else if (f == SP_OUT_TOP || f == SP_OUT_DOT || f == SP_OUT_PDF ||
-			   f == SP_OUT_SVG || f == SP_OUT_PNG) {
-			o->report.nodefraction = o->percent_limit / 100;
-		} else {
-			return sp_cli_usage("convert", "--percent-limit applies only to --format "
-					    "top, dot, pdf, svg, png, flamegraph, not %s",
-					    format_name(f));
-		}
-	}
+	if ((bad = percent_limit(o, f)))
+		return bad;
 	/* the viewers' timelines: each perf.data sample at its time */
 	o->sym.sample_times = f == SP_OUT_SPEEDSCOPE || f == SP_OUT_FIREFOX ||
 			      (o->select.time && *o->select.time);

@@ -32,6 +32,7 @@
 # A killed perf record (SIGKILL: data size 0, no features) and a truncated file: exit 0,
 #   a warning naming the samples read, the folded total that number.
 # --comm, --pid, --cpu and --time (absolute and percent) as perf script's options select;
+#   --percent-limit 5 leaves no top row under 5%;
 #   top's File: is the busiest program, not the shell that started it.
 . "${SP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/helpers/cli_lib.sh"
 
@@ -253,6 +254,10 @@ for sel in "--comm dd" "--comm spin,sh" "--pid $spin_pid" "--cpu ${cpu0:-0}" "--
 	[ "$want" -gt 0 ] && [ "${d#-}" -le 1 ]
 	sp_ok $? "$sel: $got samples, perf script $sel: $want"
 done
+sp_run symprof convert --format top --percent-limit 5 "$tmp/sel.data"
+awk 'f && NF >= 6 { n++; sub("%", "", $5); if ($5 + 0 < 5) bad = 1 } /flat%/ { f = 1 }
+	END { exit bad || !n }' "$tmp/out"
+sp_ok $? "--percent-limit 5: no row under 5%" || sed 's/^/#   /' "$tmp/out"
 sp_run symprof convert --format top "$tmp/sel.data"
 grep -q '^File: spin$' "$tmp/out"
 sp_ok $? "top's File: is spin, the busiest program, not sh" || head -n 2 "$tmp/out" | sed 's/^/#   /'
