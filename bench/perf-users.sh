@@ -9,8 +9,12 @@
 #   cxx     bench/perfusers.cc (std::sort, std::map, std::unordered_map, libm), -O2 -g
 # For each: perf report's top-20 symbols (names as the symbol tables give them:
 # --no-demangle, and symprof --demangle none) beside symprof top's flat share of the same
-# name, the difference, and how many of the 20 are within 0.5 points; then the lines
-# symprof wrote on stderr.  Aliases perf and symprof may choose differently for one
+# name, with no options (inline frames are frames of their own, so a function whose
+# callees were inlined into it has less self time than perf gives it) and with
+# --no-inline (perf report's view), and how many of perf's names are within 0.5 points
+# (rows perf gives as an address, having no symbol either, are shown, not counted; the
+# first "[file]" groups of symprof's top are listed); then the lines symprof wrote on
+# stderr.  Aliases perf and symprof may choose differently for one
 # address (__GI___libc_write / __libc_write / __write) are matched through their common
 # name without __GI_ and leading underscores.
 #
@@ -58,10 +62,7 @@ print(len(s))
 PY
 		record python3 python3 py.py ;;
 	gcc)
-		record gcc gcc -O2 -I"$src" -I"$src/build" -include "$src/build/config.h" -c \
-			"$src/formats/pprof.c" "$src/report/graph.c" "$src/symbolize/dwarf/lines.c" \
-			-o /dev/null 2>/dev/null ||
-			record gcc sh -c "for f in $src/formats/pprof.c $src/report/graph.c; do gcc -O2 -I$src -I$src/build -include $src/build/config.h -c \$f -o /dev/null; done" ;;
+		record gcc sh -c "for f in $src/formats/pprof.c $src/report/graph.c $src/symbolize/dwarf/lines.c; do gcc -O2 -I$src -I$src/build -include $src/build/config.h -c \$f -o /dev/null; done" ;;
 	cxx)
 		g++ -O2 -g -o cxx "$src/bench/perfusers.cc"
 		record cxx ./cxx 3 ;;
@@ -78,23 +79,37 @@ perf_top()
 for name in $only; do
 	prepare "$name" || continue
 	perf_top "$name.data" >"$name.perf"
-	"$SYMPROF" convert --demangle none -f top --nodecount 0 "$name.data" \
+	"$SYMPROF" convert --demangle none -f top --nodecount 0 --nodefraction 0 "$name.data" \
 		>"$name.top" 2>"$name.err"
-	awk 'f && NF >= 6 { sub("%", "", $2); print $6, $2 } /flat%/ { f = 1 }' "$name.top" \
-		>"$name.sp"
-	echo "== $name: perf report --no-children --sort sym, top 20, against symprof top"
+	"$SYMPROF" convert -q --no-inline --demangle none -f top --nodecount 0 --nodefraction 0 "$name.data" \
+		>"$name.ni.top"
+	for t in top ni.top; do
+		awk 'f && NF >= 6 { sub("%", "", $2); print $6, $2 } /flat%/ { f = 1 }' \
+			"$name.$t" >"$name.$t.sp"
+	done
+	echo "== $name: perf report --no-children --sort sym, top 20, against symprof top" \
+		"(default: inline frames; --no-inline: perf's view)"
+	# perf's rows that are addresses (no symbol for perf either) are shown, not counted
 	awk '
-		function norm(s) { sub(/^__GI_/, "", s); sub(/^_+/, "", s); sub(/^libc_/, "", s); return s }
-		NR == FNR { sp[$1] = $2; spn[norm($1)] += $2; next }
+		function norm(s) { sub(/@.*/, "", s); sub(/^__GI_/, "", s); sub(/^_+/, "", s)
+			sub(/^libc_/, "", s); return s }
+		function look(m, mn, k) { return (k in m) ? m[k] : (norm(k) in mn) ? mn[norm(k)] : -1 }
+		FILENAME ~ /ni\.top\.sp$/ { ni[$1] = $2; nin[norm($1)] += $2; next }
+		FILENAME ~ /top\.sp$/ { sp[$1] = $2; spn[norm($1)] += $2; next }
 		{
-			v = ($1 in sp) ? sp[$1] : (norm($1) in spn) ? spn[norm($1)] : -1
+			v = look(sp, spn, $1); w = look(ni, nin, $1)
 			d = v < 0 ? 100 : $2 - v; if (d < 0) d = -d
-			ok += d <= 0.5
-			printf "  %-44s perf %6.2f%%  symprof %s  diff %s\n", substr($1, 1, 44), $2,
-				v < 0 ? "   none" : sprintf("%6.2f%%", v), v < 0 ? "-" : sprintf("%.2f", d)
-			n++
+			e = w < 0 ? 100 : $2 - w; if (e < 0) e = -e
+			addr = $1 ~ /^0x[0-9a-f]+$/
+			if (!addr) { ok += d <= 0.5; oki += e <= 0.5; n++ }
+			printf "  %-44s perf %6.2f%%  symprof %s  --no-inline %s%s\n", substr($1, 1, 44),
+				$2, v < 0 ? "   none" : sprintf("%6.2f%%", v),
+				w < 0 ? "   none" : sprintf("%6.2f%%", w),
+				addr ? "  (perf: no symbol)" : e <= 0.5 ? "" : "  *"
 		}
-		END { printf "  within 0.5 points: %d of %d\n", ok, n }' "$name.sp" "$name.perf"
+		END { printf "  within 0.5 points, of the %d perf names: %d (default), %d (--no-inline)\n",
+			n, ok, oki }' "$name.top.sp" "$name.ni.top.sp" "$name.perf"
+	grep '^ *[0-9.]*[a-z]* *[0-9.]*% .*\[.*\]$' "$name.top" | head -n 3 | sed 's/^/  group: /'
 	echo "  symprof stderr: $(wc -l <"$name.err") lines"
 	sed 's/^/    /' "$name.err"
 done

@@ -17,6 +17,7 @@
 #     stay addresses with a build-id mismatch.
 # --debug-dir adds: with one of one's own, libc6-dbg's /usr/lib/debug still gives libc
 #   its debug info.
+# PLT stubs of spin: symprof symbolize names each NAME@plt, as objdump -d labels it.
 # Two events (task-clock,page-faults): each its own columns, never summed: the default
 #   folded total is task-clock's sample count (perf script), stderr names the event shown
 #   and the other, --sample-index page-faults gives page-faults' count.
@@ -145,6 +146,19 @@ if [ -n "$lbid" ] && [ -f "/usr/lib/debug/.build-id/$(echo "$lbid" | cut -c1-2)/
 else
 	sp_skip "no installed debug info for libc (Debian package libc6-dbg)"
 fi
+
+# -- PLT stubs: NAME@plt, as objdump (and perf) name them -------------------------------
+objdump -d "$fix/spin" | awk '/^[0-9a-f]+ <[^>]*@plt>:$/ { gsub(/[<>:]/, "", $2); print $1, $2 }' \
+	>"$tmp/plt.want"
+n_plt=0
+ok=0
+while read -r addr name; do
+	n_plt=$((n_plt + 1))
+	got=$("$SYMPROF" symbolize -f -e "$fix/spin" "0x$addr" 2>/dev/null | head -n 1)
+	[ "$got" = "$name" ] && ok=$((ok + 1))
+done <"$tmp/plt.want"
+[ "$n_plt" -gt 0 ] && [ "$ok" = "$n_plt" ]
+sp_ok $? "PLT stubs named as objdump names them ($ok of $n_plt)" || sed 's/^/#   /' "$tmp/plt.want"
 
 # -- several events ---------------------------------------------------------------------
 (cd "$fix" && perf record -q -e task-clock,page-faults -g -o "$tmp/ev.data" -- \
