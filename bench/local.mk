@@ -66,6 +66,14 @@ BENCH_OTLP_ARGS =
 bench-otlp: symprof$(EXEEXT)
 	SYMPROF=$(abs_top_builddir)/symprof$(EXEEXT) $(SHELL) $(top_srcdir)/bench/otlp.sh $(BENCH_OTLP_ARGS)
 .PHONY: bench-otlp
+# deep stacks: 1M heap samples of 20k distinct 10-40-frame stacks to folded, pprof, flame
+# graph and top, two builds side by side (bench/deep.sh):
+#   make bench-deep OLD=/path/to/old/symprof BENCH_DEEP_ARGS='-r 5 ELF'
+EXTRA_DIST += bench/deep.sh bench/samples.py bench/samples.sh
+BENCH_DEEP_ARGS =
+bench-deep: symprof$(EXEEXT)
+	NEW=$(abs_top_builddir)/symprof$(EXEEXT) $(SHELL) $(top_srcdir)/bench/deep.sh $(BENCH_DEEP_ARGS)
+.PHONY: bench-deep
 # the HTML report's load time in headless Chromium (bench/README.md, "The HTML report")
 EXTRA_DIST += bench/page_load.py
 # perf users' first contact (bench/perf-users.sh): xz, python3, gcc and a C++ program

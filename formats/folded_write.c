@@ -110,10 +110,10 @@ typedef struct {
 } idstack;
 
 typedef struct {
-	size_t off, len; /* stack text in the text arena */
-	const char *text; /* set once the arena stops growing */
-	int64_t sum;      /* after, or the only column */
-	int64_t before;   /* two_sides: the base's value */
+	size_t off, n; /* its frames: locs[off..off+n), root first */
+	size_t len;    /* bytes of its text */
+	int64_t sum;    /* after, or the only column */
+	int64_t before; /* two_sides: the base's value */
 } line;
 
 typedef struct {
@@ -211,18 +211,118 @@ static bool stacks_two_threads(const sp_profile *p, stack_part *whole)
 	return true;
 }
 
+/* What the writer builds: frames[i] the rendered frames of
+ * p->locations[i] (len 0 until then), each distinct line's location
+ * indexes (its text is made again from the frames when needed, so memory
+ * follows the distinct stacks and their depth, not their texts), and the
+ * lines' sums. */
 typedef struct {
-	const line *lines;
-	const char *arena;
-	const char *key;
-	size_t key_len;
+	const sp_profile *p;
+	bool annotate, two_sides;
+	struct {
+		size_t off, len;
+	} *frames;
+	sp_buf frame_text, b, one;
+	uint32_t *locs, *cur; /* every line's location indexes; the stack at hand's */
+	size_t n_locs, cap_locs, n_cur, cap_cur;
+	line *lines;
+	size_t n_lines, cap_lines;
+	sp_idxset line_set;
+} folded_state;
+
+static const char unknown_stack[] = "[unknown]";
+
+/* Reads a line's text piece by piece: its frames' texts and the ';'
+ * between them, without copying. */
+typedef struct {
+	const folded_state *w;
+	const uint32_t *loc; /* next frame */
+	size_t left;	     /* frames after the current piece */
+	const char *at;	     /* the current piece */
+	size_t n;	     /* bytes of it not yet read */
+	bool sep;	     /* a ';' comes before the next frame */
+} text_cur;
+
+static void cur_init(text_cur *c, const folded_state *w, const line *x)
+{
+	*c = (text_cur){.w = w, .loc = w->locs + x->off, .left = x->n};
+	if (!x->n) {
+		c->at = unknown_stack;
+		c->n = sizeof(unknown_stack) - 1;
+	}
+}
+
+/* Makes the current piece non-empty; false at the end of the text. */
+static bool cur_fill(text_cur *c)
+{
+	while (!c->n) {
+		if (!c->left)
+			return false;
+		if (c->sep) {
+			c->at = ";";
+			c->n = 1;
+			c->sep = false;
+			return true;
+		}
+		c->at = c->w->frame_text.data + c->w->frames[*c->loc].off;
+		c->n = c->w->frames[*c->loc].len;
+		c->loc++;
+		c->left--;
+		c->sep = c->left > 0;
+	}
+	return true;
+}
+
+/* Compares the texts of A and B bytewise up to the end of the shorter;
+ * 0 when one is a prefix of the other. */
+static int cmp_text(const folded_state *w, const line *a, const line *b)
+{
+	text_cur ca, cb;
+
+	cur_init(&ca, w, a);
+	cur_init(&cb, w, b);
+	while (cur_fill(&ca) && cur_fill(&cb)) {
+		size_t m = ca.n < cb.n ? ca.n : cb.n;
+		int c = memcmp(ca.at, cb.at, m);
+		if (c)
+			return c;
+		ca.at += m, ca.n -= m;
+		cb.at += m, cb.n -= m;
+	}
+	return 0;
+}
+
+/* X's text into B. */
+static void line_text(const folded_state *w, const line *x, sp_buf *b)
+{
+	text_cur c;
+
+	sp_buf_reset(b);
+	cur_init(&c, w, x);
+	while (cur_fill(&c)) {
+		sp_buf_append(b, c.at, c.n);
+		c.n = 0;
+	}
+}
+
+typedef struct {
+	const folded_state *w;
+	const sp_buf *key;
 } line_ctx;
 
 static bool line_eq(void *ctx, size_t i)
 {
 	line_ctx *c = ctx;
-	return c->lines[i].len == c->key_len &&
-	       (!c->key_len || memcmp(c->arena + c->lines[i].off, c->key, c->key_len) == 0);
+	const line *x = &c->w->lines[i];
+	text_cur cur;
+
+	if (x->len != c->key->len)
+		return false;
+	cur_init(&cur, c->w, x);
+	for (size_t at = 0; cur_fill(&cur); at += cur.n, cur.n = 0)
+		if (memcmp(cur.at, c->key->data + at, cur.n))
+			return false;
+	return true;
 }
 
 /* The end of X's output line, " SUM\n" or " BEFORE SUM\n", into TAIL (64
@@ -234,49 +334,44 @@ static size_t line_tail(const line *x, bool two_sides, char *tail)
 	return (size_t)n;
 }
 
-/* Byte I of the output line "TEXT TAIL" of X, or -1 past its end; TAIL
- * holds TAIL_LEN bytes. */
-static int line_byte(const line *x, size_t i, const char *tail, size_t tail_len)
-{
-	if (i < x->len)
-		return (unsigned char)x->text[i];
-	i -= x->len;
-	return i < tail_len ? (unsigned char)tail[i] : -1;
-}
-
-/* Orders output lines bytewise, as strcmp would order "TEXT TAIL";
- * CTX points to the two_sides flag. */
+/* Orders output lines bytewise, as strcmp would order "TEXT TAIL". */
 static int cmp_lines(const void *pa, const void *pb, void *ctx)
 {
+	const folded_state *w = ctx;
 	const line *a = pa, *b = pb;
-	bool two_sides = *(const bool *)ctx;
-	size_t m = a->len < b->len ? a->len : b->len;
-	int c = m ? memcmp(a->text, b->text, m) : 0;
+	int c = cmp_text(w, a, b);
+
 	if (c || a->len == b->len)
 		return c; /* texts are distinct, so equal lengths differ in them */
-	/* One text is a prefix of the other: the values take part. */
-	char ta[64], tb[64];
-	size_t na = line_tail(a, two_sides, ta), nb = line_tail(b, two_sides, tb);
-	for (size_t i = m;; i++) {
-		int ca = line_byte(a, i, ta, na), cb = line_byte(b, i, tb, nb);
-		if (ca != cb || ca < 0)
-			return ca - cb;
-	}
-}
+	/* One text is a prefix of the other: the shorter one's tail meets the
+	 * rest of the longer one's text, then its tail. */
+	const line *s = a->len < b->len ? a : b, *l = s == a ? b : a;
+	char ts[64], tl[64];
+	size_t ns = line_tail(s, w->two_sides, ts), nl = line_tail(l, w->two_sides, tl);
+	text_cur cur;
+	int r;
 
-/* What the writer builds: frames[i] the rendered frames of
- * p->locations[i] (len 0 until then), the lines' texts and sums. */
-typedef struct {
-	const sp_profile *p;
-	bool annotate, two_sides;
-	struct {
-		size_t off, len;
-	} *frames;
-	sp_buf frame_text, text, b, one;
-	line *lines;
-	size_t n_lines, cap_lines;
-	sp_idxset line_set;
-} folded_state;
+	cur_init(&cur, w, l);
+	for (size_t skip = s->len; skip && cur_fill(&cur);) {
+		size_t m = cur.n < skip ? cur.n : skip;
+		cur.at += m, cur.n -= m, skip -= m;
+	}
+	for (size_t i = 0;; i++) {
+		size_t at = s->len + i; /* in the longer line */
+		int cs = i < ns ? (unsigned char)ts[i] : -1, cl;
+		if (at < l->len && cur_fill(&cur)) {
+			cl = (unsigned char)*cur.at;
+			cur.at++, cur.n--;
+		} else {
+			cl = at - l->len < nl ? (unsigned char)tl[at - l->len] : -1;
+		}
+		if (cs != cl || cs < 0) {
+			r = cs - cl;
+			break;
+		}
+	}
+	return s == a ? r : -r;
+}
 
 /* The index of the line of sample I's stack (rendered now, added when new)
  * into *LI. */
@@ -286,6 +381,7 @@ static sp_error *stack_line(folded_state *w, size_t i, size_t *li)
 	const sp_sample *s = &p->samples[i];
 	sp_buf *b = &w->b;
 	sp_buf_reset(b);
+	w->n_cur = 0;
 	for (size_t k = s->n_locations; k-- > 0;) {
 		const sp_location *l = sp_profile_location(p, s->location_ids[k]);
 		if (!l)
@@ -303,15 +399,17 @@ static sp_error *stack_line(folded_state *w, size_t i, size_t *li)
 		if (b->len)
 			sp_buf_append(b, ";", 1);
 		sp_buf_append(b, w->frame_text.data + w->frames[x].off, w->frames[x].len);
+		SP_PUSH(w->cur, w->n_cur, w->cap_cur, (uint32_t)x);
 	}
 	if (!b->len)
-		sp_buf_puts(b, "[unknown]");
-	line_ctx lc = {w->lines, w->text.data, b->data, b->len};
+		sp_buf_puts(b, unknown_stack);
+	line_ctx lc = {w, b};
 	uint64_t th = sp_hash_bytes(b->data, b->len, 0);
 	*li = sp_idxset_find(&w->line_set, th, line_eq, &lc);
 	if (*li == SIZE_MAX) {
-		line nl = {w->text.len, b->len, NULL, 0, 0};
-		sp_buf_append(&w->text, b->data, b->len);
+		line nl = {w->n_locs, w->n_cur, b->len, 0, 0};
+		for (size_t k = 0; k < w->n_cur; k++)
+			SP_PUSH(w->locs, w->n_locs, w->cap_locs, w->cur[k]);
 		SP_PUSH(w->lines, w->n_lines, w->cap_lines, nl);
 		*li = w->n_lines - 1;
 		sp_idxset_add(&w->line_set, th, *li);
@@ -353,35 +451,34 @@ sp_error *sp_folded_write(const sp_profile *p, const sp_folded_options *opts, sp
 		if (two_sides && sp_sample_is_base(p, s)
 			    ? __builtin_sub_overflow(x->before, v, &x->before)
 			    : __builtin_add_overflow(x->sum, v, &x->sum))
-			err = sp_error_new(SP_E_LIMIT, "folded output: sum of values overflows for stack %.80s",
-					   w.text.data + x->off);
+		{
+			line_text(&w, x, &w.b);
+			err = sp_error_new(SP_E_LIMIT, "folded output: sum of values overflows for stack %.*s",
+					   (int)(w.b.len < 80 ? w.b.len : 80), w.b.data);
+		}
 	}
-	free(w.frames);
 	part_free(&whole);
 	sp_idxset_free(&w.line_set);
+	free(w.cur);
+
+	size_t n_out = 0;
+	for (size_t i = 0; i < w.n_lines && !err; i++)
+		if (w.lines[i].sum != 0 || w.lines[i].before != 0)
+			w.lines[n_out++] = w.lines[i];
+	if (!err && n_out)
+		qsort_r(w.lines, n_out, sizeof(*w.lines), cmp_lines, &w);
+	for (size_t i = 0; i < n_out && !err; i++) {
+		char tail[64];
+		size_t n = line_tail(&w.lines[i], two_sides, tail);
+		line_text(&w, &w.lines[i], &w.b);
+		sp_sink_write(out, w.b.data, w.b.len);
+		sp_sink_write(out, tail, n);
+	}
+	free(w.frames);
+	free(w.lines);
+	free(w.locs);
 	sp_buf_free(&w.frame_text);
 	sp_buf_free(&w.b);
 	sp_buf_free(&w.one);
-	line *lines = w.lines;
-	size_t n_lines = w.n_lines;
-	sp_buf text = w.text;
-
-	size_t n_out = 0;
-	for (size_t i = 0; i < n_lines && !err; i++) {
-		if (lines[i].sum == 0 && lines[i].before == 0)
-			continue;
-		lines[n_out] = lines[i];
-		lines[n_out++].text = text.data + lines[i].off;
-	}
-	if (!err && n_out)
-		qsort_r(lines, n_out, sizeof(*lines), cmp_lines, &two_sides);
-	for (size_t i = 0; i < n_out && !err; i++) {
-		char tail[64];
-		size_t n = line_tail(&lines[i], two_sides, tail);
-		sp_sink_write(out, lines[i].text, lines[i].len);
-		sp_sink_write(out, tail, n);
-	}
-	free(lines);
-	sp_buf_free(&text);
 	return err;
 }

@@ -55,34 +55,25 @@
 #define FG_DEEPER "[deeper frames not drawn]"
 
 typedef struct {
-	size_t parent;
 	size_t name; /* index into ftree.names */
 	int64_t value;
 	int64_t before; /* differential: the base's value */
 	size_t depth;
-	size_t *children;
-	size_t n_children, cap_children;
-	int64_t start; /* set by layout */
+	int64_t start;
+	size_t first; /* the first stack (in sample order) through this frame */
 } fnode;
 
+/* The frames drawn, and the names.  Only frames wide enough to be drawn
+ * are kept: a frame narrower than the minimum has no drawn descendant
+ * either, so the tree is built top-down over the distinct stacks, sorted
+ * by their frames' names, and a narrow frame's stacks are never looked at
+ * below it.  Memory follows the distinct stacks and their depth, not the
+ * samples nor every distinct prefix. */
 typedef struct {
 	fnode *nodes;
 	size_t n, cap;
-	sp_idxset set;
 	sp_strtab names; /* distinct frame names, with annotation suffix */
 } ftree;
-
-typedef struct {
-	ftree *t;
-	size_t parent, name;
-} child_key;
-
-static bool child_eq(void *ctx, size_t idx)
-{
-	child_key *k = ctx;
-
-	return k->t->nodes[idx].parent == k->parent && k->t->nodes[idx].name == k->name;
-}
 
 /* The index of NAME (consumed) in the name table. */
 static size_t intern_name(ftree *t, char *name)
@@ -90,25 +81,6 @@ static size_t intern_name(ftree *t, char *name)
 	size_t idx = sp_strtab_intern_str(&t->names, name);
 
 	free(name);
-	return idx;
-}
-
-/* The child named NAME of PARENT, added when missing. */
-static size_t child_of(ftree *t, size_t parent, size_t name)
-{
-	uint64_t h = sp_hash_combine(sp_hash_u64(name), parent);
-	child_key k = {.t = t, .parent = parent, .name = name};
-	size_t idx = sp_idxset_find(&t->set, h, child_eq, &k);
-	fnode *p;
-
-	if (idx != SIZE_MAX)
-		return idx;
-	idx = t->n;
-	SP_PUSH(t->nodes, t->n, t->cap,
-		((fnode){.parent = parent, .name = name, .depth = t->nodes[parent].depth + 1}));
-	sp_idxset_add(&t->set, h, idx);
-	p = &t->nodes[parent];
-	SP_PUSH(p->children, p->n_children, p->cap_children, idx);
 	return idx;
 }
 
@@ -165,37 +137,6 @@ static void xml_escape(sp_sink *out, const char *s, size_t n)
 			sp_sink_putc(out, c < 0x20 || c == 0x7f ? '?' : (char)c);
 		}
 	}
-}
-
-static int cmp_children(const void *x, const void *y, void *arg)
-{
-	const ftree *t = arg;
-
-	return strcmp(t->names.strs[t->nodes[*(const size_t *)x].name],
-		      t->names.strs[t->nodes[*(const size_t *)y].name]);
-}
-
-/* Sorts children by name and gives every frame its start offset. */
-static void layout(ftree *t)
-{
-	size_t *stack = sp_xcalloc(t->n + 1, sizeof(*stack)), top = 0;
-
-	stack[top++] = 0;
-	while (top > 0) {
-		fnode *nd = &t->nodes[stack[--top]];
-		int64_t x = nd->start;
-
-		if (nd->n_children > 1)
-			qsort_r(nd->children, nd->n_children, sizeof(size_t), cmp_children, t);
-		for (size_t i = 0; i < nd->n_children; i++) {
-			fnode *c = &t->nodes[nd->children[i]];
-
-			c->start = x;
-			x += c->value;
-			stack[top++] = nd->children[i];
-		}
-	}
-	free(stack);
 }
 
 /* The colour of a frame of KIND (0 for an ordinary one) in palette PAL,
@@ -618,42 +559,190 @@ static void name_locations(ftree *t, const sp_profile *p, loc_names *ln)
 	ln->off[p->n_locations] = ln->n;
 }
 
-/* Adds W to every frame of sample S, root first (leaf first when REVERSE),
- * to the base side when BEFORE; a stack deeper than FG_MAX_DEPTH ends in
- * the frame DEEPER. */
-static void add_stack(ftree *t, const sp_profile *p, const sp_sample *s, const loc_names *ln,
-		      bool reverse, size_t deeper, int64_t w, bool before)
+/* The distinct stacks of the kept samples, in the order they first
+ * appear: each one's summed values and its frame names (root first, leaf
+ * first when reversed; a stack deeper than FG_MAX_DEPTH ends in the frame
+ * DEEPER) at names[off..off+len). */
+typedef struct {
+	size_t sample; /* the first sample with these locations */
+	int64_t value, before;
+	size_t off, len;
+} fstack;
+
+typedef struct {
+	const sp_profile *p;
+	const loc_names *ln;
+	bool reverse;
+	size_t deeper;
+	fstack *stacks;
+	size_t n, cap;
+	sp_idxset set;
+	uint32_t *names; /* name indexes of every stack's frames */
+	size_t n_names, cap_names;
+	uint32_t *rank; /* a name's place in strcmp order */
+	size_t *order;	/* stacks sorted by their frames' ranks */
+} fstacks;
+
+typedef struct {
+	const sp_profile *p;
+	const fstack *stacks;
+	const sp_sample *key;
+} fstack_key;
+
+static bool fstack_eq(void *ctx, size_t i)
 {
-	size_t cur = 0;
+	const fstack_key *k = ctx;
+	const sp_sample *s = &k->p->samples[k->stacks[i].sample];
+
+	return s->n_locations == k->key->n_locations &&
+	       (!s->n_locations || !memcmp(s->location_ids, k->key->location_ids,
+					   s->n_locations * sizeof(*s->location_ids)));
+}
+
+/* Appends the frame names of sample S's stack to SS->names. */
+static void stack_names(fstacks *ss, const sp_sample *s)
+{
+	const loc_names *ln = ss->ln;
+	size_t depth = 0;
 
 	/* locations are leaf first, their lines innermost first */
 	for (size_t n = 0; n < s->n_locations; n++) {
-		size_t k = reverse ? n : s->n_locations - 1 - n;
-		const sp_location *l = sp_profile_location(p, s->location_ids[k]);
-		size_t li, nl;
+		size_t k = ss->reverse ? n : s->n_locations - 1 - n;
+		const sp_location *l = sp_profile_location(ss->p, s->location_ids[k]);
 
 		if (!l)
 			continue;
-		li = (size_t)(l - p->locations);
-		nl = ln->off[li + 1] - ln->off[li];
+		size_t li = (size_t)(l - ss->p->locations);
+		size_t nl = ln->off[li + 1] - ln->off[li];
 		for (size_t m = 0; m < nl; m++) {
-			size_t j = ln->off[li] + (reverse ? m : nl - 1 - m);
+			size_t j = ln->off[li] + (ss->reverse ? m : nl - 1 - m);
+			bool cut = ++depth >= FG_MAX_DEPTH;
 
-			bool cut = t->nodes[cur].depth + 1 >= FG_MAX_DEPTH;
-			cur = child_of(t, cur, cut ? deeper : ln->names[j]);
-			if (before)
-				t->nodes[cur].before += w;
-			else
-				t->nodes[cur].value += w;
+			SP_PUSH(ss->names, ss->n_names, ss->cap_names,
+				(uint32_t)(cut ? ss->deeper : ln->names[j]));
 			if (cut)
 				return;
 		}
 	}
 }
 
-/* Lays T out and writes it as the SVG of column SI of P. */
-static void draw(ftree *t, const sp_profile *p, const sp_report_options *o, size_t si,
-		 bool differential, sp_sink *out)
+/* Adds W of sample I (to the base side when BEFORE) to its stack. */
+static void add_stack(fstacks *ss, size_t i, int64_t w, bool before)
+{
+	const sp_sample *s = &ss->p->samples[i];
+	uint64_t h = sp_hash_bytes(s->location_ids, s->n_locations * sizeof(*s->location_ids), 0);
+	fstack_key key = {ss->p, ss->stacks, s};
+	size_t k = sp_idxset_find(&ss->set, h, fstack_eq, &key);
+
+	if (k == SIZE_MAX) {
+		fstack st = {.sample = i, .off = ss->n_names};
+
+		stack_names(ss, s);
+		st.len = ss->n_names - st.off;
+		SP_PUSH(ss->stacks, ss->n, ss->cap, st);
+		k = ss->n - 1;
+		sp_idxset_add(&ss->set, h, k);
+	}
+	/* no overflow: every sum is part of the root's, checked first */
+	if (before)
+		ss->stacks[k].before += w;
+	else
+		ss->stacks[k].value += w;
+}
+
+static int cmp_names(const void *x, const void *y, void *arg)
+{
+	const sp_strtab *names = arg;
+
+	return strcmp(names->strs[*(const uint32_t *)x], names->strs[*(const uint32_t *)y]);
+}
+
+/* Stacks by their frames' names, frame by frame; a prefix first. */
+static int cmp_stacks(const void *x, const void *y, void *arg)
+{
+	const fstacks *ss = arg;
+	const fstack *a = &ss->stacks[*(const size_t *)x], *b = &ss->stacks[*(const size_t *)y];
+	size_t m = a->len < b->len ? a->len : b->len;
+
+	for (size_t i = 0; i < m; i++) {
+		uint32_t ra = ss->rank[ss->names[a->off + i]], rb = ss->rank[ss->names[b->off + i]];
+		if (ra != rb)
+			return ra < rb ? -1 : 1;
+	}
+	return (a->len > b->len) - (a->len < b->len);
+}
+
+/* Ranks the names and sorts the stacks by them. */
+static void sort_stacks(fstacks *ss, const sp_strtab *names)
+{
+	uint32_t *by_name = sp_xcalloc(names->n ? names->n : 1, sizeof(*by_name));
+
+	for (size_t i = 0; i < names->n; i++)
+		by_name[i] = (uint32_t)i;
+	/* names are distinct, so the order is total */
+	qsort_r(by_name, names->n, sizeof(*by_name), cmp_names, (void *)names);
+	ss->rank = sp_xcalloc(names->n ? names->n : 1, sizeof(*ss->rank));
+	for (size_t i = 0; i < names->n; i++)
+		ss->rank[by_name[i]] = (uint32_t)i;
+	free(by_name);
+	ss->order = sp_xcalloc(ss->n ? ss->n : 1, sizeof(*ss->order));
+	for (size_t i = 0; i < ss->n; i++)
+		ss->order[i] = i;
+	qsort_r(ss->order, ss->n, sizeof(*ss->order), cmp_stacks, ss);
+}
+
+/* The children of node PARENT, made of the sorted stacks [LO, HI), which
+ * all have the parent's DEPTH frames in common: one child per name at
+ * DEPTH, laid out side by side in name order from the parent's start, kept
+ * (and its own children made) only when drawn.  Recursion is bounded by
+ * FG_MAX_DEPTH. */
+static void add_children(ftree *t, const fg_draw *d, const fstacks *ss, size_t parent, size_t lo,
+			 size_t hi, size_t depth)
+{
+	int64_t x = t->nodes[parent].start;
+
+	while (lo < hi && ss->stacks[ss->order[lo]].len == depth)
+		lo++;
+	while (lo < hi) {
+		const fstack *st = &ss->stacks[ss->order[lo]];
+		uint32_t name = ss->names[st->off + depth];
+		fnode c = {.name = name, .depth = depth + 1, .start = x, .first = SIZE_MAX};
+		size_t end = lo;
+
+		for (; end < hi; end++) {
+			size_t k = ss->order[end];
+
+			st = &ss->stacks[k];
+			if (ss->names[st->off + depth] != name)
+				break;
+			c.value += st->value;
+			c.before += st->before;
+			if (k < c.first)
+				c.first = k;
+		}
+		x += c.value;
+		if (drawn(d, &c)) {
+			SP_PUSH(t->nodes, t->n, t->cap, c);
+			add_children(t, d, ss, t->n - 1, lo, end, depth + 1);
+		}
+		lo = end;
+	}
+}
+
+/* Frames in the order the stacks first reach them, parents first. */
+static int cmp_first(const void *x, const void *y)
+{
+	const fnode *a = x, *b = y;
+
+	if (a->first != b->first)
+		return a->first < b->first ? -1 : 1;
+	return (a->depth > b->depth) - (a->depth < b->depth);
+}
+
+/* Builds the drawn frames of the stacks SS into T and writes them as the
+ * SVG of column SI of P. */
+static void draw(ftree *t, fstacks *ss, const sp_profile *p, const sp_report_options *o,
+		 size_t si, bool differential, sp_sink *out)
 {
 	fg_draw d = {
 		.t = t,
@@ -673,7 +762,10 @@ static void draw(ftree *t, const sp_profile *p, const sp_report_options *o, size
 	d.word = o->flame.countname ? o->flame.countname
 		 : d.to		    ? d.to
 				    : unit_word(d.from);
-	layout(t);
+	sort_stacks(ss, &t->names);
+	if (drawn(&d, &t->nodes[0]))
+		add_children(t, &d, ss, 0, 0, ss->n, 0);
+	qsort(t->nodes + 1, t->n - 1, sizeof(*t->nodes), cmp_first);
 	write_svg(out, &d, o, sp_profile_str(p, p->sample_types[si].type));
 }
 
@@ -702,7 +794,8 @@ sp_error *sp_flamegraph_write(const sp_profile *p, const sp_report_options *o, s
 		return err;
 	name_locations(&t, p, &ln);
 	SP_PUSH(t.nodes, t.n, t.cap, ((fnode){.name = intern_name(&t, sp_xstrdup("all"))}));
-	size_t deeper = intern_name(&t, sp_xstrdup(FG_DEEPER));
+	fstacks ss = {.p = p, .ln = &ln, .reverse = o->flame.reverse,
+		      .deeper = intern_name(&t, sp_xstrdup(FG_DEEPER))};
 	bool differential = sp_profile_has_base(p);
 	for (size_t i = 0; i < p->n_samples; i++) {
 		const sp_sample *s = &p->samples[i];
@@ -725,17 +818,19 @@ sp_error *sp_flamegraph_write(const sp_profile *p, const sp_report_options *o, s
 					   sp_profile_str(p, p->sample_types[si].type));
 			break;
 		}
-		add_stack(&t, p, s, &ln, o->flame.reverse, deeper, w, before);
+		add_stack(&ss, i, w, before);
 	}
+	sp_idxset_free(&ss.set);
 	free(ln.off);
 	free(ln.names);
 	sp_sample_filter_free(filter);
 	if (!err)
-		draw(&t, p, o, si, differential, out);
-	for (size_t i = 0; i < t.n; i++)
-		free(t.nodes[i].children);
+		draw(&t, &ss, p, o, si, differential, out);
+	free(ss.stacks);
+	free(ss.names);
+	free(ss.rank);
+	free(ss.order);
 	free(t.nodes);
 	sp_strtab_free(&t.names);
-	sp_idxset_free(&t.set);
 	return err;
 }

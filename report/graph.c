@@ -44,11 +44,17 @@ typedef struct {
 	/* per location index: its node keys, outermost last (as lines) */
 	size_t *loc_off, *loc_cnt, *loc_nodes;
 	size_t n_loc_nodes, cap_loc_nodes;
-	/* the location indices of sample i (leaf first) are
-	 * frames[frame_off[i] .. frame_off[i + 1]]; filtered-out and zero
-	 * samples have none */
+	/* What the graph is built from: units, each a weight and the
+	 * location indices frames[frame_off[u] .. frame_off[u + 1]] (leaf
+	 * first).  With tags, unit u is sample u (filtered-out and zero
+	 * samples have no frames); without, a unit is one distinct stack of
+	 * the kept samples, their weights summed, in the order the stacks
+	 * first appear: the sums, the nodes and edges and their order are
+	 * those of adding every sample, at the cost of the distinct stacks. */
 	uint32_t *frames;
 	size_t *frame_off;
+	int64_t *unit_w;
+	size_t n_units;
 	/* graphs only: the tags of sample i are tag_ids[tag_off[i] ..
 	 * tag_off[i + 1]] (see sample_tags) */
 	size_t *tag_ids, *tag_off;
@@ -137,17 +143,57 @@ static void builder_init(builder *b, const sp_profile *p, size_t si, sp_granular
 }
 
 /* Resolves every kept sample's location ids once for all graph passes. */
-static void builder_frames(builder *b)
+typedef struct {
+	const sp_profile *p;
+	const size_t *first; /* each unit's first sample */
+	const sp_sample *key;
+} unit_key;
+
+static bool unit_eq(void *ctx, size_t u)
+{
+	const unit_key *k = ctx;
+	const sp_sample *s = &k->p->samples[k->first[u]];
+
+	return s->n_locations == k->key->n_locations &&
+	       (!s->n_locations || !memcmp(s->location_ids, k->key->location_ids,
+					   s->n_locations * sizeof(*s->location_ids)));
+}
+
+/* The units; BY_STACK: one per distinct stack, else one per sample. */
+static void builder_frames(builder *b, bool by_stack)
 {
 	const sp_profile *p = b->p;
-	size_t n = 0, cap = 0;
+	size_t n = 0, cap = 0, cap_off = 0, cap_w = 0, cap_first = 0, n_first = 0;
+	size_t *first = NULL;
+	sp_idxset set = {0};
 
-	b->frame_off = sp_xcalloc(p->n_samples + 1, sizeof(size_t));
+	sp_grow(&b->frame_off, &cap_off, 1, sizeof(*b->frame_off));
 	for (size_t si = 0; si < p->n_samples; si++) {
 		const sp_sample *s = &p->samples[si];
+		int64_t w = s->values[b->si];
+		bool kept = w != 0 && sp_sample_filter_keep(b->filter, s);
 
-		b->frame_off[si] = n;
-		if (s->values[b->si] == 0 || !sp_sample_filter_keep(b->filter, s))
+		if (by_stack) {
+			if (!kept)
+				continue;
+			uint64_t h = sp_hash_bytes(s->location_ids,
+						   s->n_locations * sizeof(*s->location_ids), 0);
+			unit_key k = {p, first, s};
+			size_t u = sp_idxset_find(&set, h, unit_eq, &k);
+			if (u != SIZE_MAX) {
+				/* wrapping: the graph's sums come out as adding
+				 * the samples one by one would make them */
+				b->unit_w[u] = (int64_t)((uint64_t)b->unit_w[u] + (uint64_t)w);
+				continue;
+			}
+			sp_idxset_add(&set, h, b->n_units);
+			SP_PUSH(first, n_first, cap_first, si);
+		}
+		sp_grow(&b->frame_off, &cap_off, b->n_units + 2, sizeof(*b->frame_off));
+		sp_grow(&b->unit_w, &cap_w, b->n_units + 1, sizeof(*b->unit_w));
+		b->frame_off[b->n_units] = n;
+		b->unit_w[b->n_units++] = w;
+		if (!kept)
 			continue;
 		for (size_t i = 0; i < s->n_locations; i++) {
 			const sp_location *l = sp_profile_location(p, s->location_ids[i]);
@@ -156,7 +202,9 @@ static void builder_frames(builder *b)
 				SP_PUSH(b->frames, n, cap, (uint32_t)(l - p->locations));
 		}
 	}
-	b->frame_off[p->n_samples] = n;
+	b->frame_off[b->n_units] = n;
+	free(first);
+	sp_idxset_free(&set);
 }
 
 static void builder_free(builder *b)
@@ -170,6 +218,7 @@ static void builder_free(builder *b)
 	free(b->loc_nodes);
 	free(b->frames);
 	free(b->frame_off);
+	free(b->unit_w);
 	free(b->tag_ids);
 	free(b->tag_off);
 	free(b->tag_vals);
@@ -346,11 +395,9 @@ static void add_edge(builder *b, size_t src, size_t dst, int64_t w, size_t stamp
 	e->weight += w;
 }
 
-/* Rebuilds the graph from the samples, keeping only KEPT nodes (NULL: all). */
+/* Rebuilds the graph from the units, keeping only KEPT nodes (NULL: all). */
 static void build_graph(builder *b, const bool *kept)
 {
-	const sp_profile *p = b->p;
-
 	memset(b->nodes, 0, (b->n_keys ? b->n_keys : 1) * sizeof(gnode));
 	b->n_edges = 0;
 	sp_u64map_free(&b->edge_map);
@@ -359,9 +406,8 @@ static void build_graph(builder *b, const bool *kept)
 	sp_u64map_free(&b->tag_map);
 	memset(&b->tag_map, 0, sizeof(b->tag_map));
 
-	for (size_t si = 0; si < p->n_samples; si++) {
-		const sp_sample *s = &p->samples[si];
-		int64_t w = s->values[b->si];
+	for (size_t si = 0; si < b->n_units; si++) {
+		int64_t w = b->unit_w[si];
 		size_t stamp = si + 1, parent = NONE;
 		bool residual = false;
 
@@ -714,7 +760,7 @@ sp_error *sp_report_build_graph(sp_report *r, const sp_report_options *o, sp_rep
 		builder_free(&b);
 		return err;
 	}
-	builder_frames(&b);
+	builder_frames(&b, mode != SP_REPORT_GRAPH);
 	if (mode == SP_REPORT_GRAPH)
 		builder_tags(&b, o->unit && o->unit[0] ? o->unit : "minimum");
 	kept = sp_xcalloc(b.n_keys + 1, sizeof(*kept));
