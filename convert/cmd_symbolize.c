@@ -1600,6 +1600,85 @@ static int run_stdin(sym_ctx *c)
 	return 0;
 }
 
+static bool open_exe(sym_ctx *c, const sp_symbolize_options *o, const char *exe);
+static int address_base(sym_ctx *c);
+
+/* One input line of llvm-symbolizer's module form, `[CODE|DATA] MODULE ADDR`
+ * or `[CODE|DATA] "MODULE" ADDR`: the module (*MOD, *MOD_LEN) and where the
+ * address starts (*ADDR); false when LINE has one word only (an address of
+ * the current module). */
+static bool module_line(const char *line, const char **mod, size_t *mod_len, const char **addr)
+{
+	const char *p = line + strspn(line, " \t");
+	if ((!strncmp(p, "CODE", 4) || !strncmp(p, "DATA", 4)) && (p[4] == ' ' || p[4] == '\t'))
+		p += 4 + strspn(p + 4, " \t");
+	const char *end;
+	if (*p == '"') {
+		end = strchr(p + 1, '"');
+		if (!end)
+			return false;
+		*mod = p + 1;
+		*mod_len = (size_t)(end - p - 1);
+		end++;
+	} else {
+		end = p + strcspn(p, " \t");
+		*mod = p;
+		*mod_len = (size_t)(end - p);
+	}
+	const char *a = end + strspn(end, " \t");
+	if (!*a || a == end)
+		return false;
+	*addr = a;
+	return true;
+}
+
+/* symbolize without -e, reading lines that may name their module, as
+ * llvm-symbolizer reads them: each line is answered on its own (the
+ * module may change from one line to the next), through the one session,
+ * whose objects stay open; a line of one word is an address of the last
+ * module named (a.out before any). */
+static int run_module_lines(sym_ctx *c, const sp_symbolize_options *o)
+{
+	char *line = NULL, *cur = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	while ((n = getline(&line, &cap, stdin)) >= 0) {
+		while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+			line[--n] = '\0';
+		const char *mod, *addr = line;
+		size_t mod_len;
+		bool named = module_line(line, &mod, &mod_len, &addr);
+		char *want = named ? sp_xstrndup(mod, mod_len) : sp_xstrdup(cur ? cur : "a.out");
+		if (!cur || strcmp(want, cur)) {
+			free(cur);
+			cur = want;
+			want = NULL;
+			free(c->obj_path);
+			c->obj_path = NULL;
+			c->obj = NULL;
+			if (open_exe(c, o, cur))
+				address_base(c);
+			c->job[0].obj = c->obj;
+			c->addr_digits = c->obj && sp_object_info(c->obj)->elf_class == ELFCLASS32 ? 8 : 16;
+			/* the text cache holds another module's answers */
+			for (unsigned q = 0; q < c->n_tables; q++) {
+				free(c->tables[q].slots);
+				c->tables[q] = (text_table){0};
+			}
+			sp_buf_reset(&c->text);
+			sp_buf_reset(&c->module);
+			sp_buf_puts(&c->module, ",\"ModuleName\":");
+			json_text(&c->module, cur);
+		}
+		free(want);
+		add_line(c, addr, strlen(addr));
+		run_batch(c);
+	}
+	free(line);
+	free(cur);
+	return 0;
+}
+
 /* Opens -e FILE: as given, or located like a mapping's file when a search
  * option is given.  Prints the error; returns false on failure. */
 static bool open_exe(sym_ctx *c, const sp_symbolize_options *o, const char *exe)
@@ -1819,7 +1898,13 @@ int cmd_symbolize(int argc, char **argv)
 	 * meets it: with --jit-dir every address is resolved on this one */
 	if (jit || c.jobs < 1)
 		c.jobs = 1;
-	if (!exe && !jit && !perf && !ksyms && !sp_symbolizer_jitdump(c.s))
+	/* without -e, stdin's lines may name their modules (llvm-symbolizer's
+	 * MODULE ADDR); a.out is the module of a line that names none */
+	bool modules = !exe && !jit && !perf && !ksyms && !sp_symbolizer_jitdump(c.s) &&
+		       optind >= argc && !c.relative && !c.section;
+	if (modules)
+		c.jobs = 1;
+	if (!exe && !jit && !perf && !ksyms && !sp_symbolizer_jitdump(c.s) && !modules)
 		exe = "a.out";
 	if (exe && !open_exe(&c, &cli.sym, exe)) {
 		sp_symbolizer_free(c.s);
@@ -1862,6 +1947,8 @@ int cmd_symbolize(int argc, char **argv)
 			sink_put(&c.out, "]\n", 2);
 			sink_flush(&c.out);
 		}
+	} else if (modules) {
+		rc = run_module_lines(&c, &cli.sym);
 	} else {
 		rc = run_stdin(&c);
 	}
