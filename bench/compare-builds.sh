@@ -6,8 +6,11 @@
 #
 # Cases:
 #   - `symbolize` of every address of .text of each target, with several
-#     option sets.  Targets: the fixtures of testdata/src/fixture (built here
-#     with testdata/src/fixture/build.sh), testdata/src/symbolize/fixture.cc built -O2
+#     option sets (the forms of addr2line, eu-addr2line and llvm-symbolizer:
+#     OLD must know them, as main does since they came), and of lines that
+#     name symbols and sections.  Targets: the fixtures of
+#     testdata/src/fixture (built here with testdata/src/fixture/build.sh),
+#     testdata/src/symbolize/fixture.cc built -O2
 #     with g++ as DWARF 4 and 5 and with clang++ as DWARF 5, and a copy of
 #     NEW_SYMPROF itself (a large C program with libdw's DWARF 5);
 #   - `convert` of every profile in testdata/profiles (symbolization finds
@@ -103,10 +106,19 @@ for t in $targets; do
 		bad=1
 		continue
 	fi
-	for opts in "" "-C" "--demangle=templates" "-a --json" "-a -C --json" "-f -i --relative"; do
+	for opts in "" "-C" "--demangle=templates" "-a --json" "-a -C --json" "-f -i --relative" \
+		"-a -f -i -C" "-a -f -i -p -s" "-S" "-f -x" "--output-style=LLVM" \
+		"--output-style=LLVM --no-inlines" "--output-style=JSON" "-a --section=.text"; do
 		# shellcheck disable=SC2086 # $opts is a list of words
 		run "symbolize $(basename "$t") ${opts:-(no options)}" symbolize -e "$t" $opts
 	done
+	# names for addresses (eu-addr2line's NAME, NAME+OFF, (SECTION)+OFF): the
+	# first functions of the symbol table, a byte on, and a name that is none
+	nm --defined-only "$t" 2>/dev/null | awk '$2 ~ /^[tT]$/ { print $3 }' | head -n 200 |
+		awk '{ print $1; print $1 "+1"; print "(.text)+" NR * 16 } END { print "no_such_symbol" }' \
+		>"$work/in"
+	run "symbolize $(basename "$t") -f -i (names)" symbolize -e "$t" -f -i
+	run "symbolize $(basename "$t") -f -i -j 2 (names)" symbolize -e "$t" -f -i -j 2
 done
 rm -f "$work/in"
 

@@ -1,98 +1,14 @@
-/* cmd_convert.c — `symprof convert`: its options and output formats.  The
- * run itself (read one or more profiles, symbolize them through one shared
- * session, merge or convert each, write) is pipeline.c's. */
+/* cmd_convert.c — `symprof convert`: its options, and the lines it prints
+ * of what the run reports.  The run itself (read one or more profiles,
+ * symbolize them through one shared session, merge or convert each,
+ * write; --each -j's worker processes) is the library's (pipeline/). */
 #include "convert/convert.h"
 
-#include <errno.h>
-#include <poll.h>
-#include <sched.h>
-#include <signal.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
-
-
-static const struct {
-	const char *name;
-	sp_out_format f;
-	const char *ext; /* for --each output names */
-} formats[] = {
-	{"pprof", SP_OUT_PPROF, ".pb.gz"},    {"folded", SP_OUT_FOLDED, ".folded"},
-	{"raw", SP_OUT_DUMP, ".raw"},          {"dot", SP_OUT_DOT, ".dot"},
-	{"pdf", SP_OUT_PDF, ".pdf"},          {"svg", SP_OUT_SVG, ".svg"},
-	{"png", SP_OUT_PNG, ".png"},          {"top", SP_OUT_TOP, ".txt"},
-	{"flamegraph", SP_OUT_FLAMEGRAPH, ".flame.svg"},
-	{"folded-diff", SP_OUT_FOLDED_DIFF, ".diff.folded"},
-	{"html", SP_OUT_HTML, ".html"},       {"list", SP_OUT_LIST, ".list.txt"},
-	{"disasm", SP_OUT_DISASM, ".disasm.txt"},
-	{"speedscope", SP_OUT_SPEEDSCOPE, ".speedscope.json"},
-	{"firefox", SP_OUT_FIREFOX, ".firefox.json"},
-	{"otlp", SP_OUT_OTLP, ".otlp"},       {"otlp-gz", SP_OUT_OTLP_GZ, ".otlp.gz"},
-	{"otlp-json", SP_OUT_OTLP_JSON, ".otlp.json"},
-};
-
-static bool ends_with(const char *s, const char *suffix)
-{
-	size_t a = strlen(s), b = strlen(suffix);
-	return a >= b && strcmp(s + a - b, suffix) == 0;
-}
-
-static sp_out_format format_by_name(const char *name)
-{
-	for (size_t i = 0; i < SP_ARRAY_LEN(formats); i++)
-		if (!strcmp(formats[i].name, name))
-			return formats[i].f;
-	return SP_OUT_NONE;
-}
-
-static sp_out_format format_by_extension(const char *path)
-{
-	static const struct {
-		const char *ext;
-		sp_out_format f;
-	} exts[] = {
-		{".diff.folded", SP_OUT_FOLDED_DIFF},
-		{".list.txt", SP_OUT_LIST}, {".disasm.txt", SP_OUT_DISASM},
-		{".speedscope.json", SP_OUT_SPEEDSCOPE}, {".firefox.json", SP_OUT_FIREFOX},
-		{".html", SP_OUT_HTML}, {".htm", SP_OUT_HTML},
-		{".pb.gz", SP_OUT_PPROF}, {".pb", SP_OUT_PPROF},     {".pprof", SP_OUT_PPROF},
-		{".folded", SP_OUT_FOLDED}, {".collapsed", SP_OUT_FOLDED}, {".raw", SP_OUT_DUMP},
-		{".dot", SP_OUT_DOT},     {".pdf", SP_OUT_PDF},      {".flame.svg", SP_OUT_FLAMEGRAPH},
-		{".svg", SP_OUT_SVG},     {".png", SP_OUT_PNG},      {".txt", SP_OUT_TOP},
-		{".top", SP_OUT_TOP},     {".otlp", SP_OUT_OTLP},    {".otlp.gz", SP_OUT_OTLP_GZ},
-		{".otlp.json", SP_OUT_OTLP_JSON},
-	};
-	for (size_t i = 0; i < SP_ARRAY_LEN(exts); i++)
-		if (ends_with(path, exts[i].ext))
-			return exts[i].f;
-	return SP_OUT_NONE;
-}
-
-/* The index of F in formats (F is one of them). */
-static size_t format_index(sp_out_format f)
-{
-	size_t i = 0;
-	while (i + 1 < SP_ARRAY_LEN(formats) && formats[i].f != f)
-		i++;
-	return i;
-}
-
-static const char *format_name(sp_out_format f)
-{
-	return formats[format_index(f)].name;
-}
-
-static const char *format_ext(sp_out_format f)
-{
-	return formats[format_index(f)].ext;
-}
 
 typedef struct {
 	sp_cli_sym sym;
@@ -162,13 +78,14 @@ static int check_format_options(const convert_opts *o, sp_out_format f)
 		if (!(o->given & (1ul << i)) || (format_options[i].formats & FMT(f)))
 			continue;
 		char list[256] = "";
-		size_t n = 0;
-		for (size_t k = 0; k < SP_ARRAY_LEN(formats); k++)
-			if (format_options[i].formats & FMT(formats[k].f))
+		size_t n = 0, n_names;
+		const char *const *names = sp_out_format_names(&n_names);
+		for (size_t k = 0; k < n_names; k++)
+			if (format_options[i].formats & FMT(sp_out_format_by_name(names[k])))
 				n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s",
-						      n ? ", " : "", formats[k].name);
+						      n ? ", " : "", names[k]);
 		return sp_cli_usage("convert", "%s applies only to --format %s, not %s",
-				    format_options[i].name, list, format_name(f));
+				    format_options[i].name, list, sp_out_format_name(f));
 	}
 	return 0;
 }
@@ -274,74 +191,15 @@ static void usage(FILE *f)
 		"Options that the chosen format does not use are refused.\n" SP_CLI_SYM_HELP);
 }
 
-static char *each_output_path(const char *dir, const char *input, sp_out_format f)
-{
-	const char *base = strrchr(input, '/');
-	base = base ? base + 1 : input;
-	if (!strcmp(input, "-"))
-		base = "stdin";
-	return sp_xasprintf("%s/%s%s", dir, base, format_ext(f));
-}
-
-/* Two inputs of --each whose output paths coincide (same base name in two
- * directories) would overwrite each other: refuse before doing any work. */
-static bool each_outputs_distinct(const char *dir, char **inputs, int n_inputs, sp_out_format f)
-{
-	char **paths = sp_xcalloc((size_t)n_inputs, sizeof(*paths));
-	bool ok = true;
-	for (int i = 0; i < n_inputs && ok; i++) {
-		paths[i] = each_output_path(dir, inputs[i], f);
-		for (int j = 0; j < i && ok; j++) {
-			if (strcmp(paths[i], paths[j]) != 0)
-				continue;
-			sp_cli_usage("convert", "--each: %s and %s would both be written to %s",
-				     inputs[j], inputs[i], paths[i]);
-			ok = false;
-		}
-	}
-	for (int i = 0; i < n_inputs; i++)
-		free(paths[i]);
-	free(paths);
-	return ok;
-}
-
-/* The pipeline's output: written to -o, or with --each into -o DIR. */
+/* The run's output: written to -o, or with --each into -o DIR. */
 typedef struct {
 	const convert_opts *o;
 	sp_output_options w;
 	char **inputs;
 	int n_ok, n_failed; /* with --each */
 	bool below_min;     /* an output had fewer frames resolved than --min-resolved */
-	/* --each -j N (each_next) */
-	int jobs, n_inputs;
-	bool jobs_paced;    /* -j not given: workers only when worth it */
-	double cpu_prev;    /* CPU seconds at the previous input's end */
-	int ok_prev;        /* n_ok then */
-	_Atomic int *take;  /* shared with the workers: the next input to take */
-	struct worker *workers; /* the workers started, in the parent */
-	int nw;
-	int first;          /* the first input the workers took */
-	int report_fd;      /* in a worker: where its lines go (framed, see
-			       each_done); -1 otherwise */
+	bool below_now;     /* ... the last one (each_flags) */
 } emit_ctx;
-
-/* The share of frames that resolved (have a function), each frame weighted
- * by its sample's value in column COL, in percent; 100 without frames. */
-static double resolved_percent(const sp_profile *p, size_t col)
-{
-	double all = 0, resolved = 0;
-	for (size_t i = 0; i < p->n_samples; i++) {
-		const sp_sample *s = &p->samples[i];
-		double w = s->values[col] < 0 ? -(double)s->values[col] : (double)s->values[col];
-		for (size_t j = 0; j < s->n_locations; j++) {
-			const sp_location *l = sp_profile_location(p, s->location_ids[j]);
-			all += w;
-			if (l && l->n_lines)
-				resolved += w;
-		}
-	}
-	return all > 0 ? 100.0 * resolved / all : 100.0;
-}
 
 /* --min-resolved: says so when OUT resolved too little (the output is
  * written all the same; the run then exits 3). */
@@ -353,14 +211,14 @@ static void check_resolved(emit_ctx *e, const sp_pipeline_output *out)
 		sp_error_free(err); /* the writer reports it */
 		return;
 	}
-	double pct = resolved_percent(out->profile, col);
+	double pct = sp_profile_resolved_percent(out->profile, col);
 	if (pct >= e->o->min_resolved)
 		return;
 	fprintf(stderr,
 		"symprof convert: %s: %.1f%% of frames resolved (by sample weight), fewer than "
 		"--min-resolved %g\n",
 		out->name, pct, e->o->min_resolved);
-	e->below_min = true;
+	e->below_min = e->below_now = true;
 }
 
 static sp_error *emit_output(void *ctx, const sp_pipeline_output *out)
@@ -370,301 +228,132 @@ static sp_error *emit_output(void *ctx, const sp_pipeline_output *out)
 		check_resolved(e, out);
 	sp_output_options w = e->w;
 	w.session = out->session;
+	char *events = e->o->sym.quiet ? NULL : sp_pipeline_events_note(&w, out->profile);
+	if (events) /* the output holds one event of several */
+		fprintf(stderr, "symprof: %s: %s\n", out->name, events);
+	free(events);
 	if (!e->o->each)
 		return sp_pipeline_write(&w, out->profile, out->name, e->o->out);
-	char *path = each_output_path(e->o->out, e->inputs[out->input], e->w.format);
+	char *path = sp_each_output_path(e->o->out, e->inputs[out->input], e->w.format);
 	sp_error *err = sp_pipeline_write(&w, out->profile, out->name, path);
 	free(path);
 	return err;
 }
 
-/* A worker's report of one input: its number on the command line, whether
- * it converted, and its line's length, then the line. */
-typedef struct {
-	int32_t number;
-	int32_t ok;
-	uint32_t len;
-} each_frame;
+/* What --each hands back of an input besides its error: whether it
+ * resolved too little (bit 0). */
+static unsigned each_flags(void *ctx, int input)
+{
+	emit_ctx *e = ctx;
+	unsigned f = e->below_now;
+	e->below_now = false;
+	return f;
+}
 
-/* --each: one line per input, "IN: ok -> OUT" or "IN: failed: REASON";
- * a worker of -j sends it to the parent, which prints the lines in the
- * inputs' order. */
-static void each_done(void *ctx, int input, const sp_error *err)
+/* --each: one line per input, in the inputs' order, "IN: ok -> OUT" or
+ * "IN: failed: REASON". */
+static void each_done(void *ctx, int input, const sp_error *err, unsigned flags)
 {
 	emit_ctx *e = ctx;
 	const char *in = e->inputs[input];
-	char *line;
+	if (flags & 1)
+		e->below_min = true;
 	if (!err) {
-		char *path = each_output_path(e->o->out, in, e->w.format);
-		line = sp_xasprintf("symprof convert: %s: ok -> %s\n", in, path);
+		char *path = sp_each_output_path(e->o->out, in, e->w.format);
+		fprintf(stderr, "symprof convert: %s: ok -> %s\n", in, path);
 		free(path);
 		e->n_ok++;
-	} else {
-		char *msg = sp_error_string(err);
-		const char *reason = msg;
-		size_t len = strlen(in);
-		if (!strncmp(reason, in, len) && !strncmp(reason + len, ": ", 2))
-			reason += len + 2; /* the line names the input already */
-		line = sp_xasprintf("symprof convert: %s: failed: %s\n", in, reason);
-		free(msg);
-		e->n_failed++;
-	}
-	if (e->report_fd < 0) {
-		fputs(line, stderr);
-	} else {
-		each_frame h = {input, !err, (uint32_t)strlen(line)};
-		char *frame = sp_xmalloc(sizeof(h) + h.len);
-		memcpy(frame, &h, sizeof(h));
-		memcpy(frame + sizeof(h), line, h.len);
-		for (size_t off = 0, n = sizeof(h) + h.len; off < n;) {
-			ssize_t r = write(e->report_fd, frame + off, n - off);
-			if (r < 0 && errno == EINTR)
-				continue;
-			if (r <= 0)
-				_exit(1); /* the parent is gone */
-			off += (size_t)r;
-		}
-		free(frame);
-	}
-	free(line);
-}
-
-/* One worker's stream of frames, as read and not yet taken apart. */
-typedef struct worker {
-	int fd;
-	pid_t pid;
-	sp_buf in;
-	size_t at; /* in.data[at..] is not taken apart yet */
-} worker;
-
-/* --each -j N: the parent converts inputs itself, in order, until one has
- * converted: its session is then warm (objects opened, indexes built,
- * address caches filled).  Then it forks N workers (fewer when fewer
- * inputs are left, none when one is left), which inherit that session
- * copy-on-write, and takes no input more itself: each worker takes the
- * next input not yet taken from a counter they share, so that a slow
- * input does not leave another worker idle, and sends its line to the
- * parent (each_done), which prints the lines in the inputs' order as they
- * come (collect_workers).  Everything an input's conversion depends on is
- * the input and the options: the output files are those of -j 1. */
-static void start_workers(emit_ctx *e, int first, int nw)
-{
-	void *m = mmap(NULL, sizeof(*e->take), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
-		       -1, 0);
-	if (m == MAP_FAILED) {
-		fprintf(stderr, "symprof convert: -j: cannot map a shared counter: %s\n",
-			strerror(errno));
 		return;
 	}
-	e->take = m;
-	atomic_init(e->take, first);
-	e->first = first;
-	e->workers = sp_xcalloc((size_t)nw, sizeof(*e->workers));
-	/* nothing buffered is written twice; the session holds no thread now
-	 * (the gzip sink's has ended with its output) */
-	fflush(stdout);
-	fflush(stderr);
-	pid_t parent = getpid();
-	for (int k = 0; k < nw; k++) {
-		int p[2];
-		if (pipe(p) != 0) {
-			fprintf(stderr, "symprof convert: -j: cannot make a pipe: %s\n", strerror(errno));
-			break;
-		}
-		pid_t pid = fork();
-		if (pid < 0) {
-			fprintf(stderr, "symprof convert: -j: cannot start a process: %s\n",
-				strerror(errno));
-			close(p[0]);
-			close(p[1]);
-			break;
-		}
-		if (pid == 0) {
-			for (int j = 0; j < k; j++)
-				close(e->workers[j].fd);
-			free(e->workers);
-			e->workers = NULL;
-			e->nw = 0;
-			close(p[0]);
-			e->report_fd = p[1];
-			/* a parent that is gone cannot report: the worker stops, its
-			 * temporary output removed by the signal's handler */
-			prctl(PR_SET_PDEATHSIG, SIGTERM);
-			if (getppid() != parent)
-				_exit(1); /* it was gone before prctl */
-			/* whole lines, so that the workers' summaries do not mix mid-line */
-			setvbuf(stderr, NULL, _IOLBF, 0);
-			return;
-		}
-		close(p[1]);
-		e->workers[k] = (worker){.fd = p[0], .pid = pid};
-		e->nw = k + 1;
-	}
+	char *msg = sp_error_string(err);
+	const char *reason = msg;
+	size_t len = strlen(in);
+	if (!strncmp(reason, in, len) && !strncmp(reason + len, ": ", 2))
+		reason += len + 2; /* the line names the input already */
+	fprintf(stderr, "symprof convert: %s: failed: %s\n", in, reason);
+	free(msg);
+	e->n_failed++;
 }
 
-/* Without -j, workers start only when the inputs left would cost the
- * parent at least this many CPU seconds at the pace of the last input it
- * converted: below that, starting, feeding and ending them costs about
- * what they save (on 50 small heap dumps, about 1 ms each, -j 2 used 10%
- * more CPU than -j 1 and won no time on a busy machine). */
-#define JOBS_MIN_WORK 0.1
-
-static double cpu_seconds(void)
+static void each_warning(void *ctx, const char *text)
 {
-	struct timespec t;
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+	(void)ctx;
+	fprintf(stderr, "symprof convert: -j: %s\n", text);
 }
 
-static int each_next(void *ctx, int i)
+/* The output format: --format, else -o's extension, else the default.
+ * Returns SP_OUT_NONE after a usage error. */
+static sp_out_format output_format(const convert_opts *o)
 {
-	emit_ctx *e = ctx;
-	if (e->report_fd < 0) {
-		int rest = e->n_inputs - (i + 1);
-		int nw = e->jobs < rest ? e->jobs : rest;
-		double cpu = cpu_seconds(), took = cpu - e->cpu_prev;
-		/* the input just done converted, and the session was warm for it */
-		bool paced = e->ok_prev > 0 && e->n_ok > e->ok_prev;
-		e->cpu_prev = cpu;
-		e->ok_prev = e->n_ok;
-		if (nw < 2 || !e->n_ok || (e->jobs_paced && !paced))
-			return rest > 0 ? i + 1 : -1;
-		if (e->jobs_paced && took * rest < JOBS_MIN_WORK) {
-			e->jobs = 1; /* not worth it: the parent goes on alone */
-			return i + 1;
-		}
-		start_workers(e, i + 1, nw);
-		if (e->report_fd < 0 && !e->nw) {
-			e->jobs = 1; /* none started: the parent goes on alone */
-			return i + 1;
-		}
-		if (e->report_fd < 0)
-			return -1;
+	sp_out_format f = o->format;
+	if (f == SP_OUT_NONE && o->out && !o->each)
+		f = sp_out_format_by_path(o->out);
+	if (o->out && !o->each)
+		f = sp_out_format_encoding(f, o->out);
+	if (f != SP_OUT_NONE)
+		return f;
+	if (o->out && strcmp(o->out, "-") != 0 && !o->each) {
+		sp_cli_usage("convert", "cannot tell the output format from '%s'; use --format",
+			     o->out);
+		return SP_OUT_NONE;
 	}
-	int k = atomic_fetch_add(e->take, 1);
-	return k < e->n_inputs ? k : -1;
+	return o->each ? SP_OUT_PPROF : SP_OUT_FOLDED;
 }
 
-/* Takes apart W's complete frames: their lines into LINE, by input. */
-static void take_frames(emit_ctx *e, worker *w, char **line)
+/* What --each needs before any work: -o DIR, distinct outputs (two inputs
+ * of the same base name in two directories would overwrite each other),
+ * DIR made.  Returns 0 or the exit status. */
+static int each_ready(const convert_opts *o, char **inputs, int n_inputs, sp_out_format f)
 {
-	while (w->in.len - w->at >= sizeof(each_frame)) {
-		each_frame h;
-		memcpy(&h, w->in.data + w->at, sizeof(h));
-		if (h.len > w->in.len - w->at - sizeof(h))
-			return; /* the rest of the line is still to come */
-		if (h.number >= e->first && h.number < e->n_inputs && !line[h.number]) {
-			line[h.number] = sp_xstrndup(w->in.data + w->at + sizeof(h), h.len);
-			*(h.ok ? &e->n_ok : &e->n_failed) += 1;
-		}
-		w->at += sizeof(h) + h.len;
+	int first, clash;
+	if (!o->out)
+		return sp_cli_usage("convert", "--each needs -o DIR naming a directory");
+	if ((clash = sp_each_outputs_clash(o->out, inputs, n_inputs, f, &first)) >= 0) {
+		char *path = sp_each_output_path(o->out, inputs[clash], f);
+		sp_cli_usage("convert", "--each: %s and %s would both be written to %s",
+			     inputs[first], inputs[clash], path);
+		free(path);
+		return 2;
 	}
-}
-
-/* Reads every worker's frames as they come (a full pipe would stall it)
- * and prints the lines in the inputs' order, each once those before it
- * are printed; then waits for the workers.  An input whose line never
- * came (its worker stopped) is said to have failed.  Returns the exit
- * status. */
-static int collect_workers(emit_ctx *e)
-{
-	int nw = e->nw, n = e->n_inputs, printed = e->first, rc = 0;
-	worker *w = e->workers;
-	char **line = sp_xcalloc((size_t)n, sizeof(*line));
-	struct pollfd *pf = sp_xcalloc((size_t)nw, sizeof(*pf));
-	for (int open_fds = nw; open_fds > 0;) {
-		for (int k = 0; k < nw; k++)
-			pf[k] = (struct pollfd){.fd = w[k].fd, .events = POLLIN};
-		if (poll(pf, (nfds_t)nw, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		for (int k = 0; k < nw; k++) {
-			if (w[k].fd < 0 || !(pf[k].revents & (POLLIN | POLLHUP | POLLERR)))
-				continue;
-			char buf[4096];
-			ssize_t r = read(w[k].fd, buf, sizeof(buf));
-			if (r > 0) {
-				sp_buf_append(&w[k].in, buf, (size_t)r);
-				take_frames(e, &w[k], line);
-			} else if (r == 0 || errno != EINTR) {
-				close(w[k].fd);
-				w[k].fd = -1;
-				open_fds--;
-			}
-		}
-		for (; printed < n && line[printed]; printed++)
-			fputs(line[printed], stderr);
-	}
-	free(pf);
-	for (int k = 0; k < nw; k++) {
-		if (w[k].fd >= 0)
-			close(w[k].fd);
-		int st = 0;
-		while (waitpid(w[k].pid, &st, 0) < 0 && errno == EINTR)
-			;
-		if (WIFEXITED(st) && WEXITSTATUS(st) == 3)
-			e->below_min = true;
-		else if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-			rc = 1;
-		sp_buf_free(&w[k].in);
-	}
-	for (; printed < n; printed++) {
-		if (line[printed]) {
-			fputs(line[printed], stderr);
-		} else {
-			fprintf(stderr, "symprof convert: %s: failed: its conversion stopped\n",
-				e->inputs[printed]);
-			e->n_failed++;
-			rc = 1;
-		}
-	}
-	for (int i = 0; i < n; i++)
-		free(line[i]);
-	free(line);
-	free(w);
-	e->workers = NULL;
-	munmap(e->take, sizeof(*e->take));
+	sp_error *err = sp_each_dir(o->out);
+	if (!err)
+		return 0;
+	int rc = 1;
+	char *msg = sp_error_string(err);
+	if (err->code == SP_E_USAGE)
+		rc = sp_cli_usage("convert", "%s", msg);
+	else
+		fprintf(stderr, "symprof convert: %s\n", msg);
+	free(msg);
+	sp_error_free(err);
 	return rc;
 }
 
-/* -j's default: the CPUs this process may run on. */
-static int online_cpus(void)
+/* --each: the run over the inputs, through worker processes; its lines,
+ * then the count.  Returns the exit status before --min-resolved. */
+static int run_each(const convert_opts *o, sp_pipeline *pl, emit_ctx *ctx,
+		    const sp_load_input *in, int n_inputs)
 {
-	cpu_set_t set;
-	if (sched_getaffinity(0, sizeof(set), &set) != 0)
-		return 1;
-	int n = CPU_COUNT(&set);
-	return n < 1 ? 1 : n > 1024 ? 1024 : n;
-}
-
-/* --each -o DIR: DIR is created when missing. */
-static int each_dir(const char *dir)
-{
-	struct stat st;
-	/* its missing parents first, as mkdir -p makes them */
-	char *path = sp_xstrdup(dir);
-	for (char *q = path + 1; *q; q++) {
-		if (*q != '/')
-			continue;
-		*q = '\0';
-		if (mkdir(path, 0777) != 0 && errno != EEXIST) {
-			fprintf(stderr, "symprof convert: --each: cannot create directory %s: %s\n",
-				path, strerror(errno));
-			free(path);
-			return 1;
-		}
-		*q = '/';
-	}
-	free(path);
-	if (mkdir(dir, 0777) == 0 || (errno == EEXIST && stat(dir, &st) == 0 && S_ISDIR(st.st_mode)))
-		return 0;
-	if (errno == EEXIST)
-		return sp_cli_usage("convert", "--each: -o %s is not a directory", dir);
-	fprintf(stderr, "symprof convert: --each: cannot create directory %s: %s\n", dir,
-		strerror(errno));
-	return 1;
+	sp_each_options eo = {
+		.size = sizeof(eo),
+		.jobs = o->jobs,
+		.done = each_done,
+		.flags = each_flags,
+		.warning = each_warning,
+		.ctx = ctx,
+	};
+	int failed = 0;
+	sp_error *err = sp_each_run(pl, &eo, in, n_inputs, &failed);
+	int rc = err ? sp_cli_fail(err) : failed ? 1 : 0;
+	/* (an error before the first input, e.g. the --base profile's, leaves
+	 * inputs not attempted) */
+	int untried = n_inputs - ctx->n_ok - ctx->n_failed;
+	fprintf(stderr, "symprof convert: %d of %d inputs converted into %s, %d failed",
+		ctx->n_ok, n_inputs, o->out, ctx->n_failed);
+	if (untried > 0)
+		fprintf(stderr, ", %d not attempted", untried);
+	fputc('\n', stderr);
+	return rc;
 }
 
 /* perf report's --percent-limit in the report's own terms: 0, or 2 after
@@ -681,27 +370,16 @@ static int percent_limit(convert_opts *o, sp_out_format f)
 		o->report.nodefraction = o->percent_limit / 100;
 	} else {
 		return sp_cli_usage("convert", "--percent-limit applies only to --format top, dot, "
-				    "pdf, svg, png, flamegraph, not %s", format_name(f));
+				    "pdf, svg, png, flamegraph, not %s", sp_out_format_name(f));
 	}
 	return 0;
 }
 
 static int run(convert_opts *o, char **inputs, int n_inputs)
 {
-	sp_out_format f = o->format;
-	if (f == SP_OUT_NONE && o->out && !o->each)
-		f = format_by_extension(o->out);
-	/* --format otlp takes its encoding from the extension, as -o alone does */
-	if (f == SP_OUT_OTLP && o->out && !o->each &&
-	    (ends_with(o->out, ".gz") || ends_with(o->out, ".json")))
-		f = ends_with(o->out, ".gz") ? SP_OUT_OTLP_GZ : SP_OUT_OTLP_JSON;
-	if (f == SP_OUT_NONE) {
-		if (o->out && strcmp(o->out, "-") != 0 && !o->each)
-			return sp_cli_usage("convert",
-					    "cannot tell the output format from '%s'; use --format",
-					    o->out);
-		f = o->each ? SP_OUT_PPROF : SP_OUT_FOLDED;
-	}
+	sp_out_format f = output_format(o);
+	if (f == SP_OUT_NONE)
+		return 2;
 	int bad = check_format_options(o, f);
 	if (bad)
 		return bad;
@@ -710,28 +388,16 @@ static int run(convert_opts *o, char **inputs, int n_inputs)
 	/* the viewers' timelines: each perf.data sample at its time */
 	o->sym.sample_times = f == SP_OUT_SPEEDSCOPE || f == SP_OUT_FIREFOX ||
 			      (o->select.time && *o->select.time);
-	if ((f == SP_OUT_PDF || f == SP_OUT_PNG || f == SP_OUT_PPROF || f == SP_OUT_OTLP ||
-	     f == SP_OUT_OTLP_GZ) && !o->out && !o->each &&
-	    isatty(STDOUT_FILENO))
+	if (sp_out_format_binary(f) && !o->out && !o->each && isatty(STDOUT_FILENO))
 		return sp_cli_usage("convert",
 				    "refusing to write binary output to a terminal; use -o FILE");
-	if (o->each) {
-		if (!o->out)
-			return sp_cli_usage("convert", "--each needs -o DIR naming a directory");
-		if (!each_outputs_distinct(o->out, inputs, n_inputs, f))
-			return 2;
-		int r = each_dir(o->out);
-		if (r)
-			return r;
-	}
-
+	if (o->each && (bad = each_ready(o, inputs, n_inputs, f)))
+		return bad;
 	emit_ctx ctx = {
 		.o = o,
-		.w = {.format = f,
+		.w = {.size = sizeof(ctx.w),
+		      .format = f,
 		      .sample_index = o->sample_index,
-		      .quiet = o->sym.quiet,
-		      .addresses = o->addresses,
-		      .no_symbolize = o->sym.no_symbolize,
 		      .annotate = o->annotate,
 		      .all_frames = o->all_frames,
 		      .jobs = o->sym.jobs,
@@ -739,49 +405,33 @@ static int run(convert_opts *o, char **inputs, int n_inputs)
 		      .source_paths = (const char *const *)o->source_paths,
 		      .n_source_paths = o->n_source_paths,
 		      .path_maps = o->sym.sym.path_maps,
-		      .n_path_maps = o->sym.sym.n_path_maps},
+		      .n_path_maps = o->sym.sym.n_path_maps,
+		      .addresses = o->addresses,
+		      .no_symbolize = o->sym.no_symbolize},
 		.inputs = inputs,
-		.jobs = o->jobs ? o->jobs : online_cpus(),
-		.jobs_paced = !o->jobs,
-		.n_inputs = n_inputs,
-		.report_fd = -1,
 	};
-	if (f == SP_OUT_FOLDED_DIFF && !o->base) {
+	if (f == SP_OUT_FOLDED_DIFF && !o->base)
 		return sp_cli_usage("convert", "--format folded-diff needs --base or --diff-base");
-	}
 	sp_pipeline pl = {
-		.sym = &o->sym,
 		.each = o->each,
 		.keep_going = o->each,
-		.print_summary = true,
 		.name_errors = true,
 		.base = o->base,
 		/* writers that draw both sides tell them apart by the label */
 		.keep_base = o->diff_base || f == SP_OUT_FOLDED_DIFF || f == SP_OUT_FLAMEGRAPH ||
 			     f == SP_OUT_HTML,
+		.loaded = sp_cli_print_warnings,
+		.symbolized = o->sym.quiet ? NULL : sp_cli_summary,
 		.select = &o->select,
 		.output = emit_output,
-		.input_done = o->each ? each_done : NULL,
-		.next = o->each && ctx.jobs > 1 ? each_next : NULL,
 		.ctx = &ctx,
 	};
-	int rc = sp_pipeline_run(&pl, inputs, n_inputs);
-	if (ctx.report_fd >= 0) { /* a worker of -j: its lines are sent */
-		close(ctx.report_fd);
-		return rc == 0 && ctx.below_min ? 3 : rc;
-	}
-	if (ctx.nw && collect_workers(&ctx))
-		rc = 1;
-	if (o->each) {
-		/* (an error before the first input, e.g. the --base profile's,
-		 * leaves inputs not attempted) */
-		int untried = n_inputs - ctx.n_ok - ctx.n_failed;
-		fprintf(stderr, "symprof convert: %d of %d inputs converted into %s, %d failed",
-			ctx.n_ok, n_inputs, o->out, ctx.n_failed);
-		if (untried > 0)
-			fprintf(stderr, ", %d not attempted", untried);
-		fputc('\n', stderr);
-	}
+	sp_cli_pipeline(&o->sym, &pl);
+	sp_load_input *in = sp_cli_inputs(inputs, n_inputs);
+	sp_error *err = NULL;
+	int rc = o->each ? run_each(o, &pl, &ctx, in, n_inputs)
+		 : (err = sp_pipeline_run(&pl, in, n_inputs, NULL)) ? sp_cli_fail(err) : 0;
+	free(in);
 	return rc == 0 && ctx.below_min ? 3 : rc;
 }
 
@@ -839,16 +489,7 @@ static int take_binary(convert_opts *o, char **inputs, int *n)
 static bool filters_ok(const char *what, const char *src, const char *tagfocus,
 		       const char *tagignore)
 {
-	sp_sample_filter *f = NULL;
-	sp_error *err = NULL;
-	regex_t re;
-	if (src && !(err = sp_regex_compile(what, src, &re)))
-		regfree(&re);
-	if (!err)
-		err = sp_sample_filter_new(NULL, NULL, NULL, &f);
-	if (!err)
-		err = sp_sample_filter_tags(f, tagfocus, tagignore);
-	sp_sample_filter_free(f);
+	sp_error *err = sp_filters_check(what, src, tagfocus, tagignore);
 	if (!err)
 		return true;
 	char *msg = sp_error_string(err);
@@ -858,77 +499,28 @@ static bool filters_ok(const char *what, const char *src, const char *tagfocus,
 	return false;
 }
 
-static bool parse_double(const char *s, double *out)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || end == s || *end)
-		return false;
-	*out = v;
-	return true;
-}
-
-/* An integer in [MIN, MAX] for option NAME; false after a usage error. */
-static bool parse_int(const char *name, const char *s, int min, int max, int *out)
-{
-	uint64_t n;
-	if (!sp_parse_u64(s, s + strlen(s), 10, &n) || n < (uint64_t)min || n > (uint64_t)max) {
-		sp_cli_usage("convert", "%s expects a number from %d to %d, got '%s'", name, min,
-			     max, s);
-		return false;
-	}
-	*out = (int)n;
-	return true;
-}
-
-/* A colour that can sit in an attribute and a script as it is: a name,
- * #RGB / #RRGGBB, or rgb(R,G,B). */
-static bool color_ok(const char *s)
-{
-	size_t n = strlen(s);
-	if (n == 0 || n > 32)
-		return false;
-	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789#(),. ") == n;
-}
-
 /* The flame graph's options (2100...); returns 0, or 2 after a usage
  * error. */
 static int flame_option(sp_flame_options *fo, int c, const char *arg)
 {
-	static const char *const palettes[] = {"java", "hot", "mem", "io"};
-	double d;
 	switch (c) {
 	case 2100:
 		fo->subtitle = arg;
 		return 0;
 	case 2101:
-		return parse_int("--width", arg, 200, 100000, &fo->width) ? 0 : 2;
+		return sp_cli_parse_int("convert", "--width", arg, 200, 100000, &fo->width) ? 0 : 2;
 	case 2102:
-		return parse_int("--height", arg, 4, 200, &fo->frame_height) ? 0 : 2;
-	case 2103: {
-		/* pixels as flamegraph.pl's --minwidth, or a share of the total */
-		size_t n = strlen(arg);
-		bool pct = n > 1 && arg[n - 1] == '%';
-		char *num = sp_xstrndup(arg, pct ? n - 1 : n);
-		bool ok = parse_double(num, &d) && d >= 0 && (!pct || d <= 100);
-		free(num);
-		if (!ok)
+		return sp_cli_parse_int("convert", "--height", arg, 4, 200, &fo->frame_height) ? 0 : 2;
+	case 2103:
+		if (!sp_flame_minwidth_parse(arg, fo))
 			return sp_cli_usage("convert",
 					    "--minwidth expects pixels (0.1) or a percentage of the "
 					    "total (0.5%%), got '%s'",
 					    arg);
-		fo->minwidth = d;
-		fo->minwidth_kind = pct ? SP_MINWIDTH_PERCENT : SP_MINWIDTH_PX;
 		return 0;
-	}
 	case 2104:
-		for (size_t i = 0; i < SP_ARRAY_LEN(palettes); i++) {
-			if (!strcmp(arg, palettes[i])) {
-				fo->colors = (sp_flame_colors)i;
-				return 0;
-			}
-		}
+		if (sp_flame_colors_by_name(arg, &fo->colors))
+			return 0;
 		return sp_cli_usage("convert", "--colors expects java, hot, mem or io, got '%s'",
 				    arg);
 	case 2105:
@@ -941,7 +533,7 @@ static int flame_option(sp_flame_options *fo, int c, const char *arg)
 		fo->countname = arg;
 		return 0;
 	case 2108:
-		if (!color_ok(arg))
+		if (!sp_flame_color_ok(arg))
 			return sp_cli_usage("convert",
 					    "--search-color expects a colour such as 'rgb(230,0,230)', "
 					    "'#e600e6' or 'magenta', got '%s'",
@@ -1027,7 +619,7 @@ int cmd_convert(int argc, char **argv)
 			o.out = optarg;
 			break;
 		case 'f':
-			o.format = format_by_name(optarg);
+			o.format = sp_out_format_by_name(optarg);
 			if (o.format == SP_OUT_NONE) {
 				rc = sp_cli_usage("convert", "unknown format '%s'", optarg);
 				goto out;
@@ -1040,7 +632,7 @@ int cmd_convert(int argc, char **argv)
 			o.annotate = true;
 			break;
 		case 'j':
-			if (!parse_int("-j", optarg, 1, 1024, &o.jobs)) {
+			if (!sp_cli_parse_int("convert", "-j", optarg, 1, 1024, &o.jobs)) {
 				rc = 2;
 				goto out;
 			}
@@ -1116,7 +708,7 @@ int cmd_convert(int argc, char **argv)
 		}
 		case 2009:
 		case 2010:
-			if (!parse_double(optarg, &d) || d < 0 || d > 1) {
+			if (!sp_cli_parse_double(optarg, &d) || d < 0 || d > 1) {
 				rc = sp_cli_usage("convert", "--%s expects a fraction in [0, 1]",
 						  c == 2009 ? "nodefraction" : "edgefraction");
 				goto out;
@@ -1145,7 +737,7 @@ int cmd_convert(int argc, char **argv)
 			o.diff_base = c == 2015;
 			break;
 		case 2016:
-			if (!parse_double(optarg, &d) || d < 0 || d > 100) {
+			if (!sp_cli_parse_double(optarg, &d) || d < 0 || d > 100) {
 				rc = sp_cli_usage("convert", "--min-resolved expects a percentage "
 							     "in [0, 100]");
 				goto out;

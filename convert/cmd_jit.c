@@ -4,13 +4,10 @@
  * order from 0), ready for `symprof convert --jit-dir DIR`. */
 #include "convert/convert.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 static void jit_usage(FILE *f)
 {
@@ -65,32 +62,13 @@ static int cmd_jit_dump(int argc, char **argv)
 	if (pid_s && (!sp_parse_u64(pid_s, pid_s + strlen(pid_s), 10, &pid) || !pid ||
 		      pid > INT32_MAX))
 		return sp_cli_usage("jit dump", "--pid: expected a process id, got \"%s\"", pid_s);
-	/* Read first: a process or core that cannot be read leaves no directory behind. */
-	sp_jit_objects objs = {0};
-	sp_error *err = pid ? sp_jit_read_process((pid_t)pid, &objs) : sp_jit_read_core(core, exe, &objs);
-	bool made = false;
-	if (!err) {
-		if (mkdir(dir, 0777) == 0) {
-			made = true;
-		} else {
-			int e = errno;
-			struct stat st;
-			if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-				err = sp_error_new(SP_E_IO, "%s: cannot create directory: %s", dir,
-						   strerror(e));
-		}
-	}
-	if (!err)
-		err = sp_jit_objects_write(&objs, dir);
-	if (err) {
-		if (made)
-			rmdir(dir); /* only if nothing was written into it */
-		sp_jit_objects_clear(&objs);
+	size_t n;
+	uint64_t descriptor;
+	sp_error *err = sp_jit_dump_dir((int)pid, core, exe, dir, &n, &descriptor);
+	if (err)
 		return fail(err);
-	}
 	fprintf(stderr, "symprof jit dump: %zu object%s from the descriptor at %#llx written to %s\n",
-		objs.n, objs.n == 1 ? "" : "s", (unsigned long long)objs.descriptor_addr, dir);
-	sp_jit_objects_clear(&objs);
+		n, n == 1 ? "" : "s", (unsigned long long)descriptor, dir);
 	return 0;
 }
 

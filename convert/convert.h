@@ -1,12 +1,11 @@
-/* convert.h — the symprof command: subcommands, shared option handling and
- * the one place that sequences the pipeline (pipeline.c: read → maps →
- * symbolize → merge → write). */
+/* convert.h — the symprof command: subcommands and the option handling
+ * they share.  The commands turn flags into calls of the library's top
+ * (pipeline/pipeline.h) and its results into stderr lines and exit
+ * statuses; no engine lives here. */
 #ifndef SYMPROF_CONVERT_H
 #define SYMPROF_CONVERT_H
 
-#include "formats/formats.h"
-#include "report/report.h"
-#include "symbolize/symbolize.h"
+#include "pipeline/pipeline.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -103,13 +102,15 @@ int sp_cli_sym_option(sp_cli_sym *c, int opt, const char *arg);
 void sp_cli_sym_finish(sp_cli_sym *c);
 void sp_cli_sym_clear(sp_cli_sym *c);
 
-/* Reads PATH (perf.data's rounds as they are), attaches --maps, validates.
- * Prints nothing. */
-sp_error *sp_cli_load(const sp_cli_sym *c, const char *path, sp_profile **out,
-		      sp_input_format *fmt);
-/* What sp_cli_load does once PATH is read into P (consumed): --maps
- * attached when P has no mappings, then P checked again; *OUT. */
-sp_error *sp_cli_load_maps(const sp_cli_sym *c, const char *path, sp_profile *p, sp_profile **out);
+/* The run's options from C's: what to read and how to find and name. */
+void sp_cli_pipeline(const sp_cli_sym *c, sp_pipeline *pl);
+/* The inputs ARGV[0..n) as a run takes them (caller frees the array). */
+sp_load_input *sp_cli_inputs(char **argv, int n);
+/* A run's loaded callback: the WARNING notes of input NAME on stderr,
+ * "symprof: warning: NAME: TEXT". */
+void sp_cli_print_warnings(void *ctx, int input, const char *name, const sp_notes *notes);
+/* A run's symbolized callback: sp_cli_print_summary on stderr. */
+void sp_cli_summary(void *ctx, int input, const char *name, const sp_symbolize_report *r);
 /* Prints one line per mapping that did not fully resolve. */
 void sp_cli_print_summary(const char *name, const sp_symbolize_report *r, FILE *f);
 /* Prints a usage error as one line "symprof CMD: <message>" and a pointer
@@ -119,125 +120,13 @@ int sp_cli_usage(const char *cmd, const char *fmt, ...) SP_PRINTF(2, 3);
 /* For getopt_long run with opterr = 0 and an option string beginning with
  * ':': reports what its result C ('?' or ':') means, as sp_cli_usage. */
 int sp_cli_bad_option(const char *cmd, int c, char **argv);
+/* A number S (strtod's, nothing after it) into *OUT; false when S is none. */
+bool sp_cli_parse_double(const char *s, double *out);
+/* An integer S in [MIN, MAX] for option NAME of command CMD; false after a
+ * usage error. */
+bool sp_cli_parse_int(const char *cmd, const char *name, const char *s, int min, int max,
+		      int *out);
 /* Prints an error as "symprof: <message>" and frees it; returns 1. */
 int sp_cli_fail(sp_error *err);
-
-/* -- the pipeline (pipeline.c) ------------------------------------------------
- * load → (unwind) → symbolize → merge → diff → output, over the inputs of one
- * command (and the base), with one symbolizer session for the whole run. */
-
-typedef enum {
-	SP_OUT_NONE = 0,
-	SP_OUT_PPROF,
-	SP_OUT_FOLDED,
-	SP_OUT_DUMP,
-	SP_OUT_DOT,
-	SP_OUT_PDF,
-	SP_OUT_SVG,
-	SP_OUT_PNG,
-	SP_OUT_TOP,
-	SP_OUT_FLAMEGRAPH,
-	SP_OUT_FOLDED_DIFF,
-	SP_OUT_HTML,       /* the self-contained HTML report (report/html.c) */
-	SP_OUT_LIST,       /* pprof's -list (report/list.c) */
-	SP_OUT_DISASM,     /* pprof's -disasm (report/disasm_view.c) */
-	SP_OUT_SPEEDSCOPE, /* speedscope's file format (formats/speedscope.c) */
-	SP_OUT_FIREFOX,    /* the Firefox Profiler's processed format (formats/firefox.c) */
-	SP_OUT_OTLP,       /* OpenTelemetry profiles: protobuf (formats/otlp.c) */
-	SP_OUT_OTLP_GZ,    /* ... gzip-compressed */
-	SP_OUT_OTLP_JSON,  /* ... OTLP/JSON */
-} sp_out_format;
-
-/* How `convert` writes its output. */
-typedef struct {
-	sp_out_format format;
-	const char *sample_index; /* --sample-index, NULL: the default */
-	bool quiet;               /* --quiet: no note of which event is shown */
-	bool addresses;           /* --addresses: unresolved frames per address */
-	bool no_symbolize;        /* --no-symbolize: names are addresses (per address) */
-	bool annotate;            /* folded: _[k] _[j] _[i] */
-	bool all_frames;          /* keep frames drop_frames would remove */
-	int jobs;                 /* threads the writer may use (folded: > 1, two) */
-	sp_report_options report;
-	/* html, list, disasm: where machine code and sources come from */
-	sp_symbolizer *session;   /* the run's session (NULL: no machine code) */
-	const char *const *source_paths; /* --source-path */
-	size_t n_source_paths;
-	const sp_path_map *path_maps;    /* --path-map, for sources too */
-	size_t n_path_maps;
-} sp_output_options;
-
-/* Writes P (report formats may prune its frames) in O's format to PATH
- * (through a temporary file renamed into place) or to stdout when PATH is
- * NULL or "-"; NAME (the input) names P in errors. */
-sp_error *sp_pipeline_write(const sp_output_options *o, sp_profile *p, const char *name,
-			    const char *path);
-
-/* What the pipeline hands to its output. */
-typedef struct {
-	sp_profile *profile;               /* borrowed for the call; may be changed */
-	const char *name;                  /* the input's path, or "merged profile" */
-	int input;                         /* index of the input, -1 when merged */
-	sp_input_format format;            /* the input's format (UNKNOWN when merged) */
-	const sp_symbolize_report *report; /* NULL when not symbolized or merged */
-	const sp_unwind_report *unwind;    /* NULL when nothing was unwound, or merged */
-	sp_symbolizer *session;            /* the run's session (borrowed for the call):
-					      the files the profile was symbolized with */
-	char *kallsyms_note;               /* perf.data with --kallsyms: how the copy's
-					      kernel release and the recording's
-					      compare, NULL when they agree */
-	char *jitdump_note;                /* perf.data with --jitdump: why sample
-					      times did not choose the JIT code,
-					      NULL when they did */
-} sp_pipeline_output;
-
-typedef struct {
-	const sp_cli_sym *sym; /* reading and symbolizing (borrowed) */
-	bool each;             /* each input on its own, else all merged into one */
-	bool keep_going;       /* with each: after a failed input (error printed)
-				  go on with the next; the run still fails */
-	bool print_summary;    /* per-mapping summary on stderr unless sym->quiet */
-	bool name_errors;      /* symbolization errors prefixed with the input */
-	const char *base;      /* --base / --diff-base: subtracted from the
-				  merged profile (from each input with each) */
-	bool keep_base;        /* the base's samples stay, labelled pprof::base */
-	/* perf report's --pid/--tid/--comm/--cpu/--time, applied to every input
-	 * as it is read (NULL: none) */
-	const sp_profile_selection *select;
-	/* Called once per input with each, else once with the merged profile. */
-	sp_error *(*output)(void *ctx, const sp_pipeline_output *out);
-	/* With each, when set: called after every input that was handed to
-	 * output (ERR NULL) or failed (ERR, borrowed; not printed). */
-	void (*input_done)(void *ctx, int input, const sp_error *err);
-	/* With each, when set: the input to convert after input I (-1 at the
-	 * start), or -1 to stop; NULL: every input, in order.  It may fork: a
-	 * child goes on with the session as it is (opened objects, filled
-	 * caches), shared copy-on-write (convert --each -j). */
-	int (*next)(void *ctx, int i);
-	void *ctx;
-} sp_pipeline;
-
-/* Runs PL over the N INPUTS; prints the first error that stops it (every
- * error with keep_going) as sp_cli_fail does.  Returns 0, or 1 after an
- * error. */
-int sp_pipeline_run(const sp_pipeline *pl, char **inputs, int n);
-
-/* -- symbolize_text.c: addr2line's and llvm-symbolizer's text of frames ----------- */
-
-typedef struct {
-	bool llvm;            /* llvm-symbolizer's text, else addr2line's */
-	bool functions;       /* -f (always with llvm) */
-	bool inlines;         /* -i: every frame, else the innermost alone */
-	bool pretty;          /* -p */
-	bool basenames;       /* -s */
-	bool symbols;         /* -S: the symbol holding the address, SYMBOL+0xOFF */
-	bool symbol_sections; /* -x: and its section */
-} sp_text_form;
-
-/* Appends to B the answer to the address VADDR: its frames FR[0..n),
- * innermost first (none: nothing is known), and with -S the symbol SYM
- * holding it (may be NULL), in form T (see symbolize_text.c). */
-void sp_text_frames(const sp_text_form *t, const sp_frame *fr, size_t n, const sp_symbol *sym,
-		    uint64_t vaddr, sp_buf *b);
 
 #endif

@@ -3,11 +3,9 @@ symprof_SOURCES = \
 	convert/convert.h \
 	convert/main.c \
 	convert/options.c \
-	convert/pipeline.c \
 	convert/cmd_convert.c \
 	convert/cmd_info.c \
 	convert/cmd_symbolize.c \
-	convert/symbolize_text.c \
 	convert/cmd_jit.c
 symprof_LDADD = pipeline/libpipeline.la report/libreport.la formats/libformats.la symbolize/libsymbolize.la profile/libprofile.la \
 	common/libcommon.la -lpthread

@@ -1,7 +1,8 @@
 /* options.c — option handling shared by convert, info and symbolize, and
- * the loading step (read + --maps) they all begin with. */
+ * the stderr lines of what a run reports (warnings, per-mapping summary). */
 #include "convert/convert.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,41 +151,41 @@ void sp_cli_sym_clear(sp_cli_sym *c)
 	memset(c, 0, sizeof(*c));
 }
 
-sp_error *sp_cli_load(const sp_cli_sym *c, const char *path, sp_profile **out, sp_input_format *fmt)
+void sp_cli_pipeline(const sp_cli_sym *c, sp_pipeline *pl)
 {
-	sp_profile *p = NULL;
-	sp_mem_set_input(path); /* what running out of memory names */
-	sp_read_options ro = {.jobs = c->jobs};
-	sp_error *err = sp_read_profile_file_with(path, &p, fmt, &ro);
-	if (err)
-		return err;
-	return sp_cli_load_maps(c, path, p, out);
+	pl->size = sizeof(*pl);
+	pl->load = (sp_load_options){
+		.size = sizeof(pl->load),
+		.maps_file = c->maps_file,
+		.jobs = c->jobs,
+		.sample_times = c->sample_times,
+	};
+	pl->sym = c->sym;
+	pl->no_symbolize = c->no_symbolize;
 }
 
-sp_error *sp_cli_load_maps(const sp_cli_sym *c, const char *path, sp_profile *p, sp_profile **out)
+sp_load_input *sp_cli_inputs(char **argv, int n)
 {
-	sp_error *err = NULL;
-	if (c->maps_file) {
-		uint8_t *text;
-		size_t len;
-		err = sp_read_file(c->maps_file, &text, &len);
-		if (!err && p->n_mappings == 0) {
-			err = sp_profile_parse_maps(p, (const char *)text, len);
-			if (err)
-				err = sp_error_prefix(err, "%s", c->maps_file);
-			else
-				sp_profile_attach_locations(p);
-		}
-		free(text);
-		if (!err)
-			err = sp_profile_check(p, path);
-	}
-	if (err) {
-		sp_profile_free(p);
-		return err;
-	}
-	*out = p;
-	return NULL;
+	sp_load_input *in = sp_xcalloc(n > 0 ? (size_t)n : 1, sizeof(*in));
+	for (int i = 0; i < n; i++)
+		in[i].path = argv[i];
+	return in;
+}
+
+void sp_cli_print_warnings(void *ctx, int input, const char *name, const sp_notes *notes)
+{
+	(void)ctx;
+	(void)input;
+	for (size_t i = 0; i < notes->n; i++)
+		if (notes->v[i].level == SP_NOTE_WARNING)
+			fprintf(stderr, "symprof: warning: %s: %s\n", name, notes->v[i].text);
+}
+
+void sp_cli_summary(void *ctx, int input, const char *name, const sp_symbolize_report *r)
+{
+	(void)ctx;
+	(void)input;
+	sp_cli_print_summary(name, r, stderr);
 }
 
 /* Whether PATH is where a distribution installs its files. */
@@ -314,6 +315,30 @@ void sp_cli_print_summary(const char *name, const sp_symbolize_report *r, FILE *
 		free(fix);
 	}
 	free(done);
+}
+
+bool sp_cli_parse_double(const char *s, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end)
+		return false;
+	*out = v;
+	return true;
+}
+
+bool sp_cli_parse_int(const char *cmd, const char *name, const char *s, int min, int max,
+		      int *out)
+{
+	uint64_t n;
+	if (!sp_parse_u64(s, s + strlen(s), 10, &n) || n < (uint64_t)min || n > (uint64_t)max) {
+		sp_cli_usage(cmd, "%s expects a number from %d to %d, got '%s'", name, min, max,
+			     s);
+		return false;
+	}
+	*out = (int)n;
+	return true;
 }
 
 int sp_cli_usage(const char *cmd, const char *fmt, ...)

@@ -1,4 +1,4 @@
-/* raw.c — reader for symprof's raw address stacks, a text format that
+/* addrstacks.c — reader for symprof's raw address stacks, a text format that
  * eBPF agents and other collectors can write without a library (described
  * for users in docs/raw-stacks.md):
  *

@@ -35,7 +35,7 @@ $(PPROF_PB_C): $(srcdir)/formats/proto/profile.proto
 # one protoc-c run makes both files; the header follows the source
 $(PPROF_PB_H): $(PPROF_PB_C)
 	@test -f $@ || { rm -f $(PPROF_PB_C); $(MAKE) $(AM_MAKEFLAGS) $(PPROF_PB_C); }
-formats_libformats_la_LIBADD = profile/libprofile.la common/libcommon.la $(PROTOBUFC_LIBS) -lm
+formats_libformats_la_LIBADD = $(PROTOBUFC_LIBS) -lm
 # --- address-stack readers (cpu, contention, thread, gocount, raw, folded) ---
 formats_libformats_la_SOURCES += formats/stacks.h formats/stacks.c
 # perf.data (perf record), pulled a round at a time

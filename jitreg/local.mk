@@ -7,6 +7,5 @@ jitreg_libjitreg_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0 \
 	-Wl,--version-script=$(srcdir)/jitreg/libjitreg.map
 jitreg_libjitreg_la_LIBADD = -lpthread
 EXTRA_jitreg_libjitreg_la_DEPENDENCIES = jitreg/libjitreg.map
-pkgconfigdir = $(libdir)/pkgconfig
-pkgconfig_DATA = jitreg/libjitreg.pc
+pkgconfig_DATA += jitreg/libjitreg.pc
 EXTRA_DIST += jitreg/libjitreg.map jitreg/libjitreg.pc.in testdata/src/jit/llvm_listener.cpp

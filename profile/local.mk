@@ -12,7 +12,7 @@ profile_libprofile_la_SOURCES = \
 	profile/filter.c \
 	profile/select.c \
 	profile/measure.c
-profile_libprofile_la_LIBADD = common/libcommon.la
+profile_libprofile_la_LIBADD =
 # raw captures (perf.data) before they become profiles
 profile_libprofile_la_SOURCES += profile/capture.h profile/capture.c profile/capture_profile.c
 # what OTLP profiles carry beyond the model (profile.h, "OpenTelemetry extras")

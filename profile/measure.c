@@ -1,4 +1,4 @@
-/* units.c — pprof's units of measure, for every layer that reads or shows
+/* measure.c — pprof's units of measure, for every layer that reads or shows
  * a value with its unit: memory in powers of 1024 from bytes, time in
  * powers of 1000 from nanoseconds (pprof's measurement tables).  A unit is
  * named case-insensitively by any of its aliases, a plural "s" dropped:

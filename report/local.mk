@@ -15,7 +15,7 @@ report_libreport_la_SOURCES = \
 	report/graphviz.c \
 	report/flamegraph.c
 report_libreport_la_CFLAGS = $(AM_CFLAGS) $(GVC_CFLAGS)
-report_libreport_la_LIBADD = profile/libprofile.la common/libcommon.la $(GVC_LIBS) -lm
+report_libreport_la_LIBADD = $(GVC_LIBS) -lm
 
 # annotated source and disassembly (list, disasm) and the HTML report
 report_libreport_la_SOURCES += \

@@ -21,14 +21,7 @@ sp_error *sp_object_split_error(const sp_object *o);
 /* The session's finder, created at first use (borrowed until
  * sp_symbolizer_free): one debuginfod client per session. */
 sp_finder *sp_symbolizer_finder(sp_symbolizer *s);
-/* The file of a mapping recorded as RECORDED with BUILD_ID (each may be
- * NULL): sp_finder_binary's answer, asked once per session for each
- * distinct pair and kept, failures included.  *FOUND (NULL on failure) and
- * *LOG (every candidate tried) are borrowed until sp_symbolizer_free; the
- * error returned is a copy of the finder's (caller frees). */
-sp_error *sp_symbolizer_locate(sp_symbolizer *s, const char *recorded, const char *build_id,
-			       const char **found, const sp_find_log **log);
-/* The same for a kernel mapping (KERNEL: sp_finder_kernel, with the
+/* sp_symbolizer_locate for a kernel mapping (KERNEL: sp_finder_kernel, with the
  * release sp_symbolizer_set_kernel_release gave). */
 sp_error *sp_symbolizer_locate_as(sp_symbolizer *s, bool kernel, const char *recorded,
 				  const char *build_id, const char **found,

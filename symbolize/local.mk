@@ -54,8 +54,7 @@ symbolize_libsymbolize_la_SOURCES = \
 	symbolize/unwind/memo.c \
 	symbolize/unwind/regs_x86_64.c
 symbolize_libsymbolize_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS) $(DEBUGINFOD_CFLAGS)
-symbolize_libsymbolize_la_LIBADD = profile/libprofile.la common/libcommon.la \
-	$(LIBDW_LIBS) $(LIBELF_LIBS) $(OPCODES_LIBS) $(BFD_LIBS)
+symbolize_libsymbolize_la_LIBADD = $(LIBDW_LIBS) $(LIBELF_LIBS) $(OPCODES_LIBS) $(BFD_LIBS)
 # what a mapping holds (ELF virtual or run-time addresses), and finding a file by the
 # OpenTelemetry eBPF profiler's ids (build ids, then its file id)
 symbolize_libsymbolize_la_SOURCES += symbolize/elf/addrrule.c symbolize/find/filehash.c \

@@ -10,7 +10,8 @@
  *                  one lazily opened Dwfl, and the finder's answer per
  *                  recorded path + build id; failures are cached too
  *   resolving      address -> frames with the inline chain, innermost first
- *   batches        the address order a batch is resolved in (batch.c)
+ *   batches        the address order a batch is resolved in, and the engine
+ *                  that answers address lists with text (batch.c)
  *   name sources   which source names an address, in one order (sources.c)
  *   demangling     libbfd, three styles
  *   profiles       sp_symbolize_profile: per mapping, de-duplicated, with a
@@ -80,6 +81,13 @@ sp_symbolizer *sp_symbolizer_new_worker(const sp_symbolizer *parent);
 sp_error *sp_symbolizer_object(sp_symbolizer *s, const char *path,
 			       const char *expected_build_id, sp_object **out);
 const sp_elf_info *sp_object_info(const sp_object *o);
+/* The file of a mapping recorded as RECORDED with BUILD_ID (each may be
+ * NULL): sp_finder_binary's answer, asked once per session for each
+ * distinct pair and kept, failures included.  *FOUND (NULL on failure) and
+ * *LOG (every candidate tried) are borrowed until sp_symbolizer_free; the
+ * error returned is a copy of the finder's (caller frees). */
+sp_error *sp_symbolizer_locate(sp_symbolizer *s, const char *recorded, const char *build_id,
+			       const char **found, const sp_find_log **log);
 /* Frames for the symbol-file address VADDR, innermost first; *N == 0 when
  * nothing is known.  Borrowed until sp_symbolizer_free. */
 sp_error *sp_object_resolve(sp_object *o, uint64_t vaddr, const sp_frame **frames, size_t *n);
@@ -158,6 +166,114 @@ static inline size_t sp_addr_items_run(const sp_addr_item *items, size_t n, size
 		e++;
 	return e;
 }
+
+/* The engine that answers lists of addresses with text (`symprof
+ * symbolize`): lines of input, each an address in hex ("0x" optional) or
+ * anything else, are answered in input order on one descriptor.  A block
+ * of input is parsed in one pass, looked up in a cache of answer texts
+ * per address (64 MiB by default, dropped when fewer than 1% of 65536
+ * look-ups find their text there), its misses sorted and resolved once
+ * each in address order, and the answers written with writev from where
+ * they lie.  With jobs N > 1 a large block (128 KiB to 16 MiB of input
+ * ready at once) is parsed, looked up, sorted, resolved and formatted on N
+ * threads, each thread resolving in a session of its own
+ * (sp_symbolizer_new_worker), and misses are resolved on N threads once
+ * at least 2048 distinct ones come in a batch after 16384 were resolved;
+ * with JIT objects in the session (--jit-dir) resolution stays on the
+ * caller's thread.  The bytes written never depend on N.  The form of an
+ * answer is the caller's, through these callbacks: */
+
+/* One input line as the callbacks see it.  A line that is no number but
+ * names a symbol or a section of the object (eu-addr2line's NAME,
+ * NAME+OFF, NAME-OFF, (SECTION)+OFF, OFF in C's notations) stands for its
+ * address. */
+typedef struct {
+	uint64_t addr;    /* the address as given, or as a name gives it (when ok) */
+	uint64_t vaddr;   /* addr + the batch's addr_adjust (when ok) */
+	const char *line; /* the line without surrounding blanks (when not ok) */
+	size_t line_len;
+	bool ok;          /* the line is an address */
+} sp_batch_line;
+
+/* Most bytes a decorate callback copies for one line (sp_batch_put_copy). */
+#define SP_BATCH_PREFIX_MAX 48
+/* Most threads of a batch. */
+#define SP_BATCH_JOBS_MAX 64
+
+typedef struct sp_batch_emit sp_batch_emit;
+
+typedef struct {
+	/* Appends the answer to the address VADDR (symbol-file address), its
+	 * frames FR[0..n) (n == 0: nothing known; FR may be NULL) and, with
+	 * the batch's symbols, SYM, the symbol holding it (else NULL or
+	 * zeroed), to B.  Called once per distinct address (the text is kept
+	 * and reused), from any of the batch's threads at once: it must only
+	 * read CTX.  Required. */
+	void (*answer)(void *ctx, const sp_frame *fr, size_t n, const sp_symbol *sym,
+		       uint64_t vaddr, sp_buf *b);
+	/* Appends the answer to LINE (LEN bytes), which is no address, to B;
+	 * from any thread, as answer.  NULL: the answer to no frames. */
+	void (*bad_line)(void *ctx, const char *line, size_t len, sp_buf *b);
+	/* Queues what is written for L: around its answer (sp_batch_put_answer)
+	 * text that stays put (sp_batch_put: static text, L->line) or copies
+	 * of at most SP_BATCH_PREFIX_MAX bytes in all (sp_batch_put_copy).
+	 * From any thread, for lines in any order, but for the lines given by
+	 * sp_batch_add_line: on the caller's thread, in input order.  NULL:
+	 * each line's answer alone. */
+	void (*decorate)(void *ctx, const sp_batch_line *l, sp_batch_emit *em);
+	/* TEXT says why a line that looks like a name names nothing of the
+	 * object ("cannot find symbol 'x'"); on the caller's thread, in input
+	 * order.  May be NULL. */
+	void (*message)(void *ctx, const char *text);
+	void *ctx;
+} sp_batch_format;
+
+void sp_batch_put(sp_batch_emit *em, const char *p, size_t n);
+void sp_batch_put_copy(sp_batch_emit *em, const char *p, size_t n);
+void sp_batch_put_answer(sp_batch_emit *em);
+
+/* Zero-initialise, set size = sizeof. */
+typedef struct {
+	size_t size;
+	sp_symbolizer *session;  /* borrowed until sp_batch_free; its name sources
+				    loaded (sp_symbolizer_sources) without error */
+	sp_object *object;       /* the file asked after the JIT objects, or NULL;
+				    borrowed until sp_batch_free */
+	const char *object_path; /* where OBJECT was opened from (the threads'
+				    sessions open it again) */
+	uint64_t addr_adjust;    /* symbol-file address = address + this (modulo
+				    2^64; `--relative`'s sp_relative_adjust) */
+	size_t cache_max;        /* bytes of answers kept for repeated addresses;
+				    0: 64 MiB */
+	bool no_cache;           /* keep none */
+	bool symbols;            /* look up the symbol holding each address for the
+				    answer (symprof symbolize -S) */
+	int jobs;                /* threads, the caller's included; 0 or 1: the
+				    caller's alone; at most SP_BATCH_JOBS_MAX */
+	int fd;                  /* where answers are written (not closed) */
+	sp_batch_format format;
+} sp_batch_options;
+
+typedef struct sp_batch sp_batch;
+/* O is copied; what it points to is borrowed as said there.  One thread
+ * uses a batch (its own threads are its business). */
+sp_batch *sp_batch_new(const sp_batch_options *o);
+void sp_batch_free(sp_batch *b);
+/* Adds the line TEXT (LEN bytes, no newline; borrowed until the batch is
+ * answered); a full batch (16384 lines) is answered and written. */
+void sp_batch_add_line(sp_batch *b, const char *text, size_t len);
+/* Answers and writes the lines added so far. */
+void sp_batch_flush(sp_batch *b);
+/* Reads lines from FD until its end and answers them, a block at a time:
+ * as much as is ready at once (up to 1 MiB), so that a co-process writing a
+ * line at a time gets each answer at once; a block with lines that may be
+ * names is answered on the caller's thread (names are looked up there).
+ * Returns 0, or the errno of a failed read. */
+int sp_batch_read_fd(sp_batch *b, int fd);
+/* Writes N bytes at P after the answers written so far. */
+void sp_batch_write(sp_batch *b, const char *p, size_t n);
+/* The errno of the first write that failed (output stopped there), or 0. */
+int sp_batch_write_error(const sp_batch *b);
 
 /* ------------------------------------------------------------------------ */
 /* Which source names an address (sources.c).                               */

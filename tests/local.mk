@@ -3,7 +3,7 @@
 # share.  Fixture programs and recordings are made from testdata/src/ at test time;
 # malformed inputs (tests/malformed/<format>/) and fuzz seeds (tests/fuzz/seeds/) stay
 # beside the tests that read them.
-TEST_LIBS = report/libreport.la formats/libformats.la symbolize/libsymbolize.la profile/libprofile.la \
+TEST_LIBS = pipeline/libpipeline.la report/libreport.la formats/libformats.la symbolize/libsymbolize.la profile/libprofile.la \
 	common/libcommon.la
 EXTRA_DIST += tests/malformed
 EXTRA_DIST += testdata

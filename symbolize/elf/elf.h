@@ -84,6 +84,12 @@ ssize_t sp_find_text_program_header(const sp_elf_info *info);
  * there is none.  For most PIEs and shared libraries it is 0; for a
  * non-PIE linked at 0x400000 it is 0x400000. */
 uint64_t sp_relative_adjust(const sp_phdr *loads, size_t n);
+/* The symbol-file address of the byte at FILE_OFFSET in the object's file:
+ * FILE_OFFSET - p_offset + p_vaddr of the first PT_LOAD among LOADS[0..n)
+ * whose file bytes [p_offset, p_offset + p_filesz) hold it.  False when
+ * none does (headers, section tables, what no segment loads). */
+bool sp_file_offset_vaddr(const sp_phdr *loads, size_t n, uint64_t file_offset,
+			 uint64_t *vaddr);
 /* The whole choice of spec §6.2–6.3 for one mapping, given the first
  * address seen in it (which must lie in [start, limit) unless the mapping
  * is kernel-like or the fake whole-space one).  Uses INFO's _stext when

@@ -232,6 +232,19 @@ uint64_t sp_relative_adjust(const sp_phdr *loads, size_t n)
 	return low ? low->vaddr - low->offset : 0;
 }
 
+bool sp_file_offset_vaddr(const sp_phdr *loads, size_t n, uint64_t file_offset,
+			 uint64_t *vaddr)
+{
+	for (size_t i = 0; i < n; i++) {
+		const sp_phdr *p = &loads[i];
+		if (file_offset < p->offset || file_offset - p->offset >= p->filesz)
+			continue;
+		*vaddr = file_offset - p->offset + p->vaddr;
+		return true;
+	}
+	return false;
+}
+
 uint64_t sp_kernel_module_base(uint64_t start, uint64_t text_vaddr)
 {
 	return start - text_vaddr;

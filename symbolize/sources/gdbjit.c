@@ -1,4 +1,4 @@
-/* jitdump.c — recovers the objects a process registered through the GDB JIT
+/* gdbjit.c — recovers the objects a process registered through the GDB JIT
  * interface (spec/FORMATS.md §5.3), from the live process or from its core
  * file, and writes them as jit-<n>.elf + jit-<n>.meta.  The descriptor is
  * found by name, `__jit_debug_descriptor`, in the symbol tables of the

@@ -1,4 +1,4 @@
-/* jit.c — the index of JIT-compiled code described by NAME.elf + NAME.meta
+/* jitobj.c — the index of JIT-compiled code described by NAME.elf + NAME.meta
  * pairs (written by libjitreg, by `symprof jit dump`, or by an MCJIT event
  * listener).  The .meta file lists every section of the object with the
  * address the JIT placed it at:

@@ -82,5 +82,5 @@ TESTS += tests/cli/perf_users.sh
 EXTRA_DIST += tests/cli/perf_users.sh testdata/src/perfusers/spin.c testdata/src/perfusers/strip.c testdata/src/perfusers/build.sh
 TESTS += tests/cli/base_kinds.sh
 EXTRA_DIST += tests/cli/base_kinds.sh
-TESTS += tests/cli/symbolize_modules.sh
-EXTRA_DIST += tests/cli/symbolize_modules.sh
+TESTS += tests/cli/library.sh
+EXTRA_DIST += tests/cli/library.sh

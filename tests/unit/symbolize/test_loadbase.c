@@ -338,6 +338,39 @@ static void test_relative_adjust(void)
 		   "relative adjust: the wrapped difference adds back modulo 2^64");
 }
 
+/* A file offset's symbol-file address: one row per layout met in practice. */
+static void test_file_offset_vaddr(void)
+{
+	/* a non-PIE at 0x400000 */
+	static const sp_phdr nopie[] = {
+		{PT_LOAD, PF_R, 0, 0x400000, 0x500, 0x500, 0x1000},
+		{PT_LOAD, PF_R | PF_X, 0x1000, 0x401000, 0x2000, 0x2000, 0x1000},
+	};
+	static const struct {
+		const char *what;
+		const sp_phdr *loads;
+		size_t n;
+		uint64_t offset;
+		bool found;
+		uint64_t want;
+	} rows[] = {
+		{"PIE text: vaddr = offset", pie, 4, 0x1100, true, 0x1100},
+		{"PIE data: a page past its offset", pie, 4, 0x2e00, true, 0x3e00},
+		{"PIE: the first byte of a segment", pie, 4, 0x2000, true, 0x2000},
+		{"PIE: between two segments' file bytes", pie, 4, 0x700, false, 0},
+		{"PIE: past the data's file bytes (.bss has none)", pie, 4, 0x3018, false, 0},
+		{"non-PIE text: 0x400000 up", nopie, 2, 0x1010, true, 0x401010},
+		{"non-PIE ELF header", nopie, 2, 0, true, 0x400000},
+		{"no PT_LOAD", NULL, 0, 0x10, false, 0},
+	};
+	for (size_t i = 0; i < SP_ARRAY_LEN(rows); i++) {
+		uint64_t v = 0;
+		bool found = sp_file_offset_vaddr(rows[i].loads, rows[i].n, rows[i].offset, &v);
+		TAP_OK(found == rows[i].found && v == rows[i].want, "file offset -> vaddr: %s",
+		       rows[i].what);
+	}
+}
+
 /* A kernel module: perf's map starts at the module's run-time .text. */
 static void test_kernel_module_base(void)
 {
@@ -363,6 +396,7 @@ int main(void)
 	test_text_header();
 	test_mapping_base();
 	test_relative_adjust();
+	test_file_offset_vaddr();
 	test_kernel_module_base();
 	return tap_done();
 }
