@@ -221,6 +221,17 @@ static void check_resolved(emit_ctx *e, const sp_pipeline_output *out)
 	e->below_min = e->below_now = true;
 }
 
+/* What loading an input learned: its warnings, and unless -q the hint that
+ * frame-pointer chains were cut (the "chains" note). */
+static void convert_loaded(void *ctx, int input, const char *name, const sp_notes *notes)
+{
+	emit_ctx *e = ctx;
+	sp_cli_print_warnings(ctx, input, name, notes);
+	for (size_t i = 0; i < notes->n && !e->o->sym.quiet; i++)
+		if (!strcmp(notes->v[i].topic, "chains"))
+			fprintf(stderr, "symprof: %s: %s\n", name, notes->v[i].text);
+}
+
 static sp_error *emit_output(void *ctx, const sp_pipeline_output *out)
 {
 	emit_ctx *e = ctx;
@@ -420,7 +431,7 @@ static int run(convert_opts *o, char **inputs, int n_inputs)
 		/* writers that draw both sides tell them apart by the label */
 		.keep_base = o->diff_base || f == SP_OUT_FOLDED_DIFF || f == SP_OUT_FLAMEGRAPH ||
 			     f == SP_OUT_HTML,
-		.loaded = sp_cli_print_warnings,
+		.loaded = convert_loaded,
 		.symbolized = o->sym.quiet ? NULL : sp_cli_summary,
 		.select = &o->select,
 		.output = emit_output,

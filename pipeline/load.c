@@ -253,7 +253,7 @@ sp_error *sp_load(const sp_load_options *o, const sp_load_input *in, sp_symboliz
 		if (rc.perf_warning)
 			sp_notes_add(notes, SP_NOTE_WARNING, "recording", sp_xstrdup(rc.perf_warning));
 		if (rc.cut_chains)
-			sp_notes_add(notes, SP_NOTE_WARNING, "chains",
+			sp_notes_add(notes, SP_NOTE_INFO, "chains",
 				     sp_xasprintf("%" PRIu64 " samples' frame-pointer chains ran into "
 						  "code built without frame pointers and were cut "
 						  "there at [unknown]; perf record --call-graph "
