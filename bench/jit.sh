@@ -75,7 +75,7 @@ median_of() {
 # correctness first
 "$SYMPROF" convert -q --jit-dir jd jit.heap -o out.folded
 unres=$(tr ';' '\n' < out.folded | grep -c '^0x' || true)
-right=$("$SYMPROF" symbolize -a -e jd/big.elf < jit.heap.addrs | python3 "$here/jitgen.py" check placed.txt jit.heap.addrs)
+right=$("$SYMPROF" symbolize -a -f -i -e jd/big.elf < jit.heap.addrs | python3 "$here/jitgen.py" check placed.txt jit.heap.addrs)
 llvm_lines=$(llvm-symbolizer --obj=jd/big.elf < jit.heap.addrs | awk 'NF && !/^\?\?/ && /:[0-9]+:[0-9]+$/ && !/:0:0$/ { n++ } END { print n + 0 }')
 
 echo
@@ -85,7 +85,7 @@ t=$(median_of "$SYMPROF" convert -q --jit-dir jd jit.heap -o out.folded)
 echo "| symprof convert --jit-dir | heap dump -> folded, end to end | $t | $unres frames unresolved |"
 t=$(median_of "$SYMPROF" convert -q --jit-dir jd jit.heap -o out.pb.gz)
 echo "| symprof convert --jit-dir | heap dump -> pprof, end to end | $t | |"
-t=$(stdin=jit.heap.addrs median_of "$SYMPROF" symbolize -e jd/big.elf)
+t=$(stdin=jit.heap.addrs median_of "$SYMPROF" symbolize -f -i -e jd/big.elf)
 echo "| symprof symbolize -e OBJ | $naddr addresses | $t | outermost function right: $right |"
 t=$(stdin=jit.heap.addrs median_of llvm-symbolizer --obj=jd/big.elf)
 echo "| llvm-symbolizer --obj=OBJ | $naddr addresses | $t | frames with a line: $llvm_lines |"

@@ -84,3 +84,10 @@ BENCH_PERF_USERS_ARGS =
 bench-perf-users: symprof$(EXEEXT)
 	SYMPROF=$(abs_top_builddir)/symprof$(EXEEXT) $(SHELL) $(top_srcdir)/bench/perf-users.sh $(BENCH_PERF_USERS_ARGS)
 .PHONY: bench-perf-users
+# symprof serve: 1,000-address batches against a process per batch and a long-running
+# llvm-symbolizer (bench/serve.sh): make bench-serve [BENCH_SERVE_ARGS='-b 50 -r 5']
+EXTRA_DIST += bench/serve.sh bench/serve.py
+BENCH_SERVE_ARGS =
+bench-serve: symprof$(EXEEXT)
+	SYMPROF=$(abs_top_builddir)/symprof$(EXEEXT) $(SHELL) $(top_srcdir)/bench/serve.sh $(BENCH_SERVE_ARGS)
+.PHONY: bench-serve

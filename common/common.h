@@ -138,6 +138,9 @@ size_t sp_mem_default_limit(void);
  * mappings (decompressed data).  Charged N more bytes, later requests see
  * them as used; uncharged when they are given back. */
 void sp_mem_charge(size_t n);
+/* What the budget sees in use now: the heap plus what was charged (a
+ * long-running process frees its caches before this nears the limit). */
+size_t sp_mem_in_use(void);
 void sp_mem_uncharge(size_t n);
 /* Reports exhaustion (naming the input and the limit), removes temporary
  * outputs and exits with status 1. */

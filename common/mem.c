@@ -101,6 +101,11 @@ static void account(size_t n)
 			      memory_order_relaxed);
 }
 
+size_t sp_mem_in_use(void)
+{
+	return heap_in_use() + atomic_load_explicit(&budget.charged, memory_order_relaxed);
+}
+
 void sp_mem_charge(size_t n)
 {
 	atomic_fetch_add_explicit(&budget.charged, n, memory_order_relaxed);

@@ -14,6 +14,7 @@ int cmd_convert(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_symbolize(int argc, char **argv);
 int cmd_jit(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
 
 /* Options every command that symbolizes shares.  Vectors are owned. */
 typedef struct {

@@ -8,6 +8,7 @@ symprof_SOURCES = \
 	convert/convert_help.c \
 	convert/cmd_info.c \
 	convert/cmd_symbolize.c \
-	convert/cmd_jit.c
-symprof_LDADD = pipeline/libpipeline.la report/libreport.la formats/libformats.la symbolize/libsymbolize.la profile/libprofile.la \
+	convert/cmd_jit.c \
+	convert/cmd_serve.c
+symprof_LDADD = serve/libserve.la pipeline/libpipeline.la report/libreport.la formats/libformats.la symbolize/libsymbolize.la profile/libprofile.la \
 	common/libcommon.la -lpthread

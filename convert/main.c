@@ -13,6 +13,7 @@ static const struct {
 	{"convert", cmd_convert, "read, symbolize and write profiles"},
 	{"info", cmd_info, "describe profiles and how their mappings symbolize"},
 	{"symbolize", cmd_symbolize, "addr2line-style address lookup in one ELF file"},
+	{"serve", cmd_serve, "answer symbolize and convert requests over HTTP"},
 	{"jit", cmd_jit, "JIT objects: 'jit dump' recovers GDB-JIT-registered objects"},
 };
 

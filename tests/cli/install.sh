@@ -88,7 +88,7 @@ has_word()
 	grep -qE -- "(^|[^A-Za-z0-9-])$2([^A-Za-z0-9-]|\$)" "$1"
 }
 
-for cmd in convert info symbolize "jit dump"; do
+for cmd in convert info symbolize serve "jit dump"; do
 	page=symprof-${cmd%% *}.1
 	render "$mandir/man1/$page" >"$tmp/page"
 	# shellcheck disable=SC2086 # "jit dump" is two words

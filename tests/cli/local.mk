@@ -84,3 +84,7 @@ TESTS += tests/cli/base_kinds.sh
 EXTRA_DIST += tests/cli/base_kinds.sh
 TESTS += tests/cli/library.sh
 EXTRA_DIST += tests/cli/library.sh
+TESTS += tests/cli/serve.sh
+EXTRA_DIST += tests/cli/serve.sh tests/cli/serve.py testdata/src/serve/app.c testdata/src/serve/lib.c
+TESTS += tests/cli/serve_load.sh
+EXTRA_DIST += tests/cli/serve_load.sh tests/cli/serve_load.py

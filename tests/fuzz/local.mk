@@ -122,3 +122,9 @@ tests_fuzz_fuzz_code_SOURCES = tests/fuzz/fuzz_code.c tests/fuzz/standalone.c
 tests_fuzz_fuzz_code_LDADD = $(TEST_LIBS)
 TESTS += tests/fuzz/fuzz_code
 EXTRA_DIST += tests/fuzz/seeds/code
+# the request bodies of symprof serve (serve/json_in.c, json-c)
+check_PROGRAMS += tests/fuzz/fuzz_serve_json
+tests_fuzz_fuzz_serve_json_SOURCES = tests/fuzz/fuzz_serve_json.c tests/fuzz/standalone.c
+tests_fuzz_fuzz_serve_json_LDADD = serve/libserve.la $(TEST_LIBS) $(JSONC_LIBS) $(MHD_LIBS)
+TESTS += tests/fuzz/fuzz_serve_json
+EXTRA_DIST += tests/fuzz/seeds/serve_json
