@@ -67,8 +67,8 @@ dirs=$(awk '/PERF_RECORD_MMAP2/ && $NF ~ /^\// { sub(/\/[^\/]*$/, "", $NF); prin
 paths="--no-debuginfod -q"
 for d in $dirs; do paths="$paths --binary-path $d"; done
 
-# the stacks of the perf.data itself (a root address in no mapping is the [unknown] frame
-# symprof cuts a perf.data chain into there); the vDSO is [vdso] to perf, linux-vdso.1.so to the
+# the stacks of the perf.data itself (root addresses in no mapping are the one [unknown]
+# frame symprof cuts a perf.data chain into there); the vDSO is [vdso] to perf, linux-vdso.1.so to the
 # profiler: neither has a file, each names its frames after its mapping
 sp_run symprof convert --no-debuginfod -q --sample-index samples "$tmp/u.data" -o "$tmp/want.folded"
 sp_ok "$rc" "perf.data converts" || sp_show_err
@@ -76,7 +76,7 @@ sp_ok "$rc" "perf.data converts" || sp_show_err
 LC_ALL=C sort -o "$tmp/want.folded" "$tmp/want.folded"
 norm()
 {
-	sed 's/linux-vdso\.1\.so+/[vdso]+/g; s/\[linux-vdso\.1\.so\]/[vdso]/g; s/^0x[0-9a-f]*;/[unknown];/' "$1" |
+	sed 's/linux-vdso\.1\.so+/[vdso]+/g; s/\[linux-vdso\.1\.so\]/[vdso]/g; s/^\(\[unknown\];\)\{0,1\}\(0x[0-9a-f]*;\)\{1,\}/[unknown];/' "$1" |
 		LC_ALL=C sort
 }
 
@@ -288,7 +288,7 @@ if (cd "$fix" && perf record -q --sample-cpu -e cpu-clock -g -o "$tmp/k.data" --
 	# a kernel frame is the kernel's on both sides ([kernel]+0x... and the name perf gave)
 	kern()
 	{
-		sed 's/linux-vdso\.1\.so+/[vdso]+/g; s/\[linux-vdso\.1\.so\]/[vdso]/g; s/^0x[0-9a-f]*;/[unknown];/
+		sed 's/linux-vdso\.1\.so+/[vdso]+/g; s/\[linux-vdso\.1\.so\]/[vdso]/g; s/^\(\[unknown\];\)\{0,1\}\(0x[0-9a-f]*;\)\{1,\}/[unknown];/
 			s/[^;]*_\[k\]/[k]/g' "$1" |
 			awk '{ v = $NF; sub(/ [0-9]+$/, ""); n[$0] += v } END { for (s in n) print s, n[s] }' |
 			sort
