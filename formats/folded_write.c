@@ -245,8 +245,10 @@ typedef struct {
 
 static void cur_init(text_cur *c, const folded_state *w, const line *x)
 {
-	*c = (text_cur){.w = w, .loc = w->locs + x->off, .left = x->n};
-	if (!x->n) {
+	*c = (text_cur){.w = w, .left = x->n};
+	if (x->n) {
+		c->loc = w->locs + x->off;
+	} else { /* (no frames stored yet: locs may be NULL) */
 		c->at = unknown_stack;
 		c->n = sizeof(unknown_stack) - 1;
 	}

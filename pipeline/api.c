@@ -337,6 +337,18 @@ static void add_frames(symbols_box *b, size_t i, const sp_frame *fr, size_t n, b
 	b->locs[i].n_frames = n;
 }
 
+/* The symbol of OBJ holding the symbol-file address VADDR into L (the
+ * one `symbolize -S` prints). */
+static void add_symbol(sp_object *obj, sp_strtab *strs, uint64_t vaddr, symprof_location *l)
+{
+	sp_symbol sym = {0};
+	sp_error_free(sp_object_symbol_at(obj, vaddr, &sym));
+	if (!sym.name)
+		return;
+	l->symbol = sp_api_str(strs, sym.demangled ? sym.demangled : sym.name);
+	l->symbol_offset = vaddr - sym.value;
+}
+
 /* How an address of a call is looked up. */
 typedef struct {
 	symprof_session *S;
@@ -358,9 +370,11 @@ static bool in_loads(const sp_elf_info *info, uint64_t vaddr)
 	return info->n_loads == 0;
 }
 
-/* The frames of ADDR (*FR, *N; none: *WHY says why). */
+/* The frames of ADDR (*FR, *N; none: *WHY says why), and ADDR as a
+ * symbol-file address of the object (*VADDR; *IN_FILE false when ADDR is
+ * none of the object's). */
 static void look_up(lookup_ctx *c, uint64_t addr, const sp_frame **fr, size_t *n,
-		    sp_unresolved_reason *why)
+		    sp_unresolved_reason *why, uint64_t *vaddr_out, bool *in_file)
 {
 	sp_object *obj = c->to->obj;
 	const sp_elf_info *info = obj ? sp_object_info(obj) : NULL;
@@ -368,13 +382,17 @@ static void look_up(lookup_ctx *c, uint64_t addr, const sp_frame **fr, size_t *n
 			   .pid = c->t->pid};
 	uint64_t vaddr = addr;
 	*n = 0;
+	*in_file = false;
 	*why = c->to->err ? c->to->why : obj ? SP_UNRES_NO_SYMBOLS : SP_UNRES_NO_MAPPING;
 	switch (c->t->kind) {
 	case SYMPROF_ADDR_FILE_OFFSET:
-		if (obj && !sp_file_offset_vaddr(info->loads, info->n_loads, addr, &vaddr))
+		if (obj && !sp_file_offset_vaddr(info->loads, info->n_loads, addr, &vaddr)) {
 			*why = SP_UNRES_OUTSIDE_FILE;
-		else if (obj)
+		} else if (obj) {
 			sp_error_free(sp_object_resolve_once(obj, vaddr, fr, n));
+			*vaddr_out = vaddr;
+			*in_file = true;
+		}
 		return;
 	case SYMPROF_ADDR_RUNTIME:
 		if (addr < c->t->map_start || addr >= c->t->map_limit) {
@@ -383,6 +401,10 @@ static void look_up(lookup_ctx *c, uint64_t addr, const sp_frame **fr, size_t *n
 		} else if (c->mapping_why) {
 			*why = c->mapping_why;
 			obj = NULL;
+		}
+		if (obj) {
+			*vaddr_out = addr - c->base;
+			*in_file = true;
 		}
 		/* convert's order: the sources without a file, then the file */
 		if (sp_name_address(c->S->s, &q, &c->named) == SP_SOURCE_NONE && obj) {
@@ -400,6 +422,8 @@ static void look_up(lookup_ctx *c, uint64_t addr, const sp_frame **fr, size_t *n
 		break;
 	}
 	if (c->t->kind != SYMPROF_ADDR_RUNTIME) {
+		*vaddr_out = vaddr;
+		*in_file = obj != NULL;
 		q.file = obj;
 		q.file_addr = vaddr;
 		sp_name_address(c->S->s, &q, &c->named);
@@ -447,10 +471,14 @@ static void fill_locations(lookup_ctx *c, symbols_box *b, const uint64_t *addrs,
 		const sp_frame *fr = NULL;
 		size_t nf;
 		sp_unresolved_reason why;
-		look_up(c, addrs[i], &fr, &nf, &why);
+		uint64_t vaddr = 0;
+		bool in_file;
+		look_up(c, addrs[i], &fr, &nf, &why, &vaddr, &in_file);
 		b->locs[i].address = addrs[i];
 		add_frames(b, i, fr, nf, no_inline);
 		b->locs[i].reason = nf ? SYMPROF_RESOLVED : (symprof_reason)why;
+		if (in_file)
+			add_symbol(c->to->obj, &b->strs, vaddr, &b->locs[i]);
 		uint64_t v;
 		if (sp_u64map_get(&seen, addrs[i], &v))
 			continue;

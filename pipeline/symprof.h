@@ -213,6 +213,14 @@ typedef struct {
 	const symprof_frame *frames; /* innermost first */
 	size_t n_frames;             /* 0: unresolved */
 	symprof_reason reason;       /* RESOLVED when n_frames > 0 */
+	/* The object's symbol holding the address and the address's offset
+	 * from the symbol's start: symprof-symbolize(1) -S's NAME+0xOFF (the
+	 * name demangled per the session).  For code, the symbol of the
+	 * function the outermost frame names, so ADDRESS - SYMBOL_OFFSET is
+	 * where that function starts.  NULL and 0: no object, or none of its
+	 * symbols holds the address. */
+	const char *symbol;
+	uint64_t symbol_offset;
 } symprof_location;
 
 /* A place looked for a file, and what was found there. */

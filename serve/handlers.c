@@ -6,6 +6,7 @@
  *   GET  /metrics          Prometheus text (metrics.c)
  *   POST /v1/symbolize     {"modules":[{"build_id","path","kind","addresses",..}]}
  *                          -> {"modules":[{.., "addresses":[{"address","reason",
+ *                              "symbol","symbol_offset",
  *                              "frames":[{"function","raw","file","line","column",
  *                              "start_line","inlined"}]}]}]}
  *   POST /symbolicate/v5   Mozilla's Tecken API (see below)
@@ -208,6 +209,10 @@ static void do_symbolize(sv_service *sv, const char *body, size_t len,
 			put_hex(s, l->address);
 			sp_sink_puts(s, ",\"reason\":");
 			sp_json_cstr(s, symprof_reason_string(l->reason));
+			sp_sink_puts(s, ",\"symbol\":");
+			put_str_or_null(s, l->symbol);
+			sp_sink_puts(s, ",\"symbol_offset\":");
+			put_hex(s, l->symbol_offset);
 			sp_sink_puts(s, ",\"frames\":");
 			put_frames(s, l);
 			sp_sink_putc(s, '}');
@@ -225,7 +230,8 @@ static void do_symbolize(sv_service *sv, const char *body, size_t len,
  * Tecken's answer: {"results": [{"stacks": [[FRAME, ...], ...], "found_modules":
  * {"NAME/ID": true | false | null}}, ...]}, one result per job, where FRAME is
  * {"frame": i, "module_offset": "0x..", "module": NAME, "function": ..,
- * "file": .., "line": .., "inlines": [{"function", "file", "line"}, ...]}
+ * "function_offset": "0x..", "file": .., "line": .., "inlines": [{"function",
+ * "file", "line"}, ...]}
  * (function and the rest only when found).  As samply does for ELF objects,
  * a module is a file named debugName found through --binary-path,
  * --path-map and --sysroot, accepted when its build id's debug id is the
@@ -233,8 +239,9 @@ static void do_symbolize(sv_service *sv, const char *body, size_t len,
  * loaded (symprof symbolize --relative); the outermost frame of an address
  * gives "function", "file" and "line" (its call site when code was inlined
  * into it) and the inlined ones, innermost first, are "inlines".
- * "function_offset" is not given: the library's frames do not carry the
- * function's start address.
+ * "function_offset" is the address's offset in the symbol holding it (the
+ * location's symbol, symprof symbolize -S's NAME+0xOFF), given when a
+ * symbol holds it; inlines have none, as in Tecken's answers.
  */
 
 typedef struct {
@@ -323,6 +330,10 @@ static void v5_frame(sp_sink *s, const sv_v5_job *job, const v5_module_state *ms
 		const symprof_frame *outer = &l->frames[l->n_frames - 1];
 		sp_sink_puts(s, ",\"function\":");
 		put_str_or_null(s, outer->function ? outer->function : outer->linkage_name);
+		if (l->symbol) {
+			sp_sink_puts(s, ",\"function_offset\":");
+			put_hex(s, l->symbol_offset);
+		}
 		if (outer->file) {
 			sp_sink_puts(s, ",\"file\":");
 			sp_json_cstr(s, outer->file);

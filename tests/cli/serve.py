@@ -176,6 +176,28 @@ def cli_frames(path, addrs):
     return res
 
 
+def cli_symbols(path, addrs):
+    """symprof symbolize -S -C: address -> (NAME, OFF) from its NAME+0xOFF line (None: ??)."""
+    r = run(SYMPROF, "symbolize", "-a", "-S", "-C", "-e", path, *["0x%x" % a for a in addrs])
+    lines = r.stdout.decode().splitlines()
+    res = {}
+    for i, line in enumerate(lines):
+        if re.fullmatch(r"0x[0-9a-f]+", line) and i + 1 < len(lines):
+            m = re.fullmatch(r"(.+?)(?:\+(0x[0-9a-f]+))?", lines[i + 1])
+            res[int(line, 16)] = None if lines[i + 1] == "??" else (m.group(1), int(m.group(2) or "0", 16))
+    return res
+
+
+def nm_symbols(fn, addrs):
+    """address -> (NAME, address - value) of the nm function holding it."""
+    res = {}
+    for a in addrs:
+        for name, (v, size) in fn.items():
+            if v <= a < v + size:
+                res[a] = (name, a - v)
+    return res
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="symprof-serve.")
     try:
@@ -206,6 +228,11 @@ def body(tmp):
     # every byte of the fixture's functions: inlined code included
     addrs = sorted({a + k for name in ("serve_mid", "serve_top", "main") for a, s in [fn[name]] for k in range(s)})
     expect_cli = cli_frames(app, addrs)
+    expect_sym = cli_symbols(app, addrs)
+    nm_sym = nm_symbols({k: fn[k] for k in ("serve_mid", "serve_top", "main")}, addrs)
+    ok(len(nm_sym) == len(addrs) and expect_sym == nm_sym,
+       "symprof symbolize -S: NAME+0xOFF == nm's function and address - value, every byte (%d)" % len(addrs),
+       [(hex(a), expect_sym.get(a), nm_sym.get(a)) for a in addrs if expect_sym.get(a) != nm_sym.get(a)][:5])
     chains = addr2line_chains(app, addrs)
     # a build-id tree, as distributions install debug files: app found by build id alone
     bid = build_id(app)
@@ -230,6 +257,9 @@ def body(tmp):
     got = {int(x["address"], 16): x["frames"] for x in m["addresses"]}
     ok(got == expect_cli, "/v1/symbolize frames == symprof symbolize --json -C, address by address",
        [(hex(a), got.get(a), expect_cli.get(a)) for a in addrs if got.get(a) != expect_cli.get(a)][:5])
+    syms = {int(x["address"], 16): (x.get("symbol"), int(x.get("symbol_offset", "-0x1"), 16)) for x in m["addresses"]}
+    ok(syms == nm_sym, "/v1/symbolize symbol, symbol_offset == nm (and symbolize -S), every byte",
+       [(hex(a), syms.get(a), nm_sym.get(a)) for a in addrs if syms.get(a) != nm_sym.get(a)][:5])
     ours = [[f["function"] for f in got.get(a, [])] for a in addrs]
     ok(ours == chains, "/v1/symbolize inline chains == addr2line -f -i",
        [(hex(a), o, c) for a, o, c in zip(addrs, ours, chains) if o != c][:5])
@@ -282,6 +312,8 @@ def body(tmp):
             want = {"frame": k, "module_offset": "0x%x" % a, "module": "app"}
             if exp:
                 want["function"] = exp[-1]["function"]
+                if expect_sym.get(a):
+                    want["function_offset"] = "0x%x" % expect_sym[a][1]
                 if exp[-1]["file"]:
                     want["file"] = exp[-1]["file"]
                 if exp[-1]["line"]:
@@ -296,6 +328,20 @@ def body(tmp):
         ok(frames[50].get("function") == "serve_lib_two", "/symbolicate/v5: the shared library's frame", frames[50])
         ok(frames[51] == {"frame": 51, "module_offset": "0x1000"}, "module index -1: the offset alone", frames[51])
         ok("function" not in frames[52] and frames[52]["module"] == "app", "a wrong debug id: no function", frames[52])
+    # function_offset on every byte of the fixture's functions: symbolize -S's and nm's offset,
+    # on the outermost frame only (inlines carry none, as in Tecken's answers)
+    st, res = srv.json("/symbolicate/v5", {"memoryMap": [["app", did]], "stacks": [[[0, a] for a in addrs]]})
+    frames = res["results"][0]["stacks"][0] if st == 200 else []
+    got_off = {int(f["module_offset"], 16): f.get("function_offset") for f in frames}
+    want_off = {a: "0x%x" % nm_sym[a][1] for a in addrs if a in nm_sym}
+    cli_off = {a: "0x%x" % expect_sym[a][1] for a in addrs if expect_sym.get(a)}
+    ok(len(frames) == len(addrs) and got_off == want_off and got_off == cli_off,
+       "/symbolicate/v5 function_offset == address - nm's value == symbolize -S's +0xOFF, every byte (%d)" % len(addrs),
+       [(hex(a), got_off.get(a), want_off.get(a), cli_off.get(a)) for a in addrs
+        if not (got_off.get(a) == want_off.get(a) == cli_off.get(a))][:5])
+    ok(frames and all("function_offset" not in i for f in frames for i in f.get("inlines", [])) and
+       any(f.get("inlines") for f in frames),
+       "/symbolicate/v5 inlines carry no function_offset", [f for f in frames if f.get("inlines")][:2])
     st, res = srv.json("/symbolicate/v5", {"jobs": [v5, {"memoryMap": [], "stacks": [[]]}]})
     ok(st == 200 and len(res["results"]) == 2 and res["results"][1] == {"stacks": [[]], "found_modules": {}},
        "/symbolicate/v5 with jobs: one result per job", res)

@@ -62,6 +62,16 @@ static uint64_t nm_addr(const char *name)
 	return a;
 }
 
+/* NAME's st_size (nm -S); 0 when none. */
+static uint64_t nm_size(const char *name)
+{
+	char *cmd = xasprintf("nm -S --defined-only '%s' | awk '$4 == \"%s\" { print $2 }'", exe,
+			      name);
+	uint64_t a = first_number(cmd, 16);
+	free(cmd);
+	return a;
+}
+
 /* The executable PT_LOAD's p_offset and p_vaddr (readelf -lW). */
 static void text_segment(uint64_t *offset, uint64_t *vaddr)
 {
@@ -288,16 +298,23 @@ static bool chain_ok(const symprof_location *l)
 }
 
 /* Symbolizes the one address A as T says; true when its frames are the
- * chain. */
-static bool kind_gives_chain(symprof_session *s, const symprof_target *t, uint64_t a)
+ * chain and its symbol compute's, at offset OFF (A's distance from
+ * compute's nm value in symbol-file addresses). */
+static bool kind_gives_chain(symprof_session *s, const symprof_target *t, uint64_t a,
+			     uint64_t off)
 {
 	symprof_symbols *r = NULL;
 	symprof_error *e = symprof_symbolize(s, t, &a, 1, &r);
 	bool ok = !e && r->n_locations == 1 && r->locations[0].address == a &&
-		  chain_ok(&r->locations[0]) && r->locations[0].reason == SYMPROF_RESOLVED;
+		  chain_ok(&r->locations[0]) && r->locations[0].reason == SYMPROF_RESOLVED &&
+		  r->locations[0].symbol &&
+		  !strcmp(r->locations[0].symbol, "outer::inner::Widget::compute") &&
+		  r->locations[0].symbol_offset == off;
 	if (!ok && r && r->n_locations)
-		printf("# %#llx: %zu frames, reason %s\n", (unsigned long long)a,
-		       r->locations[0].n_frames, symprof_reason_string(r->locations[0].reason));
+		printf("# %#llx: %zu frames, reason %s, symbol %s+%#llx\n", (unsigned long long)a,
+		       r->locations[0].n_frames, symprof_reason_string(r->locations[0].reason),
+		       r->locations[0].symbol ? r->locations[0].symbol : "(none)",
+		       (unsigned long long)r->locations[0].symbol_offset);
 	symprof_symbols_free(r);
 	symprof_error_free(e);
 	return ok;
@@ -315,31 +332,72 @@ static void test_kinds(uint64_t compute)
 		return;
 	}
 	symprof_target v = {.size = sizeof(v), .path = exe, .kind = SYMPROF_ADDR_VADDR};
-	TAP_OK(kind_gives_chain(s, &v, deep), "VADDR: the inline chain of the source");
+	uint64_t off = deep - compute;
+	TAP_OK(kind_gives_chain(s, &v, deep, off),
+	       "VADDR: the inline chain of the source, symbol compute+%#llx (nm)",
+	       (unsigned long long)off);
 	symprof_target rt = {.size = sizeof(rt), .path = exe, .kind = SYMPROF_ADDR_RUNTIME,
 			     .map_start = LOAD + t_vaddr, .map_limit = LOAD + t_vaddr + 0x100000,
 			     .map_offset = t_off};
-	TAP_OK(kind_gives_chain(s, &rt, LOAD + deep),
+	TAP_OK(kind_gives_chain(s, &rt, LOAD + deep, off),
 	       "RUNTIME: the text segment mapped at its page (offset %#llx)",
 	       (unsigned long long)t_off);
 	uint64_t out = LOAD + t_vaddr - 0x10;
 	symprof_symbols *r = NULL;
 	symprof_error *e = symprof_symbolize(s, &rt, &out, 1, &r);
-	TAP_OK(!e && r->locations[0].reason == SYMPROF_NO_MAPPING,
-	       "RUNTIME: an address outside the mapping: no mapping");
+	TAP_OK(!e && r->locations[0].reason == SYMPROF_NO_MAPPING && !r->locations[0].symbol &&
+		       !r->locations[0].symbol_offset,
+	       "RUNTIME: an address outside the mapping: no mapping, no symbol");
 	symprof_symbols_free(r);
 	symprof_error_free(e);
 	symprof_target fo = {.size = sizeof(fo), .path = exe, .kind = SYMPROF_ADDR_FILE_OFFSET};
-	TAP_OK(kind_gives_chain(s, &fo, deep - t_vaddr + t_off), "FILE_OFFSET: the same code");
+	TAP_OK(kind_gives_chain(s, &fo, deep - t_vaddr + t_off, off), "FILE_OFFSET: the same code");
 	uint64_t beyond = 1ULL << 40;
 	e = symprof_symbolize(s, &fo, &beyond, 1, &r);
-	TAP_OK(!e && r->locations[0].reason == SYMPROF_OUTSIDE_FILE,
-	       "FILE_OFFSET: past every segment: outside the file");
+	TAP_OK(!e && r->locations[0].reason == SYMPROF_OUTSIDE_FILE && !r->locations[0].symbol &&
+		       !r->locations[0].symbol_offset,
+	       "FILE_OFFSET: past every segment: outside the file, no symbol");
 	symprof_symbols_free(r);
 	symprof_error_free(e);
 	/* a PIE's first segment is at offset 0, vaddr 0: relative = vaddr */
 	symprof_target re = {.size = sizeof(re), .path = exe, .kind = SYMPROF_ADDR_RELATIVE};
-	TAP_OK(kind_gives_chain(s, &re, deep), "RELATIVE: the same code");
+	TAP_OK(kind_gives_chain(s, &re, deep, off), "RELATIVE: the same code");
+	symprof_session_free(s);
+}
+
+/* Every byte of compute: its symbol (raw without demangling) at the
+ * address's distance from nm's value; and the byte past the last of the
+ * text segment's symbols has none of compute's. */
+static void test_symbol(uint64_t compute)
+{
+	static const char raw[] = "_ZN5outer5inner6Widget7computeEi";
+	uint64_t size = nm_size(raw);
+	if (!TAP_OK(size > 0 && size < 65536, "compute's size (nm -S): %#llx",
+		    (unsigned long long)size))
+		return;
+	symprof_session *s = session(SYMPROF_DEMANGLE_NONE);
+	uint64_t *addrs = calloc(size, sizeof(*addrs));
+	for (uint64_t i = 0; i < size; i++)
+		addrs[i] = compute + i;
+	symprof_target t = {.size = sizeof(t), .path = exe};
+	symprof_symbols *r = NULL;
+	symprof_error *e = symprof_symbolize(s, &t, addrs, size, &r);
+	size_t bad = 0;
+	for (uint64_t i = 0; !e && i < size; i++) {
+		const symprof_location *l = &r->locations[i];
+		if (!l->symbol || strcmp(l->symbol, raw) || l->symbol_offset != i) {
+			if (!bad++)
+				printf("# %#llx: %s+%#llx\n", (unsigned long long)addrs[i],
+				       l->symbol ? l->symbol : "(none)",
+				       (unsigned long long)l->symbol_offset);
+		}
+	}
+	TAP_OK(!e && r->n_locations == size && !bad,
+	       "every byte of compute: symbol %s, offset = address - nm's value (%zu wrong)", raw,
+	       bad);
+	symprof_symbols_free(r);
+	symprof_error_free(e);
+	free(addrs);
 	symprof_session_free(s);
 }
 
@@ -612,6 +670,7 @@ int main(void)
 	test_options();
 	test_errors(compute);
 	test_kinds(compute);
+	test_symbol(compute);
 	test_build_id(compute);
 	test_text(compute);
 	test_convert_memory(compute);
