@@ -95,6 +95,14 @@ bench-index: symprof$(EXEEXT) tests/helpers/index_content$(EXEEXT)
 	INDEX_CONTENT=$(abs_top_builddir)/tests/helpers/index_content$(EXEEXT) \
 	$(SHELL) $(top_srcdir)/bench/index.sh $(BENCH_INDEX_ARGS)
 .PHONY: bench-index
+# perf users' first contact (bench/perf-users.sh): xz, python3, gcc and a C++ program
+# recorded with perf record -g, symprof's top-20 shares against perf report's
+#   make bench-perf-users [BENCH_PERF_USERS_ARGS='-n "xz cxx"']
+EXTRA_DIST += bench/perf-users.sh bench/perfusers.cc
+BENCH_PERF_USERS_ARGS =
+bench-perf-users: symprof$(EXEEXT)
+	SYMPROF=$(abs_top_builddir)/symprof$(EXEEXT) $(SHELL) $(top_srcdir)/bench/perf-users.sh $(BENCH_PERF_USERS_ARGS)
+.PHONY: bench-perf-users
 # symprof serve: 1,000-address batches against a process per batch and a long-running
 # llvm-symbolizer (bench/serve.sh): make bench-serve [BENCH_SERVE_ARGS='-b 50 -r 5']
 EXTRA_DIST += bench/serve.sh bench/serve.py

@@ -26,6 +26,7 @@ typedef struct {
 	char **source_paths; /* --source-path (borrowed from argv) */
 	size_t n_source_paths, cap_source_paths;
 	unsigned long given; /* bit i: format_options[i] was given */
+	sp_cli_perf perf;    /* --addresses, perf report's selections, --percent-limit */
 } convert_opts;
 
 #define FMT(f) (1u << (f))
@@ -87,88 +88,6 @@ static int check_format_options(const convert_opts *o, sp_out_format f)
 	return 0;
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: symprof convert [OPTIONS] PROFILE... [-o OUT]\n"
-		"       zcat x.heap.gz | symprof convert [OPTIONS] - [-o OUT]\n"
-		"\n"
-		"Reads pprof protobuf (gzip or not), OpenTelemetry (OTLP) profiles, perf.data,\n"
-		"gperftools heap/CPU/contention/thread profiles, jemalloc heap dumps, Go\n"
-		"count profiles, raw address stacks and folded stacks ('-' is standard\n"
-		"input); symbolizes them; writes one output\n"
-		"(several inputs are merged).  An ELF file among them is the main binary.\n"
-		"\n"
-		"output:\n"
-		"  -o, --output OUT      output file ('-' = stdout; a device or FIFO is written\n"
-		"                        directly, a file replaced whole); the format follows its\n"
-		"                        extension (.pb.gz .folded .raw .dot .pdf .svg .png .txt\n"
-		"                        .flame.svg .diff.folded .html .list.txt .disasm.txt\n"
-		"                        .speedscope.json .firefox.json .otlp .otlp.gz\n"
-		"                        .otlp.json); without -o folded stacks go to stdout\n"
-		"  --format F            pprof, folded, raw, dot, pdf, svg, png, top, flamegraph,\n"
-		"                        folded-diff (\"stack before after\", needs a base),\n"
-		"                        html (one self-contained report: flame graph, top,\n"
-		"                        callers/callees, annotated source and disassembly),\n"
-		"                        list and disasm (pprof's list and disasm reports:\n"
-		"                        the functions --focus names, else the hottest),\n"
-		"                        speedscope, firefox (the Firefox Profiler's format),\n"
-		"                        otlp (OpenTelemetry profiles; gzip or JSON when -o ends\n"
-		"                        .gz or .json), otlp-gz, otlp-json\n"
-		"  --each                convert every input on its own into -o DIR (created if\n"
-		"                        missing); go on past bad inputs; a line per input\n"
-		"  -j, --jobs N          with --each, N inputs converted at once by N processes\n"
-		"                        started once the first input has converted (default:\n"
-		"                        the CPUs, when the inputs left are worth it); without\n"
-		"                        --each, N > 1 reads a heap profile file and matches a\n"
-		"                        large folded output on 2 threads (default 1); the\n"
-		"                        same output as -j 1\n"
-		"  --sample-index I      value column: a type name or a number (default: the\n"
-		"                        default sample type, else the last column; folded\n"
-		"                        stacks of CPU profiles and perf.data: samples/count,\n"
-		"                        as stackcollapse scripts; cpu gives nanoseconds);\n"
-		"                        pprof output keeps all and makes I the default type\n"
-		"  --annotate            folded: mark kernel _[k], JIT _[j], inlined _[i] frames\n"
-		"  --all-frames          keep frames that drop_frames would remove\n"
-		"  --min-resolved PCT    exit 3 when fewer than PCT percent of the frames\n"
-		"                        (weighted by their samples) resolved\n"
-		"differences:\n"
-		"  --base FILE           subtract FILE (same kind of profile) from the inputs\n"
-		"  --diff-base FILE      the same, keeping FILE's samples as negative ones\n"
-		"                        labelled pprof::base=true, as pprof's diff_base\n"
-		"filters (every format; graphs, top and flame graph keep the unfiltered total):\n"
-		"  --focus RE            keep samples with a frame matching RE (function, file\n"
-		"                        or mapping)\n"
-		"  --ignore RE           drop samples with a frame matching RE\n"
-		"  --tagfocus [KEY=]F    keep samples whose labels match F: a range N, N:, :N,\n"
-		"                        N:M with units (64kb:, 10ms) over numeric labels, else\n"
-		"                        RE,RE,... over string labels (\"key:value\" without KEY)\n"
-		"  --tagignore [KEY=]F   drop samples whose labels match F\n"
-		"      (RE: POSIX extended regular expression; a leading (?i) ignores case)\n"
-		"reports (dot, pdf, svg, png, top; --unit also flamegraph):\n"
-		"  --functions | --lines | --files  --unit UNIT\n"
-		"  --nodecount N (80, 0 = all)  --nodefraction F (0.005)  --edgefraction F (0.001)\n"
-		"  --title TEXT          graph or flame graph title (flame graph default:\n"
-		"                        \"SAMPLE_TYPE (UNIT)\", e.g. inuse_space (bytes))\n"
-		"flame graph (flamegraph only, as flamegraph.pl's options):\n"
-		"  --subtitle TEXT       second line under the title\n"
-		"  --width PX            image width (1200)\n"
-		"  --height PX           frame height (16)\n"
-		"  --minwidth PX|PCT%%    leave out frames narrower than PX pixels or PCT percent\n"
-		"                        of the total (default 0.1%%)\n"
-		"  --colors P            java (by kind: inline, JIT, kernel, unresolved; with a\n"
-		"                        legend; default), hot, mem or io\n"
-		"  --reverse             stacks leaf first: frames merge by leaf\n"
-		"  --inverted            icicle graph: the root at the top\n"
-		"  --countname WORD      word after values in tooltips (default: the unit,\n"
-		"                        \"samples\" for counts)\n"
-		"  --search-color C      colour of search matches (rgb(230,0,230))\n"
-		"annotated source and disassembly (html, list, disasm):\n"
-		"  --nodecount N         functions annotated (default 50; 0 = all)\n"
-		"  --source-path DIR     look for source files under DIR too (repeatable);\n"
-		"                        --path-map OLD=NEW rewrites their recorded paths\n"
-		"Options that the chosen format does not use are refused.\n" SP_CLI_SYM_HELP);
-}
 
 /* The run's output: written to -o, or with --each into -o DIR. */
 typedef struct {
@@ -200,6 +119,12 @@ static void check_resolved(emit_ctx *e, const sp_pipeline_output *out)
 	e->below_min = e->below_now = true;
 }
 
+static void convert_loaded(void *ctx, int input, const char *name, const sp_notes *notes)
+{
+	sp_cli_perf_notes(name, notes, ((emit_ctx *)ctx)->o->sym.quiet);
+	(void)input;
+}
+
 static sp_error *emit_output(void *ctx, const sp_pipeline_output *out)
 {
 	emit_ctx *e = ctx;
@@ -209,6 +134,7 @@ static sp_error *emit_output(void *ctx, const sp_pipeline_output *out)
 		check_resolved(e, out);
 	sp_output_options w = e->w;
 	w.session = out->session;
+	sp_cli_events_note(&w, out, e->o->sym.quiet);
 	if (!e->o->each)
 		return sp_pipeline_write(&w, out->profile, out->name, e->o->out);
 	char *path = sp_each_output_path(e->o->out, e->inputs[out->input], e->w.format);
@@ -341,8 +267,10 @@ static int run(convert_opts *o, char **inputs, int n_inputs)
 	int bad = check_format_options(o, f);
 	if (bad)
 		return bad;
-	/* the viewers' timelines: each perf.data sample at its time */
-	o->sym.sample_times = f == SP_OUT_SPEEDSCOPE || f == SP_OUT_FIREFOX;
+	if ((bad = sp_cli_percent_limit(&o->perf, f, &o->report)))
+		return bad;
+	/* the viewers' timelines, --time: each perf.data sample at its time */
+	o->sym.sample_times = f == SP_OUT_SPEEDSCOPE || f == SP_OUT_FIREFOX || o->perf.select.time;
 	if (sp_out_format_binary(f) && !o->out && !o->each && isatty(STDOUT_FILENO))
 		return sp_cli_usage("convert",
 				    "refusing to write binary output to a terminal; use -o FILE");
@@ -360,7 +288,9 @@ static int run(convert_opts *o, char **inputs, int n_inputs)
 		      .source_paths = (const char *const *)o->source_paths,
 		      .n_source_paths = o->n_source_paths,
 		      .path_maps = o->sym.sym.path_maps,
-		      .n_path_maps = o->sym.sym.n_path_maps},
+		      .n_path_maps = o->sym.sym.n_path_maps,
+		      .addresses = o->perf.addresses,
+		      .no_symbolize = o->sym.no_symbolize},
 		.inputs = inputs,
 	};
 	if (f == SP_OUT_FOLDED_DIFF && !o->base)
@@ -373,8 +303,9 @@ static int run(convert_opts *o, char **inputs, int n_inputs)
 		/* writers that draw both sides tell them apart by the label */
 		.keep_base = o->diff_base || f == SP_OUT_FOLDED_DIFF || f == SP_OUT_FLAMEGRAPH ||
 			     f == SP_OUT_HTML,
-		.loaded = sp_cli_print_warnings,
+		.loaded = convert_loaded,
 		.symbolized = o->sym.quiet ? NULL : sp_cli_summary,
+		.select = &o->perf.select,
 		.output = emit_output,
 		.ctx = &ctx,
 	};
@@ -509,6 +440,7 @@ int cmd_convert(int argc, char **argv)
 		{"jobs", required_argument, NULL, 'j'},
 		{"focus", required_argument, NULL, 2003},
 		{"ignore", required_argument, NULL, 2004},
+		SP_CLI_PERF_OPTIONS,
 		{"functions", no_argument, NULL, 2005},
 		{"lines", no_argument, NULL, 2006},
 		{"files", no_argument, NULL, 2007},
@@ -604,6 +536,10 @@ int cmd_convert(int argc, char **argv)
 			}
 			*(c == 2110 ? &o.report.tagfocus : &o.report.tagignore) = optarg;
 			break;
+		case 2200 ... 2206:
+			if ((rc = sp_cli_perf_option(&o.perf, c, optarg)))
+				goto out;
+			break;
 		case 2005:
 			o.report.granularity = SP_GRAN_FUNCTIONS;
 			break;
@@ -667,7 +603,7 @@ int cmd_convert(int argc, char **argv)
 			SP_PUSH(o.source_paths, o.n_source_paths, o.cap_source_paths, optarg);
 			break;
 		case 'h':
-			usage(stdout);
+			sp_convert_usage(stdout);
 			goto out;
 		default:
 			rc = sp_cli_bad_option("convert", c, argv);

@@ -4,6 +4,8 @@
  * pipeline/info.c's; this file runs the pipeline over each input. */
 #include "convert/convert.h"
 
+#include <string.h>
+
 #include <stdlib.h>
 
 static void usage(FILE *f)
@@ -22,6 +24,39 @@ static sp_error *print_output(void *ctx, const sp_pipeline_output *out)
 	return NULL;
 }
 
+/* `symprof info --events FILE` (for shell completion, not in --help): the
+ * names --sample-index takes, one a line: a perf.data's events from its
+ * header and first round (each also without its modifiers), else the
+ * profile's sample types. */
+static int print_events(const char *path)
+{
+	sp_perf_reader *r;
+	sp_capture *c = NULL;
+	sp_error *err = sp_perf_open(path, &r);
+	if (!err && r) {
+		err = sp_perf_next_round(r, &c);
+		for (size_t i = 0; !err && c && i < c->n_events; i++) {
+			const char *n = c->events[i].name;
+			size_t len = strcspn(n, ":");
+			printf("%s\n", n);
+			if (n[len])
+				printf("%.*s\n", (int)len, n);
+		}
+		sp_perf_close(r);
+		return err ? sp_cli_fail(err) : 0;
+	}
+	if (err)
+		return sp_cli_fail(err);
+	sp_profile *p;
+	sp_input_format fmt;
+	if ((err = sp_read_profile_file(path, &p, &fmt)))
+		return sp_cli_fail(err);
+	for (size_t i = 0; i < p->n_sample_types; i++)
+		printf("%s\n", sp_profile_str(p, p->sample_types[i].type));
+	sp_profile_free(p);
+	return 0;
+}
+
 /* An input that could not be described: said, and the next one follows. */
 static void input_done(void *ctx, int input, const sp_error *err)
 {
@@ -36,9 +71,11 @@ int cmd_info(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"help", no_argument, NULL, 'h'},
+		{"events", no_argument, NULL, 3000},
 		SP_CLI_SYM_OPTIONS,
 		{NULL, 0, NULL, 0},
 	};
+	bool events = false;
 	sp_cli_sym o;
 	sp_cli_sym_init(&o);
 	o.cmd = "info";
@@ -46,6 +83,10 @@ int cmd_info(int argc, char **argv)
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":qh", longopts, NULL)) != -1) {
+		if (c == 3000) {
+			events = true;
+			continue;
+		}
 		int r = sp_cli_sym_option(&o, c, optarg);
 		if (r == 0)
 			continue;
@@ -61,6 +102,10 @@ int cmd_info(int argc, char **argv)
 		goto out;
 	}
 	sp_cli_sym_finish(&o);
+	if (events) {
+		rc = print_events(argv[optind]);
+		goto out;
+	}
 	int failed = 0;
 	sp_pipeline pl = {
 		.each = true,

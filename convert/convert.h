@@ -57,7 +57,8 @@ typedef struct {
 	{"perf-map", required_argument, NULL, 1006},                    \
 	{"jitdump", required_argument, NULL, 1014},                     \
 	{"kallsyms", required_argument, NULL, 1007},                    \
-	{"index-dir", required_argument, NULL, 1016}
+	{"index-dir", required_argument, NULL, 1016},                   \
+	{"no-default-debug-dir", no_argument, NULL, 1017}
 
 #define SP_CLI_SYM_OPTIONS                                              \
 	SP_CLI_FIND_OPTIONS,                                            \
@@ -72,7 +73,9 @@ typedef struct {
 
 #define SP_CLI_FILE_HELP                                                                 \
 	"  --binary-path DIR     search DIR for binaries (repeatable; also $PPROF_BINARY_PATH)\n" \
-	"  --debug-dir DIR       separate debug info root (repeatable; default /usr/lib/debug)\n" \
+	"  --debug-dir DIR       separate debug info root, or a perf build-id cache or\n"   \
+	"                        unpacked perf archive (repeatable; before /usr/lib/debug)\n" \
+	"  --no-default-debug-dir  not /usr/lib/debug\n"                               \
 	"  --sysroot DIR         prefix every recorded path with DIR\n"                  \
 	"  --path-map OLD=NEW    rewrite a recorded path prefix (repeatable)\n"          \
 	"  --no-debuginfod       do not query DEBUGINFOD_URLS servers\n"
@@ -146,6 +149,60 @@ bool sp_cli_parse_double(const char *s, double *out);
  * usage error. */
 bool sp_cli_parse_int(const char *cmd, const char *name, const char *s, int min, int max,
 		      int *out);
+/* convert_help.c: `symprof convert --help` on F. */
+void sp_convert_usage(FILE *f);
+
+/* -- perf_options.c: convert's options for perf users ------------------------------ */
+
+typedef struct {
+	bool addresses;              /* --addresses: an unresolved frame per address */
+	sp_profile_selection select; /* --pid --tid --comm --cpu --time */
+	double percent_limit;        /* --percent-limit; 0: not given */
+} sp_cli_perf;
+
+#define SP_CLI_PERF_OPTIONS                                             \
+	{"addresses", no_argument, NULL, 2200},                         \
+	{"pid", required_argument, NULL, 2201},                         \
+	{"tid", required_argument, NULL, 2202},                         \
+	{"comm", required_argument, NULL, 2203},                        \
+	{"cpu", required_argument, NULL, 2204},                         \
+	{"time", required_argument, NULL, 2205},                        \
+	{"percent-limit", required_argument, NULL, 2206}
+
+#define SP_CLI_ADDRESSES_HELP                                                            \
+	"  --addresses           a frame per unresolved address (lib.so+0x1a2b), not one\n" \
+	"                        per mapping ([lib.so]); pprof and OTLP keep addresses\n"
+
+#define SP_CLI_PERF_HELP                                                                 \
+	"  --pid L, --tid L, --comm L, --cpu L  perf report's: samples of the listed\n"    \
+	"                        pids, tids, command names, CPUs (0-3,6) only\n"          \
+	"  --time T              perf report's: START,STOP in seconds (perf script's\n"   \
+	"                        times; either may be empty), or slices: 10%%/2 (the\n"   \
+	"                        second tenth), 0%%-25%%,75%%-100%%\n"                    \
+	"  --percent-limit P     top, graphs: leave out nodes under P%% (--nodefraction);\n" \
+	"                        flamegraph: frames under P%% (--minwidth P%%)\n"
+
+/* The first lines of `convert --help`: the perf recipes. */
+#define SP_CLI_PERF_RECIPES                                                              \
+	"  perf record with call graphs (frame pointers, or dwarf: unwound here), then\n" \
+	"  symprof convert perf.data > prog.folded        (--format top, -o x.flame.svg)\n" \
+	"  symprof convert perf.data --sample-index page-faults   (one of several events)\n" \
+	"  elsewhere: perf archive there, then --debug-dir UNPACKED, or --binary-path DIR,\n" \
+	"  or DEBUGINFOD_URLS; kernel frames: --kallsyms COPY; JIT code: --jitdump DIR\n" \
+	"  symprof convert prog.0001.heap -o prog.pb.gz   (heap, CPU, pprof, OTLP, ...)\n" \
+
+/* A loaded input's notes: its warnings, and unless QUIET the hint that
+ * frame-pointer chains were cut ("chains"); an output of one event of
+ * several (sp_pipeline_events_note) says which, unless QUIET. */
+void sp_cli_perf_notes(const char *name, const sp_notes *notes, bool quiet);
+void sp_cli_events_note(const sp_output_options *w, const sp_pipeline_output *out, bool quiet);
+
+/* Option C (2200..2206) with ARG into P: 0, or 2 after a usage error. */
+int sp_cli_perf_option(sp_cli_perf *p, int c, const char *arg);
+/* --percent-limit in format F's own terms, into R: 0, or 2 after a usage
+ * error (a format it does not apply to). */
+int sp_cli_percent_limit(const sp_cli_perf *p, sp_out_format f, sp_report_options *r);
+
 /* Prints an error as "symprof: <message>" and frees it; returns 1. */
 int sp_cli_fail(sp_error *err);
 

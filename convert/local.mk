@@ -4,6 +4,8 @@ symprof_SOURCES = \
 	convert/main.c \
 	convert/options.c \
 	convert/cmd_convert.c \
+	convert/perf_options.c \
+	convert/convert_help.c \
 	convert/cmd_info.c \
 	convert/cmd_symbolize.c \
 	convert/cmd_jit.c \

@@ -56,6 +56,9 @@ int sp_cli_sym_option(sp_cli_sym *c, int opt, const char *arg)
 	case 1016:
 		c->sym.index_dir = arg;
 		return 0;
+	case 1017:
+		c->sym.no_default_debug_dirs = true;
+		return 0;
 	case 1008:
 		if (!strcmp(arg, "simple"))
 			c->sym.demangle = SP_DEMANGLE_SIMPLE;
@@ -200,26 +203,49 @@ static bool system_path(const char *path)
 	return false;
 }
 
-/* What would resolve mapping M, for its most frequent reason; NULL when
- * nothing the user can do is known. */
-static char *summary_fix(const sp_mapping_report *m)
+/* Whether reason K is one the user can act on (the others are facts:
+ * addresses outside every mapping, [vdso], anonymous memory, mappings
+ * symbolized already, an address no symbol covers in a file whose debug
+ * info was found). */
+static bool actionable(int k, const sp_mapping_report *m)
 {
-	int top = 0;
-	for (int k = 1; k <= SP_UNRES_ERROR; k++)
-		if (m->n_reason[k] > m->n_reason[top])
-			top = k;
+	switch ((sp_unresolved_reason)k) {
+	case SP_UNRES_FILE_NOT_FOUND:
+	case SP_UNRES_BUILD_ID_MISMATCH:
+	case SP_UNRES_FILE_MISMATCH:
+	case SP_UNRES_NOT_ELF:
+	case SP_UNRES_ERROR:
+		return true;
+	case SP_UNRES_NO_SYMBOLS:
+		return !m->debug_path;
+	default:
+		return false;
+	}
+}
+
+/* What would resolve the mappings of one file (M their first, REASON
+ * their most frequent actionable reason); NULL when nothing the user can
+ * do is known. */
+static char *summary_fix(const sp_mapping_report *m, int top)
+{
 	const char *path = m->recorded_path ? m->recorded_path : "";
 	const char *env = getenv("DEBUGINFOD_URLS");
 	const char *ask = m->build_id && (!env || !*env)
 				  ? ", or set DEBUGINFOD_URLS to fetch it by build id"
 				  : "";
+	if (!strncmp(path, "[kernel", 7) &&
+	    (top == SP_UNRES_FILE_NOT_FOUND || top == SP_UNRES_BUILD_ID_MISMATCH))
+		return sp_xasprintf("--kallsyms FILE, a copy of the recording machine's "
+				    "/proc/kallsyms (made as root), or its vmlinux under "
+				    "--debug-dir%s", ask);
 	switch ((sp_unresolved_reason)top) {
 	case SP_UNRES_FILE_NOT_FOUND:
 		return sp_xasprintf("--binary-path DIR where the file is now (or --sysroot)%s",
 				    ask);
 	case SP_UNRES_BUILD_ID_MISMATCH:
-		return sp_xasprintf("--binary-path DIR holding the recorded build (build id %s)%s",
-				    m->build_id ? m->build_id : "?", ask);
+		return sp_xasprintf("--binary-path DIR holding the recorded build (build id %s), "
+				    "or --debug-dir with the recording machine's `perf archive` "
+				    "unpacked%s", m->build_id ? m->build_id : "?", ask);
 	case SP_UNRES_FILE_MISMATCH:
 		return sp_xstrdup("--binary-path DIR holding the recorded file, or "
 				  "--force-mismatch to use this one anyway");
@@ -269,34 +295,66 @@ void sp_cli_index_done(const sp_cli_sym *c, sp_symbolizer *s)
 	sp_symbolizer_free(s);
 }
 
+
+/* One line per file (its mappings in every process summed) whose
+ * unresolved addresses the user can do something about; the rest, per
+ * mapping, is in `symprof info`. */
 void sp_cli_print_summary(const char *name, const sp_symbolize_report *r, FILE *f)
 {
+	bool *done = sp_xcalloc(r->n_mappings + 1, sizeof(bool));
 	for (size_t i = 0; i < r->n_mappings; i++) {
 		const sp_mapping_report *m = &r->mappings[i];
-		if (m->n_resolved >= m->n_addresses)
+		if (done[i])
 			continue;
-		if (m->n_reason[SP_UNRES_ALREADY] == m->n_addresses - m->n_resolved)
-			continue; /* already symbolized: nothing to say */
-		fprintf(f, "symprof: %s: mapping %llu %s: %zu of %zu addresses unresolved (", name,
-			(unsigned long long)m->mapping_id,
-			m->recorded_path && *m->recorded_path ? m->recorded_path : "(no file)",
-			m->n_addresses - m->n_resolved, m->n_addresses);
+		const char *path = m->recorded_path && *m->recorded_path ? m->recorded_path : NULL;
+		size_t n_addr = 0, n_unres = 0, n_maps = 0, reason[SP_UNRES_ERROR + 1] = {0};
+		const char *detail = NULL;
+		for (size_t j = i; j < r->n_mappings; j++) {
+			const sp_mapping_report *o = &r->mappings[j];
+			const char *op = o->recorded_path && *o->recorded_path ? o->recorded_path
+									     : NULL;
+			if (done[j] || (j > i && (!path || !op || strcmp(path, op))))
+				continue;
+			done[j] = true;
+			n_maps++;
+			n_addr += o->n_addresses;
+			n_unres += o->n_addresses - o->n_resolved;
+			for (int k = 1; k <= SP_UNRES_ERROR; k++)
+				if (actionable(k, o))
+					reason[k] += o->n_reason[k];
+			if (!detail && o->detail)
+				detail = o->detail;
+			if (!path)
+				break; /* mappings without a file are not one file */
+		}
+		int top = 0;
+		for (int k = 1; k <= SP_UNRES_ERROR; k++)
+			if (reason[k] > reason[top])
+				top = k;
+		if (!top)
+			continue; /* resolved, or nothing to be done */
+		fprintf(f, "symprof: %s: %s: %zu of %zu addresses unresolved", name,
+			path ? path : "(no file)", n_unres, n_addr);
+		if (n_maps > 1)
+			fprintf(f, " in %zu mappings", n_maps);
+		fprintf(f, " (");
 		bool first = true;
 		for (int k = 1; k <= SP_UNRES_ERROR; k++) {
-			if (!m->n_reason[k])
+			if (!reason[k])
 				continue;
 			fprintf(f, "%s%s", first ? "" : ", ",
 				sp_unresolved_reason_str((sp_unresolved_reason)k));
-			if (m->n_reason[k] != m->n_addresses - m->n_resolved)
-				fprintf(f, ": %zu", m->n_reason[k]);
+			if (reason[k] != n_unres)
+				fprintf(f, ": %zu", reason[k]);
 			first = false;
 		}
-		if (m->detail)
-			fprintf(f, "%s%s", first ? "" : "; ", m->detail);
-		char *fix = summary_fix(m);
+		if (detail)
+			fprintf(f, "; %s", detail);
+		char *fix = summary_fix(m, top);
 		fprintf(f, ")%s%s\n", fix ? "; fix: " : "", fix ? fix : "");
 		free(fix);
 	}
+	free(done);
 }
 
 bool sp_cli_parse_double(const char *s, double *out)

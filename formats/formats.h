@@ -141,6 +141,10 @@ sp_error *sp_perf_next_round(sp_perf_reader *r, sp_capture **round);
 /* Turns the samples held in the capture into the profile's, and clears
  * them (sp_capture_profiler). */
 void sp_perf_round_to_profile(sp_perf_reader *r);
+/* After the last round, when the file is not as perf record leaves it
+ * when it finishes (killed, or cut short), what was read of it: a warning
+ * for the user (caller frees); NULL for a whole recording. */
+char *sp_perf_warning(const sp_perf_reader *r);
 /* The profile of the rounds turned so far, the samples still held first
  * (caller frees; not checked: sp_profile_check).  Once, after the last
  * round. */

@@ -27,6 +27,8 @@ typedef struct {
 	char *jitdump_note;    /* why sample times cannot choose JIT code */
 	bool jitdump_reused;   /* and some addresses held several codes */
 	bool sample_times;     /* every sample keeps its time (sp_capture.sample_times) */
+	char *perf_warning;    /* sp_perf_warning: a killed or cut recording */
+	uint64_t cut_chains;   /* frame-pointer chains cut at [unknown] */
 } round_ctx;
 
 static uint64_t jit_code_version(void *arg, int64_t pid, uint64_t addr, uint64_t time)
@@ -107,16 +109,21 @@ static void unwind_round(round_ctx *r, sp_capture *c)
 static sp_error *read_rounds(sp_perf_reader *r, round_ctx *rc, const char *name,
 			     sp_profile **out)
 {
-	sp_capture *c;
+	sp_capture *c, *last = NULL;
 	sp_profile *q = NULL;
 	sp_error *err;
 	while (!(err = sp_perf_next_round(r, &c)) && c) {
 		unwind_round(rc, c);
 		sp_perf_round_to_profile(r);
+		last = c;
 	}
 	if (!err && (err = sp_profile_check(q = sp_perf_profile(r), name))) {
 		sp_profile_free(q);
 		q = NULL;
+	}
+	if (!err) { /* killed or cut short: what was there is the recording */
+		rc->perf_warning = sp_perf_warning(r);
+		rc->cut_chains = last ? last->cut_chains : 0;
 	}
 	sp_perf_close(r);
 	*out = q;
@@ -206,15 +213,36 @@ static void unwind_note(const sp_unwind_report *u, sp_notes *notes)
 
 /* A perf.data input converted with --kallsyms: what its OSRELEASE and the
  * copy's release say together (a WARNING when they differ). */
-static void kallsyms_note(const sp_symbolizer *us, const round_ctx *rc, sp_notes *notes)
+static void kallsyms_note(sp_symbolizer *s, const sp_symbolizer *us, const round_ctx *rc,
+			  sp_notes *notes)
 {
 	const char *k = sp_symbolizer_options(us)->kallsyms;
-	if (!k || !*k)
-		return;
-	bool mismatch;
-	char *note = sp_kallsyms_check(k, rc->osrelease, rc->kernel_build_id, &mismatch);
+	bool warn = false;
+	char *note = NULL;
+	if (k && *k) {
+		note = sp_kallsyms_check(k, rc->osrelease, rc->kernel_build_id, &warn);
+		const sp_jit_index *jit;
+		const sp_perf_map *perf;
+		const sp_kallsyms *ks = NULL;
+		if (s)
+			sp_error_free(sp_symbolizer_sources(s, &jit, &perf, &ks));
+		if (sp_kallsyms_restricted(ks)) {
+			char *both = sp_xasprintf("%s%s--kallsyms %s: every address is 0 (copied "
+						  "without the right to see them, kptr_restrict): "
+						  "kernel frames stay addresses", note ? note : "",
+						  note ? "; " : "", k);
+			free(note);
+			note = both;
+			warn = true;
+		}
+	} else if (s && rc->kernel_build_id) {
+		/* no --kallsyms: perf's cache, or the running kernel when it is
+		 * the recording's (a recording without kernel samples has no
+		 * kernel build id) */
+		note = sp_symbolizer_kernel_names(s, rc->osrelease, rc->kernel_build_id, &warn);
+	}
 	if (note)
-		sp_notes_add(notes, mismatch ? SP_NOTE_WARNING : SP_NOTE_INFO, "kallsyms", note);
+		sp_notes_add(notes, warn ? SP_NOTE_WARNING : SP_NOTE_INFO, "kallsyms", note);
 }
 
 sp_error *sp_load(const sp_load_options *o, const sp_load_input *in, sp_symbolizer *s,
@@ -236,7 +264,15 @@ sp_error *sp_load(const sp_load_options *o, const sp_load_input *in, sp_symboliz
 		if (u->n_samples)
 			unwind_note(u, notes);
 		if (f == SP_FMT_PERF)
-			kallsyms_note(us, &rc, notes);
+			kallsyms_note(s, us, &rc, notes);
+		if (rc.perf_warning)
+			sp_notes_add(notes, SP_NOTE_WARNING, "recording", sp_xstrdup(rc.perf_warning));
+		if (rc.cut_chains)
+			sp_notes_add(notes, SP_NOTE_INFO, "chains",
+				     sp_xasprintf("%" PRIu64 " samples' frame-pointer chains ran into "
+						  "code built without frame pointers and were cut "
+						  "there at [unknown]; perf record --call-graph "
+						  "dwarf would give real stacks", rc.cut_chains));
 		if (rc.jitdump_note)
 			sp_notes_add(notes, rc.jitdump_reused ? SP_NOTE_WARNING : SP_NOTE_INFO,
 				     "jitdump", sp_xstrdup(rc.jitdump_note));
@@ -252,6 +288,7 @@ sp_error *sp_load(const sp_load_options *o, const sp_load_input *in, sp_symboliz
 	}
 	sp_unwinder_free(rc.u);
 	free(rc.jitdump_note);
+	free(rc.perf_warning);
 	free(rc.osrelease);
 	free(rc.kernel_build_id);
 	return err;

@@ -60,6 +60,10 @@ static sp_error *check_same_kind(const sp_profile *first, const char *first_name
 {
 	if (sp_profile_same_kind(first, p))
 		return NULL;
+	if (base) { /* types matched by name and unit: one in common is enough */
+		sp_error *err = sp_profile_base_check(p, first);
+		return err ? sp_error_prefix(err, "%s: base %s", name, first_name) : NULL;
+	}
 	char *a = sp_profile_kind_string(first), *b = sp_profile_kind_string(p);
 	sp_error *err = sp_error_new(SP_E_USAGE,
 				     base ? "%s: cannot subtract base %s: profile kinds differ: %s vs %s"
@@ -99,6 +103,8 @@ static sp_error *prepare(run_state *r, int i, sp_pipeline_output *out, sp_notes 
 				&out->format, notes);
 	if (!err && pl->loaded)
 		pl->loaded(pl->ctx, i, name, notes);
+	if (!err && pl->select && (err = sp_profile_select(r->profiles[i], pl->select)))
+		err = sp_error_prefix(err, "%s", name);
 	if (!err && r->base)
 		err = check_same_kind(r->base, pl->base, r->profiles[i], name, true);
 	if (!err && !pl->each && i > 0)

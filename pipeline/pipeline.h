@@ -150,7 +150,14 @@ typedef struct {
 	size_t n_source_paths;
 	const sp_path_map *path_maps;    /* --path-map, for sources too */
 	size_t n_path_maps;
+	bool addresses;           /* unresolved frames per address, not per mapping */
+	bool no_symbolize;        /* names are addresses (per address too) */
 } sp_output_options;
+
+/* A perf.data of several events written without a sample index: which
+ * event O's output shows and which others there are (caller frees; NULL
+ * for one event, an index given, or formats that keep every column). */
+char *sp_pipeline_events_note(const sp_output_options *o, sp_profile *p);
 
 /* Writes P (report formats may prune its frames, filters drop samples) in
  * O's format to SINK (borrowed; not finished); NAME (the input) names the
@@ -249,6 +256,9 @@ typedef struct {
 	 * objects, filled caches), shared copy-on-write. */
 	int (*next)(void *ctx, int i);
 	void *ctx;
+	/* perf report's --pid/--tid/--comm/--cpu/--time, applied to every input
+	 * as it is read; NULL: none */
+	const sp_profile_selection *select;
 } sp_pipeline;
 
 /* Runs PL over INPUTS[0..n).  Returns NULL, or the error that stopped the

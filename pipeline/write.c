@@ -126,15 +126,69 @@ static char *demangle_for_pruning(const char *raw, void *ctx)
 /* The value column asked for; for folded stacks of a profile with a
  * samples/count column (CPU profiles, perf.data), that one by default:
  * flamegraph.pl's stackcollapse scripts write sample counts. */
-static const char *folded_column(const sp_output_options *o, const sp_profile *p)
+static const char *folded_column(const sp_output_options *o, const sp_profile *p, char **own)
 {
-	if (o->sample_index || (o->format != SP_OUT_FOLDED && o->format != SP_OUT_FOLDED_DIFF))
+	bool folded = o->format == SP_OUT_FOLDED || o->format == SP_OUT_FOLDED_DIFF;
+	*own = NULL;
+	if (!folded)
+		return o->sample_index;
+	/* a perf recording of several events: the samples of the event asked
+	 * for (by default the first) */
+	size_t idx;
+	sp_error *e = sp_profile_sample_index(p, o->sample_index, &idx);
+	const char *t = e ? NULL : sp_profile_str(p, p->sample_types[idx].type);
+	sp_error_free(e);
+	if (t && strncmp(t, "samples", 7)) {
+		char *want = sp_xasprintf("samples:%s", t);
+		for (size_t i = 0; i < p->n_sample_types && !*own; i++)
+			if (!strcmp(sp_profile_str(p, p->sample_types[i].type), want))
+				*own = want;
+		if (*own)
+			return *own;
+		free(want);
+	}
+	if (o->sample_index)
 		return o->sample_index;
 	for (size_t i = 0; i < p->n_sample_types; i++)
 		if (!strcmp(sp_profile_str(p, p->sample_types[i].type), "samples") &&
 		    !strcmp(sp_profile_str(p, p->sample_types[i].unit), "count"))
 			return "samples";
 	return NULL;
+}
+
+char *sp_pipeline_events_note(const sp_output_options *o, sp_profile *p)
+{
+	sp_out_format f = o->format;
+	if (o->sample_index || f == SP_OUT_PPROF || f == SP_OUT_OTLP || f == SP_OUT_OTLP_GZ ||
+	    f == SP_OUT_OTLP_JSON || f == SP_OUT_DUMP)
+		return NULL;
+	size_t n = 0;
+	for (size_t i = 0; i < p->n_sample_types; i++)
+		n += !strncmp(sp_profile_str(p, p->sample_types[i].type), "samples:", 8);
+	if (n < 2)
+		return NULL;
+	char *own;
+	size_t idx;
+	sp_error *e = sp_profile_sample_index(p, folded_column(o, p, &own), &idx);
+	free(own);
+	if (e) {
+		sp_error_free(e);
+		return NULL;
+	}
+	const char *shown = sp_profile_str(p, p->sample_types[idx].type);
+	const char *ev = !strncmp(shown, "samples:", 8) ? shown + 8 : shown;
+	sp_buf b = {0};
+	for (size_t i = 0; i < p->n_sample_types; i++) {
+		const char *t = sp_profile_str(p, p->sample_types[i].type);
+		if (!strncmp(t, "samples:", 8) && strcmp(t + 8, ev))
+			sp_buf_printf(&b, "%s%s", b.len ? ", " : "", t + 8);
+	}
+	char *note = sp_xasprintf("%zu events: the output shows %s (%s); the others: %s "
+				  "(--sample-index EVENT)", n, ev,
+				  shown == ev ? sp_profile_str(p, p->sample_types[idx].unit)
+					      : "samples", sp_buf_str(&b));
+	sp_buf_free(&b);
+	return note;
 }
 
 /* What every format but the writer's own work needs: filters, frames
@@ -145,6 +199,9 @@ static sp_error *prepare_output(const sp_output_options *o, sp_profile *p, sp_re
 	sp_out_format f = o->format;
 	bool otlp = f == SP_OUT_OTLP || f == SP_OUT_OTLP_GZ || f == SP_OUT_OTLP_JSON;
 	bool report = f != SP_OUT_PPROF && f != SP_OUT_DUMP && !otlp;
+	/* one frame per mapping for unresolved code at function granularity,
+	 * as pprof names them; the locations keep their addresses */
+	p->group_unresolved = !o->addresses && !o->no_symbolize;
 	/* Graphs, top and the flame graph filter as they draw (their totals
 	 * are taken before the filters, as pprof's); the others are written
 	 * from the samples the filters keep. */
@@ -160,7 +217,9 @@ static sp_error *prepare_output(const sp_output_options *o, sp_profile *p, sp_re
 		sp_profile_prune_frames(p, demangle_for_pruning, NULL);
 	if (report || o->sample_index) {
 		size_t idx;
-		err = sp_profile_sample_index(p, folded_column(o, p), &idx);
+		char *own;
+		err = sp_profile_sample_index(p, folded_column(o, p, &own), &idx);
+		free(own);
 		if (err)
 			return err;
 		ro->sample_index = idx;
@@ -380,6 +439,21 @@ int sp_each_outputs_clash(const char *dir, char *const *inputs, int n, sp_out_fo
 sp_error *sp_each_dir(const char *dir)
 {
 	struct stat st;
+	/* its missing parents first, as mkdir -p makes them */
+	char *path = sp_xstrdup(dir);
+	for (char *q = path + 1; *q; q++) {
+		if (*q != '/')
+			continue;
+		*q = '\0';
+		if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+			sp_error *e = sp_error_new(SP_E_IO, "--each: cannot create directory %s: %s",
+						   path, strerror(errno));
+			free(path);
+			return e;
+		}
+		*q = '/';
+	}
+	free(path);
 	if (mkdir(dir, 0777) == 0 || (errno == EEXIST && stat(dir, &st) == 0 && S_ISDIR(st.st_mode)))
 		return NULL;
 	if (errno == EEXIST)

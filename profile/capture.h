@@ -101,6 +101,7 @@ typedef struct {
 	uint64_t ip;
 	uint64_t period;
 	uint8_t cpumode;  /* PERF_RECORD_MISC_CPUMODE: 1 kernel, 2 user, ... */
+	int32_t cpu;      /* the CPU it ran on, -1 when not recorded */
 	size_t chain_off; /* callchain: chain[chain_off .. chain_off + n_chain) */
 	size_t n_chain;
 	bool has_chain;   /* the event records callchains (else leaf only) */
@@ -136,6 +137,8 @@ typedef struct sp_capture {
 
 	uint64_t total_samples; /* samples read, including those handed over */
 	uint64_t lost;          /* samples the kernel reported as dropped */
+	uint64_t cut_chains;    /* samples whose user chain left every map
+				   (capture_profile.c: cut at "[unknown]") */
 	bool byte_swapped;      /* recorded on a machine of the other byte order */
 	char *hostname, *osrelease, *arch; /* NULL when not recorded */
 	char **cmdline;
@@ -220,8 +223,10 @@ const char *sp_capture_comm_at(const sp_capture *c, int64_t tid, uint64_t time);
 
 /* -- capture -> profile (capture_profile.c) ----------------------------------
  * For samples whose callchain is complete (frame pointers, or the leaf
- * only): sample types "samples/count" then one column per event with its
- * unit, the first event's column the default; labels pid, tid and comm;
+ * only): for each event two sample types, its samples (count) and its
+ * periods (in its unit): "samples" and EVENT for one event, "samples:EVENT"
+ * and EVENT for several (never summed), the first event's periods the
+ * default; labels pid, tid and comm;
  * one mapping per map used, never shared between processes; context
  * markers switch address spaces and are never frames; the sample IP and
  * the first address after each marker are kept as they are, every later

@@ -32,7 +32,8 @@ struct sp_capture_profiler {
 	int64_t *values;
 	uint64_t *locs;
 	size_t n_locs, cap_locs;
-	int64_t k_pid, k_tid, k_comm;
+	int64_t k_pid, k_tid, k_comm, k_cpu;
+	uint64_t unknown_loc; /* the "[unknown]" frame, 0 until used */
 	int64_t k_time, u_ns; /* sample_times: the label's key and unit */
 	bool times;
 };
@@ -42,7 +43,11 @@ sp_capture_profiler *sp_capture_profiler_new(const sp_capture *c)
 	sp_capture_profiler *b = sp_xcalloc(1, sizeof(*b));
 	b->p = sp_profile_new();
 	b->n_events = c->n_events;
-	sp_profile_add_sample_type(b->p, "samples", "count");
+	/* Each event its own two columns, its samples then its periods: one
+	 * event's "samples", several events' "samples:EVENT" (perf report
+	 * and stackcollapse-perf keep events apart: never summed). */
+	if (!c->n_events)
+		sp_profile_add_sample_type(b->p, "samples", "count");
 	for (size_t i = 0; i < c->n_events; i++) {
 		/* a second event of the same name gets a column of its own name */
 		size_t same = 0;
@@ -50,7 +55,10 @@ sp_capture_profiler *sp_capture_profiler_new(const sp_capture *c)
 			same += !strcmp(c->events[j].name, c->events[i].name);
 		char *name = same ? sp_xasprintf("%s-%zu", c->events[i].name, same + 1) :
 				    sp_xstrdup(c->events[i].name);
+		char *count = c->n_events > 1 ? sp_xasprintf("samples:%s", name) : sp_xstrdup("samples");
+		sp_profile_add_sample_type(b->p, count, "count");
 		sp_profile_add_sample_type(b->p, name, c->events[i].unit);
+		free(count);
 		free(name);
 	}
 	if (c->n_events) {
@@ -63,10 +71,11 @@ sp_capture_profiler *sp_capture_profiler_new(const sp_capture *c)
 		if (!e0->period && e0->freq && !strcmp(e0->unit, "nanoseconds"))
 			b->p->period = (int64_t)(1000000000 / e0->freq);
 	}
-	b->values = sp_xcalloc(1 + c->n_events, sizeof(int64_t));
+	b->values = sp_xcalloc(b->p->n_sample_types, sizeof(int64_t));
 	b->k_pid = sp_profile_intern(b->p, "pid");
 	b->k_tid = sp_profile_intern(b->p, "tid");
 	b->k_comm = sp_profile_intern(b->p, "comm");
+	b->k_cpu = sp_profile_intern(b->p, "cpu");
 	b->times = c->sample_times;
 	if (b->times) {
 		b->k_time = sp_profile_intern(b->p, SP_TIME_LABEL);
@@ -258,6 +267,31 @@ static bool same_sample(void *ctx, size_t idx)
 	       !memcmp(s->labels, k->labels, k->n_labels * sizeof(sp_label));
 }
 
+/* Whether the user address just added (the last of B's locations) is in
+ * no map of process PID, a process with maps: a frame-pointer walk through
+ * code built without frame pointers reads junk from there on, and perf
+ * report's [unknown] frames are those. */
+static bool left_maps(sp_capture_profiler *b, sp_capture *c, int64_t pid)
+{
+	const sp_location *l = sp_profile_location(b->p, b->locs[b->n_locs - 1]);
+	uint64_t pi;
+	if (!l || l->mapping_id || !sp_u64map_get(&c->proc_index, (uint64_t)pid, &pi))
+		return false;
+	return c->procs[pi - 1].n_maps > 0;
+}
+
+/* The one frame a chain is cut into where it left every map. */
+static uint64_t unknown_frame(sp_capture_profiler *b)
+{
+	if (!b->unknown_loc) {
+		sp_line line = {.function_id = sp_profile_function_for(b->p, "[unknown]",
+									 "[unknown]", "", 0)};
+		sp_location l = {.lines = &line, .n_lines = 1};
+		b->unknown_loc = sp_profile_add_location(b->p, &l)->id;
+	}
+	return b->unknown_loc;
+}
+
 static void add_one(sp_capture_profiler *b, sp_capture *c, const sp_capture_sample *s)
 {
 	uint8_t mode = s->cpumode & 7;
@@ -282,6 +316,12 @@ static void add_one(sp_capture_profiler *b, sp_capture *c, const sp_capture_samp
 		if (e == 0) /* the end of a frame-pointer walk, not an address */
 			continue;
 		add_frame(b, c, s, ctx, first ? e : e - 1);
+		if (!first && ctx == SP_CAPTURE_CONTEXT_USER && left_maps(b, c, s->pid)) {
+			b->locs[b->n_locs - 1] = unknown_frame(b);
+			c->cut_chains++;
+			n_addr++;
+			break;
+		}
 		first = false;
 		n_addr++;
 	}
@@ -293,12 +333,14 @@ static void add_one(sp_capture_profiler *b, sp_capture *c, const sp_capture_samp
 	/* no comm label for a thread never named (an empty string label
 	 * would read back as a number) */
 	int64_t comm = sp_profile_intern(b->p, sp_capture_comm_at(c, s->tid, s->time));
-	sp_label labels[4] = {
+	sp_label labels[5] = {
 		{.key = b->k_pid, .num = s->pid},
 		{.key = b->k_tid, .num = s->tid},
 		{.key = b->k_comm, .str = comm},
 	};
 	size_t n_labels = comm ? 3 : 2;
+	if (s->cpu >= 0)
+		labels[n_labels++] = (sp_label){.key = b->k_cpu, .num = s->cpu};
 	if (b->times && s->time)
 		labels[n_labels++] = (sp_label){.key = b->k_time, .num = (int64_t)s->time,
 						.num_unit = b->u_ns};
@@ -307,15 +349,16 @@ static void add_one(sp_capture_profiler *b, sp_capture *c, const sp_capture_samp
 				   sp_hash_bytes(labels, n_labels * sizeof(sp_label), 0));
 	size_t j = sp_idxset_find(&b->seen, h, same_sample, &k);
 	if (j == SIZE_MAX) {
-		memset(b->values, 0, (1 + b->n_events) * sizeof(int64_t));
+		memset(b->values, 0, b->p->n_sample_types * sizeof(int64_t));
 		sp_profile_add_sample(b->p, b->values, b->locs, b->n_locs, labels, n_labels);
 		j = b->p->n_samples - 1;
 		sp_idxset_add(&b->seen, h, j);
 	}
 	int64_t *v = b->p->samples[j].values;
-	v[0] += 1;
-	if (s->event < b->n_events)
-		v[1 + s->event] = (int64_t)((uint64_t)v[1 + s->event] + s->period);
+	if (s->event < b->n_events) {
+		v[2 * s->event] += 1;
+		v[2 * s->event + 1] = (int64_t)((uint64_t)v[2 * s->event + 1] + s->period);
+	}
 }
 
 void sp_capture_profiler_add(sp_capture_profiler *b, sp_capture *c)
@@ -334,14 +377,60 @@ static bool is_program(const sp_profile *p, const sp_mapping *m)
 	return !sp_mapping_unsymbolizable(p, m) && !strstr(base, ".so");
 }
 
-/* pprof takes the first mapping for the main binary: the first program
- * mapped (mappings are made in the order samples use them) moves to the
- * front and ids follow the new order. */
+/* The index of the first mapping of the busiest program: the one in the
+ * stacks of the most samples (its mappings in every process together; a
+ * shell or a launcher exec'd first weighs what its own samples weigh),
+ * the first mapped among equals; n_mappings when none is a program. */
+static size_t busiest_program(const sp_profile *p)
+{
+	size_t best = p->n_mappings;
+	if (!p->n_mappings)
+		return best;
+	/* per mapping: its program's first mapping, and the samples seen */
+	size_t *first = sp_xcalloc(p->n_mappings, sizeof(*first));
+	uint64_t *weight = sp_xcalloc(p->n_mappings, sizeof(*weight));
+	size_t *seen = sp_xcalloc(p->n_mappings, sizeof(*seen));
+	for (size_t i = 0; i < p->n_mappings; i++) {
+		first[i] = SIZE_MAX;
+		if (!is_program(p, &p->mappings[i]))
+			continue;
+		first[i] = i;
+		for (size_t j = 0; j < i; j++)
+			if (first[j] == j && p->mappings[j].filename == p->mappings[i].filename) {
+				first[i] = j;
+				break;
+			}
+	}
+	for (size_t s = 0; s < p->n_samples; s++) {
+		const sp_sample *x = &p->samples[s];
+		uint64_t n = 0; /* every event's samples (the even columns) */
+		for (size_t v = 0; v < p->n_sample_types; v += 2)
+			n += (uint64_t)x->values[v];
+		for (size_t k = 0; k < x->n_locations; k++) {
+			const sp_location *l = sp_profile_location(p, x->location_ids[k]);
+			const sp_mapping *m = l && l->mapping_id ? sp_profile_mapping(p, l->mapping_id)
+								 : NULL;
+			size_t mi = m ? (size_t)(m - p->mappings) : SIZE_MAX;
+			if (mi == SIZE_MAX || first[mi] == SIZE_MAX || seen[first[mi]] == s + 1)
+				continue;
+			seen[first[mi]] = s + 1; /* once per sample */
+			weight[first[mi]] += n;
+		}
+	}
+	for (size_t i = 0; i < p->n_mappings; i++)
+		if (first[i] == i && (best == p->n_mappings || weight[i] > weight[best]))
+			best = i;
+	free(first);
+	free(weight);
+	free(seen);
+	return best;
+}
+
+/* pprof takes the first mapping for the main binary: the busiest program's
+ * first mapping moves to the front and ids follow the new order. */
 static void main_binary_first(sp_profile *p)
 {
-	size_t j = 0;
-	while (j < p->n_mappings && !is_program(p, &p->mappings[j]))
-		j++;
+	size_t j = busiest_program(p);
 	if (j == 0 || j == p->n_mappings)
 		return;
 	sp_mapping main = p->mappings[j];
@@ -383,6 +472,13 @@ sp_profile *sp_capture_profiler_finish(sp_capture_profiler *b, const sp_capture 
 		}
 		sp_profile_add_comment(p, sp_buf_str(&cmd));
 		sp_buf_free(&cmd);
+	}
+	if (c->cut_chains) {
+		char *s = sp_xasprintf("frame-pointer chains cut at [unknown]: %llu (they left "
+				       "every mapping: code without frame pointers)",
+				       (unsigned long long)c->cut_chains);
+		sp_profile_add_comment(p, s);
+		free(s);
 	}
 	if (c->lost) {
 		char *s = sp_xasprintf("lost samples: %llu", (unsigned long long)c->lost);

@@ -43,6 +43,11 @@ sp_code_kind sp_location_kind(const sp_profile *p, const sp_location *l)
 
 char *sp_location_address_name(const sp_profile *p, const sp_location *l)
 {
+	return sp_location_unresolved_name(p, l, !p->group_unresolved);
+}
+
+char *sp_location_unresolved_name(const sp_profile *p, const sp_location *l, bool by_address)
+{
 	const sp_mapping *m = l->mapping_id ? sp_profile_mapping(p, l->mapping_id) : NULL;
 	if (!m || l->address < m->memory_start || l->address >= m->memory_limit)
 		return sp_xasprintf("0x%" PRIx64, l->address);
@@ -51,6 +56,19 @@ char *sp_location_address_name(const sp_profile *p, const sp_location *l)
 	/* a region without a file from 0 stands for a whole address space */
 	if (kind != SP_CODE_FILE && !m->memory_start)
 		return sp_xasprintf("0x%" PRIx64, l->address);
+	if (!by_address) {
+		const char *file = sp_profile_str(p, m->filename);
+		const char *base = strrchr(file, '/');
+		base = base && base[1] ? base + 1 : file;
+		switch (kind) {
+		case SP_CODE_KERNEL: return sp_xstrdup(KERNEL_NAME);
+		case SP_CODE_JIT: return sp_xstrdup(JIT_NAME);
+		case SP_CODE_ANONYMOUS: return sp_xstrdup("[anon]");
+		case SP_CODE_FILE: /* perf's [vdso] and the like are named so already */
+			return base[0] == '[' && base[strlen(base) - 1] == ']'
+				       ? sp_xstrdup(base) : sp_xasprintf("[%s]", base);
+		}
+	}
 	switch (kind) {
 	case SP_CODE_KERNEL: return sp_xasprintf("[kernel]+0x%" PRIx64, rel);
 	case SP_CODE_JIT: return sp_xasprintf("[jit]+0x%" PRIx64, rel);

@@ -10,6 +10,7 @@ profile_libprofile_la_SOURCES = \
 	profile/diff.c \
 	profile/prune.c \
 	profile/filter.c \
+	profile/select.c \
 	profile/measure.c
 profile_libprofile_la_LIBADD =
 # raw captures (perf.data) before they become profiles

@@ -590,6 +590,22 @@ sp_error *sp_profile_sample_index(const sp_profile *p, const char *spec, size_t 
 			return NULL;
 		}
 	}
+	/* a perf event by its name without its modifiers: task-clock for
+	 * task-clock:u, samples:page-faults for samples:page-faults:u */
+	for (size_t i = 0; i < p->n_sample_types; i++) {
+		const char *t = sp_profile_str(p, p->sample_types[i].type);
+		size_t len = strlen(spec);
+		if (!strncmp(t, spec, len) && t[len] == ':' && !strchr(t + len + 1, ':') &&
+		    strncmp(t, "samples:", 8)) {
+			*index = i;
+			return NULL;
+		}
+		if (!strncmp(t, "samples:", 8) && !strncmp(spec, "samples:", 8) &&
+		    !strncmp(t, spec, len) && t[len] == ':') {
+			*index = i;
+			return NULL;
+		}
+	}
 	sp_buf b = {0};
 	for (size_t i = 0; i < p->n_sample_types; i++)
 		sp_buf_printf(&b, "%s%s", i ? " " : "",

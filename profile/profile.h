@@ -124,6 +124,10 @@ typedef struct sp_profile {
 	size_t n_comments, cap_comments;
 	int64_t default_sample_type; /* str idx */
 	int64_t doc_url;             /* str idx */
+	/* A view setting, not part of pprof: unsymbolized locations named
+	 * one frame per mapping rather than per address
+	 * (sp_location_address_name); `convert` sets it unless --addresses. */
+	bool group_unresolved;
 
 	/* What an OpenTelemetry profile carried beyond pprof's fields (see
 	 * "OpenTelemetry extras" below), NULL for other inputs. */
@@ -313,8 +317,12 @@ char *sp_profile_kind_string(const sp_profile *p);
  * change.  With KEEP_BASE (-diff_base) every negated sample is labelled
  * SP_BASE_LABEL=true and so stays a sample of its own, which lets a reader
  * show both sides; without it (-base) stacks whose values cancel are
- * dropped.  Profiles of different kinds are refused (SP_E_USAGE, naming
- * both kinds).  The inputs are not modified. */
+ * dropped.  BASE's sample types are matched to P's by name and unit
+ * ("objects" and "space" of a heap dump without frees are inuse_objects
+ * and inuse_space), a column BASE lacks taken as 0; profiles with no type
+ * in common are refused (SP_E_USAGE, naming both kinds:
+ * sp_profile_base_check).  The inputs are not modified. */
+sp_error *sp_profile_base_check(const sp_profile *p, const sp_profile *base);
 #define SP_BASE_LABEL "pprof::base"
 sp_error *sp_profile_diff(sp_profile *p, sp_profile *base, bool keep_base, sp_profile **out);
 /* True when sample S of P carries SP_BASE_LABEL=true (a base sample). */
@@ -363,6 +371,15 @@ bool sp_mapping_unsymbolizable(const sp_profile *p, const sp_mapping *m);
  * names (--demangle none) loses the same frames as a demangled one. */
 typedef char *(*sp_name_fn)(const char *raw, void *ctx);
 void sp_profile_prune_frames(sp_profile *p, sp_name_fn demangle, void *ctx);
+
+/* perf report's --pid, --tid, --comm, --cpu and --time, in its syntax
+ * (select.c); NULL or "": not asked. */
+typedef struct {
+	const char *pids, *tids, *comms, *cpus, *time;
+} sp_profile_selection;
+/* Keeps the samples of P that pass every selection of SEL.  Errors
+ * (SP_E_USAGE): a malformed list or range, a label no sample has. */
+sp_error *sp_profile_select(sp_profile *p, const sp_profile_selection *sel);
 
 /* Keeps the samples of P for which KEEP says true, in their order; frees
  * the others.  Locations and the rest stay as they are. */
@@ -430,10 +447,16 @@ void sp_sample_filter_apply(const sp_sample_filter *f, sp_profile *p);
 void sp_sample_filter_free(sp_sample_filter *f);
 
 /* The name of an unsymbolized location (kind.c), the same in every run of
- * a program whatever the load address: "libstdc++.so.6+0x9d4a2" (the
- * mapping file's base name and the offset in that file), "[anon]+0x10",
- * "[jit]+0x10" or "[kernel]+0x10" (relative to the region's start), or
- * "0x4011a2" when no mapping holds it.  Caller frees. */
+ * a program whatever the load address.  BY_ADDRESS: "libstdc++.so.6+0x9d4a2"
+ * (the mapping file's base name and the offset in that file),
+ * "[anon]+0x10", "[jit]+0x10" or "[kernel]+0x10" (relative to the region's
+ * start).  Otherwise one name for every address of the mapping, as pprof
+ * names them: "[libstdc++.so.6]", "[anon]", "[jit]", "[kernel.kallsyms]".
+ * "0x4011a2" either way when no mapping holds it.  Caller frees. */
+char *sp_location_unresolved_name(const sp_profile *p, const sp_location *l, bool by_address);
+/* The same as P's views name it: one frame per mapping when
+ * p->group_unresolved (function granularity: folded, top, graphs, the
+ * flame graph, the viewers), else by address. */
 char *sp_location_address_name(const sp_profile *p, const sp_location *l);
 /* The annotation of line LINE_IDX of L (index 0 the innermost; any index
  * for a location without lines), as flamegraph.pl's collapse scripts mark

@@ -6,8 +6,8 @@
  * (sp_frame_annotation: "_[i]" inlined, "_[k]" kernel, "_[j]" JIT code)
  * and "_[u]" for an unresolved frame (drawn as its address); the suffix is
  * not displayed.  Colours follow flamegraph.pl's palettes (sp_flame_colors):
- * the default "java" one picks the hue by the suffix (aqua, green, orange,
- * grey; other frames warm) and draws a legend of them; "hot", "mem" and
+ * the default "java" one picks the hue by the suffix (aqua, green, violet,
+ * grey; other frames warm, never the kernel's hue) and draws a legend of them; "hot", "mem" and
  * "io" colour every frame alike.  Within its hue a frame's colour comes
  * from a hash of its name, so the same input gives the same bytes.
  * Stacks are merged into a tree whose root "all" is drawn at the bottom
@@ -153,8 +153,8 @@ static void palette_color(sp_flame_colors pal, char kind, double v1, double v2, 
 	else if (pal == SP_FLAME_IO)
 		kind = 'o';
 	switch (kind) {
-	case 'k': /* orange */
-		r = 235 + (int)(20 * v1), g = 130 + (int)(50 * v2), b = (int)(30 * v3);
+	case 'k': /* violet: no ordinary (warm) frame can look like the kernel's */
+		r = 150 + (int)(40 * v1), g = 110 + (int)(40 * v2), b = 215 + (int)(40 * v3);
 		break;
 	case 'j': /* green */
 		r = (int)(60 * v1), g = 180 + (int)(60 * v2), b = (int)(60 * v3);
@@ -463,9 +463,15 @@ static void write_svg(sp_sink *out, fg_draw *d, const sp_report_options *o,
 	const char *unit = d->to ? d->to : d->from[0] ? d->from : "count";
 	int hdr = fo->subtitle ? FG_SUBTITLE : 0;
 	size_t height;
+	/* a perf event's name without its modifiers (cpu-clock:pppH) */
+	size_t st_len = strlen(sample_type);
+	const char *colon = strrchr(sample_type, ':');
+	if (colon && colon[1] && strspn(colon + 1, "ukhIGHpPSDWe") == strlen(colon + 1))
+		st_len = (size_t)(colon - sample_type);
 	char *title = o->title && o->title[0] ? sp_xstrdup(o->title)
-		      : d->differential ? sp_xasprintf("Differential: %s (%s)", sample_type, unit)
-					: sp_xasprintf("%s (%s)", sample_type, unit);
+		      : d->differential ? sp_xasprintf("Differential: %.*s (%s)", (int)st_len,
+						       sample_type, unit)
+					: sp_xasprintf("%.*s (%s)", (int)st_len, sample_type, unit);
 
 	for (size_t i = 0; i < d->t->n; i++) {
 		const fnode *nd = &d->t->nodes[i];

@@ -316,7 +316,10 @@ void sp_frame_namer_name(const sp_frame_namer *nm, const sp_location *l, size_t 
 	*second = NULL;
 	*tie = NULL;
 	if (l->n_lines == 0) {
-		*first = sp_report_clean_name(sp_location_address_name(p, l));
+		/* one frame per mapping at function granularity; lines keep
+		 * each address, as pprof -lines does */
+		*first = sp_report_clean_name(sp_location_unresolved_name(
+			p, l, !p->group_unresolved || g == SP_GRAN_LINES));
 		*label = sp_xstrdup(*first);
 		return;
 	}

@@ -40,11 +40,13 @@ symbolize_libsymbolize_la_SOURCES = \
 	symbolize/find/binary.c \
 	symbolize/find/debuginfo.c \
 	symbolize/find/kernel.c \
+	symbolize/find/perfcache.c \
 	symbolize/find/debuginfod.c \
 	symbolize/find/libdebuginfod.c \
 	symbolize/find/libdebuginfod.h \
 	symbolize/demangle.c \
 	symbolize/session.c \
+	symbolize/kernel_names.c \
 	symbolize/code.c \
 	symbolize/batch.c \
 	symbolize/sources.c \

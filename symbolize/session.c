@@ -449,6 +449,20 @@ sp_error *sp_symbolizer_sources(sp_symbolizer *s, const sp_jit_index **jit,
 	return sp_error_dup(s->sources_err);
 }
 
+sp_error *sp_symbolizer_use_kallsyms(sp_symbolizer *s, const char *path,
+				     const sp_kallsyms **ksyms)
+{
+	const sp_jit_index *jit;
+	const sp_perf_map *perf;
+	sp_error *e = sp_symbolizer_sources(s, &jit, &perf, ksyms);
+	if (e || *ksyms)
+		return e;
+	if ((e = sp_kallsyms_load(path, &s->ksyms)))
+		return e;
+	*ksyms = s->ksyms;
+	return NULL;
+}
+
 const sp_jitdump *sp_symbolizer_jitdump(const sp_symbolizer *s)
 {
 	return s->perfjit;

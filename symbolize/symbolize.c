@@ -250,6 +250,19 @@ static sp_unresolved_reason locate(ctx *c, const job *j, sp_mapping_report *r,
 	if (why == SP_UNRES_ERROR || why == SP_UNRES_NOT_REGULAR)
 		note_error(r, e);
 	sp_error_free(e);
+	/* --force-mismatch: the first candidate refused for its build id only */
+	for (size_t k = 0; why == SP_UNRES_BUILD_ID_MISMATCH && c->o->force_mismatch &&
+			   k < r->tried.n; k++)
+		if (r->tried.v[k].status == SP_TRY_BUILD_ID_MISMATCH) {
+			*found = r->tried.v[k].path;
+			r->forced = true;
+			if (!r->detail)
+				r->detail = sp_xasprintf("%s has another build id than the "
+							 "recorded %s: used anyway "
+							 "(--force-mismatch)",
+							 *found, j->bid);
+			return SP_UNRES_NONE;
+		}
 	return why;
 }
 
@@ -287,7 +300,8 @@ static sp_unresolved_reason open_and_base(ctx *c, job *j, sp_mapping_report *r,
 {
 	sp_object *obj;
 	r->used_path = sp_xstrdup(found);
-	sp_error *e = sp_symbolizer_object(c->s, found, *j->bid ? j->bid : NULL, &obj);
+	sp_error *e = sp_symbolizer_object(c->s, found, *j->bid && !r->forced ? j->bid : NULL,
+					   &obj);
 	const sp_elf_info *info = e ? NULL : sp_object_info(obj);
 	if (info && !file_matches(c, j, info, r))
 		return SP_UNRES_FILE_MISMATCH;

@@ -138,6 +138,24 @@ sp_error *sp_object_open(sp_object *o);
 sp_error *sp_symbolizer_sources(sp_symbolizer *s, const sp_jit_index **jit,
 				const sp_perf_map **perf, const sp_kallsyms **ksyms);
 
+/* Makes the copy of /proc/kallsyms at PATH the session's kallsyms when it
+ * has none yet (no --kallsyms, no earlier call); *KSYMS gets the one it
+ * has (borrowed).  kernel_names.c chooses PATH for a perf recording. */
+sp_error *sp_symbolizer_use_kallsyms(sp_symbolizer *s, const char *path,
+				     const sp_kallsyms **ksyms);
+
+/* Kernel names for a perf recording of kernel OSRELEASE and build id BID
+ * (each NULL when not recorded) when --kallsyms was not given
+ * (kernel_names.c): the kallsyms `perf record` kept in perf's build-id cache
+ * for BID, else /proc/kallsyms when the running kernel is the recording's
+ * (same release, and same build id when both are known).  Returns what was
+ * chosen and why, for `info` (caller frees; NULL when --kallsyms was given
+ * or kernel names were chosen for an earlier input); *WARN says whether
+ * the user must act for kernel frames to be named (a kallsyms whose
+ * addresses are hidden). */
+char *sp_symbolizer_kernel_names(sp_symbolizer *s, const char *osrelease, const char *bid,
+				 bool *warn);
+
 /* The session's jitdump files (--jitdump), NULL when none were given or
  * before sp_symbolizer_sources loaded them; borrowed until
  * sp_symbolizer_free. */
@@ -375,6 +393,8 @@ typedef struct {
 	size_t n_reason[SP_UNRES_ERROR + 1]; /* unresolved counts per reason */
 	char *detail;               /* first error message, or NULL */
 	sp_find_log tried;          /* every place looked */
+	bool forced;                /* used_path has another build id, used
+				       anyway (--force-mismatch) */
 } sp_mapping_report;
 
 typedef struct {

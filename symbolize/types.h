@@ -26,8 +26,9 @@ typedef struct {
 typedef struct {
 	const char *const *binary_paths; /* --binary-path / PPROF_BINARY_PATH */
 	size_t n_binary_paths;
-	const char *const *debug_dirs;   /* --debug-dir; none => /usr/lib/debug */
+	const char *const *debug_dirs;   /* --debug-dir, before /usr/lib/debug */
 	size_t n_debug_dirs;
+	bool no_default_debug_dirs;      /* --no-default-debug-dir: not /usr/lib/debug */
 	const char *sysroot;             /* prefix for recorded paths */
 	const sp_path_map *path_maps;    /* --path-map OLD=NEW, applied before sysroot */
 	size_t n_path_maps;

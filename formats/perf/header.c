@@ -354,6 +354,32 @@ static sp_error *file_features(sp_perf_reader *d, const uint8_t bitmap[32], uint
 	return NULL;
 }
 
+/* Whether the feature section table at AT is one perf record wrote when it
+ * finished: every section of a set bit inside the file, after the data.
+ * A recording killed after perf wrote a data size has records there. */
+static bool features_written(sp_perf_reader *d, const uint8_t bitmap[32], uint64_t at)
+{
+	uint64_t table = at;
+	for (unsigned bit = 0; bit < SP_PERF_FEAT_LAST; bit++) {
+		uint64_t w = sp_perf_rd64(d, bitmap + 8 * (bit / 64));
+		if (!((w >> (bit % 64)) & 1))
+			continue;
+		const uint8_t *q = NULL;
+		if (at > d->len || d->len - at < SP_PERF_SECTION_SIZE)
+			return false;
+		sp_error *e = sp_perf_read_at(d, at, SP_PERF_SECTION_SIZE, &q, "feature section table");
+		if (e) {
+			sp_error_free(e);
+			return false;
+		}
+		uint64_t off = sp_perf_rd64(d, q), size = sp_perf_rd64(d, q + 8);
+		if (off < table || off > d->len || size > d->len - off)
+			return false;
+		at += SP_PERF_SECTION_SIZE;
+	}
+	return true;
+}
+
 /* -- the header ------------------------------------------------------------------ */
 
 /* 1: native, -1: byte-swapped, 0: not perf.data. */
@@ -457,17 +483,32 @@ static sp_error *file_header(sp_perf_reader *d)
 					   "attrs section [%" PRIu64 ", +%" PRIu64 ") runs "
 					   "past the end of the file (%" PRIu64 " bytes)",
 					   attrs_off, attrs_size, d->len);
-		if (data_off > d->len || data_size > d->len - data_off)
+		if (data_off > d->len)
 			return sp_perf_bad(d, 40,
 					   "data section [%" PRIu64 ", +%" PRIu64 ") runs "
 					   "past the end of the file (%" PRIu64 " bytes)",
 					   data_off, data_size, d->len);
+		/* perf record writes the data size and the feature sections
+		 * when it ends: a recording killed before has a data size of
+		 * 0 and records after the header; one cut short has a data
+		 * section past the end.  Either is read up to its last whole
+		 * record, without features (sp_perf_warning says so). */
+		if (data_size == 0 && d->len > data_off)
+			d->unfinished = true;
+		else if (data_size > d->len - data_off)
+			d->truncated = true;
 	}
-	if ((e = file_attrs(d, attrs_off, attrs_size, attr_size)) ||
+	if ((e = file_attrs(d, attrs_off, attrs_size, attr_size)))
+		return e;
+	if (d->len != UINT64_MAX && !d->unfinished && !d->truncated && data_size &&
+	    data_off + data_size < d->len && !features_written(d, h + 72, data_off + data_size))
+		d->unfinished = true; /* killed after a data size was written */
+	if (!d->unfinished && !d->truncated &&
 	    (e = file_features(d, h + 72, data_off + data_size)))
 		return e;
 	d->off = data_off;
-	d->end = data_off + data_size;
+	d->end = d->unfinished || d->truncated ? d->len : data_off + data_size;
+	d->cut_at = data_off;
 	return NULL;
 }
 

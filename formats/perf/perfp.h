@@ -77,6 +77,12 @@ struct sp_perf_reader {
 	uint64_t off, end;
 	bool round_end;            /* a FINISHED_ROUND was read */
 	bool data_done;            /* every record was read */
+	/* a file perf record did not finish (killed: data size 0, no feature
+	 * sections) or that was cut short: read to its end, up to the last
+	 * whole record (sp_perf_warning) */
+	bool unfinished, truncated;
+	uint64_t cut_at;           /* where the last whole record ended */
+	uint64_t n_samples;        /* samples handed over so far */
 	bool handed;               /* a round is with the caller (sp_perf_next_round) */
 	sp_capture_profiler *prof; /* the rounds handed over, as a profile */
 	FILE *own_f;               /* F, when the reader opened it (sp_perf_open) */

@@ -186,8 +186,24 @@ void sp_perf_round_to_profile(sp_perf_reader *d)
 		return;
 	if (!d->prof) /* the events are known once samples come */
 		d->prof = sp_capture_profiler_new(d->c);
+	d->n_samples += d->c->n_samples;
 	sp_capture_profiler_add(d->prof, d->c);
 	sp_capture_clear_samples(d->c);
+}
+
+char *sp_perf_warning(const sp_perf_reader *d)
+{
+	if (!d->data_done || (!d->unfinished && !d->truncated))
+		return NULL;
+	if (d->unfinished)
+		return sp_xasprintf("the recording was not finished (perf record was killed?): "
+				    "%" PRIu64 " samples read up to offset %" PRIu64
+				    "; no build ids, kernel release or command line", d->n_samples,
+				    d->cut_at);
+	return sp_xasprintf("the file is cut short: its data section ends past the end of the "
+			    "file (%" PRIu64 " bytes): %" PRIu64 " samples read up to offset %" PRIu64
+			    "; no build ids, kernel release or command line", d->len, d->n_samples,
+			    d->cut_at);
 }
 
 sp_profile *sp_perf_profile(sp_perf_reader *d)

@@ -239,8 +239,13 @@ static sp_error *sample_head(sp_perf_reader *d, sp_perf_cur *k, const sp_perf_la
 		return e;
 	if (st & PERF_SAMPLE_STREAM_ID && (e = sp_perf_take64(k, &v, "stream id")))
 		return e;
-	if (st & PERF_SAMPLE_CPU && (e = sp_perf_take64(k, &v, "cpu")))
-		return e;
+	s->cpu = -1;
+	if (st & PERF_SAMPLE_CPU) {
+		if ((e = sp_perf_take64(k, &v, "cpu")))
+			return e;
+		/* u32 cpu, u32 reserved, in the recording's byte order */
+		s->cpu = (int32_t)(d->swap ? v >> 32 : v & 0xffffffffu);
+	}
 	const sp_capture_event *cev = &d->c->events[s->event];
 	s->period = cev->period ? cev->period : 1;
 	if (st & PERF_SAMPLE_PERIOD && (e = sp_perf_take64(k, &s->period, "period")))
@@ -583,14 +588,27 @@ sp_error *sp_perf_read_round(sp_perf_reader *d)
 		return e;
 	uint64_t off = d->off;
 	while (!e && !d->round_end) {
-		if (data_ends(d, off)) {
+		if (data_ends(d, off) || ((d->unfinished || d->truncated) && d->len - off < 8)) {
 			e = sp_perf_z_end(d);
 			d->at = off;
 			d->data_done = true;
 			break;
 		}
+		uint64_t before = off;
 		e = next_record(d, &off);
+		if (e && (d->unfinished || d->truncated) && !d->z.active) {
+			/* the recording ends inside this record: what came before is
+			 * the recording (sp_perf_warning) */
+			sp_error_free(e);
+			e = NULL;
+			off = before;
+			d->at = off;
+			d->data_done = true;
+			break;
+		}
 	}
 	d->off = off;
+	if (!e)
+		d->cut_at = off;
 	return e;
 }

@@ -30,6 +30,13 @@
  *      the table.
  *   5. A versioned name ("name@VERSION", "name@@VERSION", as static
  *      objects' tables spell them) is given without its version.
+ *   6. The stubs of the procedure linkage table have no symbols: on
+ *      x86-64 each gets one, NAME@plt as perf and objdump name them, 16
+ *      bytes at .plt.sec + 16 i (IBT's second PLT), else at .plt + 16 (i + 1)
+ *      (after the PLT's header), for the i-th relocation of .rela.plt and
+ *      the dynamic symbol it names; and each stub of .plt.got, whose jump
+ *      (jmp *GOT(%rip)) goes through a slot .rela.dyn fills with a symbol's
+ *      address (GLOB_DAT), NAME@plt too.
  *
  * elfutils finds the answer by scanning every symbol per address.  Here
  * the answer, a function of the address that changes only where a symbol
@@ -453,8 +460,103 @@ static size_t alloc_sections(Elf *elf, uint64_t ebias, sp_symtab_section **out)
 
 /* The symbols of MOD (.symtab, else .dynsym, as libdwfl picks, and the
  * MiniDebugInfo table) that rule 1 counts, into the interval table. */
+/* The section of ELF named NAME (NULL when none), its header in *SH. */
+static Elf_Scn *section_named(Elf *elf, const char *name, GElf_Shdr *sh)
+{
+	size_t shstrndx;
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
+		const char *n;
+		if (gelf_getshdr(scn, sh) && (n = elf_strptr(elf, shstrndx, sh->sh_name)) &&
+		    !strcmp(n, name))
+			return scn;
+	}
+	return NULL;
+}
+
+/* Rule 6: NAME@plt for each stub of ELF's PLT (x86-64), appended to *IN. */
+static void plt_syms(sp_symtab *s, Elf *elf, uint64_t ebias, sp_symtab_symbol **in,
+		     size_t *n_in, size_t *cap_in)
+{
+	GElf_Ehdr eh;
+	GElf_Shdr rel_sh, plt_sh, sec_sh, dyn_sh;
+	if (!elf || !gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64)
+		return;
+	Elf_Scn *rel = section_named(elf, ".rela.plt", &rel_sh);
+	Elf_Scn *plt = section_named(elf, ".plt", &plt_sh);
+	Elf_Scn *sec = section_named(elf, ".plt.sec", &sec_sh);
+	Elf_Scn *dyn = rel ? elf_getscn(elf, rel_sh.sh_link) : NULL;
+	Elf_Data *rd = rel ? elf_getdata(rel, NULL) : NULL;
+	Elf_Data *dd = dyn && gelf_getshdr(dyn, &dyn_sh) ? elf_getdata(dyn, NULL) : NULL;
+	if (!rd || !dd || (!plt && !sec) || rel_sh.sh_type != SHT_RELA || !rel_sh.sh_entsize)
+		return;
+	uint64_t base = sec ? sec_sh.sh_addr : plt_sh.sh_addr + 16;
+	uint64_t room = sec ? sec_sh.sh_size : plt_sh.sh_size > 16 ? plt_sh.sh_size - 16 : 0;
+	size_t n = rel_sh.sh_size / rel_sh.sh_entsize;
+	for (size_t i = 0; i < n && 16 * (i + 1) <= room; i++) {
+		GElf_Rela r;
+		GElf_Sym sym;
+		const char *name;
+		if (!gelf_getrela(rd, (int)i, &r) || !gelf_getsym(dd, (int)GELF_R_SYM(r.r_info), &sym) ||
+		    !(name = elf_strptr(elf, dyn_sh.sh_link, sym.st_name)) || !*name)
+			continue;
+		char *plt_name = sp_xasprintf("%.*s@plt", (int)sp_symtab_name_len(name), name);
+		SP_PUSH(s->names, s->n_names, s->cap_names, plt_name);
+		sp_symtab_symbol f = {base + 16 * i + ebias, 16, plt_name, STB_GLOBAL, false, NULL};
+		SP_PUSH(*in, *n_in, *cap_in, f);
+	}
+}
+
+/* The .plt.got stubs of ELF: NAME@plt for each whose jmp *X(%rip) reads a
+ * GOT slot that a GLOB_DAT relocation of .rela.dyn names. */
+static void plt_got_syms(sp_symtab *s, Elf *elf, uint64_t ebias, sp_symtab_symbol **in,
+			 size_t *n_in, size_t *cap_in)
+{
+	GElf_Shdr got_sh, rel_sh, dyn_sh;
+	Elf_Scn *got = section_named(elf, ".plt.got", &got_sh);
+	Elf_Scn *rel = section_named(elf, ".rela.dyn", &rel_sh);
+	Elf_Scn *dyn = rel ? elf_getscn(elf, rel_sh.sh_link) : NULL;
+	Elf_Data *gd = got ? elf_getdata(got, NULL) : NULL;
+	Elf_Data *rd = rel ? elf_getdata(rel, NULL) : NULL;
+	Elf_Data *dd = dyn && gelf_getshdr(dyn, &dyn_sh) ? elf_getdata(dyn, NULL) : NULL;
+	size_t es = got ? got_sh.sh_entsize : 0;
+	if (!gd || !rd || !dd || !gd->d_buf || es < 6 || rel_sh.sh_type != SHT_RELA ||
+	    !rel_sh.sh_entsize)
+		return;
+	size_t n_rel = rel_sh.sh_size / rel_sh.sh_entsize;
+	for (size_t off = 0; off + es <= gd->d_size; off += es) {
+		const uint8_t *b = (const uint8_t *)gd->d_buf + off;
+		size_t k = 0; /* the jmp, after endbr64 and a bnd prefix if any */
+		while (k + 6 <= es && !(b[k] == 0xff && b[k + 1] == 0x25))
+			k++;
+		if (k + 6 > es)
+			continue;
+		int32_t rel32 = (int32_t)((uint32_t)b[k + 2] | (uint32_t)b[k + 3] << 8 |
+					  (uint32_t)b[k + 4] << 16 | (uint32_t)b[k + 5] << 24);
+		uint64_t slot = got_sh.sh_addr + off + k + 6 + (uint64_t)(int64_t)rel32;
+		for (size_t i = 0; i < n_rel; i++) {
+			GElf_Rela r;
+			GElf_Sym sym;
+			const char *name;
+			if (!gelf_getrela(rd, (int)i, &r) || r.r_offset != slot ||
+			    GELF_R_TYPE(r.r_info) != R_X86_64_GLOB_DAT ||
+			    !gelf_getsym(dd, (int)GELF_R_SYM(r.r_info), &sym) ||
+			    !(name = elf_strptr(elf, dyn_sh.sh_link, sym.st_name)) || !*name)
+				continue;
+			char *plt_name = sp_xasprintf("%.*s@plt", (int)sp_symtab_name_len(name), name);
+			SP_PUSH(s->names, s->n_names, s->cap_names, plt_name);
+			sp_symtab_symbol f = {got_sh.sh_addr + off + ebias, es, plt_name, STB_GLOBAL,
+					      false, NULL};
+			SP_PUSH(*in, *n_in, *cap_in, f);
+			break;
+		}
+	}
+}
+
 static void load_syms(sp_symtab *s, Dwfl_Module *mod)
 {
+	GElf_Ehdr eh;
 	GElf_Addr ebias = 0;
 	Elf *elf = dwfl_module_getelf(mod, &ebias);
 	int n = dwfl_module_getsymtab(mod);
@@ -486,6 +588,9 @@ static void load_syms(sp_symtab *s, Dwfl_Module *mod)
 				      shndx >= SHN_LORESERVE && shndx != SHN_XINDEX, file};
 		SP_PUSH(in, n_in, cap_in, f);
 	}
+	plt_syms(s, elf, ebias, &in, &n_in, &cap_in);
+	if (elf && gelf_getehdr(elf, &eh) && eh.e_machine == EM_X86_64)
+		plt_got_syms(s, elf, ebias, &in, &n_in, &cap_in);
 	sp_symtab_section *secs;
 	size_t n_secs = alloc_sections(elf, ebias, &secs);
 	sp_symtab_build(s, in, n_in, secs, n_secs);

@@ -3,7 +3,8 @@
  * binary is looked for in every --binary-path dir (pprof's candidate list,
  * spec/FORMATS.md §6.5: D/1a2b.../libfoo.so, D/1a2b.../\*, ...), then at the
  * recorded path rewritten by --path-map and --sysroot, then at the recorded
- * path itself, then through debuginfod.
+ * path itself, then in perf's build-id cache (perfcache.c), then through
+ * debuginfod.
  */
 #include "symbolize/find/findp.h"
 
@@ -83,7 +84,10 @@ sp_error *sp_finder_binary_check(sp_finder *f, const char *recorded, const char 
 	if (!done && file)
 		done = sp_find_try_recorded(&s, o, file, &w);
 
-	/* (4) debuginfod. */
+	/* (4) perf's build-id cache (what `perf record` kept, or an unpacked
+	 * `perf archive` under a --debug-dir); (5) debuginfod. */
+	if (!done && bid)
+		done = sp_find_try_perf_cache(&s, o, bid, false, &w);
 	if (!done && bid)
 		done = sp_find_debuginfod(f, &s, bid, false, &w);
 

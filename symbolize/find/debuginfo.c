@@ -20,7 +20,7 @@ sp_error *sp_finder_debuginfo(sp_finder *f, const char *binary, const sp_elf_inf
 {
 	const sp_symbolize_options *o = f->o;
 	size_t n_dirs;
-	const char *const *dirs = sp_find_debug_dirs(o, &n_dirs);
+	const char **dirs = sp_find_debug_dirs(o, &n_dirs);
 	const char *bid = info->build_id && *info->build_id ? info->build_id : NULL;
 	sp_find_want w = { .build_id = bid, .need_dwarf = true, .self = info };
 	sp_find_log own;
@@ -58,10 +58,13 @@ sp_error *sp_finder_debuginfo(sp_finder *f, const char *binary, const sp_elf_inf
 		free(bdir);
 	}
 
-	/* (3) debuginfod. */
+	/* (3) perf's build-id cache; (4) debuginfod. */
+	if (!done && bid)
+		done = sp_find_try_perf_cache(&s, o, bid, true, &w);
 	if (!done && bid)
 		done = sp_find_debuginfod(f, &s, bid, true, &w);
 
+	free(dirs);
 	sp_error *err = NULL;
 	if (done)
 		*found = s.found;
@@ -123,7 +126,7 @@ sp_error *sp_finder_dwo(sp_finder *f, const char *binary, const char *dwo_name,
 {
 	const sp_symbolize_options *o = f->o;
 	size_t n_dirs;
-	const char *const *dirs = sp_find_debug_dirs(o, &n_dirs);
+	const char **dirs = sp_find_debug_dirs(o, &n_dirs);
 	sp_find_want w = { .check = check, .check_arg = check_arg };
 	sp_find_log own;
 	sp_find_search s;
@@ -164,6 +167,7 @@ sp_error *sp_finder_dwo(sp_finder *f, const char *binary, const char *dwo_name,
 				   dwo_name, places);
 		free(places);
 	}
+	free(dirs);
 	sp_find_end(&s, &own);
 	return err;
 }
@@ -172,7 +176,7 @@ sp_error *sp_finder_dwp(sp_finder *f, const char *binary, char **found, sp_find_
 {
 	const sp_symbolize_options *o = f->o;
 	size_t n_dirs;
-	const char *const *dirs = sp_find_debug_dirs(o, &n_dirs);
+	const char **dirs = sp_find_debug_dirs(o, &n_dirs);
 	sp_find_want w = {0};
 	sp_find_log own;
 	sp_find_search s;
@@ -198,6 +202,7 @@ sp_error *sp_finder_dwp(sp_finder *f, const char *binary, char **found, sp_find_
 	else
 		err = sp_error_new(SP_E_NOT_FOUND, "%s: no .dwp package found (%zu places tried)",
 				   binary, s.log->n - s.first);
+	free(dirs);
 	sp_find_end(&s, &own);
 	return err;
 }

@@ -110,6 +110,13 @@ sp_error *sp_finder_binary_check(sp_finder *f, const char *recorded, const char 
  * modules (.ko.xz, .ko.zst) are not read.  Errors as sp_finder_binary. */
 sp_error *sp_finder_kernel(sp_finder *f, const char *recorded, const char *build_id,
 			   const char *release, char **found, sp_find_log *log);
+/* perf's build-id cache (perfcache.c): its root ($PERF_BUILDID_DIR, else
+ * `buildid.dir` of perf's config, else ~/.debug; NULL without HOME), and
+ * the kallsyms perf kept there of the kernel of build id BID (NULL when
+ * none; both malloc'd). */
+char *sp_find_perf_cache_root(void);
+char *sp_find_perf_kallsyms(const sp_symbolize_options *o, const char *bid);
+
 /* Whether RECORDED names the kernel image ("[kernel.kallsyms]"...). */
 bool sp_kernel_image_name(const char *recorded);
 /* The module a kernel mapping's RECORDED name names (caller frees; '-'

@@ -347,12 +347,19 @@ sp_error *sp_find_failed(const sp_find_search *s, const char *file, const char *
 			    what, id, tried);
 }
 
-const char *const *sp_find_debug_dirs(const sp_symbolize_options *o, size_t *n)
+const char **sp_find_debug_dirs(const sp_symbolize_options *o, size_t *n)
 {
-	if (o->n_debug_dirs) {
-		*n = o->n_debug_dirs;
-		return o->debug_dirs;
+	size_t k = 0, extra = o->no_default_debug_dirs ? 0 : SP_ARRAY_LEN(default_debug_dirs);
+	const char **v = sp_xreallocarray(NULL, o->n_debug_dirs + extra + 1, sizeof(*v));
+	for (size_t i = 0; i < o->n_debug_dirs; i++)
+		v[k++] = o->debug_dirs[i];
+	for (size_t i = 0; i < extra; i++) {
+		bool given = false;
+		for (size_t j = 0; j < o->n_debug_dirs && !given; j++)
+			given = !strcmp(o->debug_dirs[j], default_debug_dirs[i]);
+		if (!given)
+			v[k++] = default_debug_dirs[i];
 	}
-	*n = SP_ARRAY_LEN(default_debug_dirs);
-	return default_debug_dirs;
+	*n = k;
+	return v;
 }

@@ -114,7 +114,15 @@ bool sp_find_debuginfod(sp_finder *f, sp_find_search *s, const char *build_id, b
 size_t sp_find_debuglink_paths(const char *bdir, const char *real_bdir, const char *link,
 			       const char *const *dirs, size_t n_dirs, char ***out);
 
-/* The debug dirs of O: --debug-dir's, else the default /usr/lib/debug. */
-const char *const *sp_find_debug_dirs(const sp_symbolize_options *o, size_t *n);
+/* The debug dirs of O: --debug-dir's first, then the default
+ * /usr/lib/debug (unless O says not to, or it was given); the array is
+ * malloc'd (free it), its strings are O's or static. */
+const char **sp_find_debug_dirs(const sp_symbolize_options *o, size_t *n);
+
+/* perfcache.c: perf's build-id cache.  Tries the object of build id BID
+ * (its debug file first when DEBUGINFO) under every debug dir and perf's
+ * cache root; true when the search is over. */
+bool sp_find_try_perf_cache(sp_find_search *s, const sp_symbolize_options *o, const char *bid,
+			    bool debuginfo, const sp_find_want *w);
 
 #endif

@@ -105,7 +105,7 @@ sp_error *sp_finder_kernel(sp_finder *f, const char *recorded, const char *build
 {
 	const sp_symbolize_options *o = f->o;
 	size_t n_dirs;
-	const char *const *dirs = sp_find_debug_dirs(o, &n_dirs);
+	const char **dirs = sp_find_debug_dirs(o, &n_dirs);
 	const char *bid = build_id && *build_id ? build_id : NULL;
 	const char *rel = release && *release && !strchr(release, '/') ? release : NULL;
 	char *module = sp_kernel_module_name(recorded);
@@ -159,7 +159,10 @@ sp_error *sp_finder_kernel(sp_finder *f, const char *recorded, const char *build
 		free(tree);
 		free(mods);
 	}
-	/* (3) debuginfod: a kernel's or module's debug file is the whole ELF */
+	/* (3) perf's build-id cache; (4) debuginfod: a kernel's or module's
+	 * debug file is the whole ELF */
+	if (!done && bid)
+		done = sp_find_try_perf_cache(&s, o, bid, true, &w);
 	if (!done && bid)
 		done = sp_find_debuginfod(f, &s, bid, true, &w);
 
@@ -169,6 +172,7 @@ sp_error *sp_finder_kernel(sp_finder *f, const char *recorded, const char *build
 	else
 		err = sp_find_failed(&s, recorded, bid);
 	free(module);
+	free(dirs);
 	sp_find_end(&s, &own);
 	return err;
 }

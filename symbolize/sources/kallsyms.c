@@ -12,7 +12,8 @@
  * the sorted starts are the whole interval table (the other name sources'
  * ranges nest and overlap, and use common/interval.c).  Module
  * symbols are named "name [module]".  A file whose text symbols all sit at
- * address 0 was copied with kptr_restrict in force and is refused.
+ * address 0 was copied with kptr_restrict in force: it loads empty, names
+ * nothing, and says so (sp_kallsyms_restricted).
  *
  * A copy does not say which kernel it is of; files beside it do:
  * FILE.osrelease (that kernel's `uname -r`), FILE.buildid (its build id in
@@ -36,6 +37,7 @@ typedef struct {
 } ksym;
 
 struct sp_kallsyms {
+	bool restricted; /* every text symbol was at address 0 */
 	ksym *v;
 	size_t n, cap;
 	char *names;  /* the file contents, names NUL-terminated in place */
@@ -157,10 +159,8 @@ sp_error *sp_kallsyms_load(const char *path, sp_kallsyms **out)
 	for (size_t i = 0; i < k->n && !any_nonzero; i++)
 		any_nonzero = k->v[i].addr != 0;
 	if (k->n && !any_nonzero) {
-		sp_kallsyms_free(k);
-		return sp_error_new(SP_E_MALFORMED,
-				    "%s: every text symbol is at address 0 (copied with kptr_restrict set; copy it as root)",
-				    path);
+		k->restricted = true;
+		k->n = 0;
 	}
 	/* /proc/kallsyms lists its symbols by address, so a copy is sorted
 	 * already as a rule (then the sort would change nothing: ties keep
@@ -179,6 +179,11 @@ sp_error *sp_kallsyms_load(const char *path, sp_kallsyms **out)
 	k->n = o;
 	*out = k;
 	return NULL;
+}
+
+bool sp_kallsyms_restricted(const sp_kallsyms *k)
+{
+	return k && k->restricted;
 }
 
 const char *sp_kallsyms_lookup(const sp_kallsyms *k, uint64_t addr)

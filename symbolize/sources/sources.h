@@ -129,6 +129,9 @@ typedef struct sp_kallsyms sp_kallsyms;
 sp_error *sp_kallsyms_load(const char *path, sp_kallsyms **out);
 void sp_kallsyms_free(sp_kallsyms *k);
 const char *sp_kallsyms_lookup(const sp_kallsyms *k, uint64_t addr);
+/* Whether every text symbol of K was at address 0 (a copy read without
+ * the right to see addresses, kptr_restrict): K names nothing. */
+bool sp_kallsyms_restricted(const sp_kallsyms *k);
 /* The kernel release (`uname -r`) the kallsyms copy at PATH comes from, as
  * far as it can be told: a copy does not say so itself, so the first line
  * of PATH.osrelease when that file exists, else the running kernel's when

@@ -157,11 +157,11 @@ sp_ok $? "stripped without debug files: main's own functions are not named"
 # The summary names the fix: a separate debug file for a file of the user's, the
 # distribution's debug package for a file where distributions install theirs (the dump's
 # paths rewritten under /usr/lib, the files found there through --path-map).
-grep -F "mapping 1 $fix/fixture: " "$tmp/err" | grep -Fq '(no symbols); fix: --debug-dir DIR holding its separate debug file'
+grep -F ": $fix/fixture: " "$tmp/err" | grep -Fq '(no symbols); fix: --debug-dir DIR holding its separate debug file'
 sp_ok $? "stripped without debug files: the summary says --debug-dir" || sp_show_err
 sed "s|$fix/|/usr/lib/symprof-fixture/|g" "$tmp/fixture.heap" >"$tmp/system.heap"
 sp_run symprof convert --path-map "/usr/lib/symprof-fixture=$fix" "$tmp/system.heap"
-grep -F 'mapping 1 /usr/lib/symprof-fixture/fixture: ' "$tmp/err" |
+grep -F ': /usr/lib/symprof-fixture/fixture: ' "$tmp/err" |
 	grep -Fq '(no symbols); fix: install its debug symbols: on Debian the -dbgsym (or -dbg) package of the one `dpkg -S /usr/lib/symprof-fixture/fixture` names'
 sp_ok $? "stripped system file: the summary names the Debian debug package" || sp_show_err
 
@@ -370,7 +370,7 @@ new_bid=$(build_id "$tmp/new/libfixshared.so")
 [ -n "$new_bid" ] && [ "$new_bid" != "$old_bid" ]
 sp_ok $? "rebuilt libfixshared.so has another build id ($new_bid)"
 mv "$tmp/new/libfixshared.so" "$fix/libfixshared.so"
-sp_run symprof convert "$tmp/bid.heap"
+sp_run symprof convert --addresses "$tmp/bid.heap"
 cp "$tmp/out" "$tmp/mismatch.folded"
 cp "$tmp/err" "$tmp/mismatch.err"
 [ "$rc" -eq 0 ] && ! grep -Fq fixshared:: "$tmp/mismatch.folded" &&

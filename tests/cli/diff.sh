@@ -180,7 +180,7 @@ sp_run symprof convert --demangle templates --no-symbolize "$cpu" --base "$cpu"
 [ "$rc" -eq 0 ] && [ ! -s "$tmp/out" ]
 sp_ok $? "CPU: p --base p is empty"
 sp_run symprof convert --demangle templates --no-symbolize "$cpu" --base "$heap"
-[ "$rc" -eq 1 ] && grep -q "cannot subtract base .*heapprofile-small.heap: profile kinds differ" \
+[ "$rc" -eq 1 ] && grep -q "base .*heapprofile-small.heap: cannot subtract the base: no sample type in common" \
 	"$tmp/err" && grep -q 'cpu/nanoseconds' "$tmp/err"
 sp_ok $? "a CPU profile minus a heap profile is refused, naming both kinds" || sp_show_err
 sp_run symprof convert --demangle templates --no-symbolize "$cpu" --base "$tmp/missing.heap"

@@ -275,8 +275,12 @@ done
 mv "$fix" "$tmp/moved"
 sp_run symprof convert --demangle templates "$tmp/fixture.heap" -o "$tmp/moved.folded"
 sp_ok "$rc" "binaries missing: still exits 0"
-grep -Eq '(^|;)fixture\+0x[0-9a-f]+ [0-9]+$' "$tmp/moved.folded" 2>/dev/null
-sp_ok $? "binaries missing: unresolved frames print as fixture+0xOFFSET"
+grep -Eq '(^|;)\[fixture\] [0-9]+$' "$tmp/moved.folded" 2>/dev/null &&
+	! grep -q 'fixture+0x' "$tmp/moved.folded"
+sp_ok $? "binaries missing: unresolved frames print as one [fixture] frame"
+sp_run symprof convert --addresses "$tmp/fixture.heap" -o "$tmp/moved.addr.folded"
+grep -Eq '(^|;)fixture\+0x[0-9a-f]+ [0-9]+$' "$tmp/moved.addr.folded" 2>/dev/null
+sp_ok $? "binaries missing, --addresses: unresolved frames print as fixture+0xOFFSET"
 grep -Fq "$fix/fixture" "$tmp/err"
 sp_ok $? "binaries missing: stderr names the unresolved main binary"
 grep -F "$fix/fixture: " "$tmp/err" | grep -Fq '(file not found); fix: --binary-path DIR where the file is now (or --sysroot)'

@@ -217,7 +217,7 @@ while read -r suffix name; do
 done <<EOF
 $sites
 EOF
-sp_run symprof convert --demangle templates "$tmp/stripped.heap" -o "$tmp/nodebug.folded"
+sp_run symprof convert --addresses --demangle templates "$tmp/stripped.heap" -o "$tmp/nodebug.folded"
 sp_check "stripped, no debug info: the executable's frames stay jestripped+0xOFFSET, none named stderr" \
 	sh -c "! grep -q 'stderr' '$tmp/nodebug.folded' && grep -q ';jestripped+0x[0-9a-f]* [0-9]*\$' '$tmp/nodebug.folded'"
 

@@ -86,6 +86,10 @@ TESTS += tests/cli/each_killed.sh
 # the symbol index: symprof index and --index-dir; its answers against the DWARF tools
 TESTS += tests/cli/index.sh tests/cli/index_peers.sh
 EXTRA_DIST += tests/cli/index.sh tests/cli/index_peers.sh
+TESTS += tests/cli/perf_users.sh
+EXTRA_DIST += tests/cli/perf_users.sh testdata/src/perfusers/spin.c testdata/src/perfusers/strip.c testdata/src/perfusers/build.sh
+TESTS += tests/cli/base_kinds.sh
+EXTRA_DIST += tests/cli/base_kinds.sh
 TESTS += tests/cli/library.sh
 EXTRA_DIST += tests/cli/library.sh
 TESTS += tests/cli/serve.sh

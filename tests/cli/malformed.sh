@@ -31,7 +31,7 @@ for in in "$SP_SRCDIR"/tests/malformed/*/*.in; do
 	sp_ok $? "$case_name: stderr says \"$want\"" || sp_show_err
 	extra=
 	for f in "$tmp"/* "$tmp"/.[!.]*; do
-		case $f in "$tmp/out" | "$tmp/err" | "$tmp/*" | "$tmp/.[!.]*") ;; *) extra="$extra $f" ;; esac
+		case $f in "$tmp/out" | "$tmp/err" | "$tmp/perf" | "$tmp/*" | "$tmp/.[!.]*") ;; *) extra="$extra $f" ;; esac
 	done
 	[ ! -e "$out" ] && [ -z "$extra" ]
 	sp_ok $? "$case_name: no output file created" || sp_diag "left:$extra"

@@ -105,7 +105,7 @@ sp_check "--annotate: both objects' frames _[j]" \
 
 # Without the objects the JIT frames stay addresses in their regions; nothing takes a
 # library's name.
-sp_run symprof convert -q --format folded "$tmp/prof.raw" -o "$tmp/nojit.folded"
+sp_run symprof convert -q --addresses --format folded "$tmp/prof.raw" -o "$tmp/nojit.folded"
 sp_ok "$rc" "convert without --jit-dir exits 0" || sp_show_err
 H='\[anon\]\+0x[0-9a-f]+'
 sp_check "without --jit-dir: JIT frames stay [anon]+0xOFFSET between the host's frames" sh -c "

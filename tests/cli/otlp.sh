@@ -67,7 +67,8 @@ dirs=$(awk '/PERF_RECORD_MMAP2/ && $NF ~ /^\// { sub(/\/[^\/]*$/, "", $NF); prin
 paths="--no-debuginfod -q"
 for d in $dirs; do paths="$paths --binary-path $d"; done
 
-# the stacks of the perf.data itself; the vDSO is [vdso] to perf, linux-vdso.1.so to the
+# the stacks of the perf.data itself (root addresses in no mapping are the one [unknown]
+# frame symprof cuts a perf.data chain into there); the vDSO is [vdso] to perf, linux-vdso.1.so to the
 # profiler: neither has a file, each names its frames after its mapping
 sp_run symprof convert --no-debuginfod -q --sample-index samples "$tmp/u.data" -o "$tmp/want.folded"
 sp_ok "$rc" "perf.data converts" || sp_show_err
@@ -75,7 +76,8 @@ sp_ok "$rc" "perf.data converts" || sp_show_err
 LC_ALL=C sort -o "$tmp/want.folded" "$tmp/want.folded"
 norm()
 {
-	sed 's/linux-vdso\.1\.so+/[vdso]+/g' "$1" | LC_ALL=C sort
+	sed 's/linux-vdso\.1\.so+/[vdso]+/g; s/\[linux-vdso\.1\.so\]/[vdso]/g; s/^\(\[unknown\];\)\{0,1\}\(0x[0-9a-f]*;\)\{1,\}/[unknown];/' "$1" |
+		LC_ALL=C sort
 }
 
 if command -v zstd >/dev/null 2>&1; then
@@ -286,7 +288,8 @@ if (cd "$fix" && perf record -q --sample-cpu -e cpu-clock -g -o "$tmp/k.data" --
 	# a kernel frame is the kernel's on both sides ([kernel]+0x... and the name perf gave)
 	kern()
 	{
-		sed 's/linux-vdso\.1\.so+/[vdso]+/g; s/[^;]*_\[k\]/[k]/g' "$1" |
+		sed 's/linux-vdso\.1\.so+/[vdso]+/g; s/\[linux-vdso\.1\.so\]/[vdso]/g; s/^\(\[unknown\];\)\{0,1\}\(0x[0-9a-f]*;\)\{1,\}/[unknown];/
+			s/[^;]*_\[k\]/[k]/g' "$1" |
 			awk '{ v = $NF; sub(/ [0-9]+$/, ""); n[$0] += v } END { for (s in n) print s, n[s] }' |
 			sort
 	}

@@ -94,7 +94,7 @@ done
 n=$(awk '/map_a_/ && /map_b_/' "$tmp/both.folded" | wc -l)
 sp_check "two perf maps: no stack mixes a's and b's names" [ "$n" -eq 0 ]
 
-sp_run symprof convert -q --tagfocus "pid=$pid_b" --perf-map "$map_a" "$tmp/jit.data" \
+sp_run symprof convert -q --addresses --tagfocus "pid=$pid_b" --perf-map "$map_a" "$tmp/jit.data" \
 	-o "$tmp/only_a.folded"
 ! grep -q 'map_[ab]_' "$tmp/only_a.folded" && grep -q 'anon+0x7e5a' "$tmp/only_a.folded"
 sp_ok $? "a's perf map only: b's JIT frames stay addresses" || sed 's/^/#   /' "$tmp/only_a.folded"
@@ -130,7 +130,7 @@ for f in "a_inner a.jit:21" "a_outer a.jit:11" "b_inner b.jit:21" "b_outer b.jit
 		sed 's/^/#   /' "$tmp/jd.top"
 done
 
-sp_run symprof convert -q --tagfocus "pid=$pid_b" --jitdump "$dump_a" "$tmp/jit.data" \
+sp_run symprof convert -q --addresses --tagfocus "pid=$pid_b" --jitdump "$dump_a" "$tmp/jit.data" \
 	-o "$tmp/jd_only_a.folded"
 ! grep -q '[ab]_inner' "$tmp/jd_only_a.folded" && grep -q 'anon+0x7e5a' "$tmp/jd_only_a.folded"
 sp_ok $? "a's jitdump only: b's JIT frames stay addresses" || sed 's/^/#   /' "$tmp/jd_only_a.folded"

@@ -27,6 +27,15 @@ sp_failed=0
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/symprof-test.XXXXXX")
 trap '[ -n "${SP_KEEP_TMP:-}" ] || rm -rf "$tmp"' EXIT
+# perf's build-id cache is the test's own: what `perf record` keeps there, and what
+# symprof finds there by default, is of this test only (not of ~/.debug); perf reads
+# only $PERF_CONFIG's file, and its buildid.dir says where the cache is
+sp_perf_home=$tmp/perf
+mkdir "$sp_perf_home"
+printf '[buildid]\n\tdir = %s/perf-cache\n' "$sp_perf_home" >"$sp_perf_home/perfconfig"
+PERF_CONFIG=$sp_perf_home/perfconfig
+export PERF_CONFIG
+unset PERF_BUILDID_DIR
 
 # ok COND-STATUS DESCRIPTION: pass when the previous command's status was 0.
 sp_ok()

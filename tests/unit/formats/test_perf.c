@@ -490,18 +490,20 @@ static char *render(const sp_profile *p)
  * kernel's frames in the kernel mapping; both processes' /bin at 0x400000
  * as two mappings; the plugin address unmapped before its MMAP2 at time
  * 20, mapped after; the forked process 300 with its own copy of 100's maps;
- * after 100's exec() at time 30 the new program's map, and no plugin. */
+ * after 100's exec() at time 30 the new program's map, and no plugin.  Each
+ * event its samples and periods, never summed. */
 static const char want[] =
-	"samples/count cpu-clock/nanoseconds instructions:u/count default=cpu-clock\n"
-	"2 500000 0 pid=100 tid=101 comm=worker @ /bin/prog#1@400010 /bin/prog#1@400104\n"
-	"1 0 7 pid=100 tid=100 comm=prog @ [kernel.kallsyms]_text#2@ffffffff81000100 "
+	"samples:cpu-clock/count cpu-clock/nanoseconds samples:instructions:u/count "
+	"instructions:u/count default=cpu-clock\n"
+	"2 500000 0 0 pid=100 tid=101 comm=worker @ /bin/prog#1@400010 /bin/prog#1@400104\n"
+	"0 0 1 7 pid=100 tid=100 comm=prog @ [kernel.kallsyms]_text#2@ffffffff81000100 "
 	"[kernel.kallsyms]_text#2@ffffffff81000200 /bin/prog#1@400020 /bin/prog#1@400104\n"
-	"1 250000 0 pid=200 tid=200 @ /bin/other#3@400010 /bin/other#3@400104\n"
-	"1 250000 0 pid=100 tid=100 comm=prog @ -#0@7f0010 /bin/prog#1@400104\n"
-	"1 250000 0 pid=100 tid=100 comm=prog @ /lib/plugin.so#4@7f0010 /bin/prog#1@400104\n"
-	"1 250000 0 pid=300 tid=300 @ /bin/prog#5@400010 /bin/prog#5@400104\n"
-	"1 250000 0 pid=100 tid=100 comm=newprog @ /bin/new#6@400010 /bin/new#6@400104\n"
-	"1 250000 0 pid=100 tid=101 comm=worker @ -#0@7f0010 /bin/new#6@400104\n"
+	"1 250000 0 0 pid=200 tid=200 @ /bin/other#3@400010 /bin/other#3@400104\n"
+	"1 250000 0 0 pid=100 tid=100 comm=prog @ -#0@7f0010 /bin/prog#1@400104\n"
+	"1 250000 0 0 pid=100 tid=100 comm=prog @ /lib/plugin.so#4@7f0010 /bin/prog#1@400104\n"
+	"1 250000 0 0 pid=300 tid=300 @ /bin/prog#5@400010 /bin/prog#5@400104\n"
+	"1 250000 0 0 pid=100 tid=100 comm=newprog @ /bin/new#6@400010 /bin/new#6@400104\n"
+	"1 250000 0 0 pid=100 tid=101 comm=worker @ -#0@7f0010 /bin/new#6@400104\n"
 	"mapping 1 400000-401000 /bin/prog abcd0102030405060708090a0b0c0d0e0f101112\n"
 	"mapping 2 ffffffff81000000-ffffffff82000000 [kernel.kallsyms]_text \n"
 	"mapping 3 400000-401000 /bin/other \n"

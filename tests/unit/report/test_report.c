@@ -478,9 +478,9 @@ static void test_flame_colors(void)
 		     (int64_t[]){3, 4}, 2);
 	sp_profile_add_sample(p, &v, (uint64_t[]){l2, l1, l3}, 3, NULL, 0);
 	t = run(sp_flamegraph_write, p, NULL);
-	TAP_OK(frame_rgb(t, "0xffffffff81000010", &r, &gr, &b) && r >= 235 && gr >= 130 &&
-		       gr <= 180 && b <= 30 && !strstr(t, "_[k]"),
-	       "kernel frame orange, suffix hidden");
+	TAP_OK(frame_rgb(t, "0xffffffff81000010", &r, &gr, &b) && r >= 150 && r <= 190 &&
+		       gr >= 110 && gr <= 150 && b >= 215 && !strstr(t, "_[k]"),
+	       "kernel frame violet, suffix hidden");
 	TAP_OK(frame_rgb(t, "jitted", &r, &gr, &b) && r <= 60 && gr >= 180 && b <= 60 &&
 		       !strstr(t, "_[j]"),
 	       "JIT frame green");
@@ -488,6 +488,23 @@ static void test_flame_colors(void)
 	       "inlined frame aqua");
 	TAP_OK(frame_rgb(t, "user", &r, &gr, &b) && r >= 205 && gr <= 230 && b <= 55,
 	       "ordinary frame warm");
+	/* no ordinary frame takes the kernel's hue, whatever its name */
+	bool apart = true;
+	for (unsigned i = 0; i < 256 && apart; i++) {
+		char nm[16], *svg;
+		snprintf(nm, sizeof(nm), "fn%u", i);
+		sp_profile *q = sp_profile_new();
+		sp_profile_add_sample_type(q, "samples", "count");
+		uint64_t fq = sp_profile_function_for(q, nm, "", "", 0);
+		uint64_t lq = add_loc(q, 0, 0x600, (uint64_t[]){fq}, (int64_t[]){1}, 1);
+		int64_t one = 1;
+		sp_profile_add_sample(q, &one, &lq, 1, NULL, 0);
+		svg = run(sp_flamegraph_write, q, NULL);
+		apart = frame_rgb(svg, nm, &r, &gr, &b) && b <= 55;
+		free(svg);
+		sp_profile_free(q);
+	}
+	TAP_OK(apart, "256 ordinary frames: none of the kernel's violet");
 	TAP_OK(has(t, "<title>0xffffffff81000010 (1000 samples, 100.00%)</title>"),
 	       "count unit shown as samples");
 	TAP_OK(frame_width(t, "user", 1) == 1180.0 && frame_width(t, "inl", 2) == 1180.0 &&
