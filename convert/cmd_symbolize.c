@@ -377,6 +377,121 @@ static int answer(const sym_opts *o, sp_symbolizer *s, sp_object *obj, const cha
 	return rc;
 }
 
+/* One input line of llvm-symbolizer's module form, `[CODE|DATA] MODULE ADDR`
+ * or `[CODE|DATA] "MODULE" ADDR`: the module (*MOD, *MOD_LEN) and where the
+ * address starts (*ADDR); false when LINE has one word only (an address of
+ * the module named last). */
+static bool module_line(const char *line, const char **mod, size_t *mod_len, const char **addr)
+{
+	const char *p = line + strspn(line, " \t");
+	if ((!strncmp(p, "CODE", 4) || !strncmp(p, "DATA", 4)) && (p[4] == ' ' || p[4] == '\t'))
+		p += 4 + strspn(p + 4, " \t");
+	const char *end;
+	if (*p == '"') {
+		if (!(end = strchr(p + 1, '"')))
+			return false;
+		*mod = p + 1;
+		*mod_len = (size_t)(end - p - 1);
+		end++;
+	} else {
+		end = p + strcspn(p, " \t");
+		*mod = p;
+		*mod_len = (size_t)(end - p);
+	}
+	const char *a = end + strspn(end, " \t");
+	if (!*a || a == end)
+		return false;
+	*addr = a;
+	return true;
+}
+
+/* One module's batch: its object (NULL when it cannot be opened: its
+ * addresses stay unresolved) and the text forms naming it. */
+typedef struct {
+	char *module, *path;
+	sp_frames_text *t;
+	sp_batch *b;
+} module_batch;
+
+static void module_batch_end(module_batch *m, int *rc)
+{
+	if (m->b && sp_batch_write_error(m->b)) {
+		fprintf(stderr, "symprof symbolize: writing output: %s\n",
+			strerror(sp_batch_write_error(m->b)));
+		*rc = 1;
+	}
+	sp_batch_free(m->b);
+	sp_frames_text_free(m->t);
+	free(m->module);
+	free(m->path);
+	*m = (module_batch){0};
+}
+
+static void module_batch_start(module_batch *m, const sym_opts *o, sp_symbolizer *s,
+			       char *module)
+{
+	sp_object *obj = NULL;
+	m->module = module;
+	if (!open_exe(s, &o->cli.sym, module, &obj, &m->path))
+		obj = NULL;
+	sp_text_options to = o->text;
+	to.size = sizeof(to);
+	to.module = module;
+	to.addr_digits = obj && sp_object_info(obj)->elf_class == ELFCLASS32 ? 8 : 16;
+	m->t = sp_frames_text_new(&to);
+	sp_batch_options bo = {
+		.size = sizeof(bo),
+		.session = s,
+		.object = obj,
+		.object_path = m->path,
+		.cache_max = o->cache_max,
+		.no_cache = o->no_cache,
+		.jobs = 1,
+		.fd = STDOUT_FILENO,
+		.symbols = to.symbols,
+	};
+	sp_frames_text_format(m->t, &bo.format);
+	bo.format.message = name_message;
+	m->b = sp_batch_new(&bo);
+}
+
+/* Without -e and name sources, standard input's lines may name their
+ * module as llvm-symbolizer reads them; a line of one word is an address of
+ * the module named last (a.out before any).  The session keeps every
+ * module's object open; each line is answered before the next is read, so
+ * a program on the other end of a pipe gets its answer at once. */
+static int answer_module_lines(const sym_opts *o, sp_symbolizer *s)
+{
+	module_batch m = {0};
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	int rc = 0;
+	fflush(stdout);
+	while ((n = getline(&line, &cap, stdin)) >= 0) {
+		while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+			line[--n] = '\0';
+		const char *mod, *addr = line;
+		size_t mod_len;
+		bool named = module_line(line, &mod, &mod_len, &addr);
+		if (!m.b || (named && (strlen(m.module) != mod_len ||
+				       strncmp(m.module, mod, mod_len)))) {
+			module_batch_end(&m, &rc);
+			module_batch_start(&m, o, s,
+					   named ? sp_xstrndup(mod, mod_len) : sp_xstrdup("a.out"));
+		}
+		sp_batch_add_line(m.b, addr, strlen(addr));
+		sp_batch_flush(m.b);
+	}
+	if (ferror(stdin)) {
+		fprintf(stderr, "symprof symbolize: stdin: %s\n", strerror(errno));
+		rc = 1;
+	}
+	module_batch_end(&m, &rc);
+	free(line);
+	return rc;
+}
+
 /* The session and -e FILE of O, then the answers; returns the exit status. */
 static int run(sym_opts *o, char **argv, int n)
 {
@@ -396,7 +511,13 @@ static int run(sym_opts *o, char **argv, int n)
 		sp_error_free(err);
 		goto out;
 	}
-	if (!o->exe && !jit && !perf && !ksyms && !sp_symbolizer_jitdump(s))
+	bool sources = jit || perf || ksyms || sp_symbolizer_jitdump(s);
+	if (!o->exe && !sources && n == 0 && !o->relative && !o->section) {
+		rc = answer_module_lines(o, s);
+		sp_cli_print_notes(s, o->cli.quiet);
+		goto out;
+	}
+	if (!o->exe && !sources)
 		o->exe = "a.out";
 	if (o->exe && !open_exe(s, &o->cli.sym, o->exe, &obj, &path))
 		goto out;
