@@ -49,7 +49,8 @@ typedef struct {
 	{"debug-dir", required_argument, NULL, 1001},                   \
 	{"sysroot", required_argument, NULL, 1002},                     \
 	{"path-map", required_argument, NULL, 1003},                    \
-	{"no-debuginfod", no_argument, NULL, 1004}
+	{"no-debuginfod", no_argument, NULL, 1004},                     \
+	{"no-default-debug-dir", no_argument, NULL, 1017}
 
 #define SP_CLI_FIND_OPTIONS                                             \
 	SP_CLI_FILE_OPTIONS,                                            \
@@ -57,8 +58,7 @@ typedef struct {
 	{"perf-map", required_argument, NULL, 1006},                    \
 	{"jitdump", required_argument, NULL, 1014},                     \
 	{"kallsyms", required_argument, NULL, 1007},                    \
-	{"index-dir", required_argument, NULL, 1016},                   \
-	{"no-default-debug-dir", no_argument, NULL, 1017}
+	{"index-dir", required_argument, NULL, 1016}
 
 #define SP_CLI_SYM_OPTIONS                                              \
 	SP_CLI_FIND_OPTIONS,                                            \

@@ -149,8 +149,10 @@ for bad in 0 x 2000; do
 	sp_check "-j $bad: usage error" test "$rc" = 2
 done
 
-sp_run symprof convert -q --each -o "$tmp/no/such/parent" "$heap"
-[ "$rc" -eq 1 ] && grep -q "^symprof convert: --each: cannot create directory $tmp/no/such/parent: " "$tmp/err"
+# missing parents are made (mkdir -p); under a regular file none can be
+: >"$tmp/plain"
+sp_run symprof convert -q --each -o "$tmp/plain/sub" "$heap"
+[ "$rc" -eq 1 ] && grep -q "^symprof convert: --each: cannot create directory $tmp/plain/sub: " "$tmp/err"
 sp_ok $? "a directory that cannot be created: exit 1 naming it" || sp_show_err
 
 sp_run symprof convert -q --each -o "$tmp/bad.heap" "$heap"
