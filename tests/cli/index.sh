@@ -199,10 +199,12 @@ serve_answers()
 	name=$1 file=$2
 	shift 2
 	rm -f "$tmp/sock"
-	"$SYMPROF" serve --listen "unix:$tmp/sock" "$@" >"$tmp/serve.out" 2>"$tmp/serve.err" &
+	# (a loaded machine and a sanitizer build make answers slow: no time cap here)
+	"$SYMPROF" serve --listen "unix:$tmp/sock" --request-timeout 600 "$@" \
+		>"$tmp/serve.out" 2>"$tmp/serve.err" &
 	spid=$!
 	i=0
-	while [ $i -lt 600 ] && ! grep -q 'listening on' "$tmp/serve.out"; do
+	while [ $i -lt 3000 ] && ! grep -q 'listening on' "$tmp/serve.out"; do
 		sleep 0.1
 		i=$((i + 1))
 	done
