@@ -125,17 +125,17 @@ static unsigned char *own(const unsigned char *p, size_t n)
 
 /* Every unit libdw finds in the image of SEC (at most 64) walked as
  * units.c does it: with LIBDW by libdw, else raw, with and without direct
- * pcs.  The raw walks read an image that ends where .debug_info ends, so
- * that ASan sees any read past it.  libdw 0.188 reads a DIE's attributes
- * without comparing them with the end of the section (valgrind sees it
- * read past an image that ends there): its walk gets 64 zero bytes after
- * the image, as a file has its section headers or other sections after
- * .debug_info. */
+ * pcs.  libdw 0.188 reads a DIE's attributes without comparing them with the
+ * end of the section (valgrind sees it read past an image that ends there),
+ * and both walks ask libdw for a unit's base (sp_unit_base): the image gets
+ * 64 zero bytes after it, as a file has its section headers or other
+ * sections after .debug_info.  The raw walk's own reads are bounded by the
+ * cursor, which knows each section's size. */
 static void walk_image(const unsigned char *const *sec, const size_t *len,
 		       const sp_line_sections *ls, bool libdw)
 {
 	size_t img_len;
-	unsigned char *img = image(sec, len, libdw ? 64 : 0, &img_len);
+	unsigned char *img = image(sec, len, 64, &img_len);
 	elf_version(EV_CURRENT);
 	Elf *elf = elf_memory((char *)img, img_len);
 	Dwarf *dw = elf ? dwarf_begin_elf(elf, DWARF_C_READ, NULL) : NULL;
