@@ -213,9 +213,18 @@ sp_same_run "-j 2, the file moved away before the threads open it: what -j 1 pri
 	"$tmp/moving.want" "$tmp/moving.got" 0 "$mrc" /dev/null "$tmp/moving.err"
 if [ -s "$tmp/moving.strace" ]; then
 	main=$(head -n 1 "$tmp/moving.strace" | cut -d ' ' -f 1)
-	awk -v main="$main" -v f="$tmp/moving" '$1 != main && index($0, "\"" f "\"") && /ENOENT/' \
-		"$tmp/moving.strace" | grep -q .
-	sp_ok $? "-j 2, the file moved away: another thread's open of it failed (strace)"
+	awk -v main="$main" -v f="$tmp/moving" '$1 != main && index($0, "\"" f "\"")' \
+		"$tmp/moving.strace" >"$tmp/moving.others"
+	# The rest of the list may come through the pipe in pieces small enough to be
+	# answered on one thread: then no other thread opened the file, and the case did
+	# not arise (the answers are checked above all the same).
+	if [ -s "$tmp/moving.others" ]; then
+		grep -q ENOENT "$tmp/moving.others"
+		sp_ok $? "-j 2, the file moved away: another thread's open of it failed (strace)" ||
+			sed 's/^/#   /' "$tmp/moving.others"
+	else
+		sp_skip "-j 2, the file moved away: the rest was answered on one thread"
+	fi
 else
 	sp_skip "strace cannot trace here: the failed open not seen"
 fi
