@@ -3796,13 +3796,9 @@ static void writer_free(writer *w)
 
 sp_error *sp_otlp_write(const sp_profile *p, sp_otlp_encoding enc, sp_sink *out)
 {
-	sp_error *err = sp_profile_check(p, "OTLP output");
+	sp_error *err = sp_profile_check_for_protobuf(p, "OTLP output");
 	if (err)
 		return err;
-	for (size_t i = 0; i < p->n_strings; i++)
-		if (strlen(p->strings[i]) != p->string_lens[i])
-			return sp_error_new(SP_E_UNSUPPORTED,
-					    "OTLP output: string %zu contains a NUL byte", i);
 	writer w = {.p = p, .o = sp_otel_describes(p) ? p->otel : NULL, .own = sp_otel_new()};
 	entity_attrs(&w);
 	if (w.o)

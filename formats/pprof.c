@@ -1015,14 +1015,9 @@ static void put_profile(ProtobufCBuffer *b, const sp_profile *p)
 
 sp_error *sp_pprof_write(const sp_profile *p, bool gzip, sp_sink *out)
 {
-	sp_error *err = sp_profile_check(p, "pprof output");
+	sp_error *err = sp_profile_check_for_protobuf(p, "pprof output");
 	if (err)
 		return err;
-	/* protobuf-c measures strings with strlen */
-	for (size_t i = 0; i < p->n_strings; i++)
-		if (strlen(p->strings[i]) != p->string_lens[i])
-			return sp_error_new(SP_E_UNSUPPORTED,
-					    "pprof output: string %zu contains a NUL byte", i);
 	sp_sink *gz = gzip ? sp_sink_gzip_new(out) : NULL;
 	sink_buffer sb = {.base = {.append = sink_append}, .sink = gz ? gz : out};
 	put_profile(&sb.base, p);

@@ -4,6 +4,7 @@
 #include "profile/profile.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #define BAD(...) sp_error_new(SP_E_INVALID_PROFILE, __VA_ARGS__)
 
@@ -143,5 +144,15 @@ sp_error *sp_profile_check(const sp_profile *p, const char *name)
 	if (e)
 		e = sp_error_wrap(e, SP_E_INVALID_PROFILE, "%s: malformed profile",
 				  name ? name : "profile");
+	return e;
+}
+
+sp_error *sp_profile_check_for_protobuf(const sp_profile *p, const char *name)
+{
+	sp_error *e = sp_profile_check(p, name);
+	for (size_t i = 0; !e && i < p->n_strings; i++)
+		if (strlen(p->strings[i]) != p->string_lens[i])
+			e = sp_error_new(SP_E_UNSUPPORTED, "%s: string %zu contains a NUL byte",
+					 name ? name : "profile", i);
 	return e;
 }

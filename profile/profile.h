@@ -256,6 +256,9 @@ sp_error *sp_profile_sample_index(const sp_profile *p, const char *spec, size_t 
 /* Runs after every reader and before every writer.  NAME is used in the
  * message ("NAME: malformed profile: ..."). */
 sp_error *sp_profile_check(const sp_profile *p, const char *name);
+/* sp_profile_check, and no string holding a NUL byte: what the protobuf
+ * writers need (protobuf-c measures strings with strlen).  NAME as above. */
+sp_error *sp_profile_check_for_protobuf(const sp_profile *p, const char *name);
 
 /* -- canonical text dump for tests (deterministic; like pprof -raw) ------- */
 void sp_profile_dump(const sp_profile *p, sp_sink *out);
