@@ -4,9 +4,10 @@
 #
 # Kernel frames (a recording of dd reading /dev/zero: most samples in read_zero):
 #   - named by default: the kernel functions of `perf report --no-children --sort sym`
-#     are symprof top's, each within 0.5 points, from the kallsyms perf's build-id cache
-#     kept, and with an empty cache from /proc/kallsyms (the running kernel is the
-#     recording's), info saying which and why;
+#     are symprof top's (every row: --nodefraction 0, as perf report lists functions
+#     under top's default 0.5% cut), each within 0.5 points, from the kallsyms perf's
+#     build-id cache kept, and with an empty cache from /proc/kallsyms (the running
+#     kernel is the recording's), info saying which and why;
 #   - a --kallsyms copy whose addresses are all 0 (read without the right to see them)
 #     is a warning and kernel frames stay addresses (exit 0, output written).
 # perf's build-id cache (the fixture spin, testdata/src/perfusers, rebuilt after
@@ -66,7 +67,7 @@ perf record -q -g -o "$tmp/k.data" -- dd if=/dev/zero of=/dev/null bs=64k count=
 	>"$tmp/rec.log" 2>&1 || { sed 's/^/# /' "$tmp/rec.log"; sp_bail "perf record of dd failed"; }
 perf_shares "$tmp/k.data" 5 "[k]" >"$tmp/k.perf"
 grep -q read_zero "$tmp/k.perf" || sp_bail "perf report does not name read_zero: $(cat "$tmp/k.perf")"
-sp_run symprof convert -f top --nodecount 200 "$tmp/k.data"
+sp_run symprof convert -f top --nodecount 200 --nodefraction 0 "$tmp/k.data"
 symprof_shares "$tmp/out" >"$tmp/k.sp"
 agree "$tmp/k.perf" "$tmp/k.sp"
 sp_ok $? "kernel frames named by default from perf's cache, shares as perf report's"
@@ -75,7 +76,7 @@ grep -q "kallsyms: kernel names from .*perf-cache.*kallsyms: perf's build-id cac
 sp_ok $? "info says the kernel names came from perf's cache" || grep kallsyms "$tmp/out" | sed 's/^/#   /'
 
 if [ "$(id -u)" = 0 ] && [ "$(sed -n 2p /proc/kallsyms | cut -c1-8)" != 00000000 ]; then
-	PERF_BUILDID_DIR=$tmp/empty sp_run symprof convert -f top --nodecount 200 "$tmp/k.data"
+	PERF_BUILDID_DIR=$tmp/empty sp_run symprof convert -f top --nodecount 200 --nodefraction 0 "$tmp/k.data"
 	symprof_shares "$tmp/out" >"$tmp/k2.sp"
 	agree "$tmp/k.perf" "$tmp/k2.sp"
 	sp_ok $? "without perf's cache, named from /proc/kallsyms of the running kernel"
@@ -105,7 +106,7 @@ fix=$tmp/fix
 	sp_bail "the fixture does not rebuild"
 perf_shares "$tmp/spin.data" 20 | grep -E '^spin_(a|b) ' >"$tmp/spin.perf"
 [ "$(wc -l <"$tmp/spin.perf")" -eq 2 ] || sp_bail "perf report does not name spin_a and spin_b"
-sp_run symprof convert -f top --nodecount 200 "$tmp/spin.data"
+sp_run symprof convert -f top --nodecount 200 --nodefraction 0 "$tmp/spin.data"
 symprof_shares "$tmp/out" >"$tmp/spin.sp"
 agree "$tmp/spin.perf" "$tmp/spin.sp"
 sp_ok $? "a rebuilt binary: named from perf's cache as perf report names it" || sp_show_err
@@ -113,14 +114,14 @@ sp_ok $? "a rebuilt binary: named from perf's cache as perf report names it" || 
 PERF_BUILDID_DIR=$tmp/empty sp_run symprof info "$tmp/spin.data"
 grep -q 'build-id mismatch' "$tmp/out"
 sp_ok $? "without the cache: build-id mismatch"
-PERF_BUILDID_DIR=$tmp/empty sp_run symprof convert -f top --nodecount 200 \
+PERF_BUILDID_DIR=$tmp/empty sp_run symprof convert -f top --nodecount 200 --nodefraction 0 \
 	--debug-dir "$sp_perf_home/perf-cache" "$tmp/spin.data"
 symprof_shares "$tmp/out" >"$tmp/spin2.sp"
 agree "$tmp/spin.perf" "$tmp/spin2.sp"
 sp_ok $? "perf's cache given as --debug-dir" || sp_show_err
 if (cd "$tmp" && perf archive spin.data) >"$tmp/arch.log" 2>&1 && [ -f "$tmp/spin.data.tar.bz2" ]; then
 	mkdir -p "$tmp/unpacked" && tar xjf "$tmp/spin.data.tar.bz2" -C "$tmp/unpacked"
-	PERF_BUILDID_DIR=$tmp/empty sp_run symprof convert -f top --nodecount 200 \
+	PERF_BUILDID_DIR=$tmp/empty sp_run symprof convert -f top --nodecount 200 --nodefraction 0 \
 		--debug-dir "$tmp/unpacked" "$tmp/spin.data"
 	symprof_shares "$tmp/out" >"$tmp/spin3.sp"
 	agree "$tmp/spin.perf" "$tmp/spin3.sp"
@@ -128,7 +129,7 @@ if (cd "$tmp" && perf archive spin.data) >"$tmp/arch.log" 2>&1 && [ -f "$tmp/spi
 else
 	sp_skip "perf archive does not work here: $(head -n 1 "$tmp/arch.log")"
 fi
-PERF_BUILDID_DIR=$tmp/empty sp_run symprof convert -f top --nodecount 200 --force-mismatch \
+PERF_BUILDID_DIR=$tmp/empty sp_run symprof convert -f top --nodecount 200 --nodefraction 0 --force-mismatch \
 	"$tmp/spin.data"
 symprof_shares "$tmp/out" >"$tmp/spin4.sp"
 agree "$tmp/spin.perf" "$tmp/spin4.sp"
@@ -183,7 +184,7 @@ sp_ok $? "--sample-index page-faults: its $n_pf samples" || sp_diag "symprof: $(
 # -- a stripped library -------------------------------------------------------------------
 perf report -i "$tmp/spin.data" --stdio --no-children --sort dso -g none 2>/dev/null |
 	awk '$2 == "libstrip.so" { sub("%", "", $1); print $1 }' >"$tmp/dso.perf"
-sp_run symprof convert -f top --nodecount 200 "$tmp/spin.data"
+sp_run symprof convert -f top --nodecount 200 --nodefraction 0 "$tmp/spin.data"
 awk -v want="$(cat "$tmp/dso.perf")" '
 	f && ($6 == "[libstrip.so]" || $6 == "lib_work") { sub("%", "", $2); s += $2 }
 	/flat%/ { f = 1 }
