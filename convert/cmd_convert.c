@@ -50,6 +50,7 @@ static const struct {
 	{2011, "--unit", FMT_GRAPH | FMT(SP_OUT_TOP) | FMT(SP_OUT_FLAMEGRAPH) | FMT_ANNOTATED},
 	{2012, "--title", FMT_GRAPH | FMT(SP_OUT_FLAMEGRAPH) | FMT(SP_OUT_HTML)},
 	{2017, "--source-path", FMT_ANNOTATED},
+	{2018, "--flat-to", FMT_GRAPH | FMT(SP_OUT_TOP)},
 	{2100, "--subtitle", FMT(SP_OUT_FLAMEGRAPH)},
 	{2101, "--width", FMT(SP_OUT_FLAMEGRAPH)},
 	{2102, "--height", FMT(SP_OUT_FLAMEGRAPH)},
@@ -134,6 +135,7 @@ static sp_error *emit_output(void *ctx, const sp_pipeline_output *out)
 		check_resolved(e, out);
 	sp_output_options w = e->w;
 	w.session = out->session;
+	w.input_format = out->format;
 	sp_cli_events_note(&w, out, e->o->sym.quiet);
 	if (!e->o->each)
 		return sp_pipeline_write(&w, out->profile, out->name, e->o->out);
@@ -454,6 +456,7 @@ int cmd_convert(int argc, char **argv)
 		{"diff-base", required_argument, NULL, 2015},
 		{"min-resolved", required_argument, NULL, 2016},
 		{"source-path", required_argument, NULL, 2017},
+		{"flat-to", required_argument, NULL, 2018},
 		{"subtitle", required_argument, NULL, 2100},
 		{"width", required_argument, NULL, 2101},
 		{"height", required_argument, NULL, 2102},
@@ -576,6 +579,14 @@ int cmd_convert(int argc, char **argv)
 		case 2011:
 			o.report.unit = optarg;
 			break;
+		case 2018:
+			if (!strcmp(optarg, "frame") || !strcmp(optarg, "symbol")) {
+				o.report.flat_to = *optarg == 'f' ? SP_FLAT_FRAME : SP_FLAT_SYMBOL;
+				break;
+			}
+			rc = sp_cli_usage("convert", "--flat-to expects frame or symbol, got '%s'",
+					  optarg);
+			goto out;
 		case 2012:
 			o.report.title = optarg;
 			break;

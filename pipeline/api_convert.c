@@ -244,6 +244,7 @@ static sp_error *on_output(void *ctx, const sp_pipeline_output *out)
 	b->pub.resolved_percent = pct;
 	sp_output_options w = c->w;
 	w.session = out->session; /* html, list, disasm: the files of the symbols */
+	w.input_format = out->format;
 	if (c->text) {
 		sp_info_text(out, c->text);
 		return NULL;

@@ -50,6 +50,7 @@ typedef struct {
 	sp_profile **profiles;
 	sp_profile *base;
 	int failed;
+	sp_input_format format; /* the inputs' format, UNKNOWN once two differ */
 } run_state;
 
 /* Inputs to merge must be of one kind (spec 1.3: same sample types and period
@@ -165,6 +166,7 @@ static sp_error *merge_and_output(run_state *r, const sp_pipeline_output *last)
 		err = sp_profile_merge_named(r->profiles, names, (size_t)r->n, &out.profile);
 		free(names);
 		out.name = "merged profile";
+		out.format = r->format;
 	}
 	if (!err)
 		err = subtract_base(r, &out.profile);
@@ -211,6 +213,9 @@ static sp_error *run_inputs(run_state *r, sp_pipeline_output *out, sp_notes *not
 		*out = (sp_pipeline_output){.name = shown_name(&r->inputs[i]), .input = i,
 					    .notes = notes, .session = r->us};
 		err = prepare(r, i, out, notes, &rep);
+		if (!err)
+			r->format = i == 0 || r->format == out->format ? out->format
+									: SP_FMT_UNKNOWN;
 		out->report = r->s ? &rep : NULL;
 		if (!err && pl->each)
 			err = output_one(r, i, out);

@@ -152,6 +152,10 @@ typedef struct {
 	size_t n_path_maps;
 	bool addresses;           /* unresolved frames per address, not per mapping */
 	bool no_symbolize;        /* names are addresses (per address too) */
+	/* the profile's input format (sp_pipeline_output's): with
+	 * report.flat_to DEFAULT, perf.data's flat goes to the symbol, as
+	 * perf report's Self, any other's to the innermost frame */
+	sp_input_format input_format;
 } sp_output_options;
 
 /* A perf.data of several events written without a sample index: which
@@ -215,7 +219,8 @@ typedef struct {
 	sp_profile *profile;               /* borrowed for the call; may be changed */
 	const char *name;                  /* the input's name, or "merged profile" */
 	int input;                         /* index of the input, -1 when merged */
-	sp_input_format format;            /* the input's format (UNKNOWN when merged) */
+	sp_input_format format;            /* the input's format (merged: the inputs'
+					      when all are of one, else UNKNOWN) */
 	const sp_symbolize_report *report; /* NULL when not symbolized, or merged */
 	const sp_notes *notes;             /* what loading learned (never NULL; empty
 					      when merged from several) */

@@ -355,7 +355,10 @@ typedef struct {
 	int diff_base;            /* keep the base's samples as negative ones */
 	const char *focus, *ignore;        /* regular expressions */
 	const char *tagfocus, *tagignore;  /* [KEY=]RANGE or RE,RE,... */
-	symprof_granularity granularity;
+	symprof_granularity granularity; /* top and graphs: flat goes to the symbol
+					    holding the address for perf.data
+					    inputs (perf report's Self), to the
+					    innermost frame for the others */
 	int nodecount;            /* 0: 80 (html, list, disasm: 50 functions); < 0: all */
 	double nodefraction;      /* 0: 0.005; < 0: none dropped */
 	double edgefraction;      /* 0: 0.001; < 0: none dropped */

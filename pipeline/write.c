@@ -264,6 +264,8 @@ sp_error *sp_pipeline_write_sink(const sp_output_options *o, sp_profile *p, cons
 				 sp_sink *sink)
 {
 	sp_report_options ro = o->report;
+	if (ro.flat_to == SP_FLAT_DEFAULT)
+		ro.flat_to = o->input_format == SP_FMT_PERF ? SP_FLAT_SYMBOL : SP_FLAT_FRAME;
 	sp_error *err = prepare_output(o, p, &ro);
 	if (err)
 		return err;

@@ -4,7 +4,10 @@
  * Each location gives one node per inline frame (names.c).  For
  * every kept sample (profile/filter.c) the chosen value is added to the cum
  * of each distinct node on its stack, to each distinct caller->callee edge
- * (root to leaf, through inline frames) and to the flat of the leaf.  As in
+ * (root to leaf, through inline frames) and to the flat of the leaf: its
+ * innermost frame, inlined or not (pprof's flat), or with flat_to
+ * SP_FLAT_SYMBOL the function the symbol table names for the address, the
+ * outermost frame of the leaf's inline chain (perf report's Self).  As in
  * pprof the graph is rebuilt from the samples at each pruning step: first
  * nodes whose |cum| is below nodefraction of the graph's total, then all but
  * the first nodecount nodes of the report order (flat for the table, pprof's
@@ -41,6 +44,7 @@ typedef struct {
 	sp_strtab keys;
 	char **labels;
 	size_t n_keys, cap_labels;
+	bool flat_symbol; /* flat to the leaf location's outermost frame */
 	/* per location index: its node keys, outermost last (as lines) */
 	size_t *loc_off, *loc_cnt, *loc_nodes;
 	size_t n_loc_nodes, cap_loc_nodes;
@@ -408,8 +412,8 @@ static void build_graph(builder *b, const bool *kept)
 
 	for (size_t si = 0; si < b->n_units; si++) {
 		int64_t w = b->unit_w[si];
-		size_t stamp = si + 1, parent = NONE;
-		bool residual = false;
+		size_t stamp = si + 1, parent = NONE, symbol = NONE;
+		bool residual = false, by_symbol = false;
 
 		for (size_t i = b->frame_off[si + 1]; i-- > b->frame_off[si];) {
 			size_t li = b->frames[i];
@@ -417,6 +421,11 @@ static void build_graph(builder *b, const bool *kept)
 			for (size_t ni = b->loc_cnt[li]; ni-- > 0;) {
 				size_t n = b->loc_nodes[b->loc_off[li] + ni];
 
+				if (b->flat_symbol && i == b->frame_off[si] &&
+				    ni + 1 == b->loc_cnt[li]) { /* the leaf's symbol */
+					by_symbol = true;
+					symbol = kept && !kept[n] ? NONE : n;
+				}
 				if (kept && !kept[n]) {
 					residual = true;
 					continue;
@@ -434,10 +443,12 @@ static void build_graph(builder *b, const bool *kept)
 				residual = false;
 			}
 		}
-		if (parent != NONE && !residual) {
-			b->nodes[parent].flat += w;
+		if (!by_symbol)
+			symbol = residual ? NONE : parent;
+		if (symbol != NONE) {
+			b->nodes[symbol].flat += w;
 			if (b->tag_off)
-				add_tags(b, si, parent, w, 0);
+				add_tags(b, si, symbol, w, 0);
 		}
 	}
 }
@@ -756,6 +767,7 @@ sp_error *sp_report_build_graph(sp_report *r, const sp_report_options *o, sp_rep
 	int64_t flat_total = 0, node_cutoff, edge_cutoff;
 
 	builder_init(&b, r->p, r->sample_index, o->granularity);
+	b.flat_symbol = o->flat_to == SP_FLAT_SYMBOL;
 	if ((err = sp_report_filter_new(r->p, o, &b.filter))) {
 		builder_free(&b);
 		return err;

@@ -163,6 +163,7 @@ sp_error *sp_report_new(const sp_profile *p, const sp_report_options *opts,
 	r->sample_unit = sp_profile_str(p, p->sample_types[o.sample_index].unit);
 	r->nodefraction = o.nodefraction < 0 ? 0.005 : o.nodefraction;
 	r->edgefraction = o.edgefraction < 0 ? 0.001 : o.edgefraction;
+	r->flat_symbol = o.flat_to == SP_FLAT_SYMBOL;
 	/* pprof's defaults: every node for the table, 80 for graphs. */
 	if (o.nodecount == 0)
 		r->nodecount = mode == SP_REPORT_TEXT ? -1 : 80;
@@ -239,6 +240,9 @@ char **sp_report_legend(const sp_report *r, size_t *n)
 		v[k++] = sp_xstrdup(r->headers[i]);
 	for (size_t i = 0; i < r->n_nodes; i++)
 		flat_sum += r->nodes[i].flat;
+	if (r->flat_symbol)
+		v[k++] = sp_xstrdup("Flat: to the symbol holding each address (perf report's "
+				    "Self), not to the functions inlined there");
 	a = sp_report_value(r, flat_sum);
 	b = sp_report_value(r, r->total);
 	v[k++] = sp_xasprintf("Showing nodes accounting for %s, %s of %s total", a,

@@ -49,6 +49,15 @@ typedef struct {
 	const char *search_color; /* CSS colour; NULL => rgb(230,0,230) */
 } sp_flame_options;
 
+/* Where a sample's flat (self) value goes in the graph and top reports. */
+typedef enum {
+	SP_FLAT_DEFAULT = 0, /* the run decides: SYMBOL for perf.data, else FRAME */
+	SP_FLAT_FRAME,       /* the leaf's innermost frame, inlined or not (pprof) */
+	SP_FLAT_SYMBOL,      /* the function the symbol table names for the address,
+				the outermost frame of the leaf's inline chain
+				(perf report's Self) */
+} sp_flat_to;
+
 typedef struct {
 	size_t sample_index;
 	const char *focus;  /* regex or NULL */
@@ -56,6 +65,7 @@ typedef struct {
 	const char *tagfocus;  /* [KEY=]RANGE|REGEX,... or NULL (sp_sample_filter_tags) */
 	const char *tagignore; /* likewise */
 	sp_granularity granularity;
+	sp_flat_to flat_to;   /* DEFAULT here is FRAME */
 	int nodecount;        /* 0 => default 80 (top: all, like pprof -top); < 0 => all */
 	double nodefraction;  /* < 0 => default 0.005 */
 	double edgefraction;  /* < 0 => default 0.001 */

@@ -100,6 +100,7 @@ typedef struct {
 	int64_t total;           /* sum of |value| over all samples, before focus/ignore;
 				  * at most 2^63-1 (see "arithmetic" above) */
 	double nodefraction, edgefraction;
+	bool flat_symbol; /* flat to the symbol (SP_FLAT_SYMBOL), said in the legend */
 	int nodecount;
 	char **headers;          /* "File: ...", "Type: ...", "Active filters:", ... */
 	size_t n_headers;

@@ -22,6 +22,8 @@
 # Two events (task-clock,page-faults): each its own columns, never summed: the default
 #   folded total is task-clock's sample count (perf script), stderr names the event shown
 #   and the other, --sample-index page-faults gives page-faults' count.
+# Flat to the symbol: perf.data's top charges spin_c, not spin_mix inlined into it, as perf
+#   report's Self (the legend says so), --flat-to frame the inlined frame; stacks keep it.
 # A stripped library: its unnamed addresses are one frame [libstrip.so] (with lib_work,
 #   named from .dynsym, the library's share of perf report --sort dso), --addresses and
 #   the pprof output keep libstrip.so+0xOFFSET frames.
@@ -180,6 +182,28 @@ sp_ok $? "two events: stderr says which is shown and which others there are" || 
 sp_run symprof convert -q --sample-index page-faults "$tmp/ev.data"
 [ -n "$n_pf" ] && [ "$(sum "$tmp/out")" = "$n_pf" ]
 sp_ok $? "--sample-index page-faults: its $n_pf samples" || sp_diag "symprof: $(sum "$tmp/out")"
+
+# -- flat to the symbol, as perf report's Self ------------------------------------------
+(cd "$fix" && perf record -q -g -o "$tmp/inl.data" -- ./spin 20 0 0 1) >"$tmp/rec.log" 2>&1 ||
+	{ sed 's/^/# /' "$tmp/rec.log"; sp_bail "perf record of spin's inline case failed"; }
+perf_shares "$tmp/inl.data" 20 | grep -E '^spin_(a|b|c) ' >"$tmp/inl.perf"
+[ "$(wc -l <"$tmp/inl.perf")" -eq 3 ] || sp_bail "perf report does not name spin_a, spin_b and spin_c"
+sp_run symprof convert -f top --nodecount 200 --nodefraction 0 "$tmp/inl.data"
+symprof_shares "$tmp/out" >"$tmp/inl.sp"
+agree "$tmp/inl.perf" "$tmp/inl.sp" && grep -q "^Flat: to the symbol holding each address" "$tmp/out" &&
+	awk '$6 == "spin_mix" && $1 == "0" { z = 1 } END { exit !z }' "$tmp/out"
+sp_ok $? "perf.data: flat to the symbol as perf report's Self (spin_c with its inlined spin_mix), said in the legend" ||
+	sed 's/^/#   /' "$tmp/out"
+sp_run symprof convert -f top --nodecount 200 --nodefraction 0 --flat-to frame "$tmp/inl.data"
+awk -v want="$(awk '$1 == "spin_c" { print $2 }' "$tmp/inl.perf")" '
+	f && $6 == "spin_mix" { sub("%", "", $2); m = $2 + 0 } f && $6 == "spin_c" { sub("%", "", $2); c = $2 + 0 }
+	/flat%/ { f = 1 } /^Flat:/ { bad = 1 }
+	END { d = m + c - want; if (d < 0) d = -d; exit !(!bad && m > c && d <= 0.5) }' "$tmp/out"
+sp_ok $? "--flat-to frame: spin_mix's own flat, spin_c's and spin_mix's together perf's spin_c" ||
+	sed 's/^/#   /' "$tmp/out"
+sp_run symprof convert "$tmp/inl.data"
+grep -q 'spin_c;spin_mix ' "$tmp/out"
+sp_ok $? "folded: the inlined frame stays in the stacks"
 
 # -- a stripped library -------------------------------------------------------------------
 perf report -i "$tmp/spin.data" --stdio --no-children --sort dso -g none 2>/dev/null |

@@ -35,6 +35,9 @@ usage_error convert "--nodecount expects a number" convert --nodecount x "$folde
 usage_error convert "--demangle expects simple, templates, full or none, got 'all'" \
 	convert --demangle all "$folded"
 usage_error convert "--path-map expects OLD=NEW, got '/x'" convert --path-map /x "$folded"
+usage_error convert "--flat-to expects frame or symbol, got 'leaf'" convert -f top --flat-to leaf "$folded"
+usage_error convert "--flat-to applies only to --format dot, pdf, svg, png, top, not folded" \
+	convert --flat-to frame "$folded"
 usage_error convert "cannot tell the output format from '$tmp/x.bin'; use --format" \
 	convert "$folded" -o "$tmp/x.bin"
 usage_error info "unknown option '--each'" info --each "$folded"

@@ -1,7 +1,8 @@
 /* spin.c — the perf-user fixture (tests/cli/perf_users.sh): `spin ROUNDS
- * [LIB [JUNK]]` spins in spin_a and spin_b (2:1 by rounds), with LIB in
- * lib_work, a function of the library libstrip.so (strip.c) that the test
- * strips, with JUNK in junk_spin, whose frame-pointer chain leads nowhere.
+ * [LIB [JUNK [INLINE]]]` spins in spin_a and spin_b (2:1 by rounds), with LIB
+ * in lib_work, a function of the library libstrip.so (strip.c) that the test
+ * strips, with JUNK in junk_spin, whose frame-pointer chain leads nowhere,
+ * with INLINE in spin_c, most of whose time is in spin_mix, inlined into it.
  * VARIANT changes the code, and so the build id, of a rebuild. */
 #include <stdlib.h>
 
@@ -56,11 +57,31 @@ __attribute__((noinline)) unsigned long spin_b(unsigned long n)
 	return s;
 }
 
+/* Always inlined: its instructions are spin_c's in the symbol table, and
+ * spin_mix's in the DWARF (an inlined subroutine). */
+static inline __attribute__((always_inline)) unsigned long spin_mix(unsigned long s,
+								   unsigned long i)
+{
+	__asm__ volatile("");
+	s ^= s >> 7;
+	s *= 0x9e3779b97f4a7c15UL;
+	return s ^ (i << 3) ^ (s >> 29);
+}
+
+__attribute__((noinline)) unsigned long spin_c(unsigned long n)
+{
+	unsigned long s = 3;
+	for (unsigned long i = 0; i < n; i++)
+		s = spin_mix(s, i);
+	return s;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long rounds = argc > 1 ? strtoul(argv[1], NULL, 10) : 40;
 	int lib = argc > 2 ? atoi(argv[2]) : 0;
 	int junk = argc > 3 ? atoi(argv[3]) : 0;
+	int inl = argc > 4 ? atoi(argv[4]) : 0;
 	for (unsigned long r = 0; r < rounds; r++) {
 		sink += spin_a(2000000);
 		sink += spin_a(2000000);
@@ -69,6 +90,8 @@ int main(int argc, char **argv)
 			sink += lib_work(500000);
 		if (junk)
 			junk_spin(4000000);
+		if (inl)
+			sink += spin_c(4000000);
 	}
 	return 0;
 }

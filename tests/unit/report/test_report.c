@@ -7,8 +7,8 @@
  *   main -> libfoo.so+0x1000                             5ms
  *   main -> ns::f<int>&                                    5ms
  *
- * so leaf has flat 60 / cum 60, helper 20 / 80, work 0 / 80, main 10 / 100
- * of a 100ms total (tests/helpers/report_fixture.h), then smaller profiles built
+ * so leaf has flat 60 / cum 60, helper 20 / 80, work 0 / 80 (20 / 80 with
+ * flat to the symbol), main 10 / 100 of a 100ms total (tests/helpers/report_fixture.h), then smaller profiles built
  * for one rule each: byte units, redundant residual edges, recursion, name
  * shortening, default node counts, bad bytes in names, tag counting and
  * nodelets, an empty profile, several threads.
@@ -86,6 +86,25 @@ static void test_top(const sp_profile *p)
 		   "         0     0%   100%       80ms 80.00%  work\n",
 		   "top table, functions");
 	free(t);
+
+	o.flat_to = SP_FLAT_SYMBOL;
+	t = run(sp_top_write, p, &o);
+	TAP_EQ_STR(t,
+		   "File: prog\n"
+		   "Type: cpu\n"
+		   "Flat: to the symbol holding each address (perf report's Self), not to the "
+		   "functions inlined there\n"
+		   "Showing nodes accounting for 100ms, 100% of 100ms total\n"
+		   "      flat  flat%   sum%        cum   cum%\n"
+		   "      60ms 60.00% 60.00%       60ms 60.00%  leaf\n"
+		   "      20ms 20.00% 80.00%       80ms 80.00%  work\n"
+		   "      10ms 10.00% 90.00%      100ms   100%  main\n"
+		   "       5ms  5.00% 95.00%        5ms  5.00%  libfoo.so+0x1000\n"
+		   "       5ms  5.00%   100%        5ms  5.00%  ns::f<int>&\n"
+		   "         0     0%   100%       80ms 80.00%  helper (inline)\n",
+		   "flat to the symbol: helper's 20ms to work, into which it is inlined");
+	free(t);
+	o.flat_to = SP_FLAT_FRAME;
 
 	o.unit = "s";
 	t = run(sp_top_write, p, &o);
