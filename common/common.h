@@ -142,6 +142,18 @@ void sp_catch_bus_error(void);
 void sp_signals_block_in_thread(void);
 
 /* ------------------------------------------------------------------------ */
+/* CPUs (cpus.c).                                                           */
+
+/* The CPUs this process may keep busy: its affinity mask's, capped by the
+ * CPU quota of its cgroup and the cgroups above it, rounded up; 1 to
+ * 1024.  What -j defaults to. */
+int sp_cpus_available(void);
+/* The smallest CPU quota, rounded up, of the cgroups PROC_CGROUP (a
+ * /proc/PID/cgroup) names under SYS_CGROUP (a /sys/fs/cgroup): v2 cpu.max,
+ * v1 cpu.cfs_quota_us / cpu.cfs_period_us; 0 when none limits. */
+int sp_cpu_quota(const char *proc_cgroup, const char *sys_cgroup);
+
+/* ------------------------------------------------------------------------ */
 /* Memory.  A budget for the whole process; exhaustion ends the run.        */
 
 /* The smallest budget accepted, and the default's ceiling in GiB. */

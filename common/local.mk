@@ -12,6 +12,7 @@ common_libcommon_la_SOURCES = \
 	common/file.c \
 	common/regular.c \
 	common/budget.c \
+	common/cpus.c \
 	common/json.c \
 	common/decompressp.h \
 	common/decompress_rules.c \

@@ -431,6 +431,23 @@ static int flame_option(sp_flame_options *fo, int c, const char *arg)
 	return 0;
 }
 
+/* Inputs of fewer bytes than this are read and written on one thread
+ * when -j is not given: a thread's start costs more than it saves there
+ * (the heap reader's second thread, the folded writer's). */
+#define SINGLE_JOBS_MIN_BYTES ((uint64_t)4 << 20)
+
+/* -j's default for one conversion of the N inputs PATHS: the CPUs this
+ * process may use when the inputs are large enough to gain, else 1. */
+static int default_jobs(char **paths, int n)
+{
+	uint64_t total = 0;
+	struct stat st;
+	for (int i = 0; i < n; i++)
+		if (strcmp(paths[i], "-") && stat(paths[i], &st) == 0 && S_ISREG(st.st_mode))
+			total += (uint64_t)st.st_size;
+	return total >= SINGLE_JOBS_MIN_BYTES ? sp_cpus_available() : 1;
+}
+
 int cmd_convert(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -636,7 +653,7 @@ int cmd_convert(int argc, char **argv)
 		goto out;
 	}
 	if (!o.each) /* one conversion: its reader and writer may use the threads */
-		o.sym.jobs = o.jobs;
+		o.sym.jobs = o.jobs ? o.jobs : default_jobs(argv + optind, n_inputs);
 	sp_cli_sym_finish(&o.sym);
 	rc = run(&o, argv + optind, n_inputs);
 out:

@@ -104,7 +104,9 @@ static void usage(FILE *f)
 		"      --cache-max=BYTES  keep at most BYTES of answers for repeated addresses\n"
 		"                       (default 64 MiB)\n"
 		"  -j, --jobs N         parse, resolve and format large inputs on N threads\n"
-		"                       (default 1); the same output as -j 1\n"
+		"                       (default: the CPUs this process may use, the other\n"
+		"                       threads resolving only when the work measured pays\n"
+		"                       for them); the same output as -j 1\n"
 		"      --max-memory SIZE  memory budget (e.g. 512M, 4G; default: half of\n"
 		"                       physical memory, at most 8G; 0 = none): a file that\n"
 		"                       needs more is refused, naming it and the limit\n"
@@ -346,7 +348,8 @@ static int answer(const sym_opts *o, sp_symbolizer *s, sp_object *obj, const cha
 		.object_path = path,
 		.cache_max = o->cache_max,
 		.no_cache = o->no_cache,
-		.jobs = o->jobs,
+		.jobs = o->jobs ? o->jobs : sp_cpus_available(),
+		.paced = !o->jobs,
 		.fd = STDOUT_FILENO,
 		.addr_adjust = adjust,
 		.symbols = to.symbols,

@@ -300,7 +300,9 @@ typedef struct {
 /* Runs PL (each, keep_going; its input_done and next are the pool's) over
  * INPUTS[0..n): the calling process converts inputs in order until one has
  * converted (its session is then warm), then forks up to JOBS workers that
- * inherit the session copy-on-write and take the next untaken input each
+ * inherit the session copy-on-write (when the first input is of 4 MiB or
+ * more, forks them before it, each warming its own session: the work is
+ * shared from the start), and they take the next untaken input each
  * from a shared counter; every input's result comes back to done() in the
  * inputs' order, an input whose worker stopped (a signal) as failed.
  * Workers end with _exit; stdio is flushed before the fork.  Returns the

@@ -272,6 +272,10 @@ typedef struct {
 				    answer (symprof symbolize -S) */
 	int jobs;                /* threads, the caller's included; 0 or 1: the
 				    caller's alone; at most SP_BATCH_JOBS_MAX */
+	bool paced;              /* jobs is a default, not asked for: the other
+				    threads' sessions are opened only when the
+				    work left, at the cost per address measured
+				    on the caller's thread, would pay for them */
 	int fd;                  /* where answers are written (not closed) */
 	sp_batch_format format;
 } sp_batch_options;

@@ -112,6 +112,33 @@ each_same bad-first 2 -- "$tmp/bad.heap" "$@"
 each_same few 8 -- "$tmp/stacks1.txt" "$tmp/stacks2.txt" "$tmp/stacks4.txt"
 each_same two 4 -- "$tmp/stacks1.txt" "$tmp/bad.heap"
 
+# A first input of 4 MiB or more is work enough to share from the start: the workers are
+# forked before it and each warms a session of its own (a worker, not the parent, opens
+# it); the files and lines are still those of -j 1.
+for k in 1 2 3; do
+	base=$((0x555555554000 + k * 0x1000000))
+	awk -v b="$base" -v m=$((0x$main)) -v n=$((k == 1 ? 250000 : 1000)) 'BEGIN {
+		print "# symprof raw stacks v1"; print "addresses: exact"
+		for (i = 0; i < n; i++) printf "%d @ 0x%x 0x%x\n", 1 + i % 7, b + m + i % 13, b + m + 1
+		print "--- Memory map: ---"
+		printf "%x-%x r-xp 00000000 08:01 1 '"$fix/fixture"'\n", b, b + 1048576 }' >"$tmp/big$k.txt"
+done
+[ "$(wc -c <"$tmp/big1.txt")" -ge 4194304 ] || sp_bail "big1.txt is under 4 MiB"
+each_same cold 2 default -- "$tmp/big1.txt" "$tmp/big2.txt" "$tmp/big3.txt"
+if command -v strace >/dev/null 2>&1; then
+	strace -f -qq -e trace=openat -o "$tmp/cold.strace" \
+		"$SYMPROF" convert -q --each -j 2 -o "$tmp/cold-s" "$tmp/big1.txt" "$tmp/big2.txt" \
+		"$tmp/big3.txt" >/dev/null 2>&1
+	parent=$(awk 'NR == 1 { print $1 }' "$tmp/cold.strace")
+	# (the parent opens every input once to check it; the conversion's opens are a worker's)
+	opener=$(awk -v f="\"$tmp/big1.txt\"" -v p="$parent" 'index($0, f) && !/ENOENT/ && $1 != p { print $1; exit }' \
+		"$tmp/cold.strace")
+	[ -n "$opener" ] && [ "$opener" != "$parent" ] && [ -s "$tmp/cold-s/big1.txt.pb.gz" ]
+	sp_ok $? "a first input of 4 MiB: a worker (pid $opener), not the parent ($parent), converts it"
+else
+	sp_skip "strace is not installed"
+fi
+
 # A worker dies with its parent: the parent killed while a worker waits to open an input
 # that is a FIFO leaves no reader of it behind (a writer's open then blocks until the
 # timeout).

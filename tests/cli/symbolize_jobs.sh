@@ -117,6 +117,28 @@ else
 	sp_skip "strace cannot trace here: threads not counted"
 fi
 
+# Without -j: the CPUs, but the other threads' sessions only when the work left pays for
+# them.  The same bytes as -j 1 on the large list; on 16500 distinct addresses, each
+# twelve times (more than the thresholds, a few milliseconds of work), only the command's
+# thread opens the file (strace; not with sanitizers or valgrind, whose slowness is work).
+sp_symprof symbolize -f -i -j 1 -e "$self" <"$tmp/self.in" >"$tmp/d1" 2>&1
+sp_symprof symbolize -f -i -e "$self" <"$tmp/self.in" >"$tmp/d0" 2>&1
+cmp -s "$tmp/d1" "$tmp/d0"
+sp_ok $? "without -j: the bytes of -j 1 ($(wc -l <"$tmp/d1") lines)"
+if strace -f -qq -o /dev/null true 2>/dev/null && [ -z "${SP_VALGRIND:-}" ] &&
+	! ldd "$self" 2>/dev/null | grep -q 'libasan\|libtsan'; then
+	head -n 16500 "$tmp/self.in" >"$tmp/few"
+	for k in 1 2 3 4 5 6 7 8 9 10 11 12; do cat "$tmp/few"; done >"$tmp/in"
+	strace -f -qq -e trace=openat -o "$tmp/paced.strace" "$self" symbolize -e "$self" \
+		<"$tmp/in" >/dev/null 2>&1
+	main=$(head -n 1 "$tmp/paced.strace" | cut -d ' ' -f 1)
+	others=$(awk -v m="$main" -v f="\"$self\"" '$1 != m && index($0, f)' "$tmp/paced.strace" | wc -l)
+	[ "$others" -eq 0 ] && grep -q "\"$self\"" "$tmp/paced.strace"
+	sp_ok $? "without -j, $(wc -l <"$tmp/in") lines of 16500 addresses: no other thread opens the file ($others opens)"
+else
+	sp_skip "strace cannot trace here, or a sanitizer or valgrind slows every address"
+fi
+
 # Large blocks of input (cmd_symbolize.c: run_block, at least PAR_MIN_BYTES read
 # at once) are cut into parts at line boundaries: more than one block (the list four times
 # over, 1.4 MiB, read in 1 MiB blocks), lines that take the slow parse (blanks, CR, upper

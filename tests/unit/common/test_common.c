@@ -2,6 +2,8 @@
 #include "common/common.h"
 #include "tests/helpers/tap.h"
 
+#include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <sys/stat.h>
@@ -71,8 +73,68 @@ static void gzip_large(void)
 	free(data);
 }
 
+/* Writes TEXT to DIR/REL, making its directories. */
+static void put(const char *dir, const char *rel, const char *text)
+{
+	char *path = sp_xasprintf("%s/%s", dir, rel);
+	for (char *q = path + strlen(dir) + 1; (q = strchr(q, '/')); q++) {
+		*q = '\0';
+		mkdir(path, 0700);
+		*q = '/';
+	}
+	FILE *f = fopen(path, "w");
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+	free(path);
+}
+
+/* sp_cpu_quota over made-up /proc/self/cgroup files and cgroup trees. */
+static void test_cpus(void)
+{
+	char tmpl[] = "/tmp/symprof-cpus.XXXXXX";
+	const char *d = mkdtemp(tmpl);
+	if (!d) {
+		TAP_OK(0, "temporary directory");
+		return;
+	}
+	char *proc = sp_xasprintf("%s/cgroup", d), *sys = sp_xasprintf("%s/sys", d);
+	/* v2: the smallest quota on the path, a part of a CPU rounded up */
+	put(d, "cgroup", "0::/a/b\n");
+	put(d, "sys/cpu.max", "max 100000\n");
+	put(d, "sys/a/cpu.max", "150000 100000\n");
+	put(d, "sys/a/b/cpu.max", "max 100000\n");
+	TAP_OK(sp_cpu_quota(proc, sys) == 2, "v2: a parent's 1.5 CPUs are 2");
+	put(d, "sys/a/b/cpu.max", "50000 100000\n");
+	TAP_OK(sp_cpu_quota(proc, sys) == 1, "v2: the child's half CPU is 1");
+	put(d, "cgroup", "0::/\n");
+	TAP_OK(sp_cpu_quota(proc, sys) == 0, "v2: the root: no quota");
+	/* v1: the cpu controller, mounted with cpuacct */
+	put(d, "cgroup", "7:memory:/x\n4:cpu,cpuacct:/docker/x\n0::/\n");
+	put(d, "sys/cpu,cpuacct/docker/x/cpu.cfs_quota_us", "300000\n");
+	put(d, "sys/cpu,cpuacct/docker/x/cpu.cfs_period_us", "100000\n");
+	TAP_OK(sp_cpu_quota(proc, sys) == 3, "v1: cfs quota 300000 / 100000 is 3");
+	put(d, "sys/cpu,cpuacct/docker/x/cpu.cfs_quota_us", "-1\n");
+	TAP_OK(sp_cpu_quota(proc, sys) == 0, "v1: quota -1: none");
+	char *none = sp_xasprintf("%s/no-such-file", d);
+	TAP_OK(sp_cpu_quota(none, sys) == 0, "no cgroup file: no quota");
+	int n = sp_cpus_available();
+	cpu_set_t set;
+	int aff = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 1;
+	TAP_OK(n >= 1 && n <= aff, "sp_cpus_available: %d, at most the %d CPUs of the affinity", n,
+	       aff);
+	char *cmd = sp_xasprintf("rm -rf '%s'", d);
+	TAP_OK(system(cmd) == 0, "temporary tree removed");
+	free(cmd);
+	free(none);
+	free(proc);
+	free(sys);
+}
+
 int main(void)
 {
+	test_cpus();
 	/* errors keep cause and context */
 	sp_error *e = sp_error_new(SP_E_MALFORMED, "line 3: expected hex address, got \"zz\"");
 	e = sp_error_prefix(e, "heap.txt");
