@@ -45,6 +45,14 @@ bench-startup: symprof$(EXEEXT)
 	SYMPROF=$(abs_top_builddir)/symprof$(EXEEXT) $(SHELL) $(top_srcdir)/bench/startup.sh $(BENCH_STARTUP_ARGS)
 .PHONY: bench-startup
 
+# convert --each over large inputs, -j 1 against -j N and the default (bench/each-deep.sh):
+#   make bench-each-deep BENCH_EACH_DEEP_ARGS='-r 5 ELF'
+EXTRA_DIST += bench/each-deep.sh
+BENCH_EACH_DEEP_ARGS =
+bench-each-deep: symprof$(EXEEXT)
+	SYMPROF=$(abs_top_builddir)/symprof$(EXEEXT) $(SHELL) $(top_srcdir)/bench/each-deep.sh $(BENCH_EACH_DEEP_ARGS)
+.PHONY: bench-each-deep
+
 # symbolize -j N against -j 1 (bench/jobs.sh): make bench-jobs BENCH_JOBS_ARGS='-r 7 ELF...'
 EXTRA_DIST += bench/jobs.sh
 BENCH_JOBS_ARGS =
