@@ -864,6 +864,9 @@ sp_error *sp_index_open(const char *path, const char *build_id, sp_demangle_styl
 	close(fd);
 	if (map == MAP_FAILED)
 		return sp_error_new(SP_E_IO, "%s: cannot map: %s", path, strerror(errno));
+	/* an answer reads a few pages (header, tables, one body page): from a
+	 * cold page cache, read-ahead would read megabytes it never touches */
+	(void)madvise(map, size, MADV_RANDOM);
 	sp_error *e = sp_index_open_memory(map, size, path, build_id, style, out);
 	if (e) {
 		munmap(map, size);
