@@ -156,29 +156,36 @@ sp_deflater *sp_deflater_new(void)
 	sp_deflater *z = sp_xcalloc(1, sizeof(*z));
 	z->zs.zalloc = zalloc;
 	z->zs.zfree = zfree;
-	/* mtime 0 and no name in the header: same input, same bytes */
-	if (deflateInit2(&z->zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+	/* raw deflate: the gzip header and trailer are the sink's */
+	if (deflateInit2(&z->zs, 6, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
 		free(z);
 		return NULL;
 	}
 	return z;
 }
 
-bool sp_deflater_run(sp_deflater *z, const uint8_t *p, size_t n, bool finish, sp_sink *out)
+bool sp_deflater_block(sp_deflater *z, const uint8_t *dict, size_t dict_len, const uint8_t *p,
+		       size_t n, bool last, sp_buf *out, uint32_t *crc)
 {
-	uint8_t chunk[65536];
-	int flush = finish ? Z_FINISH : Z_NO_FLUSH;
-	int rc;
+	if (deflateReset(&z->zs) != Z_OK ||
+	    (dict_len && deflateSetDictionary(&z->zs, dict, (uInt)dict_len) != Z_OK))
+		return false;
+	*crc = (uint32_t)crc32(0L, p, (uInt)n);
+	int flush = last ? Z_FINISH : Z_SYNC_FLUSH;
 	z->zs.next_in = (Bytef *)p;
 	z->zs.avail_in = (uInt)n;
+	int rc;
 	do {
-		z->zs.next_out = chunk;
-		z->zs.avail_out = sizeof(chunk);
+		size_t room = deflateBound(&z->zs, (uLong)z->zs.avail_in) + 16;
+		sp_grow(&out->data, &out->cap, out->len + room + 1, 1);
+		z->zs.next_out = (Bytef *)out->data + out->len;
+		z->zs.avail_out = (uInt)room;
 		rc = deflate(&z->zs, flush);
 		if (rc == Z_STREAM_ERROR)
 			return false;
-		sp_sink_write(out, chunk, sizeof(chunk) - z->zs.avail_out);
-	} while (z->zs.avail_out == 0 || (flush == Z_FINISH && rc != Z_STREAM_END));
+		out->len += room - z->zs.avail_out;
+		out->data[out->len] = '\0';
+	} while (z->zs.avail_out == 0 || (last && rc != Z_STREAM_END));
 	return true;
 }
 
@@ -188,4 +195,9 @@ void sp_deflater_free(sp_deflater *z)
 		return;
 	deflateEnd(&z->zs);
 	free(z);
+}
+
+uint32_t sp_crc32_combine(uint32_t crc_a, uint32_t crc_b, size_t len_b)
+{
+	return (uint32_t)crc32_combine(crc_a, crc_b, (z_off_t)len_b);
 }

@@ -99,14 +99,23 @@ const char *sp_dz_zstd_sized(const uint8_t *src, size_t n, void *buf, size_t siz
 
 /* -- the gzip sink's compressor (decompress_zlib.c, for gzip_sink.c) --------- */
 
-/* A gzip stream at level 6, with mtime 0 and no name in its header: the
- * same input makes the same bytes.  NULL when zlib cannot start. */
+/* One gzip member made of blocks compressed apart (pigz's way): each block
+ * is raw deflate at level 6, primed with up to 32 KiB of the input before
+ * it (the window it would have had), and ends with a sync flush (an empty
+ * stored block: byte-aligned, the stream goes on) or, the last, with the
+ * final block.  The blocks' outputs joined, between the gzip header and
+ * the trailer (the CRC-32 of the input and its size modulo 2^32), are one
+ * deflate stream that any gzip reader takes.  A deflater is one thread's;
+ * NULL when zlib cannot start. */
 typedef struct sp_deflater sp_deflater;
 sp_deflater *sp_deflater_new(void);
-/* Compresses P[0..n) (n at most UINT32_MAX) into OUT; with FINISH, ends the
- * stream after them.  Its output does not depend on how the input is cut.
- * False when deflate fails. */
-bool sp_deflater_run(sp_deflater *z, const uint8_t *p, size_t n, bool finish, sp_sink *out);
+/* Compresses the block P[0..n) (n at most UINT32_MAX) primed with
+ * DICT[0..dict_len) (at most 32 KiB), appending to OUT; *CRC gets the
+ * CRC-32 of P.  False when deflate fails. */
+bool sp_deflater_block(sp_deflater *z, const uint8_t *dict, size_t dict_len, const uint8_t *p,
+		       size_t n, bool last, sp_buf *out, uint32_t *crc);
 void sp_deflater_free(sp_deflater *z);
+/* The CRC-32 of A's bytes then B's, from their CRCs and B's length. */
+uint32_t sp_crc32_combine(uint32_t crc_a, uint32_t crc_b, size_t len_b);
 
 #endif

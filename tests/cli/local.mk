@@ -41,6 +41,7 @@ TESTS += tests/cli/sample_index.sh
 TESTS += tests/cli/binary_arg.sh
 TESTS += tests/cli/min_resolved.sh
 TESTS += tests/cli/gopclntab.sh
+TESTS += tests/cli/gzip_blocks.sh
 dist_check_SCRIPTS += tests/cli/jemalloc.sh
 dist_check_SCRIPTS += tests/cli/jit.sh
 dist_check_SCRIPTS += tests/cli/mcjit.sh
@@ -72,6 +73,7 @@ EXTRA_DIST += tests/cli/sample_index.sh
 EXTRA_DIST += tests/cli/binary_arg.sh
 EXTRA_DIST += tests/cli/min_resolved.sh
 EXTRA_DIST += tests/cli/gopclntab.sh
+EXTRA_DIST += tests/cli/gzip_blocks.sh
 # OpenTelemetry profiles from a real perf record, as the eBPF profiler encodes them
 TESTS += tests/cli/otlp.sh
 EXTRA_DIST += tests/cli/otlp.sh

@@ -37,8 +37,8 @@ static uint8_t *gzip_in_pieces(const uint8_t *data, size_t n, size_t step, size_
 	return copy;
 }
 
-/* Outputs of many chunks are deflated on the sink's thread: the bytes are
- * those of one deflate over the whole input, however the writes cut it. */
+/* Outputs of many blocks are deflated on the sink's threads: the bytes are
+ * the same however the writes cut the input, and gunzip gives it back. */
 static void gzip_large(void)
 {
 	size_t n = (size_t)5 << 20;
