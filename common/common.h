@@ -398,6 +398,10 @@ void sp_json_string(sp_sink *out, const char *s, size_t n);
 void sp_json_cstr(sp_sink *out, const char *s);
 /* gzip-compresses into INNER (borrowed; finish/free it after this one). */
 sp_sink *sp_sink_gzip_new(sp_sink *inner);
+/* How many threads a gzip sink made after this deflates its blocks on
+ * (its output's bytes never depend on it); 0, the default: the CPUs this
+ * process may use. */
+void sp_sink_gzip_threads(int n);
 
 /* ------------------------------------------------------------------------ */
 /* Input.                                                                   */

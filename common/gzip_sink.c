@@ -11,7 +11,8 @@
  *
  * Compression at level 6 costs about twice what making its input does, so
  * once a second block is needed, blocks are deflated on threads of the
- * sink's own (the CPUs this process may use, at most GZ_THREADS_MAX) while
+ * sink's own (sp_sink_gzip_threads: -j, by default the CPUs this process
+ * may use; at most GZ_THREADS_MAX) while
  * the writer fills the next block.  Blocks live in a ring of twice as many
  * slots as threads; a slot goes FREE -> QUEUED (handed over) -> RUNNING (a
  * thread deflates it) -> DONE, under MU.  Only the writer's thread touches
@@ -64,6 +65,13 @@ typedef struct {
 	pthread_cond_t work, done;
 	bool quit;
 } gz_sink;
+
+static _Atomic int gz_threads; /* sp_sink_gzip_threads; 0: the CPUs */
+
+void sp_sink_gzip_threads(int n)
+{
+	gz_threads = n < 0 ? 0 : n;
+}
 
 static gz_slot *slot_of(gz_sink *g, size_t seq)
 {
@@ -139,7 +147,7 @@ static void write_done(gz_sink *g, bool wait)
  * a block that is not the last); none when they cannot start. */
 static void start_threads(gz_sink *g)
 {
-	int want = sp_cpus_available();
+	int want = gz_threads ? gz_threads : sp_cpus_available();
 	want = want > GZ_THREADS_MAX ? GZ_THREADS_MAX : want;
 	g->threads = sp_xcalloc((size_t)want, sizeof(*g->threads)); /* tried once */
 	if (pthread_mutex_init(&g->mu, NULL) != 0)

@@ -654,6 +654,9 @@ int cmd_convert(int argc, char **argv)
 	}
 	if (!o.each) /* one conversion: its reader and writer may use the threads */
 		o.sym.jobs = o.jobs ? o.jobs : default_jobs(argv + optind, n_inputs);
+	/* a .gz output's deflate: on -j threads for one conversion; with --each
+	 * the processes are what runs in parallel */
+	sp_sink_gzip_threads(o.each ? 1 : o.jobs ? o.jobs : 0);
 	sp_cli_sym_finish(&o.sym);
 	rc = run(&o, argv + optind, n_inputs);
 out:
