@@ -83,13 +83,12 @@ perf_top()
 aliases()
 {
 	perf buildid-list -i "$1" 2>/dev/null | awk '{ print $2 }' >"$1.dsos"
-	while read -r sym pct dso; do
+	while read -r sym _ dso; do
 		path=$(awk -v b="$dso" '{ n = $0; sub(/.*\//, "", n) } n == b { print; exit }' "$1.dsos")
 		[ -n "$path" ] && [ -f "$path" ] || continue
 		readelf -Ws --dyn-syms "$path" 2>/dev/null | awk -v s="${sym%%@*}" '
 			$4 == "FUNC" { n = $8; sub(/@.*/, "", n); at[n] = $2; names[$2] = names[$2] " " n }
 			END { if (s in at) print s names[at[s]] }'
-		: "$pct"
 	done
 }
 

@@ -98,8 +98,7 @@ int sp_cpu_quota(const char *proc_cgroup, const char *sys_cgroup)
 		const char *controllers = a + 1, *path = b + 1;
 		int q = 0;
 		if (!*controllers) {
-			if ((size_t)snprintf(root, sizeof(root), "%s", sys_cgroup) < sizeof(root))
-				q = smallest_quota(root, path, v2_quota);
+			q = smallest_quota(sys_cgroup, path, v2_quota);
 		} else {
 			/* v1: the "cpu" controller, alone or mounted with others */
 			char list[512];

@@ -441,10 +441,8 @@ static int flame_option(sp_flame_options *fo, int c, const char *arg)
 static int default_jobs(char **paths, int n)
 {
 	uint64_t total = 0;
-	struct stat st;
 	for (int i = 0; i < n; i++)
-		if (strcmp(paths[i], "-") && stat(paths[i], &st) == 0 && S_ISREG(st.st_mode))
-			total += (uint64_t)st.st_size;
+		total += sp_load_input_bytes(&(sp_load_input){.path = paths[i]});
 	return total >= SINGLE_JOBS_MIN_BYTES ? sp_cpus_available() : 1;
 }
 

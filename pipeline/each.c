@@ -121,8 +121,7 @@ static double cpu_seconds(void)
  * conversion, and the workers warm theirs at the same time). */
 #define EACH_COLD_MIN_BYTES ((uint64_t)4 << 20)
 
-/* The size of input IN in bytes (0 when not known: standard input). */
-static uint64_t input_bytes(const sp_load_input *in)
+uint64_t sp_load_input_bytes(const sp_load_input *in)
 {
 	struct stat st;
 	if (in->data)
@@ -443,7 +442,7 @@ sp_error *sp_each_run(const sp_pipeline *pl, const sp_each_options *eo, const sp
 		.n_inputs = n,
 		.jobs = eo->jobs ? eo->jobs : sp_cpus_available(),
 		.paced = !eo->jobs,
-		.cold = n >= 2 && input_bytes(&inputs[0]) >= EACH_COLD_MIN_BYTES,
+		.cold = n >= 2 && sp_load_input_bytes(&inputs[0]) >= EACH_COLD_MIN_BYTES,
 		.report_fd = -1,
 		.slot = -1,
 	};

@@ -81,6 +81,10 @@ typedef struct {
 	const char *name;
 } sp_load_input;
 
+/* The size of IN in bytes: LEN, or a regular file's size (0 when not known:
+ * standard input, a pipe, a file that cannot be stat'ed). */
+uint64_t sp_load_input_bytes(const sp_load_input *in);
+
 /* Reads input IN into *OUT: detects its format (*FMT), attaches --maps,
  * checks the profile.  A perf.data's samples with stack copies are unwound
  * round by round through US (the session that finds files for the

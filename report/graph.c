@@ -412,8 +412,8 @@ static void build_graph(builder *b, const bool *kept)
 
 	for (size_t si = 0; si < b->n_units; si++) {
 		int64_t w = b->unit_w[si];
-		size_t stamp = si + 1, parent = NONE, symbol = NONE;
-		bool residual = false, by_symbol = false;
+		size_t stamp = si + 1, parent = NONE;
+		bool residual = false;
 
 		for (size_t i = b->frame_off[si + 1]; i-- > b->frame_off[si];) {
 			size_t li = b->frames[i];
@@ -421,11 +421,6 @@ static void build_graph(builder *b, const bool *kept)
 			for (size_t ni = b->loc_cnt[li]; ni-- > 0;) {
 				size_t n = b->loc_nodes[b->loc_off[li] + ni];
 
-				if (b->flat_symbol && i == b->frame_off[si] &&
-				    ni + 1 == b->loc_cnt[li]) { /* the leaf's symbol */
-					by_symbol = true;
-					symbol = kept && !kept[n] ? NONE : n;
-				}
 				if (kept && !kept[n]) {
 					residual = true;
 					continue;
@@ -443,8 +438,13 @@ static void build_graph(builder *b, const bool *kept)
 				residual = false;
 			}
 		}
-		if (!by_symbol)
-			symbol = residual ? NONE : parent;
+		size_t symbol = residual ? NONE : parent;
+		if (b->flat_symbol && b->frame_off[si] < b->frame_off[si + 1]) {
+			/* the leaf location's outermost frame, when kept */
+			size_t li = b->frames[b->frame_off[si]];
+			size_t n = b->loc_nodes[b->loc_off[li] + b->loc_cnt[li] - 1];
+			symbol = kept && !kept[n] ? NONE : n;
+		}
 		if (symbol != NONE) {
 			b->nodes[symbol].flat += w;
 			if (b->tag_off)
