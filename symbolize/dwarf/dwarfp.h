@@ -46,6 +46,12 @@ static inline int sp_elf_host_order(void)
  * after it into *SRC and *N (borrowed from ELF).  Read from the file's
  * image when it is in the host's byte order (*RAW then: libelf has not
  * read the section's data). */
+/* Asks the kernel to read now, in large requests, the sections of ELF's
+ * file (mapped by libelf) for which WANTED says so: the ones read from
+ * their start to their end, such as compressed sections and symbol
+ * tables.  A cold page cache would otherwise fill them a fault at a time,
+ * and every fault a read of the device's read-ahead window around it. */
+void sp_sections_willneed(Elf *elf, bool (*wanted)(const char *name, const GElf_Shdr *sh));
 sp_error *sp_section_compressed(const char *path, const char *name, Elf *elf, Elf_Scn *scn,
 				const GElf_Shdr *sh, GElf_Chdr *ch, const char **src, size_t *n,
 				bool *raw);

@@ -334,9 +334,25 @@ typedef void keep_fn(void *ctx, sec_patch *p);
  * memory (libdwfl opens files so that they may be changed there, and
  * ELF_C_READ_MMAP copies the section headers); inflated data goes to
  * KEEP (CTX). */
+/* The sections of a file resolution reads from start to end: compressed
+ * debug sections it reads (inflated in order), small ones, and the symbol
+ * tables with their names. */
+static bool read_whole(const char *name, const GElf_Shdr *sh)
+{
+	if (sh->sh_type == SHT_SYMTAB || sh->sh_type == SHT_DYNSYM || !strcmp(name, ".strtab") ||
+	    !strcmp(name, ".dynstr"))
+		return true;
+	bool gnu = !strncmp(name, ".zdebug_", 8);
+	if (!gnu && strncmp(name, ".debug_", 7))
+		return false;
+	return read_by_resolution(strchr(name + 1, '_') + 1) &&
+	       (gnu || (sh->sh_flags & SHF_COMPRESSED) || sh->sh_size <= ((GElf_Xword)1 << 20));
+}
+
 static sp_error *patch_in_memory(Elf *elf, const char *path, bool lazy, keep_fn *keep, void *ctx)
 {
 	sec_patches ps;
+	sp_sections_willneed(elf, read_whole);
 	sp_error *e = plan_debug_sections(path, elf, true, lazy, &ps);
 	for (size_t i = 0; !e && i < ps.n; i++) {
 		sec_patch *p = &ps.v[i];

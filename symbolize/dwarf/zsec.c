@@ -11,6 +11,8 @@
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 sp_error *sp_section_decompress(const char *path, const char *name, const GElf_Chdr *ch,
 			       const char *src, size_t n, void **out, sp_lazy **lazy)
@@ -116,3 +118,33 @@ sp_error *sp_section_inflate(const char *path, Elf *elf, Elf_Scn *scn, const cha
 	return e;
 }
 
+
+/* At most this much of a file is asked for ahead of its reads (per
+ * section and in all): a debug file of gigabytes is not read whole
+ * because one address was asked of it. */
+#define WILLNEED_MAX ((size_t)64 << 20)
+
+void sp_sections_willneed(Elf *elf, bool (*wanted)(const char *name, const GElf_Shdr *sh))
+{
+	size_t fsize, shstrndx;
+	const char *f = elf ? elf_rawfile(elf, &fsize) : NULL;
+	long page = sysconf(_SC_PAGESIZE);
+	if (!f || page <= 0 || elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return;
+	size_t left = WILLNEED_MAX;
+	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn && left; scn = elf_nextscn(elf, scn)) {
+		GElf_Shdr sh;
+		const char *name;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS || !sh.sh_size ||
+		    sh.sh_offset >= fsize || !(name = elf_strptr(elf, shstrndx, sh.sh_name)) ||
+		    !wanted(name, &sh))
+			continue;
+		size_t len = sh.sh_size < fsize - sh.sh_offset ? sh.sh_size : fsize - sh.sh_offset;
+		len = len < left ? len : left;
+		left -= len;
+		uintptr_t start = (uintptr_t)f + sh.sh_offset;
+		uintptr_t from = start & ~(uintptr_t)(page - 1);
+		/* a hint: what it cannot do is read as it always is */
+		(void)madvise((void *)from, len + (start - from), MADV_WILLNEED);
+	}
+}

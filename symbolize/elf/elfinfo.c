@@ -13,6 +13,7 @@
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -95,9 +96,31 @@ static void read_debuglink(Elf *elf, Elf_Scn *scn, sp_elf_info *out)
 	out->debuglink_crc = crc;
 }
 
+/* Asks for the bytes of section SH of ELF (mapped by read_elf's caller)
+ * ahead of reading them. */
+static void willneed(Elf *elf, const GElf_Shdr *sh)
+{
+	size_t fsize;
+	const char *f = elf_rawfile(elf, &fsize);
+	long page = sysconf(_SC_PAGESIZE);
+	if (!f || page <= 0 || sh->sh_type == SHT_NOBITS || sh->sh_offset >= fsize)
+		return;
+	size_t len = sh->sh_size < fsize - sh->sh_offset ? sh->sh_size : fsize - sh->sh_offset;
+	uintptr_t start = (uintptr_t)f + sh->sh_offset;
+	uintptr_t from = start & ~(uintptr_t)(page - 1);
+	(void)madvise((void *)from, len + (start - from), MADV_WILLNEED);
+}
+
 /* Address of _stext in the symbol table SCN. */
 static void find_stext(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, sp_elf_info *out)
 {
+	/* read whole, with its names: asked for in large reads (the file is
+	 * mapped for reading at random) */
+	willneed(elf, sh);
+	Elf_Scn *str = elf_getscn(elf, sh->sh_link);
+	GElf_Shdr str_sh;
+	if (str && gelf_getshdr(str, &str_sh))
+		willneed(elf, &str_sh);
 	Elf_Data *d = elf_getdata(scn, NULL);
 	if (!d || sh->sh_entsize == 0)
 		return;
@@ -244,7 +267,22 @@ sp_error *sp_elf_info_read(const char *path, sp_elf_info *out)
 	/* elf_version only declares which ELF version we speak; it is safe
 	 * to call every time. */
 	elf_version(EV_CURRENT);
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	/* Headers, notes and a few small sections, scattered over the file:
+	 * mapped for reading at random, so that a cold page cache reads the
+	 * pages touched and not the device's read-ahead window around each
+	 * (libelf's own mapping would be touched before any advice).  A
+	 * private writable copy, as libelf's: it converts foreign byte
+	 * orders in place. */
+	struct stat rst;
+	size_t size = fstat(fd, &rst) == 0 && rst.st_size > 0 ? (size_t)rst.st_size : 0;
+	void *map = size ? mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+	Elf *elf;
+	if (map != MAP_FAILED) {
+		(void)madvise(map, size, MADV_RANDOM);
+		elf = elf_memory(map, size);
+	} else {
+		elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	}
 	if (!elf) {
 		err = elf_err(path, "opening");
 	} else if (elf_kind(elf) != ELF_K_ELF) {
@@ -253,6 +291,8 @@ sp_error *sp_elf_info_read(const char *path, sp_elf_info *out)
 		err = read_elf(elf, path, out);
 	}
 	elf_end(elf);
+	if (map != MAP_FAILED)
+		munmap(map, size);
 	close(fd);
 	if (err)
 		sp_elf_info_clear(out);
