@@ -655,10 +655,12 @@ static void start_threads(sp_batch *c)
 	c->threads = true;
 }
 
-/* Makes the sessions of jobs 1..N-1 and opens the object in the caller's
- * own (the first batch can be a parallel one); each job opens it in its
- * session at its first chunk (open_job), while the caller's thread
- * resolves.  False when misses are to be resolved on this thread only. */
+/* Makes the sessions of jobs 1..N-1; each job opens the object in its
+ * session at its first chunk (open_job), while the caller's thread opens
+ * it in its own, if it has not, and resolves: the start-up of a large
+ * first batch (the debug file found, the unit index) runs on every
+ * thread at once.  False when misses are to be resolved on this thread
+ * only. */
 static bool open_sessions(sp_batch *c)
 {
 	if (c->no_sessions)
@@ -667,16 +669,14 @@ static bool open_sessions(sp_batch *c)
 		start_threads(c);
 	for (int k = 1; k < c->jobs; k++)
 		c->job[k].s = sp_symbolizer_new_worker(c->s);
-	sp_error_free(c->obj ? sp_object_open(c->obj) : NULL);
 	c->sessions = true;
 	return true;
 }
 
-/* Opens the object in job J's session, one job at a time: opening may
- * ask debuginfod, whose client library is not to be used from two threads
- * at once (it sets environment variables), and the caller's session opened
- * its file before the threads resolve.  False when the session cannot
- * have the file (then J resolves nothing). */
+/* Opens the object in job J's session, one job at a time (a query of
+ * debuginfod waits for another's in any case: find/debuginfod.c), so that
+ * a file one job fetched is in the cache for the next.  False when the
+ * session cannot have the file (then J resolves nothing). */
 static bool open_job(sp_batch *c, job *j)
 {
 	pthread_mutex_lock(&c->open_lock);

@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,11 +162,17 @@ static void put_back(const char *name, char *old)
 	free(old);
 }
 
+/* Held by a query: its limits are environment variables of the process,
+ * and the client library is not to be used from two threads at once
+ * (sessions of two threads may open files at the same time). */
+static pthread_mutex_t asking = PTHREAD_MUTEX_INITIALIZER;
+
 /* One query of BUILD_ID, without libdebuginfod's retries, LEFT seconds
  * before the deadline; the bytes that arrive count against the run's. */
 static int ask(sp_finder *f, debuginfod_client *c, const char *build_id, bool debuginfo,
 	       double left, char **got)
 {
+	pthread_mutex_lock(&asking);
 	clock_gettime(CLOCK_MONOTONIC, &f->query_start);
 	f->cancelled = false;
 	f->timed_out = 0;
@@ -188,6 +195,7 @@ static int ask(sp_finder *f, debuginfod_client *c, const char *build_id, bool de
 	/* what arrived counts, even when the query failed */
 	uint64_t spent = f->fetched > size ? f->fetched : size;
 	f->run_left -= spent < f->run_left ? spent : f->run_left;
+	pthread_mutex_unlock(&asking);
 	return fd;
 }
 
