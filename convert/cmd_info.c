@@ -10,7 +10,10 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: symprof info [OPTIONS] PROFILE...\n\n" SP_CLI_SYM_HELP);
+	fprintf(f, "usage: symprof info [OPTIONS] PROFILE...\n\n"
+		   "  -j, --jobs N          unwind the processes of a perf.data file recorded with\n"
+		   "                        --call-graph dwarf on N threads (default 1; the\n"
+		   "                        same text whatever N)\n" SP_CLI_SYM_HELP);
 }
 
 static sp_error *print_output(void *ctx, const sp_pipeline_output *out)
@@ -72,6 +75,7 @@ int cmd_info(int argc, char **argv)
 	static const struct option longopts[] = {
 		{"help", no_argument, NULL, 'h'},
 		{"events", no_argument, NULL, 3000},
+		{"jobs", required_argument, NULL, 'j'},
 		SP_CLI_SYM_OPTIONS,
 		{NULL, 0, NULL, 0},
 	};
@@ -82,9 +86,16 @@ int cmd_info(int argc, char **argv)
 	int c, rc = 0;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":qhj:", longopts, NULL)) != -1) {
 		if (c == 3000) {
 			events = true;
+			continue;
+		}
+		if (c == 'j') {
+			if (!sp_cli_parse_int("info", "-j", optarg, 1, 1024, &o.jobs)) {
+				rc = 2;
+				goto out;
+			}
 			continue;
 		}
 		int r = sp_cli_sym_option(&o, c, optarg);

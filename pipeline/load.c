@@ -104,8 +104,17 @@ static void unwind_round(round_ctx *r, sp_capture *c)
 	sp_unwinder_run(r->u, c);
 }
 
-/* perf.data from R (consumed), pulled a round at a time: each round's
- * samples unwound through RC, then made the profile's; *OUT checked. */
+/* Samples gathered over perf rounds before they are unwound together, at
+ * most (and bytes of samples copied, for a stream): a round is often a few
+ * dozen samples, and the unwinder's threads (sp_unwinder_set_jobs) start
+ * and stop with each batch.  The same for every -j, so that what is
+ * unwound together never depends on it. */
+#define UNWIND_BATCH_SAMPLES 1024
+#define UNWIND_BATCH_BYTES ((size_t)4 << 20)
+
+/* perf.data from R (consumed), pulled a round at a time: the rounds'
+ * samples unwound through RC a batch of rounds at a time, then made the
+ * profile's; *OUT checked. */
 static sp_error *read_rounds(sp_perf_reader *r, round_ctx *rc, const char *name,
 			     sp_profile **out)
 {
@@ -113,9 +122,15 @@ static sp_error *read_rounds(sp_perf_reader *r, round_ctx *rc, const char *name,
 	sp_profile *q = NULL;
 	sp_error *err;
 	while (!(err = sp_perf_next_round(r, &c)) && c) {
+		last = c;
+		if (c->n_samples < UNWIND_BATCH_SAMPLES && c->bytes.len < UNWIND_BATCH_BYTES)
+			continue; /* the next round's samples join these */
 		unwind_round(rc, c);
 		sp_perf_round_to_profile(r);
-		last = c;
+	}
+	if (!err && last && last->n_samples) { /* the last batch */
+		unwind_round(rc, last);
+		sp_perf_round_to_profile(r);
 	}
 	if (!err && (err = sp_profile_check(q = sp_perf_profile(r), name))) {
 		sp_profile_free(q);
@@ -256,6 +271,8 @@ sp_error *sp_load(const sp_load_options *o, const sp_load_input *in, sp_symboliz
 	*out = NULL;
 	sp_mem_set_input(name); /* what running out of memory names */
 	round_ctx rc = {.u = sp_unwinder_new(us), .s = s, .sample_times = o->sample_times};
+	/* the processes of a recording unwound on the threads allowed */
+	sp_unwinder_set_jobs(rc.u, o->jobs, sp_load_input_bytes(in));
 	sp_error *err = read_input(o, in, &rc, &p, &f);
 	if (!err && o->maps_file)
 		err = attach_maps(o->maps_file, p, name);

@@ -299,6 +299,13 @@ static void index_maps(sp_capture_process *pr)
 	pr->by_start_dirty = false;
 }
 
+void sp_capture_index_maps(sp_capture *c)
+{
+	for (size_t i = 0; i < c->n_procs; i++)
+		if (c->procs[i].by_start_dirty)
+			index_maps(&c->procs[i]);
+}
+
 size_t sp_capture_map_index_at(sp_capture_process *pr, uint64_t addr, uint64_t time)
 {
 	if (pr->by_start_dirty)

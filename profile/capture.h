@@ -215,6 +215,11 @@ void sp_capture_clear_samples(sp_capture *c);
  * the latest one.  NULL when none.  Borrowed. */
 const sp_capture_map *sp_capture_map_at(sp_capture *c, int64_t pid, uint64_t addr,
 					uint64_t time);
+/* Builds what map look-ups use for every process now, so that
+ * sp_capture_map_at, sp_capture_map_index_at and sp_capture_process_for of
+ * a process that has maps only read C until more is added to it: threads
+ * may then look up at once. */
+void sp_capture_index_maps(sp_capture *c);
 /* The index in PR->maps of the map sp_capture_map_at gives (SIZE_MAX:
  * none). */
 size_t sp_capture_map_index_at(sp_capture_process *pr, uint64_t addr, uint64_t time);

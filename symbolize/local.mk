@@ -60,6 +60,7 @@ symbolize_libsymbolize_la_SOURCES = \
 	symbolize/unwind/unwind.c \
 	symbolize/unwind/memo.c \
 	symbolize/unwind/modules.c \
+	symbolize/unwind/parallel.c \
 	symbolize/unwind/regs_x86_64.c
 symbolize_libsymbolize_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS) $(DEBUGINFOD_CFLAGS)
 symbolize_libsymbolize_la_LIBADD = $(LIBDW_LIBS) $(LIBELF_LIBS) $(OPCODES_LIBS) $(BFD_LIBS)

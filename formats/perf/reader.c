@@ -42,6 +42,16 @@ static void drop_read(sp_perf_reader *d)
 		return;
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 	uint64_t to = d->at / page * page;
+	/* not the stack copies of samples the caller still holds (it may
+	 * gather several rounds before unwinding them): once dropped, the
+	 * pages they fault in again would stay */
+	const sp_capture *c = d->c;
+	for (size_t i = 0; i < c->n_samples; i++)
+		if (c->samples[i].stack_ref) {
+			uint64_t held = (uint64_t)(c->samples[i].stack_ref - d->map) / page * page;
+			to = held < to ? held : to;
+			break;
+		}
 	if (to >= d->dropped + DROP_MIN &&
 	    madvise(d->map + d->dropped, (size_t)(to - d->dropped), MADV_DONTNEED) == 0)
 		d->dropped = to;

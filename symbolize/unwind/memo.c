@@ -187,6 +187,7 @@ void sp_unwind_memo_clear(uproc *p)
 	free(p->memo);
 	p->memo = NULL;
 	p->n_memo = p->cap_memo = 0;
+	p->memo_bytes = 0;
 	sp_u64map_free(&p->memo_of);
 }
 
@@ -201,12 +202,15 @@ void sp_unwind_memo_store(sp_unwinder *u, uproc *p, size_t user_at, const char *
 	size_t bytes = sizeof(umemo) + u->n_reads * sizeof(*u->reads) +
 		       u->n_looks * sizeof(*u->looks) + (u->n_chain - user_at) * sizeof(*u->chain) +
 		       (why ? strlen(why) + 1 : 0);
-	if (u->memo_bytes + bytes > MEMO_BYTES) {
-		for (size_t i = 0; i < u->n_procs; i++)
-			sp_unwind_memo_clear(&u->procs[i]);
-		u->memo_bytes = 0;
+	/* the process's own alone (the whole budget at the end of a round:
+	 * parallel.c), so that what is dropped when does not depend on the
+	 * units the processes were given to */
+	if (p->memo_bytes + bytes > MEMO_BYTES) {
+		u->memo_bytes -= p->memo_bytes;
+		sp_unwind_memo_clear(p);
 	}
 	u->memo_bytes += bytes;
+	p->memo_bytes += bytes;
 	uint32_t have = have_mask(u);
 	umemo m = {.key = memo_key(u, have), .gen = p->gen, .have = have, .deps = deps};
 	memcpy(m.regs, u->regs, sizeof(m.regs));

@@ -23,7 +23,8 @@
  *     used half is taken out (one dwfl_report_begin round re-reporting the
  *     others) and reported again when met again.
  * Across processes, when the separate debug files held pass max_fds, the
- * Dwfls of the processes least recently unwound are ended.  Both bounds
+ * Dwfls of the processes least recently unwound are ended (every unit's:
+ * parallel.c).  Both bounds
  * follow the soft limit on descriptors, which main() raises to the hard
  * limit.
  */
@@ -49,12 +50,12 @@ void sp_unwind_modules_init(sp_unwinder *u)
 
 /* -- processes ----------------------------------------------------------------- */
 
-uproc *sp_unwind_proc_for(sp_unwinder *u, int64_t pid)
+uproc *sp_unwind_proc_for(sp_unwinder *u, int64_t pid, uint64_t tick)
 {
 	uint64_t i;
 	if (sp_u64map_get(&u->proc_of, (uint64_t)pid, &i))
 		return &u->procs[i - 1];
-	uproc p = {.pid = pid};
+	uproc p = {.pid = pid, .born = tick};
 	SP_PUSH(u->procs, u->n_procs, u->cap_procs, p);
 	sp_u64map_put(&u->proc_of, (uint64_t)pid, u->n_procs);
 	return &u->procs[u->n_procs - 1];
@@ -107,21 +108,6 @@ void sp_unwind_proc_free(sp_unwinder *u, uproc *p)
 		free(p->mapped[i].why);
 	free(p->mapped);
 	sp_u64map_free(&p->map_of);
-}
-
-void sp_unwind_modules_trim(sp_unwinder *u, uproc *p)
-{
-	while (u->debug_fds > u->max_fds) {
-		uproc *old = NULL;
-		for (size_t i = 0; i < u->n_procs; i++) {
-			uproc *q = &u->procs[i];
-			if (q != p && q->dwfl && (!old || q->used < old->used))
-				old = q;
-		}
-		if (!old)
-			break;
-		sp_unwind_proc_end(u, old);
-	}
 }
 
 /* -- files ---------------------------------------------------------------------- */
@@ -340,14 +326,14 @@ void sp_unwind_modules_batch(sp_unwinder *u, sp_capture *c)
 {
 	pending *v = NULL;
 	size_t n = 0, cap = 0;
-	for (size_t i = 0; i < c->n_samples; i++) {
-		const sp_capture_sample *s = &c->samples[i];
+	for (size_t k = 0; k < u->n_own; k++) {
+		const sp_capture_sample *s = &c->samples[u->own[k].i];
 		if (s->regs_abi != 2 || !s->stack.len || s->pid <= 0 || !s->ip)
 			continue;
 		const sp_capture_map *m = sp_capture_map_at(c, s->pid, s->ip, s->time);
 		if (!m)
 			continue;
-		uproc *p = sp_unwind_proc_for(u, s->pid);
+		uproc *p = sp_unwind_proc_for(u, s->pid, u->own[k].tick);
 		const sp_capture_process *pr = sp_capture_process_for(c, s->pid);
 		const umapped *r = resolve(u, p, m, (size_t)(m - pr->maps));
 		if (!r->mod || p->mods[r->mod - 1].dm)

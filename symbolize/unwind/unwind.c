@@ -13,7 +13,9 @@
  * debug file, which libdwfl finds through module.c's search.
  *
  * The parts: unwind.c (the Dwfl per process, its callbacks, one sample),
- * memo.c (reusing recorded unwinds), regs_x86_64.c (perf's registers).
+ * memo.c (reusing recorded unwinds), modules.c (the modules of a Dwfl),
+ * parallel.c (processes unwound on several threads), regs_x86_64.c (perf's
+ * registers).
  */
 #include "symbolize/unwind/unwindp.h"
 
@@ -161,6 +163,8 @@ static void count_stop(sp_unwinder *u, const char *reason, bool error)
 	}
 	sp_unwind_stop s = {u->cur->pid, sp_xstrdup(path), sp_xstrdup(reason), 1, error};
 	SP_PUSH(r->stops, r->n_stops, r->cap_stops, s);
+	sp_grow(&u->stop_first, &u->cap_stop_first, r->n_stops, sizeof(*u->stop_first));
+	u->stop_first[r->n_stops - 1] = u->clock;
 }
 
 /* Why the map met last gives no module ("binary not found", or the
@@ -174,15 +178,17 @@ static const char *map_failure(const sp_unwinder *u, bool *error)
 	return k ? "the module could not be reported" : "binary not found";
 }
 
-/* Unwinds sample I of C; returns the reason it stopped early, or NULL
- * (*ERROR: the reason is an error, as a file that could not be read). */
-static const char *unwind_one(sp_unwinder *u, size_t i, bool *error)
+/* Unwinds sample I of C at TICK of the clock; returns the reason it
+ * stopped early, or NULL (*ERROR: the reason is an error, as a file that
+ * could not be read). */
+static const char *unwind_one(sp_unwinder *u, size_t i, uint64_t tick, bool *error)
 {
 	const sp_capture_sample *s = &u->c->samples[i];
 	u->sample = s;
-	u->cur = sp_unwind_proc_for(u, s->pid);
-	u->cur->used = ++u->clock;
-	sp_unwind_modules_trim(u, u->cur);
+	u->cur = sp_unwind_proc_for(u, s->pid, tick);
+	u->cur->used = u->clock = tick;
+	if (u->trim)
+		sp_unwind_trim(u->front, u->cur);
 	u->n_chain = 0;
 	u->n_frames = 0;
 	u->stack_short = u->limited = false;
@@ -268,39 +274,68 @@ static void prefetch_stack(const sp_capture *c, const sp_capture_sample *s)
 		__builtin_prefetch(p + at);
 }
 
-sp_unwinder *sp_unwinder_new(sp_symbolizer *s)
+sp_unwinder *sp_unwind_unit_new(sp_unwinder *f, sp_symbolizer *s)
 {
 	sp_unwinder *u = sp_xcalloc(1, sizeof(*u));
 	u->s = s;
+	u->front = f ? f : u;
 	sp_unwind_modules_init(u);
 	return u;
 }
 
-void sp_unwinder_run(sp_unwinder *u, sp_capture *c)
+sp_unwinder *sp_unwinder_new(sp_symbolizer *s)
+{
+	return sp_unwind_unit_new(NULL, s);
+}
+
+void sp_unwind_unit_begin(sp_unwinder *u, sp_capture *c)
 {
 	u->c = c;
+	u->n_ans = u->n_ans_chain = 0;
 	sp_unwind_modules_batch(u, c);
-	for (size_t i = 0; i < c->n_samples; i++) {
-		const sp_capture_sample *s = &c->samples[i];
-		if (i + PREFETCH_AHEAD < c->n_samples)
-			prefetch_stack(c, &c->samples[i + PREFETCH_AHEAD]);
-		if (!s->regs_abi || !s->stack.len || s->pid <= 0)
-			continue;
-		u->report.n_samples++;
-		bool error;
-		const char *why = unwind_one(u, i, &error);
-		if (why)
-			count_stop(u, why, error);
-		else
-			u->report.n_complete++;
+}
+
+void sp_unwind_unit_sample(sp_unwinder *u, size_t k)
+{
+	sp_capture *c = u->c;
+	size_t i = u->own[k].i;
+	if (k + PREFETCH_AHEAD < u->n_own)
+		prefetch_stack(c, &c->samples[u->own[k + PREFETCH_AHEAD].i]);
+	u->report.n_samples++;
+	bool error;
+	const char *why = unwind_one(u, i, u->own[k].tick, &error);
+	if (why)
+		count_stop(u, why, error);
+	else
+		u->report.n_complete++;
+	if (!u->keep) {
 		sp_capture_set_chain(c, i, u->chain, u->n_chain);
+		return;
 	}
+	uanswer a = {i, u->n_ans_chain, u->n_chain};
+	SP_PUSH(u->ans, u->n_ans, u->cap_ans, a);
+	sp_grow(&u->ans_chain, &u->cap_ans_chain, u->n_ans_chain + u->n_chain,
+		sizeof(*u->ans_chain));
+	memcpy(u->ans_chain + u->n_ans_chain, u->chain, u->n_chain * sizeof(*u->chain));
+	u->n_ans_chain += u->n_chain;
+}
+
+void sp_unwind_unit_run(sp_unwinder *u, sp_capture *c)
+{
+	sp_unwind_unit_begin(u, c);
+	for (size_t k = 0; k < u->n_own; k++)
+		sp_unwind_unit_sample(u, k);
 	u->c = NULL;
+}
+
+void sp_unwinder_run(sp_unwinder *u, sp_capture *c)
+{
+	sp_unwind_round(u, c);
 }
 
 const sp_unwind_report *sp_unwinder_report(const sp_unwinder *u)
 {
-	return &u->report;
+	return u->par ? sp_unwind_merged_report(u) : &u->report;
 }
 
 void sp_unwind_report_clear(sp_unwind_report *r)
@@ -313,10 +348,8 @@ void sp_unwind_report_clear(sp_unwind_report *r)
 	memset(r, 0, sizeof(*r));
 }
 
-void sp_unwinder_free(sp_unwinder *u)
+void sp_unwind_unit_free(sp_unwinder *u)
 {
-	if (!u)
-		return;
 	for (size_t i = 0; i < u->n_procs; i++) {
 		uproc *p = &u->procs[i];
 		sp_unwind_proc_free(u, p); /* its Dwfl before the files it shares */
@@ -326,9 +359,21 @@ void sp_unwinder_free(sp_unwinder *u)
 	free(u->procs);
 	sp_u64map_free(&u->proc_of);
 	sp_unwind_report_clear(&u->report);
+	free(u->stop_first);
+	free(u->own);
+	free(u->ans);
+	free(u->ans_chain);
 	free(u->chain);
 	free(u->reads);
 	free(u->looks);
 	free(u->pcs);
 	free(u);
+}
+
+void sp_unwinder_free(sp_unwinder *u)
+{
+	if (!u)
+		return;
+	sp_unwind_units_free(u);
+	sp_unwind_unit_free(u);
 }

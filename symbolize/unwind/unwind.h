@@ -41,6 +41,13 @@ void sp_unwind_report_clear(sp_unwind_report *r);
  * bases as unwinding meets them. */
 typedef struct sp_unwinder sp_unwinder;
 sp_unwinder *sp_unwinder_new(sp_symbolizer *s);
+/* Lets U unwind the samples of different processes on JOBS threads (the
+ * caller's included; 0 or 1: the caller's alone) when the recording, of
+ * INPUT_BYTES (0: unknown), is large enough to pay for the threads'
+ * sessions: each process stays with one thread for the whole capture, and
+ * what comes out (chains, report) is the same whatever JOBS.  Before the
+ * first sp_unwinder_run. */
+void sp_unwinder_set_jobs(sp_unwinder *u, int jobs, uint64_t input_bytes);
 /* Unwinds every sample of C that carries x86-64 user registers and a
  * stack copy: its callchain becomes its kernel part, then the USER marker
  * and the unwound frames.  Callers' return addresses are kept as they are

@@ -14,8 +14,10 @@
 /* Frames kept per sample at most (perf's default --max-stack is 127). */
 #define MAX_FRAMES 512
 
-/* Bytes of recorded unwinds kept at most, over all processes (all are
- * dropped when full), and how many with the same pc and sp a sample tries. */
+/* Bytes of recorded unwinds kept at most: a process's are dropped when
+ * they alone would pass it, every process's at the end of a round (a
+ * perf round) that leaves more; and how many with the same pc and sp a
+ * sample tries. */
 #define MEMO_BYTES (16u << 20)
 #define MEMO_TRIES 8
 
@@ -94,6 +96,7 @@ typedef struct {
 	umemo *memo;
 	size_t n_memo, cap_memo;
 	sp_u64map memo_of; /* key -> index + 1 of the newest entry with it */
+	size_t memo_bytes; /* held by its recorded unwinds */
 	umod *mods;
 	size_t n_mods, cap_mods;
 	size_t n_live;     /* mods in the Dwfl now */
@@ -102,7 +105,22 @@ typedef struct {
 	size_t n_mapped, cap_mapped;
 	sp_u64map map_of;  /* capture map index + 1 -> index into mapped + 1 */
 	uint64_t used;     /* the unwinder's clock when last met */
+	uint64_t born;     /* ... when first met */
 } uproc;
+
+/* A sample a unit unwinds in a round: its index in the capture, and its
+ * tick of the unwinder's clock (the samples unwound before it, itself
+ * included, over the whole capture and every unit). */
+typedef struct {
+	size_t i;
+	uint64_t tick;
+} uown;
+
+/* A unit's answer for sample I, kept for the front (parallel.c): N entries
+ * at OFF of the unit's ans_chain. */
+typedef struct {
+	size_t i, off, n;
+} uanswer;
 
 struct sp_unwinder {
 	sp_symbolizer *s;
@@ -139,6 +157,22 @@ struct sp_unwinder {
 	uint64_t *chain;
 	size_t n_chain, cap_chain;
 	size_t n_frames;
+
+	/* units (parallel.c): the unwinder given to the caller is unit 0, the
+	 * front; others unwind the samples of processes of their own on threads
+	 * of their own, each with a session of its own */
+	sp_unwinder *front;     /* the front (itself for the front) */
+	struct upar *par;       /* the front's units and threads; NULL while alone */
+	bool trim;              /* trim (sp_unwind_trim) before each sample */
+	uown *own;              /* the samples of this round it unwinds */
+	size_t n_own, cap_own;
+	bool keep;              /* keep answers (ans) instead of setting chains */
+	uanswer *ans;
+	size_t n_ans, cap_ans;
+	uint64_t *ans_chain;
+	size_t n_ans_chain, cap_ans_chain;
+	uint64_t *stop_first;   /* per report.stops: the tick of its first sample */
+	size_t cap_stop_first;
 
 	/* recording the unwind being run (see "Reusing unwinds") */
 	size_t memo_bytes; /* held by the processes' recorded unwinds */
@@ -191,19 +225,43 @@ Elf *sp_unwind_module_elf(const sp_unwinder *u, const uproc *p, size_t mod);
 bool sp_unwind_file_word(const sp_unwinder *u, const uproc *p, size_t mod, uint64_t off,
 			 uint64_t *out);
 /* Reports, in one round per process, the modules of the maps holding the
- * pcs of C's samples that will be unwound, as far as each Dwfl has room. */
+ * pcs of the samples of C that U owns (u->own), as far as each Dwfl has
+ * room. */
 void sp_unwind_modules_batch(sp_unwinder *u, sp_capture *c);
-/* Before a sample of P: ends other processes' Dwfls, least recently used
- * first, while the separate debug files held pass their bound. */
-void sp_unwind_modules_trim(sp_unwinder *u, uproc *p);
+/* Before a sample of P: ends other processes' Dwfls, in every unit of the
+ * front F, least recently used first, while the separate debug files they
+ * hold pass their bound. */
+void sp_unwind_trim(sp_unwinder *f, uproc *p);
+/* The separate debug files the Dwfls of every unit of F hold. */
+size_t sp_unwind_debug_fds(const sp_unwinder *f);
 /* Ends P's Dwfl and forgets its modules (P stays known). */
 void sp_unwind_proc_end(sp_unwinder *u, uproc *p);
 /* P's Dwfl, made when it has none: NULL with *WHY when libdwfl fails. */
 sp_dwfl *sp_unwind_proc_dwfl(sp_unwinder *u, uproc *p, const char **why);
-/* The process PID, added when new. */
-uproc *sp_unwind_proc_for(sp_unwinder *u, int64_t pid);
+/* The process PID, added when new (first met at TICK). */
+uproc *sp_unwind_proc_for(sp_unwinder *u, int64_t pid, uint64_t tick);
 /* Frees what modules.c keeps for P, its Dwfl first. */
 void sp_unwind_proc_free(sp_unwinder *u, uproc *p);
 void sp_unwind_modules_free(sp_unwinder *u);
+
+/* -- unwind.c, parallel.c ------------------------------------------------- */
+
+/* Unwinds the samples U owns in C (u->own, with their ticks): each one's
+ * chain set in C, or kept in u->ans when u->keep.  The same in steps:
+ * begin (the modules of the round), each sample K of u->own in turn, then
+ * u->c = NULL. */
+void sp_unwind_unit_run(sp_unwinder *u, sp_capture *c);
+void sp_unwind_unit_begin(sp_unwinder *u, sp_capture *c);
+void sp_unwind_unit_sample(sp_unwinder *u, size_t k);
+/* A unit of front F with session S (F itself when F is NULL). */
+sp_unwinder *sp_unwind_unit_new(sp_unwinder *f, sp_symbolizer *s);
+/* Frees what a unit holds, not the units of a front. */
+void sp_unwind_unit_free(sp_unwinder *u);
+/* A round of C on the units of U (parallel.c). */
+void sp_unwind_round(sp_unwinder *u, sp_capture *c);
+/* The report of every unit of U, merged (parallel.c). */
+const sp_unwind_report *sp_unwind_merged_report(const sp_unwinder *u);
+/* Ends the units and their threads (parallel.c). */
+void sp_unwind_units_free(sp_unwinder *u);
 
 #endif

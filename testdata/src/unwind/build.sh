@@ -4,6 +4,8 @@
 #   libunwlib.so   linked library holding the main busy leaf
 #   unwmaps        PIE that maps libunwleaf.so's code N times (unwmaps.c)
 #   libunwleaf.so  its leaf
+#   unwfork        PIE that forks children spinning in functions of their own
+#                  (unwfork.c), linked to libunwlib.so
 # -O2 -g WITHOUT frame pointers (a frame-pointer walk cannot give these stacks:
 # only CFI can); no tail calls, so every call written is a real frame.
 # shellcheck disable=SC2086 # $flags is a list of words
@@ -18,3 +20,5 @@ $CC $flags -fPIE -pie -o "$out/unwbusy" "$src/unwbusy.c" \
 	-L"$out" -lunwlib -Wl,-rpath,'$ORIGIN'
 $CC $flags -fPIC -shared -o "$out/libunwleaf.so" "$src/unwleaf.c"
 $CC $flags -fPIE -pie -o "$out/unwmaps" "$src/unwmaps.c" -ldl
+$CC $flags -fPIE -pie -o "$out/unwfork" "$src/unwfork.c" \
+	-L"$out" -lunwlib -Wl,-rpath,'$ORIGIN'
