@@ -123,6 +123,7 @@ static sp_error *read_rounds(sp_perf_reader *r, round_ctx *rc, const char *name,
 	sp_error *err;
 	while (!(err = sp_perf_next_round(r, &c)) && c) {
 		last = c;
+		sp_unwinder_round_end(rc->u, c);
 		if (c->n_samples < UNWIND_BATCH_SAMPLES && c->bytes.len < UNWIND_BATCH_BYTES)
 			continue; /* the next round's samples join these */
 		unwind_round(rc, c);

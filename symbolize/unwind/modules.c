@@ -322,11 +322,11 @@ static int cmp_pending(const void *a, const void *b)
 	return x->mod < y->mod ? -1 : x->mod > y->mod;
 }
 
-void sp_unwind_modules_batch(sp_unwinder *u, sp_capture *c)
+void sp_unwind_modules_batch(sp_unwinder *u, sp_capture *c, size_t from, size_t to)
 {
 	pending *v = NULL;
 	size_t n = 0, cap = 0;
-	for (size_t k = 0; k < u->n_own; k++) {
+	for (size_t k = from; k < to; k++) {
 		const sp_capture_sample *s = &c->samples[u->own[k].i];
 		if (s->regs_abi != 2 || !s->stack.len || s->pid <= 0 || !s->ip)
 			continue;

@@ -60,6 +60,8 @@ struct upar {
 	size_t n_units;
 	sp_u64map owner;          /* pid -> unit + 1 */
 	uint64_t ticks;           /* samples unwound so far: the clock */
+	size_t *bounds;           /* sample counts of C at the ends of perf rounds */
+	size_t n_bounds, cap_bounds;
 	sp_unwind_report merged;  /* with several units */
 	/* the threads of units 1.. */
 	uthread *args;
@@ -100,6 +102,13 @@ void sp_unwinder_set_jobs(sp_unwinder *u, int jobs, uint64_t input_bytes)
 	upar *par = par_of(u);
 	par->jobs = jobs < 1 ? 1 : jobs > UNITS_MAX ? UNITS_MAX : (size_t)jobs;
 	par->spread = par->jobs > 1 && input_bytes >= PAR_MIN_BYTES;
+}
+
+void sp_unwinder_round_end(sp_unwinder *u, const sp_capture *c)
+{
+	upar *par = par_of(u);
+	if (!par->n_bounds || par->bounds[par->n_bounds - 1] < c->n_samples)
+		SP_PUSH(par->bounds, par->n_bounds, par->cap_bounds, c->n_samples);
 }
 
 /* -- the units' threads --------------------------------------------------------- */
@@ -179,6 +188,7 @@ void sp_unwind_units_free(sp_unwinder *u)
 	free(par->tids);
 	free(par->started);
 	free(par->todo);
+	free(par->bounds);
 	free(par);
 	u->par = NULL;
 }
@@ -367,14 +377,26 @@ static bool deal(sp_unwinder *f, upar *par, sp_capture *c)
 		}
 		free(sorted);
 	}
-	for (size_t i = 0; i < c->n_samples; i++) {
-		const sp_capture_sample *s = &c->samples[i];
-		if (!s->regs_abi || !s->stack.len || s->pid <= 0)
-			continue;
-		sp_u64map_get(&of, (uint64_t)s->pid, &v);
-		sp_unwinder *u = par->units[procs[v - 1].unit];
-		uown o = {i, ++par->ticks};
-		SP_PUSH(u->own, u->n_own, u->cap_own, o);
+	for (size_t k = 0; k < par->n_units; k++)
+		par->units[k]->n_seg = 0;
+	if (!par->n_bounds || par->bounds[par->n_bounds - 1] < c->n_samples)
+		SP_PUSH(par->bounds, par->n_bounds, par->cap_bounds, c->n_samples);
+	for (size_t r = 0, i = 0; r < par->n_bounds; r++) {
+		useg seg = {0, par->ticks}; /* the clock before the round */
+		for (; i < par->bounds[r] && i < c->n_samples; i++) {
+			const sp_capture_sample *s = &c->samples[i];
+			if (!s->regs_abi || !s->stack.len || s->pid <= 0)
+				continue;
+			sp_u64map_get(&of, (uint64_t)s->pid, &v);
+			sp_unwinder *u = par->units[procs[v - 1].unit];
+			uown o = {i, ++par->ticks};
+			SP_PUSH(u->own, u->n_own, u->cap_own, o);
+		}
+		for (size_t k = 0; k < par->n_units; k++) {
+			sp_unwinder *u = par->units[k];
+			seg.end = u->n_own;
+			SP_PUSH(u->seg, u->n_seg, u->cap_seg, seg);
+		}
 	}
 	sp_u64map_free(&of);
 	free(procs);
@@ -382,29 +404,37 @@ static bool deal(sp_unwinder *f, upar *par, sp_capture *c)
 	return held <= f->max_fds && could <= f->max_fds - held;
 }
 
-/* A round in which descriptors may need ending: every sample in its turn on
- * this thread, before each the check over every unit. */
-static void run_in_order(upar *par, sp_capture *c, uint64_t clock)
+/* A call in which descriptors may need ending: a perf round at a time, its
+ * modules, then every sample in its turn on this thread, before each the
+ * check over every unit. */
+static void run_in_order(upar *par, sp_capture *c)
 {
 	size_t *at = sp_xcalloc(par->n_units, sizeof(*at));
 	for (size_t k = 0; k < par->n_units; k++) {
 		sp_unwinder *u = par->units[k];
 		u->trim = true;
 		u->keep = false;
-		u->clock = clock;
 		sp_unwind_unit_begin(u, c);
 	}
-	for (;;) {
-		size_t next = SIZE_MAX;
+	for (size_t r = 0; r < par->units[0]->n_seg; r++) {
 		for (size_t k = 0; k < par->n_units; k++) {
 			sp_unwinder *u = par->units[k];
-			if (at[k] < u->n_own &&
-			    (next == SIZE_MAX || u->own[at[k]].i < par->units[next]->own[at[next]].i))
-				next = k;
+			u->clock = u->seg[r].clock;
+			sp_unwind_modules_batch(u, c, at[k], u->seg[r].end);
 		}
-		if (next == SIZE_MAX)
-			break;
-		sp_unwind_unit_sample(par->units[next], at[next]++);
+		for (;;) {
+			size_t next = SIZE_MAX;
+			for (size_t k = 0; k < par->n_units; k++) {
+				sp_unwinder *u = par->units[k];
+				if (at[k] < u->seg[r].end &&
+				    (next == SIZE_MAX ||
+				     u->own[at[k]].i < par->units[next]->own[at[next]].i))
+					next = k;
+			}
+			if (next == SIZE_MAX)
+				break;
+			sp_unwind_unit_sample(par->units[next], at[next]++);
+		}
 	}
 	for (size_t k = 0; k < par->n_units; k++)
 		par->units[k]->c = NULL;
@@ -434,14 +464,13 @@ static void set_answers(upar *par, sp_capture *c)
 
 /* A round on the units at once: unit 0 on this thread, the others on
  * theirs. */
-static void run_at_once(upar *par, sp_capture *c, uint64_t clock)
+static void run_at_once(upar *par, sp_capture *c)
 {
 	sp_capture_index_maps(c); /* the units only read the capture from here */
 	for (size_t k = 0; k < par->n_units; k++) {
 		sp_unwinder *u = par->units[k];
 		u->trim = false;
 		u->keep = true;
-		u->clock = clock;
 		u->n_ans = u->n_ans_chain = 0; /* (a unit without samples is not run) */
 	}
 	pthread_mutex_lock(&par->mu);
@@ -469,21 +498,20 @@ static void run_at_once(upar *par, sp_capture *c, uint64_t clock)
 void sp_unwind_round(sp_unwinder *u, sp_capture *c)
 {
 	upar *par = par_of(u);
-	uint64_t clock = par->ticks;
 	bool room = deal(u, par, c);
 	size_t busy = 0;
 	for (size_t k = 0; k < par->n_units; k++)
 		busy += par->units[k]->n_own > 0;
 	if (!room) {
-		run_in_order(par, c, clock);
+		run_in_order(par, c);
 	} else if (busy > 1 || (busy == 1 && !u->n_own)) {
-		run_at_once(par, c, clock);
+		run_at_once(par, c);
 	} else { /* the front's samples alone */
 		u->trim = false;
 		u->keep = false;
-		u->clock = clock;
 		sp_unwind_unit_run(u, c);
 	}
+	par->n_bounds = 0;
 	memo_budget(par);
 	if (par->n_units > 1)
 		merge_reports(par);

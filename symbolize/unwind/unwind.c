@@ -292,7 +292,6 @@ void sp_unwind_unit_begin(sp_unwinder *u, sp_capture *c)
 {
 	u->c = c;
 	u->n_ans = u->n_ans_chain = 0;
-	sp_unwind_modules_batch(u, c);
 }
 
 void sp_unwind_unit_sample(sp_unwinder *u, size_t k)
@@ -323,8 +322,12 @@ void sp_unwind_unit_sample(sp_unwinder *u, size_t k)
 void sp_unwind_unit_run(sp_unwinder *u, sp_capture *c)
 {
 	sp_unwind_unit_begin(u, c);
-	for (size_t k = 0; k < u->n_own; k++)
-		sp_unwind_unit_sample(u, k);
+	for (size_t r = 0, k = 0; r < u->n_seg; r++) {
+		u->clock = u->seg[r].clock;
+		sp_unwind_modules_batch(u, c, k, u->seg[r].end);
+		for (; k < u->seg[r].end; k++)
+			sp_unwind_unit_sample(u, k);
+	}
 	u->c = NULL;
 }
 
@@ -361,6 +364,7 @@ void sp_unwind_unit_free(sp_unwinder *u)
 	sp_unwind_report_clear(&u->report);
 	free(u->stop_first);
 	free(u->own);
+	free(u->seg);
 	free(u->ans);
 	free(u->ans_chain);
 	free(u->chain);

@@ -48,6 +48,11 @@ sp_unwinder *sp_unwinder_new(sp_symbolizer *s);
  * what comes out (chains, report) is the same whatever JOBS.  Before the
  * first sp_unwinder_run. */
 void sp_unwinder_set_jobs(sp_unwinder *u, int jobs, uint64_t input_bytes);
+/* Says that C's samples so far end a perf round, when the caller gathers
+ * several rounds before sp_unwinder_run: each round's samples are then
+ * unwound as a call of their own would (the modules their pcs need
+ * reported together, before them). */
+void sp_unwinder_round_end(sp_unwinder *u, const struct sp_capture *c);
 /* Unwinds every sample of C that carries x86-64 user registers and a
  * stack copy: its callchain becomes its kernel part, then the USER marker
  * and the unwound frames.  Callers' return addresses are kept as they are

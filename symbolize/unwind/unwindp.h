@@ -116,6 +116,13 @@ typedef struct {
 	uint64_t tick;
 } uown;
 
+/* The perf rounds among a unit's samples: those of round R end at
+ * own[seg[R].end]; CLOCK is the unwinder's clock before the round. */
+typedef struct {
+	size_t end;
+	uint64_t clock;
+} useg;
+
 /* A unit's answer for sample I, kept for the front (parallel.c): N entries
  * at OFF of the unit's ans_chain. */
 typedef struct {
@@ -164,8 +171,10 @@ struct sp_unwinder {
 	sp_unwinder *front;     /* the front (itself for the front) */
 	struct upar *par;       /* the front's units and threads; NULL while alone */
 	bool trim;              /* trim (sp_unwind_trim) before each sample */
-	uown *own;              /* the samples of this round it unwinds */
+	uown *own;              /* the samples of this call it unwinds */
 	size_t n_own, cap_own;
+	useg *seg;              /* ... by perf round */
+	size_t n_seg, cap_seg;
 	bool keep;              /* keep answers (ans) instead of setting chains */
 	uanswer *ans;
 	size_t n_ans, cap_ans;
@@ -225,9 +234,9 @@ Elf *sp_unwind_module_elf(const sp_unwinder *u, const uproc *p, size_t mod);
 bool sp_unwind_file_word(const sp_unwinder *u, const uproc *p, size_t mod, uint64_t off,
 			 uint64_t *out);
 /* Reports, in one round per process, the modules of the maps holding the
- * pcs of the samples of C that U owns (u->own), as far as each Dwfl has
- * room. */
-void sp_unwind_modules_batch(sp_unwinder *u, sp_capture *c);
+ * pcs of the samples of C that U owns from u->own[FROM] to u->own[TO]
+ * (those of a perf round), as far as each Dwfl has room. */
+void sp_unwind_modules_batch(sp_unwinder *u, sp_capture *c, size_t from, size_t to);
 /* Before a sample of P: ends other processes' Dwfls, in every unit of the
  * front F, least recently used first, while the separate debug files they
  * hold pass their bound. */
@@ -246,10 +255,11 @@ void sp_unwind_modules_free(sp_unwinder *u);
 
 /* -- unwind.c, parallel.c ------------------------------------------------- */
 
-/* Unwinds the samples U owns in C (u->own, with their ticks): each one's
+/* Unwinds the samples U owns in C (u->own, with their ticks), a perf
+ * round (u->seg) at a time: its modules, then its samples; each one's
  * chain set in C, or kept in u->ans when u->keep.  The same in steps:
- * begin (the modules of the round), each sample K of u->own in turn, then
- * u->c = NULL. */
+ * begin, for each round the modules then each sample K of u->own in turn,
+ * then u->c = NULL. */
 void sp_unwind_unit_run(sp_unwinder *u, sp_capture *c);
 void sp_unwind_unit_begin(sp_unwinder *u, sp_capture *c);
 void sp_unwind_unit_sample(sp_unwinder *u, size_t k);
