@@ -93,6 +93,14 @@ bench-unwind-maps: symprof$(EXEEXT)
 	SYMPROF=$(abs_top_builddir)/symprof$(EXEEXT) $(SHELL) $(top_srcdir)/bench/unwind-maps.sh $(BENCH_UNWIND_MAPS_ARGS)
 .PHONY: bench-unwind-maps
 
+# a --call-graph dwarf capture of several processes, -j 2 against -j 1 (bench/unwind-procs.sh):
+#   make bench-unwind-procs BENCH_UNWIND_PROCS_ARGS='-r 7 -j 2'
+EXTRA_DIST += bench/unwind-procs.sh
+BENCH_UNWIND_PROCS_ARGS =
+bench-unwind-procs: symprof$(EXEEXT)
+	SYMPROF=$(abs_top_builddir)/symprof$(EXEEXT) $(SHELL) $(top_srcdir)/bench/unwind-procs.sh $(BENCH_UNWIND_PROCS_ARGS)
+.PHONY: bench-unwind-procs
+
 # the symbol index: one address cold and from the index against addr2line, llvm-symbolizer
 # and GSYM, sizes and batches against GSYM (bench/index.sh):
 #   make bench-index BENCH_INDEX_ARGS='-r 7 /path/to/bench-exe'

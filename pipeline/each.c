@@ -121,17 +121,6 @@ static double cpu_seconds(void)
  * conversion, and the workers warm theirs at the same time). */
 #define EACH_COLD_MIN_BYTES ((uint64_t)4 << 20)
 
-uint64_t sp_load_input_bytes(const sp_load_input *in)
-{
-	struct stat st;
-	if (in->data)
-		return in->len;
-	if (!in->path || !strcmp(in->path, "-") || stat(in->path, &st) != 0 ||
-	    !S_ISREG(st.st_mode))
-		return 0;
-	return (uint64_t)st.st_size;
-}
-
 static void warn(const pool *p, const char *what, int err)
 {
 	if (!p->eo->warning)

@@ -13,6 +13,7 @@
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 /* What the perf reader's rounds pass on: the unwinder, the session that
@@ -259,6 +260,17 @@ static void kallsyms_note(sp_symbolizer *s, const sp_symbolizer *us, const round
 	}
 	if (note)
 		sp_notes_add(notes, warn ? SP_NOTE_WARNING : SP_NOTE_INFO, "kallsyms", note);
+}
+
+uint64_t sp_load_input_bytes(const sp_load_input *in)
+{
+	struct stat st;
+	if (in->data)
+		return in->len;
+	if (!in->path || !strcmp(in->path, "-") || stat(in->path, &st) != 0 ||
+	    !S_ISREG(st.st_mode))
+		return 0;
+	return (uint64_t)st.st_size;
 }
 
 sp_error *sp_load(const sp_load_options *o, const sp_load_input *in, sp_symbolizer *s,

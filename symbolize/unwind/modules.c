@@ -110,6 +110,42 @@ void sp_unwind_proc_free(sp_unwinder *u, uproc *p)
 	sp_u64map_free(&p->map_of);
 }
 
+/* -- processes of every unit (parallel.c) ------------------------------------ */
+
+size_t sp_unwind_debug_fds(const sp_unwinder *f)
+{
+	if (!f->units)
+		return f->debug_fds;
+	size_t n = 0;
+	for (size_t k = 0; k < f->n_units; k++)
+		n += f->units[k]->debug_fds;
+	return n;
+}
+
+void sp_unwind_trim(sp_unwinder *f, uproc *p)
+{
+	size_t n_units = f->units ? f->n_units : 1;
+	sp_unwinder *const *units = f->units ? f->units : &f;
+	while (sp_unwind_debug_fds(f) > f->max_fds) {
+		uproc *old = NULL;
+		sp_unwinder *at = NULL;
+		for (size_t k = 0; k < n_units; k++)
+			for (size_t i = 0; i < units[k]->n_procs; i++) {
+				uproc *q = &units[k]->procs[i];
+				if (q == p || !q->dwfl)
+					continue;
+				if (!old || q->used < old->used ||
+				    (q->used == old->used && q->born < old->born)) {
+					old = q;
+					at = units[k];
+				}
+			}
+		if (!old)
+			break;
+		sp_unwind_proc_end(at, old);
+	}
+}
+
 /* -- files ---------------------------------------------------------------------- */
 
 /* Whether a failure of code C is an error (the file is there but could

@@ -90,6 +90,8 @@ static upar *par_of(sp_unwinder *u)
 	par->todo = sp_xcalloc(UNITS_MAX, sizeof(*par->todo));
 	par->units[0] = u;
 	par->n_units = 1;
+	u->units = par->units;
+	u->n_units = 1;
 	pthread_mutex_init(&par->mu, NULL);
 	pthread_cond_init(&par->go, NULL);
 	pthread_cond_init(&par->done, NULL);
@@ -142,6 +144,7 @@ static void *unit_main(void *arg)
 static void add_unit(sp_unwinder *f, upar *par)
 {
 	size_t k = par->n_units++;
+	f->n_units = par->n_units;
 	par->sessions[k] = sp_symbolizer_new_worker(f->s);
 	par->units[k] = sp_unwind_unit_new(f, par->sessions[k]);
 	par->args[k] = (uthread){par, k};
@@ -162,11 +165,9 @@ static size_t unit_new(sp_unwinder *f, upar *par, const uint64_t *load)
 	return best;
 }
 
-void sp_unwind_units_free(sp_unwinder *u)
+/* Ends the units other than the front, and their threads. */
+static void units_free(sp_unwinder *u, upar *par)
 {
-	upar *par = u->par;
-	if (!par)
-		return;
 	pthread_mutex_lock(&par->mu);
 	par->quit = true;
 	pthread_cond_broadcast(&par->go);
@@ -191,43 +192,26 @@ void sp_unwind_units_free(sp_unwinder *u)
 	free(par->bounds);
 	free(par);
 	u->par = NULL;
+	u->units = NULL;
+	u->n_units = 0;
+}
+
+sp_unwinder *sp_unwinder_new(sp_symbolizer *s)
+{
+	return sp_unwind_unit_new(NULL, s);
+}
+
+void sp_unwinder_free(sp_unwinder *u)
+{
+	if (!u)
+		return;
+	upar *par = u->par;
+	if (par)
+		units_free(u, par);
+	sp_unwind_unit_free(u);
 }
 
 /* -- rules over every unit -------------------------------------------------------- */
-
-size_t sp_unwind_debug_fds(const sp_unwinder *f)
-{
-	if (!f->par)
-		return f->debug_fds;
-	size_t n = 0;
-	for (size_t k = 0; k < f->par->n_units; k++)
-		n += f->par->units[k]->debug_fds;
-	return n;
-}
-
-void sp_unwind_trim(sp_unwinder *f, uproc *p)
-{
-	size_t n_units = f->par ? f->par->n_units : 1;
-	sp_unwinder *const *units = f->par ? f->par->units : &f;
-	while (sp_unwind_debug_fds(f) > f->max_fds) {
-		uproc *old = NULL;
-		sp_unwinder *at = NULL;
-		for (size_t k = 0; k < n_units; k++)
-			for (size_t i = 0; i < units[k]->n_procs; i++) {
-				uproc *q = &units[k]->procs[i];
-				if (q == p || !q->dwfl)
-					continue;
-				if (!old || q->used < old->used ||
-				    (q->used == old->used && q->born < old->born)) {
-					old = q;
-					at = units[k];
-				}
-			}
-		if (!old)
-			break;
-		sp_unwind_proc_end(at, old);
-	}
-}
 
 /* At the end of a round: every recorded unwind dropped when all of them
  * pass the budget. */
@@ -288,9 +272,9 @@ static void merge_reports(upar *par)
 	free(refs);
 }
 
-const sp_unwind_report *sp_unwind_merged_report(const sp_unwinder *u)
+const sp_unwind_report *sp_unwinder_report(const sp_unwinder *u)
 {
-	return u->par->n_units > 1 ? &u->par->merged : &u->report;
+	return u->par && u->par->n_units > 1 ? &u->par->merged : &u->report;
 }
 
 /* -- a round ------------------------------------------------------------------------ */
@@ -495,7 +479,7 @@ static void run_at_once(upar *par, sp_capture *c)
 	set_answers(par, c);
 }
 
-void sp_unwind_round(sp_unwinder *u, sp_capture *c)
+void sp_unwinder_run(sp_unwinder *u, sp_capture *c)
 {
 	upar *par = par_of(u);
 	bool room = deal(u, par, c);

@@ -283,11 +283,6 @@ sp_unwinder *sp_unwind_unit_new(sp_unwinder *f, sp_symbolizer *s)
 	return u;
 }
 
-sp_unwinder *sp_unwinder_new(sp_symbolizer *s)
-{
-	return sp_unwind_unit_new(NULL, s);
-}
-
 void sp_unwind_unit_begin(sp_unwinder *u, sp_capture *c)
 {
 	u->c = c;
@@ -331,16 +326,6 @@ void sp_unwind_unit_run(sp_unwinder *u, sp_capture *c)
 	u->c = NULL;
 }
 
-void sp_unwinder_run(sp_unwinder *u, sp_capture *c)
-{
-	sp_unwind_round(u, c);
-}
-
-const sp_unwind_report *sp_unwinder_report(const sp_unwinder *u)
-{
-	return u->par ? sp_unwind_merged_report(u) : &u->report;
-}
-
 void sp_unwind_report_clear(sp_unwind_report *r)
 {
 	for (size_t i = 0; i < r->n_stops; i++) {
@@ -372,12 +357,4 @@ void sp_unwind_unit_free(sp_unwinder *u)
 	free(u->looks);
 	free(u->pcs);
 	free(u);
-}
-
-void sp_unwinder_free(sp_unwinder *u)
-{
-	if (!u)
-		return;
-	sp_unwind_units_free(u);
-	sp_unwind_unit_free(u);
 }

@@ -170,6 +170,8 @@ struct sp_unwinder {
 	 * of their own, each with a session of its own */
 	sp_unwinder *front;     /* the front (itself for the front) */
 	struct upar *par;       /* the front's units and threads; NULL while alone */
+	sp_unwinder *const *units; /* the front's: every unit, itself first (NULL: */
+	size_t n_units;            /* none made: itself alone) */
 	bool trim;              /* trim (sp_unwind_trim) before each sample */
 	uown *own;              /* the samples of this call it unwinds */
 	size_t n_own, cap_own;
@@ -253,7 +255,7 @@ uproc *sp_unwind_proc_for(sp_unwinder *u, int64_t pid, uint64_t tick);
 void sp_unwind_proc_free(sp_unwinder *u, uproc *p);
 void sp_unwind_modules_free(sp_unwinder *u);
 
-/* -- unwind.c, parallel.c ------------------------------------------------- */
+/* -- unwind.c: a unit (parallel.c deals the samples out) ------------------ */
 
 /* Unwinds the samples U owns in C (u->own, with their ticks), a perf
  * round (u->seg) at a time: its modules, then its samples; each one's
@@ -267,11 +269,5 @@ void sp_unwind_unit_sample(sp_unwinder *u, size_t k);
 sp_unwinder *sp_unwind_unit_new(sp_unwinder *f, sp_symbolizer *s);
 /* Frees what a unit holds, not the units of a front. */
 void sp_unwind_unit_free(sp_unwinder *u);
-/* A round of C on the units of U (parallel.c). */
-void sp_unwind_round(sp_unwinder *u, sp_capture *c);
-/* The report of every unit of U, merged (parallel.c). */
-const sp_unwind_report *sp_unwind_merged_report(const sp_unwinder *u);
-/* Ends the units and their threads (parallel.c). */
-void sp_unwind_units_free(sp_unwinder *u);
 
 #endif
