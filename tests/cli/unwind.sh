@@ -71,12 +71,7 @@ reused=$(awk '/^    reused: / { print $2; exit }' "$tmp/out")
 sp_ok $? "info: ${reused:-no} of $tot unwinds reused from earlier samples (half at least)" ||
 	grep -A3 unwound "$tmp/out" | sed 's/^/#   /'
 
-sp_perf_stacks "$data" >"$tmp/perf.stacks"
-sp_folded_stacks "$tmp/dwarf.folded" >"$tmp/sym.stacks"
-awk 'NR == FNR { sym[$1] = $2; next }
-     { if (!($1 in sym)) { missing++; print "# perf only: " $0 > "/dev/stderr" }
-       d = $2 - sym[$1]; diff += d < 0 ? -d : d; tot += $2 }
-     END { exit !(missing == 0 && diff * 50 <= tot) }' "$tmp/sym.stacks" "$tmp/perf.stacks"
+sp_stacks_agree "$data" "$tmp/dwarf.folded"
 sp_ok $? "perf script's stacks of the fixture's functions are symprof's, counts within 2 %" ||
 	diff "$tmp/perf.stacks" "$tmp/sym.stacks" | head -n 20 | sed 's/^/#   /'
 

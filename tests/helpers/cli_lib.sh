@@ -469,3 +469,17 @@ sp_folded_stacks()
 		  c[s == "" ? "-" : s] += v }
 		END { for (k in c) print k, c[k] }' "$1" | sort
 }
+
+# sp_stacks_agree DATA FOLDED: whether every stack of $vocab's functions perf script gives
+# for the perf.data file DATA is one of symprof's FOLDED stacks, the counts within 2 % of
+# the samples ($tmp/perf.stacks and $tmp/sym.stacks keep both; each stack perf alone has
+# is printed on stderr as a TAP comment).
+sp_stacks_agree()
+{
+	sp_perf_stacks "$1" >"$tmp/perf.stacks"
+	sp_folded_stacks "$2" >"$tmp/sym.stacks"
+	awk 'NR == FNR { sym[$1] = $2; next }
+	     { if (!($1 in sym)) { missing++; print "# perf only: " $0 > "/dev/stderr" }
+	       d = $2 - sym[$1]; diff += d < 0 ? -d : d; tot += $2 }
+	     END { exit !(missing == 0 && diff * 50 <= tot) }' "$tmp/sym.stacks" "$tmp/perf.stacks"
+}
