@@ -8,7 +8,11 @@
  * not shared between threads, so each unit opens and maps the files its
  * processes use) and a thread of its own.  A process is given to a unit
  * in the round of its first samples (the unit with the fewest samples of
- * that round), and stays with it for the whole capture.  A round's samples are unwound
+ * that round), and stays with it for the whole capture.  A unit's thread
+ * runs it, or the front's when it comes to it first (on a machine whose
+ * cores are busy, the front does not wait for a thread that has not
+ * started: a unit is taken up once, under the lock, and what it holds is
+ * used by one thread at a time, never by two at once).  A round's samples are unwound
  * by their units at once, each unit keeping its answers; then the front
  * sets them into the capture in the samples' order and merges the units'
  * reports (sums, and the stops in the order of their first samples).
@@ -71,6 +75,8 @@ struct upar {
 	pthread_cond_t go, done;
 	uint64_t round;           /* rounds started */
 	uint64_t *todo;           /* [k]: the last round unit k was given */
+	uint64_t *taken;          /* [k]: the last round unit k was taken up in,
+				     by its thread or by the front's */
 	size_t running;           /* units of the round not done */
 	bool quit;
 	sp_capture *c;
@@ -88,6 +94,7 @@ static upar *par_of(sp_unwinder *u)
 	par->tids = sp_xcalloc(UNITS_MAX, sizeof(*par->tids));
 	par->started = sp_xcalloc(UNITS_MAX, sizeof(*par->started));
 	par->todo = sp_xcalloc(UNITS_MAX, sizeof(*par->todo));
+	par->taken = sp_xcalloc(UNITS_MAX, sizeof(*par->taken));
 	par->units[0] = u;
 	par->n_units = 1;
 	u->units = par->units;
@@ -128,6 +135,9 @@ static void *unit_main(void *arg)
 		if (par->quit)
 			break;
 		seen = par->todo[t->k];
+		if (par->taken[t->k] == seen)
+			continue; /* the front took it up, this thread being late */
+		par->taken[t->k] = seen;
 		sp_unwinder *u = par->units[t->k];
 		pthread_mutex_unlock(&par->mu);
 		sp_unwind_unit_run(u, par->c);
@@ -189,6 +199,7 @@ static void units_free(sp_unwinder *u, upar *par)
 	free(par->tids);
 	free(par->started);
 	free(par->todo);
+	free(par->taken);
 	free(par->bounds);
 	free(par);
 	u->par = NULL;
@@ -471,7 +482,19 @@ static void run_at_once(upar *par, sp_capture *c)
 	for (size_t k = 0; k < par->n_units; k++)
 		if ((!k || !par->started[k]) && par->units[k]->n_own)
 			sp_unwind_unit_run(par->units[k], c);
+	/* a unit whose thread has not taken it up yet (none free to run it)
+	 * is run here: the round never waits on a thread that has not
+	 * started, and a unit is never run by two at once */
 	pthread_mutex_lock(&par->mu);
+	for (size_t k = 1; k < par->n_units; k++) {
+		if (par->todo[k] != par->round || par->taken[k] == par->round)
+			continue;
+		par->taken[k] = par->round;
+		pthread_mutex_unlock(&par->mu);
+		sp_unwind_unit_run(par->units[k], c);
+		pthread_mutex_lock(&par->mu);
+		par->running--;
+	}
 	while (par->running)
 		pthread_cond_wait(&par->done, &par->mu);
 	par->c = NULL;
