@@ -42,12 +42,14 @@ typedef struct {
 } node;
 
 /* Records kept once each, encoded as they come, with the offset of every
- * SPX_SPARSE-th in INDEX. */
+ * SPX_SPARSE-th in INDEX and of each in OFFS. */
 typedef struct {
 	void *v;
 	size_t n, cap, size;
 	sp_idxset set;
 	sp_buf data, index;
+	uint32_t *offs;
+	size_t cap_offs;
 } table;
 
 typedef struct {
@@ -71,8 +73,9 @@ struct spx_builder {
 	size_t n_files;
 	table funcs, nodes;
 	/* rows */
-	sp_buf rows, block_addrs, block_offs;
+	sp_buf rows, blocks;   /* ROWS; BLOCKS: per block its address and offset */
 	size_t n_rows, n_blocks, in_block;
+	size_t block_at;       /* where the block being written starts in ROWS */
 	bool have_row;
 	uint64_t first_addr;   /* of the first row: block addresses are from here */
 	uint64_t row_addr;
@@ -178,6 +181,8 @@ static uint32_t intern(table *t, const void *rec, size_t size,
 		return (uint32_t)i;
 	if (t->n % SPX_SPARSE == 0)
 		put_u32(&t->index, (uint32_t)t->data.len);
+	sp_grow(&t->offs, &t->cap_offs, t->n + 1, sizeof(*t->offs));
+	t->offs[t->n] = (uint32_t)t->data.len;
 	encode(&t->data, rec, (uint32_t)t->n);
 	sp_grow(&t->v, &t->cap, t->n + 1, size);
 	memcpy((char *)t->v + t->n * size, rec, size);
@@ -251,7 +256,9 @@ static uint32_t frame_node(builder *b, const sp_answer *a, size_t i, uint32_t pa
 	node n;
 	memset(&n, 0, sizeof(n));
 	n.flags = (uint8_t)((a->go ? SPX_NODE_GO : SPX_NODE_FRAME) | (parent ? SPX_NODE_PARENT : 0));
-	n.func = intern(&b->funcs, &fn, sizeof(fn), encode_func, &added);
+	/* a node names its function by the record's offset in FUNCS */
+	uint32_t fid = intern(&b->funcs, &fn, sizeof(fn), encode_func, &added);
+	n.func = b->funcs.offs[fid];
 	if (parent) {
 		const sp_frame *call = &a->frames[i + 1];
 		n.parent = parent - 1;
@@ -360,23 +367,49 @@ static void put_full(builder *b, uint64_t addr, unsigned mode, uint64_t v, const
 		spx_put_uleb(&b->rows, addr - b->row_addr);
 }
 
-/* Writes the row (ADDR, CTX, POS) as the change from the decoder's state. */
-static void put_row(builder *b, uint64_t addr, uint32_t ctx, const position *pos)
+/* Ends the block being written: its number of rows - 1 into its first
+ * byte. */
+static void close_block(builder *b)
 {
-	if (b->n_blocks == 0 || b->in_block == SPX_ROWS_PER_BLOCK) {
-		if (b->n_blocks == 0)
-			b->first_addr = addr;
-		if (addr - b->first_addr > UINT32_MAX)
-			fail(b, sp_error_new(SP_E_UNSUPPORTED,
-					     "%s: code spans more than 4 GiB: not indexed", b->path));
-		put_u32(&b->block_addrs, (uint32_t)(addr - b->first_addr));
-		put_u32(&b->block_offs, (uint32_t)b->rows.len);
-		b->n_blocks++;
-		b->in_block = 0;
-		b->cur = b->prev = 0;
-		b->st = b->prev_st = (position){0};
-		spx_put_uleb(&b->rows, b->base);
-	}
+	if (b->n_blocks)
+		b->rows.data[b->block_at] = (unsigned char)(b->in_block - 1);
+}
+
+/* The most bytes a block's count, its BASE and one row take (a row: op
+ * byte, node, column, file and discriminator, line, address change). */
+#define BLOCK_ROOM 64
+
+/* Starts a block at ADDR: at the next page of ROWS when this one has not
+ * room for its first row (no block crosses a page, so a look-up reads one
+ * page of rows), or when PAD. */
+static void open_block(builder *b, uint64_t addr, bool pad)
+{
+	static const unsigned char zeros[SPX_PAGE];
+	close_block(b);
+	size_t room = (SPX_PAGE - b->rows.len % SPX_PAGE) % SPX_PAGE;
+	if (pad || room < BLOCK_ROOM)
+		sp_buf_append(&b->rows, zeros, room);
+	if (b->n_blocks == 0)
+		b->first_addr = addr;
+	if (addr - b->first_addr > UINT32_MAX)
+		fail(b, sp_error_new(SP_E_UNSUPPORTED,
+				     "%s: code spans more than 4 GiB: not indexed", b->path));
+	put_u32(&b->blocks, (uint32_t)(addr - b->first_addr));
+	put_u32(&b->blocks, (uint32_t)b->rows.len);
+	b->n_blocks++;
+	b->in_block = 0;
+	b->cur = b->prev = 0;
+	b->st = b->prev_st = (position){0};
+	b->block_at = b->rows.len;
+	unsigned char count = 0; /* made the count when the block ends */
+	sp_buf_append(&b->rows, &count, 1);
+	spx_put_uleb(&b->rows, b->base);
+}
+
+/* Appends the row (ADDR, CTX, POS) as the change from the decoder's
+ * state, which it moves on. */
+static void encode_row(builder *b, uint64_t addr, uint32_t ctx, const position *pos)
+{
 	uint64_t v = 0;
 	unsigned mode = ctx_mode(b, ctx, &v);
 	if (ctx != b->cur) {
@@ -394,6 +427,28 @@ static void put_row(builder *b, uint64_t addr, uint32_t ctx, const position *pos
 	if (!put_short(b, addr, mode, pos))
 		put_full(b, addr, mode, v, pos);
 	b->st = *pos;
+}
+
+/* Writes the row (ADDR, CTX, POS): in the block being written when it
+ * ends on the block's page, else first in a block at the next page. */
+static void put_row(builder *b, uint64_t addr, uint32_t ctx, const position *pos)
+{
+	if (b->n_blocks == 0 || b->in_block == SPX_ROWS_PER_BLOCK)
+		open_block(b, addr, false);
+	uint32_t cur = b->cur, prev = b->prev, base = b->base;
+	position st = b->st, prev_st = b->prev_st;
+	size_t before = b->rows.len;
+	encode_row(b, addr, ctx, pos);
+	if ((b->rows.len - 1) / SPX_PAGE != b->block_at / SPX_PAGE) {
+		b->rows.len = before; /* the row undone, the state as it was */
+		b->cur = cur;
+		b->prev = prev;
+		b->base = base;
+		b->st = st;
+		b->prev_st = prev_st;
+		open_block(b, addr, true);
+		encode_row(b, addr, ctx, pos);
+	}
 	b->row_addr = addr;
 	b->in_block++;
 	b->n_rows++;
@@ -413,7 +468,7 @@ sp_error *spx_builder_add(builder *b, const sp_answer *a)
 	if (b->have_row ? row == b->row_ctx && (row == 0 || same_position(&pos, &b->row_pos))
 			: row == 0)
 		return NULL; /* the same answer: the row before goes on; nothing before the first */
-	if (b->rows.len > UINT32_MAX - 64 || b->nodes.data.len > UINT32_MAX - 64 ||
+	if (b->rows.len > UINT32_MAX - 2 * SPX_PAGE || b->nodes.data.len > UINT32_MAX - 64 ||
 	    b->funcs.data.len > UINT32_MAX - 64)
 		return sp_error_new(SP_E_LIMIT, "%s: the index passes 4 GiB", b->path);
 	put_row(b, a->start, row, &pos);
@@ -438,85 +493,119 @@ typedef struct {
 	sp_buf own; /* the data, when made here */
 } section;
 
-/* The body: the sections, each at an offset that is a multiple of 8;
- * REL[k] is section k's offset in it. */
+/* The body: the sections, each at an offset that is a multiple of 8
+ * (BLOCKS and ROWS of the page size: the header is whole pages, so these
+ * start at pages of the file); REL[k] is section k's offset in it. */
 static void body_of(section *sec, size_t n, sp_buf *body, uint64_t *rel)
 {
+	static const unsigned char zeros[SPX_PAGE];
 	for (size_t k = 0; k < n; k++) {
 		pad8(body);
+		if (sec[k].kind >= SPX_SEC_BLOCKS && body->len % SPX_PAGE)
+			sp_buf_append(body, zeros, SPX_PAGE - body->len % SPX_PAGE);
 		rel[k] = body->len;
 		sp_buf_append(body, sec[k].data->data, sec[k].data->len);
 	}
 	pad8(body);
 }
 
-/* The header for BODY (its sections SEC at REL), into OUT, then BODY. */
-static void assemble(const char *build_id, unsigned flags, uint64_t base, const section *sec,
-		     size_t n, const uint64_t *rel, const sp_buf *body, sp_buf *out)
+/* The header for BODY (its sections SEC at REL; META: the string offsets
+ * of the debug path, the split units' error and the source, then the
+ * numbers of functions and of nodes) into OUT, then BODY.  Its size H is
+ * whole pages: the first holds the fixed fields, the build id, the section
+ * table, the top table (the first address of each page of BLOCKS) and the
+ * checksums of the later pages; the checksums of the body's pages follow,
+ * from the first page on into the later ones. */
+static sp_error *assemble(const builder *b, const char *build_id, unsigned flags,
+			  const uint32_t *meta, const section *sec, size_t n, const uint64_t *rel,
+			  const sp_buf *body, sp_buf *out)
 {
 	size_t lid = strlen(build_id);
-	size_t pages = (body->len + SPX_PAGE - 1) / SPX_PAGE;
-	size_t h = SPX_FIXED + (lid + 7) / 8 * 8 + SPX_SECTION_ENTRY * n + (4 * pages + 7) / 8 * 8;
+	uint64_t pages = (body->len + SPX_PAGE - 1) / SPX_PAGE;
+	const sp_buf *blocks = sec[SPX_SEC_BLOCKS - 1].data;
+	uint64_t k = (blocks->len + SPX_PAGE - 1) / SPX_PAGE, h = SPX_PAGE;
+	spx_header_parts pt;
+	for (;;) { /* H grows with the checksums of its own pages */
+		pt = spx_parts(lid, n, k, h);
+		uint64_t need = (pt.crcs + 4 * pages + SPX_PAGE - 1) / SPX_PAGE * SPX_PAGE;
+		if (need <= h)
+			break;
+		h = need;
+	}
+	if (pt.crcs > SPX_PAGE || h > UINT32_MAX)
+		return sp_error_new(SP_E_LIMIT, "%s: the index's header passes its first page "
+				    "(%llu pages of blocks, %llu pages): not indexed", b->path,
+				    (unsigned long long)k, (unsigned long long)pages);
 	unsigned char fixed[SPX_FIXED] = {0};
 	memcpy(fixed, SPX_MAGIC, SPX_MAGIC_LEN);
-	spx_put_le(fixed + 8, SP_INDEX_VERSION, 4);
-	spx_put_le(fixed + 12, SP_INDEX_REVISION, 4);
-	spx_put_le(fixed + 16, h + body->len, 8);
-	spx_put_le(fixed + 24, h, 4);
-	spx_put_le(fixed + 32, SPX_PAGE_SHIFT, 4);
-	spx_put_le(fixed + 36, pages, 4);
-	spx_put_le(fixed + 40, n, 4);
-	spx_put_le(fixed + 44, lid, 2);
-	spx_put_le(fixed + 46, flags, 2);
-	spx_put_le(fixed + 48, base, 8);
+	spx_put_le(fixed + SPX_H_VERSION, SP_INDEX_VERSION, 4);
+	spx_put_le(fixed + SPX_H_REVISION, SP_INDEX_REVISION, 4);
+	spx_put_le(fixed + SPX_H_SIZE, h + body->len, 8);
+	spx_put_le(fixed + SPX_H_HSIZE, h, 4);
+	spx_put_le(fixed + SPX_H_SHIFT, SPX_PAGE_SHIFT, 4);
+	spx_put_le(fixed + SPX_H_PAGES, pages, 4);
+	spx_put_le(fixed + SPX_H_SECTIONS, n, 4);
+	spx_put_le(fixed + SPX_H_ID_LEN, lid, 2);
+	spx_put_le(fixed + SPX_H_FLAGS, flags, 2);
+	spx_put_le(fixed + SPX_H_BASE, b->first_addr, 8);
+	spx_put_le(fixed + SPX_H_TOP, k, 4);
+	spx_put_le(fixed + SPX_H_FUNCS, meta[3], 4);
+	spx_put_le(fixed + SPX_H_NODES, meta[4], 4);
+	spx_put_le(fixed + SPX_H_DEBUG_PATH, meta[0], 4);
+	spx_put_le(fixed + SPX_H_SPLIT_ERROR, meta[1], 4);
+	spx_put_le(fixed + SPX_H_SOURCE, meta[2], 4);
 	size_t start = out->len;
 	sp_buf_append(out, fixed, sizeof(fixed));
 	sp_buf_append(out, build_id, lid);
 	pad8(out);
-	for (size_t k = 0; k < n; k++) {
-		put_u32(out, sec[k].kind);
+	for (size_t i = 0; i < n; i++) {
+		put_u32(out, sec[i].kind);
 		put_u32(out, 0);
-		put_u64(out, h + rel[k]);
-		put_u64(out, sec[k].data->len);
+		put_u64(out, h + rel[i]);
+		put_u64(out, sec[i].data->len);
 	}
-	for (size_t p = 0; p < pages; p++) {
+	for (uint64_t i = 0; i < k; i++) /* each page's first block's address */
+		put_u32(out, (uint32_t)spx_le((const unsigned char *)blocks->data + i * SPX_PAGE, 4));
+	pad8(out);
+	for (uint64_t j = 1; j < h / SPX_PAGE; j++)
+		put_u32(out, 0); /* made below */
+	pad8(out);
+	for (uint64_t p = 0; p < pages; p++) {
 		size_t len = body->len - p * SPX_PAGE < SPX_PAGE ? body->len - p * SPX_PAGE : SPX_PAGE;
 		put_u32(out, sp_crc32c(0, body->data + p * SPX_PAGE, len));
 	}
-	pad8(out);
-	unsigned char crc[4];
-	spx_put_le(crc, sp_crc32c(0, out->data + start, h), 4);
-	memcpy(out->data + start + 28, crc, 4);
+	static const unsigned char zeros[SPX_PAGE];
+	sp_buf_append(out, zeros, start + h - out->len);
+	unsigned char *hd = (unsigned char *)out->data + start;
+	for (uint64_t j = 1; j < h / SPX_PAGE; j++)
+		spx_put_le(hd + pt.hcrcs + 4 * (j - 1), sp_crc32c(0, hd + j * SPX_PAGE, SPX_PAGE), 4);
+	spx_put_le(hd + SPX_H_CRC, sp_crc32c(0, hd, SPX_PAGE), 4);
 	sp_buf_append(out, body->data, body->len);
+	return NULL;
 }
 
-/* Every section of B, in the order of their kinds. */
+/* Every section of B, in the order of their kinds; META as assemble
+ * takes it. */
 static void sections_of(builder *b, const char *debug_path, const char *split_err,
-			section *sec)
+			section *sec, uint32_t *meta)
 {
 	for (size_t k = 0; k < SPX_N_SECTIONS; k++) {
 		sec[k] = (section){.kind = (uint32_t)(k + 1)};
 		sec[k].data = &sec[k].own;
 	}
-	uint32_t meta[SPX_META_FIELDS] = {
-		[SPX_META_DEBUG_PATH] = debug_path ? str(b, debug_path) : 0,
-		[SPX_META_SPLIT_ERROR] = split_err ? str(b, split_err) : 0,
-		[SPX_META_SOURCE] = str(b, b->path),
-		[SPX_META_FUNCS] = (uint32_t)b->funcs.n,
-		[SPX_META_NODES] = (uint32_t)b->nodes.n,
-	};
+	meta[0] = debug_path ? str(b, debug_path) : 0;
+	meta[1] = split_err ? str(b, split_err) : 0;
+	meta[2] = str(b, b->path);
+	meta[3] = (uint32_t)b->funcs.n;
+	meta[4] = (uint32_t)b->nodes.n;
 	for (size_t i = 0; i < b->strs.n; i++)
 		sp_buf_append(&sec[SPX_SEC_STRINGS - 1].own, b->strs.strs[i], b->strs.lens[i] + 1);
-	for (size_t i = 0; i < SPX_META_FIELDS; i++)
-		put_u32(&sec[SPX_SEC_META - 1].own, meta[i]);
-	put_u32(&b->block_offs, (uint32_t)b->rows.len);
+	close_block(b);
 	sec[SPX_SEC_FILES - 1].data = &b->files;
-	sec[SPX_SEC_FUNC_INDEX - 1].data = &b->funcs.index;
 	sec[SPX_SEC_FUNCS - 1].data = &b->funcs.data;
 	sec[SPX_SEC_NODE_INDEX - 1].data = &b->nodes.index;
 	sec[SPX_SEC_NODES - 1].data = &b->nodes.data;
-	sec[SPX_SEC_BLOCK_ADDRS - 1].data = &b->block_addrs;
-	sec[SPX_SEC_BLOCK_OFFS - 1].data = &b->block_offs;
+	sec[SPX_SEC_BLOCKS - 1].data = &b->blocks;
 	sec[SPX_SEC_ROWS - 1].data = &b->rows;
 }
 
@@ -526,6 +615,7 @@ static void table_free(table *t)
 	sp_idxset_free(&t->set);
 	sp_buf_free(&t->data);
 	sp_buf_free(&t->index);
+	free(t->offs);
 }
 
 void spx_builder_free(builder *b)
@@ -540,8 +630,7 @@ void spx_builder_free(builder *b)
 	table_free(&b->funcs);
 	table_free(&b->nodes);
 	sp_buf_free(&b->rows);
-	sp_buf_free(&b->block_addrs);
-	sp_buf_free(&b->block_offs);
+	sp_buf_free(&b->blocks);
 	free(b);
 }
 
@@ -564,12 +653,20 @@ sp_error *spx_builder_finish(builder *b, const char *build_id, unsigned flags,
 	section sec[SPX_N_SECTIONS];
 	uint64_t rel[SPX_N_SECTIONS];
 	sp_buf body = {0};
-	sections_of(b, debug_path, split_err, sec);
+	uint32_t meta[5];
+	sections_of(b, debug_path, split_err, sec, meta);
 	if (b->err) /* a string past 4 GiB, or the answers */
 		return sp_error_dup(b->err);
 	body_of(sec, SPX_N_SECTIONS, &body, rel);
 	size_t before = out->len;
-	assemble(build_id, flags, b->first_addr, sec, SPX_N_SECTIONS, rel, &body, out);
+	sp_error *e = assemble(b, build_id, flags, meta, sec, SPX_N_SECTIONS, rel, &body, out);
+	if (e) {
+		out->len = before;
+		sp_buf_free(&body);
+		for (size_t k = 0; k < SPX_N_SECTIONS; k++)
+			sp_buf_free(&sec[k].own);
+		return e;
+	}
 	*st = (sp_index_stats){
 		.size = out->len - before,
 		.n_rows = b->n_rows,

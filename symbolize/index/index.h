@@ -31,7 +31,7 @@
  * answers (what the resolver gives: bumped whenever a change of symbolize/
  * changes an answer).  A reader takes only files with both equal to its
  * own. */
-#define SP_INDEX_VERSION 1
+#define SP_INDEX_VERSION 2
 #define SP_INDEX_REVISION 1
 
 /* What an index holds (sp_index_build fills it; sp_index_stats_of too). */

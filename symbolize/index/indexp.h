@@ -17,14 +17,38 @@
 
 #define SPX_MAGIC "\x89SPX\r\n\x1a\n"
 #define SPX_MAGIC_LEN 8
-#define SPX_FIXED 64          /* the header's fixed part */
-#define SPX_PAGE_SHIFT 12     /* body pages of 4 KiB, each with a CRC-32C */
+#define SPX_FIXED 80          /* the header's fixed part */
+#define SPX_PAGE_SHIFT 12     /* pages of 4 KiB, each with a CRC-32C */
 #define SPX_PAGE ((size_t)1 << SPX_PAGE_SHIFT)
 #define SPX_SECTION_ENTRY 24  /* kind u32, reserved u32, offset u64, size u64 */
 #define SPX_BUILD_ID_MAX 256
 #define SPX_ROWS_PER_BLOCK 128
-#define SPX_SPARSE 8          /* FUNC_INDEX and NODE_INDEX: every 8th record's offset */
+#define SPX_BLOCK_ENTRY 8     /* BLOCKS: u32 address (from the base), u32 offset in ROWS */
+#define SPX_BLOCKS_PER_PAGE (SPX_PAGE / SPX_BLOCK_ENTRY)
+#define SPX_SPARSE 8          /* NODE_INDEX: every 8th node's offset */
+#define SPX_FUNC_MAX 40       /* the longest function record: three uleb, one sleb */
 #define SPX_MAX_FRAMES 65     /* the deepest chain a resolver gives (64 + 1) */
+
+/* The header's fixed fields (offsets; docs/INDEX.md). */
+enum {
+	SPX_H_VERSION = 8,
+	SPX_H_REVISION = 12,
+	SPX_H_SIZE = 16,
+	SPX_H_HSIZE = 24,     /* H: the header's size, a multiple of SPX_PAGE */
+	SPX_H_CRC = 28,       /* of the header's first page */
+	SPX_H_SHIFT = 32,
+	SPX_H_PAGES = 36,     /* P: the body's pages */
+	SPX_H_SECTIONS = 40,
+	SPX_H_ID_LEN = 44,
+	SPX_H_FLAGS = 46,
+	SPX_H_BASE = 48,
+	SPX_H_TOP = 56,       /* K: the top table's entries, one per page of BLOCKS */
+	SPX_H_FUNCS = 60,     /* F: function records */
+	SPX_H_NODES = 64,     /* N: nodes */
+	SPX_H_DEBUG_PATH = 68, /* string offsets (0: none) */
+	SPX_H_SPLIT_ERROR = 72,
+	SPX_H_SOURCE = 76,
+};
 
 /* Header flags: what the answers were made from. */
 enum {
@@ -37,29 +61,36 @@ enum {
 /* Section kinds; each present exactly once, in this order. */
 enum {
 	SPX_SEC_STRINGS = 1, /* NUL-terminated strings; byte 0 and the last are NUL */
-	SPX_SEC_META,        /* u32 fields (SPX_META_*) */
 	SPX_SEC_FILES,       /* per file: u32 its directory's string offset + 1 (0:
 				none), u32 its base name's string offset */
-	SPX_SEC_FUNC_INDEX,  /* u32 offset into FUNCS of every SPX_SPARSE-th function */
 	SPX_SEC_FUNCS,       /* per function: its names (uleb raw, name, binutils' name: see
-				build.c) and sleb declaration line */
+				build.c) and sleb declaration line; nodes name one by its
+				offset here */
 	SPX_SEC_NODE_INDEX,  /* u32 offset into NODES of every SPX_SPARSE-th node */
 	SPX_SEC_NODES,
-	SPX_SEC_BLOCK_ADDRS, /* u32 first address per block, from the header's base */
-	SPX_SEC_BLOCK_OFFS,  /* u32 offset into ROWS per block, and the end */
-	SPX_SEC_ROWS,
+	SPX_SEC_BLOCKS,      /* per block: u32 first address (from the header's base), u32
+				offset into ROWS; starts at a page */
+	SPX_SEC_ROWS,        /* blocks of rows, none across a page; starts at a page */
 	SPX_N_SECTIONS = SPX_SEC_ROWS
 };
 
-/* META's fields (u32 each): string offsets (0: none), then counts. */
-enum {
-	SPX_META_DEBUG_PATH,
-	SPX_META_SPLIT_ERROR,
-	SPX_META_SOURCE,
-	SPX_META_FUNCS,
-	SPX_META_NODES,
-	SPX_META_FIELDS
-};
+/* Where the header's parts after its fixed fields are, for a build id of
+ * LID bytes, NSEC sections, K top entries and H bytes of header: the
+ * section table, the top table, the checksums of the header's later pages
+ * and the body pages' checksums (*CRCS). */
+typedef struct {
+	uint64_t sections, top, hcrcs, crcs;
+} spx_header_parts;
+
+static inline spx_header_parts spx_parts(uint64_t lid, uint64_t nsec, uint64_t k, uint64_t h)
+{
+	spx_header_parts p;
+	p.sections = SPX_FIXED + (lid + 7) / 8 * 8;
+	p.top = p.sections + SPX_SECTION_ENTRY * nsec;
+	p.hcrcs = p.top + (4 * k + 7) / 8 * 8;
+	p.crcs = p.hcrcs + (4 * (h / SPX_PAGE - 1) + 7) / 8 * 8;
+	return p;
+}
 
 /* A node's first byte: its kind in bits 0-1, then flags. */
 enum {

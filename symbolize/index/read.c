@@ -53,14 +53,22 @@ struct sp_index {
 	uint64_t body;               /* offset of the body (the header's size) */
 	uint64_t first_addr;         /* block addresses are from here */
 	size_t pages;
-	const unsigned char *crcs;   /* the pages' checksums (in the header) */
+	const unsigned char *crcs;   /* the body pages' checksums (in the header) */
 	uint64_t *checked;           /* a bit per page whose checksum matched */
+	const unsigned char *hcrcs;  /* the checksums of the header's pages after its first */
+	size_t hpages;               /* the header's pages */
+	uint64_t *hchecked;          /* a bit per header page whose checksum matched */
+	const unsigned char *top;    /* per page of BLOCKS, its first block's address */
+	size_t n_top;
 	uint64_t sec_off[SPX_N_SECTIONS], sec_size[SPX_N_SECTIONS];
 	unsigned flags;
 	size_t n_files, n_funcs, n_nodes, n_blocks;
 	size_t n_rows;               /* counted by sp_index_verify */
 	char *build_id;              /* printable */
-	const char *debug_path, *source, *split_msg; /* NULL: none */
+	/* what the header records: string offsets (0: none), read when asked */
+	uint32_t meta_off[3];
+	bool meta_read[3];
+	const char *meta[3];         /* the debug path, the split units' error, the source */
 	sp_error *damaged;           /* the first damage found */
 	/* file names made: file id + 1 -> index into paths */
 	sp_u64map file_paths;
@@ -73,6 +81,7 @@ struct sp_index {
 	sp_frame scratch[SPX_MAX_FRAMES];
 	/* the block decoded last (dec_block == n_blocks: none) */
 	uint64_t dec_block, dec_end;
+	uint64_t dec_stop;           /* where its last row ends in ROWS */
 	row rows[SPX_ROWS_PER_BLOCK];
 	size_t n_rows_dec;
 	/* the chain of the leaf asked last (chain_ctx 0: none) */
@@ -109,8 +118,25 @@ static bool damage(sp_index *ix, sp_error *e)
 	return false;
 }
 
+/* Checks the header's page J (after its first, which opening checked)
+ * against its checksum, once. */
+static bool need_header_page(sp_index *ix, uint64_t j)
+{
+	if (j == 0 || (ix->hchecked[j / 64] & ((uint64_t)1 << (j % 64))))
+		return true;
+	uint32_t stored = (uint32_t)spx_le(ix->hcrcs + 4 * (j - 1), 4);
+	if (sp_crc32c(0, ix->base + j * SPX_PAGE, SPX_PAGE) != stored)
+		return damage(ix, bad(ix, j * SPX_PAGE,
+				      "header page %llu (%zu bytes, the body pages' checksums) "
+				      "does not match its checksum: the file is damaged",
+				      (unsigned long long)j, SPX_PAGE));
+	ix->hchecked[j / 64] |= (uint64_t)1 << (j % 64);
+	return true;
+}
+
 /* Checks the pages of the body that hold [OFF, OFF + LEN) of the file
- * (inside the body) against their checksums, those not checked yet. */
+ * (inside the body) against their checksums, those not checked yet (and
+ * first the header's page that holds each one's checksum). */
 static bool need(sp_index *ix, uint64_t off, uint64_t len)
 {
 	if (len == 0)
@@ -120,6 +146,8 @@ static bool need(sp_index *ix, uint64_t off, uint64_t len)
 	for (uint64_t p = first; p <= last; p++) {
 		if (ix->checked[p / 64] & ((uint64_t)1 << (p % 64)))
 			continue;
+		if (!need_header_page(ix, (uint64_t)(ix->crcs + 4 * p - ix->base) / SPX_PAGE))
+			return false;
 		uint64_t at = ix->body + p * SPX_PAGE;
 		size_t n = ix->size - at < SPX_PAGE ? (size_t)(ix->size - at) : SPX_PAGE;
 		uint32_t stored = (uint32_t)spx_le(ix->crcs + 4 * p, 4);
@@ -161,13 +189,14 @@ static bool table_u32(sp_index *ix, unsigned kind, uint64_t i, uint32_t *v)
 	return true;
 }
 
-/* The first address of block I. */
-static bool block_addr(sp_index *ix, uint64_t i, uint64_t *v)
+/* The first address of block I and where its rows start. */
+static bool block_entry(sp_index *ix, uint64_t i, uint64_t *addr, uint32_t *off)
 {
 	uint32_t rel;
-	if (!table_u32(ix, SPX_SEC_BLOCK_ADDRS, i, &rel))
+	if (!table_u32(ix, SPX_SEC_BLOCKS, 2 * i, &rel) ||
+	    !table_u32(ix, SPX_SEC_BLOCKS, 2 * i + 1, off))
 		return false;
-	*v = ix->first_addr + rel;
+	*addr = ix->first_addr + rel;
 	return true;
 }
 
@@ -267,15 +296,6 @@ static bool sparse_cur(sp_index *ix, unsigned index, unsigned data, uint64_t i, 
 	return true;
 }
 
-static bool skip_func(spx_cur *c)
-{
-	spx_uleb(c);
-	spx_uleb(c);
-	spx_uleb(c);
-	spx_sleb(c);
-	return !c->bad;
-}
-
 /* A decoded node. */
 typedef struct {
 	unsigned flags;
@@ -283,9 +303,9 @@ typedef struct {
 	int64_t line, col;
 } node;
 
-/* Decodes a node at C (the one numbered ID) into *N; the reason it is
- * wrong, or NULL. */
-static const char *decode_node(spx_cur *c, uint64_t id, uint64_t n_funcs, node *n)
+/* Decodes a node at C (the one numbered ID) into *N (its function an
+ * offset below FUNCS_SIZE); the reason it is wrong, or NULL. */
+static const char *decode_node(spx_cur *c, uint64_t id, uint64_t funcs_size, node *n)
 {
 	*n = (node){.id = id};
 	n->flags = spx_byte(c);
@@ -313,8 +333,8 @@ static const char *decode_node(spx_cur *c, uint64_t id, uint64_t n_funcs, node *
 		return (n->flags & SPX_NODE_PARENT) || n->func == 0 || n->func >= SP_E_COUNT_
 			       ? "an error that is not one"
 			       : NULL;
-	if (n->func >= n_funcs)
-		return "of a function that does not exist";
+	if (n->func >= funcs_size)
+		return "of a function past the functions";
 	return n->discr > 0xffffff ? "with a discriminator over 24 bits" : NULL;
 }
 
@@ -334,26 +354,46 @@ static bool read_node(sp_index *ix, uint64_t i, node *n)
 	if (!sparse_cur(ix, SPX_SEC_NODE_INDEX, SPX_SEC_NODES, i, ix->n_nodes, skip_node, &c))
 		return false;
 	const unsigned char *at = c.p;
-	const char *why = decode_node(&c, i, ix->n_funcs, n);
+	const char *why = decode_node(&c, i, ix->sec_size[SPX_SEC_FUNCS - 1], n);
 	if (why)
 		return damage(ix, bad(ix, (uint64_t)(at - ix->base), "node %llu %s",
 				      (unsigned long long)i, why));
 	return true;
 }
 
-/* The name and declaration line of function I into F. */
-static bool func_frame(sp_index *ix, uint64_t i, bool go, sp_frame *f)
+/* The function record at offset OFF of FUNCS (below its size: checked
+ * with the node naming it): its names' codes and declaration line; false
+ * (IX damaged) when it is cut short or its line is past 31 bits.  *END:
+ * where the next record starts. */
+static bool func_record(sp_index *ix, uint64_t off, uint64_t v[3], int64_t *start,
+			uint64_t *end)
 {
 	spx_cur c;
-	if (!sparse_cur(ix, SPX_SEC_FUNC_INDEX, SPX_SEC_FUNCS, i, ix->n_funcs, skip_func, &c))
+	uint64_t size = ix->sec_size[SPX_SEC_FUNCS - 1];
+	if (!sec_cur(ix, SPX_SEC_FUNCS, off, size - off < SPX_FUNC_MAX ? size - off : SPX_FUNC_MAX,
+		     &c))
 		return false;
 	const unsigned char *at = c.p;
-	uint64_t sys = spx_uleb(&c), name = spx_uleb(&c), gnu = spx_uleb(&c);
-	int64_t start = spx_sleb(&c);
-	if (c.bad || start < INT32_MIN || start > INT32_MAX)
+	for (int k = 0; k < 3; k++)
+		v[k] = spx_uleb(&c);
+	*start = spx_sleb(&c);
+	if (c.bad || *start < INT32_MIN || *start > INT32_MAX)
 		return damage(ix, bad(ix, (uint64_t)(at - ix->base),
-				      "function %llu cut short, or its line past 31 bits",
-				      (unsigned long long)i));
+				      "function at %llu cut short, or its line past 31 bits",
+				      (unsigned long long)off));
+	*end = off + (uint64_t)(c.p - at);
+	return true;
+}
+
+/* The name and declaration line of the function at offset OFF of FUNCS
+ * into F. */
+static bool func_frame(sp_index *ix, uint64_t at, bool go, sp_frame *f)
+{
+	uint64_t v[3], end;
+	int64_t start;
+	if (!func_record(ix, at, v, &start, &end))
+		return false;
+	uint64_t sys = v[0], name = v[1], gnu = v[2];
 	f->start_line = (int32_t)start;
 	/* the raw name, the name and binutils' name before demangling */
 	const char *s[3] = {NULL, NULL, NULL};
@@ -388,24 +428,47 @@ static bool call_site(sp_index *ix, const node *n, sp_frame *f)
 }
 
 /* The block whose first address is the greatest at or below ADDR: false
- * with *B == n_blocks when none is. */
+ * with *B == n_blocks when none is.  The top table (in the header) says
+ * which page of BLOCKS holds it; that page's first entry must say the
+ * same. */
 static bool find_block(sp_index *ix, uint64_t addr, uint64_t *b)
 {
-	uint64_t lo = 0, hi = ix->n_blocks, v;
 	*b = ix->n_blocks;
 	if (addr < ix->first_addr)
 		return true;
 	addr -= ix->first_addr;
+	uint64_t lo = 0, hi = ix->n_top;
 	while (lo < hi) {
 		uint64_t mid = lo + (hi - lo) / 2;
-		if (!block_addr(ix, mid, &v))
+		if (spx_le(ix->top + 4 * mid, 4) <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return true;
+	uint64_t page = lo - 1, first = page * SPX_BLOCKS_PER_PAGE, v;
+	uint32_t off;
+	if (!block_entry(ix, first, &v, &off))
+		return false;
+	if (v - ix->first_addr != spx_le(ix->top + 4 * page, 4))
+		return damage(ix, bad(ix, ix->sec_off[SPX_SEC_BLOCKS - 1] + first * SPX_BLOCK_ENTRY,
+				      "block %llu at %#llx, the top table says %#llx",
+				      (unsigned long long)first, (unsigned long long)(v - ix->first_addr),
+				      (unsigned long long)spx_le(ix->top + 4 * page, 4)));
+	lo = first + 1;
+	hi = first + SPX_BLOCKS_PER_PAGE < ix->n_blocks ? first + SPX_BLOCKS_PER_PAGE
+							: ix->n_blocks;
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		if (!block_entry(ix, mid, &v, &off))
 			return false;
 		if (v - ix->first_addr <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	*b = lo ? lo - 1 : ix->n_blocks;
+	*b = lo - 1;
 	return true;
 }
 
@@ -477,34 +540,49 @@ static const char *decode_row(spx_cur *c, unsigned k, uint64_t n_nodes, row_stat
 }
 
 /* Decodes every row of block B into ix->rows (ix->n_rows_dec of them),
- * ix->dec_block then B and ix->dec_end the next block's start. */
+ * ix->dec_block then B and ix->dec_end the next block's start (for the
+ * last block of a page of BLOCKS, the top table's next entry: its page is
+ * not read). */
 static bool decode_block(sp_index *ix, uint64_t b)
 {
-	uint32_t from, to;
+	uint32_t from, next_off;
+	uint64_t to = ix->sec_size[SPX_SEC_ROWS - 1];
+	bool exact = true; /* TO is where the next block starts */
 	row_state s = {0};
 	spx_cur c;
 	ix->dec_block = ix->n_blocks; /* nothing decoded while this fails */
-	if (!block_addr(ix, b, &s.addr) ||
-	    !table_u32(ix, SPX_SEC_BLOCK_OFFS, b, &from) ||
-	    !table_u32(ix, SPX_SEC_BLOCK_OFFS, b + 1, &to))
+	if (!block_entry(ix, b, &s.addr, &from))
 		return false;
 	ix->dec_end = UINT64_MAX;
-	if (b + 1 < ix->n_blocks && !block_addr(ix, b + 1, &ix->dec_end))
-		return false;
+	if (b + 1 < ix->n_blocks && (b + 1) % SPX_BLOCKS_PER_PAGE == 0) {
+		ix->dec_end = ix->first_addr +
+			      spx_le(ix->top + 4 * ((b + 1) / SPX_BLOCKS_PER_PAGE), 4);
+		exact = false; /* it ends on its page */
+		uint64_t page_end = from - from % SPX_PAGE + SPX_PAGE;
+		to = to < page_end ? to : page_end;
+	} else if (b + 1 < ix->n_blocks) {
+		if (!block_entry(ix, b + 1, &ix->dec_end, &next_off))
+			return false;
+		to = next_off;
+	}
 	if (from > to)
-		return damage(ix, bad(ix, ix->sec_off[SPX_SEC_BLOCK_OFFS - 1] + 4 * b,
+		return damage(ix, bad(ix, ix->sec_off[SPX_SEC_BLOCKS - 1] + SPX_BLOCK_ENTRY * b,
 				      "block %llu ends before it starts", (unsigned long long)b));
+	if (to - from > SPX_PAGE - from % SPX_PAGE)
+		return damage(ix, bad(ix, ix->sec_off[SPX_SEC_BLOCKS - 1] + SPX_BLOCK_ENTRY * b,
+				      "block %llu crosses a page", (unsigned long long)b));
 	if (!sec_cur(ix, SPX_SEC_ROWS, from, to - from, &c))
 		return false;
+	const unsigned char *start = c.p;
+	unsigned count = spx_byte(&c) + 1;
 	s.base = spx_uleb(&c);
-	const char *why = from == to ? "no row" : s.base > ix->n_nodes ? "a node that does not exist"
-							: NULL;
+	const char *why = from == to	      ? "no row"
+			  : count > SPX_ROWS_PER_BLOCK ? "more rows than a block holds"
+			  : s.base > ix->n_nodes    ? "a node that does not exist"
+						    : NULL;
 	unsigned k = 0;
-	for (; !why && !c.bad && c.p < c.end; k++) {
-		if (k == SPX_ROWS_PER_BLOCK)
-			why = "more rows than a block holds";
-		else
-			why = decode_row(&c, k, ix->n_nodes, &s);
+	for (; !why && !c.bad && k < count; k++) {
+		why = decode_row(&c, k, ix->n_nodes, &s);
 		if (!why && s.st.start >= ix->dec_end)
 			why = "a row at or past the next block's first address";
 		if (!why)
@@ -512,11 +590,15 @@ static bool decode_block(sp_index *ix, uint64_t b)
 	}
 	if (!why && c.bad)
 		why = "a row cut short";
+	while (!why && exact && c.p < c.end) /* up to the next block: zero bytes */
+		if (*c.p++)
+			why = "bytes after its last row";
 	if (why)
 		return damage(ix, bad(ix, ix->sec_off[SPX_SEC_ROWS - 1] + from, "block %llu: %s",
 				      (unsigned long long)b, why));
 	ix->n_rows_dec = k;
 	ix->dec_block = b;
+	ix->dec_stop = from + (uint64_t)(c.p - start);
 	return true;
 }
 
@@ -682,14 +764,15 @@ static char *printable_id(const unsigned char *id, size_t n)
 }
 
 /* The fixed part of the header: magic, version, revision, sizes, the
- * header's checksum. */
+ * checksum of the header's first page. */
 static sp_error *check_fixed(sp_index *ix)
 {
 	const unsigned char *p = ix->base;
 	if (ix->size < SPX_FIXED || memcmp(p, SPX_MAGIC, SPX_MAGIC_LEN) != 0)
 		return sp_error_new(SP_E_UNRECOGNIZED, "%s: not a symbol index (no magic number)",
 				    ix->file);
-	uint32_t version = (uint32_t)spx_le(p + 8, 4), rev = (uint32_t)spx_le(p + 12, 4);
+	uint32_t version = (uint32_t)spx_le(p + SPX_H_VERSION, 4),
+		 rev = (uint32_t)spx_le(p + SPX_H_REVISION, 4);
 	if (version != SP_INDEX_VERSION)
 		return sp_error_new(SP_E_UNSUPPORTED,
 				    "%s: index format version %u, this symprof reads version %u",
@@ -699,44 +782,48 @@ static sp_error *check_fixed(sp_index *ix)
 				    "%s: stale: made by a symprof whose answers were revision %u, "
 				    "this one's are revision %u",
 				    ix->file, rev, SP_INDEX_REVISION);
-	uint64_t fsize = spx_le(p + 16, 8), h = spx_le(p + 24, 4);
+	uint64_t fsize = spx_le(p + SPX_H_SIZE, 8), h = spx_le(p + SPX_H_HSIZE, 4);
 	if (fsize != ix->size)
-		return bad(ix, 16, "its size field says %llu bytes, the file has %zu (cut short or "
-			   "grown)", (unsigned long long)fsize, ix->size);
-	if (h < SPX_FIXED || h % 8 || h > ix->size)
-		return bad(ix, 24, "header size %llu (a multiple of 8, from %d to the file's %zu "
-			   "bytes, expected)", (unsigned long long)h, SPX_FIXED, ix->size);
+		return bad(ix, SPX_H_SIZE, "its size field says %llu bytes, the file has %zu (cut "
+			   "short or grown)", (unsigned long long)fsize, ix->size);
+	if (h < SPX_PAGE || h % SPX_PAGE || h > ix->size)
+		return bad(ix, SPX_H_HSIZE, "header size %llu (a multiple of %zu, from %zu to the "
+			   "file's %zu bytes, expected)", (unsigned long long)h, SPX_PAGE, SPX_PAGE,
+			   ix->size);
 	static const unsigned char zero[4];
-	uint32_t crc = sp_crc32c(0, p, 28);
+	uint32_t crc = sp_crc32c(0, p, SPX_H_CRC);
 	crc = sp_crc32c(crc, zero, 4);
-	crc = sp_crc32c(crc, p + 32, (size_t)h - 32);
-	if (crc != (uint32_t)spx_le(p + 28, 4))
-		return bad(ix, 28, "the header (%llu bytes) does not match its checksum: the file "
-			   "is damaged", (unsigned long long)h);
+	crc = sp_crc32c(crc, p + SPX_H_CRC + 4, SPX_PAGE - SPX_H_CRC - 4);
+	if (crc != (uint32_t)spx_le(p + SPX_H_CRC, 4))
+		return bad(ix, SPX_H_CRC, "the header's first page (%zu bytes) does not match its "
+			   "checksum: the file is damaged", SPX_PAGE);
 	ix->body = h;
 	return NULL;
 }
 
-/* The header after its fixed part: counts, build id, section table. */
+/* The header after its fixed part: counts, build id, section table, top
+ * table, checksums. */
 static sp_error *check_layout(sp_index *ix, const char *build_id)
 {
 	const unsigned char *p = ix->base;
-	uint64_t shift = spx_le(p + 32, 4), pages = spx_le(p + 36, 4), nsec = spx_le(p + 40, 4);
-	uint64_t lid = spx_le(p + 44, 2), h = ix->body;
+	uint64_t shift = spx_le(p + SPX_H_SHIFT, 4), pages = spx_le(p + SPX_H_PAGES, 4),
+		 nsec = spx_le(p + SPX_H_SECTIONS, 4), lid = spx_le(p + SPX_H_ID_LEN, 2),
+		 k = spx_le(p + SPX_H_TOP, 4), h = ix->body;
 	uint64_t want_pages = (ix->size - h + SPX_PAGE - 1) / SPX_PAGE;
 	if (shift != SPX_PAGE_SHIFT || pages != want_pages)
-		return bad(ix, 32, "pages of 2^%llu bytes, %llu of them (2^%d and %llu expected)",
-			   (unsigned long long)shift, (unsigned long long)pages, SPX_PAGE_SHIFT,
-			   (unsigned long long)want_pages);
+		return bad(ix, SPX_H_SHIFT, "pages of 2^%llu bytes, %llu of them (2^%d and %llu "
+			   "expected)", (unsigned long long)shift, (unsigned long long)pages,
+			   SPX_PAGE_SHIFT, (unsigned long long)want_pages);
 	if (nsec != SPX_N_SECTIONS || lid == 0 || lid > SPX_BUILD_ID_MAX)
-		return bad(ix, 40, "%llu sections and a build id of %llu bytes (%d, and 1 to %d, "
-			   "expected)", (unsigned long long)nsec, (unsigned long long)lid,
+		return bad(ix, SPX_H_SECTIONS, "%llu sections and a build id of %llu bytes (%d, and "
+			   "1 to %d, expected)", (unsigned long long)nsec, (unsigned long long)lid,
 			   SPX_N_SECTIONS, SPX_BUILD_ID_MAX);
-	uint64_t table = SPX_FIXED + (lid + 7) / 8 * 8;
-	if (table + SPX_SECTION_ENTRY * nsec + (4 * pages + 7) / 8 * 8 != h)
-		return bad(ix, 24, "header size %llu, its parts make %llu", (unsigned long long)h,
-			   (unsigned long long)(table + SPX_SECTION_ENTRY * nsec +
-						(4 * pages + 7) / 8 * 8));
+	spx_header_parts pt = spx_parts(lid, nsec, k, h);
+	uint64_t end = pt.crcs + 4 * pages;
+	if (pt.crcs > SPX_PAGE || end > h || h - end >= SPX_PAGE)
+		return bad(ix, SPX_H_HSIZE, "header size %llu, its parts make %llu (the top table "
+			   "and the checksums of its later pages in its first page)",
+			   (unsigned long long)h, (unsigned long long)end);
 	if (build_id && (strlen(build_id) != lid || memcmp(p + SPX_FIXED, build_id, lid) != 0)) {
 		char *id = printable_id(p + SPX_FIXED, (size_t)lid);
 		sp_error *e = sp_error_new(SP_E_BUILD_ID_MISMATCH,
@@ -746,25 +833,30 @@ static sp_error *check_layout(sp_index *ix, const char *build_id)
 		return e;
 	}
 	ix->build_id = printable_id(p + SPX_FIXED, (size_t)lid);
-	ix->flags = (unsigned)spx_le(p + 46, 2);
-	ix->first_addr = spx_le(p + 48, 8);
+	ix->flags = (unsigned)spx_le(p + SPX_H_FLAGS, 2);
+	ix->first_addr = spx_le(p + SPX_H_BASE, 8);
 	ix->pages = (size_t)pages;
-	ix->crcs = p + table + SPX_SECTION_ENTRY * nsec;
+	ix->crcs = p + pt.crcs;
+	ix->hcrcs = p + pt.hcrcs;
+	ix->hpages = (size_t)(h / SPX_PAGE);
+	ix->top = p + pt.top;
+	ix->n_top = (size_t)k;
 	uint64_t prev_end = h;
-	for (uint64_t k = 0; k < nsec; k++) {
-		const unsigned char *e = p + table + SPX_SECTION_ENTRY * k;
+	for (uint64_t i = 0; i < nsec; i++) {
+		const unsigned char *e = p + pt.sections + SPX_SECTION_ENTRY * i;
 		uint64_t kind = spx_le(e, 4), res = spx_le(e + 4, 4), off = spx_le(e + 8, 8),
 			 size = spx_le(e + 16, 8);
-		if (kind != k + 1 || res != 0 || off % 8 || off < prev_end || off > ix->size ||
-		    size > ix->size - off)
-			return bad(ix, table + SPX_SECTION_ENTRY * k,
+		uint64_t align = kind >= SPX_SEC_BLOCKS ? SPX_PAGE : 8;
+		if (kind != i + 1 || res != 0 || off % align || off < prev_end || off > ix->size ||
+		    size > ix->size - off || size > UINT32_MAX)
+			return bad(ix, pt.sections + SPX_SECTION_ENTRY * i,
 				   "section entry %llu: kind %llu at %llu, %llu bytes (kind %llu, "
-				   "in order and inside the file, expected)",
-				   (unsigned long long)k, (unsigned long long)kind,
+				   "in order, at a multiple of %llu and inside the file, expected)",
+				   (unsigned long long)i, (unsigned long long)kind,
 				   (unsigned long long)off, (unsigned long long)size,
-				   (unsigned long long)k + 1);
-		ix->sec_off[k] = off;
-		ix->sec_size[k] = size;
+				   (unsigned long long)i + 1, (unsigned long long)align);
+		ix->sec_off[i] = off;
+		ix->sec_size[i] = size;
 		prev_end = off + size;
 	}
 	return NULL;
@@ -772,45 +864,29 @@ static sp_error *check_layout(sp_index *ix, const char *build_id)
 
 #define SEC_SIZE(kind) (ix->sec_size[(kind) - 1])
 
-/* The tables' sizes, the names' first and last bytes, META. */
+/* The tables' sizes against their counts (nothing of the body is read). */
 static sp_error *check_tables(sp_index *ix)
 {
-	uint64_t fi = SEC_SIZE(SPX_SEC_FILES), fx = SEC_SIZE(SPX_SEC_FUNC_INDEX),
-		 nx = SEC_SIZE(SPX_SEC_NODE_INDEX), ba = SEC_SIZE(SPX_SEC_BLOCK_ADDRS),
-		 bo = SEC_SIZE(SPX_SEC_BLOCK_OFFS);
-	if (SEC_SIZE(SPX_SEC_META) != 4 * SPX_META_FIELDS || fi % 8 || ba % 4 || bo != ba + 4 ||
-	    SEC_SIZE(SPX_SEC_STRINGS) < 1)
+	const unsigned char *p = ix->base;
+	uint64_t fi = SEC_SIZE(SPX_SEC_FILES), nx = SEC_SIZE(SPX_SEC_NODE_INDEX),
+		 bl = SEC_SIZE(SPX_SEC_BLOCKS);
+	if (fi % 8 || bl % SPX_BLOCK_ENTRY || SEC_SIZE(SPX_SEC_STRINGS) < 1)
 		return bad(ix, ix->sec_off[0], "tables of sizes that do not fit their entries");
 	ix->n_files = (size_t)(fi / 8);
-	ix->n_blocks = (size_t)(ba / 4);
+	ix->n_blocks = (size_t)(bl / SPX_BLOCK_ENTRY);
 	ix->dec_block = ix->n_blocks;
+	ix->n_funcs = (size_t)spx_le(p + SPX_H_FUNCS, 4);
+	ix->n_nodes = (size_t)spx_le(p + SPX_H_NODES, 4);
+	if (nx != 4 * ((ix->n_nodes + SPX_SPARSE - 1) / SPX_SPARSE))
+		return bad(ix, SPX_H_NODES, "%zu nodes, an index of %llu bytes", ix->n_nodes,
+			   (unsigned long long)nx);
+	if (ix->n_top != (ix->n_blocks + SPX_BLOCKS_PER_PAGE - 1) / SPX_BLOCKS_PER_PAGE)
+		return bad(ix, SPX_H_TOP, "a top table of %zu entries for %zu blocks", ix->n_top,
+			   ix->n_blocks);
+	for (unsigned i = 0; i < 3; i++)
+		ix->meta_off[i] = (uint32_t)spx_le(p + SPX_H_DEBUG_PATH + 4 * i, 4);
 	ix->checked = sp_xcalloc((ix->pages + 63) / 64 + 1, sizeof(uint64_t));
-	uint32_t counts[2];
-	for (unsigned i = 0; i < 2; i++)
-		if (!table_u32(ix, SPX_SEC_META, SPX_META_FUNCS + i, &counts[i]))
-			return sp_error_dup(ix->damaged);
-	ix->n_funcs = counts[0];
-	ix->n_nodes = counts[1];
-	if (fx != 4 * ((ix->n_funcs + SPX_SPARSE - 1) / SPX_SPARSE) ||
-	    nx != 4 * ((ix->n_nodes + SPX_SPARSE - 1) / SPX_SPARSE))
-		return bad(ix, ix->sec_off[SPX_SEC_META - 1] + 4 * SPX_META_FUNCS,
-			   "%zu functions and %zu nodes, indexes of %llu and %llu bytes",
-			   ix->n_funcs, ix->n_nodes, (unsigned long long)fx, (unsigned long long)nx);
-	spx_cur a, z;
-	uint64_t ns = SEC_SIZE(SPX_SEC_STRINGS);
-	if (!sec_cur(ix, SPX_SEC_STRINGS, 0, 1, &a) || !sec_cur(ix, SPX_SEC_STRINGS, ns - 1, 1, &z))
-		return sp_error_dup(ix->damaged);
-	if (*a.p || *z.p)
-		return bad(ix, ix->sec_off[SPX_SEC_STRINGS - 1],
-			   "the names do not begin and end with a NUL byte");
-	const char **meta[3] = {&ix->debug_path, &ix->split_msg, &ix->source};
-	for (unsigned i = 0; i < 3; i++) {
-		uint32_t off;
-		if (!table_u32(ix, SPX_SEC_META, i, &off) || !(*meta[i] = string_at(ix, off)))
-			return sp_error_dup(ix->damaged);
-		if (!**meta[i])
-			*meta[i] = NULL;
-	}
+	ix->hchecked = sp_xcalloc((ix->hpages + 63) / 64 + 1, sizeof(uint64_t));
 	return NULL;
 }
 
@@ -885,6 +961,7 @@ void sp_index_free(sp_index *ix)
 	free(ix->file);
 	free(ix->build_id);
 	free(ix->checked);
+	free(ix->hchecked);
 	sp_error_free(ix->damaged);
 	sp_u64map_free(&ix->file_paths);
 	for (size_t i = 0; i < ix->n_paths; i++)
@@ -902,14 +979,29 @@ void sp_index_free(sp_index *ix)
 	free(ix);
 }
 
+/* What the header records, string I (0 the debug path, 1 the split
+ * units' error, 2 the source), read the first time it is asked for (a
+ * look-up reads none of them): NULL when none, or when it cannot be read
+ * (IX then damaged). */
+static const char *meta(const sp_index *cix, unsigned i)
+{
+	sp_index *ix = (sp_index *)cix; /* caches: the answer is the same */
+	if (!ix->meta_read[i] && ix->meta_off[i]) {
+		const char *s = string_at(ix, ix->meta_off[i]);
+		ix->meta[i] = s && *s ? s : NULL;
+	}
+	ix->meta_read[i] = true;
+	return ix->meta[i];
+}
+
 const char *sp_index_debug_path(const sp_index *ix)
 {
-	return ix->debug_path;
+	return meta(ix, 0);
 }
 
 const char *sp_index_source(const sp_index *ix)
 {
-	return ix->source;
+	return meta(ix, 2);
 }
 
 const char *sp_index_build_id(const sp_index *ix)
@@ -924,7 +1016,8 @@ const char *sp_index_file(const sp_index *ix)
 
 sp_error *sp_index_split_error(const sp_index *ix)
 {
-	return ix->split_msg ? sp_error_new(SP_E_NOT_FOUND, "%s", ix->split_msg) : NULL;
+	const char *msg = meta(ix, 1);
+	return msg ? sp_error_new(SP_E_NOT_FOUND, "%s", msg) : NULL;
 }
 
 bool sp_index_damaged(const sp_index *ix)
@@ -960,35 +1053,82 @@ static bool verify_row(sp_index *ix, const row *r)
 	return r->ctx == 0 || file_name(ix, r->file, &f);
 }
 
-/* Every function, node (with its whole chain) and file. */
+/* Every function (one after the other, each where a node may name it),
+ * node (with its whole chain) and file, the names' first and last bytes
+ * and what the header records. */
 static sp_error *verify_nodes(sp_index *ix)
 {
 	node nd;
 	sp_frame f;
-	for (size_t i = 0; i < ix->n_funcs; i++)
-		if (!func_frame(ix, i, true, &f))
-			return sp_error_dup(ix->damaged);
+	uint64_t size = SEC_SIZE(SPX_SEC_FUNCS), off = 0, v[3], n = 0;
+	int64_t line;
+	uint64_t *starts = sp_xcalloc(size / 64 + 1, sizeof(uint64_t));
+	sp_error *e = NULL;
+	for (; off < size; n++) {
+		starts[off / 64] |= (uint64_t)1 << (off % 64);
+		uint64_t next;
+		if (!func_record(ix, off, v, &line, &next) || !func_frame(ix, off, true, &f))
+			goto damaged;
+		off = next;
+	}
+	if (n != ix->n_funcs) {
+		e = bad(ix, SPX_H_FUNCS, "%zu functions, %llu in their section", ix->n_funcs,
+			(unsigned long long)n);
+		goto out;
+	}
 	for (size_t i = 0; i < ix->n_nodes; i++) {
 		if (!read_node(ix, i, &nd))
-			return sp_error_dup(ix->damaged);
-		if ((nd.flags & SPX_NODE_KIND) == SPX_NODE_ERROR ? !string_at(ix, nd.msg)
-								 : !chain_frames(ix, &nd, ix->chain))
-			return sp_error_dup(ix->damaged);
+			goto damaged;
+		bool err = (nd.flags & SPX_NODE_KIND) == SPX_NODE_ERROR;
+		if (!err && !(starts[nd.func / 64] & ((uint64_t)1 << (nd.func % 64)))) {
+			e = bad(ix, ix->sec_off[SPX_SEC_NODES - 1], "node %zu: function at %llu, not "
+				"where a function starts", i, (unsigned long long)nd.func);
+			goto out;
+		}
+		if (err ? !string_at(ix, nd.msg) : !chain_frames(ix, &nd, ix->chain))
+			goto damaged;
 	}
 	ix->chain_ctx = 0;
 	for (size_t i = 0; i < ix->n_files; i++)
 		if (!file_name(ix, i + 1, &f.file))
-			return sp_error_dup(ix->damaged);
-	return NULL;
+			goto damaged;
+	const unsigned char *names = ix->base + ix->sec_off[SPX_SEC_STRINGS - 1];
+	if (names[0] || names[SEC_SIZE(SPX_SEC_STRINGS) - 1]) {
+		e = bad(ix, ix->sec_off[SPX_SEC_STRINGS - 1],
+			"the names do not begin and end with a NUL byte");
+		goto out;
+	}
+	for (unsigned i = 0; i < 3; i++)
+		meta(ix, i);
+	if (ix->damaged)
+		goto damaged;
+	goto out;
+damaged:
+	e = sp_error_dup(ix->damaged);
+out:
+	free(starts);
+	return e;
 }
 
-sp_error *sp_index_verify(sp_index *ix, sp_index_stats *stats)
+/* The top table against the first block of each page of BLOCKS, the
+ * blocks' rows from the start of ROWS, zero bytes between the last block
+ * of a page of BLOCKS and the next. */
+static sp_error *verify_blocks(sp_index *ix)
 {
-	if (ix->damaged || !need(ix, ix->body, ix->size - ix->body))
-		return sp_error_dup(ix->damaged);
-	sp_error *e = verify_nodes(ix);
-	if (e)
-		return e;
+	uint64_t addr;
+	uint32_t off;
+	for (size_t i = 0; i < ix->n_top; i++) {
+		if (!block_entry(ix, i * SPX_BLOCKS_PER_PAGE, &addr, &off))
+			return sp_error_dup(ix->damaged);
+		if (addr - ix->first_addr != spx_le(ix->top + 4 * i, 4))
+			return bad(ix, (uint64_t)(ix->top + 4 * i - ix->base),
+				   "block %zu at %#llx, the top table says %#llx",
+				   i * SPX_BLOCKS_PER_PAGE, (unsigned long long)(addr - ix->first_addr),
+				   (unsigned long long)spx_le(ix->top + 4 * i, 4));
+		if (i == 0 && off != 0)
+			return bad(ix, ix->sec_off[SPX_SEC_BLOCKS - 1], "the first block at %u of "
+				   "the rows, not 0", off);
+	}
 	ix->n_rows = 0;
 	for (size_t b = 0; b < ix->n_blocks; b++) {
 		/* each row before the next block's first (decode_block checks) */
@@ -998,14 +1138,36 @@ sp_error *sp_index_verify(sp_index *ix, sp_index_stats *stats)
 			if (!verify_row(ix, &ix->rows[k]))
 				return sp_error_dup(ix->damaged);
 		ix->n_rows += ix->n_rows_dec;
+		if (b + 1 < ix->n_blocks && (b + 1) % SPX_BLOCKS_PER_PAGE == 0) {
+			uint64_t stop = ix->dec_stop;
+			if (!block_entry(ix, b + 1, &addr, &off))
+				return sp_error_dup(ix->damaged);
+			const unsigned char *r = ix->base + ix->sec_off[SPX_SEC_ROWS - 1];
+			for (uint64_t at = stop; at < off && at < SEC_SIZE(SPX_SEC_ROWS); at++)
+				if (r[at])
+					return bad(ix, ix->sec_off[SPX_SEC_ROWS - 1] + at,
+						   "block %zu: bytes after its last row", b);
+			if (off < stop)
+				return bad(ix, ix->sec_off[SPX_SEC_BLOCKS - 1] +
+						       SPX_BLOCK_ENTRY * (b + 1),
+					   "block %zu starts before the last row of the one before",
+					   b + 1);
+		}
 	}
+	return NULL;
+}
 
-	uint32_t end;
-	if (!table_u32(ix, SPX_SEC_BLOCK_OFFS, ix->n_blocks, &end))
+sp_error *sp_index_verify(sp_index *ix, sp_index_stats *stats)
+{
+	for (size_t j = 1; j < ix->hpages && !ix->damaged; j++)
+		need_header_page(ix, j);
+	if (ix->damaged || !need(ix, ix->body, ix->size - ix->body))
 		return sp_error_dup(ix->damaged);
-	if (end != SEC_SIZE(SPX_SEC_ROWS))
-		return bad(ix, ix->sec_off[SPX_SEC_BLOCK_OFFS - 1], "the blocks end at %u of %llu bytes "
-			   "of rows", end, (unsigned long long)SEC_SIZE(SPX_SEC_ROWS));
+	sp_error *e = verify_nodes(ix);
+	if (!e)
+		e = verify_blocks(ix);
+	if (e)
+		return e;
 	if (stats) {
 		sp_index_stats_of(ix, stats);
 		stats->n_rows = ix->n_rows;

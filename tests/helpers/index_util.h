@@ -10,25 +10,31 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* The page checksums and the header's checksum of index D (N bytes) made
+/* The page checksums and the header's checksums of index D (N bytes) made
  * again, as a writer that changed it would; nothing when its header does
  * not say where they are within the file. */
 static inline void spx_test_rechecksum(unsigned char *d, size_t n)
 {
-	if (n < SPX_FIXED)
+	if (n < SPX_PAGE)
 		return;
-	uint64_t h = spx_le(d + 24, 4), lid = spx_le(d + 44, 2), nsec = spx_le(d + 40, 4);
-	uint64_t crcs = SPX_FIXED + (lid + 7) / 8 * 8 + SPX_SECTION_ENTRY * nsec;
-	uint64_t pages = h <= n ? (n - h + SPX_PAGE - 1) / SPX_PAGE : 0;
-	if (h < 32 || h > n || nsec > 64 || crcs + 4 * pages > h)
+	uint64_t h = spx_le(d + SPX_H_HSIZE, 4), lid = spx_le(d + SPX_H_ID_LEN, 2),
+		 nsec = spx_le(d + SPX_H_SECTIONS, 4), k = spx_le(d + SPX_H_TOP, 4);
+	if (h < SPX_PAGE || h % SPX_PAGE || h > n || nsec > 64 || lid > SPX_BUILD_ID_MAX ||
+	    k > SPX_PAGE)
+		return;
+	spx_header_parts pt = spx_parts(lid, nsec, k, h);
+	uint64_t pages = (n - h + SPX_PAGE - 1) / SPX_PAGE;
+	if (pt.crcs > SPX_PAGE || pt.crcs + 4 * pages > h)
 		return;
 	for (uint64_t p = 0; p < pages; p++) {
 		uint64_t at = h + p * SPX_PAGE;
 		size_t len = n - at < SPX_PAGE ? (size_t)(n - at) : SPX_PAGE;
-		spx_put_le(d + crcs + 4 * p, sp_crc32c(0, d + at, len), 4);
+		spx_put_le(d + pt.crcs + 4 * p, sp_crc32c(0, d + at, len), 4);
 	}
-	memset(d + 28, 0, 4);
-	spx_put_le(d + 28, sp_crc32c(0, d, (size_t)h), 4);
+	for (uint64_t j = 1; j < h / SPX_PAGE; j++)
+		spx_put_le(d + pt.hcrcs + 4 * (j - 1), sp_crc32c(0, d + j * SPX_PAGE, SPX_PAGE), 4);
+	memset(d + SPX_H_CRC, 0, 4);
+	spx_put_le(d + SPX_H_CRC, sp_crc32c(0, d, SPX_PAGE), 4);
 }
 
 /* The offset and size of section KIND of the (well-formed) index D. */

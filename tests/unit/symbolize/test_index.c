@@ -592,22 +592,29 @@ static void test_concurrent(const char *exe)
 	sp_elf_info_clear(&info);
 }
 
-/* The made-up index gives back each answer at each address it holds. */
-static void test_synthetic(void)
+/* The made-up index of N answers gives back each answer at each address
+ * it holds.  A large one has several pages of blocks (the top table's
+ * entries, the last block of a page) and a header of several pages (the
+ * body pages' checksums past its first page): those, changed, are found
+ * damaged when a look-up needs them. */
+static void test_synthetic(size_t N)
 {
-	enum { N = 1500 };
 	sp_buf bytes = {0};
 	sp_index *ix = NULL;
 	sp_error *e = spx_test_synthetic(N, &bytes);
+	char id[32];
+	snprintf(id, sizeof(id), "5eed%zx", N);
 	if (!e)
-		e = sp_index_open_memory(bytes.data, bytes.len, "synthetic", "5eed5dc",
+		e = sp_index_open_memory(bytes.data, bytes.len, "synthetic", id,
 					 SP_DEMANGLE_SIMPLE, &ix);
 	sp_index_stats st = {0};
 	if (!e)
 		e = sp_index_verify(ix, &st);
-	TAP_OK(!e && st.n_blocks > 2 && st.size > 3 * SPX_PAGE,
-	       "the made-up index: %zu bytes, %zu rows in %zu blocks", st.size, st.n_rows,
-	       st.n_blocks);
+	uint64_t h = bytes.len >= SPX_PAGE ? spx_le((unsigned char *)bytes.data + SPX_H_HSIZE, 4) : 0;
+	TAP_OK(!e && st.n_blocks > 2 && st.size > 3 * SPX_PAGE &&
+		       (N < 100000 || (st.n_blocks > 2 * SPX_BLOCKS_PER_PAGE && h > SPX_PAGE)),
+	       "the made-up index of %zu answers: %zu bytes (a header of %llu), %zu rows in %zu "
+	       "blocks", N, st.size, (unsigned long long)h, st.n_rows, st.n_blocks);
 	size_t differ = 0;
 	char name_buf[64];
 	for (size_t i = 0; !e && i < N; i++) {
@@ -639,8 +646,41 @@ static void test_synthetic(void)
 	sp_error_free(ge);
 	TAP_EQ_STR(ix ? sp_index_debug_path(ix) : NULL, "/usr/lib/debug/synthetic.debug",
 		   "the debug file it records");
-	sp_error_free(e);
 	sp_index_free(ix);
+	ix = NULL;
+	if (!e && h > SPX_PAGE) {
+		/* a checksum in the header's second page changed: the file opens,
+		 * the last answer's page of rows (its checksum there) is damaged */
+		unsigned char *d = (unsigned char *)bytes.data;
+		d[SPX_PAGE + 8] ^= 1;
+		e = sp_index_open_memory(d, bytes.len, "synthetic", id, SP_DEMANGLE_SIMPLE, &ix);
+		TAP_OK(!e, "a header page after the first changed: it still opens");
+		ge = ix ? sp_index_resolve_once(ix, 0x401000 + 4 * (N - 1), &g, &ng) : NULL;
+		char *msg = ge ? sp_error_string(ge) : sp_xstrdup("(no error)");
+		TAP_OK(ge && strstr(msg, "header page 1 (4096 bytes, the body pages' checksums) does "
+				    "not match its checksum"),
+		       "the last answer: %s", msg);
+		free(msg);
+		sp_error_free(ge);
+		sp_index_free(ix);
+		d[SPX_PAGE + 8] ^= 1;
+		/* the top table's second entry one past its block's address */
+		unsigned char *top = d + spx_parts(spx_le(d + SPX_H_ID_LEN, 2), SPX_N_SECTIONS,
+						   spx_le(d + SPX_H_TOP, 4), h).top;
+		spx_put_le(top + 4, spx_le(top + 4, 4) + 1, 4);
+		spx_test_rechecksum(d, bytes.len);
+		e = sp_index_open_memory(d, bytes.len, "synthetic", id, SP_DEMANGLE_SIMPLE, &ix);
+		ge = ix ? sp_index_resolve_once(ix, spx_le(d + SPX_H_BASE, 8) + spx_le(top + 4, 4),
+						&g, &ng)
+			: NULL;
+		msg = ge ? sp_error_string(ge) : sp_xstrdup("(no error)");
+		TAP_OK(!e && ge && strstr(msg, "the top table says"),
+		       "the top table disagrees with a page of blocks: %s", msg);
+		free(msg);
+		sp_error_free(ge);
+		sp_index_free(ix);
+	}
+	sp_error_free(e);
 	sp_buf_free(&bytes);
 }
 
@@ -673,7 +713,7 @@ static void m_order(unsigned char *d, size_t *n)
 {
 	(void)n;
 	unsigned char *e = d + SPX_FIXED + (spx_le(d + 44, 2) + 7) / 8 * 8;
-	spx_put_le(e + SPX_SECTION_ENTRY, SPX_SEC_FILES, 4); /* META's entry says FILES */
+	spx_put_le(e + SPX_SECTION_ENTRY, SPX_SEC_FUNCS, 4); /* FILES's entry says FUNCS */
 }
 static void m_past_end(unsigned char *d, size_t *n)
 {
@@ -683,9 +723,8 @@ static void m_past_end(unsigned char *d, size_t *n)
 }
 static void m_count(unsigned char *d, size_t *n)
 {
-	uint64_t size;
 	(void)n;
-	spx_put_le(sec_at(d, SPX_SEC_META, &size) + 4 * SPX_META_NODES, 1000000, 4);
+	spx_put_le(d + SPX_H_NODES, 1000000, 4);
 }
 static void m_unterminated(unsigned char *d, size_t *n)
 {
@@ -697,17 +736,18 @@ static void m_blocks_back(unsigned char *d, size_t *n)
 {
 	uint64_t size;
 	(void)n;
-	spx_put_le(sec_at(d, SPX_SEC_BLOCK_OFFS, &size) + 8, 1, 4); /* block 1 ends at 1 */
+	/* block 2 starts at 1: block 1 ends there */
+	spx_put_le(sec_at(d, SPX_SEC_BLOCKS, &size) + 2 * SPX_BLOCK_ENTRY + 4, 1, 4);
 }
 static void m_base(unsigned char *d, size_t *n)
 {
 	uint64_t size, bsize;
 	(void)n;
-	unsigned char *offs = sec_at(d, SPX_SEC_BLOCK_OFFS, &bsize);
+	unsigned char *blocks = sec_at(d, SPX_SEC_BLOCKS, &bsize);
 	unsigned char *rows = sec_at(d, SPX_SEC_ROWS, &size);
-	/* the last block's node before its first row: made 127 more (its
-	 * uleb keeps its length), past every node */
-	unsigned char *p = rows + spx_le(offs + bsize - 8, 4);
+	/* the last block's node before its first row (after its count):
+	 * made 127 more (its uleb keeps its length), past every node */
+	unsigned char *p = rows + spx_le(blocks + bsize - 4, 4) + 1;
 	if (p[0] & 0x80)
 		p[1] = 0x7f;
 	else
@@ -753,19 +793,41 @@ static void m_blocks_same(unsigned char *d, size_t *n)
 {
 	uint64_t size;
 	(void)n;
-	spx_put_le(sec_at(d, SPX_SEC_BLOCK_ADDRS, &size) + 4, 0, 4);
+	spx_put_le(sec_at(d, SPX_SEC_BLOCKS, &size) + SPX_BLOCK_ENTRY, 0, 4);
+}
+static void m_top(unsigned char *d, size_t *n)
+{
+	(void)n;
+	/* the first page of blocks said to start 4 bytes later */
+	spx_put_le(spx_parts(spx_le(d + SPX_H_ID_LEN, 2), SPX_N_SECTIONS, 1, SPX_PAGE).top + d,
+		   4, 4);
+}
+static void m_count_short(unsigned char *d, size_t *n)
+{
+	uint64_t size;
+	(void)n;
+	sec_at(d, SPX_SEC_ROWS, &size)[0] = 0; /* block 0: one row said */
+}
+static void m_func_inside(unsigned char *d, size_t *n)
+{
+	uint64_t size;
+	(void)n;
+	/* node 0 (the outermost frame of the first answer): its function at
+	 * offset 1, inside the first function's record */
+	unsigned char *p = sec_at(d, SPX_SEC_NODES, &size);
+	p[1] = 1;
 }
 
 static const bad_case bad_cases[] = {
 	{"bad_magic", "not a symbol index", m_magic, false},
-	{"other_version", "index format version 99, this symprof reads version 1", m_version, false},
+	{"other_version", "index format version 99, this symprof reads version 2", m_version, false},
 	{"stale", "stale: made by a symprof whose answers were revision 2", m_revision, false},
 	{"cut_short", "offset 16: its size field says", m_cut, true},
 	{"header_changed", "offset 28: the header", m_header, true},
 	{"page_changed", "does not match its checksum: the file is damaged", m_page, true},
 	{"sections_out_of_order", "section entry 1: kind 3", m_order, false},
-	{"section_past_end", "section entry 9: kind 10", m_past_end, false},
-	{"more_nodes_than_indexed", "1000000 nodes, indexes of", m_count, false},
+	{"section_past_end", "section entry 6: kind 7", m_past_end, false},
+	{"more_nodes_than_indexed", "1000000 nodes, an index of", m_count, false},
 	{"names_unterminated", "the names do not begin and end with a NUL byte", m_unterminated,
 	 false},
 	{"block_backwards", "block 1 ends before it starts", m_blocks_back, false},
@@ -774,6 +836,10 @@ static const bad_case bad_cases[] = {
 	{"name_past_strings", "past the names", m_name, false},
 	{"blocks_same_address", "a row at or past the next block's first address", m_blocks_same,
 	 false},
+	{"top_disagrees", "the top table says 0x4", m_top, false},
+	{"rows_after_count", "block 0: bytes after its last row", m_count_short, false},
+	{"function_inside_another", "node 0: function at 1, not where a function starts",
+	 m_func_inside, false},
 };
 
 /* The bytes of malformed case C (caller frees *OUT). */
@@ -889,7 +955,8 @@ int main(int argc, char **argv)
 	const char *srcdir = getenv("SP_SRCDIR");
 	/* absolute: the fixtures are built in TMPDIR */
 	char *top = realpath(srcdir ? srcdir : "..", NULL);
-	test_synthetic();
+	test_synthetic(1500);
+	test_synthetic(240000);
 	test_malformed(top ? top : ".");
 	char *src = sp_xasprintf("%s/testdata/src/symbolize/fixture.cc", top ? top : ".");
 	char *srcb = sp_xasprintf("%s/testdata/src/symbolize/fixture_b.cc", top ? top : ".");
