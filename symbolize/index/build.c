@@ -10,10 +10,11 @@
  * frame).  So one inlined copy of a function is one node, whether an
  * address is in its own code or in code inlined into it, and chains that
  * share their outer frames share those nodes.  Functions and nodes are kept
- * once each, in the order the walk first meets them.  Rows are written in
- * blocks of SPX_ROWS_PER_BLOCK, each as its change from the row before (a
- * byte of flags and the fields that changed); an answer equal to the one
- * before it adds no row.  Names are kept raw (system_name) with whether
+ * once each, in the order the walk first meets them; a node names its
+ * function by the offset of its record.  Rows are written in blocks of at
+ * most SPX_ROWS_PER_BLOCK, none across a page of the file, each row as its
+ * change from the row before (a byte of flags and the fields that
+ * changed); an answer equal to the one before it adds no row.  Names are kept raw (system_name) with whether
  * they are demangled at answer time, and whether a frame is inlined is
  * where it is in its chain: both are checked against the resolver's frames
  * as each node is made.

@@ -135,8 +135,8 @@ spx_builder *spx_builder_new(const char *path);
  * of order. */
 sp_error *spx_builder_add(spx_builder *b, const sp_answer *a);
 /* The file of the answers given, for BUILD_ID with FLAGS (SPX_FLAG_*) and
- * what META records (each may be NULL), appended to OUT; *ST says what it
- * holds (n_keys left 0). */
+ * what the header records (each may be NULL), appended to OUT; *ST says
+ * what it holds (n_keys left 0). */
 sp_error *spx_builder_finish(spx_builder *b, const char *build_id, unsigned flags,
 			     const char *debug_path, const char *split_err, sp_buf *out,
 			     sp_index_stats *st);

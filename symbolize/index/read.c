@@ -1,22 +1,25 @@
 /* read.c — the index reader: the file mapped, checked, and read in place.
  *
- * Opening checks what is cheap and says whether the file is the one asked
- * for: magic, version, revision, size, the header's checksum (which covers
- * the section table and the checksums of the body's pages), the build id,
- * every section's place and every table's size.  The body is read through
- * one cursor (indexp.h) over ranges first checked against their section
- * and their pages' checksums: a page is checked the first time a look-up
- * reads it (a bit per page remembers it), so one address reads and checks
- * a few pages of a large file, and a damaged page is found before any of
- * its bytes is used.  Nothing read from the file is trusted further: every
+ * Opening reads and checks the header's first page, and nothing else:
+ * magic, version, revision, size, that page's checksum (it holds the
+ * section table, the top table of blocks and the first checksums of the
+ * body's pages), the build id, every section's place and every table's
+ * size.  The body is read through one cursor (indexp.h) over ranges first
+ * checked against their section and their pages' checksums: a page is
+ * checked the first time a look-up reads it (a bit per page remembers it;
+ * a checksum in a later page of the header is trusted once that page
+ * matched its own), so one address reads and checks a few pages of a
+ * large file, and a damaged page is found before any of its bytes is
+ * used.  Nothing read from the file is trusted further: every
  * count, offset and reference is checked against what it points into, a
  * chain of nodes only ever goes to smaller numbers, and decoding stops at
  * the end of its range, so a hostile file gives an error, never a read out
  * of bounds or a loop.
  *
  * A look-up: the block whose first address is the greatest at or below the
- * address (binary search over BLOCK_ADDRS), its rows decoded up to the
- * address (at most SPX_ROWS_PER_BLOCK), then the row's leaf node and its
+ * address (the top table in the header names the page of BLOCKS, a binary
+ * search in that page the block), its rows decoded up to the address (at
+ * most SPX_ROWS_PER_BLOCK, in one page), then the row's leaf node and its
  * outer nodes, out to the outermost frame.
  */
 #include "symbolize/index/indexp.h"
@@ -179,7 +182,7 @@ static bool sec_cur(sp_index *ix, unsigned kind, uint64_t off, uint64_t len, spx
 	return true;
 }
 
-/* Entry I of the table of u32 (or u64) section KIND. */
+/* Entry I of the table of u32 section KIND. */
 static bool table_u32(sp_index *ix, unsigned kind, uint64_t i, uint32_t *v)
 {
 	spx_cur c;
