@@ -73,6 +73,8 @@ struct spx_builder {
 	sp_buf files;
 	size_t n_files;
 	table funcs, nodes;
+	uint32_t *func_at;     /* per function, its record's offset in NODES + 1 (0: none yet) */
+	size_t cap_func_at;
 	/* rows */
 	sp_buf rows, blocks;   /* ROWS; BLOCKS: per block its address and offset */
 	size_t n_rows, n_blocks, in_block;
@@ -170,9 +172,10 @@ static bool rec_eq(void *ctx, size_t idx)
 }
 
 /* The id of record REC (SIZE bytes, compared bytewise) in T, added when
- * new (*ADDED), with its encoding made by ENCODE. */
+ * new (*ADDED), with its encoding made by ENCODE (NULL: none). */
 static uint32_t intern(table *t, const void *rec, size_t size,
-		       void (*encode)(sp_buf *, const void *, uint32_t), bool *added)
+		       void (*encode)(builder *, sp_buf *, const void *, uint32_t), builder *b,
+		       bool *added)
 {
 	rec_key k = {t, rec, size};
 	uint64_t h = sp_hash_bytes(rec, size, 0);
@@ -184,7 +187,8 @@ static uint32_t intern(table *t, const void *rec, size_t size,
 		put_u32(&t->index, (uint32_t)t->data.len);
 	sp_grow(&t->offs, &t->cap_offs, t->n + 1, sizeof(*t->offs));
 	t->offs[t->n] = (uint32_t)t->data.len;
-	encode(&t->data, rec, (uint32_t)t->n);
+	if (encode)
+		encode(b, &t->data, rec, (uint32_t)t->n);
 	sp_grow(&t->v, &t->cap, t->n + 1, size);
 	memcpy((char *)t->v + t->n * size, rec, size);
 	t->n++;
@@ -192,25 +196,30 @@ static uint32_t intern(table *t, const void *rec, size_t size,
 	return (uint32_t)(t->n - 1);
 }
 
-static void encode_func(sp_buf *d, const void *rec, uint32_t id)
-{
-	(void)id;
-	const func *f = rec;
-	spx_put_uleb(d, f->sys);
-	spx_put_uleb(d, f->name);
-	spx_put_uleb(d, f->gnu);
-	spx_put_sleb(d, f->start_line);
-}
-
-/* Node ID's encoding (its parent as ID minus the parent's id). */
-static void encode_node(sp_buf *d, const void *rec, uint32_t id)
+/* Node ID's encoding (its parent as ID minus the parent's id): the first
+ * node of a function holds the function's record, later ones name it by
+ * the record's offset in NODES. */
+static void encode_node(builder *b, sp_buf *d, const void *rec, uint32_t id)
 {
 	const node *n = rec;
-	sp_buf_append(d, &n->flags, 1);
-	spx_put_uleb(d, n->func);
 	if ((n->flags & SPX_NODE_KIND) == SPX_NODE_ERROR) {
+		sp_buf_append(d, &n->flags, 1);
+		spx_put_uleb(d, n->func);
 		spx_put_uleb(d, n->msg);
 		return;
+	}
+	uint32_t *at = &b->func_at[n->func];
+	unsigned char flags = (unsigned char)(n->flags | (*at ? 0 : SPX_NODE_FUNC));
+	sp_buf_append(d, &flags, 1);
+	if (*at) {
+		spx_put_uleb(d, *at - 1);
+	} else {
+		const func *f = (const func *)b->funcs.v + n->func;
+		*at = (uint32_t)d->len + 1;
+		spx_put_uleb(d, f->sys);
+		spx_put_uleb(d, f->name);
+		spx_put_uleb(d, f->gnu);
+		spx_put_sleb(d, f->start_line);
 	}
 	if (n->flags & SPX_NODE_PARENT) {
 		spx_put_uleb(d, id - n->parent);
@@ -223,7 +232,7 @@ static void encode_node(sp_buf *d, const void *rec, uint32_t id)
 
 static uint32_t node_id(builder *b, const node *n, bool *added)
 {
-	return intern(&b->nodes, n, sizeof(*n), encode_node, added);
+	return intern(&b->nodes, n, sizeof(*n), encode_node, b, added);
 }
 
 /* A name of a frame: 0 when it is REF (both may be NULL), 1 when NULL,
@@ -258,8 +267,11 @@ static uint32_t frame_node(builder *b, const sp_answer *a, size_t i, uint32_t pa
 	memset(&n, 0, sizeof(n));
 	n.flags = (uint8_t)((a->go ? SPX_NODE_GO : SPX_NODE_FRAME) | (parent ? SPX_NODE_PARENT : 0));
 	/* a node names its function by the record's offset in FUNCS */
-	uint32_t fid = intern(&b->funcs, &fn, sizeof(fn), encode_func, &added);
-	n.func = b->funcs.offs[fid];
+	n.func = intern(&b->funcs, &fn, sizeof(fn), NULL, b, &added);
+	if (added) {
+		sp_grow(&b->func_at, &b->cap_func_at, b->funcs.n, sizeof(*b->func_at));
+		b->func_at[n.func] = 0; /* its record: with the first node naming it */
+	}
 	if (parent) {
 		const sp_frame *call = &a->frames[i + 1];
 		n.parent = parent - 1;
@@ -603,7 +615,6 @@ static void sections_of(builder *b, const char *debug_path, const char *split_er
 		sp_buf_append(&sec[SPX_SEC_STRINGS - 1].own, b->strs.strs[i], b->strs.lens[i] + 1);
 	close_block(b);
 	sec[SPX_SEC_FILES - 1].data = &b->files;
-	sec[SPX_SEC_FUNCS - 1].data = &b->funcs.data;
 	sec[SPX_SEC_NODE_INDEX - 1].data = &b->nodes.index;
 	sec[SPX_SEC_NODES - 1].data = &b->nodes.data;
 	sec[SPX_SEC_BLOCKS - 1].data = &b->blocks;
@@ -629,6 +640,7 @@ void spx_builder_free(builder *b)
 	sp_strtab_free(&b->paths);
 	sp_buf_free(&b->files);
 	table_free(&b->funcs);
+	free(b->func_at);
 	table_free(&b->nodes);
 	sp_buf_free(&b->rows);
 	sp_buf_free(&b->blocks);

@@ -26,7 +26,8 @@
 #define SPX_BLOCK_ENTRY 8     /* BLOCKS: u32 address (from the base), u32 offset in ROWS */
 #define SPX_BLOCKS_PER_PAGE (SPX_PAGE / SPX_BLOCK_ENTRY)
 #define SPX_SPARSE 8          /* NODE_INDEX: every 8th node's offset */
-#define SPX_FUNC_MAX 40       /* the longest function record: three uleb, one sleb */
+#define SPX_FUNC_MAX 40       /* the longest function record (in a node): three uleb, one
+				 sleb */
 #define SPX_MAX_FRAMES 65     /* the deepest chain a resolver gives (64 + 1) */
 
 /* The header's fixed fields (offsets; docs/INDEX.md). */
@@ -63,9 +64,6 @@ enum {
 	SPX_SEC_STRINGS = 1, /* NUL-terminated strings; byte 0 and the last are NUL */
 	SPX_SEC_FILES,       /* per file: u32 its directory's string offset + 1 (0:
 				none), u32 its base name's string offset */
-	SPX_SEC_FUNCS,       /* per function: its names (uleb raw, name, binutils' name: see
-				build.c) and sleb declaration line; nodes name one by its
-				offset here */
 	SPX_SEC_NODE_INDEX,  /* u32 offset into NODES of every SPX_SPARSE-th node */
 	SPX_SEC_NODES,
 	SPX_SEC_BLOCKS,      /* per block: u32 first address (from the header's base), u32
@@ -99,6 +97,8 @@ enum {
 	SPX_NODE_ERROR = 2,   /* the look-up fails: error code, message */
 	SPX_NODE_KIND = 3,
 	SPX_NODE_PARENT = 4,  /* inlined: parent and call site follow */
+	SPX_NODE_FUNC = 8,    /* its function's record follows (its first node); else
+				 the record's offset in NODES */
 };
 
 /* A row's op byte.  Bit 7 set: a short row (the node, file and

@@ -306,17 +306,30 @@ typedef struct {
 	int64_t line, col;
 } node;
 
-/* Decodes a node at C (the one numbered ID) into *N (its function an
- * offset below FUNCS_SIZE); the reason it is wrong, or NULL. */
-static const char *decode_node(spx_cur *c, uint64_t id, uint64_t funcs_size, node *n)
+/* Decodes a node at C (the one numbered ID; SEC: the start of NODES, NULL
+ * when only skipping it) into *N, its function the offset of its record
+ * in NODES (one of its own, or before it); the reason it is wrong, or
+ * NULL. */
+static const char *decode_node(spx_cur *c, uint64_t id, const unsigned char *sec, node *n)
 {
 	*n = (node){.id = id};
+	const unsigned char *start = c->p;
 	n->flags = spx_byte(c);
-	n->func = spx_uleb(c);
 	unsigned kind = n->flags & SPX_NODE_KIND;
 	if (kind == SPX_NODE_ERROR) {
+		n->func = spx_uleb(c);
 		n->msg = spx_uleb(c);
-	} else if (n->flags & SPX_NODE_PARENT) {
+	} else if (n->flags & SPX_NODE_FUNC) {
+		n->func = sec ? (uint64_t)(c->p - sec) : 0;
+		for (int k = 0; k < 3; k++)
+			spx_uleb(c);
+		spx_sleb(c);
+	} else {
+		n->func = spx_uleb(c);
+		if (sec && !c->bad && n->func >= (uint64_t)(start - sec))
+			return "of a function not before it";
+	}
+	if (kind != SPX_NODE_ERROR && (n->flags & SPX_NODE_PARENT)) {
 		uint64_t d = spx_uleb(c);
 		n->parent = id - d;
 		n->file = spx_uleb(c);
@@ -330,21 +343,20 @@ static const char *decode_node(spx_cur *c, uint64_t id, uint64_t funcs_size, nod
 		return "cut short";
 	if (n->col < INT32_MIN || n->col > INT32_MAX)
 		return "with a column past 31 bits";
-	if (kind == 3 || (n->flags & ~7u))
+	if (kind == 3 || (n->flags & ~15u))
 		return "of an unknown kind";
 	if (kind == SPX_NODE_ERROR)
-		return (n->flags & SPX_NODE_PARENT) || n->func == 0 || n->func >= SP_E_COUNT_
+		return (n->flags & (SPX_NODE_PARENT | SPX_NODE_FUNC)) || n->func == 0 ||
+				       n->func >= SP_E_COUNT_
 			       ? "an error that is not one"
 			       : NULL;
-	if (n->func >= funcs_size)
-		return "of a function past the functions";
 	return n->discr > 0xffffff ? "with a discriminator over 24 bits" : NULL;
 }
 
 static bool skip_node(spx_cur *c)
 {
 	node n;
-	return decode_node(c, UINT64_MAX, UINT64_MAX, &n) == NULL;
+	return decode_node(c, UINT64_MAX, NULL, &n) == NULL;
 }
 
 /* Node I, decoded and checked. */
@@ -357,23 +369,25 @@ static bool read_node(sp_index *ix, uint64_t i, node *n)
 	if (!sparse_cur(ix, SPX_SEC_NODE_INDEX, SPX_SEC_NODES, i, ix->n_nodes, skip_node, &c))
 		return false;
 	const unsigned char *at = c.p;
-	const char *why = decode_node(&c, i, ix->sec_size[SPX_SEC_FUNCS - 1], n);
+	const char *why = decode_node(&c, i, ix->base + ix->sec_off[SPX_SEC_NODES - 1], n);
 	if (why)
 		return damage(ix, bad(ix, (uint64_t)(at - ix->base), "node %llu %s",
 				      (unsigned long long)i, why));
 	return true;
 }
 
-/* The function record at offset OFF of FUNCS (below its size: checked
- * with the node naming it): its names' codes and declaration line; false
- * (IX damaged) when it is cut short or its line is past 31 bits.  *END:
- * where the next record starts. */
-static bool func_record(sp_index *ix, uint64_t off, uint64_t v[3], int64_t *start,
-			uint64_t *end)
+/* The function record at offset OFF of NODES (inside a node before the
+ * one naming it): its names' codes and declaration line; false (IX
+ * damaged) when it is cut short or its line is past 31 bits. */
+static bool func_record(sp_index *ix, uint64_t off, uint64_t v[3], int64_t *start)
 {
 	spx_cur c;
-	uint64_t size = ix->sec_size[SPX_SEC_FUNCS - 1];
-	if (!sec_cur(ix, SPX_SEC_FUNCS, off, size - off < SPX_FUNC_MAX ? size - off : SPX_FUNC_MAX,
+	uint64_t size = ix->sec_size[SPX_SEC_NODES - 1];
+	if (off >= size)
+		return damage(ix, bad(ix, ix->sec_off[SPX_SEC_NODES - 1],
+				      "a function at %llu, past the nodes (%llu bytes)",
+				      (unsigned long long)off, (unsigned long long)size));
+	if (!sec_cur(ix, SPX_SEC_NODES, off, size - off < SPX_FUNC_MAX ? size - off : SPX_FUNC_MAX,
 		     &c))
 		return false;
 	const unsigned char *at = c.p;
@@ -384,17 +398,16 @@ static bool func_record(sp_index *ix, uint64_t off, uint64_t v[3], int64_t *star
 		return damage(ix, bad(ix, (uint64_t)(at - ix->base),
 				      "function at %llu cut short, or its line past 31 bits",
 				      (unsigned long long)off));
-	*end = off + (uint64_t)(c.p - at);
 	return true;
 }
 
-/* The name and declaration line of the function at offset OFF of FUNCS
+/* The name and declaration line of the function at offset AT of NODES
  * into F. */
 static bool func_frame(sp_index *ix, uint64_t at, bool go, sp_frame *f)
 {
-	uint64_t v[3], end;
+	uint64_t v[3];
 	int64_t start;
-	if (!func_record(ix, at, v, &start, &end))
+	if (!func_record(ix, at, v, &start))
 		return false;
 	uint64_t sys = v[0], name = v[1], gnu = v[2];
 	f->start_line = (int32_t)start;
@@ -1056,33 +1069,24 @@ static bool verify_row(sp_index *ix, const row *r)
 	return r->ctx == 0 || file_name(ix, r->file, &f);
 }
 
-/* Every function (one after the other, each where a node may name it),
- * node (with its whole chain) and file, the names' first and last bytes
- * and what the header records. */
+/* Every node (with its whole chain; its function where a node before it,
+ * or itself, holds one), function and file, the names' first and last
+ * bytes and what the header records. */
 static sp_error *verify_nodes(sp_index *ix)
 {
 	node nd;
 	sp_frame f;
-	uint64_t size = SEC_SIZE(SPX_SEC_FUNCS), off = 0, v[3], n = 0;
-	int64_t line;
+	uint64_t size = SEC_SIZE(SPX_SEC_NODES), n = 0;
 	uint64_t *starts = sp_xcalloc(size / 64 + 1, sizeof(uint64_t));
 	sp_error *e = NULL;
-	for (; off < size; n++) {
-		starts[off / 64] |= (uint64_t)1 << (off % 64);
-		uint64_t next;
-		if (!func_record(ix, off, v, &line, &next) || !func_frame(ix, off, true, &f))
-			goto damaged;
-		off = next;
-	}
-	if (n != ix->n_funcs) {
-		e = bad(ix, SPX_H_FUNCS, "%zu functions, %llu in their section", ix->n_funcs,
-			(unsigned long long)n);
-		goto out;
-	}
 	for (size_t i = 0; i < ix->n_nodes; i++) {
 		if (!read_node(ix, i, &nd))
 			goto damaged;
 		bool err = (nd.flags & SPX_NODE_KIND) == SPX_NODE_ERROR;
+		if (!err && (nd.flags & SPX_NODE_FUNC)) {
+			starts[nd.func / 64] |= (uint64_t)1 << (nd.func % 64);
+			n++;
+		}
 		if (!err && !(starts[nd.func / 64] & ((uint64_t)1 << (nd.func % 64)))) {
 			e = bad(ix, ix->sec_off[SPX_SEC_NODES - 1], "node %zu: function at %llu, not "
 				"where a function starts", i, (unsigned long long)nd.func);
@@ -1092,6 +1096,11 @@ static sp_error *verify_nodes(sp_index *ix)
 			goto damaged;
 	}
 	ix->chain_ctx = 0;
+	if (n != ix->n_funcs) {
+		e = bad(ix, SPX_H_FUNCS, "%zu functions, %llu in the nodes", ix->n_funcs,
+			(unsigned long long)n);
+		goto out;
+	}
 	for (size_t i = 0; i < ix->n_files; i++)
 		if (!file_name(ix, i + 1, &f.file))
 			goto damaged;

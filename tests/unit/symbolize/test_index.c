@@ -713,7 +713,7 @@ static void m_order(unsigned char *d, size_t *n)
 {
 	(void)n;
 	unsigned char *e = d + SPX_FIXED + (spx_le(d + 44, 2) + 7) / 8 * 8;
-	spx_put_le(e + SPX_SECTION_ENTRY, SPX_SEC_FUNCS, 4); /* FILES's entry says FUNCS */
+	spx_put_le(e + SPX_SECTION_ENTRY, SPX_SEC_NODE_INDEX, 4); /* FILES's entry says NODE_INDEX */
 }
 static void m_past_end(unsigned char *d, size_t *n)
 {
@@ -765,7 +765,14 @@ static void m_parent(unsigned char *d, size_t *n)
 		spx_uleb(&c);
 		if ((flags & SPX_NODE_KIND) == SPX_NODE_ERROR) {
 			spx_uleb(&c);
-		} else if (flags & SPX_NODE_PARENT) {
+			continue;
+		}
+		if (flags & SPX_NODE_FUNC) { /* the rest of its function's record */
+			spx_uleb(&c);
+			spx_uleb(&c);
+			spx_sleb(&c);
+		}
+		if (flags & SPX_NODE_PARENT) {
 			if (*c.p < 0x80) {
 				*(unsigned char *)c.p = 0x7f;
 				return;
@@ -781,13 +788,14 @@ static void m_parent(unsigned char *d, size_t *n)
 static void m_name(unsigned char *d, size_t *n)
 {
 	uint64_t size;
-	unsigned char *p = sec_at(d, SPX_SEC_FUNCS, &size);
+	unsigned char *p = sec_at(d, SPX_SEC_NODES, &size);
 	(void)n;
-	/* the first function's name: an offset of 2^21 - 1 (its uleb made
-	 * three bytes long over the name and the line) */
-	p[0] = 0xff;
+	/* the first function's name (in the first node, after its flags): an
+	 * offset of 2^21 - 1 (its uleb made three bytes long over the name and
+	 * binutils' name) */
 	p[1] = 0xff;
-	p[2] = 0x7f;
+	p[2] = 0xff;
+	p[3] = 0x7f;
 }
 static void m_blocks_same(unsigned char *d, size_t *n)
 {
@@ -812,10 +820,35 @@ static void m_func_inside(unsigned char *d, size_t *n)
 {
 	uint64_t size;
 	(void)n;
-	/* node 0 (the outermost frame of the first answer): its function at
-	 * offset 1, inside the first function's record */
+	/* the first node that names a function held by a node before it: at
+	 * offset 2, inside the first function's record (node 0's, from 1) */
 	unsigned char *p = sec_at(d, SPX_SEC_NODES, &size);
-	p[1] = 1;
+	spx_cur c = {p, p + size, false};
+	while (!c.bad && c.p < c.end) {
+		unsigned flags = spx_byte(&c);
+		if ((flags & SPX_NODE_KIND) != SPX_NODE_ERROR && !(flags & SPX_NODE_FUNC) &&
+		    *c.p < 0x80) {
+			*(unsigned char *)c.p = 2;
+			return;
+		}
+		spx_uleb(&c);
+		if ((flags & SPX_NODE_KIND) == SPX_NODE_ERROR) {
+			spx_uleb(&c);
+			continue;
+		}
+		if (flags & SPX_NODE_FUNC) {
+			spx_uleb(&c);
+			spx_uleb(&c);
+			spx_sleb(&c);
+		}
+		if (flags & SPX_NODE_PARENT) {
+			spx_uleb(&c);
+			spx_uleb(&c);
+			spx_sleb(&c);
+			spx_sleb(&c);
+			spx_uleb(&c);
+		}
+	}
 }
 
 static const bad_case bad_cases[] = {
@@ -826,7 +859,7 @@ static const bad_case bad_cases[] = {
 	{"header_changed", "offset 28: the header", m_header, true},
 	{"page_changed", "does not match its checksum: the file is damaged", m_page, true},
 	{"sections_out_of_order", "section entry 1: kind 3", m_order, false},
-	{"section_past_end", "section entry 6: kind 7", m_past_end, false},
+	{"section_past_end", "section entry 5: kind 6", m_past_end, false},
 	{"more_nodes_than_indexed", "1000000 nodes, an index of", m_count, false},
 	{"names_unterminated", "the names do not begin and end with a NUL byte", m_unterminated,
 	 false},
@@ -838,7 +871,7 @@ static const bad_case bad_cases[] = {
 	 false},
 	{"top_disagrees", "the top table says 0x4", m_top, false},
 	{"rows_after_count", "block 0: bytes after its last row", m_count_short, false},
-	{"function_inside_another", "node 0: function at 1, not where a function starts",
+	{"function_inside_another", "function at 2, not where a function starts",
 	 m_func_inside, false},
 };
 
