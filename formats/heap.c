@@ -16,20 +16,11 @@
  * old remote v1 format, which symprof does not support).  Only lower-case
  * hex addresses are accepted, as everywhere in these text formats. */
 #include "formats/formats.h"
-#include "formats/legacy.h"
+#include "formats/heapp.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef enum { SAMPLING_NONE, SAMPLING_V2 } sampling;
-
-typedef struct {
-	sampling samp;
-	int64_t rate;
-	bool has_alloc;
-} heap_header;
 
 static sp_error *bad_line(const char *name, size_t lineno, const char *what, const char *s,
 			  size_t n)
@@ -247,68 +238,44 @@ static sp_error *add_pair(const char *name, size_t lineno, const char *line, siz
 
 #define SAMPLE_FORM "expected \"<n>: <bytes> [<n>: <bytes>] @ 0x<addr> ...\""
 
-/* A sample line is read in two halves: scanning (its counts, and its
- * stack's text looked up among the stacks seen before, its addresses parsed
- * when it is new) needs only the line, building (locations interned, the
- * sample added) only the profile.  With two threads the halves run at once,
- * the scanning one a few batches of lines ahead; with one, line by line.
- * Either way the builder sees the same records in the same order, so the
- * profile is the same.
- *
- * What scanning makes of one line: */
-typedef struct {
-	int64_t vals[4];
-	int64_t blocksize;
-	size_t stack;   /* the stack's number among those kept, SIZE_MAX when not kept */
-	bool fresh;     /* not seen before (or not kept): its addresses follow */
-	size_t n_addrs; /* when fresh */
-} heap_rec;
-
-/* The scanning half's state: the text of the stacks kept, numbered in
- * the order they first appear, up to SP_STACK_MEMO_MAX bytes of text and
- * addresses (past it new stacks are parsed every time, as with
- * sp_stack_memo). */
-typedef struct {
-	const char *name;
-	const heap_header *h;
-	sp_strtab stacks;
-	size_t bytes;
-} heap_scan;
-
-/* Scans IT's current line into R; a fresh stack's addresses (adjusted) are
- * appended to ADDRS. */
-static sp_error *scan_line(heap_scan *sc, const sp_lines *it, heap_rec *r, sp_u64vec *addrs)
+/* A sample line is read in two halves (heapp.h).  With one thread they
+ * run line by line; with more, lines are scanned on several threads a
+ * chunk at a time and built in input order (heap_chunks.c).  Either way
+ * the builder sees the same records in the same order, so the profile is
+ * the same. */
+sp_error *sp_heap_scan_counts(const char *name, const heap_header *h, size_t lineno,
+			      const char *s, size_t n, heap_rec *r, size_t *stack_at)
 {
-	const char *name = sc->name, *s = it->line;
-	size_t n = it->line_len;
 	cur c = {s, n, 0};
 	counts k;
 	if (!parse_counts(&c, true, &k))
-		return bad_line(name, it->lineno, SAMPLE_FORM, s, n);
+		return bad_line(name, lineno, SAMPLE_FORM, s, n);
 	spaces(&c);
 	if (!eat(&c, '@'))
-		return bad_line(name, it->lineno, "expected '@' before the stack", s, n);
+		return bad_line(name, lineno, "expected '@' before the stack", s, n);
 	size_t nv = 0;
 	sp_error *err = NULL;
 	r->blocksize = 0;
-	if (sc->h->has_alloc) {
-		err = add_pair(name, it->lineno, s, n, &k, 2, sc->h, "allocation", r->vals,
-			       &r->blocksize);
+	if (h->has_alloc) {
+		err = add_pair(name, lineno, s, n, &k, 2, h, "allocation", r->vals, &r->blocksize);
 		nv = 2;
 	}
 	if (!err)
-		err = add_pair(name, it->lineno, s, n, &k, 0, sc->h, "inuse", r->vals + nv,
-			       &r->blocksize);
-	if (err)
-		return err;
-	const char *st = s + c.i;
-	size_t sn = n - c.i;
-	r->stack = sp_strtab_find(&sc->stacks, st, sn);
-	r->fresh = r->stack == SIZE_MAX;
+		err = add_pair(name, lineno, s, n, &k, 0, h, "inuse", r->vals + nv, &r->blocksize);
+	*stack_at = c.i;
+	return err;
+}
+
+sp_error *sp_heap_scan_stack(heap_scan *sc, size_t lineno, const char *st, size_t sn,
+			     size_t found, heap_rec *r, sp_u64vec *addrs)
+{
+	r->stack = found;
+	r->fresh = found == SIZE_MAX;
 	if (!r->fresh)
 		return NULL;
 	size_t before = addrs->n;
-	if ((err = sp_legacy_parse_addrs(name, it->lineno, st, sn, addrs)))
+	sp_error *err = sp_legacy_parse_addrs(sc->name, lineno, st, sn, addrs);
+	if (err)
 		return err;
 	r->n_addrs = addrs->n - before;
 	if (r->n_addrs) /* (a stack of no addresses may leave the array unallocated) */
@@ -319,30 +286,27 @@ static sp_error *scan_line(heap_scan *sc, const sp_lines *it, heap_rec *r, sp_u6
 	return NULL;
 }
 
-/* A stack's location ids in the profile's sample storage, shared by
- * every sample of the stack. */
-typedef struct {
-	const uint64_t *ids;
-	size_t n;
-} heap_stack;
+/* Scans IT's current line into R; a fresh stack's addresses (adjusted) are
+ * appended to ADDRS. */
+static sp_error *scan_line(heap_scan *sc, const sp_lines *it, heap_rec *r, sp_u64vec *addrs)
+{
+	size_t at;
+	sp_error *err = sp_heap_scan_counts(sc->name, sc->h, it->lineno, it->line, it->line_len,
+					    r, &at);
+	if (err)
+		return err;
+	const char *st = it->line + at;
+	size_t sn = it->line_len - at;
+	return sp_heap_scan_stack(sc, it->lineno, st, sn, sp_strtab_find(&sc->stacks, st, sn), r,
+				  addrs);
+}
 
-/* The building half's state: the location ids of each kept stack, by its
- * number. */
-typedef struct {
-	sp_profile *p;
-	int64_t bytes; /* the label key */
-	heap_stack *kept;
-	size_t n_kept, cap_kept;
-	sp_u64vec fresh; /* a fresh stack's ids */
-} heap_build;
-
-/* Adds the sample of R; ADDRS are its addresses when it is fresh.  A
- * heap profile's records repeat their stacks (a stack per allocation
+/* A heap profile's records repeat their stacks (a stack per allocation
  * site, a record per allocation size): their samples share the stack's
  * ids, and the values and label go into the profile's sample storage, so
  * a record costs its sample, its values and its label, without a malloc
  * (sp_profile_add_sample_shared). */
-static void build_sample(heap_build *b, const heap_rec *r, const uint64_t *addrs)
+void sp_heap_build_sample(heap_build *b, const heap_rec *r, const uint64_t *addrs)
 {
 	heap_stack st;
 	if (r->fresh) {
@@ -360,129 +324,9 @@ static void build_sample(heap_build *b, const heap_rec *r, const uint64_t *addrs
 	sp_profile_add_sample_shared(b->p, r->vals, st.ids, st.n, &lab, 1);
 }
 
-/* -- two threads --------------------------------------------------------------
- * The scanning thread fills batches of records, SLOTS of them in a ring,
- * and hands each over under MU; the caller's thread builds from them in
- * order and gives the slot back.  Lines are the scanning thread's alone
- * until it ends (IT is the caller's again after the join). */
-#define BATCH_RECS 4096
-#define SLOTS 4
-
-typedef struct {
-	heap_rec *recs;
-	size_t n;
-	sp_u64vec addrs; /* the fresh stacks' addresses, in record order */
-	sp_error *err;   /* the line after the records failed: the samples end here */
-	bool last;       /* the samples end with this batch */
-} heap_batch;
-
-typedef struct {
-	heap_scan *sc;
-	sp_lines *it;
-	bool maps; /* the samples ended at a map marker (read after the join) */
-	heap_batch slot[SLOTS];
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	size_t filled, built; /* batches handed over, given back; under MU */
-} heap_pipe;
-
-/* Fills B from the lines; false after its last. */
-static bool scan_batch(heap_pipe *hp, heap_batch *b)
-{
-	if (!b->recs)
-		b->recs = sp_xmalloc(BATCH_RECS * sizeof(*b->recs));
-	b->n = 0;
-	b->addrs.n = 0;
-	while (b->n < BATCH_RECS) {
-		if (!sp_legacy_next_line(hp->it, &hp->maps)) {
-			b->last = true;
-			return false;
-		}
-		if ((b->err = scan_line(hp->sc, hp->it, &b->recs[b->n], &b->addrs))) {
-			b->last = true;
-			return false;
-		}
-		b->n++;
-	}
-	return true;
-}
-
-static void *scan_thread(void *arg)
-{
-	heap_pipe *hp = arg;
-	bool more = true;
-	for (size_t k = 0; more; k++) {
-		pthread_mutex_lock(&hp->mu);
-		while (k - hp->built >= SLOTS)
-			pthread_cond_wait(&hp->cv, &hp->mu);
-		pthread_mutex_unlock(&hp->mu);
-		more = scan_batch(hp, &hp->slot[k % SLOTS]);
-		pthread_mutex_lock(&hp->mu);
-		hp->filled = k + 1;
-		pthread_cond_broadcast(&hp->cv);
-		pthread_mutex_unlock(&hp->mu);
-	}
-	return NULL;
-}
-
-/* Builds B's records into B's profile; returns the batch's error
- * (consumed from it). */
-static sp_error *build_batch(heap_build *bd, heap_batch *b)
-{
-	const uint64_t *addrs = b->addrs.v;
-	for (size_t i = 0; i < b->n; i++) {
-		build_sample(bd, &b->recs[i], addrs);
-		if (b->recs[i].fresh)
-			addrs += b->recs[i].n_addrs;
-	}
-	sp_error *err = b->err;
-	b->err = NULL;
-	return err;
-}
-
-/* The samples read on a second thread; false when it cannot be started
- * (nothing was read then). */
-static bool read_two_threads(heap_scan *sc, heap_build *bd, sp_lines *it, bool *maps,
-			     sp_error **err)
-{
-	heap_pipe hp = {.sc = sc, .it = it};
-	pthread_t t;
-	if (pthread_mutex_init(&hp.mu, NULL) != 0)
-		return false;
-	if (pthread_cond_init(&hp.cv, NULL) != 0) {
-		pthread_mutex_destroy(&hp.mu);
-		return false;
-	}
-	bool started = pthread_create(&t, NULL, scan_thread, &hp) == 0;
-	bool last = !started;
-	for (size_t k = 0; !last; k++) {
-		pthread_mutex_lock(&hp.mu);
-		while (hp.filled <= k)
-			pthread_cond_wait(&hp.cv, &hp.mu);
-		pthread_mutex_unlock(&hp.mu);
-		heap_batch *b = &hp.slot[k % SLOTS];
-		*err = build_batch(bd, b);
-		last = b->last;
-		pthread_mutex_lock(&hp.mu);
-		hp.built = k + 1;
-		pthread_cond_broadcast(&hp.cv);
-		pthread_mutex_unlock(&hp.mu);
-	}
-	if (started)
-		pthread_join(t, NULL);
-	pthread_cond_destroy(&hp.cv);
-	pthread_mutex_destroy(&hp.mu);
-	for (size_t i = 0; i < SLOTS; i++) {
-		free(hp.slot[i].recs);
-		sp_u64vec_free(&hp.slot[i].addrs);
-	}
-	*maps = hp.maps;
-	return started;
-}
-
 /* The sample lines of IT, after the header H, and the memory map; a line
- * is not kept once read.  With RO's jobs > 1 the lines are scanned on a
- * second thread. */
+ * is not kept once read.  With RO's jobs > 1 a file's lines are scanned on
+ * as many threads (sp_heap_read_chunks). */
 static sp_error *read_samples(const char *name, sp_lines *it, const heap_header *h,
 			      const sp_read_options *ro, sp_profile **out)
 {
@@ -505,22 +349,33 @@ static sp_error *read_samples(const char *name, sp_lines *it, const heap_header 
 	heap_scan sc = {.name = name, .h = h};
 	heap_build bd = {.p = p, .bytes = sp_profile_intern(p, "bytes")};
 	bool maps = false;
-	if (!ro || ro->jobs < 2 || !read_two_threads(&sc, &bd, it, &maps, &err)) {
+	char *owned = NULL; /* the map text read on several threads */
+	const char *map_text = NULL;
+	size_t map_len = 0;
+	if (ro && ro->jobs >= 2 && it->f &&
+	    sp_heap_read_chunks(&sc, &bd, it, ro->jobs, &owned, &map_len, &err)) {
+		maps = owned != NULL;
+		map_text = owned;
+	} else {
 		sp_u64vec addrs = {0};
 		heap_rec r;
 		while (!err && sp_legacy_next_line(it, &maps)) {
 			addrs.n = 0;
 			if (!(err = scan_line(&sc, it, &r, &addrs)))
-				build_sample(&bd, &r, addrs.v);
+				sp_heap_build_sample(&bd, &r, addrs.v);
 		}
 		sp_u64vec_free(&addrs);
+		if (maps) {
+			map_text = sp_lines_rest(it);
+			map_len = sp_lines_rest_len(it);
+		}
 	}
 	sp_strtab_free(&sc.stacks);
 	sp_u64vec_free(&bd.fresh);
 	free(bd.kept);
 	if (!err)
-		err = sp_legacy_finish_maps(p, name, maps ? sp_lines_rest(it) : NULL,
-					    maps ? sp_lines_rest_len(it) : 0);
+		err = sp_legacy_finish_maps(p, name, maps ? map_text : NULL, maps ? map_len : 0);
+	free(owned);
 	if (err) {
 		sp_profile_free(p);
 		return err;

@@ -4,7 +4,9 @@ formats_libformats_la_SOURCES = \
 	formats/detect.c \
 	formats/legacy.h \
 	formats/legacy.c \
+	formats/heapp.h \
 	formats/heap.c \
+	formats/heap_chunks.c \
 	formats/jemalloc.h \
 	formats/jemalloc.c \
 	formats/contention.c \
