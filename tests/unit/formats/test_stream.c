@@ -4,11 +4,13 @@
  * memory: lines across the 1 MiB pieces, a line longer than a piece, CR LF
  * endings, no final newline, the memory map after the samples; identical
  * raw stacks summed as they are read, with the same errors; a read error
- * is an error, never a shorter profile.  A heap profile read on two
- * threads (sp_read_options.jobs) makes the same profile and errors. */
+ * is an error, never a shorter profile.  A heap profile read on two or
+ * four threads (sp_read_options.jobs: its lines scanned a chunk at a time
+ * on every thread) makes the same profile and errors. */
 #include "formats/legacy.h"
 #include "tests/helpers/reader_util.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,7 +89,14 @@ static sp_error *heap_two_threads(const char *name, FILE *f, sp_profile **out)
 	return sp_heap_read_file_with(name, f, &ro, out);
 }
 
-/* TEXT read whole, from a file on one thread and on two: the same. */
+/* The heap reader with four threads, three of them scanning. */
+static sp_error *heap_four_threads(const char *name, FILE *f, sp_profile **out)
+{
+	sp_read_options ro = {.jobs = 4};
+	return sp_heap_read_file_with(name, f, &ro, out);
+}
+
+/* TEXT read whole, from a file on one thread, on two and on four: the same. */
 static void heap_same(const char *text, size_t len, const char *what)
 {
 	char *w = sp_xasprintf("%s, 1 thread", what);
@@ -95,6 +104,9 @@ static void heap_same(const char *text, size_t len, const char *what)
 	free(w);
 	w = sp_xasprintf("%s, 2 threads", what);
 	same_both_ways(sp_heap_read, heap_two_threads, text, len, w);
+	free(w);
+	w = sp_xasprintf("%s, 4 threads", what);
+	same_both_ways(sp_heap_read, heap_four_threads, text, len, w);
 	free(w);
 }
 
@@ -211,6 +223,61 @@ static void read_error(void)
 	}
 }
 
+/* A stream of TEXT whose reading fails after its first FAIL_AT bytes. */
+typedef struct {
+	const char *text;
+	size_t len, pos, fail_at;
+} failing;
+
+static ssize_t failing_read(void *cookie, char *buf, size_t n)
+{
+	failing *fl = cookie;
+	if (fl->pos >= fl->fail_at) {
+		errno = EIO;
+		return -1;
+	}
+	size_t k = fl->fail_at - fl->pos < n ? fl->fail_at - fl->pos : n;
+	memcpy(buf, fl->text + fl->pos, k);
+	fl->pos += k;
+	return (ssize_t)k;
+}
+
+/* A heap profile whose reading fails in the middle of its samples: the
+ * same I/O error, naming the byte, on one thread and on several (the
+ * chunks read before it are no profile). */
+static void read_error_mid(void)
+{
+	size_t len;
+	char *t = heap_text(40000, SIZE_MAX, 0, false, 300, &len);
+	char *first = NULL;
+	for (int jobs = 1; jobs <= 4; jobs *= 2) {
+		failing fl = {t, len, 0, (size_t)3 << 20};
+		FILE *f = fopencookie(&fl, "rb", (cookie_io_functions_t){.read = failing_read});
+		if (!f) {
+			fprintf(stderr, "fopencookie failed\n");
+			exit(99);
+		}
+		sp_profile *p = NULL;
+		sp_read_options ro = {.jobs = jobs};
+		sp_error *e = sp_heap_read_file_with("cut", f, &ro, &p);
+		fclose(f);
+		char *msg = e ? sp_error_string(e) : sp_xstrdup("(no error)");
+		TAP_OK(len > fl.fail_at && e && sp_error_root_code(e) == SP_E_IO &&
+			       strstr(msg, "cut: read error after byte 3145728") && !p &&
+			       (!first || !strcmp(first, msg)),
+		       "a read error amid the samples is the same I/O error (%d thread%s): %s", jobs,
+		       jobs > 1 ? "s" : "", msg);
+		if (!first)
+			first = msg;
+		else
+			free(msg);
+		sp_error_free(e);
+		sp_profile_free(p);
+	}
+	free(first);
+	free(t);
+}
+
 /* sp_read_profile_file takes the file path and says which reader read it. */
 static void by_path(void)
 {
@@ -240,6 +307,7 @@ int main(void)
 	heap_cases();
 	raw_cases();
 	read_error();
+	read_error_mid();
 	by_path();
 	return tap_done();
 }
