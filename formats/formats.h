@@ -49,9 +49,10 @@ sp_error *sp_read_profile_file(const char *path, sp_profile **out, sp_input_form
 /* How one input is read.  Zero-initialise; NULL means the defaults. */
 typedef struct {
 	/* Threads the reading of one input may use, the caller's included (0
-	 * or 1: the caller's alone).  A heap profile file uses two: one turns
-	 * its lines into records, the caller's makes the profile of them.  The
-	 * profile, and every error, is the same whatever the number. */
+	 * or 1: the caller's alone).  A heap profile file uses them all: each
+	 * turns chunks of its lines into records, the caller's makes the
+	 * profile of them in input order.  The profile, and every error, is
+	 * the same whatever the number. */
 	int jobs;
 } sp_read_options;
 

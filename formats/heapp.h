@@ -1,5 +1,6 @@
-/* heapp.h — private to the gperftools heap reader: what its line scanner
- * (heap.c) and its scanning on several threads (heap_chunks.c) share.
+/* heapp.h — private to the gperftools heap reader: what its lines
+ * (heap_line.c), its reading line by line (heap.c) and its scanning on
+ * several threads (heap_chunks.c) share.
  * A sample line is read in two halves: scanning (its counts, and its
  * stack's text looked up among the stacks seen before, its addresses
  * parsed when it is new) needs only the line, building (locations
@@ -53,6 +54,10 @@ typedef struct {
 	size_t n_kept, cap_kept;
 	sp_u64vec fresh; /* a fresh stack's ids */
 } heap_build;
+
+/* The header line [S, S+N) (line 1) into H; SP_E_UNRECOGNIZED when it is
+ * not a heap profile's. */
+sp_error *sp_heap_parse_header(const char *name, const char *s, size_t n, heap_header *h);
 
 /* The counts of sample line LINENO, [S, S+N), into R's values and block
  * size; *STACK_AT gets the offset of the stack's text (after '@').  Needs

@@ -6,6 +6,7 @@ formats_libformats_la_SOURCES = \
 	formats/legacy.c \
 	formats/heapp.h \
 	formats/heap.c \
+	formats/heap_line.c \
 	formats/heap_chunks.c \
 	formats/jemalloc.h \
 	formats/jemalloc.c \
