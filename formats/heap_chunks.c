@@ -315,7 +315,7 @@ static void read_and_scan(heap_pipe *hp, size_t k)
 		hp->n_read = k + 1;
 		c->state = CHUNK_SCANNING;
 	}
-	if (!got || hp->eof || hp->read_err)
+	if (!got || ((hp->eof || hp->read_err) && !hp->carry_len)) /* (a last line without '\n' is carried) */
 		hp->ended = true;
 	pthread_cond_broadcast(&hp->cv);
 	if (!got)

@@ -140,6 +140,14 @@ static void heap_cases(void)
 					 "MAPPED_LIBRARIES:\n"
 					 "00400000-00500000 r-xp 00000000 08:02 1 /bin/p\n";
 	heap_same(no_samples, strlen(no_samples), "heap, no samples");
+	static const char last_cut[] = "heap profile: 1: 2 [1: 2] @ heapprofile\n"
+				       "1: 2 [1: 2] @ 0x10\n"
+				       "1: 2 [1:";
+	heap_same(last_cut, strlen(last_cut), "heap, a last sample line cut short, no newline");
+	static const char last_nonl[] = "heap profile: 1: 2 [1: 2] @ heapprofile\n"
+					"1: 2 [1: 2] @ 0x10\n"
+					"3: 6 [3: 6] @ 0x20 0x30";
+	heap_same(last_nonl, strlen(last_nonl), "heap, a last sample line without newline");
 	heap_same("", 0, "heap, empty");
 }
 
