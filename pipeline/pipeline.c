@@ -84,7 +84,7 @@ static sp_error *symbolize(const run_state *r, int i, sp_profile *p, const char 
 	const sp_pipeline *pl = r->pl;
 	if (!r->s)
 		return NULL;
-	sp_error *err = sp_symbolize_profile(r->s, p, rep);
+	sp_error *err = sp_symbolize_profile_jobs(r->s, p, pl->load.jobs, rep);
 	if (!err && pl->symbolized)
 		pl->symbolized(pl->ctx, i, name, rep);
 	if (err && pl->name_errors)

@@ -67,7 +67,8 @@ void sp_notes_clear(sp_notes *ns);
 typedef struct {
 	size_t size;
 	const char *maps_file; /* memory map for raw address stacks (--maps), or NULL */
-	int jobs;              /* threads reading one input may use (sp_read_options) */
+	int jobs;              /* threads reading one input (sp_read_options) and
+				  symbolizing it (sp_symbolize_profile_jobs) may use */
 	bool sample_times;     /* perf.data: every sample keeps its time (the viewers'
 				  timelines; sp_capture.sample_times) */
 } sp_load_options;

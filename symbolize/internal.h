@@ -53,6 +53,28 @@ void sp_symbolizer_loaded_sources(const sp_symbolizer *s, const sp_jit_index **j
 				  const sp_perf_map **perf, const sp_kallsyms **ksyms);
 
 /* ------------------------------------------------------------------------ */
+/* jobs.c: one mapping's addresses resolved on -j threads.                  */
+
+typedef struct sp_par sp_par;
+/* The threads of a profile's symbolization in session S, JOBS of them
+ * with the caller's; NULL when JOBS < 2.  Freed (with the sessions it
+ * made) before S. */
+sp_par *sp_par_new(sp_symbolizer *s, int jobs);
+void sp_par_free(sp_par *p);
+/* Begins a mapping whose file is O (S's, open): its distinct symbol-file
+ * addresses VADDRS[0..n), ascending, borrowed until sp_par_end, are
+ * answered in that order by sp_par_next, resolved by the threads when the
+ * work pays for them (their finders asking debuginfod when DEBUGINFOD).
+ * False (P NULL, or too few addresses): resolve them on this thread. */
+bool sp_par_begin(sp_par *p, sp_object *o, bool debuginfod, const uint64_t *vaddrs, size_t n);
+/* The answer to the next address, as sp_object_resolve's: the frames
+ * borrowed until the next call; the error the caller's. */
+sp_error *sp_par_next(sp_par *p, const sp_frame **frames, size_t *n);
+/* Ends the mapping: its threads joined (their sessions kept for the next
+ * mapping of the same object). */
+void sp_par_end(sp_par *p);
+
+/* ------------------------------------------------------------------------ */
 /* find/filehash.c: the OpenTelemetry eBPF profiler's file id ("htlhash").  */
 
 typedef struct {

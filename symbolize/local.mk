@@ -49,6 +49,7 @@ symbolize_libsymbolize_la_SOURCES = \
 	symbolize/kernel_names.c \
 	symbolize/code.c \
 	symbolize/batch.c \
+	symbolize/jobs.c \
 	symbolize/sources.c \
 	symbolize/symbolize.c \
 	symbolize/sources/jitobj.c \

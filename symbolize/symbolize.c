@@ -64,6 +64,10 @@ typedef struct {
 	sp_profile *p;
 	const sp_symbolize_options *o;
 	bool has_sources; /* name sources without a mapping file were given */
+	sp_par *par;      /* -j: the threads that resolve a mapping, or NULL */
+	bool debuginfod;  /* the finder may ask debuginfod (sampled mappings) */
+	uint64_t *vaddrs; /* a mapping's addresses for them */
+	size_t n_vaddrs, cap_vaddrs;
 	bool any_func, any_file, any_line; /* for the has_* flags */
 } ctx;
 
@@ -336,38 +340,78 @@ static sp_unresolved_reason open_and_base(ctx *c, job *j, sp_mapping_report *r,
 	return why;
 }
 
+/* What becomes of the run [i, e) of J's entries in step 4 */
+typedef enum {
+	RUN_NAMED,      /* the sources named all its locations */
+	RUN_UNRESOLVED, /* stays unresolved, for *WHY */
+	RUN_ASK,        /* to resolve in J's object */
+} run_fate;
+
+static run_fate fate(const job *j, size_t i, size_t e, sp_unresolved_reason *why,
+		     size_t *n_done)
+{
+	*n_done = 0;
+	for (size_t k = i; k < e; k++)
+		*n_done += j->done[k];
+	if (*n_done == e - i)
+		return RUN_NAMED;
+	if (!j->obj)
+		return RUN_UNRESOLVED; /* *WHY as given */
+	uint64_t a = j->pend[i].addr;
+	if (j->m->memory_limit > j->m->memory_start &&
+	    (a < j->m->memory_start || a >= j->m->memory_limit)) {
+		*why = SP_UNRES_NO_MAPPING; /* not this mapping's */
+		return RUN_UNRESOLVED;
+	}
+	if (!in_file(j, a)) {
+		*why = SP_UNRES_OUTSIDE_FILE;
+		return RUN_UNRESOLVED;
+	}
+	return RUN_ASK;
+}
+
+/* With -j: the addresses J's object is to resolve handed to the threads
+ * (jobs.c), which answer them in this order; false when they stay on
+ * this thread. */
+static bool resolve_begin(ctx *c, const job *j)
+{
+	if (!c->par || !j->obj)
+		return false;
+	c->n_vaddrs = 0;
+	for (size_t i = 0, e; i < j->n; i = e) {
+		e = run_end(j, i);
+		sp_unresolved_reason why = SP_UNRES_NONE;
+		size_t n_done;
+		if (fate(j, i, e, &why, &n_done) == RUN_ASK)
+			SP_PUSH(c->vaddrs, c->n_vaddrs, c->cap_vaddrs, j->pend[i].addr - j->base);
+	}
+	return sp_par_begin(c->par, j->obj, c->debuginfod, c->vaddrs, c->n_vaddrs);
+}
+
 /* Step 4: every address left, once each, in J's object; without one, each
  * counts as WHY.  Returns whether any resolved. */
 static bool resolve(ctx *c, const job *j, sp_mapping_report *r, sp_unresolved_reason why)
 {
-	bool any = false;
+	bool any = false, par = resolve_begin(c, j);
 	for (size_t i = 0, e; i < j->n; i = e) {
 		e = run_end(j, i);
-		size_t n_done = 0;
-		for (size_t k = i; k < e; k++)
-			n_done += j->done[k];
-		if (n_done == e - i)
+		size_t n_done;
+		sp_unresolved_reason w = why;
+		run_fate ft = fate(j, i, e, &w, &n_done);
+		if (ft == RUN_NAMED)
 			continue;
 		/* an address the sources named at some of its code versions
 		 * counts as resolved already: the rest are not counted again */
 		bool counted = n_done > 0;
-		if (!j->obj) {
-			r->n_reason[why] += !counted;
+		if (ft == RUN_UNRESOLVED) {
+			r->n_reason[w] += !counted;
 			continue;
 		}
 		uint64_t a = j->pend[i].addr;
-		if (j->m->memory_limit > j->m->memory_start &&
-		    (a < j->m->memory_start || a >= j->m->memory_limit)) {
-			r->n_reason[SP_UNRES_NO_MAPPING] += !counted; /* not this mapping's */
-			continue;
-		}
-		if (!in_file(j, a)) {
-			r->n_reason[SP_UNRES_OUTSIDE_FILE] += !counted;
-			continue;
-		}
 		const sp_frame *f = NULL;
 		size_t nf = 0;
-		sp_error *err = sp_object_resolve(j->obj, a - j->base, &f, &nf);
+		sp_error *err = par ? sp_par_next(c->par, &f, &nf)
+				    : sp_object_resolve(j->obj, a - j->base, &f, &nf);
 		if (err) {
 			note_error(r, err);
 			sp_error_free(err);
@@ -386,6 +430,8 @@ static bool resolve(ctx *c, const job *j, sp_mapping_report *r, sp_unresolved_re
 		r->n_resolved += !counted;
 		any = true;
 	}
+	if (par)
+		sp_par_end(c->par);
 	return any;
 }
 
@@ -539,6 +585,12 @@ static bool *sampled_locations(const sp_profile *p)
 
 sp_error *sp_symbolize_profile(sp_symbolizer *s, sp_profile *p, sp_symbolize_report *report)
 {
+	return sp_symbolize_profile_jobs(s, p, 1, report);
+}
+
+sp_error *sp_symbolize_profile_jobs(sp_symbolizer *s, sp_profile *p, int jobs,
+				    sp_symbolize_report *report)
+{
 	sp_symbolize_report local = {0};
 	if (!report)
 		report = &local;
@@ -550,6 +602,7 @@ sp_error *sp_symbolize_profile(sp_symbolizer *s, sp_profile *p, sp_symbolize_rep
 	c.has_sources = jit || perf || ksyms || sp_symbolizer_jitdump(s);
 	if (err)
 		goto out;
+	c.par = sp_par_new(s, jobs);
 
 	/* Locations without lines, grouped by mapping (ids ascending), each
 	 * group in address order, equal addresses in location order. */
@@ -589,6 +642,7 @@ sp_error *sp_symbolize_profile(sp_symbolizer *s, sp_profile *p, sp_symbolize_rep
 	sp_finder *finder = sp_symbolizer_finder(s);
 	for (int pass = 0; pass < 2; pass++) {
 		sp_finder_allow_debuginfod(finder, pass == 0);
+		c.debuginfod = pass == 0;
 		for (size_t i = 0, j, g = 0; i < n; i = j, g++) {
 			j = sp_addr_items_run(by_map, n, i);
 			bool used = false;
@@ -606,6 +660,8 @@ sp_error *sp_symbolize_profile(sp_symbolizer *s, sp_profile *p, sp_symbolize_rep
 	free(by_map);
 	free(tmp);
 	free(pend);
+	sp_par_free(c.par);
+	free(c.vaddrs);
 out:
 	sp_symbolize_report_clear(&local);
 	return err;

@@ -416,6 +416,15 @@ void sp_symbolize_report_clear(sp_symbolize_report *r);
  * Partial symbolization is not an error; REPORT (may be NULL) says what
  * happened. */
 sp_error *sp_symbolize_profile(sp_symbolizer *s, sp_profile *p, sp_symbolize_report *report);
+/* The same on JOBS threads (-j; 0 or 1: the caller's alone): a mapping
+ * with many addresses to resolve in its file is resolved by the caller's
+ * thread and JOBS - 1 others, each in a session of its own
+ * (sp_symbolizer_new_worker), started only when the work measured on the
+ * caller's thread pays for their sessions and the memory budget has room
+ * for them (jobs.c).  P and REPORT get the bytes JOBS 1 gives them.
+ * S's name sources are loaded here, before any thread starts. */
+sp_error *sp_symbolize_profile_jobs(sp_symbolizer *s, sp_profile *p, int jobs,
+				    sp_symbolize_report *report);
 
 
 /* ------------------------------------------------------------------------ */
