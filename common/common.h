@@ -575,12 +575,6 @@ size_t sp_lazy_size(const sp_lazy *z);
  * the stream is damaged or cut short before there (sp_lazy_error says
  * how); what was decompressed stays valid.  Z NULL: true. */
 bool sp_lazy_need(sp_lazy *z, size_t end);
-/* Inflates the rest of Z on a thread of its own, from now until the next
- * sp_lazy_need or sp_lazy_free on Z, which take over where it is: for data
- * that will be read whole while the caller's thread does other work.  Z
- * is the caller's in every other respect; sp_lazy_valid and
- * sp_lazy_error are for after a sp_lazy_need. */
-void sp_lazy_ahead(sp_lazy *z);
 /* Why sp_lazy_need failed, or NULL. */
 const char *sp_lazy_error(const sp_lazy *z);
 void sp_lazy_free(sp_lazy *z);

@@ -20,8 +20,6 @@
 #include "common/decompressp.h"
 
 #include <inttypes.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -218,11 +216,6 @@ struct sp_lazy {
 	bool failed;
 	bool mapped; /* buf is ours: an anonymous mapping, charged as filled */
 	const char *err;
-	/* sp_lazy_ahead: a thread inflating the rest, until STOP */
-	pthread_t ahead;
-	bool running;
-	atomic_bool stop;
-	size_t charged; /* of DONE, what the budget was charged (the caller's thread charges) */
 };
 
 /* Decompressing in steps of at least this much keeps the per-call overhead
@@ -299,52 +292,10 @@ static const char *lazy_error(sp_lazy *z, sp_decode_status st, bool stuck)
 	return NULL;
 }
 
-static bool inflate_to(sp_lazy *z, size_t end);
-
-/* Stops Z's thread, if it has one, where it is; what it inflated is
- * charged here, on the caller's thread, as the budget wants. */
-static void settle(sp_lazy *z)
-{
-	if (z->running) {
-		atomic_store(&z->stop, true);
-		pthread_join(z->ahead, NULL);
-		z->running = false;
-	}
-	if (z->mapped && z->done > z->charged)
-		sp_mem_charge(z->done - z->charged);
-	z->charged = z->done;
-}
-
-static void *ahead_thread(void *arg)
-{
-	sp_lazy *z = arg;
-	while (!atomic_load(&z->stop) && !z->failed && z->done < z->size &&
-	       inflate_to(z, z->done + 1))
-		;
-	return NULL;
-}
-
-void sp_lazy_ahead(sp_lazy *z)
-{
-	if (!z || z->running || z->failed || z->done == z->size)
-		return;
-	atomic_store(&z->stop, false);
-	z->running = pthread_create(&z->ahead, NULL, ahead_thread, z) == 0;
-}
-
 bool sp_lazy_need(sp_lazy *z, size_t end)
 {
 	if (!z)
 		return true;
-	settle(z);
-	bool ok = inflate_to(z, end);
-	settle(z);
-	return ok;
-}
-
-/* sp_lazy_need on the thread that has Z at the moment; charges nothing. */
-static bool inflate_to(sp_lazy *z, size_t end)
-{
 	if (end > z->size)
 		end = z->size;
 	if (z->done >= end)
@@ -364,6 +315,7 @@ static bool inflate_to(sp_lazy *z, size_t end)
 	size_t want = end - z->done < LAZY_STEP ? z->done + LAZY_STEP : end;
 	if (want > z->size)
 		want = z->size;
+	size_t before = z->done;
 	sp_decode_status st = SP_DECODE_MORE;
 	bool stuck = false;
 	while (z->done < want && st == SP_DECODE_MORE && !stuck) {
@@ -371,6 +323,8 @@ static bool inflate_to(sp_lazy *z, size_t end)
 		stuck = !lazy_step(z, z->buf + z->done, want - z->done, &got, &st);
 		z->done += got;
 	}
+	if (z->mapped)
+		sp_mem_charge(z->done - before);
 	z->err = lazy_error(z, st, stuck);
 	if (z->err) {
 		z->failed = true;
@@ -402,7 +356,6 @@ void sp_lazy_free(sp_lazy *z)
 {
 	if (!z)
 		return;
-	settle(z);
 	sp_decoder_free(z->dec);
 	if (z->mapped) {
 		munmap(z->buf, z->size);

@@ -131,10 +131,6 @@ static void index_all(sp_units *u)
 {
 	sp_module *m = u->m;
 	size_t info_size = m->info_size, limit = SIZE_MAX;
-	/* every unit's line program is read too, as a rule: inflated on
-	 * another thread while this one inflates and walks the units */
-	if (m->zinfo && sp_lazy_valid(m->zinfo) < info_size)
-		sp_lazy_ahead(m->zline);
 	if (!sp_lazy_need(m->zinfo, info_size)) {
 		limit = sp_lazy_valid(m->zinfo); /* corrupt: what could be inflated */
 		inflate_failed(u, m->zinfo, ".debug_info");

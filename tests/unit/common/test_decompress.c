@@ -92,46 +92,6 @@ static void lazy(const unsigned char *z, size_t zn)
 	free(bad);
 }
 
-/* Inflated ahead on a thread of its own: whatever the thread did when the
- * caller takes over, the caller gets the data and the errors it would
- * have got alone, and the budget is charged for all of it. */
-static void lazy_ahead(const unsigned char *z, size_t zn)
-{
-	/* what the budget counts, give or take the heap of a decoder */
-	size_t slack = (size_t)64 << 10, used = sp_mem_in_use();
-	sp_lazy *s = sp_lazy_new(SP_CODEC_ZLIB, z, zn, SIZE);
-	sp_lazy_ahead(s);
-	TAP_OK(s && sp_lazy_need(s, 100) && sp_lazy_valid(s) >= 100 &&
-		       check(sp_lazy_data(s), sp_lazy_valid(s)),
-	       "lazy ahead: taken over at once: the first 100 bytes right");
-	sp_lazy_ahead(s);
-	TAP_OK(sp_lazy_need(s, SIZE) && sp_lazy_valid(s) == SIZE && check(sp_lazy_data(s), SIZE),
-	       "lazy ahead: taken over again: the whole data right");
-	size_t now = sp_mem_in_use();
-	TAP_OK(now >= used + SIZE && now < used + SIZE + slack,
-	       "lazy ahead: the budget charged for the whole data (%zu more)", now - used);
-	sp_lazy_ahead(s); /* nothing left: no thread */
-	sp_lazy_free(s);
-	now = sp_mem_in_use();
-	TAP_OK(now < used + slack, "lazy ahead: freed: the budget given back");
-
-	s = sp_lazy_new(SP_CODEC_ZLIB, z, zn, SIZE);
-	sp_lazy_ahead(s);
-	sp_lazy_free(s); /* freed while the thread may run */
-	now = sp_mem_in_use();
-	TAP_OK(now < used + slack, "lazy ahead: freed while inflating: the budget given back");
-
-	s = sp_lazy_new(SP_CODEC_ZLIB, z, zn / 2, SIZE);
-	sp_lazy_ahead(s);
-	TAP_OK(s && !sp_lazy_need(s, SIZE), "lazy ahead: a stream cut in half: not all of it");
-	TAP_EQ_STR(s ? sp_lazy_error(s) : NULL, "cut short",
-		   "lazy ahead: a stream cut in half: cut short, as without the thread");
-	TAP_OK(s && check(sp_lazy_data(s), sp_lazy_valid(s)),
-	       "lazy ahead: a stream cut in half: what was inflated is right");
-	sp_lazy_free(s);
-	sp_lazy_ahead(NULL);
-}
-
 static void sized(const unsigned char *plain, const unsigned char *z, size_t zn)
 {
 	unsigned char *out = malloc(SIZE);
@@ -468,7 +428,6 @@ int main(void)
 	if (compress2(z, &zn, plain, SIZE, 6) != Z_OK)
 		return 99;
 	lazy(z, zn);
-	lazy_ahead(z, zn);
 	sized(plain, z, zn);
 	streams_gzip(plain);
 	streams_xz(plain);
