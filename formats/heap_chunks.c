@@ -190,6 +190,20 @@ typedef struct {
 	sp_error *read_err;
 } heap_pipe;
 
+/* Up to CAP bytes of the input into BUF: how many; at its end or on a
+ * read error (kept) none, and HP says which. */
+static size_t read_some(heap_pipe *hp, char *buf, size_t cap)
+{
+	size_t r = fread(buf, 1, cap, hp->f);
+	if (r == 0 && ferror(hp->f))
+		hp->read_err = sp_error_new(SP_E_IO, "read error after byte %zu: %s", hp->offset,
+					    strerror(errno));
+	else if (r == 0)
+		hp->eof = true;
+	hp->offset += r;
+	return r;
+}
+
 /* Reads the next chunk into C: the carry and what follows, up to the last
  * '\n' (all of it at the end of the file).  False when there is nothing
  * more.  The caller holds the reading turn. */
@@ -207,16 +221,9 @@ static bool read_chunk(heap_pipe *hp, chunk *c)
 	size_t seen = 0; /* bytes of C without '\n' */
 	for (;;) {
 		size_t r = 0;
-		if (!hp->eof && !hp->read_err) {
-			r = fread(c->text + c->len, 1, c->cap - c->len, hp->f);
-			if (r == 0 && ferror(hp->f))
-				hp->read_err = sp_error_new(SP_E_IO, "read error after byte %zu: %s",
-							    hp->offset, strerror(errno));
-			else if (r == 0)
-				hp->eof = true;
-			hp->offset += r;
-			c->len += r;
-		}
+		if (!hp->eof && !hp->read_err)
+			r = read_some(hp, c->text + c->len, c->cap - c->len);
+		c->len += r;
 		size_t end = c->len;
 		while (end > seen && c->text[end - 1] != '\n')
 			end--;
@@ -407,13 +414,7 @@ static char *map_text(heap_pipe *hp, size_t k, size_t *len)
 	sp_buf_append(&b, hp->carry, hp->carry_len);
 	char piece[65536];
 	while (!hp->eof && !hp->read_err) {
-		size_t r = fread(piece, 1, sizeof(piece), hp->f);
-		if (r == 0 && ferror(hp->f))
-			hp->read_err = sp_error_new(SP_E_IO, "read error after byte %zu: %s",
-						    hp->offset, strerror(errno));
-		else if (r == 0)
-			hp->eof = true;
-		hp->offset += r;
+		size_t r = read_some(hp, piece, sizeof(piece));
 		sp_buf_append(&b, piece, r);
 	}
 	*len = b.len;

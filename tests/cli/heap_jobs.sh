@@ -61,18 +61,7 @@ same()
 {
 	sm_name=$1 sm_ext=$2
 	shift 2
-	sp_symprof convert -q -j 1 "$@" "$tmp/big.heap" -o "$tmp/j1.$sm_ext" 2>"$tmp/err1"
-	sm_rc1=$?
-	for j in 2 3 5 stdin; do
-		if [ "$j" = stdin ]; then
-			sp_symprof convert -q -j 3 "$@" - -o "$tmp/j$j.$sm_ext" <"$tmp/big.heap" 2>"$tmp/err$j"
-		else
-			sp_symprof convert -q -j "$j" "$@" "$tmp/big.heap" -o "$tmp/j$j.$sm_ext" 2>"$tmp/err$j"
-		fi
-		sm_rc=$?
-		sp_same_run "$sm_name: -j $j writes what -j 1 writes (status $sm_rc, $sm_rc1)" \
-			"$tmp/j1.$sm_ext" "$tmp/j$j.$sm_ext" "$sm_rc1" "$sm_rc" "$tmp/err1" "$tmp/err$j"
-	done
+	sp_same_jobs "$sm_name" "$sm_ext" "$tmp/big.heap" "2 3 5" 3 "$@"
 }
 
 same "pprof" pb.gz

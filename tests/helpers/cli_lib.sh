@@ -93,6 +93,28 @@ sp_same_run()
 	}
 }
 
+# sp_same_jobs NAME EXT INPUT "J..." JSTDIN [OPTIONS...]: `convert -j J` of INPUT to
+# x.EXT writes what -j 1 writes, for each J, and so does -j JSTDIN reading INPUT's
+# bytes from standard input (work files in $tmp)
+sp_same_jobs()
+{
+	sj_name=$1 sj_ext=$2 sj_in=$3 sj_jobs=$4 sj_stdin=$5
+	shift 5
+	sp_symprof convert -q -j 1 "$@" "$sj_in" -o "$tmp/j1.$sj_ext" 2>"$tmp/err1"
+	sj_rc1=$?
+	for j in $sj_jobs stdin; do
+		if [ "$j" = stdin ]; then
+			sp_symprof convert -q -j "$sj_stdin" "$@" - -o "$tmp/j$j.$sj_ext" \
+				<"$sj_in" 2>"$tmp/err$j"
+		else
+			sp_symprof convert -q -j "$j" "$@" "$sj_in" -o "$tmp/j$j.$sj_ext" 2>"$tmp/err$j"
+		fi
+		sj_rc=$?
+		sp_same_run "$sj_name: -j $j writes what -j 1 writes (status $sj_rc, $sj_rc1)" \
+			"$tmp/j1.$sj_ext" "$tmp/j$j.$sj_ext" "$sj_rc1" "$sj_rc" "$tmp/err1" "$tmp/err$j"
+	done
+}
+
 sp_done()
 {
 	echo "1..$sp_n"
