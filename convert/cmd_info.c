@@ -11,9 +11,9 @@
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: symprof info [OPTIONS] PROFILE...\n\n"
-		   "  -j, --jobs N          unwind the processes of a perf.data file recorded with\n"
-		   "                        --call-graph dwarf on N threads (default 1; the\n"
-		   "                        same text whatever N)\n" SP_CLI_SYM_HELP);
+		   "  -j, --jobs N          unwind the processes of a perf.data file with DWARF\n"
+		   "                        stack copies on N threads (default 1; the same\n"
+		   "                        text whatever N)\n" SP_CLI_SYM_HELP);
 }
 
 static sp_error *print_output(void *ctx, const sp_pipeline_output *out)
