@@ -17,6 +17,7 @@
  * answer looks like is the caller's (sp_batch_format): this file knows
  * frames and bytes, not output forms.
  */
+#include "symbolize/internal.h"
 #include "symbolize/symbolize.h"
 
 #include <errno.h>
@@ -770,7 +771,7 @@ static size_t count_distinct(const sp_addr_item *m, size_t n)
 	return distinct;
 }
 
-static double thread_ns(void)
+double sp_thread_cpu_ns(void)
 {
 	struct timespec t;
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
@@ -789,10 +790,10 @@ static size_t pace(sp_batch *c, const sp_addr_item *m, size_t distinct)
 		 * first units' tables): the cost is taken after it */
 		share_cache(c, false);
 		task_resolve(c, &c->job[0], t++);
-		double t0 = thread_ns(), took = 0;
+		double t0 = sp_thread_cpu_ns(), took = 0;
 		for (; t < c->n_chunks && took < PACE_PROBE_NS; t++) {
 			task_resolve(c, &c->job[0], t);
-			took = thread_ns() - t0;
+			took = sp_thread_cpu_ns() - t0;
 		}
 		done = count_distinct(m, c->chunks[t]);
 		size_t timed = done - count_distinct(m, c->chunks[1]);

@@ -52,6 +52,10 @@ size_t sp_symbolizer_finder_calls(const sp_symbolizer *s);
 void sp_symbolizer_loaded_sources(const sp_symbolizer *s, const sp_jit_index **jit,
 				  const sp_perf_map **perf, const sp_kallsyms **ksyms);
 
+/* The calling thread's CPU time in ns: what the pacing of -j (batch.c,
+ * jobs.c) measures an address's cost with. */
+double sp_thread_cpu_ns(void);
+
 /* ------------------------------------------------------------------------ */
 /* jobs.c: one mapping's addresses resolved on -j threads.                  */
 

@@ -48,7 +48,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* Addresses a thread resolves at a time. */
 #define PAR_CHUNK 256
@@ -133,13 +132,6 @@ struct sp_par {
 	pthread_cond_t done; /* a chunk was resolved */
 };
 
-static double thread_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
-}
-
 sp_par *sp_par_new(sp_symbolizer *s, int jobs)
 {
 	if (jobs < 2)
@@ -191,7 +183,7 @@ bool sp_par_begin(sp_par *p, sp_object *o, bool debuginfod, const uint64_t *vadd
 	p->n = n;
 	p->next = 0;
 	p->heap0 = sp_mem_in_use();
-	p->t_begin = thread_ns();
+	p->t_begin = sp_thread_cpu_ns();
 	p->probing = true;
 	p->threads = p->quit = false;
 	p->k0 = 0;
@@ -419,14 +411,14 @@ static sp_error *next_here(sp_par *p, size_t k, const sp_frame **frames, size_t 
 	/* the first chunk pays for what is built once: the cost of an
 	 * address is measured after it (the clock read every 16) */
 	if (k + 1 == PAR_CHUNK) {
-		p->t0 = thread_ns();
+		p->t0 = sp_thread_cpu_ns();
 		p->k0 = k + 1;
 		/* what another session spends before its first answers: at
 		 * least what this one did (the object may have been open) */
 		if (p->t0 - p->t_begin > p->open_ns)
 			p->open_ns = p->t0 - p->t_begin;
 	} else if (k + 1 > PAR_CHUNK && (k + 1) % 16 == 0) {
-		double took = thread_ns() - p->t0;
+		double took = sp_thread_cpu_ns() - p->t0;
 		if (took >= PAR_PROBE_NS) {
 			p->probing = false;
 			/* the frames stay valid: nothing is opened or resolved
