@@ -22,6 +22,10 @@
 #include <stdint.h>
 
 #define SP_PRINTF(f, a) __attribute__((format(printf, f, a)))
+/* A type written by one thread while others write its neighbours in an
+ * array: each element on cache lines of its own, so that no thread's
+ * writes take the line from under another's (false sharing). */
+#define SP_OWN_LINES __attribute__((aligned(64)))
 #define SP_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ------------------------------------------------------------------------ */

@@ -26,6 +26,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -93,7 +94,7 @@ typedef struct {
 typedef struct {
 	text_slot *slots;
 	size_t n_slots, cap_slots; /* cap: a power of two */
-} text_table;
+} SP_OWN_LINES text_table;
 
 /* Longest answer kept for a repeated address */
 #define TEXT_LEN_MAX 0xffffff
@@ -134,7 +135,7 @@ typedef struct {
 	char *prefix;            /* SP_BATCH_PREFIX_MAX per entry */
 	size_t cap_prefix;
 	wqueue out;              /* its output, in order (grow) */
-} part;
+} SP_OWN_LINES part;
 
 #define PART_SHIFT 20
 
@@ -185,6 +186,7 @@ struct sp_batch {
 	pthread_cond_t work; /* a phase was handed out, or the threads are to end */
 	pthread_cond_t done; /* the last task in hand was finished */
 	task_fn *fn;         /* the phase's task */
+	size_t phase_n;      /* ... and how many there are */
 	int busy;            /* tasks in hand */
 	bool quit;
 };
@@ -208,7 +210,8 @@ typedef struct job {
 	pthread_t tid;
 	bool started;
 	bool opened, failed; /* jobs 1..N-1: open_job was run, and failed */
-} job;
+	bool working;      /* a task in hand, under c->lock */
+} SP_OWN_LINES job;
 
 /* What a decorate callback queues through: the queue, the line's room in
  * the prefix buffer, and where its answer is. */
@@ -481,11 +484,12 @@ static void resolve_misses(sp_batch *c, sp_addr_item *m, size_t n)
 
 /* -j N.  The caller's thread and N-1 others run phases of tasks: each
  * job has a share of a phase's tasks (a contiguous run of them), takes
- * them in order, then takes tasks from the end of another's share
- * (take_task).  So a thread that is not running (the machine is shared)
- * holds no phase up: the others take its share, and the caller's thread
- * waits only for tasks in hand, never for a thread to wake.  The threads
- * start once and wait between phases.
+ * them in order (jobs of odd index from the share's end), then tasks of
+ * another's share from the end its owner reaches last (take_task).  So
+ * a thread that is not running (the machine is shared) holds no phase
+ * up: the others take its share, and the caller's thread waits only for
+ * tasks in hand, never for a thread to wake.  The threads start once
+ * (before the first read of a large file) and wait between phases.
  *
  * A large block of input (run_block) is a batch of its own, cut into
  * line-aligned parts: each part's lines are parsed, looked up in the
@@ -544,31 +548,81 @@ static void resolve_misses(sp_batch *c, sp_addr_item *m, size_t n)
 /* Sort ranges per job */
 #define RANGES_PER_JOB 4
 
-/* Takes (under c->lock) J's next task, else the last of another's
- * share; false when none is left. */
+/* A job whose share has so many resolution chunks left is helped
+ * whatever that costs the helper. */
+#define HELP_ALWAYS 8
+
+static task_fn task_resolve;
+
+/* Whether J is to take task T of V's share (under c->lock).  A chunk of
+ * addresses in a compile unit J's session has not decoded costs J the
+ * unit's decoding (some milliseconds for a large one) and V, which has
+ * it, a fraction of that: near the end of V's share J leaves it to V
+ * rather than keep the phase waiting on its decoding. */
+static bool worth_taking(const sp_batch *c, const job *j, const job *v, size_t t)
+{
+	if (c->fn != task_resolve || !v->working || v->end - v->next >= HELP_ALWAYS)
+		return true;
+	if (j->index && (!j->opened || j->failed))
+		return false; /* opening its session costs more */
+	uint64_t vaddr = c->misses[c->chunks[c->chunk_base + t]].addr + c->adjust;
+	return !j->obj || sp_object_warm(j->obj, vaddr);
+}
+
+/* Takes (under c->lock) J's next task, else one of another's share;
+ * false when none is left for J.  Jobs of even index take their share
+ * from its start, odd ones from its end, so jobs 2k and 2k+1 work towards
+ * each other, and a job out of work takes from the end of another's share
+ * its owner reaches last: for job 2k+1's partner first, the tasks next to
+ * its own.  Resolution chunks are in address order, so the addresses a
+ * job takes from another are next to its own, in the compile units its
+ * session has decoded, not at the far end of the other's; and it leaves
+ * the last ones to their owner unless they are cheap for it too
+ * (worth_taking). */
 static bool take_task(job *j, size_t *t)
 {
 	sp_batch *c = j->c;
 	if (j->next < j->end) {
-		*t = j->next++;
+		*t = j->index & 1 ? --j->end : j->next++;
 		c->busy++;
+		j->working = true;
 		return true;
 	}
-	for (int k = 1; k < c->jobs; k++) {
-		job *v = &c->job[(j->index + k) % c->jobs];
+	for (int k = 0; k < c->jobs; k++) {
+		/* the partner first, then the others */
+		int i = k ? (j->index + k) % c->jobs : j->index ^ 1;
+		if (i >= c->jobs || (k && i == (j->index ^ 1)))
+			continue;
+		job *v = &c->job[i];
 		if (v->next == v->end)
 			continue;
-		*t = --v->end;
+		size_t vt = v->index & 1 ? v->next : v->end - 1;
+		if (!worth_taking(c, j, v, vt))
+			continue;
+		if (v->index & 1)
+			v->next++;
+		else
+			v->end--;
+		*t = vt;
 		c->busy++;
+		j->working = true;
 		return true;
 	}
 	return false;
+}
+
+/* The first of a phase's N tasks job K takes (take_task): its share's
+ * first, or its last for an odd K. */
+static size_t first_task(size_t n, int jobs, int k)
+{
+	return k & 1 ? n * (size_t)(k + 1) / (size_t)jobs - 1 : n * (size_t)k / (size_t)jobs;
 }
 
 /* Runs FN on tasks 0..n-1, on every job, and returns when all are done. */
 static void run_phase(sp_batch *c, task_fn *fn, size_t n)
 {
 	job *j0 = &c->job[0];
+	c->phase_n = n;
 	if (!c->threads) {
 		for (size_t t = 0; t < n; t++)
 			fn(c, j0, t);
@@ -587,13 +641,27 @@ static void run_phase(sp_batch *c, task_fn *fn, size_t n)
 		fn(c, j0, t);
 		pthread_mutex_lock(&c->lock);
 		c->busy--;
+		j0->working = false;
 	}
 	while (c->busy)
 		pthread_cond_wait(&c->done, &c->lock);
 	pthread_mutex_unlock(&c->lock);
 }
 
-/* A thread of jobs 1..N-1: tasks of every phase until told to end. */
+/* What job J holds of its own: for jobs 1..N-1 their session too. */
+static void release_job(job *j)
+{
+	sp_named_clear(&j->named);
+	if (j->index)
+		sp_symbolizer_free(j->s);
+	j->s = NULL;
+	sp_buf_free(&j->keep_buf);
+	sp_buf_free(&j->tmp_buf);
+}
+
+/* A thread of jobs 1..N-1: tasks of every phase until told to end, then
+ * it frees what its job holds, while the caller's thread frees the rest
+ * (a session's teardown is some milliseconds of a large binary's). */
 static void *job_thread(void *arg)
 {
 	job *j = arg;
@@ -609,10 +677,12 @@ static void *job_thread(void *arg)
 		pthread_mutex_unlock(&c->lock);
 		fn(c, j, t);
 		pthread_mutex_lock(&c->lock);
+		j->working = false;
 		if (--c->busy == 0)
 			pthread_cond_signal(&c->done);
 	}
 	pthread_mutex_unlock(&c->lock);
+	release_job(j);
 	return NULL;
 }
 
@@ -695,7 +765,8 @@ static bool open_job(sp_batch *c, job *j)
 	return !j->failed;
 }
 
-static void free_jobs(sp_batch *c)
+/* Tells the threads of jobs 1..N-1 to end. */
+static void stop_jobs(sp_batch *c)
 {
 	if (!c->job)
 		return;
@@ -703,15 +774,19 @@ static void free_jobs(sp_batch *c)
 	c->quit = true;
 	pthread_cond_broadcast(&c->work);
 	pthread_mutex_unlock(&c->lock);
+}
+
+static void free_jobs(sp_batch *c)
+{
+	if (!c->job)
+		return;
+	stop_jobs(c);
 	for (int k = 0; k < c->jobs; k++) {
 		job *j = &c->job[k];
 		if (j->started)
 			pthread_join(j->tid, NULL);
-		sp_named_clear(&j->named);
-		if (k)
-			sp_symbolizer_free(j->s);
-		sp_buf_free(&j->keep_buf);
-		sp_buf_free(&j->tmp_buf);
+		else
+			release_job(j);
 	}
 	free(c->job);
 	c->job = NULL;
@@ -1234,17 +1309,25 @@ static void task_range(sp_batch *c, job *j, size_t r)
 	c->range_distinct[r] = count_distinct(dst, n);
 }
 
-/* The last phase of a block: task Q < n_tables fills text table Q with
- * the batch's kept answers, the others queue their part's output. */
+/* The last phase of a block, or of a batch resolved on the jobs'
+ * threads: text table Q is filled with the batch's kept answers by the
+ * task job Q takes first (each of them a pass over all misses, the
+ * longest tasks of the phase, so no job has two), each other task queues
+ * a part's output. */
 static void task_finish(sp_batch *c, job *j, size_t t)
 {
-	if (t < c->n_tables) {
-		/* not for a cache about to be dropped */
-		if (c->cache_max && !cache_failed(c))
-			fill_table(c, t, c->n_misses);
-		return;
+	size_t before = 0; /* tables' tasks before T */
+	for (unsigned q = 0; q < c->n_tables; q++) {
+		size_t f = first_task(c->phase_n, c->jobs, (int)q);
+		if (f == t) {
+			/* not for a cache about to be dropped */
+			if (c->cache_max && !cache_failed(c))
+				fill_table(c, q, c->n_misses);
+			return;
+		}
+		before += f < t;
 	}
-	part *pt = &c->part[t - c->n_tables];
+	part *pt = &c->part[t - before];
 	sp_grow(&pt->prefix, &pt->cap_prefix, pt->n_ents * SP_BATCH_PREFIX_MAX + 1, 1);
 	pt->out.n = 0;
 	emit(c, &pt->out, pt->ents, pt->n_ents, pt->prefix, pt->errors.data);
@@ -1428,8 +1511,22 @@ static int read_ready(int fd, char *buf, size_t cap, size_t *len, bool *eof)
 	}
 }
 
+/* True when FD is a regular file with a block of PAR_MIN_BYTES or more
+ * left to read: run_block will want the threads. */
+static bool large_file(int fd)
+{
+	struct stat st;
+	off_t at;
+	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (at = lseek(fd, 0, SEEK_CUR)) >= 0 &&
+	       st.st_size - at >= (off_t)PAR_MIN_BYTES;
+}
+
 int sp_batch_read_fd(sp_batch *c, int fd)
 {
+	/* a thread takes some time to be running on another CPU: started
+	 * now, it is by the time the first block is read */
+	if (c->jobs > 1 && !c->threads && large_file(fd))
+		start_threads(c);
 	size_t cap = READ_BLOCK, len = 0;
 	char *buf = sp_xmalloc(cap + 1);
 	bool eof = false;
@@ -1505,7 +1602,7 @@ void sp_batch_free(sp_batch *c)
 {
 	if (!c)
 		return;
-	free_jobs(c);
+	stop_jobs(c); /* their threads free their jobs' while this frees the rest */
 	for (size_t p = 0; p < c->cap_parts; p++) {
 		part *pt = &c->part[p];
 		free(pt->ents);
@@ -1530,6 +1627,7 @@ void sp_batch_free(sp_batch *c)
 	sp_buf_free(&c->text);
 	sp_buf_free(&c->tmp);
 	sp_buf_free(&c->unknown);
+	free_jobs(c);
 	free(c->obj_path);
 	free(c);
 }

@@ -18,6 +18,10 @@ const char *sp_object_debug_path(const sp_object *o);
 const sp_find_log *sp_object_debug_log(const sp_object *o);
 /* sp_resolver_split_error of the object's resolver, or NULL (caller frees). */
 sp_error *sp_object_split_error(const sp_object *o);
+/* True when resolving VADDR in O would read and decode nothing first: its
+ * symbol index answers, or its resolver is open with the compile unit
+ * holding VADDR loaded (sp_resolver_warm).  Opens nothing. */
+bool sp_object_warm(const sp_object *o, uint64_t vaddr);
 /* The symbol index the object answers from (--index-dir), or NULL
  * (borrowed). */
 const char *sp_object_index_path(const sp_object *o);

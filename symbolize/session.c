@@ -756,6 +756,13 @@ sp_error *sp_object_resolve(sp_object *o, uint64_t vaddr, const sp_frame **frame
 	return e;
 }
 
+bool sp_object_warm(const sp_object *o, uint64_t vaddr)
+{
+	if (o->ix)
+		return true;
+	return o->dw && sp_resolver_warm(o->dw, vaddr);
+}
+
 sp_error *sp_object_resolve_once(sp_object *o, uint64_t vaddr, const sp_frame **frames,
 				 size_t *n)
 {

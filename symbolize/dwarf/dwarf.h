@@ -55,6 +55,10 @@ sp_error *sp_resolver_resolve(sp_resolver *d, uint64_t addr, const sp_frame **fr
 sp_error *sp_resolver_resolve_once(sp_resolver *d, uint64_t addr, const sp_frame **frames,
 				size_t *n);
 
+/* True when resolving ADDR would decode nothing first (D open, the compile
+ * unit holding ADDR loaded or none): a cheap answer.  Opens nothing. */
+bool sp_resolver_warm(const sp_resolver *d, uint64_t addr);
+
 /* Where section NAME (allocated) of D's file is in the address space
  * sp_resolver_resolve takes: for an ET_REL without section addresses (a
  * kernel module), where libdwfl laid it out.  Opens the file. */

@@ -337,6 +337,10 @@ void sp_units_clear(sp_units *u);
 void sp_units_full(sp_units *u);
 /* The unit whose ranges hold the DWARF address ADDR, loaded, or NULL. */
 sp_cu *sp_units_find(sp_units *u, uint64_t addr);
+/* True when an address at ADDR needs no unit loaded first (its unit is
+ * loaded, or no unit holds it); false when one would be, or the partial
+ * index would have to grow to tell.  Changes nothing. */
+bool sp_units_warm(const sp_units *u, uint64_t addr);
 /* Loads unit I (< U->n_cus) now, when it is not loaded yet. */
 void sp_units_load(sp_units *u, size_t i);
 /* Frees what loading unit I made (line rows, function tree), as it was

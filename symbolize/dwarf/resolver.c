@@ -588,6 +588,16 @@ sp_error *sp_resolver_symbol_named(sp_resolver *d, const char *name, sp_symbol *
 	return NULL;
 }
 
+bool sp_resolver_warm(const sp_resolver *d, uint64_t addr)
+{
+	uint64_t dwfl_addr;
+	if (!d->opened || d->open_err)
+		return d->opened;
+	if (!d->m->dw || !sp_module_to_dwfl(d->m, addr, &dwfl_addr))
+		return true;
+	return sp_units_warm(&d->units, dwfl_addr - d->m->dwbias);
+}
+
 sp_error *sp_resolver_resolve_once(sp_resolver *d, uint64_t addr, const sp_frame **frames, size_t *n)
 {
 	*frames = NULL;

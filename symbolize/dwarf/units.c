@@ -760,7 +760,7 @@ const sp_line_row *sp_cu_line(const sp_cu *ci, uint64_t addr)
 }
 
 /* The unit of the index whose ranges hold ADDR, or NULL. */
-static sp_cu *indexed_unit(sp_units *u, uint64_t addr)
+static sp_cu *indexed_unit(const sp_units *u, uint64_t addr)
 {
 	size_t lo = 0, hi = u->n_ranges;
 #define CU_LO(i) u->ranges[i].lo
@@ -800,6 +800,12 @@ sp_cu *sp_units_find(sp_units *u, uint64_t addr)
 	if (ci && !ci->loaded)
 		load_cu(u, ci);
 	return ci;
+}
+
+bool sp_units_warm(const sp_units *u, uint64_t addr)
+{
+	const sp_cu *ci = indexed_unit(u, addr);
+	return ci ? ci->loaded : !u->partial;
 }
 
 void sp_units_load(sp_units *u, size_t i)
