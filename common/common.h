@@ -24,7 +24,8 @@
 #define SP_PRINTF(f, a) __attribute__((format(printf, f, a)))
 /* A type written by one thread while others write its neighbours in an
  * array: each element on cache lines of its own, so that no thread's
- * writes take the line from under another's (false sharing). */
+ * writes take the line from under another's (false sharing).  Arrays of
+ * it come from sp_xcalloc_lines. */
 #define SP_OWN_LINES __attribute__((aligned(64)))
 #define SP_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -213,6 +214,9 @@ void *sp_xcalloc(size_t n, size_t size);
  * (an interrupt to each).  For tables that are read before written while
  * other threads run. */
 void *sp_xcalloc_written(size_t n, size_t size);
+/* N zeroed elements of SIZE bytes at an address aligned for SP_OWN_LINES
+ * (64); freed with free. */
+void *sp_xcalloc_lines(size_t n, size_t size);
 void *sp_xrealloc(void *p, size_t n);
 /* realloc to n * size elements, aborting on overflow. */
 void *sp_xreallocarray(void *p, size_t n, size_t size);

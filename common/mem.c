@@ -185,6 +185,17 @@ void *sp_xcalloc_written(size_t n, size_t size)
 	return p;
 }
 
+void *sp_xcalloc_lines(size_t n, size_t size)
+{
+	size_t bytes = array_bytes(n, size);
+	account(bytes);
+	void *p;
+	if (posix_memalign(&p, 64, bytes ? bytes : 1) != 0)
+		sp_oom();
+	memset(p, 0, bytes);
+	return p;
+}
+
 void *sp_xrealloc(void *p, size_t n)
 {
 	account(n);

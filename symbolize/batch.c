@@ -689,7 +689,7 @@ static void *job_thread(void *arg)
 /* The jobs, job 0 the caller's own; threads and sessions come later. */
 static void init_jobs(sp_batch *c)
 {
-	c->job = sp_xcalloc((size_t)c->jobs, sizeof(*c->job));
+	c->job = sp_xcalloc_lines((size_t)c->jobs, sizeof(*c->job));
 	for (int k = 0; k < c->jobs; k++) {
 		job *j = &c->job[k];
 		j->c = c;
@@ -709,7 +709,7 @@ static void init_jobs(sp_batch *c)
 		}
 	}
 	c->n_tables = (unsigned)c->jobs;
-	c->tables = sp_xcalloc(c->n_tables, sizeof(*c->tables));
+	c->tables = sp_xcalloc_lines(c->n_tables, sizeof(*c->tables));
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_mutex_init(&c->open_lock, NULL);
 	pthread_cond_init(&c->work, NULL);
@@ -1397,8 +1397,11 @@ static void cut_parts(sp_batch *c, const char *buf, size_t len, bool eof)
 		}
 		if (c->n_parts == c->cap_parts) {
 			size_t old = c->cap_parts;
-			sp_grow(&c->part, &c->cap_parts, c->n_parts + 1, sizeof(*c->part));
-			memset(c->part + old, 0, (c->cap_parts - old) * sizeof(*c->part));
+			part *grown = sp_xcalloc_lines(old * 2, sizeof(*c->part));
+			memcpy(grown, c->part, old * sizeof(*c->part));
+			free(c->part);
+			c->part = grown;
+			c->cap_parts = old * 2;
 			for (size_t p = old; p < c->cap_parts; p++)
 				c->part[p].out.grow = true;
 		}
@@ -1586,7 +1589,7 @@ sp_batch *sp_batch_new(const sp_batch_options *o)
 	c->fmt.answer(c->fmt.ctx, NULL, 0, NULL, 0, &c->unknown);
 	init_jobs(c);
 	c->cap_parts = 1;
-	c->part = sp_xcalloc(1, sizeof(*c->part));
+	c->part = sp_xcalloc_lines(1, sizeof(*c->part));
 	c->part[0].out.grow = true;
 	c->part[0].cap_ents = BATCH_LINES;
 	c->part[0].ents = sp_xreallocarray(NULL, BATCH_LINES, sizeof(*c->part[0].ents));

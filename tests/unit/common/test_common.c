@@ -132,9 +132,32 @@ static void test_cpus(void)
 	free(sys);
 }
 
+/* sp_xcalloc_lines: elements of an SP_OWN_LINES type each on lines of
+ * their own, zeroed, whatever the count. */
+typedef struct {
+	size_t n;
+	char c;
+} SP_OWN_LINES owned;
+
+static void test_lines(void)
+{
+	TAP_OK(sizeof(owned) == 64, "an SP_OWN_LINES type of 16 bytes takes a line (%zu)",
+	       sizeof(owned));
+	for (size_t n = 1; n <= 17; n += 8) {
+		owned *a = sp_xcalloc_lines(n, sizeof(*a));
+		bool zero = true;
+		for (size_t i = 0; i < n; i++)
+			zero &= a[i].n == 0 && a[i].c == 0;
+		TAP_OK((uintptr_t)a % 64 == 0 && zero, "%zu elements: aligned to 64, zeroed", n);
+		a[n - 1].n = n; /* all of it writable (ASan) */
+		free(a);
+	}
+}
+
 int main(void)
 {
 	test_cpus();
+	test_lines();
 	/* errors keep cause and context */
 	sp_error *e = sp_error_new(SP_E_MALFORMED, "line 3: expected hex address, got \"zz\"");
 	e = sp_error_prefix(e, "heap.txt");
