@@ -13,7 +13,8 @@
  * it lacks are sorted and resolved once each in address order, and the
  * answers go out in input order with writev straight from the cache.  With
  * -j N a large block is parsed, looked up, sorted, resolved and formatted
- * on N threads (run_block), and only written on the caller's.  What an
+ * on N threads (run_block), and written in input order by the caller's
+ * thread or, when writing is slow, by a writer thread of its own.  What an
  * answer looks like is the caller's (sp_batch_format): this file knows
  * frames and bytes, not output forms.
  */
@@ -139,6 +140,12 @@ typedef struct {
 
 #define PART_SHIFT 20
 
+/* A block's output as the writer takes it: each part's bytes, in order. */
+typedef struct {
+	sp_buf *parts;
+	size_t n, cap;
+} outset;
+
 /* A task of a phase of the jobs (run_phase): number TASK, run by job J. */
 struct job;
 typedef void task_fn(sp_batch *c, struct job *j, size_t task);
@@ -189,6 +196,18 @@ struct sp_batch {
 	size_t phase_n;      /* ... and how many there are */
 	int busy;            /* tasks in hand */
 	bool quit;
+	/* the writer of run_block's output (write_block) */
+	outset sets[2];      /* block k's output is in sets[k & 1] */
+	size_t n_blocks;     /* blocks handed to the writer */
+	pthread_t writer;
+	bool writer_started, writer_tried;
+	bool async_out;      /* blocks go to the writer (once a write was slow) */
+	pthread_mutex_t wlock;
+	pthread_cond_t wcond;
+	/* under wlock: */
+	size_t n_written;    /* blocks written */
+	bool wquit;
+	wqueue wout;         /* the writer's: its first failed write's errno */
 };
 
 /* One thread of -j: job 0 runs on the caller's thread with the caller's
@@ -500,7 +519,7 @@ static void resolve_misses(sp_batch *c, sp_addr_item *m, size_t n)
  * of addresses, so its session reads mostly the compile units (line
  * tables, function trees) of those; then each text table takes its
  * addresses' answers and each part writes its output's pieces
- * (task_finish); the caller's thread writes the parts in input order.
+ * (task_finish); the parts are written in input order (the writer).
  * A job resolves in a session of its own (no libdw handle is shared
  * between threads) and keeps its answers in texts of its own; it writes
  * the entries of its addresses only.  The bytes are those of -j 1
@@ -712,6 +731,9 @@ static void init_jobs(sp_batch *c)
 	c->tables = sp_xcalloc_lines(c->n_tables, sizeof(*c->tables));
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_mutex_init(&c->open_lock, NULL);
+	pthread_mutex_init(&c->wlock, NULL);
+	pthread_cond_init(&c->wcond, NULL);
+	c->wout = (wqueue){.fd = c->out.fd};
 	pthread_cond_init(&c->work, NULL);
 	pthread_cond_init(&c->done, NULL);
 }
@@ -794,6 +816,8 @@ static void free_jobs(sp_batch *c)
 	pthread_cond_destroy(&c->work);
 	pthread_mutex_destroy(&c->lock);
 	pthread_mutex_destroy(&c->open_lock);
+	pthread_cond_destroy(&c->wcond);
+	pthread_mutex_destroy(&c->wlock);
 }
 
 /* Cuts the sorted misses M[0..n) into chunks of about JOB_CHUNK at
@@ -1140,6 +1164,155 @@ static void emit(const sp_batch *c, wqueue *o, const entry *ents, size_t n, char
 	}
 }
 
+/* -- the writer ------------------------------------------------------------------- */
+
+/* With threads, a large block's output is copied by the tasks that make
+ * it (task_finish) into a buffer per part, and written on a thread of its
+ * own while the next block is read and answered: writing 40 MiB of
+ * answers to a file costs the kernel about as long as resolving them took
+ * one thread, and on the caller's thread it held every job up.  Two
+ * blocks' outputs at most are in hand (block k's in sets[k & 1]); each is
+ * written whole, in order, and before anything the caller's thread writes
+ * itself (drain_writer), so the bytes are those of -j 1. */
+
+/* The bytes of the pieces queued on Q, into B. */
+static void copy_out(sp_buf *b, const wqueue *q)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < q->n; i++)
+		n += q->iov[i].iov_len;
+	sp_grow(&b->data, &b->cap, n + 1, 1);
+	b->len = 0;
+	for (size_t i = 0; i < q->n; i++) {
+		memcpy(b->data + b->len, q->iov[i].iov_base, q->iov[i].iov_len);
+		b->len += q->iov[i].iov_len;
+	}
+}
+
+/* Writes the parts of O in order (when no error was seen). */
+static void write_set(sp_batch *c, const outset *o)
+{
+	struct iovec v[64];
+	for (size_t i = 0; i < o->n;) {
+		int k = 0;
+		for (; k < (int)SP_ARRAY_LEN(v) && i < o->n; i++)
+			if (o->parts[i].len)
+				v[k++] = (struct iovec){o->parts[i].data, o->parts[i].len};
+		wq_write(&c->wout, v, (size_t)k);
+	}
+}
+
+static void *writer_thread(void *arg)
+{
+	sp_batch *c = arg;
+	pthread_mutex_lock(&c->wlock);
+	for (;;) {
+		while (c->n_written == c->n_blocks && !c->wquit)
+			pthread_cond_wait(&c->wcond, &c->wlock);
+		if (c->n_written == c->n_blocks)
+			break;
+		const outset *o = &c->sets[c->n_written & 1];
+		pthread_mutex_unlock(&c->wlock);
+		write_set(c, o);
+		pthread_mutex_lock(&c->wlock);
+		c->n_written++;
+		pthread_cond_broadcast(&c->wcond);
+	}
+	pthread_mutex_unlock(&c->wlock);
+	return NULL;
+}
+
+/* Waits until at most LEFT blocks are still to be written. */
+static void wait_writer(sp_batch *c, size_t left)
+{
+	if (!c->writer_started)
+		return;
+	pthread_mutex_lock(&c->wlock);
+	while (c->n_blocks - c->n_written > left)
+		pthread_cond_wait(&c->wcond, &c->wlock);
+	pthread_mutex_unlock(&c->wlock);
+}
+
+/* Readies sets[n_blocks & 1] for a block of N parts, once the writer is
+ * done with the block before last, which used it. */
+static void ready_set(sp_batch *c, size_t n)
+{
+	wait_writer(c, 1);
+	outset *o = &c->sets[c->n_blocks & 1];
+	if (n > o->cap) {
+		size_t old = o->cap;
+		sp_grow(&o->parts, &o->cap, n, sizeof(*o->parts));
+		memset(o->parts + old, 0, (o->cap - old) * sizeof(*o->parts));
+	}
+	o->n = n;
+}
+
+/* Output slower than this to write than to copy (2 GB/s) goes to the
+ * writer from the next block on: a file's or a pipe's, not /dev/null's. */
+#define ASYNC_NS_PER_BYTE 0.5
+
+/* Writes the parts of a block on this thread (their pieces straight from
+ * where their texts are), and decides from how long that took whether the
+ * next blocks go to the writer. */
+static void write_parts(sp_batch *c)
+{
+	size_t bytes = 0;
+	for (size_t p = 0; p < c->n_parts; p++)
+		for (size_t i = 0; i < c->part[p].out.n; i++)
+			bytes += c->part[p].out.iov[i].iov_len;
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (size_t p = 0; p < c->n_parts; p++)
+		wq_write(&c->out, c->part[p].out.iov, c->part[p].out.n);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double ns = (double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec);
+	c->async_out = ns > (double)bytes * ASYNC_NS_PER_BYTE;
+}
+
+/* Hands the block in sets[n_blocks & 1] to the writer (started at the
+ * first; the caller's thread writes it when no thread can be had). */
+static void write_block(sp_batch *c)
+{
+	if (!c->writer_tried) {
+		c->writer_tried = true;
+		c->writer_started = pthread_create(&c->writer, NULL, writer_thread, c) == 0;
+	}
+	if (!c->writer_started) {
+		write_set(c, &c->sets[c->n_blocks & 1]);
+		c->n_blocks++;
+		c->n_written++;
+		return;
+	}
+	pthread_mutex_lock(&c->wlock);
+	c->n_blocks++;
+	pthread_cond_signal(&c->wcond);
+	pthread_mutex_unlock(&c->wlock);
+}
+
+/* Waits until every block handed to the writer is written; its error,
+ * if any, is the engine's from now on. */
+static void drain_writer(sp_batch *c)
+{
+	wait_writer(c, 0);
+	if (!c->out.err)
+		c->out.err = c->wout.err;
+}
+
+/* Ends the writer once everything is written. */
+static void stop_writer(sp_batch *c)
+{
+	if (!c->writer_started)
+		return;
+	pthread_mutex_lock(&c->wlock);
+	c->wquit = true;
+	pthread_cond_signal(&c->wcond);
+	pthread_mutex_unlock(&c->wlock);
+	pthread_join(c->writer, NULL);
+	c->writer_started = false;
+	if (!c->out.err)
+		c->out.err = c->wout.err;
+}
+
 static task_fn task_finish;
 
 /* Answers the serial batch's lines (part 0) and writes them, in input
@@ -1162,6 +1335,7 @@ static void run_batch(sp_batch *c)
 	} else if (n_miss) {
 		resolve_misses(c, c->misses, n_miss);
 	}
+	drain_writer(c);
 	emit(c, &c->out, pt->ents, pt->n_ents, pt->prefix, pt->errors.data);
 	wq_flush(&c->out);
 	sp_buf_reset(&pt->errors);
@@ -1198,6 +1372,7 @@ void sp_batch_flush(sp_batch *c)
 
 void sp_batch_write(sp_batch *c, const char *p, size_t n)
 {
+	drain_writer(c);
 	wq_put(&c->out, p, n);
 	wq_flush(&c->out);
 }
@@ -1331,6 +1506,8 @@ static void task_finish(sp_batch *c, job *j, size_t t)
 	sp_grow(&pt->prefix, &pt->cap_prefix, pt->n_ents * SP_BATCH_PREFIX_MAX + 1, 1);
 	pt->out.n = 0;
 	emit(c, &pt->out, pt->ents, pt->n_ents, pt->prefix, pt->errors.data);
+	if (c->async_out)
+		copy_out(&c->sets[c->n_blocks & 1].parts[t - before], &pt->out);
 }
 
 /* First in sorted M[0..n) at ADDR or after. */
@@ -1466,12 +1643,16 @@ static bool run_block(sp_batch *c, const char *buf, size_t len, bool eof)
 	if (total)
 		resolve_block(c, total);
 	c->n_misses = total;
+	if (c->async_out)
+		ready_set(c, c->n_parts);
 	run_phase(c, task_finish, c->n_tables + c->n_parts);
 	c->kept_others = 0;
 	for (int k = 1; k < c->jobs; k++)
 		c->kept_others += c->job[k].keep->len;
-	for (size_t p = 0; p < c->n_parts; p++)
-		wq_write(&c->out, c->part[p].out.iov, c->part[p].out.n);
+	if (c->async_out)
+		write_block(c);
+	else
+		write_parts(c);
 	c->part[0].n_ents = 0;
 	sp_buf_reset(&c->part[0].errors);
 	return true;
@@ -1541,6 +1722,7 @@ int sp_batch_read_fd(sp_batch *c, int fd)
 		int e = read_ready(fd, buf, cap, &len, &eof);
 		if (e) {
 			free(buf);
+			drain_writer(c);
 			return e;
 		}
 		buf[len] = '\0';
@@ -1560,6 +1742,7 @@ int sp_batch_read_fd(sp_batch *c, int fd)
 		len -= used;
 	}
 	free(buf);
+	drain_writer(c);
 	return 0;
 }
 
@@ -1605,6 +1788,7 @@ void sp_batch_free(sp_batch *c)
 {
 	if (!c)
 		return;
+	stop_writer(c);
 	stop_jobs(c); /* their threads free their jobs' while this frees the rest */
 	for (size_t p = 0; p < c->cap_parts; p++) {
 		part *pt = &c->part[p];
@@ -1626,6 +1810,11 @@ void sp_batch_free(sp_batch *c)
 	for (unsigned q = 0; q < c->n_tables; q++)
 		free(c->tables[q].slots);
 	free(c->tables);
+	for (int k = 0; k < 2; k++) {
+		for (size_t p = 0; p < c->sets[k].cap; p++)
+			sp_buf_free(&c->sets[k].parts[p]);
+		free(c->sets[k].parts);
+	}
 	free(c->out.iov);
 	sp_buf_free(&c->text);
 	sp_buf_free(&c->tmp);

@@ -294,7 +294,9 @@ void sp_batch_flush(sp_batch *b);
  * as much as is ready at once (up to 1 MiB), so that a co-process writing a
  * line at a time gets each answer at once; a block with lines that may be
  * names is answered on the caller's thread (names are looked up there).
- * Returns 0, or the errno of a failed read. */
+ * With threads, slow output is written on a thread of the batch's own;
+ * everything is written when this returns.  Returns 0, or the errno of a
+ * failed read. */
 int sp_batch_read_fd(sp_batch *b, int fd);
 /* Writes N bytes at P after the answers written so far. */
 void sp_batch_write(sp_batch *b, const char *p, size_t n);
