@@ -230,6 +230,8 @@ typedef struct job {
 	bool started;
 	bool opened, failed; /* jobs 1..N-1: open_job was run, and failed */
 	bool working;      /* a task in hand, under c->lock */
+	char **notes;      /* what its session had to say, for the caller's */
+	size_t n_notes, cap_notes;
 } SP_OWN_LINES job;
 
 /* What a decorate callback queues through: the queue, the line's room in
@@ -671,6 +673,9 @@ static void run_phase(sp_batch *c, task_fn *fn, size_t n)
 static void release_job(job *j)
 {
 	sp_named_clear(&j->named);
+	char *note;
+	while (j->index && j->s && (note = sp_symbolizer_next_note(j->s)) != NULL)
+		SP_PUSH(j->notes, j->n_notes, j->cap_notes, note);
 	if (j->index)
 		sp_symbolizer_free(j->s);
 	j->s = NULL;
@@ -809,6 +814,10 @@ static void free_jobs(sp_batch *c)
 			pthread_join(j->tid, NULL);
 		else
 			release_job(j);
+		/* a split unit its session had no room for is said, once */
+		for (size_t i = 0; i < j->n_notes; i++)
+			sp_symbolizer_add_note(c->s, j->notes[i]);
+		free(j->notes);
 	}
 	free(c->job);
 	c->job = NULL;

@@ -25,6 +25,12 @@ bool sp_object_warm(const sp_object *o, uint64_t vaddr);
 /* The symbol index the object answers from (--index-dir), or NULL
  * (borrowed). */
 const char *sp_object_index_path(const sp_object *o);
+/* Hands NOTE (the caller's, now S's) to S's caller, unless S holds the
+ * same text not yet taken: what a worker session found to say, said once. */
+void sp_symbolizer_add_note(sp_symbolizer *s, char *note);
+/* Moves what FROM (a worker session of TO's) has to say to TO
+ * (sp_symbolizer_add_note). */
+void sp_symbolizer_pass_notes(sp_symbolizer *to, sp_symbolizer *from);
 /* The session's finder, created at first use (borrowed until
  * sp_symbolizer_free): one debuginfod client per session. */
 sp_finder *sp_symbolizer_finder(sp_symbolizer *s);

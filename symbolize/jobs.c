@@ -152,8 +152,11 @@ sp_par *sp_par_new(sp_symbolizer *s, int jobs)
 
 static void free_sessions(sp_par *p)
 {
-	for (int k = 0; k < p->n_sessions; k++)
+	for (int k = 0; k < p->n_sessions; k++) {
+		/* what they found to say (a split unit refused) is the caller's */
+		sp_symbolizer_pass_notes(p->s, p->w[k].s);
 		sp_symbolizer_free(p->w[k].s);
+	}
 	p->n_sessions = 0;
 }
 

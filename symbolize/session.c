@@ -341,6 +341,24 @@ char *sp_symbolizer_next_note(sp_symbolizer *s)
 	return s->notes[s->notes_taken++];
 }
 
+void sp_symbolizer_add_note(sp_symbolizer *s, char *note)
+{
+	for (size_t i = s->notes_taken; i < s->n_notes; i++) {
+		if (!strcmp(s->notes[i], note)) {
+			free(note);
+			return;
+		}
+	}
+	SP_PUSH(s->notes, s->n_notes, s->cap_notes, note);
+}
+
+void sp_symbolizer_pass_notes(sp_symbolizer *to, sp_symbolizer *from)
+{
+	char *note;
+	while ((note = sp_symbolizer_next_note(from)) != NULL)
+		sp_symbolizer_add_note(to, note);
+}
+
 /* Appends to *OUT the files DIR holds named PREFIX, a decimal pid, SUFFIX
  * (perf-PID.map, jit-PID.dump), in name order.  Anyone may put a file in
  * /tmp, where perf maps are: an entry that is not a regular file (a FIFO,

@@ -186,6 +186,7 @@ static void units_free(sp_unwinder *u, upar *par)
 		if (par->started[k])
 			pthread_join(par->tids[k], NULL);
 		sp_unwind_unit_free(par->units[k]); /* before the session it borrows */
+		sp_symbolizer_pass_notes(u->s, par->sessions[k]);
 		sp_symbolizer_free(par->sessions[k]);
 	}
 	pthread_mutex_destroy(&par->mu);

@@ -112,6 +112,28 @@ within 64 "the .dwo section that does not fit"
 grep -qxF "symprof: note: $sb/prog: split unit prog-fixture.dwo not read: $sb/prog-fixture.dwo: section .debug_str.dwo: offset 0: zstd data decompresses to more than 64 MiB (the memory limit, --max-memory): its header says $inflated bytes; the functions of that unit are named without their inline frames" "$tmp/err" &&
 	[ "$(grep -c 'note:' "$tmp/err")" -eq 1 ]
 sp_ok $? "... said once, naming the file, the section, the size and the limit" || sp_show_err
+# With -j 2 the note is said as with -j 1, once, whichever session met the unit: 20000
+# other addresses and main's, main's the lowest of the list and then (as offsets from
+# .fini, wrapped below zero) the highest, which -j 2's second session takes first.
+fini=$((0x$(readelf -SW "$sb/prog" | sed -n 's/.* \.fini  *[A-Z]*  *\([0-9a-f]*\) .*/\1/p')))
+for layout in low high; do
+	: >"$tmp/list"
+	for a in $sb_addrs; do
+		if [ $layout = low ]; then printf '%x\n' $((a)); else printf '%x\n' $((a - fini)); fi
+	done >>"$tmp/list"
+	awk 'BEGIN { for (i = 0; i < 20000; i++) printf "%x\n", 1048576 + 16 * i }' >>"$tmp/list"
+	[ $layout = low ] && set -- || set -- --section=.fini
+	for j in 1 2; do
+		sp_symprof symbolize --max-memory 64M -j $j -e "$sb/prog" -f -i -s "$@" <"$tmp/list" \
+			>"$tmp/j$j.out" 2>"$tmp/j$j.err"
+		echo $? >"$tmp/j$j.rc"
+	done
+	[ "$(cat "$tmp/j1.rc")" -eq 0 ] && [ "$(cat "$tmp/j2.rc")" -eq 0 ] &&
+		cmp -s "$tmp/j1.out" "$tmp/j2.out" && cmp -s "$tmp/j1.err" "$tmp/j2.err" &&
+		[ "$(grep -c 'note:.*without their inline frames' "$tmp/j2.err")" -eq 1 ]
+	sp_ok $? "-j 2, main's addresses $layout in the list: -j 1's answers and its note, once" ||
+		sed 's/^/#   /' "$tmp/j2.err"
+done
 # shellcheck disable=SC2086
 sp_run_peak 120 symprof symbolize --max-memory 512M -e "$sb/prog" -f -i -s $sb_addrs
 sp_ok "$rc" "... at --max-memory 512M: exit 0" || sp_show_err
