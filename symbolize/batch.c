@@ -136,6 +136,7 @@ typedef struct {
 	char *prefix;            /* SP_BATCH_PREFIX_MAX per entry */
 	size_t cap_prefix;
 	wqueue out;              /* its output, in order (grow) */
+	bool emitted;            /* out is made (under the batch's wlock) */
 } SP_OWN_LINES part;
 
 #define PART_SHIFT 20
@@ -193,7 +194,7 @@ struct sp_batch {
 	pthread_cond_t work; /* a phase was handed out, or the threads are to end */
 	pthread_cond_t done; /* the last task in hand was finished */
 	task_fn *fn;         /* the phase's task */
-	size_t phase_n;      /* ... and how many there are */
+	bool queue;          /* ... taken in order by every job (run_queue) */
 	int busy;            /* tasks in hand */
 	bool quit;
 	/* the writer of run_block's output (write_block) */
@@ -202,6 +203,11 @@ struct sp_batch {
 	pthread_t writer;
 	bool writer_started, writer_tried;
 	bool async_out;      /* blocks go to the writer (once a write was slow) */
+	/* run_block's parts written as they are made (commit), under wlock: */
+	size_t commit_next;  /* the next part to write */
+	bool committing;     /* a job is writing */
+	double commit_ns;    /* what the writes took */
+	size_t commit_bytes;
 	pthread_mutex_t wlock;
 	pthread_cond_t wcond;
 	/* under wlock: */
@@ -521,7 +527,9 @@ static void resolve_misses(sp_batch *c, sp_addr_item *m, size_t n)
  * of addresses, so its session reads mostly the compile units (line
  * tables, function trees) of those; then each text table takes its
  * addresses' answers and each part writes its output's pieces
- * (task_finish); the parts are written in input order (the writer).
+ * (task_finish, its tasks taken in order), and the parts are written in
+ * input order as they are made (commit) or, when writing is slow, by the
+ * writer.
  * A job resolves in a session of its own (no libdw handle is shared
  * between threads) and keeps its answers in texts of its own; it writes
  * the entries of its addresses only.  The bytes are those of -j 1
@@ -603,6 +611,15 @@ static bool worth_taking(const sp_batch *c, const job *j, const job *v, size_t t
 static bool take_task(job *j, size_t *t)
 {
 	sp_batch *c = j->c;
+	if (c->queue) { /* one run, in order */
+		job *q = &c->job[0];
+		if (q->next == q->end)
+			return false;
+		*t = q->next++;
+		c->busy++;
+		j->working = true;
+		return true;
+	}
 	if (j->next < j->end) {
 		*t = j->index & 1 ? --j->end : j->next++;
 		c->busy++;
@@ -632,18 +649,11 @@ static bool take_task(job *j, size_t *t)
 	return false;
 }
 
-/* The first of a phase's N tasks job K takes (take_task): its share's
- * first, or its last for an odd K. */
-static size_t first_task(size_t n, int jobs, int k)
-{
-	return k & 1 ? n * (size_t)(k + 1) / (size_t)jobs - 1 : n * (size_t)k / (size_t)jobs;
-}
-
-/* Runs FN on tasks 0..n-1, on every job, and returns when all are done. */
-static void run_phase(sp_batch *c, task_fn *fn, size_t n)
+/* Runs FN on tasks 0..n-1, on every job, and returns when all are done:
+ * in shares, or (QUEUE) in order, each job taking the next task left. */
+static void run_tasks(sp_batch *c, task_fn *fn, size_t n, bool queue)
 {
 	job *j0 = &c->job[0];
-	c->phase_n = n;
 	if (!c->threads) {
 		for (size_t t = 0; t < n; t++)
 			fn(c, j0, t);
@@ -651,9 +661,10 @@ static void run_phase(sp_batch *c, task_fn *fn, size_t n)
 	}
 	pthread_mutex_lock(&c->lock);
 	c->fn = fn;
+	c->queue = queue;
 	for (int k = 0; k < c->jobs; k++) {
-		c->job[k].next = n * (size_t)k / (size_t)c->jobs;
-		c->job[k].end = n * (size_t)(k + 1) / (size_t)c->jobs;
+		c->job[k].next = queue ? 0 : n * (size_t)k / (size_t)c->jobs;
+		c->job[k].end = queue ? k ? 0 : n : n * (size_t)(k + 1) / (size_t)c->jobs;
 	}
 	pthread_cond_broadcast(&c->work);
 	size_t t;
@@ -667,6 +678,11 @@ static void run_phase(sp_batch *c, task_fn *fn, size_t n)
 	while (c->busy)
 		pthread_cond_wait(&c->done, &c->lock);
 	pthread_mutex_unlock(&c->lock);
+}
+
+static void run_phase(sp_batch *c, task_fn *fn, size_t n)
+{
+	run_tasks(c, fn, n, false);
 }
 
 /* What job J holds of its own: for jobs 1..N-1 their session too. */
@@ -1260,22 +1276,11 @@ static void ready_set(sp_batch *c, size_t n)
  * writer from the next block on: a file's or a pipe's, not /dev/null's. */
 #define ASYNC_NS_PER_BYTE 0.5
 
-/* Writes the parts of a block on this thread (their pieces straight from
- * where their texts are), and decides from how long that took whether the
- * next blocks go to the writer. */
-static void write_parts(sp_batch *c)
+/* After a block's parts were written as they were made (commit): whether
+ * the next blocks go to the writer, from how long the writes took. */
+static void committed(sp_batch *c)
 {
-	size_t bytes = 0;
-	for (size_t p = 0; p < c->n_parts; p++)
-		for (size_t i = 0; i < c->part[p].out.n; i++)
-			bytes += c->part[p].out.iov[i].iov_len;
-	struct timespec t0, t1;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (size_t p = 0; p < c->n_parts; p++)
-		wq_write(&c->out, c->part[p].out.iov, c->part[p].out.n);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	double ns = (double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec);
-	c->async_out = ns > (double)bytes * ASYNC_NS_PER_BYTE;
+	c->async_out = c->commit_ns > (double)c->commit_bytes * ASYNC_NS_PER_BYTE;
 }
 
 /* Hands the block in sets[n_blocks & 1] to the writer (started at the
@@ -1337,7 +1342,7 @@ static void run_batch(sp_batch *c)
 	if (n_miss && c->jobs > 1 &&
 	    resolve_parallel(c, c->misses, n_miss, count_distinct(c->misses, n_miss))) {
 		c->n_misses = n_miss;
-		run_phase(c, task_finish, c->n_tables);
+		run_tasks(c, task_finish, c->n_tables, true);
 		c->kept_others = 0;
 		for (int k = 1; k < c->jobs; k++)
 			c->kept_others += c->job[k].keep->len;
@@ -1493,30 +1498,65 @@ static void task_range(sp_batch *c, job *j, size_t r)
 	c->range_distinct[r] = count_distinct(dst, n);
 }
 
+static double mono_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+/* Writes run_block's parts from the next one not written while they are
+ * made, in order (under wlock: the job that makes the next one writes it
+ * and the made ones after it), timing the writes. */
+static void commit(sp_batch *c, size_t p)
+{
+	pthread_mutex_lock(&c->wlock);
+	c->part[p].emitted = true;
+	if (c->committing) {
+		pthread_mutex_unlock(&c->wlock);
+		return; /* the writing job sees it */
+	}
+	c->committing = true;
+	while (c->commit_next < c->n_parts && c->part[c->commit_next].emitted) {
+		part *pt = &c->part[c->commit_next++];
+		pthread_mutex_unlock(&c->wlock);
+		size_t bytes = 0;
+		for (size_t i = 0; i < pt->out.n; i++)
+			bytes += pt->out.iov[i].iov_len;
+		double t0 = mono_ns();
+		wq_write(&c->out, pt->out.iov, pt->out.n);
+		double ns = mono_ns() - t0;
+		pthread_mutex_lock(&c->wlock);
+		c->commit_ns += ns;
+		c->commit_bytes += bytes;
+	}
+	c->committing = false;
+	pthread_mutex_unlock(&c->wlock);
+}
+
 /* The last phase of a block, or of a batch resolved on the jobs'
- * threads: text table Q is filled with the batch's kept answers by the
- * task job Q takes first (each of them a pass over all misses, the
- * longest tasks of the phase, so no job has two), each other task queues
- * a part's output. */
+ * threads, its tasks taken in order (run_tasks' queue): task Q <
+ * n_tables fills text table Q with the batch's kept answers (each a pass
+ * over all misses: the first task of each job), the others queue a
+ * part's output and, for a block, copy it for the writer or write it
+ * when it is next (commit). */
 static void task_finish(sp_batch *c, job *j, size_t t)
 {
-	size_t before = 0; /* tables' tasks before T */
-	for (unsigned q = 0; q < c->n_tables; q++) {
-		size_t f = first_task(c->phase_n, c->jobs, (int)q);
-		if (f == t) {
-			/* not for a cache about to be dropped */
-			if (c->cache_max && !cache_failed(c))
-				fill_table(c, q, c->n_misses);
-			return;
-		}
-		before += f < t;
+	if (t < c->n_tables) {
+		/* not for a cache about to be dropped */
+		if (c->cache_max && !cache_failed(c))
+			fill_table(c, t, c->n_misses);
+		return;
 	}
-	part *pt = &c->part[t - before];
+	size_t p = t - c->n_tables;
+	part *pt = &c->part[p];
 	sp_grow(&pt->prefix, &pt->cap_prefix, pt->n_ents * SP_BATCH_PREFIX_MAX + 1, 1);
 	pt->out.n = 0;
 	emit(c, &pt->out, pt->ents, pt->n_ents, pt->prefix, pt->errors.data);
 	if (c->async_out)
-		copy_out(&c->sets[c->n_blocks & 1].parts[t - before], &pt->out);
+		copy_out(&c->sets[c->n_blocks & 1].parts[p], &pt->out);
+	else
+		commit(c, p);
 }
 
 /* First in sorted M[0..n) at ADDR or after. */
@@ -1652,16 +1692,23 @@ static bool run_block(sp_batch *c, const char *buf, size_t len, bool eof)
 	if (total)
 		resolve_block(c, total);
 	c->n_misses = total;
-	if (c->async_out)
+	if (c->async_out) {
 		ready_set(c, c->n_parts);
-	run_phase(c, task_finish, c->n_tables + c->n_parts);
+	} else {
+		c->commit_next = 0;
+		c->commit_ns = 0;
+		c->commit_bytes = 0;
+		for (size_t p = 0; p < c->n_parts; p++)
+			c->part[p].emitted = false;
+	}
+	run_tasks(c, task_finish, c->n_tables + c->n_parts, true);
 	c->kept_others = 0;
 	for (int k = 1; k < c->jobs; k++)
 		c->kept_others += c->job[k].keep->len;
 	if (c->async_out)
 		write_block(c);
 	else
-		write_parts(c);
+		committed(c);
 	c->part[0].n_ents = 0;
 	sp_buf_reset(&c->part[0].errors);
 	return true;
