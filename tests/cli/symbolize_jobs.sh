@@ -164,25 +164,29 @@ sp_same_run "-j 2 from a pipe prints what -j 1 prints (status $rc2, $rc1)" \
 	"$tmp/pipe1" "$tmp/pipe2" "$rc1" "$rc2" "$tmp/pipe1.err" "$tmp/pipe2.err"
 
 # Output that is slow to write goes to a thread of its own while the next blocks are
-# answered (batch.c: the writer): through a pipe read only after a while, six blocks come
-# out in order, the bytes -j 1 writes to a file, and strace sees threads other than the
-# command's write some of them.  A write that fails there (the reader gone, SIGPIPE
-# ignored) is said as -j 1 says it, with its status.
+# answered (batch.c: the writer): through a pipe whose reader takes one byte and then
+# waits half a second (so the first block's write waits, however fast it was made), six
+# blocks come out in order, the bytes -j 1 writes to a file, and strace sees threads other
+# than the command's write some of them.  A write that fails there (the reader gone after
+# 20 MB, SIGPIPE ignored) is said as -j 1 says it, with its status.
+late() { dd bs=1 count=1 2>/dev/null; sleep 0.5; "$@"; }
 for k in 1 2 3 4 5; do cat "$tmp/self.in"; done >"$tmp/five.in"
 sp_check "the five-fold list is more than five 1 MiB blocks" test "$(wc -c <"$tmp/five.in")" -gt $((5 << 20))
 sp_symprof symbolize -f -i -j 1 -a -e "$self" <"$tmp/five.in" >"$tmp/five1" 2>"$tmp/five1.err"
 rc1=$?
 { sp_symprof symbolize -f -i -j 2 -a -e "$self" <"$tmp/five.in" 2>"$tmp/five2.err"; echo $? >"$tmp/five2.rc"; } |
-	{ sleep 0.5; cat; } >"$tmp/five2"
+	late cat >"$tmp/five2"
 sp_same_run "-j 2 through a pipe read late prints what -j 1 prints (status $(cat "$tmp/five2.rc"), $rc1)" \
 	"$tmp/five1" "$tmp/five2" "$rc1" "$(cat "$tmp/five2.rc")" "$tmp/five1.err" "$tmp/five2.err"
 if strace -f -qq -o /dev/null true 2>/dev/null; then
-	strace -f -qq -e trace=writev -o "$tmp/slow.strace" "$self" symbolize -j 2 -a \
-		-e "$self" <"$tmp/five.in" 2>/dev/null | { sleep 0.5; cat >/dev/null; }
-	main=$(head -n 1 "$tmp/slow.strace" | cut -d ' ' -f 1)
-	others=$(awk -v m="$main" '$1 != m' "$tmp/slow.strace" | wc -l)
-	[ "$others" -gt 0 ]
-	sp_ok $? "-j 2 through the slow pipe: another thread writes ($others of $(wc -l <"$tmp/slow.strace") writes)"
+	# two threads: the job's (before the first read), then the writer, which writes
+	strace -f -qq -e trace=clone,clone3,writev -o "$tmp/slow.strace" "$self" symbolize -j 2 \
+		-a -e "$self" <"$tmp/five.in" 2>/dev/null | late cat >/dev/null
+	clones=$(grep -c 'clone' "$tmp/slow.strace")
+	writer=$(grep 'clone' "$tmp/slow.strace" | tail -n 1 | sed 's/.*= *//')
+	by_writer=$(awk -v w="$writer" '$1 == w && /writev/' "$tmp/slow.strace" | wc -l)
+	[ "$clones" -eq 2 ] && [ "$by_writer" -gt 0 ]
+	sp_ok $? "-j 2 through the slow pipe: a writer thread writes ($clones threads, $by_writer writes by the last)"
 else
 	sp_skip "strace cannot trace here: the writer not seen"
 fi
@@ -190,7 +194,7 @@ for j in 1 2; do
 	(
 		trap '' PIPE
 		{ sp_symprof symbolize -f -i -j $j -a -e "$self" <"$tmp/five.in" 2>"$tmp/epipe$j.err"
-			echo $? >"$tmp/epipe$j.rc"; } | { sleep 0.5; head -c 100000 >/dev/null; }
+			echo $? >"$tmp/epipe$j.rc"; } | late head -c 20000000 >/dev/null
 	)
 done
 [ "$(cat "$tmp/epipe1.rc")" -eq 1 ] && [ "$(cat "$tmp/epipe2.rc")" -eq 1 ] &&
