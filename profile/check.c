@@ -122,19 +122,28 @@ static sp_error *check(const sp_profile *p)
 					   (unsigned long long)l->id);
 	}
 	bool dense_locs = dense_locations(p);
+	/* an array of ids the samples of a stack share is checked once: the
+	 * first sample holding a bad one is still the one named */
+	sp_ids_seen seen = {0};
 	for (size_t i = 0; i < p->n_samples; i++) {
 		const sp_sample *s = &p->samples[i];
-		for (size_t j = 0; j < s->n_locations; j++)
-			if (!has_id(p, dense_locs, p->n_locations, s->location_ids[j], true))
+		bool checked = s->n_locations && sp_ids_seen_add(&seen, s->location_ids, s->n_locations);
+		for (size_t j = 0; !checked && j < s->n_locations; j++)
+			if (!has_id(p, dense_locs, p->n_locations, s->location_ids[j], true)) {
+				sp_ids_seen_free(&seen);
 				return BAD("sample %zu has nil location (id %llu)", i + 1,
 					   (unsigned long long)s->location_ids[j]);
+			}
 		for (size_t j = 0; j < s->n_labels; j++) {
 			const sp_label *l = &s->labels[j];
-			if (!str_ok(p, l->key) || !str_ok(p, l->str) || !str_ok(p, l->num_unit))
+			if (!str_ok(p, l->key) || !str_ok(p, l->str) || !str_ok(p, l->num_unit)) {
+				sp_ids_seen_free(&seen);
 				return BAD("sample %zu label %zu: string index out of range",
 					   i + 1, j);
+			}
 		}
 	}
+	sp_ids_seen_free(&seen);
 	return NULL;
 }
 

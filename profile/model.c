@@ -114,6 +114,49 @@ static bool sample_storage_holds(const sp_profile *p, const void *ptr)
 	return b->base <= q && (size_t)(q - b->base) < b->size;
 }
 
+struct sp_ids_ref {
+	const uint64_t *ids;
+	size_t n;
+};
+
+static size_t ids_slot(const sp_ids_seen *t, const uint64_t *ids, size_t n)
+{
+	size_t h = sp_hash_combine((uintptr_t)ids, n) & (t->cap - 1);
+	while (t->slot[h].ids && (t->slot[h].ids != ids || t->slot[h].n != n))
+		h = (h + 1) & (t->cap - 1);
+	return h;
+}
+
+bool sp_ids_seen_add(sp_ids_seen *t, const uint64_t *ids, size_t n)
+{
+	/* open addressing, at most half full: grown from 64 slots */
+	if (t->n == SP_IDS_SEEN_MAX) {
+		size_t h = ids_slot(t, ids, n);
+		return t->slot[h].ids != NULL;
+	}
+	if (2 * (t->n + 1) > t->cap) {
+		sp_ids_seen g = {sp_xcalloc(t->cap ? 2 * t->cap : 64, sizeof(*g.slot)),
+				 t->cap ? 2 * t->cap : 64, t->n};
+		for (size_t i = 0; i < t->cap; i++)
+			if (t->slot[i].ids)
+				g.slot[ids_slot(&g, t->slot[i].ids, t->slot[i].n)] = t->slot[i];
+		free(t->slot);
+		*t = g;
+	}
+	size_t h = ids_slot(t, ids, n);
+	if (t->slot[h].ids)
+		return true;
+	t->slot[h] = (struct sp_ids_ref){ids, n};
+	t->n++;
+	return false;
+}
+
+void sp_ids_seen_free(sp_ids_seen *t)
+{
+	free(t->slot);
+	*t = (sp_ids_seen){0};
+}
+
 void sp_sample_free(const sp_profile *p, sp_sample *s)
 {
 	if (!sample_storage_holds(p, s->location_ids))

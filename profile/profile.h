@@ -206,6 +206,21 @@ sp_sample *sp_profile_add_sample_shared(sp_profile *p, const int64_t *values,
 /* Drops the CUT leaf-most location ids of sample S of P (CUT at most its
  * n_locations), without changing arrays that samples may share. */
 void sp_sample_drop_leaves(const sp_profile *p, sp_sample *s, size_t cut);
+/* The arrays of location ids a pass over the samples has looked at: the
+ * samples of one stack often share theirs (sp_profile_add_sample_shared: a
+ * heap profile's million samples may have some thousands of stacks), so
+ * that a pass looks at each once.  Zero-initialized; at most
+ * SP_IDS_SEEN_MAX arrays are remembered (the others are looked at each
+ * time). */
+#define SP_IDS_SEEN_MAX ((size_t)1 << 16)
+typedef struct {
+	struct sp_ids_ref *slot;
+	size_t cap, n;
+} sp_ids_seen;
+/* True when the array IDS of N ids was seen before; else remembers it
+ * (while there is room) and returns false. */
+bool sp_ids_seen_add(sp_ids_seen *t, const uint64_t *ids, size_t n);
+void sp_ids_seen_free(sp_ids_seen *t);
 /* Appends LABEL to the labels of sample S of P, wherever they are kept. */
 void sp_sample_add_label(const sp_profile *p, sp_sample *s, const sp_label *label);
 /* Convenience: numeric label with unit (unit may be NULL). */

@@ -543,43 +543,23 @@ static bool wanted(const ctx *c, const sp_location *l)
 	return !type || !strcmp(type, "native") || !strcmp(type, "go");
 }
 
-/* Arrays of location ids sampled_locations keeps track of, at most. */
-#define SEEN_MAX ((size_t)1 << 16)
-
-/* Which locations (by slot) some sample refers to.  The samples of one
- * stack often share their array of ids (sp_profile_add_sample_shared: a
- * heap profile's million samples may have some thousands of stacks), so
- * each array (up to SEEN_MAX of them) is looked at once. */
+/* Which locations (by slot) some sample refers to, each array of ids
+ * shared by samples looked at once (sp_ids_seen). */
 static bool *sampled_locations(const sp_profile *p)
 {
 	bool *used = sp_xcalloc(p->n_locations ? p->n_locations : 1, sizeof(bool));
-	typedef struct {
-		const uint64_t *ids;
-		size_t n;
-	} seen_array;
-	size_t cap = 2 * SEEN_MAX, n_seen = 0; /* open addressing, at most half full */
-	seen_array *seen = sp_xcalloc(cap, sizeof(*seen));
+	sp_ids_seen seen = {0};
 	for (size_t i = 0; i < p->n_samples; i++) {
 		const sp_sample *s = &p->samples[i];
-		if (!s->n_locations)
+		if (!s->n_locations || sp_ids_seen_add(&seen, s->location_ids, s->n_locations))
 			continue;
-		size_t h = sp_hash_combine((uintptr_t)s->location_ids, s->n_locations) &
-			   (cap - 1);
-		while (seen[h].ids && (seen[h].ids != s->location_ids || seen[h].n != s->n_locations))
-			h = (h + 1) & (cap - 1);
-		if (seen[h].ids)
-			continue;
-		if (n_seen < SEEN_MAX) {
-			seen[h] = (seen_array){s->location_ids, s->n_locations};
-			n_seen++;
-		}
 		for (size_t k = 0; k < s->n_locations; k++) {
 			const sp_location *l = sp_profile_location(p, s->location_ids[k]);
 			if (l)
 				used[l - p->locations] = true;
 		}
 	}
-	free(seen);
+	sp_ids_seen_free(&seen);
 	return used;
 }
 

@@ -85,10 +85,60 @@ static void dense_ids(void)
 	sp_profile_free(p);
 }
 
+/* sp_ids_seen: an array is seen again by its address and length, past
+ * the table's growth and up to SP_IDS_SEEN_MAX; then new arrays are not
+ * remembered. */
+static void ids_seen(void)
+{
+	size_t n = SP_IDS_SEEN_MAX + 10;
+	uint64_t *ids = sp_xcalloc(n, sizeof(*ids));
+	sp_ids_seen t = {0};
+	size_t first = 0, again = 0;
+	for (size_t i = 0; i < SP_IDS_SEEN_MAX; i++)
+		first += !sp_ids_seen_add(&t, ids + i, 1);
+	for (size_t i = 0; i < SP_IDS_SEEN_MAX; i++)
+		again += sp_ids_seen_add(&t, ids + i, 1);
+	TAP_OK(first == SP_IDS_SEEN_MAX && again == SP_IDS_SEEN_MAX,
+	       "%zu arrays new once, then seen (%zu, %zu)", (size_t)SP_IDS_SEEN_MAX, first, again);
+	TAP_OK(!sp_ids_seen_add(&t, ids, 2) && !sp_ids_seen_add(&t, ids + n - 1, 1) &&
+		       !sp_ids_seen_add(&t, ids + n - 1, 1),
+	       "another length is another array; past the limit none is remembered");
+	sp_ids_seen_free(&t);
+	free(ids);
+
+	/* the check looks at a shared array once and still names the first
+	 * sample that holds a bad id */
+	sp_profile *p = sp_profile_new();
+	sp_profile_add_sample_type(p, "samples", "count");
+	sp_mapping m = {.memory_start = 0x1000, .memory_limit = 0x2000};
+	sp_profile_add_mapping(p, &m);
+	uint64_t good[2] = {sp_profile_location_for_address(p, 1, 0x1100),
+			    sp_profile_location_for_address(p, 1, 0x1200)};
+	uint64_t *shared = sp_profile_sample_storage(p, 2, sizeof(uint64_t));
+	memcpy(shared, good, sizeof(good));
+	int64_t v = 1;
+	for (int i = 0; i < 3; i++)
+		sp_profile_add_sample_shared(p, &v, shared, 2, NULL, 0);
+	TAP_OK(!sp_profile_check(p, "t"), "samples sharing a good array: valid");
+	uint64_t *bad = sp_profile_sample_storage(p, 2, sizeof(uint64_t));
+	bad[0] = good[0];
+	bad[1] = 99;
+	sp_profile_add_sample_shared(p, &v, bad, 2, NULL, 0);
+	sp_profile_add_sample_shared(p, &v, bad, 2, NULL, 0);
+	sp_error *e = sp_profile_check(p, "t");
+	char *msg = e ? sp_error_string(e) : NULL;
+	TAP_EQ_STR(msg ? msg : "(no error)", "t: malformed profile: sample 4 has nil location (id 99)",
+		   "the first sample sharing a bad array is named");
+	free(msg);
+	sp_error_free(e);
+	sp_profile_free(p);
+}
+
 int main(void)
 {
 	sample_storage();
 	dense_ids();
+	ids_seen();
 	sp_profile *p = sp_profile_new();
 	TAP_EQ_STR(sp_profile_str(p, 0), "", "string 0 is empty");
 	int64_t a = sp_profile_intern(p, "alloc");
