@@ -117,6 +117,7 @@ static bool sample_storage_holds(const sp_profile *p, const void *ptr)
 struct sp_ids_ref {
 	const uint64_t *ids;
 	size_t n;
+	size_t value;
 };
 
 static size_t ids_slot(const sp_ids_seen *t, const uint64_t *ids, size_t n)
@@ -146,9 +147,17 @@ bool sp_ids_seen_add(sp_ids_seen *t, const uint64_t *ids, size_t n)
 	size_t h = ids_slot(t, ids, n);
 	if (t->slot[h].ids)
 		return true;
-	t->slot[h] = (struct sp_ids_ref){ids, n};
+	t->slot[h] = (struct sp_ids_ref){ids, n, 0};
 	t->n++;
 	return false;
+}
+
+size_t *sp_ids_seen_value(sp_ids_seen *t, const uint64_t *ids, size_t n)
+{
+	if (!t->cap)
+		return NULL;
+	size_t h = ids_slot(t, ids, n);
+	return t->slot[h].ids ? &t->slot[h].value : NULL;
 }
 
 void sp_ids_seen_free(sp_ids_seen *t)

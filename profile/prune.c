@@ -124,8 +124,19 @@ void sp_profile_prune_frames(sp_profile *p, sp_name_fn demangle, void *ctx)
 		}
 	}
 
+	/* the samples of a stack that share its array of ids share its cut:
+	 * worked out once (value: cut + 1) */
+	sp_ids_seen seen = {0};
 	for (size_t i = 0; i < p->n_samples; i++) {
 		sp_sample *s = &p->samples[i];
+		size_t *known = NULL;
+		if (s->n_locations && sp_ids_seen_add(&seen, s->location_ids, s->n_locations) &&
+		    (known = sp_ids_seen_value(&seen, s->location_ids, s->n_locations)) && *known) {
+			if (*known > 1)
+				sp_sample_drop_leaves(p, s, *known - 1);
+			continue;
+		}
+		size_t cut = 0;
 		bool found_user = false;
 		for (size_t k = s->n_locations; k-- > 0;) {
 			uint64_t how = 0;
@@ -136,11 +147,16 @@ void sp_profile_prune_frames(sp_profile *p, sp_name_fn demangle, void *ctx)
 			}
 			if (!found_user)
 				continue;
-			size_t cut = how == 1 ? k + 1 : k; /* leaf-ward entries dropped */
-			sp_sample_drop_leaves(p, s, cut);
+			cut = how == 1 ? k + 1 : k; /* leaf-ward entries dropped */
 			break;
 		}
+		known = sp_ids_seen_value(&seen, s->location_ids, s->n_locations);
+		if (known)
+			*known = cut + 1;
+		if (cut)
+			sp_sample_drop_leaves(p, s, cut);
 	}
+	sp_ids_seen_free(&seen);
 	sp_u64map_free(&prune);
 	sp_u64map_free(&pr.cache);
 	regfree(&pr.drop);

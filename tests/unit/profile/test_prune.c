@@ -117,6 +117,38 @@ static void test_allocator(void)
 	sp_profile_free(p);
 }
 
+/* Samples sharing their stack's array (a heap reader's) are cut as each
+ * sample with its own copy is, the array itself left whole; two shared
+ * arrays of the same length, cut differently. */
+static void test_shared(void)
+{
+	sp_profile *p = heap_profile();
+	uint64_t main_ = LOC(p, 0x10, "main");
+	uint64_t work = LOC(p, 0x20, "work");
+	uint64_t mal = LOC(p, 0x40, "malloc");
+	uint64_t *a = sp_profile_sample_storage(p, 3, sizeof(uint64_t));
+	uint64_t *b = sp_profile_sample_storage(p, 3, sizeof(uint64_t));
+	memcpy(a, (uint64_t[]){mal, work, main_}, 3 * sizeof(uint64_t));
+	memcpy(b, (uint64_t[]){work, mal, main_}, 3 * sizeof(uint64_t));
+	int64_t v = 1;
+	for (int i = 0; i < 6; i++) {
+		sp_profile_add_sample_shared(p, &v, i % 3 == 2 ? b : a, 3, NULL, 0);
+		sample(p, (uint64_t[]){mal, work, main_}, 3);
+	}
+	sp_profile_prune_frames(p, NULL, NULL);
+	size_t right = 0;
+	for (size_t i = 0; i < p->n_samples; i++)
+		right += i % 6 == 4 ? stack_is(p, i, (uint64_t[]){main_}, 1)
+				    : stack_is(p, i, (uint64_t[]){work, main_}, 2);
+	TAP_OK(right == p->n_samples,
+	       "shared and own arrays: malloc;work;main -> work;main, work;malloc;main -> main "
+	       "(%zu of %zu)",
+	       right, p->n_samples);
+	TAP_OK(a[0] == mal && a[1] == work && a[2] == main_ && b[0] == work,
+	       "the shared arrays themselves unchanged");
+	sp_profile_free(p);
+}
+
 static void test_names(void)
 {
 	static const struct {
@@ -212,6 +244,7 @@ static void test_raw_names(void)
 
 int main(void)
 {
+	test_shared();
 	test_allocator();
 	test_names();
 	test_raw_names();
