@@ -895,11 +895,17 @@ static size_t count_distinct(const sp_addr_item *m, size_t n)
 	return distinct;
 }
 
-double sp_thread_cpu_ns(void)
+/* Clock ID's time in nanoseconds. */
+static double clock_ns(clockid_t id)
 {
 	struct timespec t;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	clock_gettime(id, &t);
 	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+double sp_thread_cpu_ns(void)
+{
+	return clock_ns(CLOCK_THREAD_CPUTIME_ID);
 }
 
 /* Paced: resolves the first of the chunks of M (c->chunks) on the
@@ -1317,14 +1323,13 @@ static void stop_writer(sp_batch *c)
 {
 	if (!c->writer_started)
 		return;
+	drain_writer(c);
 	pthread_mutex_lock(&c->wlock);
 	c->wquit = true;
 	pthread_cond_signal(&c->wcond);
 	pthread_mutex_unlock(&c->wlock);
 	pthread_join(c->writer, NULL);
 	c->writer_started = false;
-	if (!c->out.err)
-		c->out.err = c->wout.err;
 }
 
 static task_fn task_finish;
@@ -1498,13 +1503,6 @@ static void task_range(sp_batch *c, job *j, size_t r)
 	c->range_distinct[r] = count_distinct(dst, n);
 }
 
-static double mono_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
-}
-
 /* Writes run_block's parts from the next one not written while they are
  * made, in order (under wlock: the job that makes the next one writes it
  * and the made ones after it), timing the writes. */
@@ -1523,9 +1521,9 @@ static void commit(sp_batch *c, size_t p)
 		size_t bytes = 0;
 		for (size_t i = 0; i < pt->out.n; i++)
 			bytes += pt->out.iov[i].iov_len;
-		double t0 = mono_ns();
+		double t0 = clock_ns(CLOCK_MONOTONIC);
 		wq_write(&c->out, pt->out.iov, pt->out.n);
-		double ns = mono_ns() - t0;
+		double ns = clock_ns(CLOCK_MONOTONIC) - t0;
 		pthread_mutex_lock(&c->wlock);
 		c->commit_ns += ns;
 		c->commit_bytes += bytes;
