@@ -127,7 +127,8 @@ static sp_error *check(const sp_profile *p)
 	sp_ids_seen seen = {0};
 	for (size_t i = 0; i < p->n_samples; i++) {
 		const sp_sample *s = &p->samples[i];
-		bool checked = s->n_locations && sp_ids_seen_add(&seen, s->location_ids, s->n_locations);
+		bool checked = s->n_locations &&
+			       sp_ids_seen_add(&seen, s->location_ids, s->n_locations, NULL);
 		for (size_t j = 0; !checked && j < s->n_locations; j++)
 			if (!has_id(p, dense_locs, p->n_locations, s->location_ids[j], true)) {
 				sp_ids_seen_free(&seen);

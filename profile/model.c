@@ -128,12 +128,16 @@ static size_t ids_slot(const sp_ids_seen *t, const uint64_t *ids, size_t n)
 	return h;
 }
 
-bool sp_ids_seen_add(sp_ids_seen *t, const uint64_t *ids, size_t n)
+bool sp_ids_seen_add(sp_ids_seen *t, const uint64_t *ids, size_t n, size_t **value)
 {
+	size_t *unused;
+	if (!value)
+		value = &unused;
 	/* open addressing, at most half full: grown from 64 slots */
 	if (t->n == SP_IDS_SEEN_MAX) {
 		size_t h = ids_slot(t, ids, n);
-		return t->slot[h].ids != NULL;
+		*value = t->slot[h].ids ? &t->slot[h].value : NULL;
+		return *value != NULL;
 	}
 	if (2 * (t->n + 1) > t->cap) {
 		sp_ids_seen g = {sp_xcalloc(t->cap ? 2 * t->cap : 64, sizeof(*g.slot)),
@@ -145,19 +149,12 @@ bool sp_ids_seen_add(sp_ids_seen *t, const uint64_t *ids, size_t n)
 		*t = g;
 	}
 	size_t h = ids_slot(t, ids, n);
+	*value = &t->slot[h].value;
 	if (t->slot[h].ids)
 		return true;
 	t->slot[h] = (struct sp_ids_ref){ids, n, 0};
 	t->n++;
 	return false;
-}
-
-size_t *sp_ids_seen_value(sp_ids_seen *t, const uint64_t *ids, size_t n)
-{
-	if (!t->cap)
-		return NULL;
-	size_t h = ids_slot(t, ids, n);
-	return t->slot[h].ids ? &t->slot[h].value : NULL;
 }
 
 void sp_ids_seen_free(sp_ids_seen *t)

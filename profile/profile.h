@@ -218,11 +218,10 @@ typedef struct {
 	size_t cap, n;
 } sp_ids_seen;
 /* True when the array IDS of N ids was seen before; else remembers it
- * (while there is room) and returns false. */
-bool sp_ids_seen_add(sp_ids_seen *t, const uint64_t *ids, size_t n);
-/* A value kept with the remembered array IDS of N ids (0 when it was
- * added), or NULL when it is not remembered. */
-size_t *sp_ids_seen_value(sp_ids_seen *t, const uint64_t *ids, size_t n);
+ * (while there is room) and returns false.  VALUE (may be NULL) receives
+ * a value kept with the array (0 when it was added now), NULL when it is
+ * not remembered; valid until the next call. */
+bool sp_ids_seen_add(sp_ids_seen *t, const uint64_t *ids, size_t n, size_t **value);
 void sp_ids_seen_free(sp_ids_seen *t);
 /* Appends LABEL to the labels of sample S of P, wherever they are kept. */
 void sp_sample_add_label(const sp_profile *p, sp_sample *s, const sp_label *label);

@@ -125,15 +125,15 @@ void sp_profile_prune_frames(sp_profile *p, sp_name_fn demangle, void *ctx)
 	}
 
 	/* the samples of a stack that share its array of ids share its cut:
-	 * worked out once (value: cut + 1) */
+	 * worked out once, kept with the array */
 	sp_ids_seen seen = {0};
 	for (size_t i = 0; i < p->n_samples; i++) {
 		sp_sample *s = &p->samples[i];
 		size_t *known = NULL;
-		if (s->n_locations && sp_ids_seen_add(&seen, s->location_ids, s->n_locations) &&
-		    (known = sp_ids_seen_value(&seen, s->location_ids, s->n_locations)) && *known) {
-			if (*known > 1)
-				sp_sample_drop_leaves(p, s, *known - 1);
+		if (s->n_locations &&
+		    sp_ids_seen_add(&seen, s->location_ids, s->n_locations, &known)) {
+			if (*known)
+				sp_sample_drop_leaves(p, s, *known);
 			continue;
 		}
 		size_t cut = 0;
@@ -150,9 +150,8 @@ void sp_profile_prune_frames(sp_profile *p, sp_name_fn demangle, void *ctx)
 			cut = how == 1 ? k + 1 : k; /* leaf-ward entries dropped */
 			break;
 		}
-		known = sp_ids_seen_value(&seen, s->location_ids, s->n_locations);
 		if (known)
-			*known = cut + 1;
+			*known = cut;
 		if (cut)
 			sp_sample_drop_leaves(p, s, cut);
 	}

@@ -551,7 +551,7 @@ static bool *sampled_locations(const sp_profile *p)
 	sp_ids_seen seen = {0};
 	for (size_t i = 0; i < p->n_samples; i++) {
 		const sp_sample *s = &p->samples[i];
-		if (!s->n_locations || sp_ids_seen_add(&seen, s->location_ids, s->n_locations))
+		if (!s->n_locations || sp_ids_seen_add(&seen, s->location_ids, s->n_locations, NULL))
 			continue;
 		for (size_t k = 0; k < s->n_locations; k++) {
 			const sp_location *l = sp_profile_location(p, s->location_ids[k]);

@@ -95,14 +95,20 @@ static void ids_seen(void)
 	sp_ids_seen t = {0};
 	size_t first = 0, again = 0;
 	for (size_t i = 0; i < SP_IDS_SEEN_MAX; i++)
-		first += !sp_ids_seen_add(&t, ids + i, 1);
+		first += !sp_ids_seen_add(&t, ids + i, 1, NULL);
 	for (size_t i = 0; i < SP_IDS_SEEN_MAX; i++)
-		again += sp_ids_seen_add(&t, ids + i, 1);
+		again += sp_ids_seen_add(&t, ids + i, 1, NULL);
 	TAP_OK(first == SP_IDS_SEEN_MAX && again == SP_IDS_SEEN_MAX,
 	       "%zu arrays new once, then seen (%zu, %zu)", (size_t)SP_IDS_SEEN_MAX, first, again);
-	TAP_OK(!sp_ids_seen_add(&t, ids, 2) && !sp_ids_seen_add(&t, ids + n - 1, 1) &&
-		       !sp_ids_seen_add(&t, ids + n - 1, 1),
+	TAP_OK(!sp_ids_seen_add(&t, ids, 2, NULL) && !sp_ids_seen_add(&t, ids + n - 1, 1, NULL) &&
+		       !sp_ids_seen_add(&t, ids + n - 1, 1, NULL),
 	       "another length is another array; past the limit none is remembered");
+	size_t *kept = NULL, *again_kept = NULL, *none = &n;
+	sp_ids_seen_add(&t, ids + 5, 1, &kept);
+	*kept = 42;
+	sp_ids_seen_add(&t, ids + n - 1, 1, &none);
+	TAP_OK(sp_ids_seen_add(&t, ids + 5, 1, &again_kept) && *again_kept == 42 && !none,
+	       "a value kept with a remembered array; none for one not remembered");
 	sp_ids_seen_free(&t);
 	free(ids);
 
